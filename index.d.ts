@@ -1,0 +1,267 @@
+// Public types of dsh-memento (hand-written; checked by `tsc --noEmit`).
+// The native class is generated into native.d.ts; this file states the contract users code to.
+
+/** `user` = facts about the user; `agent` = environment facts, conventions, lessons. */
+export type Track = 'user' | 'agent'
+/** `user-global` applies everywhere; `workspace` applies to one normalized cwd. */
+export type Scope = 'user-global' | 'workspace'
+/** Global write policy: recorded in audit labels; `off` refuses every write without asking. */
+export type WritePolicy = 'ask' | 'auto' | 'off'
+/** Approval outcomes the harness produces. Only `'allowed-once'` allows a write. */
+export type ApprovalOutcome = 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable' | (string & {})
+
+/** Every protocol error code. */
+export type ErrorCode =
+  | 'INVALID_INPUT'
+  | 'WRITE_REQUIRES_AGENT'
+  | 'BUDGET_EXCEEDED'
+  | 'ENTRY_NOT_FOUND'
+  | 'AMBIGUOUS_MATCH'
+  | 'WRITE_DENIED'
+  | 'PROPOSAL_NOT_FOUND'
+  | 'STORE_CORRUPT'
+  | 'STORE_UNSUPPORTED_VERSION'
+  | 'ADAPTER_NOT_FOUND'
+  | 'ADAPTER_PAYLOAD'
+
+/** A protocol error: `code` is stable, `message` is English, `details` is JSON-safe. */
+export interface MemoryError extends Error {
+  code: ErrorCode
+  details: Record<string, unknown>
+}
+
+/** One memory entry (key order as emitted). */
+export interface MemoryEntry {
+  id: string
+  track: Track
+  scope: Scope
+  workspaceKey: string
+  agentKey: string
+  text: string
+  source: string
+  tags: string[]
+  version: number
+  createdAt: number
+  updatedAt: number
+  lastRecalled: number | null
+  recallCount: number
+  sessionId: string | null
+}
+
+/** What `add`/`seed` accept (adapters emit this). */
+export interface EntryInput {
+  track: Track
+  scope: Scope
+  text: string
+  source?: string
+  tags?: string[]
+  /** Defaults to the writer session's cwd key for `workspace` entries; always `''` for `user-global`. */
+  workspaceKey?: string
+  /** Defaults to the writer session's agent preset key; `''` = the shared layer. */
+  agentKey?: string
+}
+
+export interface ReplaceInput {
+  track: Track
+  scope: Scope
+  /** Case-insensitive (ASCII) unique substring of the target's text, within the writer's visible set. */
+  match: string
+  text: string
+  /** Omitted or null keeps the old tags; `[]` clears them. */
+  tags?: string[] | null
+  source?: string
+  workspaceKey?: string
+  agentKey?: string
+}
+
+export interface RemoveInput {
+  track: Track
+  scope: Scope
+  match: string
+  workspaceKey?: string
+  agentKey?: string
+}
+
+export interface ConsolidateInput {
+  track: Track
+  scope: Scope
+  /** 1..20 unique substrings, each naming a different entry. */
+  matches: string[]
+  text: string
+  tags?: string[]
+  source?: string
+  workspaceKey?: string
+  agentKey?: string
+}
+
+/** The session that owns a write. `id` is required: writes without one are refused. */
+export interface WriteSession {
+  id: string
+  header?: { cwd?: string; agentPreset?: string }
+}
+
+/** The write context every write method takes. */
+export interface WriteContext {
+  agent: { session: WriteSession; [key: string]: unknown }
+  callId?: string
+  signal?: AbortSignal
+}
+
+/** What the approval callback is shown: the complete change, never an abstract action. */
+export interface ApprovalPayload {
+  action: 'add' | 'replace' | 'remove' | 'consolidate' | 'seed'
+  /** `'batch'` for seed. */
+  track: Track | 'batch'
+  /** `'batch'` for seed. */
+  scope: Scope | 'batch'
+  text: string
+  /** Absent for seed. */
+  source?: string
+  /** Seed only: how many entries the batch holds. */
+  count?: number
+}
+
+/** The async approval callback. Anything but a resolved `'allowed-once'` is a denial. */
+export type Gate = (payload: ApprovalPayload, write: WriteContext) => Promise<ApprovalOutcome> | ApprovalOutcome
+
+export interface BudgetLimits {
+  userGlobal: number
+  workspace: number
+}
+export interface BudgetConfig {
+  user: BudgetLimits
+  agent: BudgetLimits
+}
+
+export interface ProviderOptions {
+  /** Absolute path, or relative to `$DSH_HOME` (fallback `~/.dsh`); `''` = `<home>/dsh-memento/memory.db`. */
+  dbPath?: string
+  /** The approval transport. Required: there is no way to write without it. */
+  gate: Gate
+  budgets?: { user?: Partial<BudgetLimits>; agent?: Partial<BudgetLimits> }
+  writePolicy?: WritePolicy
+  /** Default page size of `query` (20). */
+  defaultQueryLimit?: number
+  /** Source of entries whose input names none (`'dsh-memento'`). */
+  sourceLabel?: string
+  /** Audit rows older than this many days are pruned (0 = keep forever). */
+  auditRetentionDays?: number
+  /**
+   * Names the transport in the audit `outcome` column. Called after the gate with its outcome;
+   * the default is `"{outcome} (via approval, writePolicy {writePolicy})"`. It labels, never decides.
+   */
+  auditLabel?: (outcome: string, payload: ApprovalPayload, write: WriteContext) => string
+}
+
+export interface Usage {
+  track: Track
+  scope: Scope
+  used: number
+  limit: number
+}
+export type BudgetRow = Usage
+
+export interface QueryFilter {
+  track?: Track
+  scope?: Scope
+  text?: string
+  limit?: number
+}
+export interface QueryOptions {
+  /** Records a `recalled` audit row for this session. */
+  sessionId?: string
+  /** Session visibility: the shared layer plus this agent's entries. */
+  agentKey?: string
+  /** Session visibility: `workspace` entries of this workspace only. */
+  workspaceKey?: string
+  /** `false` for management views: do not bump recall counters (default `true`). */
+  countRecall?: boolean
+}
+export interface QueryResult {
+  entries: MemoryEntry[]
+  total: number
+  truncated: boolean
+}
+
+export interface AuditRow {
+  seq: number
+  ts: number
+  action: string
+  track: string | null
+  scope: string | null
+  entryId: string | null
+  text: string | null
+  outcome: string | null
+  source: string | null
+  sessionId: string | null
+}
+
+export type ProposalStatus = 'pending' | 'approved' | 'dismissed'
+export interface Proposal {
+  id: string
+  kind: string
+  track: Track
+  scope: Scope
+  workspaceKey: string
+  agentKey: string
+  text: string
+  source: string
+  sessionId: string | null
+  status: ProposalStatus
+  createdAt: number
+  decidedAt: number | null
+}
+export interface ProposalInput {
+  kind: string
+  track: Track
+  scope: Scope
+  text: string
+  source?: string
+  sessionId?: string | null
+  workspaceKey?: string
+  agentKey?: string
+}
+
+/** The native provider: every write goes through the gate, one transaction, one audit trail. */
+export declare class MemoryProvider {
+  constructor(options: ProviderOptions)
+  /** Resolved absolute path of the store file. */
+  readonly path: string
+  add(input: EntryInput, write: WriteContext): Promise<{ entry: MemoryEntry; usage: Usage }>
+  replace(input: ReplaceInput, write: WriteContext): Promise<{ previous: MemoryEntry; entry: MemoryEntry; usage: Usage }>
+  remove(input: RemoveInput, write: WriteContext): Promise<{ entry: MemoryEntry; usage: Usage }>
+  consolidate(input: ConsolidateInput, write: WriteContext): Promise<{ removed: MemoryEntry[]; entry: MemoryEntry; usage: Usage }>
+  seed(inputs: EntryInput[], write: WriteContext): Promise<{ added: number; entries: MemoryEntry[] }>
+  query(filter?: QueryFilter, opts?: QueryOptions): QueryResult
+  /** Four rows, user/user-global, user/workspace, agent/user-global, agent/workspace. */
+  budgets(opts?: { workspaceKey?: string }): BudgetRow[]
+  /** Every entry, oldest first. */
+  listEntries(): MemoryEntry[]
+  /** Newest first; default 100. */
+  auditList(limit?: number): AuditRow[]
+  /** Records a pending proposal (not a memory write); `null` if the session already has one of this kind. */
+  proposalAdd(input: ProposalInput): Proposal | null
+  proposalList(status?: ProposalStatus, limit?: number): Proposal[]
+  /** `approved` is a gated add (source `proposal`) committed with the decision; `dismissed` only decides. */
+  proposalDecide(
+    id: string,
+    decision: 'approved' | 'dismissed',
+    write: WriteContext,
+  ): Promise<{ proposal: Proposal; entry?: MemoryEntry; usage?: Usage }>
+  /** Idempotent. Later calls throw `STORE_CORRUPT` ("store is closed"). */
+  close(): void
+}
+
+/** Protocol constants. */
+export declare const PROTOCOL: 'dsh-memory-protocol/v1'
+export declare const DEFAULT_BUDGETS: BudgetConfig
+export declare const TRACKS: readonly Track[]
+export declare const SCOPES: readonly Scope[]
+/** True for errors thrown by this package (they carry `code` and `details`). */
+export declare function isMemoryError(e: unknown): e is MemoryError
+/** `$DSH_HOME` (or `~/.dsh`) resolution of a store path, as the provider does it. */
+export declare function resolveDbPath(dbPath?: string, env?: Record<string, string | undefined>): string
+/** Normalized workspace key of a cwd (`''` when none). */
+export declare function workspaceKeyOf(cwd: unknown): string
+/** Normalized agent key of an agent preset (`''` when none). */
+export declare function agentKeyOf(preset: unknown): string

@@ -1,0 +1,54 @@
+// dsh-memento: the public entry. Loads the native provider and exports it with the protocol
+// constants; the Cordis plugin (name/inject/Config/apply) lives in ./lib/plugin/index.mjs.
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+
+function loadNative() {
+  try {
+    return require('./native.cjs')
+  } catch (cause) {
+    const here = new URL('.', import.meta.url).pathname
+    const error = new Error(
+      `dsh-memento: no prebuilt native binding for ${process.platform}-${process.arch} (Node ${process.version}). ` +
+        `With Rust installed, run \`npm run build\` in ${here}.`,
+      { cause },
+    )
+    error.code = 'NATIVE_BINDING_MISSING'
+    throw error
+  }
+}
+
+const native = loadNative()
+
+/** The native provider class: gated async writes, sync reads. */
+export const MemoryProvider = native.MemoryProvider
+export const resolveDbPath = (dbPath = '') => native.resolveDbPath(dbPath)
+export const workspaceKeyOf = (cwd) => native.workspaceKeyOf(cwd)
+export const agentKeyOf = (preset) => native.agentKeyOf(preset)
+
+export const PROTOCOL = 'dsh-memory-protocol/v1'
+export const TRACKS = Object.freeze(['user', 'agent'])
+export const SCOPES = Object.freeze(['user-global', 'workspace'])
+export const DEFAULT_BUDGETS = Object.freeze({
+  user: Object.freeze({ userGlobal: 2000, workspace: 2000 }),
+  agent: Object.freeze({ userGlobal: 4000, workspace: 4000 }),
+})
+export const ERROR_CODES = Object.freeze([
+  'INVALID_INPUT',
+  'WRITE_REQUIRES_AGENT',
+  'BUDGET_EXCEEDED',
+  'ENTRY_NOT_FOUND',
+  'AMBIGUOUS_MATCH',
+  'WRITE_DENIED',
+  'PROPOSAL_NOT_FOUND',
+  'STORE_CORRUPT',
+  'STORE_UNSUPPORTED_VERSION',
+  'ADAPTER_NOT_FOUND',
+  'ADAPTER_PAYLOAD',
+])
+
+/** True for errors thrown by this package (they carry a protocol `code` and `details`). */
+export function isMemoryError(e) {
+  return e instanceof Error && ERROR_CODES.includes(e.code) && typeof e.details === 'object' && e.details !== null
+}

@@ -1,0 +1,531 @@
+//! Plain data of the protocol: vocabulary, entries, audit rows, proposals, budgets, and the
+//! parsing of caller input (JSON values) into validated structs with the protocol's messages.
+#![forbid(unsafe_code)]
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::error::{MemoryError, Result};
+use crate::text::normalize_tags;
+
+/// Most matches one consolidate may name.
+pub const MAX_CONSOLIDATE_MATCHES: usize = 20;
+/// Hard cap on one query page.
+pub const MAX_QUERY_LIMIT: u64 = 1000;
+/// Default source of entries whose input names none.
+pub const DEFAULT_SOURCE: &str = "dsh-memento";
+
+/// Which kind of fact an entry holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Track {
+  /// Facts about the user.
+  User,
+  /// Environment facts, conventions, lessons.
+  Agent,
+}
+
+/// Where an entry applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+  /// Every workspace.
+  UserGlobal,
+  /// One normalized cwd.
+  Workspace,
+}
+
+impl Track {
+  /// All tracks in protocol order.
+  pub const ALL: [Track; 2] = [Track::User, Track::Agent];
+  /// The wire name.
+  pub fn as_str(self) -> &'static str {
+    match self {
+      Track::User => "user",
+      Track::Agent => "agent",
+    }
+  }
+  /// Parse a wire name.
+  pub fn parse(s: &str) -> Option<Self> {
+    Self::ALL.into_iter().find(|t| t.as_str() == s)
+  }
+}
+
+impl Scope {
+  /// All scopes in protocol order.
+  pub const ALL: [Scope; 2] = [Scope::UserGlobal, Scope::Workspace];
+  /// The wire name.
+  pub fn as_str(self) -> &'static str {
+    match self {
+      Scope::UserGlobal => "user-global",
+      Scope::Workspace => "workspace",
+    }
+  }
+  /// Parse a wire name.
+  pub fn parse(s: &str) -> Option<Self> {
+    Self::ALL.into_iter().find(|t| t.as_str() == s)
+  }
+}
+
+/// A memory entry as the protocol emits it (key order matters for byte compatibility).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+  /// UUID v4, stable across `replace`.
+  pub id: String,
+  /// The entry's track.
+  pub track: Track,
+  /// The entry's scope.
+  pub scope: Scope,
+  /// Normalized cwd key (`''` for user-global entries we write).
+  pub workspace_key: String,
+  /// Agent preset key (`''` = shared layer).
+  pub agent_key: String,
+  /// The memory text.
+  pub text: String,
+  /// Provenance label.
+  pub source: String,
+  /// Normalized tags.
+  pub tags: Vec<String>,
+  /// 1 on insert, +1 per replace.
+  pub version: i64,
+  /// Epoch ms.
+  pub created_at: i64,
+  /// Epoch ms, ≥ created_at.
+  pub updated_at: i64,
+  /// Epoch ms of the last query hit.
+  pub last_recalled: Option<i64>,
+  /// Query hit count.
+  pub recall_count: i64,
+  /// Session that last wrote the entry.
+  pub session_id: Option<String>,
+}
+
+/// One audit ledger row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditRow {
+  /// Autoincrement sequence.
+  pub seq: i64,
+  /// Epoch ms.
+  pub ts: i64,
+  /// Action from the catalogue (`add`, `replace-denied`, `recalled`, …).
+  pub action: String,
+  /// Track, when the action has one.
+  pub track: Option<String>,
+  /// Scope, when the action has one.
+  pub scope: Option<String>,
+  /// Entry (or proposal) id, when the action has one.
+  pub entry_id: Option<String>,
+  /// Text as approved, removed, recalled or injected.
+  pub text: Option<String>,
+  /// Outcome label naming the real decision source.
+  pub outcome: Option<String>,
+  /// Source label.
+  pub source: Option<String>,
+  /// Session id.
+  pub session_id: Option<String>,
+}
+
+/// A pending or decided auto-capture proposal.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Proposal {
+  /// UUID v4.
+  pub id: String,
+  /// e.g. `compaction-summary`.
+  pub kind: String,
+  /// Track the entry would get.
+  pub track: String,
+  /// Scope the entry would get.
+  pub scope: String,
+  /// Workspace key the entry would get.
+  pub workspace_key: String,
+  /// Agent key the entry would get.
+  pub agent_key: String,
+  /// Proposed text.
+  pub text: String,
+  /// Provenance.
+  pub source: String,
+  /// Session that proposed it.
+  pub session_id: Option<String>,
+  /// `pending`, `approved` or `dismissed`.
+  pub status: String,
+  /// Epoch ms.
+  pub created_at: i64,
+  /// Epoch ms of the decision.
+  pub decided_at: Option<i64>,
+}
+
+/// Usage of one layer (`budgets()` row, and the `usage` of write results).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Usage {
+  /// Track.
+  pub track: Track,
+  /// Scope.
+  pub scope: Scope,
+  /// UTF-16 units used.
+  pub used: u64,
+  /// Limit.
+  pub limit: u64,
+}
+
+/// Character budget per track × scope.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budgets {
+  limits: [[u64; 2]; 2],
+}
+
+impl Default for Budgets {
+  fn default() -> Self {
+    Self {
+      limits: [[2000, 2000], [4000, 4000]],
+    }
+  }
+}
+
+impl Budgets {
+  /// The limit of one layer.
+  pub fn limit(&self, track: Track, scope: Scope) -> u64 {
+    self.limits[track as usize][scope as usize]
+  }
+
+  /// Budgets from the config shape `{user:{userGlobal,workspace}, agent:{…}}`; missing keys keep
+  /// their defaults.
+  ///
+  /// # Errors
+  /// `INVALID_INPUT` when a limit is not a positive integer.
+  pub fn from_config(value: Option<&Value>) -> Result<Self> {
+    let mut budgets = Self::default();
+    let Some(value) = value.filter(|v| !v.is_null()) else {
+      return Ok(budgets);
+    };
+    let Some(obj) = value.as_object() else {
+      return Err(MemoryError::invalid("budgets must be an object like {user:{userGlobal,workspace}, agent:{userGlobal,workspace}}"));
+    };
+    for track in Track::ALL {
+      let Some(per) = obj.get(track.as_str()).filter(|v| !v.is_null()) else {
+        continue;
+      };
+      let Some(per) = per.as_object() else {
+        return Err(MemoryError::invalid(format!(
+          "budgets.{} must be an object",
+          track.as_str()
+        )));
+      };
+      for (scope, key) in [
+        (Scope::UserGlobal, "userGlobal"),
+        (Scope::Workspace, "workspace"),
+      ] {
+        let Some(limit) = per.get(key).filter(|v| !v.is_null()) else {
+          continue;
+        };
+        match limit.as_u64().filter(|n| *n > 0) {
+          Some(n) => budgets.limits[track as usize][scope as usize] = n,
+          None => {
+            return Err(MemoryError::invalid(format!(
+              "budgets.{}.{key} must be a positive integer",
+              track.as_str()
+            )))
+          }
+        }
+      }
+    }
+    Ok(budgets)
+  }
+}
+
+/// The session that owns a write: where approval is routed and whose keys default the entry's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Writer {
+  /// The session id (required: a write must be reconstructable from its session log).
+  pub session_id: String,
+  /// Normalized cwd key of the session (`''` without a cwd).
+  pub workspace_key: String,
+  /// Normalized agent preset key (`''` without a preset).
+  pub agent_key: String,
+}
+
+impl Writer {
+  /// The writer of a write context: its session id (required), cwd and agent preset.
+  ///
+  /// # Errors
+  /// `WRITE_REQUIRES_AGENT` without a non-empty session id.
+  pub fn new(
+    session_id: Option<&str>,
+    cwd: Option<&str>,
+    agent_preset: Option<&str>,
+  ) -> Result<Self> {
+    match session_id {
+      Some(id) if !id.is_empty() => Ok(Self {
+        session_id: id.to_string(),
+        workspace_key: crate::keys::workspace_key_of(cwd),
+        agent_key: crate::keys::agent_key_of(agent_preset),
+      }),
+      _ => Err(MemoryError::WriteRequiresAgent),
+    }
+  }
+}
+
+/// A validated `add`/`seed` input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryInput {
+  /// Track.
+  pub track: Track,
+  /// Scope.
+  pub scope: Scope,
+  /// Text (not trimmed; whitespace is the user's).
+  pub text: String,
+  /// Explicit source.
+  pub source: Option<String>,
+  /// Normalized tags; `None` when the input gave none.
+  pub tags: Option<Vec<String>>,
+  /// Explicit workspace key (an explicit `''` counts).
+  pub workspace_key: Option<String>,
+  /// Explicit agent key (an explicit `''` counts).
+  pub agent_key: Option<String>,
+}
+
+/// A validated query filter.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueryFilter {
+  /// Only this track (an unknown value matches nothing).
+  pub track: Option<String>,
+  /// Only this scope (an unknown value matches nothing).
+  pub scope: Option<String>,
+  /// ASCII-case-insensitive substring.
+  pub text: Option<String>,
+  /// Page size.
+  pub limit: Option<u64>,
+}
+
+/// Reads a JSON value as an object; anything else reads as an empty object so that the field
+/// checks report the first missing field, as the reference does.
+pub fn as_object(value: &Value) -> Map<String, Value> {
+  value.as_object().cloned().unwrap_or_default()
+}
+
+/// `JSON.stringify` of a field, `undefined` when absent (as the reference prints it).
+fn js_repr(value: Option<&Value>) -> String {
+  value.map_or_else(|| "undefined".to_string(), Value::to_string)
+}
+
+/// Parse and check `track` + `scope`.
+///
+/// # Errors
+/// `INVALID_INPUT` (`invalid memory scope: …`).
+pub fn parse_layer(obj: &Map<String, Value>) -> Result<(Track, Scope)> {
+  let track = obj
+    .get("track")
+    .and_then(Value::as_str)
+    .and_then(Track::parse);
+  let scope = obj
+    .get("scope")
+    .and_then(Value::as_str)
+    .and_then(Scope::parse);
+  match (track, scope) {
+    (Some(t), Some(s)) => Ok((t, s)),
+    _ => Err(MemoryError::invalid(format!(
+      "invalid memory scope: track={} scope={} (track ∈ user|agent, scope ∈ user-global|workspace)",
+      js_repr(obj.get("track")),
+      js_repr(obj.get("scope"))
+    ))),
+  }
+}
+
+/// Parse the entry text (non-empty string, not trimmed).
+///
+/// # Errors
+/// `INVALID_INPUT` (`entry text must be a non-empty string`).
+pub fn parse_text(obj: &Map<String, Value>) -> Result<String> {
+  match obj.get("text").and_then(Value::as_str) {
+    Some(t) if !t.is_empty() => Ok(t.to_string()),
+    _ => Err(MemoryError::invalid(
+      "entry text must be a non-empty string",
+    )),
+  }
+}
+
+/// Parse optional tags. `undefined`/`null` → `None`.
+///
+/// # Errors
+/// `INVALID_INPUT` with the tag messages of the protocol.
+pub fn parse_tags(obj: &Map<String, Value>) -> Result<Option<Vec<String>>> {
+  match obj.get("tags") {
+    None | Some(Value::Null) => Ok(None),
+    Some(Value::Array(items)) => {
+      let mut tags = Vec::with_capacity(items.len());
+      for item in items {
+        match item.as_str() {
+          Some(s) => tags.push(s.to_string()),
+          None => {
+            return Err(MemoryError::invalid(
+              "entry tags must be an array of strings",
+            ))
+          }
+        }
+      }
+      normalize_tags(&tags).map(Some)
+    }
+    Some(_) => Err(MemoryError::invalid(
+      "entry tags must be an array of strings",
+    )),
+  }
+}
+
+fn optional_string(obj: &Map<String, Value>, key: &str, non_empty: bool) -> Result<Option<String>> {
+  match obj.get(key) {
+    None | Some(Value::Null) => Ok(None),
+    Some(Value::String(s)) if !(non_empty && s.is_empty()) => Ok(Some(s.clone())),
+    Some(_) if non_empty => Err(MemoryError::invalid(format!(
+      "entry {key} must be a non-empty string"
+    ))),
+    Some(_) => Err(MemoryError::invalid(format!(
+      "entry {key} must be a string"
+    ))),
+  }
+}
+
+/// Parse a whole entry input: layer, text, tags, then the optional source and keys.
+///
+/// # Errors
+/// `INVALID_INPUT` for the first failing check, in the protocol's order.
+pub fn parse_entry_input(value: &Value) -> Result<EntryInput> {
+  let obj = as_object(value);
+  let (track, scope) = parse_layer(&obj)?;
+  let text = parse_text(&obj)?;
+  let tags = parse_tags(&obj)?;
+  Ok(EntryInput {
+    track,
+    scope,
+    text,
+    tags,
+    source: optional_string(&obj, "source", true)?,
+    workspace_key: optional_string(&obj, "workspaceKey", false)?,
+    agent_key: optional_string(&obj, "agentKey", false)?,
+  })
+}
+
+/// Parse the `match` of replace/remove.
+///
+/// # Errors
+/// `INVALID_INPUT` (`replace/remove match must be a non-empty string`).
+pub fn parse_match(obj: &Map<String, Value>) -> Result<String> {
+  match obj.get("match").and_then(Value::as_str) {
+    Some(m) if !m.is_empty() => Ok(m.to_string()),
+    _ => Err(MemoryError::invalid(
+      "replace/remove match must be a non-empty string",
+    )),
+  }
+}
+
+/// Parse the `matches` of consolidate (1..20 non-empty strings).
+///
+/// # Errors
+/// `INVALID_INPUT` (`consolidate matches must be an array of 1..20 non-empty strings`).
+pub fn parse_matches(obj: &Map<String, Value>) -> Result<Vec<String>> {
+  let bad =
+    || MemoryError::invalid("consolidate matches must be an array of 1..20 non-empty strings");
+  let items = obj
+    .get("matches")
+    .and_then(Value::as_array)
+    .ok_or_else(bad)?;
+  if items.is_empty() || items.len() > MAX_CONSOLIDATE_MATCHES {
+    return Err(bad());
+  }
+  items
+    .iter()
+    .map(|m| {
+      m.as_str()
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .ok_or_else(bad)
+    })
+    .collect()
+}
+
+/// Parse the keys a targeting input may carry to pick the visible set.
+///
+/// # Errors
+/// `INVALID_INPUT` when a key is not a string.
+pub fn parse_keys(obj: &Map<String, Value>) -> Result<(Option<String>, Option<String>)> {
+  Ok((
+    optional_string(obj, "workspaceKey", false)?,
+    optional_string(obj, "agentKey", false)?,
+  ))
+}
+
+/// Parse an explicit source (`None` when absent).
+///
+/// # Errors
+/// `INVALID_INPUT` when present but not a non-empty string.
+pub fn parse_source(obj: &Map<String, Value>) -> Result<Option<String>> {
+  optional_string(obj, "source", true)
+}
+
+/// Parse a query filter. Track/scope are not validated (unknown values match nothing); a
+/// non-positive or non-integer limit falls back to the default.
+pub fn parse_query_filter(value: &Value) -> QueryFilter {
+  let obj = as_object(value);
+  QueryFilter {
+    track: obj.get("track").and_then(Value::as_str).map(str::to_string),
+    scope: obj.get("scope").and_then(Value::as_str).map(str::to_string),
+    text: obj
+      .get("text")
+      .and_then(Value::as_str)
+      .filter(|t| !t.is_empty())
+      .map(str::to_string),
+    limit: obj.get("limit").and_then(Value::as_u64).filter(|n| *n > 0),
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use serde_json::json;
+
+  #[test]
+  fn layer_errors_name_both_values_like_js() {
+    let e = parse_entry_input(&json!({"track": "bogus", "text": "x"}))
+      .err()
+      .map(|e| e.to_string());
+    assert_eq!(
+      e.as_deref(),
+      Some("invalid memory scope: track=\"bogus\" scope=undefined (track ∈ user|agent, scope ∈ user-global|workspace)")
+    );
+  }
+
+  #[test]
+  fn validation_order_is_layer_text_tags() {
+    let e = parse_entry_input(&json!({"track": "user", "scope": "workspace", "tags": 3}))
+      .err()
+      .map(|e| e.to_string());
+    assert_eq!(e.as_deref(), Some("entry text must be a non-empty string"));
+    let e =
+      parse_entry_input(&json!({"track": "user", "scope": "workspace", "text": "t", "tags": [1]}))
+        .err()
+        .map(|e| e.to_string());
+    assert_eq!(e.as_deref(), Some("entry tags must be an array of strings"));
+  }
+
+  #[test]
+  fn budgets_merge_over_defaults_and_reject_non_positive() -> Result<()> {
+    let b = Budgets::from_config(Some(&json!({"user": {"userGlobal": 100}})))?;
+    assert_eq!(b.limit(Track::User, Scope::UserGlobal), 100);
+    assert_eq!(b.limit(Track::Agent, Scope::Workspace), 4000);
+    assert!(Budgets::from_config(Some(&json!({"agent": {"workspace": 0}}))).is_err());
+    assert!(Budgets::from_config(Some(&json!({"agent": {"workspace": 1.5}}))).is_err());
+    Ok(())
+  }
+
+  #[test]
+  fn matches_are_bounded() {
+    assert!(parse_matches(&as_object(&json!({"matches": []}))).is_err());
+    assert!(parse_matches(&as_object(&json!({"matches": vec!["a"; 21]}))).is_err());
+    assert!(parse_matches(&as_object(&json!({"matches": ["a", ""]}))).is_err());
+    assert_eq!(
+      parse_matches(&as_object(&json!({"matches": ["a", "b"]}))).ok(),
+      Some(vec!["a".into(), "b".into()])
+    );
+  }
+}

@@ -1,0 +1,378 @@
+//! The store's SQL schema and its forward-only migration ladder.
+//!
+//! Versions 1–4 are the JS dsh-memento's schema, byte for byte, so its `memory.db` opens here.
+//! Version 5 is ours: maintained per-layer usage (UTF-16 units), ranking and visibility indexes,
+//! and a proposals table whose one-pending-per-session rule no longer blocks after a dismissal.
+//! Every step runs in its own `BEGIN IMMEDIATE` transaction together with its version bump, so
+//! a crash leaves the store at the old or the new version, never in between.
+#![forbid(unsafe_code)]
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
+
+use crate::error::{MemoryError, Result};
+use crate::text::units;
+
+/// The store schema version this build writes.
+pub const SCHEMA_VERSION: i64 = 5;
+
+const V1: &str = "
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE entries (
+  id TEXT PRIMARY KEY,
+  track TEXT NOT NULL CHECK (track IN ('user','agent')),
+  scope TEXT NOT NULL CHECK (scope IN ('user-global','workspace')),
+  workspace_key TEXT NOT NULL DEFAULT '',
+  text TEXT NOT NULL,
+  source TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  session_id TEXT
+);
+CREATE INDEX entries_track_scope ON entries (track, scope);
+CREATE TABLE audit (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  ts INTEGER NOT NULL,
+  action TEXT NOT NULL,
+  track TEXT, scope TEXT, entry_id TEXT, text TEXT, outcome TEXT, source TEXT, session_id TEXT
+);
+CREATE INDEX audit_ts ON audit (ts);
+";
+
+const V2: &str = "
+CREATE TABLE proposals (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  track TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  workspace_key TEXT NOT NULL DEFAULT '',
+  text TEXT NOT NULL,
+  source TEXT NOT NULL,
+  session_id TEXT,
+  status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','approved','dismissed')),
+  created_at INTEGER NOT NULL,
+  decided_at INTEGER,
+  UNIQUE (session_id, kind)
+);
+CREATE INDEX proposals_status ON proposals (status);
+";
+
+const V3: &str = "
+ALTER TABLE entries ADD COLUMN agent_key TEXT NOT NULL DEFAULT '';
+ALTER TABLE entries ADD COLUMN last_recalled INTEGER;
+ALTER TABLE entries ADD COLUMN recall_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE proposals ADD COLUMN agent_key TEXT NOT NULL DEFAULT '';
+";
+
+const V4: &str = "
+ALTER TABLE entries ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE entries ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+";
+
+/// The budget layer of an entry: workspace entries are budgeted per workspace.
+const LAYER_KEY_NEW: &str = "CASE NEW.scope WHEN 'workspace' THEN NEW.workspace_key ELSE '' END";
+const LAYER_KEY_OLD: &str = "CASE OLD.scope WHEN 'workspace' THEN OLD.workspace_key ELSE '' END";
+
+fn v5_sql() -> String {
+  format!(
+    "
+ALTER TABLE entries ADD COLUMN units INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE layer_usage (
+  track TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  workspace_key TEXT NOT NULL,
+  used INTEGER NOT NULL,
+  PRIMARY KEY (track, scope, workspace_key)
+) WITHOUT ROWID;
+CREATE TRIGGER entries_usage_insert AFTER INSERT ON entries BEGIN
+  INSERT INTO layer_usage (track, scope, workspace_key, used)
+    VALUES (NEW.track, NEW.scope, {LAYER_KEY_NEW}, NEW.units)
+    ON CONFLICT (track, scope, workspace_key) DO UPDATE SET used = used + excluded.used;
+END;
+CREATE TRIGGER entries_usage_delete AFTER DELETE ON entries BEGIN
+  UPDATE layer_usage SET used = used - OLD.units
+    WHERE track = OLD.track AND scope = OLD.scope AND workspace_key = {LAYER_KEY_OLD};
+END;
+CREATE TRIGGER entries_usage_update AFTER UPDATE OF units, track, scope, workspace_key ON entries BEGIN
+  UPDATE layer_usage SET used = used - OLD.units
+    WHERE track = OLD.track AND scope = OLD.scope AND workspace_key = {LAYER_KEY_OLD};
+  INSERT INTO layer_usage (track, scope, workspace_key, used)
+    VALUES (NEW.track, NEW.scope, {LAYER_KEY_NEW}, NEW.units)
+    ON CONFLICT (track, scope, workspace_key) DO UPDATE SET used = used + excluded.used;
+END;
+CREATE INDEX entries_layer ON entries (track, scope, workspace_key, agent_key);
+CREATE INDEX entries_rank ON entries (recall_count DESC, updated_at DESC, id);
+CREATE INDEX entries_created ON entries (created_at, id);
+CREATE TABLE proposals_v5 (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  track TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  workspace_key TEXT NOT NULL DEFAULT '',
+  text TEXT NOT NULL,
+  source TEXT NOT NULL,
+  session_id TEXT,
+  status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','approved','dismissed')),
+  created_at INTEGER NOT NULL,
+  decided_at INTEGER,
+  agent_key TEXT NOT NULL DEFAULT ''
+);
+INSERT INTO proposals_v5 (id, kind, track, scope, workspace_key, text, source, session_id, status, created_at, decided_at, agent_key)
+  SELECT id, kind, track, scope, workspace_key, text, source, session_id, status, created_at, decided_at, agent_key FROM proposals;
+DROP TABLE proposals;
+ALTER TABLE proposals_v5 RENAME TO proposals;
+CREATE INDEX proposals_status ON proposals (status, created_at, id);
+CREATE UNIQUE INDEX proposals_pending_once ON proposals (session_id, kind)
+  WHERE status = 'pending' AND session_id IS NOT NULL AND session_id <> '';
+"
+  )
+}
+
+/// Fill the v5 `units` column (UTF-16 length, which SQL cannot count) and the usage table.
+fn v5_backfill(conn: &Connection) -> rusqlite::Result<()> {
+  let rows: Vec<(String, String)> = {
+    let mut stmt = conn.prepare("SELECT id, text FROM entries")?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect::<rusqlite::Result<_>>()?
+  };
+  let mut update = conn.prepare("UPDATE entries SET units = ?1 WHERE id = ?2")?;
+  for (id, text) in rows {
+    update.execute(rusqlite::params![units(&text) as i64, id])?;
+  }
+  // The UPDATE OF units trigger already accounted each row; nothing else to insert.
+  Ok(())
+}
+
+fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
+  match version {
+    1 => conn.execute_batch(V1),
+    2 => conn.execute_batch(V2),
+    3 => conn.execute_batch(V3),
+    4 => conn.execute_batch(V4),
+    _ => {
+      conn.execute_batch(&v5_sql())?;
+      v5_backfill(conn)
+    }
+  }
+}
+
+fn table_names(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+  let mut stmt = conn
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")?;
+  let names = stmt.query_map([], |r| r.get(0))?;
+  names.collect()
+}
+
+fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
+  let mut stmt = conn.prepare("SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2")?;
+  stmt.exists(rusqlite::params![table, column])
+}
+
+/// The version a store is at: `0` for an empty file, the `meta` row when present, and — for a
+/// `meta` table that lost its row (the JS plugin never re-inserts it) — the version its shape
+/// shows.
+fn current_version(conn: &Connection, path: &str) -> Result<i64> {
+  let storage = |e: rusqlite::Error| {
+    MemoryError::store(
+      path,
+      format!("memory database at {path} failed schema validation: {e}"),
+    )
+  };
+  let tables = table_names(conn).map_err(storage)?;
+  if tables.is_empty() {
+    return Ok(0);
+  }
+  if !tables.iter().any(|t| t == "meta") {
+    return Err(MemoryError::store(
+      path,
+      format!("memory database at {path} is not a dsh-memento store (it has tables but no meta table); refusing to adopt it"),
+    ));
+  }
+  let raw: Option<String> = conn
+    .query_row(
+      "SELECT value FROM meta WHERE key = 'schema_version'",
+      [],
+      |r| r.get(0),
+    )
+    .optional()
+    .map_err(storage)?;
+  match raw {
+    Some(raw) => match raw.trim().parse::<i64>() {
+      Ok(v) if v >= 0 && raw.trim() == raw => Ok(v),
+      _ => Err(MemoryError::store(
+        path,
+        format!("memory database at {path} has invalid schema_version {raw:?}"),
+      )),
+    },
+    None => {
+      let shape = if has_column(conn, "entries", "units").map_err(storage)? {
+        5
+      } else if has_column(conn, "entries", "tags").map_err(storage)? {
+        4
+      } else if has_column(conn, "entries", "agent_key").map_err(storage)? {
+        3
+      } else if tables.iter().any(|t| t == "proposals") {
+        2
+      } else {
+        1
+      };
+      Ok(shape)
+    }
+  }
+}
+
+/// Bring the store to [`SCHEMA_VERSION`], one transaction per step.
+///
+/// # Errors
+/// `STORE_UNSUPPORTED_VERSION` for a newer store; `STORE_CORRUPT` for a file that is not a
+/// dsh-memento store, a bad version row, or a failing step (which leaves the previous version).
+pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
+  let fail = |e: rusqlite::Error| {
+    MemoryError::store(
+      path,
+      format!("memory database at {path} failed schema validation: {e}"),
+    )
+  };
+  loop {
+    let tx = conn
+      .transaction_with_behavior(TransactionBehavior::Immediate)
+      .map_err(fail)?;
+    let version = current_version(&tx, path)?;
+    if version > SCHEMA_VERSION {
+      return Err(MemoryError::StoreUnsupportedVersion {
+        path: path.to_string(),
+        version,
+        supported: SCHEMA_VERSION,
+      });
+    }
+    if version == SCHEMA_VERSION {
+      return tx.commit().map_err(fail);
+    }
+    let next = version + 1;
+    run_step(&tx, next).map_err(fail)?;
+    tx.execute(
+      "INSERT INTO meta (key, value) VALUES ('schema_version', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      [next.to_string()],
+    )
+    .map_err(fail)?;
+    tx.commit().map_err(fail)?;
+  }
+}
+
+/// The SQL of one historical schema step, for tests that build old stores.
+#[cfg(test)]
+pub(crate) fn step_sql(version: i64) -> String {
+  match version {
+    1 => V1.to_string(),
+    2 => V2.to_string(),
+    3 => V3.to_string(),
+    4 => V4.to_string(),
+    _ => v5_sql(),
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn old_store(version: i64) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_in_memory()?;
+    for v in 1..=version {
+      conn.execute_batch(&step_sql(v))?;
+    }
+    conn.execute(
+      "INSERT INTO meta VALUES ('schema_version', ?1)",
+      [version.to_string()],
+    )?;
+    Ok(conn)
+  }
+
+  #[test]
+  fn fresh_store_reaches_current_version() -> Result<()> {
+    let mut conn =
+      Connection::open_in_memory().map_err(|e| MemoryError::store("m", e.to_string()))?;
+    migrate(&mut conn, "m")?;
+    assert_eq!(current_version(&conn, "m")?, SCHEMA_VERSION);
+    Ok(())
+  }
+
+  #[test]
+  fn every_old_version_migrates_with_rows_and_usage(
+  ) -> std::result::Result<(), Box<dyn std::error::Error>> {
+    for version in 1..=4 {
+      let mut conn = old_store(version)?;
+      conn.execute(
+        "INSERT INTO entries (id, track, scope, workspace_key, text, source, created_at, updated_at) VALUES ('e1', 'user', 'workspace', '/w', '记住 pnpm 😀', 'dsh-memento', 1, 1)",
+        [],
+      )?;
+      conn.execute(
+        "INSERT INTO audit (ts, action, text) VALUES (1, 'add', 'x')",
+        [],
+      )?;
+      migrate(&mut conn, "m")?;
+      let (units, tags, ver): (i64, String, i64) = conn.query_row(
+        "SELECT units, tags, version FROM entries WHERE id = 'e1'",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+      )?;
+      assert_eq!(
+        (units, tags.as_str(), ver),
+        (10, "[]", 1),
+        "from v{version}"
+      );
+      let used: i64 = conn.query_row(
+        "SELECT used FROM layer_usage WHERE track = 'user' AND scope = 'workspace' AND workspace_key = '/w'",
+        [],
+        |r| r.get(0),
+      )?;
+      assert_eq!(used, 10);
+      let audits: i64 = conn.query_row("SELECT count(*) FROM audit", [], |r| r.get(0))?;
+      assert_eq!(audits, 1);
+    }
+    Ok(())
+  }
+
+  #[test]
+  fn a_missing_version_row_is_read_from_the_shape(
+  ) -> std::result::Result<(), Box<dyn std::error::Error>> {
+    let mut conn = old_store(3)?;
+    conn.execute("DELETE FROM meta", [])?;
+    migrate(&mut conn, "m")?;
+    migrate(&mut conn, "m")?;
+    assert_eq!(current_version(&conn, "m")?, SCHEMA_VERSION);
+    Ok(())
+  }
+
+  #[test]
+  fn newer_and_foreign_stores_are_refused() -> std::result::Result<(), Box<dyn std::error::Error>> {
+    let mut conn = old_store(4)?;
+    conn.execute("UPDATE meta SET value = '99'", [])?;
+    assert_eq!(
+      migrate(&mut conn, "m").err().map(|e| e.code()),
+      Some("STORE_UNSUPPORTED_VERSION")
+    );
+    let mut foreign = Connection::open_in_memory()?;
+    foreign.execute_batch("CREATE TABLE notes (x TEXT)")?;
+    assert_eq!(
+      migrate(&mut foreign, "m").err().map(|e| e.code()),
+      Some("STORE_CORRUPT")
+    );
+    Ok(())
+  }
+
+  #[test]
+  fn pending_proposals_are_unique_per_session_but_dismissed_ones_do_not_block() -> Result<()> {
+    let mut conn =
+      Connection::open_in_memory().map_err(|e| MemoryError::store("m", e.to_string()))?;
+    migrate(&mut conn, "m")?;
+    let insert = |id: &str, status: &str| {
+      conn.execute(
+        "INSERT INTO proposals (id, kind, track, scope, text, source, session_id, status, created_at) VALUES (?1, 'k', 'agent', 'workspace', 't', 's', 'S', ?2, 1)",
+        [id, status],
+      )
+    };
+    assert!(insert("a", "dismissed").is_ok());
+    assert!(insert("b", "pending").is_ok());
+    assert!(insert("c", "pending").is_err());
+    Ok(())
+  }
+}

@@ -1,0 +1,583 @@
+//! The SQLite store: opening (permissions, pragmas, migration, retention) and the row-level
+//! statements the protocol layer composes into transactions. No protocol policy lives here.
+#![forbid(unsafe_code)]
+
+use std::fs::{self, OpenOptions};
+use std::io::Read;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{params, Connection, OptionalExtension, Row, Transaction, TransactionBehavior};
+
+use crate::error::{MemoryError, Result};
+use crate::model::{AuditRow, Entry, Proposal, Scope, Track};
+use crate::schema;
+
+const ENTRY_COLUMNS: &str = "id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id";
+const PROPOSAL_COLUMNS: &str =
+  "id, kind, track, scope, workspace_key, agent_key, text, source, session_id, status, created_at, decided_at";
+const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+/// How long a writer waits for another process's transaction (ms).
+const BUSY_TIMEOUT_MS: u32 = 10_000;
+/// Most expired audit rows one write prunes, so retention never stalls a write.
+const PRUNE_BATCH: i64 = 256;
+
+/// Current time in epoch milliseconds.
+pub fn now_ms() -> i64 {
+  SystemTime::now()
+    .duration_since(UNIX_EPOCH)
+    .map(|d| d.as_millis() as i64)
+    .unwrap_or(0)
+}
+
+/// An audit row to append (`seq`/`ts` are assigned by the store).
+#[derive(Debug, Clone, Default)]
+pub struct NewAudit<'a> {
+  /// Action from the catalogue.
+  pub action: &'a str,
+  /// Track.
+  pub track: Option<&'a str>,
+  /// Scope.
+  pub scope: Option<&'a str>,
+  /// Entry or proposal id.
+  pub entry_id: Option<&'a str>,
+  /// Text.
+  pub text: Option<&'a str>,
+  /// Outcome label.
+  pub outcome: Option<&'a str>,
+  /// Source.
+  pub source: Option<&'a str>,
+  /// Session.
+  pub session_id: Option<&'a str>,
+}
+
+/// Which entries a session can see and target.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Visibility {
+  /// Shared layer plus this agent's entries (`None` = every agent).
+  pub agent_key: Option<String>,
+  /// Workspace entries of this workspace only (`None` = every workspace).
+  pub workspace_key: Option<String>,
+}
+
+/// An open store file.
+#[derive(Debug)]
+pub struct Store {
+  conn: Connection,
+  path: String,
+  retention_days: u64,
+}
+
+fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<Entry> {
+  let track: String = row.get(1)?;
+  let scope: String = row.get(2)?;
+  let tags: String = row.get(7)?;
+  let bad = |what: String| rusqlite::Error::InvalidColumnType(0, what, rusqlite::types::Type::Text);
+  Ok(Entry {
+    id: row.get(0)?,
+    track: Track::parse(&track).ok_or_else(|| bad(format!("track {track}")))?,
+    scope: Scope::parse(&scope).ok_or_else(|| bad(format!("scope {scope}")))?,
+    workspace_key: row.get(3)?,
+    agent_key: row.get(4)?,
+    text: row.get(5)?,
+    source: row.get(6)?,
+    tags: serde_json::from_str(&tags)
+      .map_err(|_| bad(format!("memory database has a corrupt tags column: {tags}")))?,
+    version: row.get(8)?,
+    created_at: row.get(9)?,
+    updated_at: row.get(10)?,
+    last_recalled: row.get(11)?,
+    recall_count: row.get(12)?,
+    session_id: row.get(13)?,
+  })
+}
+
+fn proposal_from_row(row: &Row<'_>) -> rusqlite::Result<Proposal> {
+  Ok(Proposal {
+    id: row.get(0)?,
+    kind: row.get(1)?,
+    track: row.get(2)?,
+    scope: row.get(3)?,
+    workspace_key: row.get(4)?,
+    agent_key: row.get(5)?,
+    text: row.get(6)?,
+    source: row.get(7)?,
+    session_id: row.get(8)?,
+    status: row.get(9)?,
+    created_at: row.get(10)?,
+    decided_at: row.get(11)?,
+  })
+}
+
+fn audit_from_row(row: &Row<'_>) -> rusqlite::Result<AuditRow> {
+  Ok(AuditRow {
+    seq: row.get(0)?,
+    ts: row.get(1)?,
+    action: row.get(2)?,
+    track: row.get(3)?,
+    scope: row.get(4)?,
+    entry_id: row.get(5)?,
+    text: row.get(6)?,
+    outcome: row.get(7)?,
+    source: row.get(8)?,
+    session_id: row.get(9)?,
+  })
+}
+
+/// Create the parent directory (0700 when we create it) and the file (0600), and refuse a file
+/// that is not SQLite before SQLite ever touches it.
+fn prepare_file(path: &Path, shown: &str) -> Result<()> {
+  let io = |what: &str, e: std::io::Error| {
+    MemoryError::store(
+      shown,
+      format!("cannot open memory database at {shown}: {what}: {e}"),
+    )
+  };
+  if let Some(dir) = path
+    .parent()
+    .filter(|d| !d.as_os_str().is_empty() && !d.exists())
+  {
+    fs::DirBuilder::new()
+      .recursive(true)
+      .mode(0o700)
+      .create(dir)
+      .map_err(|e| io("cannot create directory", e))?;
+  }
+  match fs::File::open(path) {
+    Ok(mut file) => {
+      let mut head = [0u8; 16];
+      let read = file.read(&mut head).map_err(|e| io("cannot read", e))?;
+      if read > 0 && (read < 16 || &head != SQLITE_MAGIC) {
+        return Err(MemoryError::store(
+          shown,
+          format!(
+            "cannot open memory database at {shown}: file is not a database (left untouched)"
+          ),
+        ));
+      }
+    }
+    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+      OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| io("cannot create", e))?;
+    }
+    Err(e) => return Err(io("cannot read", e)),
+  }
+  Ok(())
+}
+
+/// chmod the store and any sidecar to 0600 (best effort: a sidecar may come and go).
+fn protect(path: &Path) {
+  for suffix in ["", "-wal", "-shm", "-journal"] {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
+    let p = PathBuf::from(p);
+    if p.exists() {
+      let _ = fs::set_permissions(&p, fs::Permissions::from_mode(0o600));
+    }
+  }
+}
+
+impl Store {
+  /// Open (creating if needed) the store at `path`, migrate it and prune expired audit rows.
+  ///
+  /// # Errors
+  /// `STORE_CORRUPT` when the file cannot be opened or is not a dsh-memento store (the file is
+  /// never modified then); `STORE_UNSUPPORTED_VERSION` for a newer schema.
+  pub fn open(path: &Path, retention_days: u64) -> Result<Store> {
+    let shown = path.to_string_lossy().into_owned();
+    prepare_file(path, &shown)?;
+    let fail = |e: rusqlite::Error| {
+      MemoryError::store(
+        &shown,
+        format!("cannot open memory database at {shown}: {e}"),
+      )
+    };
+    let mut conn = Connection::open(path).map_err(fail)?;
+    conn
+      .busy_timeout(std::time::Duration::from_millis(u64::from(BUSY_TIMEOUT_MS)))
+      .map_err(fail)?;
+    let validation = |e: rusqlite::Error| {
+      MemoryError::store(
+        &shown,
+        format!("memory database at {shown} failed schema validation: {e}"),
+      )
+    };
+    conn
+      .execute_batch(
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;",
+      )
+      .map_err(validation)?;
+    protect(path);
+    schema::migrate(&mut conn, &shown)?;
+    let mut store = Store {
+      conn,
+      path: shown,
+      retention_days,
+    };
+    store.prune_audit_all()?;
+    protect(path);
+    Ok(store)
+  }
+
+  /// The store file's path.
+  pub fn path(&self) -> &str {
+    &self.path
+  }
+
+  /// Map a SQLite failure to the protocol's store error.
+  pub fn fail(&self, e: rusqlite::Error) -> MemoryError {
+    fail_at(&self.path, e)
+  }
+
+  /// Run `f` in one `BEGIN IMMEDIATE` transaction (held across processes); roll back on error.
+  ///
+  /// # Errors
+  /// Whatever `f` returns, or `STORE_CORRUPT` when SQLite fails.
+  /// The body gets the transaction and the store path (for [`fail_at`]).
+  pub fn write<T>(&mut self, f: impl FnOnce(&Transaction<'_>, &str) -> Result<T>) -> Result<T> {
+    let path = self.path.clone();
+    let retention_days = self.retention_days;
+    let tx = self
+      .conn
+      .transaction_with_behavior(TransactionBehavior::Immediate)
+      .map_err(|e| fail_at(&path, e))?;
+    let value = f(&tx, &path)?;
+    if retention_days > 0 {
+      prune_audit(&tx, retention_days, Some(PRUNE_BATCH)).map_err(|e| fail_at(&path, e))?;
+    }
+    tx.commit().map_err(|e| fail_at(&path, e))?;
+    Ok(value)
+  }
+
+  /// Read-only access to the connection.
+  pub fn conn(&self) -> &Connection {
+    &self.conn
+  }
+
+  fn prune_audit_all(&mut self) -> Result<()> {
+    if self.retention_days == 0 {
+      return Ok(());
+    }
+    let days = self.retention_days;
+    let tx = self
+      .conn
+      .transaction_with_behavior(TransactionBehavior::Immediate)
+      .map_err(|e| fail_at(&self.path, e))?;
+    prune_audit(&tx, days, None).map_err(|e| fail_at(&self.path, e))?;
+    tx.commit().map_err(|e| fail_at(&self.path, e))
+  }
+}
+
+/// Map a SQLite failure at the store `path` to `STORE_CORRUPT` with a message that says what
+/// happened (locked, disk full, read-only, corrupt row).
+pub fn fail_at(path: &str, e: rusqlite::Error) -> MemoryError {
+  let message = match &e {
+    rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DatabaseBusy => {
+      format!("memory database at {path} stayed locked by another process for {BUSY_TIMEOUT_MS} ms: {e}; nothing was changed, retry")
+    }
+    rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DiskFull => {
+      format!("memory database at {path} cannot be written (disk full): {e}; nothing was changed")
+    }
+    rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::ReadOnly => {
+      format!("memory database at {path} is read-only: {e}; nothing was changed")
+    }
+    rusqlite::Error::InvalidColumnType(_, what, _) => {
+      format!("memory database at {path} has a corrupt row: {what}")
+    }
+    _ => format!("memory database at {path} failed: {e}"),
+  };
+  MemoryError::store(path, message)
+}
+
+fn prune_audit(conn: &Connection, days: u64, batch: Option<i64>) -> rusqlite::Result<usize> {
+  let cutoff = now_ms() - (days as i64).saturating_mul(86_400_000);
+  conn.execute(
+    "DELETE FROM audit WHERE seq IN (SELECT seq FROM audit WHERE ts < ?1 ORDER BY seq LIMIT ?2)",
+    params![cutoff, batch.unwrap_or(-1)],
+  )
+}
+
+// ---- row-level statements (all take a connection or transaction) ----
+
+/// Entries of one layer that the visibility admits and whose text contains `folded` (already
+/// ASCII-lowercased), in creation order.
+pub fn find_candidates(
+  conn: &Connection,
+  track: Track,
+  scope: Scope,
+  vis: &Visibility,
+  folded: &str,
+) -> rusqlite::Result<Vec<Entry>> {
+  let sql = format!(
+    "SELECT {ENTRY_COLUMNS} FROM entries WHERE track = ?1 AND scope = ?2
+       AND (?3 IS NULL OR agent_key = '' OR agent_key = ?3)
+       AND (?2 <> 'workspace' OR ?4 IS NULL OR workspace_key = ?4)
+       AND instr(lower(text), ?5) > 0
+     ORDER BY created_at, id"
+  );
+  let mut stmt = conn.prepare_cached(&sql)?;
+  let rows = stmt.query_map(
+    params![
+      track.as_str(),
+      scope.as_str(),
+      vis.agent_key,
+      vis.workspace_key,
+      folded
+    ],
+    entry_from_row,
+  )?;
+  rows.collect()
+}
+
+/// One entry by id, if it exists and the visibility admits it.
+pub fn get_visible(
+  conn: &Connection,
+  id: &str,
+  vis: &Visibility,
+) -> rusqlite::Result<Option<Entry>> {
+  let sql = format!(
+    "SELECT {ENTRY_COLUMNS} FROM entries WHERE id = ?1
+       AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
+       AND (scope <> 'workspace' OR ?3 IS NULL OR workspace_key = ?3)"
+  );
+  let mut stmt = conn.prepare_cached(&sql)?;
+  stmt
+    .query_row(
+      params![id, vis.agent_key, vis.workspace_key],
+      entry_from_row,
+    )
+    .optional()
+}
+
+/// Units used in one budget layer.
+pub fn layer_used(
+  conn: &Connection,
+  track: Track,
+  scope: Scope,
+  layer_key: &str,
+) -> rusqlite::Result<u64> {
+  let mut stmt = conn.prepare_cached(
+    "SELECT used FROM layer_usage WHERE track = ?1 AND scope = ?2 AND workspace_key = ?3",
+  )?;
+  let used: Option<i64> = stmt
+    .query_row(params![track.as_str(), scope.as_str(), layer_key], |r| {
+      r.get(0)
+    })
+    .optional()?;
+  Ok(used.unwrap_or(0).max(0) as u64)
+}
+
+/// The fullest layer of a track × scope (for a report that names no workspace).
+pub fn max_layer_used(conn: &Connection, track: Track, scope: Scope) -> rusqlite::Result<u64> {
+  let mut stmt =
+    conn.prepare_cached("SELECT max(used) FROM layer_usage WHERE track = ?1 AND scope = ?2")?;
+  let used: Option<i64> = stmt.query_row(params![track.as_str(), scope.as_str()], |r| r.get(0))?;
+  Ok(used.unwrap_or(0).max(0) as u64)
+}
+
+/// Insert a new entry row.
+pub fn insert_entry(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
+  let mut stmt = conn.prepare_cached(
+    "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id, units)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+  )?;
+  stmt.execute(params![
+    e.id,
+    e.track.as_str(),
+    e.scope.as_str(),
+    e.workspace_key,
+    e.agent_key,
+    e.text,
+    e.source,
+    tags_json(&e.tags),
+    e.version,
+    e.created_at,
+    e.updated_at,
+    e.last_recalled,
+    e.recall_count,
+    e.session_id,
+    crate::text::units(&e.text) as i64,
+  ])?;
+  Ok(())
+}
+
+/// Rewrite an entry's text/tags/version/updated_at/session (replace).
+pub fn update_entry(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
+  let mut stmt = conn.prepare_cached(
+    "UPDATE entries SET text = ?2, tags = ?3, version = ?4, updated_at = ?5, session_id = ?6, units = ?7 WHERE id = ?1",
+  )?;
+  stmt.execute(params![
+    e.id,
+    e.text,
+    tags_json(&e.tags),
+    e.version,
+    e.updated_at,
+    e.session_id,
+    crate::text::units(&e.text) as i64
+  ])?;
+  Ok(())
+}
+
+/// Delete an entry by id.
+pub fn delete_entry(conn: &Connection, id: &str) -> rusqlite::Result<()> {
+  conn
+    .prepare_cached("DELETE FROM entries WHERE id = ?1")?
+    .execute([id])?;
+  Ok(())
+}
+
+fn tags_json(tags: &[String]) -> String {
+  serde_json::to_string(tags).unwrap_or_else(|_| "[]".to_string())
+}
+
+/// Append one audit row.
+pub fn append_audit(conn: &Connection, a: &NewAudit<'_>) -> rusqlite::Result<i64> {
+  let mut stmt = conn.prepare_cached(
+    "INSERT INTO audit (ts, action, track, scope, entry_id, text, outcome, source, session_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+  )?;
+  stmt.execute(params![
+    now_ms(),
+    a.action,
+    a.track,
+    a.scope,
+    a.entry_id,
+    a.text,
+    a.outcome,
+    a.source,
+    a.session_id
+  ])?;
+  Ok(conn.last_insert_rowid())
+}
+
+/// Every entry, oldest first.
+pub fn list_entries(conn: &Connection) -> rusqlite::Result<Vec<Entry>> {
+  let mut stmt = conn.prepare_cached(&format!(
+    "SELECT {ENTRY_COLUMNS} FROM entries ORDER BY created_at, id"
+  ))?;
+  let rows = stmt.query_map([], entry_from_row)?;
+  rows.collect()
+}
+
+/// A page of a query, ranked, and the total count of matches (one pass).
+pub fn query_page(
+  conn: &Connection,
+  track: Option<&str>,
+  scope: Option<&str>,
+  folded_text: Option<&str>,
+  vis: &Visibility,
+  limit: u64,
+) -> rusqlite::Result<(Vec<Entry>, u64)> {
+  let sql = format!(
+    "SELECT {ENTRY_COLUMNS}, count(*) OVER () FROM entries
+     WHERE (?1 IS NULL OR track = ?1) AND (?2 IS NULL OR scope = ?2)
+       AND (?3 IS NULL OR instr(lower(text), ?3) > 0)
+       AND (?4 IS NULL OR agent_key = '' OR agent_key = ?4)
+       AND (?5 IS NULL OR scope <> 'workspace' OR workspace_key = ?5)
+     ORDER BY recall_count DESC, updated_at DESC, id ASC LIMIT ?6"
+  );
+  let mut stmt = conn.prepare_cached(&sql)?;
+  let mut total = 0u64;
+  let rows = stmt.query_map(
+    params![
+      track,
+      scope,
+      folded_text,
+      vis.agent_key,
+      vis.workspace_key,
+      limit as i64
+    ],
+    |row| {
+      let count: i64 = row.get(14)?;
+      Ok((entry_from_row(row)?, count))
+    },
+  )?;
+  let mut entries = Vec::new();
+  for row in rows {
+    let (entry, count) = row?;
+    total = count.max(0) as u64;
+    entries.push(entry);
+  }
+  Ok((entries, total))
+}
+
+/// Bump the recall counters of the entries a query returned.
+pub fn bump_recall(conn: &Connection, ids: &[String], at: i64) -> rusqlite::Result<()> {
+  let mut stmt = conn.prepare_cached(
+    "UPDATE entries SET recall_count = recall_count + 1, last_recalled = ?2 WHERE id = ?1",
+  )?;
+  for id in ids {
+    stmt.execute(params![id, at])?;
+  }
+  Ok(())
+}
+
+/// Newest audit rows first.
+pub fn audit_list(conn: &Connection, limit: u64) -> rusqlite::Result<Vec<AuditRow>> {
+  let mut stmt = conn.prepare_cached(
+    "SELECT seq, ts, action, track, scope, entry_id, text, outcome, source, session_id FROM audit ORDER BY seq DESC LIMIT ?1",
+  )?;
+  let rows = stmt.query_map([limit as i64], audit_from_row)?;
+  rows.collect()
+}
+
+/// Insert a pending proposal; `false` when the session already has a pending one of this kind.
+pub fn insert_proposal(conn: &Connection, p: &Proposal) -> rusqlite::Result<bool> {
+  let mut stmt = conn.prepare_cached(
+    "INSERT OR IGNORE INTO proposals (id, kind, track, scope, workspace_key, agent_key, text, source, session_id, status, created_at, decided_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'pending', ?10, NULL)",
+  )?;
+  let n = stmt.execute(params![
+    p.id,
+    p.kind,
+    p.track,
+    p.scope,
+    p.workspace_key,
+    p.agent_key,
+    p.text,
+    p.source,
+    p.session_id,
+    p.created_at
+  ])?;
+  Ok(n == 1)
+}
+
+/// One proposal by id.
+pub fn get_proposal(conn: &Connection, id: &str) -> rusqlite::Result<Option<Proposal>> {
+  let mut stmt = conn.prepare_cached(&format!(
+    "SELECT {PROPOSAL_COLUMNS} FROM proposals WHERE id = ?1"
+  ))?;
+  stmt.query_row([id], proposal_from_row).optional()
+}
+
+/// Proposals, optionally of one status, oldest first.
+pub fn list_proposals(
+  conn: &Connection,
+  status: Option<&str>,
+  limit: u64,
+) -> rusqlite::Result<Vec<Proposal>> {
+  let mut stmt = conn.prepare_cached(&format!(
+    "SELECT {PROPOSAL_COLUMNS} FROM proposals WHERE (?1 IS NULL OR status = ?1) ORDER BY created_at, id LIMIT ?2"
+  ))?;
+  let rows = stmt.query_map(params![status, limit as i64], proposal_from_row)?;
+  rows.collect()
+}
+
+/// Mark a pending proposal decided; `false` if it was not pending.
+pub fn decide_proposal(
+  conn: &Connection,
+  id: &str,
+  status: &str,
+  at: i64,
+) -> rusqlite::Result<bool> {
+  let n = conn
+    .prepare_cached(
+      "UPDATE proposals SET status = ?2, decided_at = ?3 WHERE id = ?1 AND status = 'pending'",
+    )?
+    .execute(params![id, status, at])?;
+  Ok(n == 1)
+}

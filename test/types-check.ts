@@ -1,0 +1,19 @@
+// Compile-time check of the public types (run by `tsc --noEmit -p .`; never executed).
+import { MemoryProvider, isMemoryError, type WriteContext, type MemoryEntry } from '../index'
+
+declare const signal: AbortSignal
+const write: WriteContext = { agent: { session: { id: 's', header: { cwd: '/w', agentPreset: 'coder' } } }, signal }
+const provider = new MemoryProvider({ dbPath: '', gate: async (payload) => (payload.action === 'add' ? 'allowed-once' : 'rejected') })
+
+export async function example(): Promise<MemoryEntry[]> {
+  const { entry, usage } = await provider.add({ track: 'user', scope: 'workspace', text: 'prefers pnpm', tags: ['tooling'] }, write)
+  const used: number = usage.used
+  await provider.replace({ track: 'user', scope: 'workspace', match: 'pnpm', text: 'prefers pnpm 9', tags: [] }, write)
+  const page = provider.query({ text: 'pnpm', limit: 5 }, { agentKey: 'coder', workspaceKey: '/w', countRecall: false })
+  try {
+    await provider.remove({ track: 'user', scope: 'workspace', match: 'nothing' }, write)
+  } catch (e) {
+    if (isMemoryError(e) && e.code === 'ENTRY_NOT_FOUND') console.log(e.details, used, entry.id)
+  }
+  return page.entries
+}
