@@ -1080,3 +1080,7 @@ fn check_batch(
   }
   Ok(())
 }
+
+#[cfg(test)]
+#[path = "protocol_tests.rs"]
+mod tests;

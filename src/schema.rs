@@ -101,7 +101,7 @@ CREATE TRIGGER entries_usage_update AFTER UPDATE OF units, track, scope, workspa
 END;
 CREATE INDEX entries_layer ON entries (track, scope, workspace_key, agent_key);
 CREATE INDEX entries_rank ON entries (recall_count DESC, updated_at DESC, id);
-CREATE INDEX entries_created ON entries (created_at, id);
+CREATE INDEX entries_created ON entries (created_at);
 CREATE TABLE proposals_v5 (
   id TEXT PRIMARY KEY,
   kind TEXT NOT NULL,

@@ -318,7 +318,7 @@ pub fn find_candidates(
        AND (?3 IS NULL OR agent_key = '' OR agent_key = ?3)
        AND (?2 <> 'workspace' OR ?4 IS NULL OR workspace_key = ?4)
        AND instr(lower(text), ?5) > 0
-     ORDER BY created_at, id"
+     ORDER BY created_at, rowid"
   );
   let mut stmt = conn.prepare_cached(&sql)?;
   let rows = stmt.query_map(
@@ -457,7 +457,7 @@ pub fn append_audit(conn: &Connection, a: &NewAudit<'_>) -> rusqlite::Result<i64
 /// Every entry, oldest first.
 pub fn list_entries(conn: &Connection) -> rusqlite::Result<Vec<Entry>> {
   let mut stmt = conn.prepare_cached(&format!(
-    "SELECT {ENTRY_COLUMNS} FROM entries ORDER BY created_at, id"
+    "SELECT {ENTRY_COLUMNS} FROM entries ORDER BY created_at, rowid"
   ))?;
   let rows = stmt.query_map([], entry_from_row)?;
   rows.collect()
@@ -561,7 +561,7 @@ pub fn list_proposals(
   limit: u64,
 ) -> rusqlite::Result<Vec<Proposal>> {
   let mut stmt = conn.prepare_cached(&format!(
-    "SELECT {PROPOSAL_COLUMNS} FROM proposals WHERE (?1 IS NULL OR status = ?1) ORDER BY created_at, id LIMIT ?2"
+    "SELECT {PROPOSAL_COLUMNS} FROM proposals WHERE (?1 IS NULL OR status = ?1) ORDER BY created_at, rowid LIMIT ?2"
   ))?;
   let rows = stmt.query_map(params![status, limit as i64], proposal_from_row)?;
   rows.collect()

@@ -1,0 +1,464 @@
+//! Core tests of the write pipeline, run without napi (`cargo test --no-default-features`).
+use super::*;
+use serde_json::json;
+
+type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
+fn memory(
+  budgets: Value,
+) -> std::result::Result<(Memory, tempfile::TempDir), Box<dyn std::error::Error>> {
+  let dir = tempfile::tempdir()?;
+  let store = Store::open(&dir.path().join("memory.db"), 0)?;
+  let config = Config {
+    budgets: Budgets::from_config(Some(&budgets))?,
+    ..Config::default()
+  };
+  Ok((Memory::new(store, config), dir))
+}
+
+fn writer(agent: &str, cwd: &str) -> Writer {
+  Writer {
+    session_id: "s1".into(),
+    workspace_key: cwd.into(),
+    agent_key: agent.into(),
+  }
+}
+
+fn allow() -> GateAnswer {
+  GateAnswer::Outcome("allowed-once".into())
+}
+
+fn add(m: &mut Memory, track: &str, scope: &str, text: &str, w: Writer) -> Result<Value> {
+  let plan = m.plan_add(&json!({"track": track, "scope": scope, "text": text}), w)?;
+  match m.finish(&plan, allow(), None, false)? {
+    Finished::Written(v) => Ok(v),
+    Finished::Aborted => Err(MemoryError::invalid("aborted")),
+  }
+}
+
+fn texts(m: &Memory) -> Vec<String> {
+  m.list_entries()
+    .map(|es| es.into_iter().map(|e| e.text).collect())
+    .unwrap_or_default()
+}
+
+fn recount(m: &Memory) -> rusqlite::Result<Vec<(String, String, String, i64)>> {
+  let conn = m.store.conn();
+  let mut stmt = conn.prepare(
+    "SELECT track, scope, CASE scope WHEN 'workspace' THEN workspace_key ELSE '' END, units FROM entries",
+  )?;
+  let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+  let mut sums: Vec<(String, String, String, i64)> = Vec::new();
+  for row in rows {
+    let (t, s, k, u): (String, String, String, i64) = row?;
+    match sums.iter_mut().find(|x| x.0 == t && x.1 == s && x.2 == k) {
+      Some(x) => x.3 += u,
+      None => sums.push((t, s, k, u)),
+    }
+  }
+  sums.sort();
+  Ok(sums)
+}
+
+fn maintained(m: &Memory) -> rusqlite::Result<Vec<(String, String, String, i64)>> {
+  let conn = m.store.conn();
+  let mut stmt = conn.prepare(
+    "SELECT track, scope, workspace_key, used FROM layer_usage WHERE used <> 0 ORDER BY 1, 2, 3",
+  )?;
+  let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+  rows.collect()
+}
+
+#[test]
+fn an_allowed_add_lands_with_its_audit_row() -> TestResult {
+  let (mut m, _dir) = memory(json!({}))?;
+  let v = add(
+    &mut m,
+    "user",
+    "workspace",
+    "prefers pnpm",
+    writer("coder", "/w"),
+  )?;
+  assert_eq!(v["entry"]["text"], "prefers pnpm");
+  assert_eq!(v["entry"]["workspaceKey"], "/w");
+  assert_eq!(
+    v["usage"],
+    json!({"track": "user", "scope": "workspace", "used": 12, "limit": 2000})
+  );
+  let audit = m.audit_list(10)?;
+  assert_eq!(audit.len(), 1);
+  assert_eq!(audit[0].action, "add");
+  assert_eq!(audit[0].entry_id.as_deref(), v["entry"]["id"].as_str());
+  assert_eq!(
+    audit[0].outcome.as_deref(),
+    Some("allowed-once (via approval, writePolicy ask)")
+  );
+  Ok(())
+}
+
+#[test]
+fn any_other_answer_is_a_denial_with_only_its_row() -> TestResult {
+  let (mut m, _dir) = memory(json!({}))?;
+  for answer in [
+    GateAnswer::Outcome("rejected".into()),
+    GateAnswer::Outcome("Allowed-Once".into()),
+    GateAnswer::NotAString("an object".into()),
+    GateAnswer::Failed("boom".into()),
+  ] {
+    let plan = m.plan_add(
+      &json!({"track": "user", "scope": "workspace", "text": "x"}),
+      writer("", "/w"),
+    )?;
+    let err = m.finish(&plan, answer, None, false).err().map(|e| e.code());
+    assert_eq!(err, Some("WRITE_DENIED"));
+  }
+  assert!(texts(&m).is_empty());
+  let audit = m.audit_list(10)?;
+  assert_eq!(audit.len(), 4);
+  assert!(audit
+    .iter()
+    .all(|r| r.action == "add-denied" && r.entry_id.is_none()));
+  assert_eq!(
+    audit[0].outcome.as_deref(),
+    Some("unavailable (via approval, writePolicy ask)")
+  );
+  Ok(())
+}
+
+#[test]
+fn an_abort_after_approval_writes_nothing_but_its_row() -> TestResult {
+  let (mut m, _dir) = memory(json!({}))?;
+  let plan = m.plan_add(
+    &json!({"track": "user", "scope": "workspace", "text": "x"}),
+    writer("", "/w"),
+  )?;
+  assert_eq!(m.finish(&plan, allow(), None, true)?, Finished::Aborted);
+  assert!(texts(&m).is_empty());
+  assert_eq!(m.audit_list(1)?[0].action, "add-aborted");
+  Ok(())
+}
+
+#[test]
+fn the_budget_is_rechecked_in_the_transaction() -> TestResult {
+  let (mut m, _dir) = memory(json!({"user": {"workspace": 10}}))?;
+  let first = m.plan_add(
+    &json!({"track": "user", "scope": "workspace", "text": "123456"}),
+    writer("", "/w"),
+  )?;
+  let second = m.plan_add(
+    &json!({"track": "user", "scope": "workspace", "text": "abcdef"}),
+    writer("", "/w"),
+  )?;
+  m.finish(&first, allow(), None, false)?;
+  let err = m.finish(&second, allow(), None, false).err();
+  assert_eq!(
+    err.as_ref().map(|e| e.details()),
+    Some(json!({"track": "user", "scope": "workspace", "used": 6, "limit": 10, "needed": 12}))
+  );
+  assert_eq!(texts(&m), vec!["123456"]);
+  Ok(())
+}
+
+#[test]
+fn workspace_budgets_are_per_workspace() -> TestResult {
+  let (mut m, _dir) = memory(json!({"user": {"workspace": 10}}))?;
+  add(&mut m, "user", "workspace", "0123456789", writer("", "/a"))?;
+  add(&mut m, "user", "workspace", "0123456789", writer("", "/b"))?;
+  let err = add(&mut m, "user", "workspace", "x", writer("", "/a"))
+    .err()
+    .map(|e| e.code());
+  assert_eq!(err, Some("BUDGET_EXCEEDED"));
+  let rows = m.budgets(Some("/c"))?;
+  assert_eq!(rows[1].used, 0);
+  assert_eq!(m.budgets(None)?[1].used, 10);
+  Ok(())
+}
+
+#[test]
+fn replace_acts_on_the_approved_id_even_if_the_match_became_ambiguous() -> TestResult {
+  let (mut m, _dir) = memory(json!({}))?;
+  add(
+    &mut m,
+    "agent",
+    "workspace",
+    "use pnpm here",
+    writer("a", "/w"),
+  )?;
+  let plan = m.plan_replace(
+    &json!({"track": "agent", "scope": "workspace", "match": "pnpm", "text": "use pnpm 9 here", "tags": ["tooling"]}),
+    writer("a", "/w"),
+  )?;
+  assert_eq!(
+    plan.payload().text,
+    "from:\nuse pnpm here\n\nto:\nuse pnpm 9 here"
+  );
+  add(
+    &mut m,
+    "agent",
+    "workspace",
+    "pnpm is also in this one",
+    writer("a", "/w"),
+  )?;
+  let Finished::Written(v) = m.finish(&plan, allow(), None, false)? else {
+    panic!("aborted")
+  };
+  assert_eq!(v["previous"]["text"], "use pnpm here");
+  assert_eq!(v["entry"]["version"], 2);
+  assert_eq!(v["entry"]["tags"], json!(["tooling"]));
+  assert_eq!(
+    texts(&m),
+    vec!["use pnpm 9 here", "pnpm is also in this one"]
+  );
+  Ok(())
+}
+
+#[test]
+fn a_target_that_no_longer_matches_is_not_found_and_nothing_else_is_touched() -> TestResult {
+  let (mut m, _dir) = memory(json!({}))?;
+  add(&mut m, "user", "user-global", "likes tea", writer("", "/w"))?;
+  let remove = m.plan_remove(
+    &json!({"track": "user", "scope": "user-global", "match": "tea"}),
+    writer("", "/w"),
+  )?;
+  let rewrite = m.plan_replace(
+    &json!({"track": "user", "scope": "user-global", "match": "tea", "text": "likes coffee"}),
+    writer("", "/w"),
+  )?;
+  m.finish(&rewrite, allow(), None, false)?;
+  add(
+    &mut m,
+    "user",
+    "user-global",
+    "green tea too",
+    writer("", "/w"),
+  )?;
+  let err = m.finish(&remove, allow(), None, false).err();
+  assert_eq!(
+    err.map(|e| e.details()),
+    Some(json!({"track": "user", "scope": "user-global", "match": "tea"}))
+  );
+  assert_eq!(texts(&m), vec!["likes coffee", "green tea too"]);
+  Ok(())
+}
+
+#[test]
+fn other_agents_and_workspaces_are_invisible_to_targeting() -> TestResult {
+  let (mut m, _dir) = memory(json!({}))?;
+  add(
+    &mut m,
+    "agent",
+    "workspace",
+    "run make test",
+    writer("a", "/w1"),
+  )?;
+  add(
+    &mut m,
+    "agent",
+    "workspace",
+    "run make lint",
+    writer("b", "/w1"),
+  )?;
+  add(
+    &mut m,
+    "agent",
+    "workspace",
+    "run make docs",
+    writer("a", "/w2"),
+  )?;
+  let plan = m.plan_remove(
+    &json!({"track": "agent", "scope": "workspace", "match": "run make"}),
+    writer("a", "/w1"),
+  )?;
+  assert_eq!(plan.payload().text, "run make test");
+  let err = m
+    .plan_remove(
+      &json!({"track": "agent", "scope": "workspace", "match": "lint"}),
+      writer("a", "/w1"),
+    )
+    .err();
+  assert_eq!(err.map(|e| e.code()), Some("ENTRY_NOT_FOUND"));
+  let q = m.query(
+    &json!({}),
+    &QueryOptions {
+      visibility: Visibility {
+        agent_key: Some("a".into()),
+        workspace_key: Some("/w1".into()),
+      },
+      ..QueryOptions::default()
+    },
+  )?;
+  assert_eq!(q["total"], 1);
+  Ok(())
+}
+
+#[test]
+fn consolidate_refuses_two_matches_on_one_entry_before_asking() -> TestResult {
+  let (mut m, _dir) = memory(json!({}))?;
+  add(&mut m, "user", "workspace", "alpha beta", writer("", "/w"))?;
+  let err = m.plan_consolidate(
+    &json!({"track": "user", "scope": "workspace", "matches": ["alpha", "beta"], "text": "merged"}),
+    writer("", "/w"),
+  );
+  assert_eq!(err.err().map(|e| e.code()), Some("INVALID_INPUT"));
+  Ok(())
+}
+
+#[test]
+fn consolidate_frees_the_targets_in_the_budget_and_audits_in_order() -> TestResult {
+  let (mut m, _dir) = memory(json!({"agent": {"userGlobal": 12}}))?;
+  add(&mut m, "agent", "user-global", "aaaaa", writer("", "/w"))?;
+  add(&mut m, "agent", "user-global", "bbbbb", writer("", "/w"))?;
+  let plan = m.plan_consolidate(
+    &json!({"track": "agent", "scope": "user-global", "matches": ["aaa", "bbb"], "text": "aaaaa+bbbbb"}),
+    writer("", "/w"),
+  )?;
+  assert_eq!(
+    plan.payload().text,
+    "remove: aaa\naaaaa\nremove: bbb\nbbbbb\nnew text: aaaaa+bbbbb"
+  );
+  m.finish(&plan, allow(), None, false)?;
+  assert_eq!(texts(&m), vec!["aaaaa+bbbbb"]);
+  let actions: Vec<String> = m.audit_list(3)?.into_iter().map(|r| r.action).collect();
+  assert_eq!(
+    actions,
+    vec![
+      "consolidate-add",
+      "consolidate-remove",
+      "consolidate-remove"
+    ]
+  );
+  Ok(())
+}
+
+#[test]
+fn seed_is_prechecked_whole_and_atomic() -> TestResult {
+  let (mut m, _dir) = memory(json!({"user": {"userGlobal": 10}}))?;
+  let inputs = json!([
+    {"track": "user", "scope": "user-global", "text": "123456"},
+    {"track": "user", "scope": "user-global", "text": "123456"}
+  ]);
+  assert_eq!(
+    m.plan_seed(&inputs, writer("", "/w"))
+      .err()
+      .map(|e| e.code()),
+    Some("BUDGET_EXCEEDED")
+  );
+  let bad = json!([{"track": "user", "scope": "user-global", "text": "ok"}, {"track": "user", "scope": "nope", "text": "x"}]);
+  let err = m
+    .plan_seed(&bad, writer("", "/w"))
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default();
+  assert!(
+    err.starts_with("seed entry 1: invalid memory scope"),
+    "{err}"
+  );
+  let ok = json!([{"track": "user", "scope": "user-global", "text": "one", "tags": ["t"], "agentKey": ""}, {"track": "agent", "scope": "workspace", "text": "two"}]);
+  let plan = m.plan_seed(&ok, writer("coder", "/w"))?;
+  assert_eq!(
+    plan.payload().text,
+    "user/user-global: one\nagent/workspace: two"
+  );
+  assert_eq!(plan.payload().count, Some(2));
+  m.finish(&plan, allow(), None, false)?;
+  let entries = m.list_entries()?;
+  assert_eq!(entries[0].agent_key, "", "an explicit '' key is kept");
+  assert_eq!(entries[1].agent_key, "coder");
+  let actions: Vec<String> = m
+    .audit_list(3)?
+    .into_iter()
+    .rev()
+    .map(|r| r.action)
+    .collect();
+  assert_eq!(actions, vec!["seed", "add", "add"]);
+  Ok(())
+}
+
+#[test]
+fn maintained_usage_always_equals_a_recount() -> TestResult {
+  let (mut m, _dir) = memory(json!({"user": {"workspace": 100000, "userGlobal": 100000}}))?;
+  let mut seed = 7u64;
+  for i in 0..200 {
+    seed = seed
+      .wrapping_mul(6364136223846793005)
+      .wrapping_add(1442695040888963407);
+    let ws = ["/a", "/b", ""][(seed >> 33) as usize % 3];
+    let scope = if seed & 1 == 0 {
+      "workspace"
+    } else {
+      "user-global"
+    };
+    let text = format!(
+      "entry {i} 记住 😀 {}",
+      "x".repeat((seed >> 40) as usize % 20)
+    );
+    match (seed >> 20) % 4 {
+      0 | 1 => {
+        add(&mut m, "user", scope, &text, writer("", ws))?;
+      }
+      2 => {
+        if let Ok(plan) = m.plan_replace(&json!({"track": "user", "scope": scope, "match": format!("entry {}", i / 2), "text": text}), writer("", ws)) {
+          m.finish(&plan, allow(), None, false)?;
+        }
+      }
+      _ => {
+        if let Ok(plan) = m.plan_remove(&json!({"track": "user", "scope": scope, "match": format!("entry {}", i / 3)}), writer("", ws)) {
+          m.finish(&plan, allow(), None, false)?;
+        }
+      }
+    }
+  }
+  assert_eq!(maintained(&m)?, recount(&m)?);
+  Ok(())
+}
+
+#[test]
+fn query_ranks_by_recall_and_counts_in_one_pass() -> TestResult {
+  let (mut m, _dir) = memory(json!({}))?;
+  for t in ["pnpm one", "pnpm two", "other"] {
+    add(&mut m, "user", "workspace", t, writer("", "/w"))?;
+  }
+  let opts = QueryOptions {
+    count_recall: true,
+    ..QueryOptions::default()
+  };
+  let first = m.query(&json!({"text": "PNPM two"}), &opts)?;
+  assert_eq!(
+    first["entries"][0]["recallCount"], 0,
+    "pre-increment counters are returned"
+  );
+  let page = m.query(&json!({"text": "pnpm", "limit": 1}), &opts)?;
+  assert_eq!(page["entries"][0]["text"], "pnpm two");
+  assert_eq!(page["total"], 2);
+  assert_eq!(page["truncated"], true);
+  let quiet = QueryOptions {
+    session_id: Some("s9".into()),
+    ..QueryOptions::default()
+  };
+  m.query(&json!({"text": ""}), &quiet)?;
+  let row = &m.audit_list(1)?[0];
+  assert_eq!(
+    (
+      row.action.as_str(),
+      row.text.as_deref(),
+      row.session_id.as_deref()
+    ),
+    ("recalled", Some(""), Some("s9"))
+  );
+  let mut counts: Vec<(String, i64)> = m
+    .list_entries()?
+    .into_iter()
+    .map(|e| (e.text, e.recall_count))
+    .collect();
+  counts.sort();
+  let expected = vec![
+    ("other".to_string(), 0),
+    ("pnpm one".to_string(), 0),
+    ("pnpm two".to_string(), 2),
+  ];
+  assert_eq!(
+    counts, expected,
+    "only hits are counted; the session-only query counted nothing it returned twice"
+  );
+  Ok(())
+}

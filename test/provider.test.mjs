@@ -1,0 +1,239 @@
+// Binding-level behaviour of the native provider that a user meets from JS: gate faults, hostile
+// input of every JS type, abort after approval, labels, policy off, files and permissions.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { MemoryProvider, isMemoryError, resolveDbPath, workspaceKeyOf, agentKeyOf } from '../index.mjs'
+
+const write = { agent: { session: { id: 's1', header: { cwd: '/tmp/ws', agentPreset: 'coder' } } } }
+const allow = async () => 'allowed-once'
+
+function tmpDb() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memento-'))
+  return path.join(dir, 'memory.db')
+}
+
+function open(options = {}) {
+  return new MemoryProvider({ dbPath: tmpDb(), gate: allow, ...options })
+}
+
+async function rejectsWith(promise, code) {
+  const err = await promise.then(
+    () => assert.fail(`expected ${code}`),
+    (e) => e,
+  )
+  assert.equal(err.code, code, err.message)
+  assert.ok(isMemoryError(err), 'carries code and details')
+  return err
+}
+
+test('only a resolved "allowed-once" allows; every other gate answer is a denial with its row', async () => {
+  const gates = {
+    rejected: async () => 'rejected',
+    nearMiss: async () => 'allowed-once ',
+    upper: async () => 'ALLOWED-ONCE',
+    object: async () => ({ outcome: 'allowed-once' }),
+    boxed: async () => new String('allowed-once'),
+    undef: async () => undefined,
+    throws: () => {
+      throw new Error('transport down')
+    },
+    rejects: async () => {
+      throw new TypeError('no UI')
+    },
+    thenable: () => ({ then: (_ok, fail) => fail(new Error('thenable says no')) }),
+  }
+  for (const [name, gate] of Object.entries(gates)) {
+    const p = open({ gate })
+    const err = await rejectsWith(p.add({ track: 'user', scope: 'workspace', text: `t-${name}` }, write), 'WRITE_DENIED')
+    assert.equal(typeof err.details.outcome, 'string', name)
+    assert.equal(p.listEntries().length, 0, `${name}: nothing lands`)
+    const [row] = p.auditList(1)
+    assert.equal(row.action, 'add-denied', name)
+    assert.equal(row.text, `t-${name}`)
+    assert.equal(row.entryId, null)
+    p.close()
+  }
+})
+
+test('a gate that mutates the payload cannot change what is stored', async () => {
+  const p = open({
+    gate: async (payload) => {
+      payload.text = 'TAMPERED'
+      return 'allowed-once'
+    },
+  })
+  const { entry } = await p.add({ track: 'user', scope: 'workspace', text: 'original' }, write)
+  assert.equal(entry.text, 'original')
+  assert.deepEqual(p.listEntries().map((e) => e.text), ['original'])
+})
+
+test('a hanging gate never blocks reads, and other writes still go through', async () => {
+  let release
+  const hang = new Promise((resolve) => (release = resolve))
+  let calls = 0
+  const p = open({ gate: () => (++calls === 1 ? hang : 'allowed-once') })
+  const pending = p.add({ track: 'user', scope: 'workspace', text: 'slow' }, write)
+  assert.deepEqual(p.query({}).entries, [])
+  await p.add({ track: 'user', scope: 'workspace', text: 'fast' }, write)
+  assert.deepEqual(p.listEntries().map((e) => e.text), ['fast'])
+  release('allowed-once')
+  await pending
+  assert.deepEqual(p.listEntries().map((e) => e.text).sort(), ['fast', 'slow'])
+})
+
+test('an abort after approval writes nothing, rejects with the reason and leaves an audit row', async () => {
+  const controller = new AbortController()
+  const p = open({
+    gate: async () => {
+      controller.abort(new Error('user pressed stop'))
+      return 'allowed-once'
+    },
+  })
+  const err = await p.add({ track: 'user', scope: 'workspace', text: 'aborted' }, { ...write, signal: controller.signal }).then(
+    () => assert.fail('should reject'),
+    (e) => e,
+  )
+  assert.equal(err.message, 'user pressed stop')
+  assert.equal(p.listEntries().length, 0)
+  const [row] = p.auditList(1)
+  assert.equal(row.action, 'add-aborted')
+  assert.match(row.outcome, /^allowed-once .*aborted/)
+})
+
+test('auditLabel names the transport; writePolicy off refuses without asking', async () => {
+  const labelled = open({ auditLabel: (outcome) => `${outcome} (via command, writePolicy ask)` })
+  await labelled.add({ track: 'user', scope: 'workspace', text: 'typed by the user' }, write)
+  assert.equal(labelled.auditList(1)[0].outcome, 'allowed-once (via command, writePolicy ask)')
+
+  let asked = 0
+  const off = open({ writePolicy: 'off', gate: async () => (asked++, 'allowed-once') })
+  const err = await rejectsWith(off.add({ track: 'user', scope: 'workspace', text: 'x' }, write), 'WRITE_DENIED')
+  assert.equal(err.details.outcome, 'rejected')
+  assert.equal(asked, 0)
+  assert.equal(off.auditList(1)[0].outcome, 'rejected (via approval, writePolicy off)')
+})
+
+test('hostile input of every JS type gives a coded error and never crashes or writes', async () => {
+  const p = open()
+  const sym = Symbol('s')
+  const cyclic = { track: 'user', scope: 'workspace', text: 'x' }
+  cyclic.self = cyclic
+  const throwing = {
+    track: 'user',
+    scope: 'workspace',
+    get text() {
+      throw new Error('getter explodes')
+    },
+  }
+  const inputs = [
+    undefined,
+    null,
+    42,
+    'text',
+    [],
+    () => 1,
+    sym,
+    10n,
+    { track: 'user', scope: 'workspace', text: 10n },
+    { track: 'user', scope: 'workspace', text: sym },
+    { track: 'user', scope: 'workspace', text: '\ud800 lone surrogate' },
+    { track: 'user', scope: 'workspace', text: 'x', tags: 'a' },
+    { track: 'user', scope: 'workspace', text: 'x', tags: [1] },
+    { track: 'user', scope: 'workspace', text: 'x', source: 7 },
+    { track: 'user', scope: 'workspace', text: 'x', agentKey: {} },
+    { track: 'USER', scope: 'workspace', text: 'x' },
+    JSON.parse('{"__proto__": {"track": "user"}, "scope": "workspace", "text": "x"}'),
+    cyclic,
+    { track: 'user', scope: 'workspace', text: 'x'.repeat(1 << 20) },
+  ]
+  for (const input of inputs) {
+    const err = await p.add(input, write).then(
+      () => assert.fail(`accepted ${String(input)}`),
+      (e) => e,
+    )
+    assert.ok(['INVALID_INPUT', 'BUDGET_EXCEEDED'].includes(err.code), `${err.code}: ${err.message}`)
+  }
+  // A getter that throws is the caller's own exception: it propagates unchanged, nothing is written.
+  await assert.rejects(async () => p.add(throwing, write), /getter explodes/)
+  for (const bad of [undefined, null, 1, 'w', {}, { agent: {} }, { agent: { session: {} } }, { agent: { session: { id: 5 } } }]) {
+    await rejectsWith(p.add({ track: 'user', scope: 'workspace', text: 'x' }, bad), 'WRITE_REQUIRES_AGENT')
+  }
+  assert.throws(() => p.query(10n), (e) => e.code === 'INVALID_INPUT')
+  assert.throws(() => p.query({ text: Symbol('q') }), (e) => e.code === 'INVALID_INPUT')
+  assert.throws(() => p.budgets({ workspaceKey: 1n }), (e) => e.code === 'INVALID_INPUT')
+  assert.deepEqual(p.auditList('lots').length, 0)
+  await rejectsWith(p.proposalDecide(1, 'approved', write), 'INVALID_INPUT')
+  await rejectsWith(p.proposalDecide('x', 'maybe', write), 'INVALID_INPUT')
+  assert.equal(p.listEntries().length, 0)
+  assert.equal(p.auditList().length, 0, 'bad input leaves no audit row either')
+})
+
+test('construction errors are coded: no gate, bad options, garbage file untouched', () => {
+  assert.throws(() => new MemoryProvider({ dbPath: tmpDb() }), (e) => e.code === 'INVALID_INPUT' && /gate/.test(e.message))
+  assert.throws(() => new MemoryProvider(null), (e) => e.code === 'INVALID_INPUT')
+  assert.throws(() => new MemoryProvider({ dbPath: tmpDb(), gate: allow, writePolicy: 'sometimes' }), (e) => e.code === 'INVALID_INPUT' && e.message === 'invalid writePolicy "sometimes" (one of ask|auto|off)')
+  assert.throws(() => new MemoryProvider({ dbPath: tmpDb(), gate: allow, budgets: { user: { workspace: -1 } } }), (e) => e.code === 'INVALID_INPUT')
+  const garbage = tmpDb()
+  fs.writeFileSync(garbage, 'this is not sqlite, but my notes')
+  const before = fs.readFileSync(garbage)
+  assert.throws(() => new MemoryProvider({ dbPath: garbage, gate: allow }), (e) => e.code === 'STORE_CORRUPT' && e.details.path === garbage)
+  assert.deepEqual(fs.readFileSync(garbage), before)
+  assert.deepEqual(fs.readdirSync(path.dirname(garbage)), ['memory.db'], 'no sidecar files were created')
+})
+
+test('the store file and its sidecars are 0600, a created directory 0700', async () => {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'memento-')), 'nested', 'dir')
+  const p = new MemoryProvider({ dbPath: path.join(dir, 'memory.db'), gate: allow })
+  await p.add({ track: 'user', scope: 'workspace', text: 'secret-ish' }, write)
+  assert.equal(fs.statSync(dir).mode & 0o777, 0o700)
+  for (const f of fs.readdirSync(dir)) assert.equal(fs.statSync(path.join(dir, f)).mode & 0o777, 0o600, f)
+  p.close()
+})
+
+test('close is idempotent and later calls fail with a code', async () => {
+  const p = open()
+  p.close()
+  p.close()
+  assert.throws(() => p.listEntries(), (e) => e.code === 'STORE_CORRUPT' && /closed/.test(e.message))
+  await rejectsWith(p.add({ track: 'user', scope: 'workspace', text: 'x' }, write), 'STORE_CORRUPT')
+})
+
+test('the default store path follows $DSH_HOME, like the JS plugin', () => {
+  const saved = process.env.DSH_HOME
+  process.env.DSH_HOME = '/srv/dsh-home'
+  try {
+    assert.equal(resolveDbPath(), '/srv/dsh-home/dsh-memento/memory.db')
+    assert.equal(resolveDbPath('custom/m.db'), '/srv/dsh-home/custom/m.db')
+    assert.equal(resolveDbPath('/abs/m.db'), '/abs/m.db')
+  } finally {
+    if (saved === undefined) delete process.env.DSH_HOME
+    else process.env.DSH_HOME = saved
+  }
+  assert.equal(workspaceKeyOf('/a/b/../c/'), '/a/c')
+  assert.equal(workspaceKeyOf(undefined), '')
+  assert.equal(agentKeyOf(' coder '), 'coder')
+})
+
+test('proposals: approving is a gated add committed with the decision; a second approval fails', async () => {
+  const p = open()
+  const proposal = p.proposalAdd({ kind: 'compaction-summary', track: 'agent', scope: 'workspace', text: 'uses vitest', sessionId: 's1', workspaceKey: '/tmp/ws' })
+  assert.equal(proposal.status, 'pending')
+  assert.equal(p.proposalAdd({ kind: 'compaction-summary', track: 'agent', scope: 'workspace', text: 'again', sessionId: 's1' }), null)
+  const [first, second] = await Promise.allSettled([p.proposalDecide(proposal.id, 'approved', write), p.proposalDecide(proposal.id, 'approved', write)])
+  assert.equal(first.status, 'fulfilled')
+  assert.equal(first.value.entry.source, 'proposal')
+  assert.equal(first.value.proposal.status, 'approved')
+  assert.equal(second.status, 'rejected')
+  assert.equal(second.reason.code, 'PROPOSAL_NOT_FOUND')
+  assert.equal(p.listEntries().length, 1, 'the race approves once')
+  const denied = open({ gate: async () => 'rejected' })
+  const q = denied.proposalAdd({ kind: 'k', track: 'user', scope: 'user-global', text: 't', sessionId: 'x' })
+  await rejectsWith(denied.proposalDecide(q.id, 'approved', write), 'WRITE_DENIED')
+  assert.equal(denied.proposalList('pending').length, 1, 'a denied approval leaves the proposal pending')
+  const { proposal: dismissed } = await denied.proposalDecide(q.id, 'dismissed', write)
+  assert.equal(dismissed.status, 'dismissed')
+  assert.ok(denied.proposalAdd({ kind: 'k', track: 'user', scope: 'user-global', text: 't2', sessionId: 'x' }), 'a dismissed proposal does not block the next')
+})
