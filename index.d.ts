@@ -119,6 +119,8 @@ export interface ApprovalPayload {
   source?: string
   /** Seed only: how many entries the batch holds. */
   count?: number
+  /** What the approver should notice: instruction-like text, invisible characters, a possible secret (under `secretPolicy: 'warn'`). */
+  warnings?: string[]
 }
 
 /** The async approval callback. Anything but a resolved `'allowed-once'` is a denial. */
@@ -146,6 +148,8 @@ export interface ProviderOptions {
   sourceLabel?: string
   /** Audit rows older than this many days are pruned (0 = keep forever). */
   auditRetentionDays?: number
+  /** Credential-looking text: `'refuse'` (default, `INVALID_INPUT` with `details.reason: 'secret'`) or `'warn'` (ask, with a payload warning). */
+  secretPolicy?: 'refuse' | 'warn'
   /**
    * Names the transport in the audit `outcome` column. Called after the gate with its outcome;
    * the default is `"{outcome} (via approval, writePolicy {writePolicy})"`. It labels, never decides.
@@ -196,6 +200,17 @@ export interface AuditRow {
   sessionId: string | null
 }
 
+/** The result of walking the audit hash chain. */
+export interface AuditVerification {
+  ok: boolean
+  /** Rows checked (from the retention checkpoint on). */
+  checked: number
+  /** Hash of the newest row: record it elsewhere to detect a rewritten chain. */
+  head: string | null
+  /** The first row that does not verify. */
+  firstBroken: { seq: number; reason: string } | null
+}
+
 export type ProposalStatus = 'pending' | 'approved' | 'dismissed'
 export interface Proposal {
   id: string
@@ -239,6 +254,8 @@ export declare class MemoryProvider {
   listEntries(): MemoryEntry[]
   /** Newest first; default 100. */
   auditList(limit?: number): AuditRow[]
+  /** Walk the audit hash chain and report the first row that does not verify. */
+  auditVerify(): AuditVerification
   /** Records a pending proposal (not a memory write); `null` if the session already has one of this kind. */
   proposalAdd(input: ProposalInput): Proposal | null
   proposalList(status?: ProposalStatus, limit?: number): Proposal[]

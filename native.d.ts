@@ -43,6 +43,8 @@ export declare class MemoryProvider {
   listEntries(): import('./index').MemoryEntry[]
   /** Newest audit rows first (default 100). */
   auditList(limit?: number): import('./index').AuditRow[]
+  /** Walk the audit hash chain: `{ok, checked, head, firstBroken}`. */
+  auditVerify(): import('./index').AuditVerification
   /** Record a pending proposal; `null` when this session already has one of this kind pending. */
   proposalAdd(input: import('./index').ProposalInput): import('./index').Proposal | null
   /** Proposals, optionally of one status, oldest first (default limit 100). */

@@ -18,7 +18,8 @@ use crate::error::MemoryError;
 use crate::keys;
 use crate::model::{Budgets, Writer};
 use crate::protocol::{
-  Config, Finished, GateAnswer, Memory, Plan, ProposalInput, QueryOptions, WritePolicy,
+  Config, Finished, GateAnswer, Memory, Plan, ProposalInput, QueryOptions, SecretPolicy,
+  WritePolicy,
 };
 use crate::store::{Store, Visibility};
 
@@ -257,6 +258,11 @@ fn config_of(options: &Unknown<'_>) -> crate::Result<(Config, String, u64)> {
       }),
     }
   };
+  let secret_policy = match field("secretPolicy")? {
+    Value::Null => SecretPolicy::Refuse,
+    Value::String(s) => SecretPolicy::parse(&s)?,
+    other => SecretPolicy::parse(&other.to_string())?,
+  };
   let default_query_limit = positive("defaultQueryLimit", 20, false)?;
   let retention = positive("auditRetentionDays", 0, true)?;
   let source_label = match field("sourceLabel")? {
@@ -286,6 +292,7 @@ fn config_of(options: &Unknown<'_>) -> crate::Result<(Config, String, u64)> {
       write_policy,
       default_query_limit,
       source_label,
+      secret_policy,
     },
     db_path,
     retention,
@@ -670,6 +677,14 @@ impl MemoryProvider {
       .unwrap_or(100);
     self.with(&env, |m| {
       Ok(serde_json::to_value(m.audit_list(limit)?).unwrap_or(Value::Null))
+    })
+  }
+
+  /// Walk the audit hash chain: `{ok, checked, head, firstBroken}`.
+  #[napi(ts_return_type = "import('./index').AuditVerification")]
+  pub fn audit_verify(&self, env: Env) -> Result<Value> {
+    self.with(&env, |m| {
+      Ok(serde_json::to_value(m.audit_verify()?).unwrap_or(Value::Null))
     })
   }
 

@@ -19,11 +19,14 @@
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub mod audit;
 pub mod error;
 pub mod keys;
 pub mod model;
 pub mod protocol;
 pub mod schema;
+pub mod screen;
+pub mod sha256;
 pub mod store;
 pub mod text;
 

@@ -11,12 +11,14 @@
 use serde_json::{json, Value};
 use uuid::Uuid;
 
+use crate::audit::{self, NewAudit, Verification};
 use crate::error::{json_str, MemoryError, Result};
 use crate::model::{
   self, as_object, AuditRow, Budgets, Entry, EntryInput, Proposal, Scope, Track, Usage, Writer,
   MAX_QUERY_LIMIT,
 };
-use crate::store::{self, fail_at, now_ms, NewAudit, Store, Visibility};
+use crate::screen;
+use crate::store::{self, fail_at, now_ms, Store, Visibility};
 use crate::text::{excerpt, fold, units};
 
 /// The global write policy. `off` refuses every write without asking; `ask` and `auto` both ask
@@ -57,6 +59,32 @@ impl WritePolicy {
   }
 }
 
+/// What to do with text that looks like a credential.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecretPolicy {
+  /// Refuse the write with `INVALID_INPUT` (`details.reason = "secret"`).
+  Refuse,
+  /// Ask anyway, with a warning in the approval payload.
+  Warn,
+}
+
+impl SecretPolicy {
+  /// Parse `refuse|warn`.
+  ///
+  /// # Errors
+  /// `INVALID_INPUT`.
+  pub fn parse(value: &str) -> Result<Self> {
+    match value {
+      "refuse" => Ok(Self::Refuse),
+      "warn" => Ok(Self::Warn),
+      other => Err(MemoryError::invalid(format!(
+        "invalid secretPolicy {} (one of refuse|warn)",
+        json_str(other)
+      ))),
+    }
+  }
+}
+
 /// Provider configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -68,6 +96,8 @@ pub struct Config {
   pub default_query_limit: u64,
   /// Source of entries whose input names none.
   pub source_label: String,
+  /// Credential-looking text: refuse (default) or warn.
+  pub secret_policy: SecretPolicy,
 }
 
 impl Default for Config {
@@ -77,6 +107,7 @@ impl Default for Config {
       write_policy: WritePolicy::Ask,
       default_query_limit: 20,
       source_label: model::DEFAULT_SOURCE.to_string(),
+      secret_policy: SecretPolicy::Refuse,
     }
   }
 }
@@ -96,6 +127,9 @@ pub struct Payload {
   pub source: Option<String>,
   /// Seed only: entries in the batch.
   pub count: Option<usize>,
+  /// What the approver should notice (instruction-like text, invisible characters, a possible
+  /// secret under `secretPolicy: warn`).
+  pub warnings: Vec<String>,
 }
 
 impl Payload {
@@ -108,6 +142,9 @@ impl Payload {
     }
     if let Some(count) = self.count {
       v["count"] = json!(count);
+    }
+    if !self.warnings.is_empty() {
+      v["warnings"] = json!(self.warnings);
     }
     v
   }
@@ -329,6 +366,28 @@ impl Memory {
     })
   }
 
+  /// Screen new texts: refuse (or, under `warn`, flag) credentials; flag instruction-like text
+  /// and invisible characters for the approver.
+  fn screen<'t>(&self, texts: impl IntoIterator<Item = &'t str>) -> Result<Vec<String>> {
+    let mut found: Vec<String> = Vec::new();
+    for text in texts {
+      if let Some(kind) = screen::secret_kind(text) {
+        if self.config.secret_policy == SecretPolicy::Refuse {
+          return Err(MemoryError::InvalidInput {
+            message: format!(
+              "entry text looks like it contains {kind}; memory is injected into every future prompt and is no place for credentials, so nothing was written (secretPolicy 'warn' asks anyway)"
+            ),
+            reason: Some("secret".into()),
+          });
+        }
+        found.push(format!("possible secret: {kind}"));
+      }
+      found.extend(screen::warnings(text));
+    }
+    found.dedup();
+    Ok(found)
+  }
+
   fn resolve(
     &self,
     track: Track,
@@ -377,6 +436,7 @@ impl Memory {
   pub fn plan_add(&self, input: &Value, writer: Writer) -> Result<Plan> {
     let input = model::parse_entry_input(input)?;
     let entry = self.new_entry(input, &writer);
+    let warnings = self.screen([entry.text.as_str()])?;
     self.precheck_entry(&entry, units(&entry.text) as i64)?;
     let payload = Payload {
       action: "add",
@@ -385,6 +445,7 @@ impl Memory {
       text: entry.text.clone(),
       source: Some(entry.source.clone()),
       count: None,
+      warnings,
     };
     Ok(Plan {
       writer,
@@ -405,6 +466,7 @@ impl Memory {
     let needle = model::parse_match(&obj)?;
     let source = model::parse_source(&obj)?;
     let vis = Self::visibility_for(&obj, &writer)?;
+    let warnings = self.screen([text.as_str()])?;
     let (target, initial) = self.resolve(track, scope, &vis, &needle)?;
     self.precheck_entry(&initial, units(&text) as i64 - units(&initial.text) as i64)?;
     let payload = Payload {
@@ -414,6 +476,7 @@ impl Memory {
       text: format!("from:\n{}\n\nto:\n{}", initial.text, text),
       source: Some(source.unwrap_or_else(|| self.config.source_label.clone())),
       count: None,
+      warnings,
     };
     Ok(Plan {
       writer,
@@ -444,6 +507,7 @@ impl Memory {
       text: entry.text.clone(),
       source: Some(entry.source.clone()),
       count: None,
+      warnings: Vec::new(),
     };
     Ok(Plan {
       writer,
@@ -477,6 +541,7 @@ impl Memory {
       },
       &writer,
     );
+    let warnings = self.screen([text.as_str()])?;
     let mut targets: Vec<Target> = Vec::with_capacity(matches.len());
     let mut found: Vec<Entry> = Vec::with_capacity(matches.len());
     for needle in &matches {
@@ -510,6 +575,7 @@ impl Memory {
       text: parts.join("\n"),
       source: Some(new.source.clone()),
       count: None,
+      warnings,
     };
     Ok(Plan {
       writer,
@@ -538,6 +604,7 @@ impl Memory {
       })?;
       entries.push(self.new_entry(input, &writer));
     }
+    let warnings = self.screen(entries.iter().map(|e| e.text.as_str()))?;
     check_batch(
       self.store.conn(),
       &self.config.budgets,
@@ -555,6 +622,7 @@ impl Memory {
       text: summary.join("\n"),
       source: None,
       count: Some(entries.len()),
+      warnings,
     };
     Ok(Plan {
       writer,
@@ -651,7 +719,7 @@ impl Memory {
       .clone()
       .unwrap_or_else(|| self.config.source_label.clone());
     self.store.write(|tx, path| {
-      store::append_audit(
+      audit::append(
         tx,
         &NewAudit {
           action: &action,
@@ -692,7 +760,7 @@ impl Memory {
       let f = |e: rusqlite::Error| fail_at(path, e);
       let now = now_ms();
       let audit = |action: &str, e: &Entry| {
-        store::append_audit(
+        audit::append(
           tx,
           &NewAudit {
             action,
@@ -804,7 +872,7 @@ impl Memory {
         Op::Seed(news) => {
           let entries: Vec<Entry> = news.into_iter().map(stamp).collect();
           check_batch(tx, &budgets, &entries, path)?;
-          store::append_audit(
+          audit::append(
             tx,
             &NewAudit {
               action: "seed",
@@ -864,7 +932,7 @@ impl Memory {
       self.store.write(|tx, path| {
         store::bump_recall(tx, &ids, now_ms()).map_err(|e| fail_at(path, e))?;
         if let Some(session) = &opts.session_id {
-          store::append_audit(
+          audit::append(
             tx,
             &NewAudit {
               action: "recalled",
@@ -926,7 +994,15 @@ impl Memory {
   /// # Errors
   /// `STORE_CORRUPT`.
   pub fn audit_list(&self, limit: u64) -> Result<Vec<AuditRow>> {
-    store::audit_list(self.store.conn(), limit).map_err(|e| self.fail(e))
+    audit::list(self.store.conn(), limit).map_err(|e| self.fail(e))
+  }
+
+  /// Walk the audit hash chain; the first row that does not verify is reported.
+  ///
+  /// # Errors
+  /// `STORE_CORRUPT`.
+  pub fn audit_verify(&self) -> Result<Verification> {
+    audit::verify(self.store.conn()).map_err(|e| self.fail(e))
   }
 
   /// Record a pending proposal and its `proposal` audit row; `None` when the session already has
@@ -952,6 +1028,7 @@ impl Memory {
     };
     let (ws, agent) = model::parse_keys(&obj)?;
     let source = model::parse_source(&obj)?.unwrap_or_else(|| self.config.source_label.clone());
+    self.screen([text.as_str()])?;
     let proposal = Proposal {
       id: Uuid::new_v4().to_string(),
       kind: p.kind,
@@ -974,7 +1051,7 @@ impl Memory {
       if !store::insert_proposal(tx, &proposal).map_err(|e| fail_at(path, e))? {
         return Ok(None);
       }
-      store::append_audit(
+      audit::append(
         tx,
         &NewAudit {
           action: "proposal",
@@ -1020,7 +1097,7 @@ impl Memory {
           detail: Some("decided meanwhile".into()),
         });
       }
-      store::append_audit(
+      audit::append(
         tx,
         &NewAudit {
           action: "proposal-dismissed",

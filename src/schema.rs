@@ -3,6 +3,7 @@
 //! Versions 1–4 are the JS dsh-memento's schema, byte for byte, so its `memory.db` opens here.
 //! Version 5 is ours: maintained per-layer usage (UTF-16 units), ranking and visibility indexes,
 //! and a proposals table whose one-pending-per-session rule no longer blocks after a dismissal.
+//! Version 6 chains every audit row to the previous one by SHA-256 (see `audit`).
 //! Every step runs in its own `BEGIN IMMEDIATE` transaction together with its version bump, so
 //! a crash leaves the store at the old or the new version, never in between.
 #![forbid(unsafe_code)]
@@ -13,7 +14,7 @@ use crate::error::{MemoryError, Result};
 use crate::text::units;
 
 /// The store schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 const V1: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,6 +67,12 @@ ALTER TABLE proposals ADD COLUMN agent_key TEXT NOT NULL DEFAULT '';
 const V4: &str = "
 ALTER TABLE entries ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE entries ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+";
+
+/// v6: the audit hash chain (see `audit`).
+const V6: &str = "
+ALTER TABLE audit ADD COLUMN prev_hash TEXT;
+ALTER TABLE audit ADD COLUMN hash TEXT;
 ";
 
 /// The budget layer of an entry: workspace entries are budgeted per workspace.
@@ -148,9 +155,13 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
     2 => conn.execute_batch(V2),
     3 => conn.execute_batch(V3),
     4 => conn.execute_batch(V4),
-    _ => {
+    5 => {
       conn.execute_batch(&v5_sql())?;
       v5_backfill(conn)
+    }
+    _ => {
+      conn.execute_batch(V6)?;
+      crate::audit::backfill(conn)
     }
   }
 }
@@ -204,7 +215,9 @@ fn current_version(conn: &Connection, path: &str) -> Result<i64> {
       )),
     },
     None => {
-      let shape = if has_column(conn, "entries", "units").map_err(storage)? {
+      let shape = if has_column(conn, "audit", "hash").map_err(storage)? {
+        6
+      } else if has_column(conn, "entries", "units").map_err(storage)? {
         5
       } else if has_column(conn, "entries", "tags").map_err(storage)? {
         4
@@ -266,7 +279,8 @@ pub(crate) fn step_sql(version: i64) -> String {
     2 => V2.to_string(),
     3 => V3.to_string(),
     4 => V4.to_string(),
-    _ => v5_sql(),
+    5 => v5_sql(),
+    _ => V6.to_string(),
   }
 }
 

@@ -10,8 +10,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction, TransactionBehavior};
 
+use crate::audit;
 use crate::error::{MemoryError, Result};
-use crate::model::{AuditRow, Entry, Proposal, Scope, Track};
+use crate::model::{Entry, Proposal, Scope, Track};
 use crate::schema;
 
 const ENTRY_COLUMNS: &str = "id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id";
@@ -29,27 +30,6 @@ pub fn now_ms() -> i64 {
     .duration_since(UNIX_EPOCH)
     .map(|d| d.as_millis() as i64)
     .unwrap_or(0)
-}
-
-/// An audit row to append (`seq`/`ts` are assigned by the store).
-#[derive(Debug, Clone, Default)]
-pub struct NewAudit<'a> {
-  /// Action from the catalogue.
-  pub action: &'a str,
-  /// Track.
-  pub track: Option<&'a str>,
-  /// Scope.
-  pub scope: Option<&'a str>,
-  /// Entry or proposal id.
-  pub entry_id: Option<&'a str>,
-  /// Text.
-  pub text: Option<&'a str>,
-  /// Outcome label.
-  pub outcome: Option<&'a str>,
-  /// Source.
-  pub source: Option<&'a str>,
-  /// Session.
-  pub session_id: Option<&'a str>,
 }
 
 /// Which entries a session can see and target.
@@ -107,21 +87,6 @@ fn proposal_from_row(row: &Row<'_>) -> rusqlite::Result<Proposal> {
     status: row.get(9)?,
     created_at: row.get(10)?,
     decided_at: row.get(11)?,
-  })
-}
-
-fn audit_from_row(row: &Row<'_>) -> rusqlite::Result<AuditRow> {
-  Ok(AuditRow {
-    seq: row.get(0)?,
-    ts: row.get(1)?,
-    action: row.get(2)?,
-    track: row.get(3)?,
-    scope: row.get(4)?,
-    entry_id: row.get(5)?,
-    text: row.get(6)?,
-    outcome: row.get(7)?,
-    source: row.get(8)?,
-    session_id: row.get(9)?,
   })
 }
 
@@ -295,10 +260,10 @@ pub fn fail_at(path: &str, e: rusqlite::Error) -> MemoryError {
 }
 
 fn prune_audit(conn: &Connection, days: u64, batch: Option<i64>) -> rusqlite::Result<usize> {
-  let cutoff = now_ms() - (days as i64).saturating_mul(86_400_000);
-  conn.execute(
-    "DELETE FROM audit WHERE seq IN (SELECT seq FROM audit WHERE ts < ?1 ORDER BY seq LIMIT ?2)",
-    params![cutoff, batch.unwrap_or(-1)],
+  audit::prune(
+    conn,
+    now_ms() - (days as i64).saturating_mul(86_400_000),
+    batch,
   )
 }
 
@@ -435,25 +400,6 @@ fn tags_json(tags: &[String]) -> String {
   serde_json::to_string(tags).unwrap_or_else(|_| "[]".to_string())
 }
 
-/// Append one audit row.
-pub fn append_audit(conn: &Connection, a: &NewAudit<'_>) -> rusqlite::Result<i64> {
-  let mut stmt = conn.prepare_cached(
-    "INSERT INTO audit (ts, action, track, scope, entry_id, text, outcome, source, session_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-  )?;
-  stmt.execute(params![
-    now_ms(),
-    a.action,
-    a.track,
-    a.scope,
-    a.entry_id,
-    a.text,
-    a.outcome,
-    a.source,
-    a.session_id
-  ])?;
-  Ok(conn.last_insert_rowid())
-}
-
 /// Every entry, oldest first.
 pub fn list_entries(conn: &Connection) -> rusqlite::Result<Vec<Entry>> {
   let mut stmt = conn.prepare_cached(&format!(
@@ -514,15 +460,6 @@ pub fn bump_recall(conn: &Connection, ids: &[String], at: i64) -> rusqlite::Resu
     stmt.execute(params![id, at])?;
   }
   Ok(())
-}
-
-/// Newest audit rows first.
-pub fn audit_list(conn: &Connection, limit: u64) -> rusqlite::Result<Vec<AuditRow>> {
-  let mut stmt = conn.prepare_cached(
-    "SELECT seq, ts, action, track, scope, entry_id, text, outcome, source, session_id FROM audit ORDER BY seq DESC LIMIT ?1",
-  )?;
-  let rows = stmt.query_map([limit as i64], audit_from_row)?;
-  rows.collect()
 }
 
 /// Insert a pending proposal; `false` when the session already has a pending one of this kind.

@@ -1,0 +1,299 @@
+//! Screening of text before it is asked about: secrets (refused by default — memory is injected
+//! into every future prompt and is no place for credentials), instruction-like text and
+//! invisible Unicode (flagged in the approval payload so the approver sees them).
+//!
+//! Heuristics, deliberately conservative: a token prefix list for well-known credential formats,
+//! private-key armour, `key = value` assignments of password/token names with a credential-like
+//! value, credentials in URLs, and long high-entropy tokens. Fixture corpus: `screen_corpus.rs`.
+#![forbid(unsafe_code)]
+
+/// Credential formats recognised by prefix: (prefix, minimum total length, what it is).
+const PREFIXES: &[(&str, usize, &str)] = &[
+  ("sk-ant-", 30, "an Anthropic API key"),
+  ("sk-proj-", 30, "an OpenAI API key"),
+  ("sk-", 24, "an API key (sk-…)"),
+  ("sk_live_", 20, "a Stripe secret key"),
+  ("sk_test_", 20, "a Stripe secret key"),
+  ("rk_live_", 20, "a Stripe restricted key"),
+  ("ghp_", 36, "a GitHub token"),
+  ("gho_", 36, "a GitHub token"),
+  ("ghu_", 36, "a GitHub token"),
+  ("ghs_", 36, "a GitHub token"),
+  ("ghr_", 36, "a GitHub token"),
+  ("github_pat_", 40, "a GitHub token"),
+  ("glpat-", 24, "a GitLab token"),
+  ("xoxb-", 20, "a Slack token"),
+  ("xoxp-", 20, "a Slack token"),
+  ("xoxa-", 20, "a Slack token"),
+  ("xoxr-", 20, "a Slack token"),
+  ("xoxs-", 20, "a Slack token"),
+  ("AIza", 39, "a Google API key"),
+  ("npm_", 40, "an npm token"),
+  ("hf_", 34, "a Hugging Face token"),
+  ("AKIA", 20, "an AWS access key id"),
+  ("ASIA", 20, "an AWS access key id"),
+];
+
+/// Names whose `name = value` assignment carries a secret.
+const SECRET_NAMES: &[&str] = &[
+  "password",
+  "passwd",
+  "passphrase",
+  "pwd",
+  "secret",
+  "client_secret",
+  "api_key",
+  "apikey",
+  "api-key",
+  "access_token",
+  "auth_token",
+  "refresh_token",
+  "token",
+  "private_key",
+  "密码",
+];
+
+/// Phrases that read as instructions to a future model rather than facts.
+const INSTRUCTION_PHRASES: &[&str] = &[
+  "ignore previous instructions",
+  "ignore all previous",
+  "ignore the above",
+  "ignore prior instructions",
+  "disregard previous",
+  "disregard all prior",
+  "disregard the above",
+  "forget your instructions",
+  "forget all previous",
+  "new instructions:",
+  "system prompt",
+  "<system>",
+  "</system>",
+  "[system]",
+  "you are now",
+  "developer mode",
+  "do not tell the user",
+  "don't tell the user",
+  "without asking the user",
+  "always approve",
+  "auto-approve",
+  "忽略之前的指令",
+  "忽略以上",
+];
+
+fn token_chars(c: char) -> bool {
+  c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '/' | '.')
+}
+
+fn tokens(text: &str) -> impl Iterator<Item = &str> {
+  text
+    .split(|c: char| !token_chars(c))
+    .filter(|t| !t.is_empty())
+}
+
+fn entropy(s: &str) -> f64 {
+  let mut counts = [0u32; 128];
+  let mut n = 0u32;
+  for b in s.bytes().filter(|b| *b < 128) {
+    counts[b as usize] += 1;
+    n += 1;
+  }
+  if n == 0 {
+    return 0.0;
+  }
+  counts
+    .iter()
+    .filter(|c| **c > 0)
+    .map(|c| f64::from(*c) / f64::from(n))
+    .map(|p| -p * p.log2())
+    .sum()
+}
+
+fn prefixed(token: &str) -> Option<&'static str> {
+  PREFIXES.iter().find_map(|(prefix, min, what)| {
+    let rest = token.strip_prefix(prefix)?;
+    let body_ok = rest
+      .chars()
+      .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    let has_digit = rest.chars().any(|c| c.is_ascii_digit());
+    (token.len() >= *min && body_ok && has_digit).then_some(*what)
+  })
+}
+
+fn jwt(token: &str) -> bool {
+  let parts: Vec<&str> = token.split('.').collect();
+  parts.len() == 3
+    && parts[0].starts_with("eyJ")
+    && parts.iter().all(|p| {
+      p.len() >= 8
+        && p
+          .chars()
+          .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    })
+}
+
+fn high_entropy(token: &str) -> bool {
+  let t = token.trim_matches(|c: char| matches!(c, '.' | '=' | '-' | '_' | '/'));
+  if t.len() < 24
+    || t.contains("://")
+    || t.contains('/') && t.split('/').filter(|s| !s.is_empty()).count() > 2
+  {
+    return false;
+  }
+  let hex = t.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+  if hex {
+    return false; // commit hashes, UUIDs and digests are common, legitimate memory
+  }
+  let classes = [
+    t.chars().any(|c| c.is_ascii_lowercase()),
+    t.chars().any(|c| c.is_ascii_uppercase()),
+    t.chars().any(|c| c.is_ascii_digit()),
+  ];
+  classes.iter().filter(|c| **c).count() == 3 && entropy(t) >= 4.2
+}
+
+fn credential_like(value: &str) -> bool {
+  let v = value.trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | ',' | ';' | ')' | '('));
+  let placeholder = v.starts_with('<')
+    || v.starts_with("${")
+    || v.starts_with('$')
+    || v.contains("***")
+    || v.eq_ignore_ascii_case("xxx");
+  let lower = v.to_ascii_lowercase();
+  let prose = [
+    "required", "optional", "rotated", "stored", "managed", "expired", "changed", "env", "none",
+    "null", "redacted",
+  ]
+  .iter()
+  .any(|w| lower == *w);
+  v.chars().count() >= 6
+    && !placeholder
+    && !prose
+    && (v.chars().any(|c| c.is_ascii_digit())
+      || v.chars().any(|c| !c.is_alphanumeric())
+      || (v.chars().any(char::is_uppercase) && v.chars().any(char::is_lowercase)))
+}
+
+fn assignment(text: &str) -> Option<&'static str> {
+  let lower = text.to_lowercase();
+  for name in SECRET_NAMES {
+    let mut from = 0;
+    while let Some(at) = lower[from..].find(name) {
+      let start = from + at;
+      let end = start + name.len();
+      from = end;
+      let before_ok = !name.is_ascii()
+        || lower[..start]
+          .chars()
+          .next_back()
+          .is_none_or(|c| !c.is_alphanumeric() && c != '_');
+      let rest = lower[end..].trim_start_matches([' ', '"', '\'']);
+      let Some(after) = rest
+        .strip_prefix([':', '=', '：'])
+        .or_else(|| rest.strip_prefix("is "))
+      else {
+        continue;
+      };
+      if !before_ok {
+        continue;
+      }
+      let offset = text.len() - after.len();
+      let value = text
+        .get(offset..)
+        .unwrap_or("")
+        .trim_start()
+        .split_whitespace()
+        .next()
+        .unwrap_or("");
+      if credential_like(value) {
+        return Some("a password or token assignment");
+      }
+    }
+  }
+  None
+}
+
+fn url_credentials(text: &str) -> bool {
+  text.split_whitespace().any(|word| {
+    word.split_once("://").is_some_and(|(_, rest)| {
+      let authority = rest.split('/').next().unwrap_or("");
+      authority.split_once('@').is_some_and(|(userinfo, _)| {
+        userinfo
+          .split_once(':')
+          .is_some_and(|(_, pass)| !pass.is_empty() && !pass.starts_with('$'))
+      })
+    })
+  })
+}
+
+/// What kind of secret `text` seems to contain, if any.
+pub fn secret_kind(text: &str) -> Option<&'static str> {
+  if text.contains("-----BEGIN") && text.contains("PRIVATE KEY") {
+    return Some("a private key");
+  }
+  if url_credentials(text) {
+    return Some("a password in a URL");
+  }
+  if let Some(kind) = assignment(text) {
+    return Some(kind);
+  }
+  let lower = text.to_ascii_lowercase();
+  if let Some(at) = lower.find("bearer ") {
+    if text[at + 7..]
+      .split_whitespace()
+      .next()
+      .is_some_and(|t| t.len() >= 20)
+    {
+      return Some("a bearer token");
+    }
+  }
+  for token in tokens(text) {
+    if let Some(kind) = prefixed(token) {
+      return Some(kind);
+    }
+    if jwt(token) {
+      return Some("a JSON web token");
+    }
+    if high_entropy(token) {
+      return Some("a high-entropy token");
+    }
+  }
+  None
+}
+
+fn invisible(c: char) -> bool {
+  matches!(c,
+    '\u{00AD}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}'
+    | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{E0000}'..='\u{E007F}')
+    || (c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
+}
+
+/// Things the approver should see flagged: instruction-like phrases and invisible characters.
+pub fn warnings(text: &str) -> Vec<String> {
+  let mut out = Vec::new();
+  let lower = text.to_lowercase();
+  if let Some(phrase) = INSTRUCTION_PHRASES.iter().find(|p| lower.contains(*p)) {
+    out.push(format!(
+      "instruction-like text (\"{phrase}\"): memory is injected into future prompts"
+    ));
+  }
+  let hidden: Vec<String> = text
+    .chars()
+    .filter(|c| invisible(*c))
+    .map(|c| format!("U+{:04X}", c as u32))
+    .collect();
+  if !hidden.is_empty() {
+    let mut kinds = hidden.clone();
+    kinds.dedup();
+    kinds.truncate(5);
+    out.push(format!(
+      "{} invisible or control character(s) ({})",
+      hidden.len(),
+      kinds.join(", ")
+    ));
+  }
+  out
+}
+
+#[cfg(test)]
+#[path = "screen_corpus.rs"]
+mod corpus;
