@@ -200,7 +200,6 @@ fn assignment(text: &str) -> Option<&'static str> {
       let value = text
         .get(offset..)
         .unwrap_or("")
-        .trim_start()
         .split_whitespace()
         .next()
         .unwrap_or("");
