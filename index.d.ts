@@ -277,7 +277,7 @@ export declare const SCOPES: readonly Scope[]
 /** True for errors thrown by this package (they carry `code` and `details`). */
 export declare function isMemoryError(e: unknown): e is MemoryError
 /** `$DSH_HOME` (or `~/.dsh`) resolution of a store path, as the provider does it. */
-export declare function resolveDbPath(dbPath?: string, env?: Record<string, string | undefined>): string
+export declare function resolveDbPath(dbPath?: string): string
 /** Normalized workspace key of a cwd (`''` when none). */
 export declare function workspaceKeyOf(cwd: unknown): string
 /** Normalized agent key of an agent preset (`''` when none). */

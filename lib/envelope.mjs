@@ -1,0 +1,279 @@
+// The `memory-export-v1` envelope: build it (export), check it (import), and import entries
+// through gated `seed` calls.
+//
+// Export: `{plugin: 'dsh-memento', schema: 'memory-export-v1', exportedAt, budgets, entries}`,
+// entries with every protocol field INCLUDING `sessionId` (the JS reference omitted it, D4), so
+// the document validates against schemas/dsh-memory-protocol-v1.schema.json#/$defs/exportEnvelope.
+// A store with more than `partSize` (1000) entries is exported as several envelopes that share
+// `exportedAt` and carry `part: {index, count}` (1-based); written to one file they form a JSON
+// array of envelopes ("multi-part document"), each item schema-valid on its own.
+//
+// Import: every document (a single envelope of any size, an array of parts, or several files) is
+// validated completely before anything is written. Entries keep track, scope, text, source, tags
+// and their workspace/agent keys, explicit '' included (B11 fixed). Ids, versions, timestamps,
+// recall counters and sessionIds are renewed by `seed`, by protocol design.
+//
+// Large imports: entries are sent in chunks of at most 1000, ONE gated `seed` per chunk (one
+// approval each, each chunk all-or-nothing). Before the first approval the combined budget of all
+// chunks is checked, so a budget failure never leaves a partial import. If a later chunk is
+// denied or fails, the earlier chunks stay imported; the error says how many landed
+// (`err.imported = {chunks, entries}`) and `skipExisting` makes re-running the same import
+// resume where it stopped instead of duplicating entries.
+
+import { parseJsonWithLines } from './adapters/util.mjs'
+import { adapterPayload, invalidInput, memoryError } from './errors.mjs'
+
+export const PLUGIN = 'dsh-memento'
+export const EXPORT_SCHEMA = 'memory-export-v1'
+/** Largest batch sent to one `seed` call (and the default export part size). */
+export const MAX_IMPORT_ENTRIES = 1000
+const TRACKS = ['user', 'agent']
+const SCOPES = ['user-global', 'workspace']
+const ENTRY_KEYS = ['id', 'track', 'scope', 'workspaceKey', 'agentKey', 'text', 'source', 'tags', 'version', 'createdAt', 'updatedAt', 'lastRecalled', 'recallCount', 'sessionId']
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/** One entry in export key order, `sessionId` included (null when unknown). */
+export function exportEntry(entry) {
+  const out = {}
+  for (const k of ENTRY_KEYS) out[k] = k === 'tags' ? [...(entry.tags ?? [])] : k === 'sessionId' || k === 'lastRecalled' ? (entry[k] ?? null) : entry[k]
+  return out
+}
+
+/**
+ * Build export envelopes from entries and budget rows. One envelope (no `part`) when the entries
+ * fit in `partSize`, otherwise `ceil(n / partSize)` envelopes with `part: {index, count}`.
+ * @param {{entries: import('../index.d.ts').MemoryEntry[], budgets: import('../index.d.ts').BudgetRow[], exportedAt?: string, partSize?: number}} input
+ * @returns {object[]} envelopes (always at least one)
+ */
+export function buildExport({ entries, budgets, exportedAt = new Date().toISOString(), partSize = MAX_IMPORT_ENTRIES }) {
+  if (!Number.isInteger(partSize) || partSize < 1) throw invalidInput('export part size must be a positive integer')
+  const rows = budgets.map(({ track, scope, used, limit }) => ({ track, scope, used, limit }))
+  const all = entries.map(exportEntry)
+  const head = { plugin: PLUGIN, schema: EXPORT_SCHEMA, exportedAt, budgets: rows }
+  if (all.length <= partSize) return [{ ...head, entries: all }]
+  const count = Math.ceil(all.length / partSize)
+  return Array.from({ length: count }, (_, i) => ({ ...head, entries: all.slice(i * partSize, (i + 1) * partSize), part: { index: i + 1, count } }))
+}
+
+/**
+ * Export a whole provider (every agent and workspace, `listEntries` order). Read-only: no gate, no audit.
+ * @param {{listEntries(): object[], budgets(): object[]}} provider
+ * @param {{exportedAt?: string, partSize?: number}} [opts]
+ */
+export function exportStore(provider, opts = {}) {
+  return buildExport({ entries: provider.listEntries(), budgets: provider.budgets(), ...opts })
+}
+
+/**
+ * Render envelopes as text: one envelope pretty-printed (2 spaces), several as a JSON array.
+ * @param {object[]} envelopes
+ */
+export function renderExport(envelopes) {
+  return `${JSON.stringify(envelopes.length === 1 ? envelopes[0] : envelopes, null, 2)}\n`
+}
+
+/**
+ * Parse import text (a file's content or inline JSON). `label` names the source in messages.
+ * Syntax errors are reported as JSON errors with a line number, never as "cannot read" (B13).
+ * @returns {unknown} the parsed value (an envelope, or an array of envelopes)
+ */
+export function parseImportText(text, label = 'inline JSON') {
+  try {
+    return JSON.parse(text.replace(/^\uFEFF/, ''))
+  } catch (e) {
+    let line
+    try { parseJsonWithLines(text) } catch (located) { line = located.line }
+    throw invalidInput(`import: ${label} is not valid JSON${line ? ` (line ${line})` : ''}: ${e.message}`, line ? { line } : {})
+  }
+}
+
+/**
+ * Normalise protocol tags exactly as the provider does (trim, dedupe, 1..32 units, no control
+ * characters, at most 16). Returns the tags or throws INVALID_INPUT with the provider's message.
+ */
+export function normalizeTags(tags) {
+  if (tags === undefined || tags === null) return []
+  if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) throw invalidInput('entry tags must be an array of strings')
+  const out = []
+  for (const raw of tags) {
+    const t = raw.trim()
+    if (!t) throw invalidInput('entry tags must be non-empty strings')
+    if (/[\u0000-\u001F\u007F]/.test(t)) throw invalidInput(`entry tag ${JSON.stringify(t)} contains control characters`)
+    if (t.length > 32) throw invalidInput(`entry tag ${JSON.stringify(t.slice(0, 20))}… exceeds 32 chars`)
+    if (!out.includes(t)) out.push(t)
+  }
+  if (out.length > 16) throw invalidInput(`entry has ${out.length} tags; at most 16 are allowed`)
+  return out
+}
+
+function checkInput(x) {
+  if (!isObject(x)) throw invalidInput('entry must be an object')
+  if (!TRACKS.includes(x.track) || !SCOPES.includes(x.scope)) {
+    throw invalidInput(`invalid memory scope: track=${JSON.stringify(x.track)} scope=${JSON.stringify(x.scope)} (track ∈ user|agent, scope ∈ user-global|workspace)`)
+  }
+  if (typeof x.text !== 'string' || x.text.length === 0) throw invalidInput('entry text must be a non-empty string')
+  const out = { track: x.track, scope: x.scope, text: x.text }
+  if (x.source !== undefined && x.source !== null) {
+    if (typeof x.source !== 'string' || !x.source) throw invalidInput('entry source must be a non-empty string')
+    out.source = x.source
+  }
+  const tags = normalizeTags(x.tags)
+  if (tags.length) out.tags = tags
+  for (const k of ['workspaceKey', 'agentKey']) {
+    if (x[k] !== undefined && x[k] !== null) {
+      if (typeof x[k] !== 'string') throw invalidInput(`entry ${k} must be a string`)
+      out[k] = x[k]
+    }
+  }
+  return out
+}
+
+/**
+ * Validate every entry input before anything is written; returns normalised copies.
+ * Errors name the item: INVALID_INPUT `import: entries[i]: ...` by default, or ADAPTER_PAYLOAD
+ * with `details.line` when `adapterId` (and the adapter's `locations`) are given.
+ * @param {object[]} inputs
+ * @param {{adapterId?: string, locations?: (number|null)[], label?: (i: number) => string}} [opts]
+ */
+export function validateEntryInputs(inputs, opts = {}) {
+  if (!Array.isArray(inputs)) throw invalidInput('import: entries must be an array')
+  return inputs.map((x, i) => {
+    try {
+      return checkInput(x)
+    } catch (e) {
+      if (opts.adapterId) {
+        const line = opts.locations?.[i] ?? undefined
+        throw adapterPayload(opts.adapterId, `converted entry ${i + 1} is not valid: ${e.message}`, line ? { line } : { path: `/${i}` })
+      }
+      const where = opts.label ? opts.label(i) : `entries[${i}]`
+      throw invalidInput(`import: ${where}: ${e.message}`, { index: i })
+    }
+  })
+}
+
+/** EntryInput of an exported entry: keeps tags, source and keys (including explicit ''). */
+export function entryToInput(e) {
+  const out = { track: e.track, scope: e.scope, text: e.text }
+  if (typeof e.source === 'string' && e.source) out.source = e.source
+  if (Array.isArray(e.tags) && e.tags.length) out.tags = e.tags
+  if (typeof e.workspaceKey === 'string') out.workspaceKey = e.workspaceKey
+  if (typeof e.agentKey === 'string') out.agentKey = e.agentKey
+  return out
+}
+
+/**
+ * Check one or more parsed import documents and return the entry inputs, in part order.
+ * Accepts a single envelope, an array of envelopes, or several of either (e.g. one per file).
+ * Exports of the JS dsh-memento (no `sessionId`, no `part`) are accepted.
+ * @param {unknown[]} docs parsed documents
+ * @returns {{inputs: object[], documents: number, parts: number}}
+ */
+export function readEnvelopes(docs) {
+  const envelopes = docs.flatMap((d) => (Array.isArray(d) ? d : [d]))
+  if (envelopes.length === 0) throw invalidInput('import: the export document contains no entries')
+  envelopes.forEach((env, n) => {
+    if (!isObject(env) || env.plugin !== PLUGIN || env.schema !== EXPORT_SCHEMA || !Array.isArray(env.entries)) {
+      const got = isObject(env) ? ` (got plugin ${JSON.stringify(env.plugin)}, schema ${JSON.stringify(env.schema)})` : ''
+      throw invalidInput(`import: not a dsh-memento export document (expected schema "memory-export-v1")${envelopes.length > 1 ? ` in document ${n + 1}` : ''}${got}`)
+    }
+    if (env.part !== undefined) {
+      const p = env.part
+      if (!isObject(p) || !Number.isInteger(p.index) || !Number.isInteger(p.count) || p.index < 1 || p.index > p.count) {
+        throw invalidInput(`import: document ${n + 1} has an invalid part ${JSON.stringify(p)} (expected {index, count} with 1 <= index <= count)`)
+      }
+    }
+  })
+  const parted = envelopes.filter((e) => e.part !== undefined)
+  if (parted.length && parted.length !== envelopes.length) throw invalidInput('import: mixes multi-part documents with single documents; import them separately')
+  let ordered = envelopes
+  if (parted.length) {
+    const { count } = parted[0].part
+    const at = parted[0].exportedAt
+    if (parted.some((e) => e.part.count !== count || e.exportedAt !== at)) throw invalidInput('import: the parts come from different exports (part count or exportedAt differ)')
+    const seen = new Set(parted.map((e) => e.part.index))
+    if (seen.size !== parted.length) throw invalidInput('import: a part was given twice')
+    if (seen.size !== count) {
+      const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i))
+      throw invalidInput(`import: multi-part export is incomplete: missing part ${missing.join(', ')} of ${count} (exportedAt ${at}); pass every part`)
+    }
+    ordered = [...parted].sort((a, b) => a.part.index - b.part.index)
+  }
+  const raw = []
+  const labels = []
+  ordered.forEach((env, n) => {
+    env.entries.forEach((e, i) => {
+      raw.push(e)
+      labels.push(ordered.length > 1 ? `document ${n + 1}${env.part ? ` (part ${env.part.index}/${env.part.count})` : ''} entries[${i}]` : `entries[${i}]`)
+    })
+  })
+  if (raw.length === 0) throw invalidInput('import: the export document contains no entries')
+  raw.forEach((e, i) => {
+    if (!isObject(e) || typeof e.track !== 'string' || typeof e.scope !== 'string' || typeof e.text !== 'string' || e.text === '') {
+      throw invalidInput(`import: every entry needs a string track, scope, and non-empty text (${labels[i]})`, { index: i })
+    }
+  })
+  const inputs = validateEntryInputs(raw.map(entryToInput), { label: (i) => labels[i] })
+  return { inputs, documents: envelopes.length, parts: parted.length ? parted[0].part.count : 1 }
+}
+
+/** Split into chunks of at most `size`. */
+export function chunk(items, size = MAX_IMPORT_ENTRIES) {
+  const out = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}
+
+const identity = (e, dflt = {}) => [
+  e.track,
+  e.scope,
+  e.scope === 'user-global' ? '' : e.workspaceKey ?? dflt.workspaceKey ?? '',
+  e.agentKey ?? dflt.agentKey ?? '',
+  e.text,
+].join('\u0000')
+
+/**
+ * Import validated entry inputs: a budget pre-check over everything, then one gated `seed` per
+ * chunk of at most `chunkSize` (1000). Returns `{added, skipped, chunks, entries}`.
+ * @param {{seed: Function, budgets: Function, listEntries: Function}} provider
+ * @param {object[]} inputs already validated (see `validateEntryInputs` / `readEnvelopes`)
+ * @param {import('../index.d.ts').WriteContext} write
+ * @param {{chunkSize?: number, skipExisting?: boolean, defaultKeys?: {workspaceKey?: string, agentKey?: string}, onProgress?: (p: {chunk: number, chunks: number, added: number, total: number}) => void}} [opts]
+ */
+export async function importEntries(provider, inputs, write, opts = {}) {
+  const size = opts.chunkSize ?? MAX_IMPORT_ENTRIES
+  if (!Number.isInteger(size) || size < 1 || size > MAX_IMPORT_ENTRIES) throw invalidInput(`import chunk size must be 1..${MAX_IMPORT_ENTRIES}`)
+  let todo = inputs
+  let skipped = 0
+  if (opts.skipExisting) {
+    const have = new Set(provider.listEntries().map((e) => identity(e)))
+    todo = inputs.filter((x) => !have.has(identity(x, opts.defaultKeys)))
+    skipped = inputs.length - todo.length
+  }
+  if (todo.length === 0) return { added: 0, skipped, chunks: 0, entries: [] }
+  // Budget pre-check over every chunk, before the first approval.
+  const need = new Map()
+  for (const x of todo) need.set(`${x.track}/${x.scope}`, (need.get(`${x.track}/${x.scope}`) ?? 0) + x.text.length)
+  const rows = provider.budgets()
+  for (const [key, delta] of need) {
+    const row = rows.find((r) => `${r.track}/${r.scope}` === key)
+    if (row && row.used + delta > row.limit) {
+      throw memoryError('BUDGET_EXCEEDED', `memory budget exceeded: ${row.track}/${row.scope} at ${row.used}/${row.limit} chars, this write needs ${row.used + delta} chars; consolidate or remove entries, then retry`, { track: row.track, scope: row.scope, used: row.used, limit: row.limit, needed: row.used + delta })
+    }
+  }
+  const parts = chunk(todo, size)
+  const entries = []
+  let added = 0
+  for (let i = 0; i < parts.length; i++) {
+    try {
+      const res = await provider.seed(parts[i], write)
+      added += res.added
+      entries.push(...res.entries)
+    } catch (e) {
+      if (e && typeof e === 'object') e.imported = { chunks: i, entries: added }
+      throw e
+    }
+    opts.onProgress?.({ chunk: i + 1, chunks: parts.length, added, total: todo.length })
+  }
+  return { added, skipped, chunks: parts.length, entries }
+}

@@ -1,0 +1,62 @@
+// Protocol errors raised on the JS side (adapters, envelopes, CLI argument checks).
+// They have the same shape as the native ones: an `Error` whose `code` is a protocol error code,
+// whose `message` is English, and whose `details` is a JSON-safe object.
+
+/**
+ * Build a protocol error.
+ * @param {import('../index.d.ts').ErrorCode} code stable protocol code, e.g. `'ADAPTER_PAYLOAD'`
+ * @param {string} message English, human-readable
+ * @param {Record<string, unknown>} [details] JSON-safe details (`{}` when there are none)
+ * @returns {Error & {code: string, details: Record<string, unknown>}}
+ */
+export function memoryError(code, message, details = {}) {
+  const err = new Error(message)
+  err.name = 'MemoryError'
+  err.code = code
+  err.details = details
+  return err
+}
+
+/** True for any error carrying a protocol `code` and `details` (JS-side or native). */
+export function isMemoryError(e) {
+  return e instanceof Error && typeof e.code === 'string' && /^[A-Z][A-Z_]+$/.test(e.code) &&
+    e.details !== null && typeof e.details === 'object'
+}
+
+/** `INVALID_INPUT` with the given message and no details. */
+export function invalidInput(message, details = {}) {
+  return memoryError('INVALID_INPUT', message, details)
+}
+
+/** `ADAPTER_NOT_FOUND` with the reference message. */
+export function adapterNotFound(adapterId) {
+  return memoryError(
+    'ADAPTER_NOT_FOUND',
+    `no memory adapter registered with id ${JSON.stringify(adapterId)}; check /memory adapters for the registered list`,
+    { adapterId },
+  )
+}
+
+/**
+ * `ADAPTER_PAYLOAD`: message `adapter "<id>": [line N: ]<message>`, details `{adapterId, line?, path?}`.
+ * @param {string} adapterId
+ * @param {string} message
+ * @param {{line?: number, path?: string, file?: string}} [where] location of the offending input
+ */
+export function adapterPayload(adapterId, message, where = {}) {
+  const details = { adapterId }
+  let prefix = ''
+  if (typeof where.file === 'string') {
+    details.file = where.file
+    prefix += `${where.file}: `
+  }
+  if (Number.isInteger(where.line)) {
+    details.line = where.line
+    prefix += `line ${where.line}: `
+  }
+  if (typeof where.path === 'string') {
+    details.path = where.path
+    if (!Number.isInteger(where.line)) prefix += `at ${where.path}: `
+  }
+  return memoryError('ADAPTER_PAYLOAD', `adapter ${JSON.stringify(adapterId)}: ${prefix}${message}`, details)
+}

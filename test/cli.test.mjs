@@ -1,0 +1,335 @@
+// The real bin/dsh-memento.mjs, spawned against real temporary stores.
+import assert from 'node:assert/strict'
+import { execFileSync, spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import Ajv2020 from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
+import { buildExport } from '../lib/envelope.mjs'
+import { NATIVE, PROVIDER_MODULE } from './support/provider.mjs'
+
+const BIN = fileURLToPath(new URL('../bin/dsh-memento.mjs', import.meta.url))
+const FIX = fileURLToPath(new URL('./fixtures/adapters/', import.meta.url))
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'memento-cli-'))
+after(() => fs.rmSync(tmp, { recursive: true, force: true }))
+
+const schema = JSON.parse(fs.readFileSync(new URL('../schemas/dsh-memory-protocol-v1.schema.json', import.meta.url), 'utf8'))
+const ajv = new Ajv2020({ strict: false })
+addFormats(ajv)
+ajv.addSchema(schema)
+const validEnvelope = ajv.getSchema(`${schema.$id}#/$defs/exportEnvelope`)
+
+let n = 0
+/** A fresh $DSH_HOME + workspace dir per test. */
+function sandbox() {
+  const dir = path.join(tmp, `t${++n}`)
+  fs.mkdirSync(path.join(dir, 'home'), { recursive: true })
+  fs.mkdirSync(path.join(dir, 'ws'), { recursive: true })
+  const env = { ...process.env, DSH_HOME: path.join(dir, 'home') }
+  delete env.DSH_MEMENTO_BUDGETS
+  if (NATIVE) delete env.DSH_MEMENTO_PROVIDER
+  else env.DSH_MEMENTO_PROVIDER = PROVIDER_MODULE
+  const run = (args, opts = {}) => {
+    const r = spawnSync(process.execPath, [BIN, ...args], { cwd: path.join(dir, 'ws'), env: { ...env, ...opts.env }, input: opts.input ?? '', encoding: 'utf8' })
+    return { code: r.status, out: r.stdout, err: r.stderr, json: () => JSON.parse(r.stdout) }
+  }
+  return { dir, env, run, db: path.join(dir, 'home', 'dsh-memento', 'memory.db'), ws: path.join(dir, 'ws') }
+}
+
+describe(`dsh-memento CLI (${NATIVE ? 'native provider' : 'fake provider'})`, () => {
+  it('prints help, and exits 2 on unknown commands and options', () => {
+    const { run } = sandbox()
+    assert.match(run(['--help']).out, /^Usage: dsh-memento <command>/)
+    assert.equal(run(['frobnicate']).code, 2)
+    assert.equal(run(['list', '--bogus']).code, 2)
+    assert.equal(run([]).code, 2)
+  })
+
+  it('reads an absent store as empty without creating it ($DSH_HOME resolution)', () => {
+    const { run, db } = sandbox()
+    assert.equal(run(['list']).out, 'Memory is empty.\n')
+    assert.deepEqual(run(['list', '--json']).json(), { entries: [], total: 0, truncated: false })
+    assert.match(run(['budgets']).out, /- user\/user-global: 0\/2000\n- user\/workspace: 0\/2000\n- agent\/user-global: 0\/4000\n- agent\/workspace: 0\/4000/)
+    assert.equal(run(['budgets', '--json']).json().length, 4)
+    assert.equal(run(['audit']).out, 'Audit is empty.\n')
+    assert.equal(fs.existsSync(db), false)
+  })
+
+  it('refuses writes with no TTY and no --yes as WRITE_DENIED, and audits the refusal', () => {
+    const { run, db } = sandbox()
+    const r = run(['add', 'should not land'])
+    assert.equal(r.code, 1)
+    assert.match(r.err, /WRITE_DENIED: memory write not approved \(approval outcome: unavailable\)/)
+    assert.match(r.err, /pass --yes/)
+    assert.ok(fs.existsSync(db))
+    assert.equal(run(['list', '--json']).json().total, 0)
+    const [row] = run(['audit', '--json']).json()
+    assert.equal(row.action, 'add-denied')
+    assert.equal(row.outcome, 'unavailable (via cli no-tty)')
+    assert.equal(row.text, 'should not land')
+    const j = run(['add', '--json', 'x'])
+    assert.equal(j.json().error.code, 'WRITE_DENIED')
+  })
+
+  it('add/query/list/replace/consolidate/remove with --yes, audited as cli --yes', () => {
+    const { run, ws } = sandbox()
+    let r = run(['add', '--yes', '--tags', 'style,tone', 'Prefers short answers'])
+    assert.equal(r.code, 0, r.err)
+    assert.equal(r.out, 'Added (user/workspace): Prefers short answers\nLayer usage: 21/2000\n')
+    assert.equal(run(['add', '-y', '--track', 'agent', '--scope', 'user-global', 'Use pnpm, not npm']).code, 0)
+    assert.equal(run(['add', '-y', '--track', 'agent', '--scope', 'user-global', '--agent', 'ops', 'Deploys go through staging']).code, 0)
+    const list = run(['list', '--json']).json()
+    assert.equal(list.total, 3)
+    assert.deepEqual(Object.keys(list.entries[0]).slice(0, 6), ['id', 'track', 'scope', 'workspaceKey', 'agentKey', 'text'])
+    assert.equal(list.entries[0].workspaceKey, ws)
+    assert.deepEqual(list.entries[0].tags, ['style', 'tone'])
+    assert.equal(list.entries[2].agentKey, 'ops')
+    assert.match(run(['list']).out, /^Memory entries \(3\):\n- \[user\/workspace @.*\] Prefers short answers {2}\(tags: style, tone\)\n- \[agent\/user-global\] Use pnpm, not npm\n- \[agent\/user-global #ops\] Deploys go through staging\n$/)
+    assert.match(run(['query', 'PNPM']).out, /^Matches \(1\):\n- \[agent\/user-global\] Use pnpm, not npm/)
+    assert.equal(run(['query', 'nothing-like-this']).out, 'No entry contains "nothing-like-this".\n')
+    assert.equal(run(['query', '--json', 'pnpm']).json().total, 1)
+
+    r = run(['replace', '-y', '--track', 'agent', '--scope', 'user-global', 'pnpm', 'Use pnpm 9, never npm or yarn'])
+    assert.equal(r.code, 0, r.err)
+    assert.match(r.out, /Replaced \(agent\/user-global\): Use pnpm, not npm\n {2}-> Use pnpm 9, never npm or yarn/)
+    assert.equal(run(['add', '-y', '--track', 'agent', '--scope', 'user-global', 'Lint with eslint']).code, 0)
+    r = run(['consolidate', '-y', '--track', 'agent', '--scope', 'user-global', 'pnpm 9', 'eslint', '=>', 'Tooling: pnpm 9 and eslint'])
+    assert.equal(r.code, 0, r.err)
+    assert.match(r.out, /removed 2, added 1\.\nNew entry: Tooling: pnpm 9 and eslint/)
+    r = run(['remove', '-y', 'short answers'])
+    assert.equal(r.code, 0, r.err)
+    assert.match(r.out, /^Removed \(user\/workspace\): Prefers short answers/)
+    r = run(['remove', '-y', 'no such entry'])
+    assert.equal(r.code, 1)
+    assert.match(r.err, /ENTRY_NOT_FOUND/)
+
+    const audit = run(['audit', '--json']).json()
+    const actions = audit.map((a) => a.action)
+    for (const a of ['add', 'replace', 'consolidate-add', 'consolidate-remove', 'remove']) assert.ok(actions.includes(a), a)
+    assert.ok(audit.filter((a) => !a.action.endsWith('-denied')).every((a) => a.outcome === 'allowed-once (via cli --yes)'))
+    assert.match(run(['audit']).out, /^Recent audit \(\d+ rows\):\n- \d{4}-.*remove user\/workspace allowed-once \(via cli --yes\) \(cli\)/)
+  })
+
+  it('--db selects the store file explicitly', () => {
+    const { run, dir, db } = sandbox()
+    const other = path.join(dir, 'elsewhere', 'my.db')
+    assert.equal(run(['add', '-y', '--db', other, 'in the other store']).code, 0)
+    assert.ok(fs.existsSync(other))
+    assert.equal(fs.existsSync(db), false)
+    assert.equal(run(['list', '--db', other, '--json']).json().total, 1)
+    assert.equal(run(['list', '--json']).json().total, 0)
+  })
+
+  it('--budgets raises layer limits for stores configured beyond the defaults', () => {
+    const { run } = sandbox()
+    const big = 'x'.repeat(2500)
+    assert.match(run(['add', '-y', big]).err, /BUDGET_EXCEEDED/)
+    assert.equal(run(['add', '-y', '--budgets', '{"user":{"workspace":3000}}', big]).code, 0)
+  })
+
+  it('export is a schema-valid envelope (with sessionId); import into a fresh store is lossless', () => {
+    const a = sandbox()
+    a.run(['add', '-y', '--tags', 'k1,k2', 'user fact'])
+    a.run(['add', '-y', '--track', 'agent', '--scope', 'workspace', '--agent', 'ops', 'agent fact\nline two'])
+    a.run(['add', '-y', '--track', 'agent', '--scope', 'user-global', '中文 fact 🚀'])
+    const file = path.join(a.dir, 'export.json')
+    const r = a.run(['export', '--out', file])
+    assert.equal(r.code, 0, r.err)
+    const env = JSON.parse(fs.readFileSync(file, 'utf8'))
+    assert.ok(validEnvelope(env), JSON.stringify(validEnvelope.errors))
+    assert.ok(env.entries.every((e) => typeof e.sessionId === 'string'))
+    assert.deepEqual(a.run(['export']).json().entries.length, 3)
+
+    const b = sandbox()
+    const dry = b.run(['import', '--dry-run', file])
+    assert.match(dry.out, /^Would import 3 entries from the export document \(dry run/)
+    assert.equal(b.run(['list', '--json']).json().total, 0)
+    const denied = b.run(['import', file])
+    assert.equal(denied.code, 1)
+    assert.equal(b.run(['list', '--json']).json().total, 0)
+    const ok = b.run(['import', '-y', '--agent', 'someone-else', file])
+    assert.equal(ok.code, 0, ok.err)
+    assert.match(ok.out, /^Imported 3 entries from the export document \(1 approval; budgets checked\)/)
+    const f = (e) => JSON.stringify([e.track, e.scope, e.workspaceKey, e.agentKey, e.text, e.source, e.tags])
+    assert.deepEqual(b.run(['list', '--json']).json().entries.map(f).sort(), env.entries.map(f).sort())
+    const again = b.run(['import', '-y', '--skip-existing', file])
+    assert.match(again.out, /Imported 0 entries .* Skipped 3 already present/)
+    const audit = b.run(['audit', '--json']).json()
+    assert.equal(audit.filter((x) => x.action === 'seed').length, 1)
+    assert.equal(audit.find((x) => x.action === 'seed').outcome, 'allowed-once (via cli --yes)')
+  })
+
+  it('import reports bad JSON with a line (B13) and unreadable files separately', () => {
+    const { run, dir } = sandbox()
+    const bad = path.join(dir, 'bad.json')
+    fs.writeFileSync(bad, '{\n  "plugin": "dsh-memento",\n  oops\n}\n')
+    let r = run(['import', '-y', bad])
+    assert.equal(r.code, 1)
+    assert.match(r.err, /INVALID_INPUT: import: ".*bad.json" is not valid JSON \(line 3\)/)
+    r = run(['import', '-y', path.join(dir, 'missing.json')])
+    assert.match(r.err, /import: cannot read ".*missing.json"/)
+    r = run(['import', '-y', '{"plugin":"other"}'])
+    assert.match(r.err, /not a dsh-memento export document/)
+  })
+
+  it('imports a >1000-entry multi-part export in chunks with progress', () => {
+    const { run, dir } = sandbox()
+    const entries = Array.from({ length: 1200 }, (_, i) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, track: 'agent', scope: i % 2 ? 'workspace' : 'user-global', workspaceKey: i % 2 ? '/w' : '', agentKey: '', text: `${i}`, source: 'bulk', tags: [], version: 1, createdAt: 1, updatedAt: 1, lastRecalled: null, recallCount: 0, sessionId: null }))
+    const budgets = [['user', 'user-global'], ['user', 'workspace'], ['agent', 'user-global'], ['agent', 'workspace']].map(([track, scope]) => ({ track, scope, used: 0, limit: 4000 }))
+    const parts = buildExport({ entries, budgets })
+    assert.equal(parts.length, 2)
+    const p1 = path.join(dir, 'p1.json')
+    const p2 = path.join(dir, 'p2.json')
+    fs.writeFileSync(p1, JSON.stringify(parts[0]))
+    fs.writeFileSync(p2, JSON.stringify(parts[1]))
+    assert.match(run(['import', '-y', p1]).err, /missing part 2 of 2/)
+    const r = run(['import', '-y', p2, p1])
+    assert.equal(r.code, 0, r.err)
+    assert.match(r.err, /chunk 1\/2 done \(1000\/1200 entries/)
+    assert.match(r.err, /chunk 2\/2 done \(1200\/1200 entries/)
+    assert.match(r.out, /Imported 1200 entries from 2 parts \(2 approvals/)
+    const out = run(['export', '--out-dir', path.join(dir, 'parts')])
+    assert.equal(out.code, 0, out.err)
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'parts')).sort(), ['memory-export.part-001-of-002.json', 'memory-export.part-002-of-002.json'])
+  })
+
+  it('adapters: lists them, imports each real-shaped fixture, and fails loudly with a line', () => {
+    const { run } = sandbox()
+    assert.deepEqual(run(['adapters', '--json']).json().map((a) => a.id), ['claude-code-memory-md', 'hermes-memory-md', 'mem0', 'memory-standard'])
+    assert.match(run(['adapters']).out, /^Memory adapters \(4\):/)
+    const imports = [
+      ['mem0', path.join(FIX, 'mem0/get-all-results.json'), 3],
+      ['hermes-memory-md', path.join(FIX, 'hermes'), 10], // MEMORY.md (3) + USER.md (3) + the dir's other files are ignored
+      ['claude-code-memory-md', path.join(FIX, 'claude-code/AGENTS.md'), 5],
+      ['memory-standard', path.join(FIX, 'memory-standard/root'), 3],
+    ]
+    let total = 0
+    for (const [id, p, expected] of imports) {
+      const r = run(['import', '-y', '--adapter', id, p])
+      const want = id === 'hermes-memory-md' ? 6 : expected
+      assert.equal(r.code, 0, `${id}: ${r.err}`)
+      assert.match(r.out, new RegExp(`^Imported ${want} entries via adapter ${id}`))
+      total += want
+    }
+    assert.match(run(['import', '-y', '--adapter', 'memory-standard', path.join(FIX, 'memory-standard/root')]).err, /dangling index entry/)
+    const list = run(['list', '--json']).json()
+    assert.equal(list.total, total + 3)
+    assert.ok(list.entries.some((e) => e.source === 'hermes-memory-md' && e.track === 'user'))
+    const bad = run(['import', '-y', '--adapter', 'mem0', path.join(FIX, 'mem0/malformed-item.json')])
+    assert.equal(bad.code, 1)
+    assert.match(bad.err, /ADAPTER_PAYLOAD: adapter "mem0": line 4: /)
+    assert.match(run(['import', '-y', '--adapter', 'mem0', '--json', path.join(FIX, 'mem0/malformed-item.json')]).out, /"line": 4/)
+    assert.match(run(['import', '-y', '--adapter', 'nope', path.join(FIX, 'mem0/messages.json')]).err, /ADAPTER_NOT_FOUND/)
+    assert.equal(run(['list', '--json']).json().total, total + 3, 'nothing partial landed')
+  })
+
+  it('re-running an adapter import with --skip-existing adds nothing (resume-safe)', () => {
+    const { run } = sandbox()
+    const dir = path.join(FIX, 'hermes')
+    assert.match(run(['import', '-y', '--adapter', 'hermes-memory-md', dir]).out, /^Imported 6 entries/)
+    assert.match(run(['import', '-y', '--skip-existing', '--adapter', 'hermes-memory-md', dir]).out, /^Imported 0 entries .*Skipped 6 already present/)
+    const claude = path.join(FIX, 'claude-code/AGENTS.md')
+    assert.match(run(['import', '-y', '--adapter', 'claude-code-memory-md', claude]).out, /^Imported 5 entries/)
+    assert.match(run(['import', '-y', '--skip-existing', '--adapter', 'claude-code-memory-md', claude]).out, /Skipped 5 already present/)
+    assert.equal(run(['list', '--json']).json().total, 11)
+  })
+
+  it('export --adapter writes real files that import back', () => {
+    const a = sandbox()
+    a.run(['add', '-y', '--track', 'agent', '--scope', 'user-global', '--tags', 'infra', 'Deploy region is us-east-1'])
+    a.run(['add', '-y', '--track', 'user', '--scope', 'user-global', 'Prefers tabs'])
+    const mm = path.join(a.dir, 'mm')
+    let r = a.run(['export', '--adapter', 'memory-standard', '--out', mm])
+    assert.equal(r.code, 0, r.err)
+    assert.ok(fs.existsSync(path.join(mm, 'MEMORY.md')) && fs.existsSync(path.join(mm, 'memories', 'deploy-region-is-us-east-1.md')))
+    assert.match(a.run(['export', '--adapter', 'memory-standard', '--out', mm]).err, /not empty; pass --force/)
+    r = a.run(['export', '--adapter', 'claude-code-memory-md'])
+    assert.match(r.out, /^# dsh-memento memory: user\/user-global\n\n- Prefers tabs\n/m)
+    r = a.run(['export', '--adapter', 'mem0'])
+    assert.equal(r.json().results.length, 2)
+    assert.match(a.run(['export', '--adapter', 'hermes-memory-md']).err, /pass --out <dir>/)
+    const b = sandbox()
+    r = b.run(['import', '-y', '--adapter', 'memory-standard', mm])
+    assert.equal(r.code, 0, r.err)
+    const f = (e) => JSON.stringify([e.track, e.scope, e.text, e.tags, e.source])
+    assert.deepEqual(b.run(['list', '--json']).json().entries.map(f).sort(), a.run(['list', '--json']).json().entries.map(f).sort())
+  })
+
+  it('audit --verify reports the hash chain, or that the provider cannot verify yet', () => {
+    const { run } = sandbox()
+    run(['add', '-y', 'x'])
+    const r = run(['audit', '--verify'])
+    if (/not supported yet/.test(r.out)) assert.equal(r.code, 1)
+    else {
+      assert.equal(r.code, 0, r.err)
+      assert.match(r.out, /^Audit chain verified: \d+ rows/)
+      assert.equal(run(['audit', '--verify', '--json']).json().ok, true)
+    }
+  })
+
+  it('digest records proposals (never entries); approve and dismiss go through the gate', () => {
+    const { run, dir } = sandbox()
+    const notes = path.join(dir, 'notes.md')
+    fs.writeFileSync(notes, 'Meeting notes\nMEMO: staging deploys need a ticket\nremember: the CI cache key includes the lockfile\n记住：发布前跑完整测试\nnothing here\n')
+    let r = run(['digest', '--dry-run', notes])
+    assert.match(r.out, /3 new candidate\(s\)/)
+    r = run(['digest', notes])
+    assert.equal(r.code, 0, r.err)
+    assert.match(r.out, /3 proposal\(s\) recorded/)
+    assert.match(run(['digest', notes]).out, /0 proposal\(s\) recorded, 0 proposed before, 3 skipped/)
+    assert.equal(run(['list', '--json']).json().total, 0)
+    const all = run(['proposals', '--json']).json()
+    assert.equal(all.length, 3)
+    const byText = (t) => all.find((p) => p.text === t)
+    const props = [byText('staging deploys need a ticket'), byText('the CI cache key includes the lockfile'), byText('发布前跑完整测试')]
+    assert.ok(props.every((p) => p && p.kind === 'digest' && p.status === 'pending' && p.source === 'digest'))
+    assert.match(run(['proposals']).out, /^Pending proposals \(3\):/)
+    assert.equal(run(['proposals', 'approve', props[0].id]).code, 1, 'no tty, no --yes')
+    r = run(['proposals', 'approve', '-y', props[0].id])
+    assert.equal(r.code, 0, r.err)
+    assert.match(r.out, /^Proposal approved and written to memory \(agent\/workspace\): staging deploys need a ticket/)
+    assert.equal(run(['proposals', 'dismiss', '-y', props[1].id]).out, `Proposal ${props[1].id} dismissed.\n`)
+    const list = run(['list', '--json']).json()
+    assert.deepEqual(list.entries.map((e) => [e.text, e.source]), [['staging deploys need a ticket', 'proposal']])
+    assert.match(run(['digest', notes]).out, /0 proposal\(s\) recorded/)
+  })
+
+  it('mirror writes a managed CLAUDE.md block and an mm root, one way', () => {
+    const { run, dir, ws } = sandbox()
+    run(['add', '-y', '--track', 'agent', '--scope', 'workspace', 'Run npm test before pushing'])
+    const claude = path.join(ws, 'CLAUDE.md')
+    fs.writeFileSync(claude, '# My project\n\nHand-written notes stay.\n')
+    let r = run(['mirror', '--to', 'claude-md', '--file', claude, '--track', 'agent', '--scope', 'workspace'])
+    assert.equal(r.code, 0, r.err)
+    const text = fs.readFileSync(claude, 'utf8')
+    assert.match(text, /^# My project\n\nHand-written notes stay\.\n\n<!-- dsh-memento:begin -->/)
+    assert.match(text, /- Run npm test before pushing\n/)
+    r = run(['mirror', '--to', 'claude-md', '--file', claude, '--track', 'agent', '--scope', 'workspace'])
+    assert.match(r.out, /\(unchanged\)/)
+    const root = path.join(dir, 'mirror')
+    r = run(['mirror', '--to', 'memory-standard', '--out', root])
+    assert.equal(r.code, 0, r.err)
+    assert.ok(fs.readFileSync(path.join(root, 'MEMORY.md'), 'utf8').includes('## run-npm-test-before-pushing'))
+    fs.mkdirSync(path.join(dir, 'live'))
+    fs.writeFileSync(path.join(dir, 'live', 'MEMORY.md'), '# MEMORY.md\n')
+    assert.match(run(['mirror', '--to', 'memory-standard', '--out', path.join(dir, 'live')]).err, /refusing to overwrite a live memory root/)
+  })
+
+  const hasScript = (() => { try { execFileSync('script', ['--version'], { stdio: 'ignore' }); return true } catch { return false } })()
+  it('asks at a terminal, showing the full change, and audits "via cli prompt"', { skip: !hasScript && 'needs util-linux script(1) for a pty' }, () => {
+    const { env, ws, run } = sandbox()
+    const tty = (args, answer) => spawnSync('script', ['-qec', [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], { cwd: ws, env, input: `${answer}\n`, encoding: 'utf8' })
+    let r = tty(['add', 'asked at the terminal'], 'y')
+    assert.match(r.stdout, /Approve memory write: add \(user\/workspace\) source cli\r?\n-+\r?\nasked at the terminal\r?\n-+/)
+    assert.match(r.stdout, /Added \(user\/workspace\): asked at the terminal/)
+    r = tty(['add', 'declined at the terminal'], 'n')
+    assert.match(r.stdout, /WRITE_DENIED: memory write not approved \(approval outcome: rejected\)/)
+    const audit = run(['audit', '--json']).json()
+    assert.equal(audit[0].outcome, 'rejected (via cli prompt)')
+    assert.equal(audit[1].outcome, 'allowed-once (via cli prompt)')
+    assert.deepEqual(run(['list', '--json']).json().entries.map((e) => e.text), ['asked at the terminal'])
+  })
+})

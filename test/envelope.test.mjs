@@ -1,0 +1,160 @@
+// memory-export-v1 envelopes: export shape + schema, multi-part, import validation, lossless
+// re-import through gated seeds (one per chunk of <= 1000), budget pre-check, resume.
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, describe, it } from 'node:test'
+import Ajv2020 from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
+import { buildExport, exportStore, importEntries, parseImportText, readEnvelopes } from '../lib/envelope.mjs'
+import { NATIVE, provider as mod, write } from './support/provider.mjs'
+
+const schema = JSON.parse(fs.readFileSync(new URL('../schemas/dsh-memory-protocol-v1.schema.json', import.meta.url), 'utf8'))
+const ajv = new Ajv2020({ allErrors: true, strict: false })
+addFormats(ajv)
+ajv.addSchema(schema)
+const validateEnvelope = ajv.getSchema(`${schema.$id}#/$defs/exportEnvelope`)
+const assertValid = (env) => assert.ok(validateEnvelope(env), JSON.stringify(validateEnvelope.errors, null, 2))
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'memento-envelope-'))
+after(() => fs.rmSync(tmp, { recursive: true, force: true }))
+let n = 0
+function open(opts = {}) {
+  const calls = []
+  const gate = opts.gate ?? (async (payload) => { calls.push(payload); return 'allowed-once' })
+  const p = new mod.MemoryProvider({ dbPath: path.join(tmp, `s${++n}.db`), gate, ...opts.extra })
+  return { p, calls }
+}
+const BIG = { budgets: { user: { userGlobal: 1_000_000, workspace: 1_000_000 }, agent: { userGlobal: 1_000_000, workspace: 1_000_000 } } }
+const W = (preset) => write('env-session', { cwd: '/work/proj', agentPreset: preset })
+const KEYS = ['id', 'track', 'scope', 'workspaceKey', 'agentKey', 'text', 'source', 'tags', 'version', 'createdAt', 'updatedAt', 'lastRecalled', 'recallCount', 'sessionId']
+const fields = (e) => ({ track: e.track, scope: e.scope, text: e.text, tags: e.tags, source: e.source, workspaceKey: e.workspaceKey, agentKey: e.agentKey })
+
+async function populated() {
+  const { p } = open()
+  await p.add({ track: 'user', scope: 'user-global', text: 'Prefers short answers', tags: ['style'], source: 'cli' }, W('writer'))
+  await p.add({ track: 'user', scope: 'workspace', text: 'Shared in this repo', agentKey: '' }, W('writer'))
+  await p.add({ track: 'agent', scope: 'workspace', text: 'Private to the ops agent\nwith two lines', tags: ['ops', 'deploy'] }, W('ops'))
+  await p.add({ track: 'agent', scope: 'user-global', text: '中文条目 with emoji 🚀', source: 'mem0' }, W(undefined))
+  return p
+}
+
+describe(`export envelope (${NATIVE ? 'native provider' : 'fake provider'})`, () => {
+  it('has the reference key order, includes sessionId, and validates against the schema (D4 fixed)', async () => {
+    const p = await populated()
+    const [env] = exportStore(p)
+    assert.deepEqual(Object.keys(env), ['plugin', 'schema', 'exportedAt', 'budgets', 'entries'])
+    assert.equal(env.entries.length, 4)
+    for (const e of env.entries) {
+      assert.deepEqual(Object.keys(e), KEYS)
+      assert.equal(e.sessionId, 'env-session')
+    }
+    assertValid(env)
+    p.close()
+  })
+
+  it('splits more than 1000 entries into schema-valid parts sharing exportedAt', () => {
+    const entry = (i) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, track: 'user', scope: 'user-global', workspaceKey: '', agentKey: '', text: `fact ${i}`, source: 'x', tags: [], version: 1, createdAt: 1, updatedAt: 1, lastRecalled: null, recallCount: 0, sessionId: null })
+    const budgets = [['user', 'user-global'], ['user', 'workspace'], ['agent', 'user-global'], ['agent', 'workspace']].map(([track, scope]) => ({ track, scope, used: 0, limit: 10 }))
+    const parts = buildExport({ entries: Array.from({ length: 2500 }, (_, i) => entry(i)), budgets, exportedAt: '2026-11-29T00:00:00.000Z' })
+    assert.deepEqual(parts.map((x) => [x.part, x.entries.length]), [[{ index: 1, count: 3 }, 1000], [{ index: 2, count: 3 }, 1000], [{ index: 3, count: 3 }, 500]])
+    parts.forEach(assertValid)
+    const back = readEnvelopes([[parts[2], parts[0], parts[1]]])
+    assert.equal(back.inputs.length, 2500)
+    assert.equal(back.inputs[0].text, 'fact 0')
+    assert.equal(back.inputs[2499].text, 'fact 2499')
+    assert.equal(buildExport({ entries: [entry(1)], budgets }).length, 1)
+    assert.equal('part' in buildExport({ entries: [entry(1)], budgets })[0], false)
+  })
+})
+
+describe('import validation (nothing is written on any failure)', () => {
+  const env = (entries, extra = {}) => ({ plugin: 'dsh-memento', schema: 'memory-export-v1', exportedAt: '2026-01-01T00:00:00.000Z', budgets: [], entries, ...extra })
+  const ok = { track: 'user', scope: 'user-global', text: 'x' }
+  const cases = [
+    ['not an envelope', [{ hello: 1 }], /not a dsh-memento export document \(expected schema "memory-export-v1"\)/],
+    ['schema v2 refused', [env([ok], { schema: 'memory-export-v2' })], /got plugin "dsh-memento", schema "memory-export-v2"/],
+    ['empty', [env([])], /contains no entries/],
+    ['entry without text', [env([ok, { track: 'user', scope: 'user-global', text: '' }])], /every entry needs a string track, scope, and non-empty text \(entries\[1\]\)/],
+    ['bad scope', [env([{ track: 'user', scope: 'galaxy', text: 'x' }])], /entries\[0\]: invalid memory scope/],
+    ['bad tag', [env([{ ...ok, tags: ['x'.repeat(33)] }])], /entries\[0\]: entry tag .* exceeds 32 chars/],
+    ['incomplete parts', [[env([ok], { part: { index: 1, count: 2 } })]], /missing part 2 of 2/],
+    ['duplicate part', [[env([ok], { part: { index: 1, count: 2 } }), env([ok], { part: { index: 1, count: 2 } })]], /given twice/],
+    ['parts of different exports', [[env([ok], { part: { index: 1, count: 2 } }), env([ok], { part: { index: 2, count: 2 }, exportedAt: '2027-01-01T00:00:00.000Z' })]], /different exports/],
+    ['bad part', [env([ok], { part: { index: 3, count: 2 } })], /invalid part/],
+  ]
+  for (const [name, docs, re] of cases) {
+    it(name, () => assert.throws(() => readEnvelopes(docs), (e) => e.code === 'INVALID_INPUT' && re.test(e.message)))
+  }
+
+  it('reports JSON syntax errors as JSON errors with a line, not as unreadable files (B13)', () => {
+    assert.throws(() => parseImportText('{\n  "plugin": "dsh-memento",\n  "entries": [,]\n}', '"x.json"'), (e) => e.code === 'INVALID_INPUT' && /^import: "x.json" is not valid JSON \(line 3\)/.test(e.message) && e.details.line === 3)
+  })
+
+  it('accepts exports of the JS dsh-memento (no sessionId) and keeps tags, source and explicit empty keys (B11)', () => {
+    const js = env([{ id: 'a', track: 'agent', scope: 'workspace', workspaceKey: '/w', agentKey: '', text: 't', source: 'memory-tool', tags: ['k'], version: 3, createdAt: 1, updatedAt: 2, lastRecalled: null, recallCount: 4 }])
+    assert.deepEqual(readEnvelopes([js]).inputs, [{ track: 'agent', scope: 'workspace', text: 't', source: 'memory-tool', tags: ['k'], workspaceKey: '/w', agentKey: '' }])
+  })
+})
+
+describe(`import through seed (${NATIVE ? 'native provider' : 'fake provider'})`, () => {
+  it('export -> import into an empty store reproduces text, tags, track, scope, keys and source', async () => {
+    const src = await populated()
+    const docs = JSON.parse(JSON.stringify(exportStore(src)))
+    const { p, calls } = open()
+    const { inputs } = readEnvelopes(docs)
+    // the importing session has a different preset and cwd: nothing may be re-keyed to it (B11)
+    const res = await importEntries(p, inputs, write('importer', { cwd: '/elsewhere', agentPreset: 'importer' }))
+    assert.equal(res.added, 4)
+    assert.equal(calls.length, 1, 'one approval')
+    assert.equal(calls[0].action, 'seed')
+    // seeded entries share one timestamp, so listEntries order among them is by id: compare as sets
+    const norm = (list) => list.map(fields).map((x) => JSON.stringify(x)).sort()
+    assert.deepEqual(norm(p.listEntries()), norm(src.listEntries()))
+    assert.ok(p.listEntries().every((e) => e.version === 1 && e.recallCount === 0))
+    src.close()
+    p.close()
+  })
+
+  it('imports 2500 entries as three gated seeds with progress, and times 1000 entries', async () => {
+    const { p, calls } = open({ extra: BIG })
+    const inputs = Array.from({ length: 2500 }, (_, i) => ({ track: i % 2 ? 'user' : 'agent', scope: 'user-global', text: `bulk fact ${i}`, tags: [`t${i % 7}`], agentKey: '' }))
+    const progress = []
+    const t0 = performance.now()
+    const res = await importEntries(p, inputs, W(), { onProgress: (x) => progress.push(x) })
+    const ms = performance.now() - t0
+    assert.equal(res.added, 2500)
+    assert.equal(res.chunks, 3)
+    assert.deepEqual(calls.map((c) => c.count), [1000, 1000, 500])
+    assert.deepEqual(progress.map((x) => x.added), [1000, 2000, 2500])
+    assert.equal(p.listEntries().length, 2500)
+    const again = JSON.parse(JSON.stringify(exportStore(p)))
+    assert.equal(again.length, 3)
+    again.forEach(assertValid)
+    console.log(`# import speed: 2500 entries in ${ms.toFixed(0)} ms (${(ms / 2.5).toFixed(0)} ms per 1000)`)
+    p.close()
+  })
+
+  it('checks the combined budget of every chunk before the first approval', async () => {
+    const { p, calls } = open()
+    const inputs = Array.from({ length: 1200 }, (_, i) => ({ track: 'user', scope: 'user-global', text: `f${i}` }))
+    await assert.rejects(importEntries(p, inputs, W()), (e) => e.code === 'BUDGET_EXCEEDED' && e.details.limit === 2000 && e.details.needed > 2000)
+    assert.equal(calls.length, 0)
+    assert.equal(p.listEntries().length, 0)
+    p.close()
+  })
+
+  it('a denied later chunk leaves earlier chunks, says so, and skipExisting resumes without duplicates', async () => {
+    let k = 0
+    const { p } = open({ extra: BIG, gate: async () => (++k === 2 ? 'rejected' : 'allowed-once') })
+    const inputs = Array.from({ length: 1500 }, (_, i) => ({ track: 'agent', scope: 'workspace', text: `resumable ${i}`, workspaceKey: '/w', agentKey: '' }))
+    await assert.rejects(importEntries(p, inputs, W()), (e) => e.code === 'WRITE_DENIED' && e.imported.chunks === 1 && e.imported.entries === 1000)
+    assert.equal(p.listEntries().length, 1000)
+    const res = await importEntries(p, inputs, W(), { skipExisting: true })
+    assert.deepEqual([res.added, res.skipped], [500, 1000])
+    assert.equal(new Set(p.listEntries().map((e) => e.text)).size, 1500)
+    assert.equal(p.listEntries().length, 1500)
+    p.close()
+  })
+})
