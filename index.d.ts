@@ -254,6 +254,12 @@ export declare class MemoryProvider {
   listEntries(): MemoryEntry[]
   /** Newest first; default 100. */
   auditList(limit?: number): AuditRow[]
+  /**
+   * Freeze a session's snapshot: the first text recorded for `sessionId` wins, is audited once
+   * (`snapshot` row; the text is stored once per distinct text), and is returned on every later
+   * call — across reloads and processes.
+   */
+  snapshotRecord(sessionId: string, text: string): string
   /** Walk the audit hash chain and report the first row that does not verify. */
   auditVerify(): AuditVerification
   /** Records a pending proposal (not a memory write); `null` if the session already has one of this kind. */
@@ -282,3 +288,12 @@ export declare function resolveDbPath(dbPath?: string): string
 export declare function workspaceKeyOf(cwd: unknown): string
 /** Normalized agent key of an agent preset (`''` when none). */
 export declare function agentKeyOf(preset: unknown): string
+
+/** Cordis plugin name (bundle row id `memento`). */
+export declare const name: 'memento'
+/** Services the plugin needs from the harness. */
+export declare const inject: string[]
+/** The plugin's Schemastery config schema (every key of the README's Configuration table). */
+export declare const Config: unknown
+/** Cordis entry point: registers `ctx.memory`, `ctx.memoryAdapters`, the tools, `/memory` and the snapshot. */
+export declare function apply(ctx: unknown, config?: object): void

@@ -52,3 +52,6 @@ export const ERROR_CODES = Object.freeze([
 export function isMemoryError(e) {
   return e instanceof Error && ERROR_CODES.includes(e.code) && typeof e.details === 'object' && e.details !== null
 }
+
+// The Cordis plugin: `dsh plugin add dsh-memento` loads this module as a bundle row `memento`.
+export { name, inject, Config, apply } from './lib/plugin/index.mjs'

@@ -43,6 +43,11 @@ export declare class MemoryProvider {
   listEntries(): import('./index').MemoryEntry[]
   /** Newest audit rows first (default 100). */
   auditList(limit?: number): import('./index').AuditRow[]
+  /**
+   * Freeze a session's snapshot: the first text recorded for the session id wins and is audited
+   * once; later calls (any process, any reload) return that text.
+   */
+  snapshotRecord(sessionId: string, text: string): string
   /** Walk the audit hash chain: `{ok, checked, head, firstBroken}`. */
   auditVerify(): import('./index').AuditVerification
   /** Record a pending proposal; `null` when this session already has one of this kind pending. */

@@ -149,11 +149,20 @@ fn audit_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
 const AUDIT_COLUMNS: &str =
   "seq, ts, action, track, scope, entry_id, text, outcome, source, session_id";
 
-/// The newest `limit` rows, newest first.
+/// Prefix of a `snapshot` row's stored text: the row references the text by its SHA-256, and
+/// listings show the text itself.
+pub const SNAPSHOT_REF: &str = "sha256:";
+
+/// The newest `limit` rows, newest first; `snapshot` rows carry their full text.
 pub fn list(conn: &Connection, limit: u64) -> rusqlite::Result<Vec<AuditRow>> {
-  let mut stmt = conn.prepare_cached(&format!(
-    "SELECT {AUDIT_COLUMNS} FROM audit ORDER BY seq DESC LIMIT ?1"
-  ))?;
+  let mut stmt = conn.prepare_cached(
+    "SELECT seq, ts, action, track, scope, entry_id,
+       CASE WHEN action = 'snapshot' AND text LIKE 'sha256:%'
+         THEN coalesce((SELECT t.text FROM snapshot_texts t WHERE t.hash = substr(audit.text, 8)), audit.text)
+         ELSE text END,
+       outcome, source, session_id
+     FROM audit ORDER BY seq DESC LIMIT ?1",
+  )?;
   let rows = stmt.query_map([limit.min(i64::MAX as u64) as i64], audit_from_row)?;
   rows.collect()
 }

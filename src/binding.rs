@@ -31,6 +31,8 @@ type JsFn<'e, A> = Function<'e, FnArgs<A>, Unknown<'e>>;
 
 /// Deepest nesting accepted in caller data.
 const MAX_DEPTH: u32 = 64;
+/// Longest array accepted in caller data (a sparse `length = 1e9` must not be walked).
+const MAX_ARRAY: u32 = 1_000_000;
 
 /// A JS `Error` carrying the protocol `code` and `details`.
 fn error_object<'e>(env: &'e Env, e: &MemoryError) -> Result<Unknown<'e>> {
@@ -99,6 +101,9 @@ fn to_json(value: &Unknown<'_>, depth: u32) -> std::result::Result<Value, String
       let obj = unsafe { value.cast::<Object>() }.map_err(fail)?;
       if obj.is_array().map_err(fail)? {
         let len = obj.get_array_length().map_err(fail)?;
+        if len > MAX_ARRAY {
+          return Err(format!("is an array of {len} elements; at most {MAX_ARRAY} are accepted"));
+        }
         let mut items = Vec::with_capacity(len.min(1 << 16) as usize);
         for i in 0..len {
           let item: Unknown = obj.get_element(i).map_err(fail)?;
@@ -678,6 +683,27 @@ impl MemoryProvider {
     self.with(&env, |m| {
       Ok(serde_json::to_value(m.audit_list(limit)?).unwrap_or(Value::Null))
     })
+  }
+
+  /// Freeze a session's snapshot: the first text recorded for the session id wins and is audited
+  /// once; later calls (any process, any reload) return that text.
+  #[napi(ts_args_type = "sessionId: string, text: string")]
+  pub fn snapshot_record(
+    &self,
+    env: Env,
+    session_id: Option<Unknown>,
+    text: Option<Unknown>,
+  ) -> Result<String> {
+    let session =
+      json_arg("snapshot session id", session_id.as_ref()).map_err(|e| throw(&env, e))?;
+    let text = json_arg("snapshot text", text.as_ref()).map_err(|e| throw(&env, e))?;
+    let (Value::String(session), Value::String(text)) = (session, text) else {
+      return Err(throw(
+        &env,
+        MemoryError::invalid("snapshotRecord takes (sessionId: string, text: string)"),
+      ));
+    };
+    self.with(&env, |m| m.snapshot_record(&session, &text))
   }
 
   /// Walk the audit hash chain: `{ok, checked, head, firstBroken}`.

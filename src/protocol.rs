@@ -1069,6 +1069,43 @@ impl Memory {
     })
   }
 
+  /// The frozen snapshot of a session: the first text recorded for `session_id` wins, is
+  /// audited once (a `snapshot` row referencing the text, stored once per distinct text) and is
+  /// returned on every later call — across reloads and processes.
+  ///
+  /// # Errors
+  /// `INVALID_INPUT` without a session id, `STORE_CORRUPT`.
+  pub fn snapshot_record(&mut self, session_id: &str, text: &str) -> Result<String> {
+    if session_id.is_empty() {
+      return Err(MemoryError::invalid(
+        "snapshot session id must be a non-empty string",
+      ));
+    }
+    let source = self.config.source_label.clone();
+    self.store.write(|tx, path| {
+      let f = |e: rusqlite::Error| fail_at(path, e);
+      if let Some(frozen) = store::snapshot_of(tx, session_id).map_err(f)? {
+        return Ok(frozen);
+      }
+      let hash = crate::sha256::hex_digest(text.as_bytes());
+      store::insert_snapshot(tx, session_id, &hash, text, now_ms()).map_err(f)?;
+      let reference = format!("{}{hash}", audit::SNAPSHOT_REF);
+      audit::append(
+        tx,
+        &NewAudit {
+          action: "snapshot",
+          text: Some(&reference),
+          outcome: Some("ok"),
+          source: Some(&source),
+          session_id: Some(session_id),
+          ..NewAudit::default()
+        },
+      )
+      .map_err(f)?;
+      Ok(text.to_string())
+    })
+  }
+
   /// Proposals (optionally of one status), oldest first.
   ///
   /// # Errors

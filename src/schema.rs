@@ -3,7 +3,8 @@
 //! Versions 1–4 are the JS dsh-memento's schema, byte for byte, so its `memory.db` opens here.
 //! Version 5 is ours: maintained per-layer usage (UTF-16 units), ranking and visibility indexes,
 //! and a proposals table whose one-pending-per-session rule no longer blocks after a dismissal.
-//! Version 6 chains every audit row to the previous one by SHA-256 (see `audit`).
+//! Version 6 chains every audit row to the previous one by SHA-256 (see `audit`); version 7
+//! stores frozen snapshots once per distinct text.
 //! Every step runs in its own `BEGIN IMMEDIATE` transaction together with its version bump, so
 //! a crash leaves the store at the old or the new version, never in between.
 #![forbid(unsafe_code)]
@@ -14,7 +15,7 @@ use crate::error::{MemoryError, Result};
 use crate::text::units;
 
 /// The store schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 const V1: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -73,6 +74,16 @@ ALTER TABLE entries ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
 const V6: &str = "
 ALTER TABLE audit ADD COLUMN prev_hash TEXT;
 ALTER TABLE audit ADD COLUMN hash TEXT;
+";
+
+/// v7: frozen snapshots, one per session id, their texts stored once per distinct text.
+const V7: &str = "
+CREATE TABLE snapshot_texts (hash TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE snapshots (
+  session_id TEXT PRIMARY KEY,
+  hash TEXT NOT NULL REFERENCES snapshot_texts (hash),
+  created_at INTEGER NOT NULL
+) WITHOUT ROWID;
 ";
 
 /// The budget layer of an entry: workspace entries are budgeted per workspace.
@@ -159,10 +170,11 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
       conn.execute_batch(&v5_sql())?;
       v5_backfill(conn)
     }
-    _ => {
+    6 => {
       conn.execute_batch(V6)?;
       crate::audit::backfill(conn)
     }
+    _ => conn.execute_batch(V7),
   }
 }
 
@@ -215,7 +227,9 @@ fn current_version(conn: &Connection, path: &str) -> Result<i64> {
       )),
     },
     None => {
-      let shape = if has_column(conn, "audit", "hash").map_err(storage)? {
+      let shape = if tables.iter().any(|t| t == "snapshots") {
+        7
+      } else if has_column(conn, "audit", "hash").map_err(storage)? {
         6
       } else if has_column(conn, "entries", "units").map_err(storage)? {
         5
@@ -280,7 +294,8 @@ pub(crate) fn step_sql(version: i64) -> String {
     3 => V3.to_string(),
     4 => V4.to_string(),
     5 => v5_sql(),
-    _ => V6.to_string(),
+    6 => V6.to_string(),
+    _ => V7.to_string(),
   }
 }
 

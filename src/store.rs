@@ -518,3 +518,30 @@ pub fn decide_proposal(
     .execute(params![id, status, at])?;
   Ok(n == 1)
 }
+
+/// The frozen snapshot text of a session, if one was recorded.
+pub fn snapshot_of(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<String>> {
+  conn
+    .prepare_cached(
+      "SELECT t.text FROM snapshots s JOIN snapshot_texts t ON t.hash = s.hash WHERE s.session_id = ?1",
+    )?
+    .query_row([session_id], |r| r.get(0))
+    .optional()
+}
+
+/// Record a session's snapshot (its text stored once per distinct hash).
+pub fn insert_snapshot(
+  conn: &Connection,
+  session_id: &str,
+  hash: &str,
+  text: &str,
+  at: i64,
+) -> rusqlite::Result<()> {
+  conn
+    .prepare_cached("INSERT OR IGNORE INTO snapshot_texts (hash, text) VALUES (?1, ?2)")?
+    .execute(params![hash, text])?;
+  conn
+    .prepare_cached("INSERT INTO snapshots (session_id, hash, created_at) VALUES (?1, ?2, ?3)")?
+    .execute(params![session_id, hash, at])?;
+  Ok(())
+}

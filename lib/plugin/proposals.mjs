@@ -1,0 +1,40 @@
+// Auto-capture after a successful compaction (§7.10), with B8 (a failed compaction drops its
+// summary) and B14 (sessions without an id never share a slot) fixed. Nothing is written to
+// memory: a proposal becomes memory only through `/memory proposals approve`.
+import { extractEventText } from './extract.mjs'
+
+export function makeProposalCapture({ provider, service, config }) {
+  const summaries = new Map() // session id → latest summary text of the running compaction
+  return function onSessionEvent(session, event) {
+    if (!config.proposals.enabled || !session || event === null || typeof event !== 'object') return
+    const sessionId = typeof session.id === 'string' && session.id.length > 0 ? session.id : null
+    if (sessionId === null) return
+    if (event.type === 'compaction/start') {
+      summaries.delete(sessionId)
+    } else if (event.type === 'compaction/summary') {
+      const text = extractEventText(event)
+      if (text) summaries.set(sessionId, text)
+    } else if (event.type === 'compaction/end') {
+      const text = summaries.get(sessionId)
+      summaries.delete(sessionId)
+      if (typeof event.data?.error === 'string' && event.data.error.length > 0) return
+      if (!text) return
+      if (provider.proposalList('pending', config.proposals.maxPending).length >= config.proposals.maxPending) return
+      const keys = service.keysOf(session)
+      try {
+        provider.proposalAdd({
+          kind: 'compaction-summary',
+          track: 'agent',
+          scope: 'workspace',
+          text: text.slice(0, config.proposals.maxChars),
+          source: 'compaction',
+          sessionId,
+          workspaceKey: keys.workspaceKey,
+          agentKey: keys.agentKey,
+        })
+      } catch {
+        /* a proposal is best effort; it must never break the session */
+      }
+    }
+  }
+}

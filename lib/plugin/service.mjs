@@ -1,0 +1,93 @@
+// `ctx.memory`: the gated service other plugins and the plugin's own surfaces use.
+//
+// The provider lives in a private field. Every write takes `{agent, callId?, signal?}` only:
+// the write context is rebuilt, so a caller-supplied `gate` (or anything else) never reaches
+// the provider, whose only approval transport is the one the plugin constructed it with.
+import { exportEnvelope, importInputs } from './transfer.mjs'
+
+const cleanWrite = (write) => {
+  if (write === null || typeof write !== 'object') return write
+  const out = { agent: write.agent }
+  if (typeof write.callId === 'string') out.callId = write.callId
+  if (write.signal !== undefined) out.signal = write.signal
+  return out
+}
+
+export class MemoryService {
+  #provider
+  #language
+  #keys
+
+  constructor(provider, { language = 'en', keys }) {
+    this.#provider = provider
+    this.#language = language
+    this.#keys = keys
+    Object.freeze(this)
+  }
+
+  /** `en` or `zh`. */
+  get language() {
+    return this.#language
+  }
+
+  /** The protocol id this service speaks. */
+  get protocol() {
+    return 'dsh-memory-protocol/v1'
+  }
+
+  /** Visibility keys of a session: `{sessionId, workspaceKey, agentKey}`. */
+  keysOf(session) {
+    return {
+      sessionId: typeof session?.id === 'string' ? session.id : undefined,
+      workspaceKey: this.#keys.workspaceKeyOf(session?.header?.cwd),
+      agentKey: this.#keys.agentKeyOf(session?.header?.agentPreset),
+    }
+  }
+
+  add(input, write) {
+    return this.#provider.add(input, cleanWrite(write))
+  }
+  replace(input, write) {
+    return this.#provider.replace(input, cleanWrite(write))
+  }
+  remove(input, write) {
+    return this.#provider.remove(input, cleanWrite(write))
+  }
+  consolidate(input, write) {
+    return this.#provider.consolidate(input, cleanWrite(write))
+  }
+  seed(inputs, write) {
+    return this.#provider.seed(inputs, cleanWrite(write))
+  }
+  /** Restore an export document (one approval for the batch; budgets re-checked). */
+  import(doc, write) {
+    return this.#provider.seed(importInputs(doc), cleanWrite(write))
+  }
+  proposalDecide(id, decision, write) {
+    return this.#provider.proposalDecide(id, decision, cleanWrite(write))
+  }
+
+  query(filter, opts) {
+    return this.#provider.query(filter, opts)
+  }
+  budgets(opts) {
+    return this.#provider.budgets(opts)
+  }
+  listEntries() {
+    return this.#provider.listEntries()
+  }
+  auditList(limit) {
+    return this.#provider.auditList(limit)
+  }
+  /** Walk the audit hash chain (when the provider keeps one). */
+  auditVerify() {
+    return typeof this.#provider.auditVerify === 'function' ? this.#provider.auditVerify() : null
+  }
+  proposalList(status, limit) {
+    return this.#provider.proposalList(status, limit)
+  }
+  /** The native export envelope (read-only, no audit row). */
+  export() {
+    return exportEnvelope(this.#provider.budgets(), this.#provider.listEntries())
+  }
+}

@@ -1,0 +1,259 @@
+// The `memory` tool (§7.4) and the `memory_recall` tool (§7.8), as raw registry definitions
+// (JSON Schema parameters and output; no import of @deepseek-ai/dsh-tools is needed).
+import { strings } from './strings.mjs'
+import { validate } from './jsonschema.mjs'
+import { extractEventText } from './extract.mjs'
+
+const str = { type: 'string' }
+const int = { type: 'integer' }
+const strArray = { type: 'array', items: str }
+const closed = (properties, required) => ({ type: 'object', properties, ...(required ? { required } : {}), additionalProperties: false })
+const publicEntrySchema = closed({ id: str, track: str, scope: str, text: str, source: str, tags: strArray }, ['id', 'track', 'scope', 'text'])
+const idText = closed({ id: str, text: str }, ['id', 'text'])
+const usageSchema = closed({ track: str, scope: str, used: int, limit: int }, ['track', 'scope', 'used', 'limit'])
+
+export const MEMORY_OUTPUT_SCHEMA = closed(
+  {
+    action: str,
+    ok: { type: 'boolean' },
+    entry: publicEntrySchema,
+    removed: { type: 'array', items: idText },
+    previous: idText,
+    entries: { type: 'array', items: publicEntrySchema },
+    total: int,
+    truncated: { type: 'boolean' },
+    usage: usageSchema,
+    error: closed({ code: str, message: str, outcome: str, reason: str, usage: usageSchema, candidates: int, sample: strArray }, ['code', 'message']),
+  },
+  ['action', 'ok'],
+)
+
+export const RECALL_OUTPUT_SCHEMA = closed(
+  {
+    ok: { type: 'boolean' },
+    memory: closed({ entries: { type: 'array', items: publicEntrySchema }, total: int, truncated: { type: 'boolean' } }, ['entries', 'total', 'truncated']),
+    history: closed(
+      {
+        available: { type: 'boolean' },
+        sessions: { type: 'array', items: closed({ sessionId: str, matches: int, snippets: strArray }, ['sessionId', 'matches', 'snippets']) },
+        error: str,
+      },
+      ['available', 'sessions'],
+    ),
+    error: closed({ code: str, message: str }, ['code', 'message']),
+  },
+  ['ok'],
+)
+
+export const ACTIONS = ['add', 'replace', 'remove', 'consolidate', 'query']
+
+export function memoryParameters(language) {
+  const p = strings(language).param
+  return {
+    type: 'object',
+    properties: {
+      action: { type: 'string', enum: ACTIONS, description: p.action },
+      track: { type: 'string', enum: ['user', 'agent'], description: p.track },
+      scope: { type: 'string', enum: ['user-global', 'workspace'], description: p.scope },
+      text: { type: 'string', description: p.text },
+      match: { type: 'string', description: p.match },
+      matches: { type: 'array', items: { type: 'string' }, description: p.matches },
+      limit: { type: 'integer', description: p.limit },
+      tags: { type: 'array', items: { type: 'string' }, description: p.tags },
+    },
+    required: ['action'],
+  }
+}
+
+export const publicEntry = (e) => ({ id: e.id, track: e.track, scope: e.scope, text: e.text, source: e.source, tags: [...(e.tags ?? [])] })
+const usageOf = (u) => ({ track: u.track, scope: u.scope, used: u.used, limit: u.limit })
+
+export function isMemoryErrorLike(e) {
+  return e !== null && typeof e === 'object' && typeof e.code === 'string' && /^[A-Z_]+$/.test(e.code) && typeof e.message === 'string'
+}
+
+/** The structured error the model sees: code, message and the details it can act on. */
+export function toolError(e) {
+  const d = e.details ?? {}
+  const out = { code: e.code, message: e.message }
+  if (typeof d.outcome === 'string') out.outcome = d.outcome
+  if (typeof d.reason === 'string') out.reason = d.reason
+  if (typeof d.used === 'number') out.usage = { track: d.track, scope: d.scope, used: d.used, limit: d.limit }
+  if (typeof d.candidates === 'number') out.candidates = d.candidates
+  if (Array.isArray(d.sample)) out.sample = d.sample
+  return out
+}
+
+const NO_AGENT = 'memory write requires an owning agent session to route approval through; refuse rather than write unapproved'
+
+/** Pure render of a `memory` tool result into one text block. */
+export function renderMemoryResult(value, language = 'en') {
+  const r = strings(language).render
+  let text
+  if (!value.ok) text = r.failed(value.action, value.error?.message ?? '')
+  else if (value.action === 'query') {
+    text = value.entries.length === 0 ? r.noMatch : [r.matches(value.entries.length, value.total, value.truncated), ...value.entries.map((e) => `- [${e.track}/${e.scope}] ${e.text}`)].join('\n')
+  } else if (value.action === 'consolidate') {
+    text = `${r.consolidated(value.entry.track, value.entry.scope, value.removed.length, value.entry.text)}\n${r.budget(value.usage.used, value.usage.limit)}`
+  } else {
+    text = `${r.written(r.changed[value.action], value.entry.track, value.entry.scope, value.entry.text)}\n${r.budget(value.usage.used, value.usage.limit)}`
+  }
+  return [{ type: 'text', text }]
+}
+
+export function makeMemoryTool({ service, config, isMemoryError = isMemoryErrorLike }) {
+  const language = config.language
+  const parameters = memoryParameters(language)
+  return {
+    name: 'memory',
+    description: strings(language).toolDescription,
+    parameters,
+    output: { schema: MEMORY_OUTPUT_SCHEMA, render: (_args, value) => renderMemoryResult(value, language) },
+    async execute(args, exec) {
+      exec?.signal?.throwIfAborted?.()
+      const action = args?.action
+      const violations = validate(parameters, args ?? {}, 'arguments')
+      if (violations.length > 0) {
+        return { action: String(action ?? ''), ok: false, error: { code: 'INVALID_INPUT', message: `invalid arguments: ${violations.join('; ')}` } }
+      }
+      const agent = exec?.agent
+      const session = agent?.session
+      const write = { agent, ...(exec?.callId ? { callId: exec.callId } : {}), ...(exec?.signal ? { signal: exec.signal } : {}) }
+      const layer = { track: args.track ?? 'user', scope: args.scope ?? 'workspace' }
+      const tags = args.tags !== undefined ? { tags: args.tags } : {}
+      try {
+        switch (action) {
+          case 'query': {
+            const keys = service.keysOf(session)
+            const filter = {}
+            for (const k of ['track', 'scope', 'text', 'limit']) if (args[k] !== undefined) filter[k] = args[k]
+            // D1: the session's visible set only (its agent layer and its own workspace).
+            const r = service.query(filter, { ...(keys.sessionId ? { sessionId: keys.sessionId } : {}), agentKey: keys.agentKey, workspaceKey: keys.workspaceKey })
+            return { action, ok: true, entries: r.entries.map(publicEntry), total: r.total, truncated: r.truncated }
+          }
+          case 'add':
+          case 'replace':
+          case 'remove':
+          case 'consolidate': {
+            if (agent == null || typeof session?.id !== 'string') return { action, ok: false, error: { code: 'WRITE_REQUIRES_AGENT', message: NO_AGENT } }
+            if (action === 'add') {
+              const r = await service.add({ ...layer, text: args.text, source: 'memory-tool', ...tags }, write)
+              return { action, ok: true, entry: publicEntry(r.entry), usage: usageOf(r.usage) }
+            }
+            if (action === 'replace') {
+              const r = await service.replace({ ...layer, match: args.match, text: args.text, source: 'memory-tool', ...tags }, write)
+              return { action, ok: true, entry: publicEntry(r.entry), previous: { id: r.previous.id, text: r.previous.text }, usage: usageOf(r.usage) }
+            }
+            if (action === 'remove') {
+              const r = await service.remove({ ...layer, match: args.match }, write)
+              return { action, ok: true, entry: publicEntry(r.entry), usage: usageOf(r.usage) }
+            }
+            const r = await service.consolidate({ ...layer, matches: args.matches, text: args.text, source: 'memory-tool', ...tags }, write)
+            return { action, ok: true, entry: publicEntry(r.entry), removed: r.removed.map((e) => ({ id: e.id, text: e.text })), usage: usageOf(r.usage) }
+          }
+          default:
+            return { action: String(action), ok: false, error: { code: 'INVALID_INPUT', message: `unknown memory action ${JSON.stringify(action)}` } }
+        }
+      } catch (e) {
+        if (isMemoryError(e)) return { action, ok: false, error: toolError(e) }
+        throw e
+      }
+    },
+  }
+}
+
+export function recallParameters(language, config) {
+  const p = strings(language).recallParam
+  return {
+    type: 'object',
+    properties: {
+      query: { type: 'string', description: p.query },
+      memoryLimit: { type: 'integer', description: `${p.memoryLimit}` },
+      historyLimit: { type: 'integer', description: `${p.historyLimit} (default ${config.recall.historyLimitDefault})` },
+    },
+    required: ['query'],
+  }
+}
+
+const cut = (text, n) => (text.length > n ? `${text.slice(0, n)}…` : text)
+
+/** History part of memory_recall: degrades to `{available:false}` without sessionQuery. */
+export async function recallHistory(sessionQuery, { query, cwd, historyLimit, config, signal, now = Date.now() }) {
+  if (!sessionQuery || typeof sessionQuery.filterSessions !== 'function') return { available: false, sessions: [] }
+  try {
+    const filters = []
+    if (typeof cwd === 'string' && cwd.length > 0) filters.push({ kind: 'cwd', values: [cwd] })
+    filters.push({ kind: 'created-at', from: now - config.recall.windowDays * 86_400_000 })
+    const records = await sessionQuery.filterSessions(filters, signal)
+    const sessions = []
+    for (const record of (records ?? []).slice(0, historyLimit)) {
+      signal?.throwIfAborted?.()
+      const sessionId = record?.header?.id ?? record?.id
+      if (typeof sessionId !== 'string') continue
+      const matched = await sessionQuery.filterEvents(sessionId, [{ kind: 'text', text: query }], signal)
+      if (!Array.isArray(matched) || matched.length === 0) continue
+      const snippets = []
+      try {
+        const read = await sessionQuery.readSession(sessionId, signal)
+        const events = read?.events ?? []
+        for (const hit of matched.slice(0, config.recall.snippetCap)) {
+          const seq = typeof hit === 'number' ? hit : hit?.seq
+          const event = events.find((e) => e?.seq === seq) ?? (typeof hit === 'object' ? hit : undefined)
+          const text = extractEventText(event)
+          if (text) snippets.push(cut(text, config.recall.snippetChars))
+        }
+      } catch {
+        /* snippets stay empty */
+      }
+      sessions.push({ sessionId, matches: matched.length, snippets })
+    }
+    return { available: true, sessions }
+  } catch (e) {
+    if (signal?.aborted) throw e
+    return { available: false, sessions: [], error: String(e?.message ?? e) }
+  }
+}
+
+export function renderRecallResult(value, language = 'en') {
+  const r = strings(language).render
+  if (!value.ok) return [{ type: 'text', text: r.failed('recall', value.error?.message ?? '') }]
+  const m = value.memory
+  const lines = m.entries.length === 0 ? [r.recallNone] : [r.recallMatches(m.entries.length, m.total, m.truncated), ...m.entries.map((e) => `- [${e.track}/${e.scope}] ${e.text}`)]
+  lines.push('')
+  const h = value.history
+  if (!h.available) lines.push(h.error ? r.historyFailed(h.error) : r.historyUnavailable)
+  else if (h.sessions.length === 0) lines.push(r.historyNone)
+  else for (const s of h.sessions) lines.push(r.historySession(s.sessionId, s.matches), ...s.snippets.map((t) => `    ${t.replace(/\s*\n\s*/g, ' ')}`))
+  return [{ type: 'text', text: lines.join('\n') }]
+}
+
+export function makeRecallTool({ service, config, getSessionQuery, isMemoryError = isMemoryErrorLike }) {
+  const language = config.language
+  const parameters = recallParameters(language, config)
+  return {
+    name: 'memory_recall',
+    description: strings(language).recallDescription,
+    parameters,
+    output: { schema: RECALL_OUTPUT_SCHEMA, render: (_args, value) => renderRecallResult(value, language) },
+    async execute(args, exec) {
+      exec?.signal?.throwIfAborted?.()
+      const violations = validate(parameters, args ?? {}, 'arguments')
+      const empty = { ok: false, memory: { entries: [], total: 0, truncated: false }, history: { available: false, sessions: [] } }
+      if (violations.length > 0) return { ...empty, error: { code: 'INVALID_INPUT', message: `invalid arguments: ${violations.join('; ')}` } }
+      const session = exec?.agent?.session
+      const keys = service.keysOf(session)
+      const memoryLimit = Number.isInteger(args.memoryLimit) && args.memoryLimit > 0 ? args.memoryLimit : args.memoryLimit === undefined ? 10 : config.maxEntriesPerQuery
+      const historyLimit = Number.isInteger(args.historyLimit) && args.historyLimit > 0 ? args.historyLimit : config.recall.historyLimitDefault
+      let memory
+      try {
+        const r = service.query({ text: args.query, limit: memoryLimit }, { ...(keys.sessionId ? { sessionId: keys.sessionId } : {}), agentKey: keys.agentKey, workspaceKey: keys.workspaceKey })
+        memory = { entries: r.entries.map(publicEntry), total: r.total, truncated: r.truncated }
+      } catch (e) {
+        if (isMemoryError(e)) return { ...empty, error: { code: e.code, message: e.message } }
+        throw e
+      }
+      const history = await recallHistory(getSessionQuery(), { query: args.query, cwd: session?.header?.cwd, historyLimit, config, signal: exec?.signal })
+      return { ok: true, memory, history }
+    },
+  }
+}

@@ -1,0 +1,396 @@
+// Plugin glue (lib/plugin) on plain Node 20 with a fake provider and a mock Cordis context.
+import { beforeEach, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createApply } from '../lib/plugin/plugin.mjs'
+import { DEFAULT_CONFIG, makeConfigSchema, resolveConfig } from '../lib/plugin/config.mjs'
+import { buildReason, parseReason, resolvePolicy } from '../lib/plugin/policy.mjs'
+import { clearFrozenSnapshots } from '../lib/plugin/snapshot.mjs'
+import { validate } from '../lib/plugin/jsonschema.mjs'
+import { FakeProvider, fakeModule, makeAgent, mockCtx } from './support/plugin-fakes.mjs'
+
+const apply = createApply(() => fakeModule)
+const allow = (ctx) => ctx.on('approval/request', async (req, next) => (req.toolName === 'memory' ? 'allowed-once' : next()))
+function setup(config = {}, opts = {}) {
+  const ctx = mockCtx(opts)
+  apply(ctx, config)
+  const provider = FakeProvider.instances.at(-1)
+  return { ctx, provider, memory: ctx.get('memory'), tool: ctx.tools.get('memory'), recall: ctx.tools.get('memory_recall') }
+}
+const run = async (tool, args, agent) => {
+  const value = await tool.execute(args, { agent, callId: 'call-1', signal: new AbortController().signal })
+  assert.deepEqual(validate(tool.output.schema, value), [], `output matches the declared schema: ${JSON.stringify(value)}`)
+  return value
+}
+const cmd = async (ctx, agent, line) => (await ctx.commands.execute(agent, line)).result
+
+beforeEach(() => {
+  FakeProvider.instances.length = 0
+  clearFrozenSnapshots()
+})
+
+describe('config', () => {
+  test('defaults fill every key; a partial config works', () => {
+    const c = resolveConfig({ budgets: { user: { workspace: 10 } } })
+    assert.equal(c.budgets.user.workspace, 10)
+    assert.equal(c.budgets.user.userGlobal, 2000)
+    assert.deepEqual(resolveConfig({}), { ...structuredClone(DEFAULT_CONFIG) })
+  })
+  test('load-time validation uses the reference messages', () => {
+    const cases = [
+      [{ budgets: { user: { workspace: 0 } } }, 'dsh-memento config: budgets.user.workspace must be a positive integer'],
+      [{ writePolicy: 'maybe' }, 'invalid writePolicy "maybe" (one of ask|auto|off)'],
+      [{ writePolicies: { 'user/nowhere': 'auto' } }, 'invalid writePolicies key "user/nowhere" (expected "track/scope" or "source:<name>")'],
+      [{ writePolicies: { 'source:claude': 'yes' } }, 'invalid writePolicies value for "source:claude": "yes" (one of ask|auto|off)'],
+      [{ language: 'fr' }, `dsh-memento config: language must be 'en' or 'zh' (got "fr")`],
+      [{ recall: { snippetCap: 1.5 } }, 'dsh-memento config: recall.snippetCap must be a positive integer'],
+      [{ proposals: { maxPending: 0 } }, 'dsh-memento config: proposals.maxPending must be a positive integer'],
+    ]
+    for (const [raw, message] of cases) assert.throws(() => resolveConfig(raw), (e) => e.code === 'INVALID_INPUT' && e.message === message)
+  })
+  test('Config without the schemastery peer is a Standard Schema doing the same', () => {
+    const Config = makeConfigSchema(null)
+    const ok = Config['~standard'].validate({ language: 'zh' })
+    assert.equal(ok.value.language, 'zh')
+    assert.equal(ok.value.maxEntriesPerQuery, 20)
+    const bad = Config['~standard'].validate({ language: 'fr' })
+    assert.match(bad.issues[0].message, /language must be 'en' or 'zh'/)
+  })
+  test('enabled:false registers nothing and opens no store', () => {
+    const ctx = mockCtx()
+    apply(ctx, { enabled: false, language: 'nonsense' })
+    assert.equal(FakeProvider.instances.length, 0)
+    assert.equal(ctx.get('memory'), undefined)
+    assert.equal(ctx.tools.map.size, 0)
+    assert.equal(ctx.systemPrompt.map.size, 0)
+    assert.equal(ctx.commands.map.size, 0)
+  })
+})
+
+describe('policy', () => {
+  test('reason round trip (§5.1)', () => {
+    const p = { action: 'add', track: 'user', scope: 'workspace', text: 'likes\n tea', source: 'memory-tool' }
+    const r = buildReason(p)
+    assert.equal(r, '[dsh-memento] add user/workspace [source:memory-tool]\nlikes\n tea')
+    assert.deepEqual(parseReason(r), p)
+    assert.equal(buildReason({ action: 'seed', track: 'batch', scope: 'batch', text: 'x', count: 3 }), '[dsh-memento] seed (3 entries) batch/batch\nx')
+    assert.deepEqual(parseReason('[dsh-memento] seed (3 entries) batch/batch\nx'), { action: 'seed', count: 3, track: 'batch', scope: 'batch', text: 'x' })
+    assert.equal(parseReason('nope'), null)
+  })
+  test('precedence: source, then track/scope, then global', () => {
+    const table = { 'source:memory-tool': 'off', 'user/workspace': 'auto' }
+    assert.deepEqual(resolvePolicy({ track: 'user', scope: 'workspace', source: 'memory-tool' }, 'ask', table), { policy: 'off', setting: 'writePolicies["source:memory-tool"]' })
+    assert.deepEqual(resolvePolicy({ track: 'user', scope: 'workspace', source: 'command' }, 'ask', table), { policy: 'auto', setting: 'writePolicies["user/workspace"]' })
+    assert.deepEqual(resolvePolicy(null, 'ask', table), { policy: 'ask', setting: 'writePolicy' })
+  })
+})
+
+describe('ctx.memory', () => {
+  test('exposes no store, gate or provider, and ignores a caller-supplied gate', async () => {
+    const { memory, provider } = setup()
+    for (const key of ['store', 'gate', 'provider', 'writePolicy']) assert.equal(memory[key], undefined, key)
+    assert.ok(Object.isFrozen(memory))
+    const agent = makeAgent()
+    await assert.rejects(memory.add({ track: 'user', scope: 'workspace', text: 'x' }, { agent, gate: async () => 'allowed-once' }), (e) => e.code === 'WRITE_DENIED' && e.details.outcome === 'unavailable')
+    assert.equal(provider.entries.length, 0)
+    assert.equal(provider.auditList()[0].outcome, 'unavailable (via approval, writePolicy ask)')
+  })
+  test('writes go through ctx.approval.request with the §5.1 reason, callId and signal', async () => {
+    const { ctx, memory } = setup()
+    allow(ctx)
+    const agent = makeAgent()
+    const signal = new AbortController().signal
+    await memory.add({ track: 'user', scope: 'user-global', text: 'likes tea', source: 'x' }, { agent, callId: 'c9', signal })
+    const [req] = ctx.approval.requests
+    assert.equal(req.toolName, 'memory')
+    assert.equal(req.reason, '[dsh-memento] add user/user-global [source:x]\nlikes tea')
+    assert.equal(req.callId, 'c9')
+    assert.equal(req.signal, signal)
+    assert.deepEqual(agent.session.events.map((e) => e.type), ['turn/start', 'approval/asked', 'approval/decided'])
+  })
+  test('outside a turn the ask fails closed and the denied row says why', async () => {
+    const { memory, provider } = setup()
+    const agent = makeAgent()
+    agent.session.events.length = 0
+    await assert.rejects(memory.add({ track: 'user', scope: 'workspace', text: 'x' }, { agent }), (e) => e.code === 'WRITE_DENIED')
+    assert.match(provider.auditList()[0].outcome, /^unavailable \(via approval, writePolicy ask; approval ask failed: approval\.request\(\) outside an open turn/)
+  })
+})
+
+describe('memory tool', () => {
+  test('approved add lands; label names the transport and policy', async () => {
+    const { ctx, tool, provider } = setup()
+    allow(ctx)
+    const agent = makeAgent()
+    const v = await run(tool, { action: 'add', text: 'user likes  tea' }, agent)
+    assert.equal(v.ok, true)
+    assert.deepEqual({ ...v.entry, id: 'x' }, { id: 'x', track: 'user', scope: 'workspace', text: 'user likes  tea', source: 'memory-tool', tags: [] })
+    assert.deepEqual(v.usage, { track: 'user', scope: 'workspace', used: 15, limit: 2000 })
+    assert.equal(provider.auditList()[0].outcome, 'allowed-once (via approval, writePolicy ask)')
+    assert.deepEqual(tool.output.render({}, v), [{ type: 'text', text: 'memory entry added (user/workspace): user likes  tea\nbudget: 15/2000 chars used' }])
+  })
+  test('denied write leaves only its denied row; the model sees a structured error', async () => {
+    const { tool, provider } = setup()
+    const v = await run(tool, { action: 'add', text: 'secret' }, makeAgent())
+    assert.equal(v.ok, false)
+    assert.equal(v.error.code, 'WRITE_DENIED')
+    assert.equal(v.error.outcome, 'unavailable')
+    assert.equal(provider.entries.length, 0)
+    assert.deepEqual(provider.auditList().map((r) => [r.action, r.outcome]), [['add-denied', 'unavailable (via approval, writePolicy ask)']])
+  })
+  test('writePolicy auto needs no answerer; off refuses; overrides name the deciding key (B4)', async () => {
+    let s = setup({ writePolicy: 'auto' })
+    assert.equal((await run(s.tool, { action: 'add', text: 'a' }, makeAgent())).ok, true)
+    assert.equal(s.provider.auditList()[0].outcome, 'allowed-once (via approval, writePolicy auto)')
+    s = setup({ writePolicy: 'auto', writePolicies: { 'source:memory-tool': 'off' } })
+    const v = await run(s.tool, { action: 'add', text: 'a' }, makeAgent())
+    assert.equal(v.error.outcome, 'rejected')
+    assert.equal(s.provider.auditList()[0].outcome, 'rejected (via approval, writePolicies["source:memory-tool"] off)')
+  })
+  test('a session never policy rejects before any answerer and says so', async () => {
+    const { tool, provider } = setup({ writePolicy: 'auto' }, { approvalPolicy: 'never' })
+    const v = await run(tool, { action: 'add', text: 'a' }, makeAgent())
+    assert.equal(v.error.outcome, 'rejected')
+    assert.equal(provider.auditList()[0].outcome, 'rejected (via approval, session approval policy never)')
+  })
+  test('budget, ambiguity and not-found errors carry what the model needs', async () => {
+    const { ctx, tool } = setup({ budgets: { user: { workspace: 12 } } })
+    allow(ctx)
+    const agent = makeAgent()
+    await run(tool, { action: 'add', text: 'tea is good' }, agent)
+    const over = await run(tool, { action: 'add', text: 'coffee' }, agent)
+    assert.deepEqual(over.error.usage, { track: 'user', scope: 'workspace', used: 11, limit: 12 })
+    await run(tool, { action: 'add', track: 'agent', text: 'tea 1' }, agent)
+    await run(tool, { action: 'add', track: 'agent', text: 'tea 2' }, agent)
+    const amb = await run(tool, { action: 'remove', track: 'agent', match: 'tea' }, agent)
+    assert.equal(amb.error.code, 'AMBIGUOUS_MATCH')
+    assert.equal(amb.error.candidates, 2)
+    const nf = await run(tool, { action: 'replace', match: 'nothing', text: 'y' }, agent)
+    assert.equal(nf.error.code, 'ENTRY_NOT_FOUND')
+    assert.equal((await run(tool, { action: 'fly' }, agent)).error.code, 'INVALID_INPUT')
+    assert.equal((await run(tool, { action: 'add', text: 'x' }, undefined)).error.code, 'WRITE_REQUIRES_AGENT')
+  })
+  test('replace, consolidate, remove and query round trip; query sees only the visible set (D1)', async () => {
+    const { ctx, tool } = setup()
+    allow(ctx)
+    const a = makeAgent({ cwd: '/ws/a' })
+    const b = makeAgent({ cwd: '/ws/b' })
+    await run(tool, { action: 'add', text: 'uses pnpm' }, a)
+    await run(tool, { action: 'add', text: 'uses npm' }, b)
+    await run(tool, { action: 'add', scope: 'user-global', text: 'likes tea' }, a)
+    const q = await run(tool, { action: 'query', text: 'uses' }, a)
+    assert.deepEqual(q.entries.map((e) => e.text), ['uses pnpm'])
+    const r = await run(tool, { action: 'replace', match: 'pnpm', text: 'uses pnpm 11' }, a)
+    assert.equal(r.previous.text, 'uses pnpm')
+    await run(tool, { action: 'add', text: 'likes vim' }, a)
+    const c = await run(tool, { action: 'consolidate', matches: ['pnpm', 'vim'], text: 'pnpm 11 + vim' }, a)
+    assert.equal(c.removed.length, 2)
+    assert.equal(tool.output.render({}, c)[0].text, 'memory entries consolidated (user/workspace): 2 removed → pnpm 11 + vim\nbudget: 13/2000 chars used')
+    const rm = await run(tool, { action: 'remove', match: 'VIM' }, a)
+    assert.equal(rm.entry.text, 'pnpm 11 + vim')
+    const all = await run(tool, { action: 'query' }, a)
+    assert.deepEqual(all.entries.map((e) => e.text), ['likes tea'])
+    assert.equal(tool.output.render({}, all)[0].text, 'memory query: 1 match\n- [user/user-global] likes tea')
+  })
+  test('an aborted signal throws before anything happens', async () => {
+    const { tool } = setup()
+    const ac = new AbortController()
+    ac.abort(new Error('stop'))
+    await assert.rejects(tool.execute({ action: 'query' }, { agent: makeAgent(), signal: ac.signal }), /stop/)
+  })
+  test('zh descriptions and render', () => {
+    const { tool, recall } = setup({ language: 'zh' })
+    assert.match(tool.description, /读写有界/)
+    assert.match(recall.description, /两段式回忆/)
+    assert.equal(tool.output.render({}, { action: 'query', ok: true, entries: [], total: 0, truncated: false })[0].text, 'memory 查询：没有匹配的条目')
+  })
+})
+
+describe('snapshot', () => {
+  const section = (ctx) => ctx.systemPrompt.map.get('dsh-memento:memory')
+  test('empty store renders "" (still frozen and audited); no session renders ""', () => {
+    const { ctx, provider } = setup()
+    const agent = makeAgent()
+    assert.equal(section(ctx).order, -50)
+    assert.equal(section(ctx).text({}), '')
+    assert.equal(section(ctx).text({ agent }), '')
+    assert.deepEqual(provider.auditList().map((r) => [r.action, r.text, r.sessionId]), [['snapshot', '', agent.session.id]])
+  })
+  test('frozen per session id, not object identity (B15); usage = enforced usage for the workspace', async () => {
+    const { ctx, memory, provider } = setup({ writePolicy: 'auto' })
+    const a = makeAgent({ cwd: '/ws/a' })
+    await memory.add({ track: 'user', scope: 'workspace', text: 'ws a fact' }, { agent: a })
+    await memory.add({ track: 'user', scope: 'workspace', text: 'ws b fact' }, { agent: makeAgent({ cwd: '/ws/b' }) })
+    await memory.add({ track: 'agent', scope: 'user-global', text: 'global fact' }, { agent: a })
+    const next = makeAgent({ cwd: '/ws/a' })
+    const text = section(ctx).text({ agent: next })
+    assert.equal(
+      text,
+      '[dsh-memento: frozen memory snapshot — captured at session start; memory changes during this session do not update this block. To change memory, use the memory tool.]\n\n' +
+        '## User preferences for this workspace — 9/2000 chars used\n- ws a fact\n\n' +
+        '## Environment facts and conventions (cross-workspace) — 11/4000 chars used\n- global fact',
+    )
+    await memory.add({ track: 'user', scope: 'workspace', text: 'later' }, { agent: next })
+    const resumed = { session: { ...next.session } }
+    assert.equal(section(ctx).text({ agent: resumed }), text)
+    assert.equal(provider.auditList().filter((r) => r.action === 'snapshot').length, 1)
+    assert.equal(provider.auditList().find((r) => r.action === 'snapshot').text, text)
+  })
+  test('zh snapshot', async () => {
+    const { ctx, memory } = setup({ writePolicy: 'auto', language: 'zh' })
+    const a = makeAgent()
+    await memory.add({ track: 'user', scope: 'user-global', text: '喜欢茶' }, { agent: a })
+    assert.match(section(ctx).text({ agent: makeAgent() }), /^\[dsh-memento：冻结记忆快照[\s\S]*## 用户画像（全局偏好、沟通风格、雷区） — 3\/2000 已用字符\n- 喜欢茶$/)
+  })
+})
+
+describe('/memory command', () => {
+  test('add keeps the user\'s whitespace (B12), is audited via command, needs no answerer', async () => {
+    const { ctx, provider } = setup()
+    const agent = makeAgent()
+    agent.session.events.length = 0 // out of turn: commands never need one
+    const r = await cmd(ctx, agent, '/memory add --scope=user-global  keep   these\n  spaces ')
+    assert.deepEqual(r, { kind: 'success', text: 'Added (user/user-global): keep   these\n  spaces\nLayer usage: 21/2000' })
+    assert.equal(provider.entries[0].text, 'keep   these\n  spaces')
+    assert.equal(provider.entries[0].source, 'command')
+    assert.equal(provider.auditList()[0].outcome, 'allowed-once (via command, writePolicy ask)')
+    assert.equal(ctx.approval.requests.length, 0)
+  })
+  test('refused under writePolicy off and under a session never policy', async () => {
+    let s = setup({ writePolicy: 'off' })
+    let r = await cmd(s.ctx, makeAgent(), '/memory add hello')
+    assert.equal(r.kind, 'error')
+    assert.match(r.text, /^memory WRITE_DENIED: memory write not approved \(approval outcome: rejected\)/)
+    assert.equal(s.provider.auditList()[0].outcome, 'rejected (via command, writePolicy off)')
+    s = setup({}, { approvalPolicy: 'never' })
+    r = await cmd(s.ctx, makeAgent(), '/memory add hello')
+    assert.equal(r.kind, 'error')
+    assert.equal(s.provider.auditList()[0].outcome, 'rejected (via command, session approval policy never)')
+    assert.equal(s.provider.entries.length, 0)
+  })
+  test('list, query, budgets, audit, remove, consolidate', async () => {
+    const { ctx } = setup()
+    const agent = makeAgent({ cwd: '/ws/a' })
+    assert.deepEqual(await cmd(ctx, agent, '/memory list'), { kind: 'success', text: 'Memory is empty.' })
+    await cmd(ctx, agent, '/memory add uses pnpm')
+    await cmd(ctx, agent, '/memory add --track=agent likes vim')
+    await cmd(ctx, agent, '/memory add --track=agent tabs  not spaces')
+    assert.equal((await cmd(ctx, agent, '/memory list')).text, 'Memory entries (3):\n- [user/workspace @/ws/a] uses pnpm\n- [agent/workspace @/ws/a] likes vim\n- [agent/workspace @/ws/a] tabs  not spaces')
+    assert.equal((await cmd(ctx, agent, '/memory query PNPM')).text, 'Matches (1):\n- [user/workspace @/ws/a] uses pnpm')
+    assert.equal((await cmd(ctx, agent, '/memory query zzz')).text, 'No entry contains "zzz".')
+    assert.equal((await cmd(ctx, agent, '/memory budgets')).text, 'Budget usage:\n- user/user-global: 0/2000\n- user/workspace: 9/2000\n- agent/user-global: 0/4000\n- agent/workspace: 25/4000')
+    const c = await cmd(ctx, agent, '/memory consolidate --track=agent vim "not spaces" => vim,  tabs')
+    assert.equal(c.text, 'Consolidated (agent/workspace): removed 2, added 1.\nNew entry: vim,  tabs\nLayer usage: 10/4000')
+    assert.equal((await cmd(ctx, agent, '/memory remove pnpm')).text, 'Removed (user/workspace): uses pnpm\nLayer usage: 0/2000')
+    const audit = await cmd(ctx, agent, '/memory audit')
+    assert.match(audit.text, /^Recent audit \(7 rows\):\n- \S+ remove user\/workspace allowed-once \(via command, writePolicy ask\) \(command\)/)
+    assert.equal((await cmd(ctx, agent, '/memory fly')).kind, 'error')
+    assert.equal((await cmd(ctx, agent, '/memory add')).text, 'add needs text: /memory add [--track=user|agent] [--scope=user-global|workspace] <text>')
+    assert.equal((await cmd(ctx, agent, '/memory consolidate a b')).text.startsWith('consolidate usage:'), true)
+  })
+  test('export → import round trip keeps keys and tags (B11) and sessionId in export (D4)', async () => {
+    const { ctx, provider } = setup()
+    const agent = makeAgent({ cwd: '/ws/a' })
+    await cmd(ctx, agent, '/memory add --scope=user-global likes tea')
+    const doc = JSON.parse((await cmd(ctx, agent, '/memory export')).text)
+    assert.equal(doc.plugin, 'dsh-memento')
+    assert.equal(doc.schema, 'memory-export-v1')
+    assert.equal(doc.entries[0].sessionId, agent.session.id)
+    const other = makeAgent({ cwd: '/ws/b', agentPreset: 'coder' })
+    const r = await cmd(ctx, other, `/memory import ${JSON.stringify(doc)}`)
+    assert.equal(r.kind, 'success', r.text)
+    assert.match(r.text, /^Imported 1 entries into memory/)
+    assert.equal(provider.entries[1].agentKey, '')
+    assert.equal((await cmd(ctx, other, '/memory import {nope')).text, 'import: inline JSON could not be parsed')
+    assert.match((await cmd(ctx, other, '/memory import /no/such file.json')).text, /^import: cannot read "\/no\/such file\.json": /)
+  })
+  test('adapters are listed through the registry', async () => {
+    const { ctx } = setup()
+    const r = await cmd(ctx, makeAgent(), '/memory adapters')
+    assert.match(r.text, /^Memory adapters \(\d+\):\n- /)
+    assert.ok(ctx.get('memoryAdapters').list().some((a) => a.id === 'mem0'))
+  })
+  test('zh output', async () => {
+    const { ctx } = setup({ language: 'zh' })
+    assert.deepEqual(await cmd(ctx, makeAgent(), '/memory list'), { kind: 'success', text: '记忆为空。' })
+  })
+})
+
+describe('proposals', () => {
+  const compaction = (ctx, session, { summary = 'we decided X', error } = {}) => {
+    ctx.emit('session/event', session, { type: 'compaction/start', data: {} })
+    ctx.emit('session/event', session, { type: 'compaction/summary', data: { summary: [{ type: 'text', text: summary }] } })
+    ctx.emit('session/event', session, { type: 'compaction/end', data: error ? { error } : {} })
+  }
+  test('captured after a successful compaction; approve writes it via the command transport', async () => {
+    const { ctx, provider } = setup()
+    const agent = makeAgent({ cwd: '/ws/a' })
+    compaction(ctx, agent.session)
+    const [p] = provider.proposalList()
+    assert.equal(p.text, 'we decided X')
+    assert.match(ctx.systemPrompt.map.get('dsh-memento:memory').text({ agent: makeAgent({ cwd: '/ws/a' }) }), /## Pending memory proposals[^\n]*\n- \[[^\]]+\] agent\/workspace: we decided X/)
+    assert.match((await cmd(ctx, agent, '/memory proposals')).text, /^Pending proposals \(1\):/)
+    const r = await cmd(ctx, agent, `/memory proposals approve ${p.id}`)
+    assert.equal(r.text, 'Proposal approved and written to memory (agent/workspace): we decided X\nLayer usage: 12/4000')
+    assert.equal(provider.entries[0].source, 'proposal')
+    assert.equal((await cmd(ctx, agent, `/memory proposals approve ${p.id}`)).kind, 'error')
+  })
+  test('a failed compaction drops its summary (B8); no session id → no proposal (B14)', () => {
+    const { ctx, provider } = setup()
+    const agent = makeAgent()
+    compaction(ctx, agent.session, { error: 'boom' })
+    ctx.emit('session/event', agent.session, { type: 'compaction/end', data: {} })
+    assert.equal(provider.proposalList().length, 0)
+    compaction(ctx, { header: {} })
+    assert.equal(provider.proposalList().length, 0)
+  })
+})
+
+describe('web routes and recall', () => {
+  test('panel routes answer read-only JSON without bumping recall counters', async () => {
+    const { ctx, provider } = setup({ writePolicy: 'auto' })
+    await ctx.get('memory').add({ track: 'user', scope: 'user-global', text: 'likes tea' }, { agent: makeAgent() })
+    const e = await ctx.webServer.call('/api/memento/entries?limit=5')
+    assert.equal(e.status, 200)
+    assert.equal(e.headers['content-type'], 'application/json; charset=utf-8')
+    assert.equal(e.json.entries[0].text, 'likes tea')
+    assert.equal(e.json.budgets.length, 4)
+    assert.equal(e.json.language, 'en')
+    assert.equal(provider.entries[0].recallCount, 0)
+    assert.equal((await ctx.webServer.call('/api/memento/audit?limit=1')).json.rows.length, 1)
+    assert.deepEqual((await ctx.webServer.call('/api/memento/proposals')).json, { proposals: [], language: 'en' })
+  })
+  test('memory_recall degrades without sessionQuery and uses it when present', async () => {
+    let s = setup({ writePolicy: 'auto' })
+    const agent = makeAgent()
+    await s.memory.add({ track: 'user', scope: 'user-global', text: 'likes tea' }, { agent })
+    let v = await run(s.recall, { query: 'tea' }, agent)
+    assert.deepEqual(v.history, { available: false, sessions: [] })
+    assert.equal(s.recall.output.render({}, v)[0].text, 'memory: 1 match\n- [user/user-global] likes tea\n\nhistory: session-query unavailable in this profile')
+    const sessionQuery = {
+      filterSessions: async (filters) => (assert.equal(filters[0].kind, 'cwd'), [{ header: { id: 'old' } }]),
+      filterEvents: async () => [{ seq: 2 }],
+      readSession: async () => ({ events: [{ seq: 2, type: 'message/user', data: { content: [{ type: 'text', text: 'I like\ntea' }] } }] }),
+    }
+    s = setup({}, { sessionQuery })
+    v = await run(s.recall, { query: 'tea' }, agent)
+    assert.deepEqual(v.history, { available: true, sessions: [{ sessionId: 'old', matches: 1, snippets: ['I like\ntea'] }] })
+    assert.match(s.recall.output.render({}, v)[0].text, /- session old: 1 event match\n    I like tea$/)
+  })
+})
+
+describe('lifecycle', () => {
+  test('dispose closes the store and removes every registration; re-apply is clean', () => {
+    const { ctx, provider } = setup()
+    assert.ok(ctx.get('memory') && ctx.get('memoryAdapters'))
+    ctx.dispose()
+    assert.equal(provider.closed, true)
+    assert.equal(ctx.get('memory'), undefined)
+    assert.equal(ctx.tools.map.size, 0)
+    assert.equal(ctx.systemPrompt.map.size, 0)
+    assert.equal(ctx.commands.map.size, 0)
+    assert.equal(ctx.webServer.routes.size, 0)
+    apply(ctx, {})
+    assert.equal(ctx.tools.map.size, 2)
+    assert.equal(ctx.webServer.routes.size, 3)
+  })
+})
