@@ -102,7 +102,9 @@ fn to_json(value: &Unknown<'_>, depth: u32) -> std::result::Result<Value, String
       if obj.is_array().map_err(fail)? {
         let len = obj.get_array_length().map_err(fail)?;
         if len > MAX_ARRAY {
-          return Err(format!("is an array of {len} elements; at most {MAX_ARRAY} are accepted"));
+          return Err(format!(
+            "is an array of {len} elements; at most {MAX_ARRAY} are accepted"
+          ));
         }
         let mut items = Vec::with_capacity(len.min(1 << 16) as usize);
         for i in 0..len {

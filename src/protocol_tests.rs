@@ -466,14 +466,39 @@ fn query_ranks_by_recall_and_counts_in_one_pass() -> TestResult {
 #[test]
 fn a_snapshot_is_frozen_per_session_and_stored_once_per_text() -> TestResult {
   let (mut m, _dir) = memory(json!({}))?;
-  assert_eq!(m.snapshot_record("s1", "## User profile\n- a")?, "## User profile\n- a");
-  assert_eq!(m.snapshot_record("s1", "something newer")?, "## User profile\n- a", "first write wins");
-  assert_eq!(m.snapshot_record("s2", "## User profile\n- a")?, "## User profile\n- a");
-  assert_eq!(m.snapshot_record("s3", "")?, "", "an empty snapshot is frozen too");
+  assert_eq!(
+    m.snapshot_record("s1", "## User profile\n- a")?,
+    "## User profile\n- a"
+  );
+  assert_eq!(
+    m.snapshot_record("s1", "something newer")?,
+    "## User profile\n- a",
+    "first write wins"
+  );
+  assert_eq!(
+    m.snapshot_record("s2", "## User profile\n- a")?,
+    "## User profile\n- a"
+  );
+  assert_eq!(
+    m.snapshot_record("s3", "")?,
+    "",
+    "an empty snapshot is frozen too"
+  );
   let rows = m.audit_list(10)?;
-  assert_eq!(rows.iter().filter(|r| r.action == "snapshot").count(), 3, "one row per session");
-  assert_eq!(rows[1].text.as_deref(), Some("## User profile\n- a"), "listings show the verbatim text");
-  let stored: i64 = m.store.conn().query_row("SELECT count(*) FROM snapshot_texts", [], |r| r.get(0))?;
+  assert_eq!(
+    rows.iter().filter(|r| r.action == "snapshot").count(),
+    3,
+    "one row per session"
+  );
+  assert_eq!(
+    rows[1].text.as_deref(),
+    Some("## User profile\n- a"),
+    "listings show the verbatim text"
+  );
+  let stored: i64 = m
+    .store
+    .conn()
+    .query_row("SELECT count(*) FROM snapshot_texts", [], |r| r.get(0))?;
   assert_eq!(stored, 2, "two distinct texts");
   assert!(m.audit_verify()?.ok);
   Ok(())
