@@ -20,6 +20,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod audit;
+pub mod cache;
 pub mod error;
 pub mod keys;
 pub mod model;

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use crate::audit::{self, NewAudit, Verification};
+use crate::cache::{EntryCache, Search};
 use crate::error::{json_str, MemoryError, Result};
 use crate::model::{
   self, as_object, AuditRow, Budgets, Entry, EntryInput, Proposal, Scope, Track, Usage, Writer,
@@ -231,6 +232,17 @@ pub struct QueryOptions {
   pub count_recall: bool,
 }
 
+/// A page of query results.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct QueryResult {
+  /// The ranked page (pre-query counters).
+  pub entries: Vec<Entry>,
+  /// Every match, not only this page.
+  pub total: u64,
+  /// `total > entries.len()`.
+  pub truncated: bool,
+}
+
 /// A proposal to record.
 #[derive(Debug, Clone)]
 pub struct ProposalInput {
@@ -247,6 +259,7 @@ pub struct ProposalInput {
 pub struct Memory {
   store: Store,
   config: Config,
+  cache: EntryCache,
 }
 
 fn layer_key(scope: Scope, workspace_key: &str) -> &str {
@@ -291,7 +304,11 @@ fn target_error(track: Track, scope: Scope, needle: &str, hits: &[Entry]) -> Mem
 impl Memory {
   /// An engine over an open store.
   pub fn new(store: Store, config: Config) -> Self {
-    Self { store, config }
+    Self {
+      store,
+      config,
+      cache: EntryCache::default(),
+    }
   }
 
   /// The store file's path.
@@ -388,16 +405,28 @@ impl Memory {
     Ok(found)
   }
 
+  /// Bring the in-memory read model up to date with the store.
+  fn sync(&mut self) -> Result<()> {
+    let Self { store, cache, .. } = self;
+    if cache.sync(store.conn()).map_err(|e| store.fail(e))? {
+      // A reload reads the file, which does not have this connection's pending recalls yet.
+      for (id, at) in store.pending_recalls() {
+        cache.bump(std::slice::from_ref(id), *at);
+      }
+    }
+    Ok(())
+  }
+
   fn resolve(
-    &self,
+    &mut self,
     track: Track,
     scope: Scope,
     vis: &Visibility,
     needle: &str,
   ) -> Result<(Target, Entry)> {
     let folded = fold(needle);
-    let mut hits = store::find_candidates(self.store.conn(), track, scope, vis, &folded)
-      .map_err(|e| self.fail(e))?;
+    self.sync()?;
+    let mut hits = self.cache.candidates(track, scope, vis, &folded);
     if hits.len() != 1 {
       return Err(target_error(track, scope, needle, &hits));
     }
@@ -433,7 +462,7 @@ impl Memory {
   ///
   /// # Errors
   /// `INVALID_INPUT`, `BUDGET_EXCEEDED` (pre-check).
-  pub fn plan_add(&self, input: &Value, writer: Writer) -> Result<Plan> {
+  pub fn plan_add(&mut self, input: &Value, writer: Writer) -> Result<Plan> {
     let input = model::parse_entry_input(input)?;
     let entry = self.new_entry(input, &writer);
     let warnings = self.screen([entry.text.as_str()])?;
@@ -458,7 +487,7 @@ impl Memory {
   ///
   /// # Errors
   /// `INVALID_INPUT`, `ENTRY_NOT_FOUND`, `AMBIGUOUS_MATCH`, `BUDGET_EXCEEDED`.
-  pub fn plan_replace(&self, input: &Value, writer: Writer) -> Result<Plan> {
+  pub fn plan_replace(&mut self, input: &Value, writer: Writer) -> Result<Plan> {
     let obj = as_object(input);
     let (track, scope) = model::parse_layer(&obj)?;
     let text = model::parse_text(&obj)?;
@@ -494,7 +523,7 @@ impl Memory {
   ///
   /// # Errors
   /// `INVALID_INPUT`, `ENTRY_NOT_FOUND`, `AMBIGUOUS_MATCH`.
-  pub fn plan_remove(&self, input: &Value, writer: Writer) -> Result<Plan> {
+  pub fn plan_remove(&mut self, input: &Value, writer: Writer) -> Result<Plan> {
     let obj = as_object(input);
     let (track, scope) = model::parse_layer(&obj)?;
     let needle = model::parse_match(&obj)?;
@@ -520,7 +549,7 @@ impl Memory {
   ///
   /// # Errors
   /// `INVALID_INPUT`, `ENTRY_NOT_FOUND`, `AMBIGUOUS_MATCH`, `BUDGET_EXCEEDED`.
-  pub fn plan_consolidate(&self, input: &Value, writer: Writer) -> Result<Plan> {
+  pub fn plan_consolidate(&mut self, input: &Value, writer: Writer) -> Result<Plan> {
     let obj = as_object(input);
     let (track, scope) = model::parse_layer(&obj)?;
     let text = model::parse_text(&obj)?;
@@ -588,7 +617,7 @@ impl Memory {
   ///
   /// # Errors
   /// `INVALID_INPUT` (naming the failing item), `BUDGET_EXCEEDED`.
-  pub fn plan_seed(&self, inputs: &Value, writer: Writer) -> Result<Plan> {
+  pub fn plan_seed(&mut self, inputs: &Value, writer: Writer) -> Result<Plan> {
     let items = match inputs.as_array() {
       Some(items) if !items.is_empty() => items,
       _ => return Err(MemoryError::invalid("seed requires a non-empty entry list")),
@@ -635,7 +664,7 @@ impl Memory {
   ///
   /// # Errors
   /// `PROPOSAL_NOT_FOUND`, `INVALID_INPUT`, `BUDGET_EXCEEDED`.
-  pub fn plan_approve(&self, id: &str, writer: Writer) -> Result<Plan> {
+  pub fn plan_approve(&mut self, id: &str, writer: Writer) -> Result<Plan> {
     let proposal = self.pending_proposal(self.store.conn(), id)?;
     let input = json!({
       "track": proposal.track, "scope": proposal.scope, "text": proposal.text, "source": "proposal",
@@ -738,6 +767,41 @@ impl Memory {
   }
 
   fn commit(&mut self, plan: &Plan, label: &str) -> Result<Value> {
+    let result = self.commit_tx(plan, label)?;
+    self.refresh_touched(&result);
+    Ok(result)
+  }
+
+  /// Apply this connection's own commit to the read model by re-reading the rows it touched.
+  fn refresh_touched(&mut self, result: &Value) {
+    let mut ids: Vec<String> = Vec::new();
+    let mut take = |v: &Value| {
+      if let Some(id) = v.get("id").and_then(Value::as_str) {
+        ids.push(id.to_string());
+      }
+    };
+    for key in ["entry", "previous"] {
+      if let Some(v) = result.get(key) {
+        take(v);
+      }
+    }
+    for key in ["removed", "entries"] {
+      for v in result
+        .get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+      {
+        take(v);
+      }
+    }
+    let Self { store, cache, .. } = self;
+    if cache.refresh_ids(store.conn(), &ids).is_err() {
+      cache.invalidate();
+    }
+  }
+
+  fn commit_tx(&mut self, plan: &Plan, label: &str) -> Result<Value> {
     let budgets = self.config.budgets;
     let source_label = self.config.source_label.clone();
     let session = plan.writer.session_id.as_str();
@@ -901,57 +965,57 @@ impl Memory {
   ///
   /// # Errors
   /// `STORE_CORRUPT`.
-  pub fn query(&mut self, filter: &Value, opts: &QueryOptions) -> Result<Value> {
+  pub fn query(&mut self, filter: &Value, opts: &QueryOptions) -> Result<QueryResult> {
     let parsed = model::parse_query_filter(filter);
     let limit = parsed
       .limit
       .unwrap_or(self.config.default_query_limit)
       .min(MAX_QUERY_LIMIT);
     let folded = parsed.text.as_deref().map(fold);
-    let (entries, total) = store::query_page(
-      self.store.conn(),
-      parsed.track.as_deref(),
-      parsed.scope.as_deref(),
-      folded.as_deref(),
-      &opts.visibility,
-      limit,
-    )
-    .map_err(|e| self.fail(e))?;
-    let bump = opts.count_recall && !entries.is_empty();
-    if bump || opts.session_id.is_some() {
-      let ids: Vec<String> = if bump {
-        entries.iter().map(|e| e.id.clone()).collect()
-      } else {
-        Vec::new()
-      };
+    self.sync()?;
+    let (entries, total) = self.cache.search(&Search {
+      track: parsed.track.as_deref(),
+      scope: parsed.scope.as_deref(),
+      folded: folded.as_deref(),
+      visibility: Some(&opts.visibility),
+      limit: limit as usize,
+    });
+    let at = now_ms();
+    if opts.count_recall && !entries.is_empty() {
+      let ids: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
+      self.store.note_recalls(&ids, at)?;
+      self.cache.bump(&ids, at);
+    }
+    if let Some(session) = &opts.session_id {
       let raw_text = as_object(filter)
         .get("text")
         .and_then(Value::as_str)
         .map(str::to_string);
       let source = self.config.source_label.clone();
       self.store.write(|tx, path| {
-        store::bump_recall(tx, &ids, now_ms()).map_err(|e| fail_at(path, e))?;
-        if let Some(session) = &opts.session_id {
-          audit::append(
-            tx,
-            &NewAudit {
-              action: "recalled",
-              track: parsed.track.as_deref(),
-              scope: parsed.scope.as_deref(),
-              text: raw_text.as_deref(),
-              outcome: Some("ok"),
-              source: Some(&source),
-              session_id: Some(session),
-              ..NewAudit::default()
-            },
-          )
-          .map_err(|e| fail_at(path, e))?;
-        }
+        audit::append(
+          tx,
+          &NewAudit {
+            action: "recalled",
+            track: parsed.track.as_deref(),
+            scope: parsed.scope.as_deref(),
+            text: raw_text.as_deref(),
+            outcome: Some("ok"),
+            source: Some(&source),
+            session_id: Some(session),
+            ..NewAudit::default()
+          },
+        )
+        .map_err(|e| fail_at(path, e))?;
         Ok(())
       })?;
     }
     let truncated = total > entries.len() as u64;
-    Ok(json!({ "entries": entries, "total": total, "truncated": truncated }))
+    Ok(QueryResult {
+      entries,
+      total,
+      truncated,
+    })
   }
 
   /// Usage per layer, in protocol order. With a workspace key, the workspace rows are that
@@ -985,8 +1049,9 @@ impl Memory {
   ///
   /// # Errors
   /// `STORE_CORRUPT`.
-  pub fn list_entries(&self) -> Result<Vec<Entry>> {
-    store::list_entries(self.store.conn()).map_err(|e| self.fail(e))
+  pub fn list_entries(&mut self) -> Result<Vec<Entry>> {
+    self.sync()?;
+    Ok(self.cache.list())
   }
 
   /// The newest `limit` audit rows.

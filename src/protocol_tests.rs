@@ -36,7 +36,7 @@ fn add(m: &mut Memory, track: &str, scope: &str, text: &str, w: Writer) -> Resul
   }
 }
 
-fn texts(m: &Memory) -> Vec<String> {
+fn texts(m: &mut Memory) -> Vec<String> {
   m.list_entries()
     .map(|es| es.into_iter().map(|e| e.text).collect())
     .unwrap_or_default()
@@ -112,7 +112,7 @@ fn any_other_answer_is_a_denial_with_only_its_row() -> TestResult {
     let err = m.finish(&plan, answer, None, false).err().map(|e| e.code());
     assert_eq!(err, Some("WRITE_DENIED"));
   }
-  assert!(texts(&m).is_empty());
+  assert!(texts(&mut m).is_empty());
   let audit = m.audit_list(10)?;
   assert_eq!(audit.len(), 4);
   assert!(audit
@@ -133,7 +133,7 @@ fn an_abort_after_approval_writes_nothing_but_its_row() -> TestResult {
     writer("", "/w"),
   )?;
   assert_eq!(m.finish(&plan, allow(), None, true)?, Finished::Aborted);
-  assert!(texts(&m).is_empty());
+  assert!(texts(&mut m).is_empty());
   assert_eq!(m.audit_list(1)?[0].action, "add-aborted");
   Ok(())
 }
@@ -155,7 +155,7 @@ fn the_budget_is_rechecked_in_the_transaction() -> TestResult {
     err.as_ref().map(|e| e.details()),
     Some(json!({"track": "user", "scope": "workspace", "used": 6, "limit": 10, "needed": 12}))
   );
-  assert_eq!(texts(&m), vec!["123456"]);
+  assert_eq!(texts(&mut m), vec!["123456"]);
   Ok(())
 }
 
@@ -206,7 +206,7 @@ fn replace_acts_on_the_approved_id_even_if_the_match_became_ambiguous() -> TestR
   assert_eq!(v["entry"]["version"], 2);
   assert_eq!(v["entry"]["tags"], json!(["tooling"]));
   assert_eq!(
-    texts(&m),
+    texts(&mut m),
     vec!["use pnpm 9 here", "pnpm is also in this one"]
   );
   Ok(())
@@ -237,7 +237,7 @@ fn a_target_that_no_longer_matches_is_not_found_and_nothing_else_is_touched() ->
     err.map(|e| e.details()),
     Some(json!({"track": "user", "scope": "user-global", "match": "tea"}))
   );
-  assert_eq!(texts(&m), vec!["likes coffee", "green tea too"]);
+  assert_eq!(texts(&mut m), vec!["likes coffee", "green tea too"]);
   Ok(())
 }
 
@@ -287,7 +287,7 @@ fn other_agents_and_workspaces_are_invisible_to_targeting() -> TestResult {
       ..QueryOptions::default()
     },
   )?;
-  assert_eq!(q["total"], 1);
+  assert_eq!(q.total, 1);
   Ok(())
 }
 
@@ -317,7 +317,7 @@ fn consolidate_frees_the_targets_in_the_budget_and_audits_in_order() -> TestResu
     "remove: aaa\naaaaa\nremove: bbb\nbbbbb\nnew text: aaaaa+bbbbb"
   );
   m.finish(&plan, allow(), None, false)?;
-  assert_eq!(texts(&m), vec!["aaaaa+bbbbb"]);
+  assert_eq!(texts(&mut m), vec!["aaaaa+bbbbb"]);
   let actions: Vec<String> = m.audit_list(3)?.into_iter().map(|r| r.action).collect();
   assert_eq!(
     actions,
@@ -424,13 +424,13 @@ fn query_ranks_by_recall_and_counts_in_one_pass() -> TestResult {
   };
   let first = m.query(&json!({"text": "PNPM two"}), &opts)?;
   assert_eq!(
-    first["entries"][0]["recallCount"], 0,
+    first.entries[0].recall_count, 0,
     "pre-increment counters are returned"
   );
   let page = m.query(&json!({"text": "pnpm", "limit": 1}), &opts)?;
-  assert_eq!(page["entries"][0]["text"], "pnpm two");
-  assert_eq!(page["total"], 2);
-  assert_eq!(page["truncated"], true);
+  assert_eq!(page.entries[0].text, "pnpm two");
+  assert_eq!(page.total, 2);
+  assert!(page.truncated);
   let quiet = QueryOptions {
     session_id: Some("s9".into()),
     ..QueryOptions::default()

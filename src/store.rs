@@ -41,12 +41,18 @@ pub struct Visibility {
   pub workspace_key: Option<String>,
 }
 
+/// Recall bumps held back before they are written with the next transaction.
+const MAX_PENDING_RECALLS: usize = 512;
+
 /// An open store file.
 #[derive(Debug)]
 pub struct Store {
   conn: Connection,
   path: String,
   retention_days: u64,
+  /// Recall-counter bumps not yet written: `(entry id, epoch ms)`. Reads stay reads; the bumps
+  /// ride along with the next write transaction (or a flush at 512, or at close).
+  pending_recalls: Vec<(String, i64)>,
 }
 
 fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<Entry> {
@@ -183,6 +189,7 @@ impl Store {
       conn,
       path: shown,
       retention_days,
+      pending_recalls: Vec::new(),
     };
     store.prune_audit_all()?;
     protect(path);
@@ -211,12 +218,34 @@ impl Store {
       .conn
       .transaction_with_behavior(TransactionBehavior::Immediate)
       .map_err(|e| fail_at(&path, e))?;
+    bump_recall(&tx, &self.pending_recalls).map_err(|e| fail_at(&path, e))?;
     let value = f(&tx, &path)?;
     if retention_days > 0 {
       prune_audit(&tx, retention_days, Some(PRUNE_BATCH)).map_err(|e| fail_at(&path, e))?;
     }
     tx.commit().map_err(|e| fail_at(&path, e))?;
+    self.pending_recalls.clear();
     Ok(value)
+  }
+
+  /// Count a query hit. The bump is written with the next transaction (immediately once 512
+  /// are pending); until then [`Store::pending_recalls`] lets readers see it.
+  ///
+  /// # Errors
+  /// `STORE_CORRUPT` when a due flush fails (the bumps stay pending).
+  pub fn note_recalls(&mut self, ids: &[String], at: i64) -> Result<()> {
+    self
+      .pending_recalls
+      .extend(ids.iter().map(|id| (id.clone(), at)));
+    if self.pending_recalls.len() >= MAX_PENDING_RECALLS {
+      self.write(|_, _| Ok(()))?;
+    }
+    Ok(())
+  }
+
+  /// Recall bumps not yet written.
+  pub fn pending_recalls(&self) -> &[(String, i64)] {
+    &self.pending_recalls
   }
 
   /// Read-only access to the connection.
@@ -268,36 +297,6 @@ fn prune_audit(conn: &Connection, days: u64, batch: Option<i64>) -> rusqlite::Re
 }
 
 // ---- row-level statements (all take a connection or transaction) ----
-
-/// Entries of one layer that the visibility admits and whose text contains `folded` (already
-/// ASCII-lowercased), in creation order.
-pub fn find_candidates(
-  conn: &Connection,
-  track: Track,
-  scope: Scope,
-  vis: &Visibility,
-  folded: &str,
-) -> rusqlite::Result<Vec<Entry>> {
-  let sql = format!(
-    "SELECT {ENTRY_COLUMNS} FROM entries WHERE track = ?1 AND scope = ?2
-       AND (?3 IS NULL OR agent_key = '' OR agent_key = ?3)
-       AND (?2 <> 'workspace' OR ?4 IS NULL OR workspace_key = ?4)
-       AND instr(lower(text), ?5) > 0
-     ORDER BY created_at, rowid"
-  );
-  let mut stmt = conn.prepare_cached(&sql)?;
-  let rows = stmt.query_map(
-    params![
-      track.as_str(),
-      scope.as_str(),
-      vis.agent_key,
-      vis.workspace_key,
-      folded
-    ],
-    entry_from_row,
-  )?;
-  rows.collect()
-}
 
 /// One entry by id, if it exists and the visibility admits it.
 pub fn get_visible(
@@ -400,66 +399,45 @@ fn tags_json(tags: &[String]) -> String {
   serde_json::to_string(tags).unwrap_or_else(|_| "[]".to_string())
 }
 
-/// Every entry, oldest first.
-pub fn list_entries(conn: &Connection) -> rusqlite::Result<Vec<Entry>> {
-  let mut stmt = conn.prepare_cached(&format!(
-    "SELECT {ENTRY_COLUMNS} FROM entries ORDER BY created_at, rowid"
+/// Every entry with its rowid (the cache's load).
+pub fn all_entries(conn: &Connection) -> rusqlite::Result<Vec<(i64, Entry)>> {
+  let mut stmt = conn.prepare(&format!(
+    "SELECT {ENTRY_COLUMNS}, rowid FROM entries ORDER BY rowid"
   ))?;
-  let rows = stmt.query_map([], entry_from_row)?;
+  let rows = stmt.query_map([], |row| Ok((row.get(14)?, entry_from_row(row)?)))?;
   rows.collect()
 }
 
-/// A page of a query, ranked, and the total count of matches (one pass).
-pub fn query_page(
-  conn: &Connection,
-  track: Option<&str>,
-  scope: Option<&str>,
-  folded_text: Option<&str>,
-  vis: &Visibility,
-  limit: u64,
-) -> rusqlite::Result<(Vec<Entry>, u64)> {
-  let sql = format!(
-    "SELECT {ENTRY_COLUMNS}, count(*) OVER () FROM entries
-     WHERE (?1 IS NULL OR track = ?1) AND (?2 IS NULL OR scope = ?2)
-       AND (?3 IS NULL OR instr(lower(text), ?3) > 0)
-       AND (?4 IS NULL OR agent_key = '' OR agent_key = ?4)
-       AND (?5 IS NULL OR scope <> 'workspace' OR workspace_key = ?5)
-     ORDER BY recall_count DESC, updated_at DESC, id ASC LIMIT ?6"
-  );
-  let mut stmt = conn.prepare_cached(&sql)?;
-  let mut total = 0u64;
-  let rows = stmt.query_map(
-    params![
-      track,
-      scope,
-      folded_text,
-      vis.agent_key,
-      vis.workspace_key,
-      limit as i64
-    ],
-    |row| {
-      let count: i64 = row.get(14)?;
-      Ok((entry_from_row(row)?, count))
-    },
-  )?;
-  let mut entries = Vec::new();
-  for row in rows {
-    let (entry, count) = row?;
-    total = count.max(0) as u64;
-    entries.push(entry);
-  }
-  Ok((entries, total))
+/// One entry and its rowid, by id (`QueryReturnedNoRows` when absent).
+pub fn entry_with_rowid(conn: &Connection, id: &str) -> rusqlite::Result<(i64, Entry)> {
+  conn
+    .prepare_cached(&format!(
+      "SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE id = ?1"
+    ))?
+    .query_row([id], |row| Ok((row.get(14)?, entry_from_row(row)?)))
 }
 
-/// Bump the recall counters of the entries a query returned.
-pub fn bump_recall(conn: &Connection, ids: &[String], at: i64) -> rusqlite::Result<()> {
+/// Write recall bumps: `recall_count + 1` and the latest `last_recalled` per hit.
+fn bump_recall(conn: &Connection, bumps: &[(String, i64)]) -> rusqlite::Result<()> {
+  if bumps.is_empty() {
+    return Ok(());
+  }
   let mut stmt = conn.prepare_cached(
-    "UPDATE entries SET recall_count = recall_count + 1, last_recalled = ?2 WHERE id = ?1",
+    "UPDATE entries SET recall_count = recall_count + 1, last_recalled = max(coalesce(last_recalled, 0), ?2) WHERE id = ?1",
   )?;
-  for id in ids {
+  for (id, at) in bumps {
     stmt.execute(params![id, at])?;
   }
   Ok(())
+}
+
+impl Drop for Store {
+  fn drop(&mut self) {
+    if !self.pending_recalls.is_empty() {
+      // Best effort: a recall bump is a ranking hint, never a memory change.
+      let _ = self.write(|_, _| Ok(()));
+    }
+  }
 }
 
 /// Insert a pending proposal; `false` when the session already has a pending one of this kind.
