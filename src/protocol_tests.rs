@@ -503,3 +503,91 @@ fn a_snapshot_is_frozen_per_session_and_stored_once_per_text() -> TestResult {
   assert!(m.audit_verify()?.ok);
   Ok(())
 }
+
+/// Brute force: every entry whose text contains the needle under SQLite's ASCII-only `lower()`.
+fn brute_force(m: &Memory, needle: &str) -> rusqlite::Result<Vec<String>> {
+  let mut stmt = m
+    .store
+    .conn()
+    .prepare("SELECT id FROM entries WHERE instr(lower(text), lower(?1)) > 0 ORDER BY id")?;
+  let ids = stmt.query_map([needle], |r| r.get(0))?;
+  ids.collect()
+}
+
+#[test]
+fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestResult {
+  let (mut m, dir) = memory(
+    json!({"user": {"workspace": 1_000_000, "userGlobal": 1_000_000}, "agent": {"workspace": 1_000_000, "userGlobal": 1_000_000}}),
+  )?;
+  let mut other = Memory::new(
+    Store::open(&dir.path().join("memory.db"), 0)?,
+    Config::default(),
+  );
+  let alphabet: Vec<&str> = vec![
+    "a", "B", "c", "D", "pnpm", "PNPM", "记", "住", "偏好", "Ä", "ä", "😀", " ", "-", "x",
+  ];
+  let mut seed = 42u64;
+  let mut next = |n: usize| {
+    seed = seed
+      .wrapping_mul(6364136223846793005)
+      .wrapping_add(1442695040888963407);
+    (seed >> 33) as usize % n
+  };
+  let mut texts: Vec<String> = Vec::new();
+  for round in 0..300 {
+    let text: String = (0..1 + next(12))
+      .map(|_| alphabet[next(alphabet.len())])
+      .collect::<String>()
+      + &format!(" #{round}");
+    // Writes alternate between the two connections; reads below go through `m`'s cache.
+    let target = if round % 3 == 0 { &mut other } else { &mut m };
+    add(
+      target,
+      ["user", "agent"][next(2)],
+      ["workspace", "user-global"][next(2)],
+      &text,
+      writer("", "/w"),
+    )?;
+    texts.push(text);
+    if round % 7 == 0 {
+      let victim = format!("#{}", next(round + 1));
+      let who = if round % 2 == 0 { &mut other } else { &mut m };
+      for scope in ["workspace", "user-global"] {
+        for track in ["user", "agent"] {
+          let plan = who.plan_remove(
+            &json!({"track": track, "scope": scope, "match": format!("{victim} ")}),
+            writer("", "/w"),
+          );
+          if let Ok(plan) = plan {
+            who.finish(&plan, allow(), None, false)?;
+          }
+        }
+      }
+    }
+    let needles: Vec<String> = {
+      let t = &texts[next(texts.len())];
+      let chars: Vec<char> = t.chars().collect();
+      let start = next(chars.len());
+      let len = 1 + next(4.min(chars.len() - start));
+      let sub: String = chars[start..start + len].iter().collect();
+      vec![
+        sub.to_ascii_uppercase(),
+        sub,
+        alphabet[next(alphabet.len())].to_string(),
+      ]
+    };
+    for needle in needles {
+      let opts = QueryOptions::default();
+      let got = m.query(&json!({"text": needle, "limit": 1000}), &opts)?;
+      let mut ids: Vec<String> = got.entries.iter().map(|e| e.id.clone()).collect();
+      ids.sort();
+      assert_eq!(
+        ids,
+        brute_force(&m, &needle)?,
+        "needle {needle:?} at round {round}"
+      );
+      assert_eq!(got.total as usize, ids.len());
+    }
+  }
+  Ok(())
+}
