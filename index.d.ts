@@ -250,8 +250,8 @@ export declare class MemoryProvider {
   query(filter?: QueryFilter, opts?: QueryOptions): QueryResult
   /** Four rows, user/user-global, user/workspace, agent/user-global, agent/workspace. */
   budgets(opts?: { workspaceKey?: string }): BudgetRow[]
-  /** Every entry, oldest first. */
-  listEntries(): MemoryEntry[]
+  /** Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set. */
+  listEntries(opts?: { agentKey?: string; workspaceKey?: string }): MemoryEntry[]
   /** Newest first; default 100. */
   auditList(limit?: number): AuditRow[]
   /**

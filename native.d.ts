@@ -39,8 +39,8 @@ export declare class MemoryProvider {
   query(filter?: import('./index').QueryFilter, opts?: import('./index').QueryOptions): import('./index').QueryResult
   /** Usage per layer (4 rows). `{workspaceKey}` reports that workspace's layers. */
   budgets(opts?: { workspaceKey?: string }): import('./index').BudgetRow[]
-  /** Every entry, oldest first. */
-  listEntries(): import('./index').MemoryEntry[]
+  /** Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set. */
+  listEntries(opts?: { agentKey?: string; workspaceKey?: string }): import('./index').MemoryEntry[]
   /** Newest audit rows first (default 100). */
   auditList(limit?: number): import('./index').AuditRow[]
   /**

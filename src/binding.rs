@@ -691,10 +691,22 @@ impl MemoryProvider {
     self.with(&env, |m| Json::of(&m.budgets(ws.as_deref())?))
   }
 
-  /// Every entry, oldest first.
-  #[napi(ts_return_type = "import('./index').MemoryEntry[]")]
-  pub fn list_entries(&self, env: Env) -> Result<Json> {
-    self.with(&env, |m| Json::of(&m.list_entries()?))
+  /// Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set.
+  #[napi(
+    ts_args_type = "opts?: { agentKey?: string; workspaceKey?: string }",
+    ts_return_type = "import('./index').MemoryEntry[]"
+  )]
+  pub fn list_entries(&self, env: Env, opts: Option<Unknown>) -> Result<Json> {
+    let opts = json_arg("listEntries options", opts.as_ref()).map_err(|e| throw(&env, e))?;
+    let key = |k: &str| opts.get(k).and_then(Value::as_str).map(str::to_string);
+    let visibility = Visibility {
+      agent_key: key("agentKey"),
+      workspace_key: key("workspaceKey"),
+    };
+    let narrowed = visibility.agent_key.is_some() || visibility.workspace_key.is_some();
+    self.with(&env, |m| {
+      Json::of(&m.list_entries(narrowed.then_some(&visibility))?)
+    })
   }
 
   /// Newest audit rows first (default 100).

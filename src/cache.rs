@@ -195,9 +195,14 @@ impl EntryCache {
     found.into_iter().map(|c| c.entry.clone()).collect()
   }
 
-  /// Every entry, oldest first.
-  pub fn list(&self) -> Vec<Entry> {
-    Self::in_creation_order(self.live().collect())
+  /// Every entry the visibility admits (`None`: every entry), oldest first.
+  pub fn list(&self, vis: Option<&Visibility>) -> Vec<Entry> {
+    Self::in_creation_order(
+      self
+        .live()
+        .filter(|c| vis.is_none_or(|v| visible(&c.entry, v)))
+        .collect(),
+    )
   }
 
   /// Entries of one layer in the visible set whose folded text contains `folded`, oldest first.

@@ -1045,13 +1045,13 @@ impl Memory {
     Ok(rows)
   }
 
-  /// Every entry, oldest first.
+  /// Every entry (or every entry a session can see), oldest first.
   ///
   /// # Errors
   /// `STORE_CORRUPT`.
-  pub fn list_entries(&mut self) -> Result<Vec<Entry>> {
+  pub fn list_entries(&mut self, visibility: Option<&Visibility>) -> Result<Vec<Entry>> {
     self.sync()?;
-    Ok(self.cache.list())
+    Ok(self.cache.list(visibility))
   }
 
   /// The newest `limit` audit rows.

@@ -37,7 +37,7 @@ fn add(m: &mut Memory, track: &str, scope: &str, text: &str, w: Writer) -> Resul
 }
 
 fn texts(m: &mut Memory) -> Vec<String> {
-  m.list_entries()
+  m.list_entries(None)
     .map(|es| es.into_iter().map(|e| e.text).collect())
     .unwrap_or_default()
 }
@@ -361,7 +361,7 @@ fn seed_is_prechecked_whole_and_atomic() -> TestResult {
   );
   assert_eq!(plan.payload().count, Some(2));
   m.finish(&plan, allow(), None, false)?;
-  let entries = m.list_entries()?;
+  let entries = m.list_entries(None)?;
   assert_eq!(entries[0].agent_key, "", "an explicit '' key is kept");
   assert_eq!(entries[1].agent_key, "coder");
   let actions: Vec<String> = m
@@ -446,7 +446,7 @@ fn query_ranks_by_recall_and_counts_in_one_pass() -> TestResult {
     ("recalled", Some(""), Some("s9"))
   );
   let mut counts: Vec<(String, i64)> = m
-    .list_entries()?
+    .list_entries(None)?
     .into_iter()
     .map(|e| (e.text, e.recall_count))
     .collect();

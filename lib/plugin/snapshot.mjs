@@ -46,17 +46,14 @@ export function makeSnapshotProvider({ service, provider, config, dbPath }) {
     const cached = frozen.get(key)
     if (cached !== undefined) return cached
     const keys = service.keysOf(session)
-    const entries = provider.listEntries().filter((e) => isVisible(e, keys))
+    const entries = provider.listEntries({ agentKey: keys.agentKey, workspaceKey: keys.workspaceKey })
     const proposals = config.proposals.enabled
       ? provider.proposalList('pending', 1000).filter((p) => isVisible(p, keys)).slice(0, config.proposals.maxPending)
       : []
     let text = renderSnapshot(entries, provider.budgets({ workspaceKey: keys.workspaceKey }), proposals, config.language)
-    // Audit verbatim. A provider that records snapshots returns the text frozen for this
-    // session id (first write wins), which also keeps a resumed session's prefix stable.
-    if (typeof provider.snapshotRecord === 'function') {
-      const recorded = provider.snapshotRecord(sessionId, text)
-      if (typeof recorded === 'string') text = recorded
-    }
+    // Audit verbatim. The provider returns the text frozen for this session id (first write
+    // wins), which also keeps a resumed session's prefix stable across reloads and processes.
+    text = provider.snapshotRecord(sessionId, text)
     frozen.set(key, text)
     if (frozen.size > FROZEN_CAP) frozen.delete(frozen.keys().next().value)
     return text

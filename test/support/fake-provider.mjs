@@ -124,7 +124,20 @@ export class MemoryProvider {
     return { entries: out, total, truncated: total > out.length }
   }
   budgets() { return LAYERS.map(([t, s]) => this.#usage(t, s)) }
-  listEntries() { return this.db.entries.map((e) => ({ ...e })) }
+  listEntries({ agentKey, workspaceKey } = {}) {
+    return this.db.entries
+      .filter((e) => (typeof agentKey !== 'string' || e.agentKey === '' || e.agentKey === agentKey) && (typeof workspaceKey !== 'string' || e.scope !== 'workspace' || e.workspaceKey === workspaceKey))
+      .map((e) => ({ ...e }))
+  }
+  snapshotRecord(sessionId, text) {
+    this.db.snapshots ??= {}
+    if (!(sessionId in this.db.snapshots)) {
+      this.db.snapshots[sessionId] = text
+      this.#audit({ action: 'snapshot', text, outcome: 'ok', source: 'dsh-memento', sessionId })
+      this.#save()
+    }
+    return this.db.snapshots[sessionId]
+  }
   auditList(limit = 100) { return [...this.db.audit].reverse().slice(0, limit) }
   proposalAdd(x) {
     const sid = x.sessionId ?? ''

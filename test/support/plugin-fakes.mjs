@@ -160,9 +160,9 @@ export class FakeProvider {
     this.#assertOpen()
     return LAYERS.map(([t, s]) => this.#usage(t, s, opts.workspaceKey))
   }
-  listEntries() {
+  listEntries(opts = {}) {
     this.#assertOpen()
-    return this.entries.map((e) => ({ ...e }))
+    return this.entries.filter((e) => visibleTo(e, opts)).map((e) => ({ ...e }))
   }
   auditList(limit = 100) {
     this.#assertOpen()
@@ -341,4 +341,9 @@ export function mockCtx({ approvalPolicy = 'ask', withCommands = true, withWeb =
   }
   if (sessionQuery) services.set('sessionQuery', sessionQuery)
   return ctx
+}
+
+/** The provider's `listEntries({agentKey, workspaceKey})` narrowing (either key may be absent). */
+export function visibleTo(e, { agentKey, workspaceKey } = {}) {
+  return (typeof agentKey !== 'string' || e.agentKey === '' || e.agentKey === agentKey) && (typeof workspaceKey !== 'string' || e.scope !== 'workspace' || e.workspaceKey === workspaceKey)
 }
