@@ -98,12 +98,51 @@ fn closed(path: &str) -> MemoryError {
   MemoryError::store(path, format!("memory store at {path} is closed"))
 }
 
+/// Take the JS exception a failed Node-API call left pending (a throwing getter, a Proxy trap, a
+/// throwing gate), so it never escapes past our coded error. Returns what it said.
+fn take_exception(env: napi::sys::napi_env) -> Option<String> {
+  let mut pending = false;
+  if unsafe { napi::sys::napi_is_exception_pending(env, &mut pending) }
+    != napi::sys::Status::napi_ok
+    || !pending
+  {
+    return None;
+  }
+  let mut raw = std::ptr::null_mut();
+  if unsafe { napi::sys::napi_get_and_clear_last_exception(env, &mut raw) }
+    != napi::sys::Status::napi_ok
+    || raw.is_null()
+  {
+    return None;
+  }
+  let thrown = unsafe { Unknown::from_raw_unchecked(env, raw) };
+  Some(match thrown.get_type() {
+    Ok(ValueType::String) => {
+      unsafe { thrown.cast::<String>() }.unwrap_or_else(|_| "a string".into())
+    }
+    Ok(ValueType::Object) => {
+      let message = unsafe { thrown.cast::<Object>() }
+        .and_then(|o| o.get_named_property::<Unknown>("message"))
+        .ok()
+        .filter(|m| m.get_type().ok() == Some(ValueType::String))
+        .and_then(|m| unsafe { m.cast::<String>() }.ok());
+      // A hostile `message` getter may have thrown in turn: drop that one too.
+      let mut again = std::ptr::null_mut();
+      unsafe { napi::sys::napi_get_and_clear_last_exception(env, &mut again) };
+      message.unwrap_or_else(|| "an exception object".into())
+    }
+    Ok(other) => format!("a thrown {other:?}").to_lowercase(),
+    Err(_) => "an exception".into(),
+  })
+}
+
 /// Caller data as JSON, refusing what JSON cannot carry. `undefined` object fields are dropped.
 fn to_json(value: &Unknown<'_>, depth: u32) -> std::result::Result<Value, String> {
   if depth > MAX_DEPTH {
     return Err(format!("nests deeper than {MAX_DEPTH} levels"));
   }
-  let fail = |e: Error| e.reason.clone();
+  let env = value.value().env;
+  let fail = |e: Error| take_exception(env).unwrap_or_else(|| e.reason.clone());
   match value.get_type().map_err(fail)? {
     ValueType::Undefined | ValueType::Null => Ok(Value::Null),
     ValueType::Boolean => Ok(Value::Bool(unsafe { value.cast::<bool>() }.map_err(fail)?)),
@@ -178,7 +217,13 @@ fn path<'e>(value: &Unknown<'e>, steps: &[&str]) -> Option<Unknown<'e>> {
       return None;
     }
     let obj = unsafe { current.cast::<Object>() }.ok()?;
-    current = obj.get_named_property::<Unknown>(step).ok()?;
+    match obj.get_named_property::<Unknown>(step) {
+      Ok(next) => current = next,
+      Err(_) => {
+        take_exception(current.value().env);
+        return None;
+      }
+    }
   }
   Some(current)
 }
@@ -432,7 +477,8 @@ impl MemoryProvider {
     let returned = match gate.call(FnArgs::from((payload, write))) {
       Ok(v) => v,
       Err(e) => {
-        let answer = GateAnswer::Failed(e.reason.clone());
+        let answer =
+          GateAnswer::Failed(take_exception(env.raw()).unwrap_or_else(|| e.reason.clone()));
         let label = self.label(env, "unavailable", &plan, &write);
         return self.settle(env, &plan, answer, label, &write);
       }
@@ -488,7 +534,13 @@ impl MemoryProvider {
     let f = function_of::<(Unknown, Unknown, Unknown)>(&labeller)?;
     let payload = env.to_js_value(&plan.payload().to_json()).ok()?;
     let outcome = env.to_js_value(&Value::String(outcome.into())).ok()?;
-    let label = f.call(FnArgs::from((outcome, payload, *write))).ok()?;
+    let label = match f.call(FnArgs::from((outcome, payload, *write))) {
+      Ok(label) => label,
+      Err(_) => {
+        take_exception(env.raw());
+        return None;
+      }
+    };
     match to_json(&label, 0).ok()? {
       Value::String(s) if !s.is_empty() => Some(s),
       _ => None,
@@ -821,15 +873,22 @@ fn outcome_of(answer: &GateAnswer) -> &str {
 }
 
 /// Where the store of `dbPath` lives (`$DSH_HOME`, fallback `~/.dsh`), as the provider resolves it.
-#[napi]
-pub fn resolve_db_path(db_path: Option<String>) -> String {
+#[napi(ts_args_type = "dbPath?: string")]
+pub fn resolve_db_path(env: Env, db_path: Option<Unknown>) -> Result<String> {
+  let db_path = match json_arg("dbPath", db_path.as_ref()).map_err(|e| throw(&env, e))? {
+    Value::Null => None,
+    Value::String(s) => Some(s),
+    _ => return Err(throw(&env, MemoryError::invalid("dbPath must be a string"))),
+  };
   let home = keys::dsh_home(
     std::env::var("DSH_HOME").ok().as_deref(),
     std::env::var("HOME").ok().as_deref(),
   );
-  keys::resolve_db_path(db_path.as_deref().unwrap_or(""), &home)
-    .to_string_lossy()
-    .into_owned()
+  Ok(
+    keys::resolve_db_path(db_path.as_deref().unwrap_or(""), &home)
+      .to_string_lossy()
+      .into_owned(),
+  )
 }
 
 /// Normalized workspace key of a cwd (`''` when none).

@@ -465,7 +465,7 @@ impl Memory {
   pub fn plan_add(&mut self, input: &Value, writer: Writer) -> Result<Plan> {
     let input = model::parse_entry_input(input)?;
     let entry = self.new_entry(input, &writer);
-    let warnings = self.screen([entry.text.as_str()])?;
+    let warnings = self.screen(entry_strings(&entry))?;
     self.precheck_entry(&entry, units(&entry.text) as i64)?;
     let payload = Payload {
       action: "add",
@@ -495,7 +495,11 @@ impl Memory {
     let needle = model::parse_match(&obj)?;
     let source = model::parse_source(&obj)?;
     let vis = Self::visibility_for(&obj, &writer)?;
-    let warnings = self.screen([text.as_str()])?;
+    let warnings = self.screen(
+      std::iter::once(text.as_str())
+        .chain(source.as_deref())
+        .chain(tags.iter().flatten().map(String::as_str)),
+    )?;
     let (target, initial) = self.resolve(track, scope, &vis, &needle)?;
     self.precheck_entry(&initial, units(&text) as i64 - units(&initial.text) as i64)?;
     let payload = Payload {
@@ -570,7 +574,7 @@ impl Memory {
       },
       &writer,
     );
-    let warnings = self.screen([text.as_str()])?;
+    let warnings = self.screen(entry_strings(&new))?;
     let mut targets: Vec<Target> = Vec::with_capacity(matches.len());
     let mut found: Vec<Entry> = Vec::with_capacity(matches.len());
     for needle in &matches {
@@ -633,7 +637,7 @@ impl Memory {
       })?;
       entries.push(self.new_entry(input, &writer));
     }
-    let warnings = self.screen(entries.iter().map(|e| e.text.as_str()))?;
+    let warnings = self.screen(entries.iter().flat_map(entry_strings))?;
     check_batch(
       self.store.conn(),
       &self.config.budgets,
@@ -722,7 +726,17 @@ impl Memory {
           )?;
           return Ok(Finished::Aborted);
         }
-        return self.commit(plan, &label).map(Finished::Written);
+        return match self.commit(plan, &label) {
+          Ok(written) => Ok(Finished::Written(written)),
+          Err(e) => {
+            // Approved but not committed (the target changed, the budget filled, the store
+            // failed): the approval must not vanish from the ledger. Best effort — a store
+            // that just failed may fail again.
+            let note = format!("{label}; approved but not committed: {}: {e}", e.code());
+            let _ = self.record(plan, "failed", &note);
+            Err(e)
+          }
+        };
       }
       GateAnswer::Outcome(o) => (o, None),
       GateAnswer::NotAString(what) => (
@@ -987,10 +1001,15 @@ impl Memory {
       self.cache.bump(&ids, at);
     }
     if let Some(session) = &opts.session_id {
+      // A query is not screened (it writes no memory), but its audit row must not keep a
+      // credential someone pasted into a search.
       let raw_text = as_object(filter)
         .get("text")
         .and_then(Value::as_str)
-        .map(str::to_string);
+        .map(|t| match screen::secret_kind(t) {
+          Some(kind) => format!("[redacted: the query looked like it contained {kind}]"),
+          None => t.to_string(),
+        });
       let source = self.config.source_label.clone();
       self.store.write(|tx, path| {
         audit::append(
@@ -1093,7 +1112,7 @@ impl Memory {
     };
     let (ws, agent) = model::parse_keys(&obj)?;
     let source = model::parse_source(&obj)?.unwrap_or_else(|| self.config.source_label.clone());
-    self.screen([text.as_str()])?;
+    self.screen([text.as_str(), source.as_str()])?;
     let proposal = Proposal {
       id: Uuid::new_v4().to_string(),
       kind: p.kind,
@@ -1263,3 +1282,10 @@ fn check_batch(
 #[cfg(test)]
 #[path = "protocol_tests.rs"]
 mod tests;
+
+/// Every caller-chosen string of a new entry (what secret screening looks at).
+fn entry_strings(e: &Entry) -> impl Iterator<Item = &str> {
+  [e.text.as_str(), e.source.as_str()]
+    .into_iter()
+    .chain(e.tags.iter().map(String::as_str))
+}

@@ -156,8 +156,9 @@ test('hostile input of every JS type gives a coded error and never crashes or wr
     )
     assert.ok(['INVALID_INPUT', 'BUDGET_EXCEEDED'].includes(err.code), `${err.code}: ${err.message}`)
   }
-  // A getter that throws is the caller's own exception: it propagates unchanged, nothing is written.
-  await assert.rejects(async () => p.add(throwing, write), /getter explodes/)
+  // A getter that throws becomes a coded error that says what it threw; nothing is written.
+  const thrown = await rejectsWith(p.add(throwing, write), 'INVALID_INPUT')
+  assert.match(thrown.message, /getter explodes/)
   for (const bad of [undefined, null, 1, 'w', {}, { agent: {} }, { agent: { session: {} } }, { agent: { session: { id: 5 } } }]) {
     await rejectsWith(p.add({ track: 'user', scope: 'workspace', text: 'x' }, bad), 'WRITE_REQUIRES_AGENT')
   }

@@ -94,7 +94,12 @@ export function createApply(load) {
       auditRetentionDays: config.auditRetentionDays,
       secretPolicy: config.secretPolicy,
     })
-    ctx.effect(() => () => provider.close(), 'dsh-memento: close store')
+    try {
+      ctx.effect(() => () => provider.close(), 'dsh-memento: close store')
+    } catch (error) {
+      provider.close() // a context that cannot own the store must not leave it open
+      throw error
+    }
     const service = new MemoryService(provider, { language: config.language, keys: { workspaceKeyOf, agentKeyOf } })
     ctx.provide('memory', service)
     const registry = createDefaultRegistry()
