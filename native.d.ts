@@ -62,7 +62,7 @@ export declare class MemoryProvider {
 export declare function agentKeyOf(preset: unknown): string
 
 /** Where the store of `dbPath` lives (`$DSH_HOME`, fallback `~/.dsh`), as the provider resolves it. */
-export declare function resolveDbPath(dbPath?: string | undefined | null): string
+export declare function resolveDbPath(dbPath?: string): string
 
 /** Normalized workspace key of a cwd (`''` when none). */
 export declare function workspaceKeyOf(cwd: unknown): string
