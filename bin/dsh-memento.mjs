@@ -537,23 +537,18 @@ async function cmdImport(args, flags) {
     for (const x of inputs) out(entryLine({ workspaceKey: '', agentKey: '', ...x }))
     return
   }
-  if (inputs.length > 1000) err(`import: ${inputs.length} entries will be sent in ${Math.ceil(inputs.length / 1000)} chunks of at most 1000, one approval each`)
   await withWriter(flags, async (p, w, ctx) => {
-    let res
-    try {
-      res = await importEntries(p, inputs, w, {
-        skipExisting: Boolean(flags['skip-existing']),
-        defaultKeys: sessionKeys(flags, ctx.mod),
-        onProgress: ({ chunk, chunks, added, total }) => {
-          if (chunks > 1 || total >= 200) err(`import: chunk ${chunk}/${chunks} done (${added}/${total} entries, ${Date.now() - started} ms)`)
-        },
-      })
-    } catch (e) {
-      if (e?.imported?.chunks > 0) err(`import: ${e.imported.entries} entries in ${e.imported.chunks} chunk(s) were imported before this failure; re-run the same command with --skip-existing to resume`)
-      throw e
-    }
-    if (flags.json) return json({ added: res.added, skipped: res.skipped, chunks: res.chunks, ms: Date.now() - started, warnings })
-    out(`Imported ${res.added} entries ${what} (${res.chunks} approval${res.chunks === 1 ? '' : 's'}; budgets checked).${res.skipped ? ` Skipped ${res.skipped} already present.` : ''} Entries get fresh ids and timestamps; tags, sources and keys are kept.`)
+    const res = await importEntries(p, inputs, w, {
+      skipExisting: Boolean(flags['skip-existing']),
+      defaultKeys: sessionKeys(flags, ctx.mod),
+      onProgress: ({ phase, total, added }) => {
+        if (total < 200) return
+        if (phase === 'asking') err(`import: ${total} entries validated; asking for one approval (${Date.now() - started} ms)`)
+        else err(`import: ${added} entries written in one transaction (${Date.now() - started} ms)`)
+      },
+    })
+    if (flags.json) return json({ added: res.added, skipped: res.skipped, ms: Date.now() - started, warnings })
+    out(`Imported ${res.added} entries ${what} (one approval, one transaction; budgets checked).${res.skipped ? ` Skipped ${res.skipped} already present.` : ''} Entries get fresh ids and timestamps; tags, sources and keys are kept.`)
   })
 }
 

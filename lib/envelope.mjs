@@ -13,15 +13,13 @@
 // and their workspace/agent keys, explicit '' included (B11 fixed). Ids, versions, timestamps,
 // recall counters and sessionIds are renewed by `seed`, by protocol design.
 //
-// Large imports: entries are sent in chunks of at most 1000, ONE gated `seed` per chunk (one
-// approval each, each chunk all-or-nothing). Before the first approval the combined budget of all
-// chunks is checked, so a budget failure never leaves a partial import. If a later chunk is
-// denied or fails, the earlier chunks stay imported; the error says how many landed
-// (`err.imported = {chunks, entries}`) and `skipExisting` makes re-running the same import
-// resume where it stopped instead of duplicating entries.
+// Any size: everything goes through ONE gated `seed` (one approval that shows every entry, one
+// transaction, all or nothing; the provider checks each layer's budget before asking and again
+// inside the transaction). A multi-part export is reassembled first. `skipExisting` leaves out
+// entries the store already holds (same layer, keys and text), so re-running an import is safe.
 
 import { parseJsonWithLines } from './adapters/util.mjs'
-import { adapterPayload, invalidInput, memoryError } from './errors.mjs'
+import { adapterPayload, invalidInput } from './errors.mjs'
 
 export const PLUGIN = 'dsh-memento'
 export const EXPORT_SCHEMA = 'memory-export-v1'
@@ -217,13 +215,6 @@ export function readEnvelopes(docs) {
   return { inputs, documents: envelopes.length, parts: parted.length ? parted[0].part.count : 1 }
 }
 
-/** Split into chunks of at most `size`. */
-export function chunk(items, size = MAX_IMPORT_ENTRIES) {
-  const out = []
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
-  return out
-}
-
 const identity = (e, dflt = {}) => [
   e.track,
   e.scope,
@@ -233,16 +224,14 @@ const identity = (e, dflt = {}) => [
 ].join('\u0000')
 
 /**
- * Import validated entry inputs: a budget pre-check over everything, then one gated `seed` per
- * chunk of at most `chunkSize` (1000). Returns `{added, skipped, chunks, entries}`.
- * @param {{seed: Function, budgets: Function, listEntries: Function}} provider
+ * Import validated entry inputs through one gated `seed`: one approval, one transaction, all or
+ * nothing. Returns `{added, skipped, entries}`.
+ * @param {{seed: Function, listEntries: Function}} provider
  * @param {object[]} inputs already validated (see `validateEntryInputs` / `readEnvelopes`)
  * @param {import('../index.d.ts').WriteContext} write
- * @param {{chunkSize?: number, skipExisting?: boolean, defaultKeys?: {workspaceKey?: string, agentKey?: string}, onProgress?: (p: {chunk: number, chunks: number, added: number, total: number}) => void}} [opts]
+ * @param {{skipExisting?: boolean, defaultKeys?: {workspaceKey?: string, agentKey?: string}, onProgress?: (p: {phase: 'asking' | 'written', total: number, added?: number}) => void}} [opts]
  */
 export async function importEntries(provider, inputs, write, opts = {}) {
-  const size = opts.chunkSize ?? MAX_IMPORT_ENTRIES
-  if (!Number.isInteger(size) || size < 1 || size > MAX_IMPORT_ENTRIES) throw invalidInput(`import chunk size must be 1..${MAX_IMPORT_ENTRIES}`)
   let todo = inputs
   let skipped = 0
   if (opts.skipExisting) {
@@ -250,30 +239,9 @@ export async function importEntries(provider, inputs, write, opts = {}) {
     todo = inputs.filter((x) => !have.has(identity(x, opts.defaultKeys)))
     skipped = inputs.length - todo.length
   }
-  if (todo.length === 0) return { added: 0, skipped, chunks: 0, entries: [] }
-  // Budget pre-check over every chunk, before the first approval.
-  const need = new Map()
-  for (const x of todo) need.set(`${x.track}/${x.scope}`, (need.get(`${x.track}/${x.scope}`) ?? 0) + x.text.length)
-  const rows = provider.budgets()
-  for (const [key, delta] of need) {
-    const row = rows.find((r) => `${r.track}/${r.scope}` === key)
-    if (row && row.used + delta > row.limit) {
-      throw memoryError('BUDGET_EXCEEDED', `memory budget exceeded: ${row.track}/${row.scope} at ${row.used}/${row.limit} chars, this write needs ${row.used + delta} chars; consolidate or remove entries, then retry`, { track: row.track, scope: row.scope, used: row.used, limit: row.limit, needed: row.used + delta })
-    }
-  }
-  const parts = chunk(todo, size)
-  const entries = []
-  let added = 0
-  for (let i = 0; i < parts.length; i++) {
-    try {
-      const res = await provider.seed(parts[i], write)
-      added += res.added
-      entries.push(...res.entries)
-    } catch (e) {
-      if (e && typeof e === 'object') e.imported = { chunks: i, entries: added }
-      throw e
-    }
-    opts.onProgress?.({ chunk: i + 1, chunks: parts.length, added, total: todo.length })
-  }
-  return { added, skipped, chunks: parts.length, entries }
+  if (todo.length === 0) return { added: 0, skipped, entries: [] }
+  opts.onProgress?.({ phase: 'asking', total: todo.length })
+  const res = await provider.seed(todo, write)
+  opts.onProgress?.({ phase: 'written', total: todo.length, added: res.added })
+  return { added: res.added, skipped, entries: res.entries }
 }

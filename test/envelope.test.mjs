@@ -1,5 +1,5 @@
 // memory-export-v1 envelopes: export shape + schema, multi-part, import validation, lossless
-// re-import through gated seeds (one per chunk of <= 1000), budget pre-check, resume.
+// re-import through one gated seed (any size, all or nothing), budget pre-check, skipExisting.
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -117,7 +117,7 @@ describe(`import through seed (${NATIVE ? 'native provider' : 'fake provider'})`
     p.close()
   })
 
-  it('imports 2500 entries as three gated seeds with progress, and times 1000 entries', async () => {
+  it('imports 2500 entries with one approval in one transaction, with progress, and times it', async () => {
     const { p, calls } = open({ extra: BIG })
     const inputs = Array.from({ length: 2500 }, (_, i) => ({ track: i % 2 ? 'user' : 'agent', scope: 'user-global', text: `bulk fact ${i}`, tags: [`t${i % 7}`], agentKey: '' }))
     const progress = []
@@ -125,18 +125,17 @@ describe(`import through seed (${NATIVE ? 'native provider' : 'fake provider'})`
     const res = await importEntries(p, inputs, W(), { onProgress: (x) => progress.push(x) })
     const ms = performance.now() - t0
     assert.equal(res.added, 2500)
-    assert.equal(res.chunks, 3)
-    assert.deepEqual(calls.map((c) => c.count), [1000, 1000, 500])
-    assert.deepEqual(progress.map((x) => x.added), [1000, 2000, 2500])
+    assert.deepEqual(calls.map((c) => c.count), [2500])
+    assert.deepEqual(progress.map((x) => x.phase), ['asking', 'written'])
     assert.equal(p.listEntries().length, 2500)
     const again = JSON.parse(JSON.stringify(exportStore(p)))
-    assert.equal(again.length, 3)
+    assert.equal(again.length, 3, 'the export of 2500 entries comes in three parts')
     again.forEach(assertValid)
     console.log(`# import speed: 2500 entries in ${ms.toFixed(0)} ms (${(ms / 2.5).toFixed(0)} ms per 1000)`)
     p.close()
   })
 
-  it('checks the combined budget of every chunk before the first approval', async () => {
+  it('checks every layer budget before asking', async () => {
     const { p, calls } = open()
     const inputs = Array.from({ length: 1200 }, (_, i) => ({ track: 'user', scope: 'user-global', text: `f${i}` }))
     await assert.rejects(importEntries(p, inputs, W()), (e) => e.code === 'BUDGET_EXCEEDED' && e.details.limit === 2000 && e.details.needed > 2000)
@@ -145,14 +144,15 @@ describe(`import through seed (${NATIVE ? 'native provider' : 'fake provider'})`
     p.close()
   })
 
-  it('a denied later chunk leaves earlier chunks, says so, and skipExisting resumes without duplicates', async () => {
+  it('a denied import leaves nothing, and skipExisting makes a re-run add only what is missing', async () => {
     let k = 0
-    const { p } = open({ extra: BIG, gate: async () => (++k === 2 ? 'rejected' : 'allowed-once') })
+    const { p } = open({ extra: BIG, gate: async () => (++k === 1 ? 'rejected' : 'allowed-once') })
     const inputs = Array.from({ length: 1500 }, (_, i) => ({ track: 'agent', scope: 'workspace', text: `resumable ${i}`, workspaceKey: '/w', agentKey: '' }))
-    await assert.rejects(importEntries(p, inputs, W()), (e) => e.code === 'WRITE_DENIED' && e.imported.chunks === 1 && e.imported.entries === 1000)
-    assert.equal(p.listEntries().length, 1000)
+    await assert.rejects(importEntries(p, inputs, W()), (e) => e.code === 'WRITE_DENIED')
+    assert.equal(p.listEntries().length, 0, 'all or nothing')
+    assert.equal((await importEntries(p, inputs.slice(0, 400), W())).added, 400)
     const res = await importEntries(p, inputs, W(), { skipExisting: true })
-    assert.deepEqual([res.added, res.skipped], [500, 1000])
+    assert.deepEqual([res.added, res.skipped], [1100, 400])
     assert.equal(new Set(p.listEntries().map((e) => e.text)).size, 1500)
     assert.equal(p.listEntries().length, 1500)
     p.close()

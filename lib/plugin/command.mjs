@@ -4,7 +4,7 @@
 // is kept (B12): only the separators around flags and the verb are dropped.
 import { readFile } from 'node:fs/promises'
 import { strings } from './strings.mjs'
-import { checkedInputs, importInputs } from './transfer.mjs'
+import { buildExport, readEnvelopes, renderExport, validateEntryInputs } from '../envelope.mjs'
 import { isMemoryErrorLike } from './tools.mjs'
 
 const TRACKS = ['user', 'agent']
@@ -175,7 +175,7 @@ export function makeMemoryCommand({ provider, service, config, commandWrite, get
           return ok(typeof v === 'string' ? v : JSON.stringify(v, null, 2))
         }
         if (text !== '') return err(s.exportUsage)
-        return ok(JSON.stringify(service.export(), null, 2))
+        return ok(renderExport(buildExport({ entries: service.listEntries(), budgets: service.budgets() })).trimEnd())
       }
       case 'import': {
         const { flags, text, seen } = takeFlags(rest, adapterFlag)
@@ -187,12 +187,8 @@ export function makeMemoryCommand({ provider, service, config, commandWrite, get
           if (!registry) return err('memory adapter registry is unavailable in this profile')
           if (arg === '') return err('adapter import usage: /memory import --adapter=<id> <file path> (or inline JSON starting with {)')
           let payload
-          if (arg.startsWith('{')) {
-            try {
-              payload = JSON.parse(arg)
-            } catch {
-              return err('import: inline JSON could not be parsed')
-            }
+          if (arg.startsWith('{') || arg.startsWith('[')) {
+            payload = arg // adapters parse text themselves, so their errors carry line numbers
           } else {
             let raw
             try {
@@ -200,11 +196,7 @@ export function makeMemoryCommand({ provider, service, config, commandWrite, get
             } catch (e) {
               return err(`import: cannot read ${JSON.stringify(arg)}: ${e.message}`)
             }
-            try {
-              payload = JSON.parse(raw)
-            } catch {
-              payload = raw
-            }
+            payload = raw
           }
           let adapted
           try {
@@ -213,7 +205,13 @@ export function makeMemoryCommand({ provider, service, config, commandWrite, get
             if (e?.code === 'ADAPTER_NOT_FOUND') return err(`no memory adapter "${id}" is registered; run /memory adapters`)
             return err(`adapter ${id} rejected the payload: ${e?.message ?? e}`)
           }
-          const inputs = checkedInputs(adapted?.entries ?? [])
+          let inputs
+          try {
+            inputs = validateEntryInputs(adapted?.entries ?? [], { adapterId: id, locations: adapted?.locations })
+          } catch (e) {
+            return err(e.message)
+          }
+          if (inputs.length === 0) return err('import: the payload contains no entries')
           const r = await provider.seed(inputs, write())
           return ok(s.importedVia(r.added, id))
         }
@@ -239,7 +237,13 @@ export function makeMemoryCommand({ provider, service, config, commandWrite, get
             return err(`import: ${JSON.stringify(arg)} is not valid JSON: ${e.message}`)
           }
         }
-        const r = await provider.seed(importInputs(doc), write())
+        let inputs
+        try {
+          inputs = readEnvelopes([doc]).inputs
+        } catch (e) {
+          return err(e.message) // the reference's plain `import: …` messages
+        }
+        const r = await provider.seed(inputs, write())
         return ok(s.imported(r.added))
       }
       default:
@@ -255,7 +259,6 @@ export function makeMemoryCommand({ provider, service, config, commandWrite, get
       try {
         return await run(invocation)
       } catch (e) {
-        if (e?.importError) return err(e.message)
         if (isMemoryError(e)) return err(s.memoryError(e.code, e.message))
         if (invocation?.signal?.aborted) throw e
         return err(s.failed(e?.message ?? String(e)))

@@ -3,7 +3,7 @@
 // The provider lives in a private field. Every write takes `{agent, callId?, signal?}` only:
 // the write context is rebuilt, so a caller-supplied `gate` (or anything else) never reaches
 // the provider, whose only approval transport is the one the plugin constructed it with.
-import { exportEnvelope, importInputs } from './transfer.mjs'
+import { buildExport, readEnvelopes } from '../envelope.mjs'
 
 const cleanWrite = (write) => {
   if (write === null || typeof write !== 'object') return write
@@ -59,9 +59,9 @@ export class MemoryService {
   seed(inputs, write) {
     return this.#provider.seed(inputs, cleanWrite(write))
   }
-  /** Restore an export document (one approval for the batch; budgets re-checked). */
+  /** Restore an export document or its parts (one approval, one transaction; budgets checked). */
   import(doc, write) {
-    return this.#provider.seed(importInputs(doc), cleanWrite(write))
+    return this.#provider.seed(readEnvelopes([doc]).inputs, cleanWrite(write))
   }
   proposalDecide(id, decision, write) {
     return this.#provider.proposalDecide(id, decision, cleanWrite(write))
@@ -86,8 +86,9 @@ export class MemoryService {
   proposalList(status, limit) {
     return this.#provider.proposalList(status, limit)
   }
-  /** The native export envelope (read-only, no audit row). */
+  /** The export envelope — an array of parts beyond 1000 entries (read-only, no audit row). */
   export() {
-    return exportEnvelope(this.#provider.budgets(), this.#provider.listEntries())
+    const parts = buildExport({ entries: this.#provider.listEntries(), budgets: this.#provider.budgets() })
+    return parts.length === 1 ? parts[0] : parts
   }
 }
