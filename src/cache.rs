@@ -14,14 +14,14 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension};
 
 use crate::model::{Entry, Scope, Track};
-use crate::store::{self, Visibility};
+use crate::store::{self, RowKeys, Visibility};
 use crate::text::fold;
 
 #[derive(Debug, Clone)]
 struct Cached {
   entry: Entry,
   folded: String,
-  rowid: i64,
+  keys: RowKeys,
   /// The id's first 8 bytes, big-endian: orders like the id string, without touching it.
   id_prefix: u64,
 }
@@ -47,6 +47,8 @@ pub struct Search<'a> {
   pub visibility: Option<&'a Visibility>,
   /// Page size.
   pub limit: usize,
+  /// Search-index keys of the only entries that can match (`None`: walk every entry).
+  pub keys: Option<&'a [i64]>,
 }
 
 /// Every entry, in memory, kept coherent with the store.
@@ -55,6 +57,7 @@ pub struct EntryCache {
   data_version: Option<i64>,
   slots: Vec<Option<Cached>>,
   by_id: HashMap<String, usize>,
+  by_fts: HashMap<i64, usize>,
   dead: usize,
 }
 
@@ -105,32 +108,38 @@ impl EntryCache {
   fn reload(&mut self, conn: &Connection) -> rusqlite::Result<()> {
     self.slots.clear();
     self.by_id.clear();
+    self.by_fts.clear();
     self.dead = 0;
-    for (rowid, entry) in store::all_entries(conn)? {
-      self.insert(entry, rowid);
+    for (keys, entry) in store::all_entries(conn)? {
+      self.insert(entry, keys);
     }
     Ok(())
   }
 
-  fn insert(&mut self, entry: Entry, rowid: i64) {
+  fn insert(&mut self, entry: Entry, keys: RowKeys) {
     let cached = Cached {
       folded: fold(&entry.text),
       id_prefix: id_prefix(&entry.id),
       entry,
-      rowid,
+      keys,
     };
-    match self.by_id.get(&cached.entry.id) {
-      Some(&slot) => self.slots[slot] = Some(cached),
+    let slot = match self.by_id.get(&cached.entry.id) {
+      Some(&slot) => slot,
       None => {
         self.by_id.insert(cached.entry.id.clone(), self.slots.len());
-        self.slots.push(Some(cached));
+        self.slots.push(None);
+        self.slots.len() - 1
       }
-    }
+    };
+    self.by_fts.insert(keys.fts_id, slot);
+    self.slots[slot] = Some(cached);
   }
 
   fn remove(&mut self, id: &str) {
     if let Some(slot) = self.by_id.remove(id) {
-      self.slots[slot] = None;
+      if let Some(gone) = self.slots[slot].take() {
+        self.by_fts.remove(&gone.keys.fts_id);
+      }
       self.dead += 1;
     }
     if self.dead > 1024 && self.dead * 4 > self.slots.len() {
@@ -159,8 +168,8 @@ impl EntryCache {
       return Ok(());
     }
     for id in ids {
-      match store::entry_with_rowid(conn, id).optional()? {
-        Some((rowid, entry)) => self.insert(entry, rowid),
+      match store::entry_with_keys(conn, id).optional()? {
+        Some((keys, entry)) => self.insert(entry, keys),
         None => self.remove(id),
       }
     }
@@ -185,12 +194,35 @@ impl EntryCache {
     self.slots.iter().flatten()
   }
 
+  /// Every live entry, or only those with these search-index keys.
+  fn walk<'s>(&'s self, keys: Option<&'s [i64]>) -> Box<dyn Iterator<Item = &'s Cached> + 's> {
+    match keys {
+      None => Box::new(self.live()),
+      Some(keys) => Box::new(
+        keys
+          .iter()
+          .filter_map(|k| self.by_fts.get(k))
+          .filter_map(|&slot| self.slots[slot].as_ref()),
+      ),
+    }
+  }
+
+  /// How many entries are cached (the planner's size signal).
+  pub fn len(&self) -> usize {
+    self.by_id.len()
+  }
+
+  /// No entries at all.
+  pub fn is_empty(&self) -> bool {
+    self.by_id.is_empty()
+  }
+
   fn in_creation_order(mut found: Vec<&Cached>) -> Vec<Entry> {
     found.sort_by(|a, b| {
       a.entry
         .created_at
         .cmp(&b.entry.created_at)
-        .then(a.rowid.cmp(&b.rowid))
+        .then(a.keys.rowid.cmp(&b.keys.rowid))
     });
     found.into_iter().map(|c| c.entry.clone()).collect()
   }
@@ -205,17 +237,19 @@ impl EntryCache {
     )
   }
 
-  /// Entries of one layer in the visible set whose folded text contains `folded`, oldest first.
+  /// Entries of one layer in the visible set whose folded text contains `folded`, oldest first
+  /// (`keys`: the search index's candidates, when it was asked).
   pub fn candidates(
     &self,
     track: Track,
     scope: Scope,
     vis: &Visibility,
     folded: &str,
+    keys: Option<&[i64]>,
   ) -> Vec<Entry> {
     Self::in_creation_order(
       self
-        .live()
+        .walk(keys)
         .filter(|c| {
           c.entry.track == track
             && c.entry.scope == scope
@@ -229,7 +263,7 @@ impl EntryCache {
   /// A ranked page and the exact total of matches, in one pass over memory.
   pub fn search(&self, q: &Search<'_>) -> (Vec<Entry>, u64) {
     let mut hits: Vec<&Cached> = self
-      .live()
+      .walk(q.keys)
       .filter(|c| {
         q.track.is_none_or(|t| c.entry.track.as_str() == t)
           && q.scope.is_none_or(|s| c.entry.scope.as_str() == s)

@@ -254,12 +254,19 @@ pub struct ProposalInput {
   pub session_id: Option<String>,
 }
 
+/// Above this many entries, a 3+ character needle first asks the FTS5 trigram index; below it,
+/// scanning the in-memory texts is faster than any index round trip.
+pub const INDEX_THRESHOLD: usize = 20_000;
+/// An index answer with more candidates than this is a common word: scanning is cheaper.
+const INDEX_CANDIDATE_CAP: usize = 2_048;
+
 /// The protocol engine over one store.
 #[derive(Debug)]
 pub struct Memory {
   store: Store,
   config: Config,
   cache: EntryCache,
+  index_threshold: usize,
 }
 
 fn layer_key(scope: Scope, workspace_key: &str) -> &str {
@@ -308,6 +315,7 @@ impl Memory {
       store,
       config,
       cache: EntryCache::default(),
+      index_threshold: INDEX_THRESHOLD,
     }
   }
 
@@ -405,6 +413,21 @@ impl Memory {
     Ok(found)
   }
 
+  /// Use the search index from this many entries on (tests lower it to exercise both plans).
+  pub fn set_index_threshold(&mut self, entries: usize) {
+    self.index_threshold = entries;
+  }
+
+  /// The search plan for a folded needle: the index's candidate keys, or `None` to scan.
+  fn index_candidates(&self, folded: Option<&str>) -> Result<Option<Vec<i64>>> {
+    match folded {
+      Some(n) if n.chars().count() >= 3 && self.cache.len() >= self.index_threshold => {
+        store::fts_candidates(self.store.conn(), n, INDEX_CANDIDATE_CAP).map_err(|e| self.fail(e))
+      }
+      _ => Ok(None),
+    }
+  }
+
   /// Bring the in-memory read model up to date with the store.
   fn sync(&mut self) -> Result<()> {
     let Self { store, cache, .. } = self;
@@ -426,7 +449,10 @@ impl Memory {
   ) -> Result<(Target, Entry)> {
     let folded = fold(needle);
     self.sync()?;
-    let mut hits = self.cache.candidates(track, scope, vis, &folded);
+    let keys = self.index_candidates(Some(&folded))?;
+    let mut hits = self
+      .cache
+      .candidates(track, scope, vis, &folded, keys.as_deref());
     if hits.len() != 1 {
       return Err(target_error(track, scope, needle, &hits));
     }
@@ -987,12 +1013,14 @@ impl Memory {
       .min(MAX_QUERY_LIMIT);
     let folded = parsed.text.as_deref().map(fold);
     self.sync()?;
+    let keys = self.index_candidates(folded.as_deref())?;
     let (entries, total) = self.cache.search(&Search {
       track: parsed.track.as_deref(),
       scope: parsed.scope.as_deref(),
       folded: folded.as_deref(),
       visibility: Some(&opts.visibility),
       limit: limit as usize,
+      keys: keys.as_deref(),
     });
     let at = now_ms();
     if opts.count_recall && !entries.is_empty() {

@@ -516,6 +516,12 @@ fn brute_force(m: &Memory, needle: &str) -> rusqlite::Result<Vec<String>> {
 
 #[test]
 fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestResult {
+  // Both plans: the in-memory scan (default threshold) and the FTS5 trigram index (threshold 0).
+  search_matches_brute_force(INDEX_THRESHOLD)?;
+  search_matches_brute_force(0)
+}
+
+fn search_matches_brute_force(index_threshold: usize) -> TestResult {
   let (mut m, dir) = memory(
     json!({"user": {"workspace": 1_000_000, "userGlobal": 1_000_000}, "agent": {"workspace": 1_000_000, "userGlobal": 1_000_000}}),
   )?;
@@ -523,6 +529,8 @@ fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestR
     Store::open(&dir.path().join("memory.db"), 0)?,
     Config::default(),
   );
+  m.set_index_threshold(index_threshold);
+  other.set_index_threshold(index_threshold);
   let alphabet: Vec<&str> = vec![
     "a", "B", "c", "D", "pnpm", "PNPM", "记", "住", "偏好", "Ä", "ä", "😀", " ", "-", "x",
   ];
@@ -549,6 +557,23 @@ fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestR
       writer("", "/w"),
     )?;
     texts.push(text);
+    if round % 5 == 0 {
+      // Rewrite one entry's text (the index must follow the new text, not the old).
+      let victim = format!("#{} ", next(round + 1));
+      let who = if round % 2 == 0 { &mut m } else { &mut other };
+      let fresh = (0..1 + next(8))
+        .map(|_| alphabet[next(alphabet.len())])
+        .collect::<String>()
+        + " rewritten";
+      for scope in ["workspace", "user-global"] {
+        for track in ["user", "agent"] {
+          let plan = who.plan_replace(&json!({"track": track, "scope": scope, "match": victim, "text": format!("{fresh} {victim}")}), writer("", "/w"));
+          if let Ok(plan) = plan {
+            who.finish(&plan, allow(), None, false)?;
+          }
+        }
+      }
+    }
     if round % 7 == 0 {
       let victim = format!("#{}", next(round + 1));
       let who = if round % 2 == 0 { &mut other } else { &mut m };
@@ -584,7 +609,7 @@ fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestR
       assert_eq!(
         ids,
         brute_force(&m, &needle)?,
-        "needle {needle:?} at round {round}"
+        "needle {needle:?} at round {round} (index from {index_threshold} entries)"
       );
       assert_eq!(got.total as usize, ids.len());
     }

@@ -4,7 +4,7 @@
 //! Version 5 is ours: maintained per-layer usage (UTF-16 units), ranking and visibility indexes,
 //! and a proposals table whose one-pending-per-session rule no longer blocks after a dismissal.
 //! Version 6 chains every audit row to the previous one by SHA-256 (see `audit`); version 7
-//! stores frozen snapshots once per distinct text.
+//! stores frozen snapshots once per distinct text; version 8 adds the FTS5 trigram index.
 //! Every step runs in its own `BEGIN IMMEDIATE` transaction together with its version bump, so
 //! a crash leaves the store at the old or the new version, never in between.
 #![forbid(unsafe_code)]
@@ -15,7 +15,7 @@ use crate::error::{MemoryError, Result};
 use crate::text::units;
 
 /// The store schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 const V1: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -84,6 +84,31 @@ CREATE TABLE snapshots (
   hash TEXT NOT NULL REFERENCES snapshot_texts (hash),
   created_at INTEGER NOT NULL
 ) WITHOUT ROWID;
+";
+
+/// v8: an FTS5 trigram index over the ASCII-folded text (SQLite's `lower()` is exactly the
+/// protocol's folding, and `case_sensitive 1` keeps the index from folding anything else), so a
+/// phrase match is exactly the protocol's substring match for needles of 3+ characters. It is
+/// keyed by `entries.fts_id`, a stable integer (a rowid of a table without an INTEGER PRIMARY
+/// KEY may change on VACUUM), and kept by triggers in the same transaction as every write.
+/// Also an index that lets repeated recalls of one session be recognised.
+const V8: &str = "
+ALTER TABLE entries ADD COLUMN fts_id INTEGER;
+UPDATE entries SET fts_id = rowid;
+CREATE UNIQUE INDEX entries_fts_id ON entries (fts_id);
+CREATE VIRTUAL TABLE entries_fts USING fts5(folded, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
+INSERT INTO entries_fts (rowid, folded) SELECT fts_id, lower(text) FROM entries;
+CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
+  INSERT INTO entries_fts (rowid, folded) VALUES (NEW.fts_id, lower(NEW.text));
+END;
+CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
+  DELETE FROM entries_fts WHERE rowid = OLD.fts_id;
+END;
+CREATE TRIGGER entries_fts_update AFTER UPDATE OF text ON entries BEGIN
+  DELETE FROM entries_fts WHERE rowid = OLD.fts_id;
+  INSERT INTO entries_fts (rowid, folded) VALUES (NEW.fts_id, lower(NEW.text));
+END;
+CREATE INDEX audit_recalls ON audit (session_id, action, seq);
 ";
 
 /// The budget layer of an entry: workspace entries are budgeted per workspace.
@@ -174,7 +199,8 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
       conn.execute_batch(V6)?;
       crate::audit::backfill(conn)
     }
-    _ => conn.execute_batch(V7),
+    7 => conn.execute_batch(V7),
+    _ => conn.execute_batch(V8),
   }
 }
 
@@ -227,7 +253,9 @@ fn current_version(conn: &Connection, path: &str) -> Result<i64> {
       )),
     },
     None => {
-      let shape = if tables.iter().any(|t| t == "snapshots") {
+      let shape = if tables.iter().any(|t| t == "entries_fts") {
+        8
+      } else if tables.iter().any(|t| t == "snapshots") {
         7
       } else if has_column(conn, "audit", "hash").map_err(storage)? {
         6
@@ -295,7 +323,8 @@ pub(crate) fn step_sql(version: i64) -> String {
     4 => V4.to_string(),
     5 => v5_sql(),
     6 => V6.to_string(),
-    _ => V7.to_string(),
+    7 => V7.to_string(),
+    _ => V8.to_string(),
   }
 }
 
@@ -356,6 +385,15 @@ mod tests {
       assert_eq!(used, 10);
       let audits: i64 = conn.query_row("SELECT count(*) FROM audit", [], |r| r.get(0))?;
       assert_eq!(audits, 1);
+      let indexed: i64 = conn.query_row(
+        "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH '\"pnpm\"'",
+        [],
+        |r| r.get(0),
+      )?;
+      assert_eq!(
+        indexed, 1,
+        "the search index covers migrated entries (from v{version})"
+      );
     }
     Ok(())
   }

@@ -347,8 +347,8 @@ pub fn max_layer_used(conn: &Connection, track: Track, scope: Scope) -> rusqlite
 /// Insert a new entry row.
 pub fn insert_entry(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
   let mut stmt = conn.prepare_cached(
-    "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id, units)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id, units, fts_id)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, (SELECT coalesce(max(fts_id), 0) + 1 FROM entries))",
   )?;
   stmt.execute(params![
     e.id,
@@ -399,22 +399,55 @@ fn tags_json(tags: &[String]) -> String {
   serde_json::to_string(tags).unwrap_or_else(|_| "[]".to_string())
 }
 
-/// Every entry with its rowid (the cache's load).
-pub fn all_entries(conn: &Connection) -> rusqlite::Result<Vec<(i64, Entry)>> {
+/// Where an entry sits: its rowid (creation tie-break) and its search-index key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowKeys {
+  /// SQLite rowid.
+  pub rowid: i64,
+  /// Key of the entry in `entries_fts`.
+  pub fts_id: i64,
+}
+
+fn keyed_entry(row: &Row<'_>) -> rusqlite::Result<(RowKeys, Entry)> {
+  let keys = RowKeys {
+    rowid: row.get(14)?,
+    fts_id: row.get::<_, Option<i64>>(15)?.unwrap_or(0),
+  };
+  Ok((keys, entry_from_row(row)?))
+}
+
+/// Every entry with its keys (the cache's load).
+pub fn all_entries(conn: &Connection) -> rusqlite::Result<Vec<(RowKeys, Entry)>> {
   let mut stmt = conn.prepare(&format!(
-    "SELECT {ENTRY_COLUMNS}, rowid FROM entries ORDER BY rowid"
+    "SELECT {ENTRY_COLUMNS}, rowid, fts_id FROM entries ORDER BY rowid"
   ))?;
-  let rows = stmt.query_map([], |row| Ok((row.get(14)?, entry_from_row(row)?)))?;
+  let rows = stmt.query_map([], keyed_entry)?;
   rows.collect()
 }
 
-/// One entry and its rowid, by id (`QueryReturnedNoRows` when absent).
-pub fn entry_with_rowid(conn: &Connection, id: &str) -> rusqlite::Result<(i64, Entry)> {
+/// One entry and its keys, by id (`QueryReturnedNoRows` when absent).
+pub fn entry_with_keys(conn: &Connection, id: &str) -> rusqlite::Result<(RowKeys, Entry)> {
   conn
     .prepare_cached(&format!(
-      "SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE id = ?1"
+      "SELECT {ENTRY_COLUMNS}, rowid, fts_id FROM entries WHERE id = ?1"
     ))?
-    .query_row([id], |row| Ok((row.get(14)?, entry_from_row(row)?)))
+    .query_row([id], keyed_entry)
+}
+
+/// Search-index keys of the entries whose folded text contains `folded` (3+ characters): at
+/// most `cap` of them, or `None` when there are more (scanning is then the cheaper plan).
+pub fn fts_candidates(
+  conn: &Connection,
+  folded: &str,
+  cap: usize,
+) -> rusqlite::Result<Option<Vec<i64>>> {
+  let phrase = format!("\"{}\"", folded.replace('"', "\"\""));
+  let mut stmt =
+    conn.prepare_cached("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1 LIMIT ?2")?;
+  let ids: Vec<i64> = stmt
+    .query_map(params![phrase, cap as i64 + 1], |r| r.get(0))?
+    .collect::<rusqlite::Result<_>>()?;
+  Ok((ids.len() <= cap).then_some(ids))
 }
 
 /// Write recall bumps: `recall_count + 1` and the latest `last_recalled` per hit.
