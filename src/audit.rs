@@ -167,6 +167,16 @@ pub fn list(conn: &Connection, limit: u64) -> rusqlite::Result<Vec<AuditRow>> {
   rows.collect()
 }
 
+/// The newest `recalled` row of a session, if any.
+pub fn last_recall(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<AuditRow>> {
+  conn
+    .prepare_cached(&format!(
+      "SELECT {AUDIT_COLUMNS} FROM audit WHERE session_id = ?1 AND action = 'recalled' ORDER BY seq DESC LIMIT 1"
+    ))?
+    .query_row([session_id], audit_from_row)
+    .optional()
+}
+
 /// Walk the whole chain from its checkpoint and report the first row that does not verify.
 pub fn verify(conn: &Connection) -> rusqlite::Result<Verification> {
   let mut expected_prev = chain_start(conn)?;

@@ -1040,6 +1040,22 @@ impl Memory {
         });
       let source = self.config.source_label.clone();
       self.store.write(|tx, path| {
+        let same = audit::last_recall(tx, session)
+          .map_err(|e| fail_at(path, e))?
+          .is_some_and(|last| {
+            (
+              last.track.as_deref(),
+              last.scope.as_deref(),
+              last.text.as_deref(),
+            ) == (
+              parsed.track.as_deref(),
+              parsed.scope.as_deref(),
+              raw_text.as_deref(),
+            )
+          });
+        if same {
+          return Ok(()); // a session repeating its last recall is already evidenced
+        }
         audit::append(
           tx,
           &NewAudit {

@@ -616,3 +616,29 @@ fn search_matches_brute_force(index_threshold: usize) -> TestResult {
   }
   Ok(())
 }
+
+#[test]
+fn a_session_repeating_its_last_recall_adds_no_row() -> TestResult {
+  let (mut m, _dir) = memory(json!({}))?;
+  add(&mut m, "user", "workspace", "pnpm", writer("", "/w"))?;
+  let opts = QueryOptions {
+    session_id: Some("s7".into()),
+    ..QueryOptions::default()
+  };
+  for _ in 0..5 {
+    m.query(&json!({"text": "pnpm"}), &opts)?;
+  }
+  m.query(&json!({"text": "npm"}), &opts)?;
+  m.query(&json!({"text": "pnpm"}), &opts)?;
+  let recalls: Vec<Option<String>> = m
+    .audit_list(100)?
+    .into_iter()
+    .filter(|r| r.action == "recalled")
+    .map(|r| r.text)
+    .collect();
+  assert_eq!(
+    recalls,
+    vec![Some("pnpm".into()), Some("npm".into()), Some("pnpm".into())]
+  );
+  Ok(())
+}
