@@ -366,7 +366,25 @@ mod tests {
         "INSERT INTO audit (ts, action, text) VALUES (1, 'add', 'x')",
         [],
       )?;
+      if version >= 2 {
+        conn.execute(
+          "INSERT INTO proposals (id, kind, track, scope, text, source, session_id, status, created_at) VALUES ('p1', 'compaction-summary', 'agent', 'workspace', 'uses vitest', 'compaction', 'S', 'dismissed', 1)",
+          [],
+        )?;
+      }
       migrate(&mut conn, "m")?;
+      if version >= 2 {
+        let (status, text): (String, String) = conn.query_row(
+          "SELECT status, text FROM proposals WHERE id = 'p1'",
+          [],
+          |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        assert_eq!(
+          (status.as_str(), text.as_str()),
+          ("dismissed", "uses vitest"),
+          "proposals survive (from v{version})"
+        );
+      }
       let (units, tags, ver): (i64, String, i64) = conn.query_row(
         "SELECT units, tags, version FROM entries WHERE id = 'e1'",
         [],
