@@ -425,12 +425,20 @@ impl MemoryProvider {
     self.path.clone()
   }
 
+  /// Run `f` on the open engine. No JS runs while it holds the engine, so a re-entrant call
+  /// (a gate or getter calling back into the provider) always finds it free.
+  fn run<T>(&self, f: impl FnOnce(&mut Memory) -> crate::Result<T>) -> crate::Result<T> {
+    let mut guard = self.inner.try_borrow_mut().map_err(|_| {
+      MemoryError::store(
+        &self.path,
+        "memory store is busy in a re-entrant call; retry",
+      )
+    })?;
+    f(guard.as_mut().ok_or_else(|| closed(&self.path))?)
+  }
+
   fn with<T>(&self, env: &Env, f: impl FnOnce(&mut Memory) -> crate::Result<T>) -> Result<T> {
-    let mut guard = self.inner.borrow_mut();
-    let memory = guard
-      .as_mut()
-      .ok_or_else(|| throw(env, closed(&self.path)))?;
-    f(memory).map_err(|e| throw(env, e))
+    self.run(f).map_err(|e| throw(env, e))
   }
 
   /// The shared write path: writer check, plan, gate, finish.
@@ -440,11 +448,8 @@ impl MemoryProvider {
     write: Option<Unknown<'e>>,
     plan: impl FnOnce(&mut Memory, Writer) -> crate::Result<Plan>,
   ) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-    let planned = writer_of(write.as_ref()).and_then(|writer| {
-      let mut guard = self.inner.borrow_mut();
-      let memory = guard.as_mut().ok_or_else(|| closed(&self.path))?;
-      Ok((plan(memory, writer)?, memory.policy_answer()))
-    });
+    let planned = writer_of(write.as_ref())
+      .and_then(|writer| self.run(|memory| Ok((plan(memory, writer)?, memory.policy_answer()))));
     let (plan, policy_answer) = match planned {
       Ok(p) => p,
       Err(e) => return reject_with(env, &e),
@@ -565,13 +570,7 @@ impl MemoryProvider {
           .filter(|_| a.get_type().ok() == Some(ValueType::Boolean))
       })
       .unwrap_or(false);
-    let result = {
-      let mut guard = self.inner.borrow_mut();
-      match guard.as_mut() {
-        Some(memory) => memory.finish(plan, answer, label, aborted),
-        None => Err(closed(&self.path)),
-      }
-    };
+    let result = self.run(|memory| memory.finish(plan, answer, label, aborted));
     match result {
       Ok(Finished::Written(value)) => resolved(env, value),
       Ok(Finished::Aborted) => match signal.as_ref().and_then(|s| path(s, &["reason"])) {
@@ -684,13 +683,8 @@ impl MemoryProvider {
         self.gated(env, write, |m, w| m.plan_approve(&id, w))
       }
       Ok(Value::String(d)) if d == "dismissed" => {
-        let dismissed = writer_of(write.as_ref()).and_then(|w| {
-          let mut guard = self.inner.borrow_mut();
-          guard
-            .as_mut()
-            .ok_or_else(|| closed(&self.path))?
-            .proposal_dismiss(&id, &w)
-        });
+        let dismissed = writer_of(write.as_ref())
+          .and_then(|w| self.run(|memory| memory.proposal_dismiss(&id, &w)));
         match dismissed {
           Ok(p) => resolved(env, serde_json::json!({ "proposal": p })),
           Err(e) => reject_with(env, &e),
@@ -861,7 +855,9 @@ impl MemoryProvider {
   /// Close the store. Idempotent; later calls fail with `STORE_CORRUPT` ("closed").
   #[napi]
   pub fn close(&self) {
-    self.inner.borrow_mut().take();
+    if let Ok(mut guard) = self.inner.try_borrow_mut() {
+      guard.take();
+    }
   }
 }
 
