@@ -58,7 +58,20 @@ pub struct EntryCache {
   slots: Vec<Option<Cached>>,
   by_id: HashMap<String, usize>,
   by_fts: HashMap<i64, usize>,
+  /// Slots per budget layer: targeting scans one layer, which budgets keep small.
+  by_layer: HashMap<LayerKey, Vec<usize>>,
   dead: usize,
+}
+
+/// A budget layer: track, scope, and the workspace for `workspace` entries.
+type LayerKey = (Track, Scope, String);
+
+fn layer_of(e: &Entry) -> LayerKey {
+  let ws = match e.scope {
+    Scope::Workspace => e.workspace_key.clone(),
+    Scope::UserGlobal => String::new(),
+  };
+  (e.track, e.scope, ws)
 }
 
 fn visible(e: &Entry, vis: &Visibility) -> bool {
@@ -109,6 +122,7 @@ impl EntryCache {
     self.slots.clear();
     self.by_id.clear();
     self.by_fts.clear();
+    self.by_layer.clear();
     self.dead = 0;
     for (keys, entry) in store::all_entries(conn)? {
       self.insert(entry, keys);
@@ -124,7 +138,10 @@ impl EntryCache {
       keys,
     };
     let slot = match self.by_id.get(&cached.entry.id) {
-      Some(&slot) => slot,
+      Some(&slot) => {
+        self.unindex(slot);
+        slot
+      }
       None => {
         self.by_id.insert(cached.entry.id.clone(), self.slots.len());
         self.slots.push(None);
@@ -132,14 +149,28 @@ impl EntryCache {
       }
     };
     self.by_fts.insert(keys.fts_id, slot);
+    self
+      .by_layer
+      .entry(layer_of(&cached.entry))
+      .or_default()
+      .push(slot);
     self.slots[slot] = Some(cached);
+  }
+
+  /// Take a slot out of the secondary indexes (not out of `by_id`).
+  fn unindex(&mut self, slot: usize) {
+    if let Some(old) = self.slots[slot].as_ref() {
+      self.by_fts.remove(&old.keys.fts_id);
+      if let Some(slots) = self.by_layer.get_mut(&layer_of(&old.entry)) {
+        slots.retain(|s| *s != slot);
+      }
+    }
   }
 
   fn remove(&mut self, id: &str) {
     if let Some(slot) = self.by_id.remove(id) {
-      if let Some(gone) = self.slots[slot].take() {
-        self.by_fts.remove(&gone.keys.fts_id);
-      }
+      self.unindex(slot);
+      self.slots[slot] = None;
       self.dead += 1;
     }
     if self.dead > 1024 && self.dead * 4 > self.slots.len() {
@@ -148,15 +179,15 @@ impl EntryCache {
   }
 
   fn compact(&mut self) {
-    self.slots.retain(Option::is_some);
-    self.by_id = self
-      .slots
-      .iter()
-      .flatten()
-      .enumerate()
-      .map(|(i, c)| (c.entry.id.clone(), i))
-      .collect();
+    let live: Vec<Cached> = self.slots.drain(..).flatten().collect();
+    self.by_id.clear();
+    self.by_fts.clear();
+    self.by_layer.clear();
     self.dead = 0;
+    for cached in live {
+      let keys = cached.keys;
+      self.insert(cached.entry, keys);
+    }
   }
 
   /// Re-read the rows this connection's own commit touched.
@@ -247,9 +278,24 @@ impl EntryCache {
     folded: &str,
     keys: Option<&[i64]>,
   ) -> Vec<Entry> {
+    let layer_key = match scope {
+      Scope::Workspace => vis.workspace_key.clone(),
+      Scope::UserGlobal => Some(String::new()),
+    };
+    let in_layer: Box<dyn Iterator<Item = &Cached>> = match (keys, layer_key) {
+      // The visible set of one layer (a workspace layer needs the writer's workspace).
+      (None, Some(ws)) => Box::new(
+        self
+          .by_layer
+          .get(&(track, scope, ws))
+          .into_iter()
+          .flatten()
+          .filter_map(|&slot| self.slots[slot].as_ref()),
+      ),
+      (keys, _) => self.walk(keys),
+    };
     Self::in_creation_order(
-      self
-        .walk(keys)
+      in_layer
         .filter(|c| {
           c.entry.track == track
             && c.entry.scope == scope
