@@ -260,12 +260,32 @@ impl EntryCache {
 
   /// Every entry the visibility admits (`None`: every entry), oldest first.
   pub fn list(&self, vis: Option<&Visibility>) -> Vec<Entry> {
-    Self::in_creation_order(
-      self
+    let found: Vec<&Cached> = match vis {
+      // A session's view is its user-global layers plus its workspace's layers: read just those.
+      Some(
+        v @ Visibility {
+          workspace_key: Some(ws),
+          ..
+        },
+      ) => Track::ALL
+        .into_iter()
+        .flat_map(|t| {
+          [
+            (t, Scope::UserGlobal, String::new()),
+            (t, Scope::Workspace, ws.clone()),
+          ]
+        })
+        .filter_map(|layer| self.by_layer.get(&layer))
+        .flatten()
+        .filter_map(|&slot| self.slots[slot].as_ref())
+        .filter(|c| visible(&c.entry, v))
+        .collect(),
+      _ => self
         .live()
         .filter(|c| vis.is_none_or(|v| visible(&c.entry, v)))
         .collect(),
-    )
+    };
+    Self::in_creation_order(found)
   }
 
   /// Entries of one layer in the visible set whose folded text contains `folded`, oldest first

@@ -683,3 +683,55 @@ fn the_read_model_stays_exact_through_compaction() -> TestResult {
   assert_eq!(m.list_entries(None)?.len(), 400);
   Ok(())
 }
+
+#[test]
+fn a_session_list_is_exactly_its_visible_set() -> TestResult {
+  let (mut m, _dir) = memory(json!({}))?;
+  for (i, (agent, ws)) in [
+    ("", "/a"),
+    ("x", "/a"),
+    ("y", "/a"),
+    ("", "/b"),
+    ("x", "/b"),
+  ]
+  .into_iter()
+  .enumerate()
+  {
+    for (track, scope) in [
+      ("user", "workspace"),
+      ("user", "user-global"),
+      ("agent", "workspace"),
+      ("agent", "user-global"),
+    ] {
+      add(
+        &mut m,
+        track,
+        scope,
+        &format!("{track} {scope} {agent} {ws} {i}"),
+        writer(agent, ws),
+      )?;
+    }
+  }
+  let all = m.list_entries(None)?;
+  for (agent, ws) in [("x", "/a"), ("", "/b"), ("y", "/c")] {
+    let vis = Visibility {
+      agent_key: Some(agent.into()),
+      workspace_key: Some(ws.into()),
+    };
+    let expected: Vec<String> = all
+      .iter()
+      .filter(|e| {
+        (e.agent_key.is_empty() || e.agent_key == agent)
+          && (e.scope == Scope::UserGlobal || e.workspace_key == ws)
+      })
+      .map(|e| e.text.clone())
+      .collect();
+    let got: Vec<String> = m
+      .list_entries(Some(&vis))?
+      .into_iter()
+      .map(|e| e.text)
+      .collect();
+    assert_eq!(got, expected, "agent {agent:?} in {ws}");
+  }
+  Ok(())
+}
