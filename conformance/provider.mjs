@@ -32,7 +32,7 @@ export function makeProvider({ dbPath, budgets, gate } = {}) {
     seed: (inputs, write) => p.seed(inputs, write),
     query: (filter, opts) => p.query(filter, opts),
     budgets: (opts) => p.budgets(opts),
-    listEntries: () => p.listEntries(),
+    listEntries: (opts) => p.listEntries(opts),
     auditList: (limit) => p.auditList(limit),
     close: () => p.close(),
     get path() {

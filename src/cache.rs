@@ -261,23 +261,8 @@ impl EntryCache {
   /// Every entry the visibility admits (`None`: every entry), oldest first.
   pub fn list(&self, vis: Option<&Visibility>) -> Vec<Entry> {
     let found: Vec<&Cached> = match vis {
-      // A session's view is its user-global layers plus its workspace's layers: read just those.
-      Some(
-        v @ Visibility {
-          workspace_key: Some(ws),
-          ..
-        },
-      ) => Track::ALL
-        .into_iter()
-        .flat_map(|t| {
-          [
-            (t, Scope::UserGlobal, String::new()),
-            (t, Scope::Workspace, ws.clone()),
-          ]
-        })
-        .filter_map(|layer| self.by_layer.get(&layer))
-        .flatten()
-        .filter_map(|&slot| self.slots[slot].as_ref())
+      Some(v) if v.workspace_key.is_some() => self
+        .session_layers(v)
         .filter(|c| visible(&c.entry, v))
         .collect(),
       _ => self
@@ -286,6 +271,25 @@ impl EntryCache {
         .collect(),
     };
     Self::in_creation_order(found)
+  }
+
+  /// A session's view is its user-global layers plus its workspace's layers: the entries of just
+  /// those (the caller still applies the agent filter).
+  fn session_layers<'s>(&'s self, v: &Visibility) -> Box<dyn Iterator<Item = &'s Cached> + 's> {
+    let ws = v.workspace_key.clone().unwrap_or_default();
+    Box::new(
+      Track::ALL
+        .into_iter()
+        .flat_map(move |t| {
+          [
+            (t, Scope::UserGlobal, String::new()),
+            (t, Scope::Workspace, ws.clone()),
+          ]
+        })
+        .filter_map(|layer| self.by_layer.get(&layer))
+        .flatten()
+        .filter_map(|&slot| self.slots[slot].as_ref()),
+    )
   }
 
   /// Entries of one layer in the visible set whose folded text contains `folded`, oldest first
@@ -328,8 +332,11 @@ impl EntryCache {
 
   /// A ranked page and the exact total of matches, in one pass over memory.
   pub fn search(&self, q: &Search<'_>) -> (Vec<Entry>, u64) {
-    let mut hits: Vec<&Cached> = self
-      .walk(q.keys)
+    let source = match (q.keys, q.visibility) {
+      (None, Some(v)) if v.workspace_key.is_some() => self.session_layers(v),
+      (keys, _) => self.walk(keys),
+    };
+    let mut hits: Vec<&Cached> = source
       .filter(|c| {
         q.track.is_none_or(|t| c.entry.track.as_str() == t)
           && q.scope.is_none_or(|s| c.entry.scope.as_str() == s)

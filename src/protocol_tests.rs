@@ -732,6 +732,24 @@ fn a_session_list_is_exactly_its_visible_set() -> TestResult {
       .map(|e| e.text)
       .collect();
     assert_eq!(got, expected, "agent {agent:?} in {ws}");
+    let opts = QueryOptions {
+      visibility: vis.clone(),
+      ..QueryOptions::default()
+    };
+    let mut searched: Vec<String> = m
+      .query(&json!({"text": "user", "limit": 1000}), &opts)?
+      .entries
+      .into_iter()
+      .map(|e| e.text)
+      .collect();
+    searched.sort();
+    let mut want: Vec<String> = expected
+      .iter()
+      .filter(|t| t.contains("user"))
+      .cloned()
+      .collect();
+    want.sort();
+    assert_eq!(searched, want, "session search: agent {agent:?} in {ws}");
   }
   Ok(())
 }

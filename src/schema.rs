@@ -91,7 +91,7 @@ CREATE TABLE snapshots (
 /// phrase match is exactly the protocol's substring match for needles of 3+ characters. It is
 /// keyed by `entries.fts_id`, a stable integer (a rowid of a table without an INTEGER PRIMARY
 /// KEY may change on VACUUM), and kept by triggers in the same transaction as every write.
-/// Also an index that lets repeated recalls of one session be recognised.
+/// Also indexes that recognise a session's repeated recall and find the fullest layer in O(log n).
 const V8: &str = "
 ALTER TABLE entries ADD COLUMN fts_id INTEGER;
 UPDATE entries SET fts_id = rowid;
@@ -109,6 +109,7 @@ CREATE TRIGGER entries_fts_update AFTER UPDATE OF text ON entries BEGIN
   INSERT INTO entries_fts (rowid, folded) VALUES (NEW.fts_id, lower(NEW.text));
 END;
 CREATE INDEX audit_recalls ON audit (session_id, action, seq);
+CREATE INDEX layer_usage_fullest ON layer_usage (track, scope, used);
 ";
 
 /// The budget layer of an entry: workspace entries are budgeted per workspace.
