@@ -292,31 +292,19 @@ impl EntryCache {
     )
   }
 
-  /// Entries of one layer in the visible set whose folded text contains `folded`, oldest first
-  /// (`keys`: the search index's candidates, when it was asked).
+  /// Entries of one layer in the visible set whose folded text contains `folded`, oldest first.
+  /// A `workspace` layer without a workspace key means every workspace's layer of that track.
   pub fn candidates(
     &self,
     track: Track,
     scope: Scope,
     vis: &Visibility,
     folded: &str,
-    keys: Option<&[i64]>,
   ) -> Vec<Entry> {
-    let layer_key = match scope {
-      Scope::Workspace => vis.workspace_key.clone(),
-      Scope::UserGlobal => Some(String::new()),
-    };
-    let in_layer: Box<dyn Iterator<Item = &Cached>> = match (keys, layer_key) {
-      // The visible set of one layer (a workspace layer needs the writer's workspace).
-      (None, Some(ws)) => Box::new(
-        self
-          .by_layer
-          .get(&(track, scope, ws))
-          .into_iter()
-          .flatten()
-          .filter_map(|&slot| self.slots[slot].as_ref()),
-      ),
-      (keys, _) => self.walk(keys),
+    let in_layer: Box<dyn Iterator<Item = &Cached>> = match (scope, &vis.workspace_key) {
+      (Scope::Workspace, None) => Box::new(self.live()),
+      (Scope::Workspace, Some(ws)) => self.layer(track, scope, ws.clone()),
+      (Scope::UserGlobal, _) => self.layer(track, scope, String::new()),
     };
     Self::in_creation_order(
       in_layer
@@ -327,6 +315,22 @@ impl EntryCache {
             && c.folded.contains(folded)
         })
         .collect(),
+    )
+  }
+
+  fn layer<'s>(
+    &'s self,
+    track: Track,
+    scope: Scope,
+    ws: String,
+  ) -> Box<dyn Iterator<Item = &'s Cached> + 's> {
+    Box::new(
+      self
+        .by_layer
+        .get(&(track, scope, ws))
+        .into_iter()
+        .flatten()
+        .filter_map(|&slot| self.slots[slot].as_ref()),
     )
   }
 

@@ -258,7 +258,7 @@ pub struct ProposalInput {
 /// scanning the in-memory texts is faster than any index round trip.
 pub const INDEX_THRESHOLD: usize = 20_000;
 /// An index answer with more candidates than this is a common word: scanning is cheaper.
-const INDEX_CANDIDATE_CAP: usize = 2_048;
+const INDEX_CANDIDATE_CAP: usize = 512;
 
 /// The protocol engine over one store.
 #[derive(Debug)]
@@ -449,10 +449,8 @@ impl Memory {
   ) -> Result<(Target, Entry)> {
     let folded = fold(needle);
     self.sync()?;
-    let keys = self.index_candidates(Some(&folded))?;
-    let mut hits = self
-      .cache
-      .candidates(track, scope, vis, &folded, keys.as_deref());
+    // Targeting reads one layer of the visible set, which its budget keeps small: no index needed.
+    let mut hits = self.cache.candidates(track, scope, vis, &folded);
     if hits.len() != 1 {
       return Err(target_error(track, scope, needle, &hits));
     }
