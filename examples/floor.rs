@@ -1,0 +1,1122 @@
+//! The benchmark FLOOR: the SQL work of each memory operation done by plain rusqlite, with no
+//! protocol layer (no validation, no target resolution, no gate, no JSON), on a store with the
+//! provider's own schema. `bench/run.mjs` spawns it and prints every operation's ratio to it.
+//!
+//! ```sh
+//! cargo run --release --example floor -- bench --template T.db --dataset D.jsonl --plan P.json --dir DIR [--audit-rows N] [--open-iters K] [--max-ms MS]
+//! cargo run --release --example floor -- fill-audit --db STORE.db --to N
+//! ```
+//!
+//! `bench` copies `--template` (an empty store created by the provider, so the tables, indexes
+//! and triggers are exactly the provider's, whatever version it is at) to `DIR/floor.db`, loads
+//! the dataset (one EntryInput JSON per line) in seed-like transactions of 1,000 and measures,
+//! µs per operation (median, p95, mean):
+//!
+//! - `add`: `BEGIN IMMEDIATE`; INSERT entry; INSERT audit; `COMMIT` (WAL, synchronous=NORMAL).
+//! - `seed`: one transaction: INSERT the `seed` audit row, then INSERT entry + INSERT audit per entry.
+//! - `replace`: UPDATE entry by id + INSERT audit; `remove`: DELETE by id + INSERT audit;
+//!   `consolidate`: 2 DELETE + INSERT + 3 audit rows — each in one transaction.
+//! - `resolve` (information): the indexed read that finds a write's target in its layer.
+//! - `query.*`: the cheapest of several exact plans (instr scan; FTS5 trigram candidates re-checked
+//!   by `instr`; a rank-order walk + an FTS count; a contentless case-sensitive trigram index over
+//!   `lower(text)` whose phrase MATCH is exactly the ASCII-folded substring test; for session
+//!   keys, the visible layers by index). Each returns the ranked page of 20 and the exact total,
+//!   rows read into Rust strings; the winning plan is reported. The floor builds its two FTS
+//!   tables (`floor_fts`, `floor_fold`) once, after loading and before the queries, with no
+//!   triggers; the provider's own FTS tables, if its schema has any, are kept by its triggers,
+//!   which fire in every floor write exactly as in the provider's writes.
+//! - `budgets`: one read of the four `layer_usage` counters of a session.
+//! - `auditList`: the newest 100 audit rows, at the dataset's audit size and after filling the
+//!   audit table to `--audit-rows` with plain INSERTs.
+//! - `snapshot`: the visible entries of one session (two indexed lookups) + the counters,
+//!   rendered into the snapshot text.
+//! - `open`: open the file, set the pragmas, read the schema version (warm page cache).
+//!
+//! `fill-audit` appends plain audit rows (half `recalled`, half `add`-like with an entry-sized
+//! text) to an existing store until its audit table holds `--to` rows; the bench uses it to
+//! build the 1M-row audit table of the provider's store because producing a million `recalled`
+//! rows through the protocol would take minutes.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use serde_json::{json, Value};
+
+type Res<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+const ENTRY_COLUMNS: &str = "id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id";
+const INSERT_ENTRY_PLAIN: &str = "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id, units) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?9, NULL, 0, ?10, ?11)";
+/// For a schema with `entries.fts_id` (v8+): the provider's key of the entry in its FTS index,
+/// assigned the way the provider assigns it.
+const INSERT_ENTRY_FTS_ID: &str = "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id, units, fts_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?9, NULL, 0, ?10, ?11, (SELECT coalesce(max(fts_id), 0) + 1 FROM entries))";
+static INSERT_ENTRY: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+const INSERT_AUDIT_PLAIN: &str = "INSERT INTO audit (ts, action, track, scope, entry_id, text, outcome, source, session_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+/// For a schema with the audit hash chain (v6+): the same row shape (two 64-hex-char hashes),
+/// written in the INSERT itself, with no hashing: chaining is protocol work, not floor work.
+const INSERT_AUDIT_HASHED: &str = "INSERT INTO audit (ts, action, track, scope, entry_id, text, outcome, source, session_id, prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, '0000000000000000000000000000000000000000000000000000000000000000', '1111111111111111111111111111111111111111111111111111111111111111')";
+static INSERT_AUDIT: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+fn insert_audit_sql() -> &'static str {
+  INSERT_AUDIT.get().copied().unwrap_or(INSERT_AUDIT_PLAIN)
+}
+const OUTCOME: &str = "allowed-once (via approval, writePolicy ask)";
+const SOURCE: &str = "dsh-memento";
+
+fn now_ms() -> i64 {
+  SystemTime::now()
+    .duration_since(UNIX_EPOCH)
+    .map(|d| d.as_millis() as i64)
+    .unwrap_or(0)
+}
+
+fn units(text: &str) -> i64 {
+  text.encode_utf16().count() as i64
+}
+
+/// One entry to write (the protocol's EntryInput, keys resolved).
+#[derive(Debug, Clone)]
+struct Input {
+  track: String,
+  scope: String,
+  workspace_key: String,
+  agent_key: String,
+  text: String,
+  tags: String,
+}
+
+fn str_of(v: &Value, key: &str) -> String {
+  v.get(key)
+    .and_then(Value::as_str)
+    .unwrap_or_default()
+    .to_string()
+}
+
+impl Input {
+  fn from_json(v: &Value) -> Input {
+    let scope = str_of(v, "scope");
+    let tags = v.get("tags").cloned().unwrap_or_else(|| json!([]));
+    Input {
+      track: str_of(v, "track"),
+      workspace_key: if scope == "workspace" {
+        str_of(v, "workspaceKey")
+      } else {
+        String::new()
+      },
+      scope,
+      agent_key: str_of(v, "agentKey"),
+      text: str_of(v, "text"),
+      tags: tags.to_string(),
+    }
+  }
+}
+
+/// Latency samples of one operation, in µs.
+#[derive(Debug, Default)]
+struct Samples(Vec<f64>);
+
+impl Samples {
+  fn time<T>(&mut self, f: impl FnOnce() -> Res<T>) -> Res<T> {
+    let t0 = Instant::now();
+    let v = f()?;
+    self.0.push(t0.elapsed().as_secs_f64() * 1e6);
+    Ok(v)
+  }
+  fn stats(&self) -> Value {
+    let mut v = self.0.clone();
+    if v.is_empty() {
+      return Value::Null;
+    }
+    v.sort_by(f64::total_cmp);
+    let pct = |p: f64| v[(((v.len() - 1) as f64) * p).round() as usize];
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    json!({ "median": pct(0.5), "p95": pct(0.95), "mean": mean, "n": v.len() })
+  }
+  fn scaled(&self, by: f64) -> Samples {
+    Samples(self.0.iter().map(|x| x / by).collect())
+  }
+}
+
+fn open(path: &Path) -> Res<Connection> {
+  let conn = Connection::open(path)?;
+  conn.busy_timeout(std::time::Duration::from_secs(10))?;
+  conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")?;
+  if INSERT_AUDIT.get().is_none() {
+    let hashed = conn
+      .prepare("SELECT 1 FROM pragma_table_info('audit') WHERE name = 'hash'")?
+      .exists([])?;
+    let _ = INSERT_AUDIT.set(if hashed {
+      INSERT_AUDIT_HASHED
+    } else {
+      INSERT_AUDIT_PLAIN
+    });
+    let fts_id = conn
+      .prepare("SELECT 1 FROM pragma_table_info('entries') WHERE name = 'fts_id'")?
+      .exists([])?;
+    let _ = INSERT_ENTRY.set(if fts_id {
+      INSERT_ENTRY_FTS_ID
+    } else {
+      INSERT_ENTRY_PLAIN
+    });
+  }
+  Ok(conn)
+}
+
+fn arg(args: &[String], name: &str) -> Option<String> {
+  args
+    .iter()
+    .position(|a| a == name)
+    .and_then(|i| args.get(i + 1))
+    .cloned()
+}
+
+fn need(args: &[String], name: &str) -> Res<String> {
+  arg(args, name).ok_or_else(|| format!("missing {name}").into())
+}
+
+fn insert_entry(conn: &Connection, id: &str, e: &Input, at: i64, session: &str) -> Res<()> {
+  conn
+    .prepare_cached(INSERT_ENTRY.get().copied().unwrap_or(INSERT_ENTRY_PLAIN))?
+    .execute(params![
+      id,
+      e.track,
+      e.scope,
+      e.workspace_key,
+      e.agent_key,
+      e.text,
+      SOURCE,
+      e.tags,
+      at,
+      session,
+      units(&e.text)
+    ])?;
+  Ok(())
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Audit<'a> {
+  action: &'a str,
+  track: Option<&'a str>,
+  scope: Option<&'a str>,
+  entry_id: Option<&'a str>,
+  text: &'a str,
+  session: &'a str,
+}
+
+/// When set (information rows only): each audit row also pays the hash chain's extra statements
+/// (read the last hash; UPDATE the new row's hash), without the hashing itself.
+static CHAINED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn audit(conn: &Connection, a: Audit<'_>) -> Res<()> {
+  let chained = CHAINED.load(std::sync::atomic::Ordering::Relaxed);
+  if chained {
+    let _last: Option<Option<String>> = conn
+      .prepare_cached("SELECT hash FROM audit ORDER BY seq DESC LIMIT 1")?
+      .query_row([], |r| r.get(0))
+      .optional()?;
+  }
+  conn.prepare_cached(insert_audit_sql())?.execute(params![
+    now_ms(),
+    a.action,
+    a.track,
+    a.scope,
+    a.entry_id,
+    a.text,
+    OUTCOME,
+    SOURCE,
+    a.session
+  ])?;
+  if chained {
+    conn
+      .prepare_cached("UPDATE audit SET hash = ?2 WHERE seq = ?1")?
+      .execute(params![
+        conn.last_insert_rowid(),
+        "2222222222222222222222222222222222222222222222222222222222222222"
+      ])?;
+  }
+  Ok(())
+}
+
+fn entry_audit<'a>(action: &'a str, id: &'a str, e: &'a Input, session: &'a str) -> Audit<'a> {
+  Audit {
+    action,
+    track: Some(&e.track),
+    scope: Some(&e.scope),
+    entry_id: Some(id),
+    text: &e.text,
+    session,
+  }
+}
+
+fn new_id() -> String {
+  uuid::Uuid::new_v4().to_string()
+}
+
+/// One seed transaction: the `seed` row, then entry + `add` row per input. Returns the ids.
+fn seed(conn: &mut Connection, inputs: &[Input], session: &str) -> Res<Vec<String>> {
+  let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+  let payload: String = inputs
+    .iter()
+    .map(|e| format!("{}/{}: {}\n", e.track, e.scope, e.text))
+    .collect();
+  audit(
+    &tx,
+    Audit {
+      action: "seed",
+      track: None,
+      scope: None,
+      entry_id: None,
+      text: &payload,
+      session,
+    },
+  )?;
+  let at = now_ms();
+  let mut ids = Vec::with_capacity(inputs.len());
+  for e in inputs {
+    let id = new_id();
+    insert_entry(&tx, &id, e, at, session)?;
+    audit(&tx, entry_audit("add", &id, e, session))?;
+    ids.push(id);
+  }
+  tx.commit()?;
+  Ok(ids)
+}
+
+/// A row of a query page, read the way the provider reads it (all 14 columns).
+#[allow(dead_code)]
+#[derive(Debug)]
+struct Row {
+  strings: [String; 8],
+  ints: [i64; 5],
+  session: Option<String>,
+}
+
+fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+  Ok(Row {
+    strings: [
+      r.get(0)?,
+      r.get(1)?,
+      r.get(2)?,
+      r.get(3)?,
+      r.get(4)?,
+      r.get(5)?,
+      r.get(6)?,
+      r.get(7)?,
+    ],
+    ints: [
+      r.get(8)?,
+      r.get(9)?,
+      r.get(10)?,
+      r.get::<_, Option<i64>>(11)?.unwrap_or(0),
+      r.get(12)?,
+    ],
+    session: r.get(13)?,
+  })
+}
+
+/// Ranked page of 20 + total, by `instr` scan (the provider's current query shape).
+fn query_scan(conn: &Connection, needle: &str, vis: Option<(&str, &str)>) -> Res<(usize, i64)> {
+  let sql = format!(
+    "SELECT {ENTRY_COLUMNS}, count(*) OVER () FROM entries
+     WHERE instr(lower(text), ?1) > 0
+       AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
+       AND (?3 IS NULL OR scope <> 'workspace' OR workspace_key = ?3)
+     ORDER BY recall_count DESC, updated_at DESC, id LIMIT 20"
+  );
+  page(conn, &sql, needle, None, vis)
+}
+
+/// Ranked page of 20 + total, FTS5 trigram candidates re-checked by `instr`.
+fn query_fts(
+  conn: &Connection,
+  fts: &str,
+  needle: &str,
+  vis: Option<(&str, &str)>,
+) -> Res<(usize, i64)> {
+  let sql = format!(
+    "SELECT {ENTRY_COLUMNS}, count(*) OVER () FROM entries
+     WHERE rowid IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?4)
+       AND instr(lower(text), ?1) > 0
+       AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
+       AND (?3 IS NULL OR scope <> 'workspace' OR workspace_key = ?3)
+     ORDER BY recall_count DESC, updated_at DESC, id LIMIT 20"
+  );
+  let phrase = format!("\"{}\"", needle.replace('"', "\"\""));
+  page(conn, &sql, needle, Some(&phrase), vis)
+}
+
+/// Ranked page of 20 by walking the rank order (stops after 20 hits) + an exact total counted
+/// over the FTS5 trigram candidates (re-checked by `instr`): two statements, one answer.
+fn query_rank_walk(
+  conn: &Connection,
+  fts: &str,
+  needle: &str,
+  vis: Option<(&str, &str)>,
+) -> Res<(usize, i64)> {
+  let sql = format!(
+    "SELECT {ENTRY_COLUMNS}, 0 FROM entries
+     WHERE instr(lower(text), ?1) > 0
+       AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
+       AND (?3 IS NULL OR scope <> 'workspace' OR workspace_key = ?3)
+     ORDER BY recall_count DESC, updated_at DESC, id LIMIT 20"
+  );
+  let (n, _) = page(conn, &sql, needle, None, vis)?;
+  let (agent, ws) = match vis {
+    Some((a, w)) => (Some(a), Some(w)),
+    None => (None, None),
+  };
+  let phrase = format!("\"{}\"", needle.replace('"', "\"\""));
+  let total: i64 = conn
+    .prepare_cached(&format!(
+      "SELECT count(*) FROM entries WHERE rowid IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?4)
+         AND instr(lower(text), ?1) > 0
+         AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
+         AND (?3 IS NULL OR scope <> 'workspace' OR workspace_key = ?3)"
+    ))?
+    .query_row(params![needle, agent, ws, phrase], |r| r.get(0))?;
+  Ok((n, total))
+}
+
+/// Session visibility first: the visible layers by index (user-global + this workspace), then
+/// the exact filter, ranked page of 20 and total over that small set.
+fn query_visible_first(
+  conn: &Connection,
+  needle: &str,
+  agent: &str,
+  ws: &str,
+) -> Res<(usize, i64)> {
+  let sql = format!(
+    "SELECT {ENTRY_COLUMNS}, count(*) OVER () FROM entries
+     WHERE rowid IN (
+         SELECT rowid FROM entries WHERE track IN ('user', 'agent') AND scope = 'user-global' AND workspace_key = ''
+         UNION ALL
+         SELECT rowid FROM entries WHERE track IN ('user', 'agent') AND scope = 'workspace' AND workspace_key = ?3)
+       AND (agent_key = '' OR agent_key = ?2)
+       AND instr(lower(text), ?1) > 0
+     ORDER BY recall_count DESC, updated_at DESC, id LIMIT 20"
+  );
+  page(conn, &sql, needle, None, Some((agent, ws)))
+}
+
+/// Ranked page of 20 by walking the rank order (stops after 20 hits) + the exact total as
+/// `count(*)` of a phrase MATCH on the folded, case-sensitive trigram index (no join).
+fn query_folded(conn: &Connection, needle: &str) -> Res<(usize, i64)> {
+  let (n, _) = query_page_only(conn, needle)?;
+  let phrase = format!("\"{}\"", needle.replace('"', "\"\""));
+  let total: i64 = conn
+    .prepare_cached("SELECT count(*) FROM floor_fold WHERE floor_fold MATCH ?1")?
+    .query_row([phrase], |r| r.get(0))?;
+  Ok((n, total))
+}
+
+/// Ranked page of 20 + total over the folded trigram index's hits (exact: no re-check).
+fn query_folded_join(
+  conn: &Connection,
+  needle: &str,
+  vis: Option<(&str, &str)>,
+) -> Res<(usize, i64)> {
+  let sql = format!(
+    "SELECT {ENTRY_COLUMNS}, count(*) OVER () FROM entries
+     WHERE rowid IN (SELECT rowid FROM floor_fold WHERE floor_fold MATCH ?4)
+       AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
+       AND (?3 IS NULL OR scope <> 'workspace' OR workspace_key = ?3)
+     ORDER BY recall_count DESC, updated_at DESC, id LIMIT 20"
+  );
+  let phrase = format!("\"{}\"", needle.replace('"', "\"\""));
+  page(conn, &sql, needle, Some(&phrase), vis)
+}
+
+/// The ranked page alone (no total): a walk of the rank order that stops after 20 hits.
+fn query_page_only(conn: &Connection, needle: &str) -> Res<(usize, i64)> {
+  let sql = format!(
+    "SELECT {ENTRY_COLUMNS}, 0 FROM entries
+     WHERE instr(lower(text), ?1) > 0
+       AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
+       AND (?3 IS NULL OR scope <> 'workspace' OR workspace_key = ?3)
+     ORDER BY recall_count DESC, updated_at DESC, id LIMIT 20"
+  );
+  page(conn, &sql, needle, None, None)
+}
+
+fn page(
+  conn: &Connection,
+  sql: &str,
+  needle: &str,
+  phrase: Option<&str>,
+  vis: Option<(&str, &str)>,
+) -> Res<(usize, i64)> {
+  let mut stmt = conn.prepare_cached(sql)?;
+  let (agent, ws) = match vis {
+    Some((a, w)) => (Some(a), Some(w)),
+    None => (None, None),
+  };
+  let mut total = 0i64;
+  let mut rows = Vec::with_capacity(20);
+  let mut q = if let Some(phrase) = phrase {
+    stmt.query(params![needle, agent, ws, phrase])?
+  } else {
+    stmt.query(params![needle, agent, ws])?
+  };
+  while let Some(r) = q.next()? {
+    total = r.get(14)?;
+    rows.push(read_row(r)?);
+  }
+  Ok((rows.len(), total))
+}
+
+fn budgets(conn: &Connection, ws: &str) -> Res<Vec<(String, String, i64)>> {
+  let mut stmt = conn.prepare_cached(
+    "SELECT track, scope, used FROM layer_usage WHERE track = 'user' AND scope = 'user-global' AND workspace_key = ''
+     UNION ALL SELECT track, scope, used FROM layer_usage WHERE track = 'user' AND scope = 'workspace' AND workspace_key = ?1
+     UNION ALL SELECT track, scope, used FROM layer_usage WHERE track = 'agent' AND scope = 'user-global' AND workspace_key = ''
+     UNION ALL SELECT track, scope, used FROM layer_usage WHERE track = 'agent' AND scope = 'workspace' AND workspace_key = ?1",
+  )?;
+  let rows = stmt.query_map([ws], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+  Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+#[allow(dead_code)]
+#[derive(Debug)]
+struct AuditRow {
+  seq: i64,
+  ts: i64,
+  texts: [Option<String>; 8],
+}
+
+fn audit_list(conn: &Connection, limit: i64) -> Res<usize> {
+  let mut stmt = conn.prepare_cached(
+    "SELECT seq, ts, action, track, scope, entry_id, text, outcome, source, session_id FROM audit ORDER BY seq DESC LIMIT ?1",
+  )?;
+  let rows = stmt.query_map([limit], |r| {
+    Ok(AuditRow {
+      seq: r.get(0)?,
+      ts: r.get(1)?,
+      texts: [
+        r.get(2)?,
+        r.get(3)?,
+        r.get(4)?,
+        r.get(5)?,
+        r.get(6)?,
+        r.get(7)?,
+        r.get(8)?,
+        r.get(9)?,
+      ],
+    })
+  })?;
+  Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?.len())
+}
+
+/// The session's visible entries (two indexed lookups) + counters, rendered like the plugin.
+fn snapshot(conn: &Connection, agent: &str, ws: &str) -> Res<String> {
+  let mut stmt = conn.prepare_cached(&format!(
+    "SELECT {ENTRY_COLUMNS} FROM entries WHERE track IN ('user', 'agent') AND scope = 'user-global' AND workspace_key = '' AND (agent_key = '' OR agent_key = ?1)
+     UNION ALL
+     SELECT {ENTRY_COLUMNS} FROM entries WHERE track IN ('user', 'agent') AND scope = 'workspace' AND workspace_key = ?2 AND (agent_key = '' OR agent_key = ?1)"
+  ))?;
+  let mut rows = stmt
+    .query_map([agent, ws], read_row)?
+    .collect::<rusqlite::Result<Vec<_>>>()?;
+  let order = |r: &Row| match (r.strings[1].as_str(), r.strings[2].as_str()) {
+    ("user", "user-global") => 0,
+    ("user", _) => 1,
+    ("agent", "user-global") => 2,
+    _ => 3,
+  };
+  rows.sort_by(|a, b| {
+    (order(a), a.ints[1], &a.strings[0]).cmp(&(order(b), b.ints[1], &b.strings[0]))
+  });
+  let used: HashMap<(String, String), i64> = budgets(conn, ws)?
+    .into_iter()
+    .map(|(t, s, u)| ((t, s), u))
+    .collect();
+  let mut out = String::from("[dsh-memento: frozen memory snapshot — captured at session start; memory changes during this session do not update this block. To change memory, use the memory tool.]");
+  let mut current = usize::MAX;
+  for r in &rows {
+    let group = order(r);
+    if group != current {
+      current = group;
+      let key = (r.strings[1].clone(), r.strings[2].clone());
+      let u = used.get(&key).copied().unwrap_or(0);
+      let limit = if key.0 == "user" { 2000 } else { 4000 };
+      out.push_str(&format!(
+        "\n\n## {}/{} — {u}/{limit} chars used",
+        key.0, key.1
+      ));
+    }
+    out.push_str("\n- ");
+    out.push_str(&r.strings[5]);
+  }
+  Ok(out)
+}
+
+/// The provider's own FTS5 tables and whether triggers on `entries` keep them (then every floor
+/// write pays for them too, exactly as the provider's writes do).
+fn provider_fts(conn: &Connection) -> Res<String> {
+  let mut stmt = conn.prepare(
+    "SELECT name, (SELECT count(*) FROM sqlite_master t WHERE t.type = 'trigger' AND t.tbl_name = 'entries' AND t.sql LIKE '%' || m.name || '%')
+     FROM sqlite_master m WHERE type = 'table' AND sql LIKE '%USING fts5%'",
+  )?;
+  let tables = stmt
+    .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?
+    .collect::<rusqlite::Result<Vec<_>>>()?;
+  if tables.is_empty() {
+    return Ok("the provider's schema has no FTS5 table".into());
+  }
+  Ok(
+    tables
+      .iter()
+      .map(|(name, triggers)| {
+        format!("provider table {name} kept by {triggers} trigger(s) on entries, which fire in every floor write too")
+      })
+      .collect::<Vec<_>>()
+      .join("; "),
+  )
+}
+
+fn file_size(path: &Path) -> u64 {
+  ["", "-wal"]
+    .iter()
+    .map(|s| {
+      let mut p = path.as_os_str().to_owned();
+      p.push(s);
+      fs::metadata(PathBuf::from(p)).map(|m| m.len()).unwrap_or(0)
+    })
+    .sum()
+}
+
+fn has_hash_column(conn: &Connection) -> Res<bool> {
+  Ok(
+    conn
+      .prepare("SELECT 1 FROM pragma_table_info('audit') WHERE name = 'hash'")?
+      .exists([])?,
+  )
+}
+
+fn audit_count(conn: &Connection) -> Res<i64> {
+  Ok(conn.query_row("SELECT count(*) FROM audit", [], |r| r.get(0))?)
+}
+
+/// Append plain audit rows until the table holds `to` rows (commits every 50k rows).
+fn fill_audit(conn: &mut Connection, to: i64) -> Res<i64> {
+  let mut have = audit_count(conn)?;
+  let text = "[QZZZZZZ] 联系人㐀㐁 run the integration tests before pushing; the CI pipeline caches node_modules by lockfile hash，构建前先运行测试";
+  while have < to {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let batch = (to - have).min(50_000);
+    {
+      let mut stmt = tx.prepare_cached(insert_audit_sql())?;
+      let ts = now_ms();
+      for k in 0..batch {
+        let n = have + k;
+        let session = format!("bench-fill-{}", n / 20);
+        if n % 2 == 0 {
+          stmt.execute(params![
+            ts,
+            "recalled",
+            Option::<&str>::None,
+            Option::<&str>::None,
+            Option::<&str>::None,
+            "tests",
+            "ok",
+            SOURCE,
+            session
+          ])?;
+        } else {
+          let id = new_id();
+          stmt.execute(params![
+            ts,
+            "add",
+            "agent",
+            "workspace",
+            id,
+            text,
+            OUTCOME,
+            SOURCE,
+            session
+          ])?;
+        }
+      }
+    }
+    tx.commit()?;
+    have += batch;
+  }
+  Ok(have)
+}
+
+fn read_dataset(path: &str) -> Res<Vec<Input>> {
+  let file = fs::File::open(path)?;
+  let mut out = Vec::new();
+  for line in BufReader::new(file).lines() {
+    let line = line?;
+    if line.trim().is_empty() {
+      continue;
+    }
+    out.push(Input::from_json(&serde_json::from_str(&line)?));
+  }
+  Ok(out)
+}
+
+fn inputs_of(v: &Value) -> Vec<Input> {
+  v.as_array()
+    .map(|a| a.iter().map(Input::from_json).collect())
+    .unwrap_or_default()
+}
+
+fn strings_of(v: &Value) -> Vec<String> {
+  v.as_array()
+    .map(|a| {
+      a.iter()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect()
+    })
+    .unwrap_or_default()
+}
+
+fn index_of(v: &Value) -> usize {
+  v.get("index").and_then(Value::as_u64).unwrap_or(0) as usize
+}
+
+fn session_of(v: &Value) -> String {
+  v.get("write")
+    .and_then(|w| w.get("sessionId"))
+    .and_then(Value::as_str)
+    .unwrap_or("bench")
+    .to_string()
+}
+
+fn bench(args: &[String]) -> Res<Value> {
+  let template = need(args, "--template")?;
+  let dataset = need(args, "--dataset")?;
+  let plan: Value = serde_json::from_str(&fs::read_to_string(need(args, "--plan")?)?)?;
+  let dir = PathBuf::from(need(args, "--dir")?);
+  let audit_rows: i64 = arg(args, "--audit-rows")
+    .map(|s| s.parse())
+    .transpose()?
+    .unwrap_or(0);
+  let max_ms: u128 = arg(args, "--max-ms")
+    .map(|s| s.parse())
+    .transpose()?
+    .unwrap_or(15_000);
+  let open_iters: usize = arg(args, "--open-iters")
+    .map(|s| s.parse())
+    .transpose()?
+    .unwrap_or(30);
+  fs::create_dir_all(&dir)?;
+  let path = dir.join("floor.db");
+  for s in ["", "-wal", "-shm"] {
+    let mut p = path.as_os_str().to_owned();
+    p.push(s);
+    let _ = fs::remove_file(PathBuf::from(p));
+  }
+  fs::copy(&template, &path)?;
+  let mut conn = open(&path)?;
+  let mut ops = serde_json::Map::new();
+  let mut info = serde_json::Map::new();
+
+  // Load the dataset in seed transactions of 1,000 (the provider's store is built the same way).
+  let data = read_dataset(&dataset)?;
+  let t0 = Instant::now();
+  let mut ids: Vec<String> = Vec::with_capacity(data.len());
+  for (b, chunk) in data.chunks(1000).enumerate() {
+    ids.extend(seed(&mut conn, chunk, &format!("bench-build-{b}"))?);
+  }
+  info.insert("buildSeconds".into(), json!(t0.elapsed().as_secs_f64()));
+  conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+  info.insert("fileBytes".into(), json!(file_size(&path)));
+  info.insert("auditRowsBase".into(), json!(audit_count(&conn)?));
+
+  // The floor's own read-only indexes for its query plans, built once after loading (the
+  // provider's FTS tables, if any, are kept by its triggers in every floor write).
+  let provider = provider_fts(&conn)?;
+  let t = Instant::now();
+  conn.execute_batch(
+    "CREATE VIRTUAL TABLE floor_fts USING fts5(text, content='entries', content_rowid='rowid', tokenize='trigram');
+     INSERT INTO floor_fts(floor_fts) VALUES('rebuild');
+     PRAGMA wal_checkpoint(TRUNCATE);",
+  )?;
+  info.insert(
+    "fts".into(),
+    json!(format!(
+      "{provider}; floor query plans use floor_fts (trigram, case-insensitive, re-checked) built in {:.1} s and floor_fold (below), not kept by floor writes",
+      t.elapsed().as_secs_f64()
+    )),
+  );
+  let fts = "floor_fts".to_string();
+
+  // An exact index: trigrams of the ASCII-folded text (`lower()` folds ASCII only, exactly the
+  // protocol's folding), case-sensitive, contentless. A phrase MATCH on it IS the substring
+  // test, so its count(*) is the exact total with no re-check. Built once, read-only.
+  let t = Instant::now();
+  conn.execute_batch(
+    "CREATE VIRTUAL TABLE floor_fold USING fts5(t, content='', tokenize='trigram case_sensitive 1');
+     INSERT INTO floor_fold(rowid, t) SELECT rowid, lower(text) FROM entries;
+     PRAGMA wal_checkpoint(TRUNCATE);",
+  )?;
+  info.insert("foldedFtsSeconds".into(), json!(t.elapsed().as_secs_f64()));
+
+  let session = plan.get("session").cloned().unwrap_or(Value::Null);
+  let agent = str_of(&session, "agentKey");
+  let ws = str_of(&session, "workspaceKey");
+
+  // budgets
+  let mut s = Samples::default();
+  for _ in 0..2000 {
+    s.time(|| budgets(&conn, &ws))?;
+  }
+  ops.insert("budgets".into(), s.stats());
+
+  // queries: each shape, both plans, the cheaper one is the floor.
+  let rare = strings_of(&plan["rare"]);
+  let cjk = strings_of(&plan["cjk"]);
+  let common = plan["common"].as_str().unwrap_or("tests").to_string();
+  let commons: Vec<String> = rare.iter().map(|_| common.clone()).collect();
+  let shapes: [(&str, &Vec<String>, bool); 4] = [
+    ("query.rare", &rare, false),
+    ("query.common", &commons, false),
+    ("query.cjk2", &cjk, false),
+    ("query.session", &commons, true),
+  ];
+  for (name, needles, with_vis) in shapes {
+    let vis = with_vis.then_some((agent.as_str(), ws.as_str()));
+    let mut plans: Vec<(&str, Samples)> = Vec::new();
+    let run = |f: &dyn Fn(&str) -> Res<(usize, i64)>| -> Res<Samples> {
+      for n in needles.iter().take(3) {
+        f(n)?;
+      }
+      let mut samples = Samples::default();
+      let start = Instant::now();
+      for n in needles {
+        samples.time(|| f(n))?;
+        if samples.0.len() >= 5 && start.elapsed().as_millis() > max_ms {
+          break;
+        }
+      }
+      Ok(samples)
+    };
+    plans.push(("instr scan", run(&|n| query_scan(&conn, n, vis))?));
+    if needles.iter().all(|n| n.chars().count() >= 3) {
+      plans.push(("fts5 trigram", run(&|n| query_fts(&conn, &fts, n, vis))?));
+      plans.push((
+        "rank walk + fts count",
+        run(&|n| query_rank_walk(&conn, &fts, n, vis))?,
+      ));
+    }
+    if needles.iter().all(|n| n.chars().count() >= 3) {
+      plans.push((
+        "folded fts (exact, no re-check)",
+        run(&|n| query_folded_join(&conn, n, vis))?,
+      ));
+    }
+    if !with_vis && needles.iter().all(|n| n.chars().count() >= 3) {
+      plans.push((
+        "rank walk + folded-fts count",
+        run(&|n| query_folded(&conn, n))?,
+      ));
+    }
+    if with_vis {
+      plans.push((
+        "visible layers by index",
+        run(&|n| query_visible_first(&conn, n, &agent, &ws))?,
+      ));
+    }
+    if name == "query.common" {
+      let page = run(&|n| query_page_only(&conn, n))?;
+      info.insert("query.common.pageOnly".into(), page.stats());
+    }
+    let median = |s: &Samples| s.stats()["median"].as_f64().unwrap_or(f64::MAX);
+    plans.sort_by(|a, b| median(&a.1).total_cmp(&median(&b.1)));
+    let best = plans.remove(0);
+    let mut stats = best.1.stats();
+    stats["plan"] = json!(best.0);
+    for (other, s) in &plans {
+      stats[format!("alt {other}")] = s.stats()["median"].clone();
+    }
+    ops.insert(name.into(), stats);
+  }
+
+  // audit list at the dataset's size
+  let mut s = Samples::default();
+  for _ in 0..500 {
+    s.time(|| audit_list(&conn, 100))?;
+  }
+  ops.insert("auditList.base".into(), s.stats());
+
+  // snapshot of the session
+  let mut s = Samples::default();
+  let mut snapshot_len = 0;
+  for _ in 0..300 {
+    snapshot_len = s.time(|| snapshot(&conn, &agent, &ws))?.len();
+  }
+  ops.insert("snapshot".into(), s.stats());
+  info.insert("snapshotChars".into(), json!(snapshot_len));
+
+  // add
+  let mut s = Samples::default();
+  for a in plan["adds"].as_array().cloned().unwrap_or_default() {
+    let e = Input::from_json(&a["input"]);
+    let sid = session_of(&a);
+    s.time(|| {
+      let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+      let id = new_id();
+      insert_entry(&tx, &id, &e, now_ms(), &sid)?;
+      audit(&tx, entry_audit("add", &id, &e, &sid))?;
+      tx.commit()?;
+      Ok(())
+    })?;
+  }
+  ops.insert("add".into(), s.stats());
+
+  // seed batches of 100
+  let mut s = Samples::default();
+  for b in plan["seedBatches"].as_array().cloned().unwrap_or_default() {
+    let inputs = inputs_of(&b["inputs"]);
+    let sid = session_of(&b);
+    s.time(|| seed(&mut conn, &inputs, &sid))?;
+  }
+  ops.insert("seed.batch100".into(), s.stats());
+  ops.insert("seed.entry".into(), s.scaled(100.0).stats());
+
+  // resolve (information): the indexed lookup of a write's target in its layer.
+  let replaces = plan["replaces"].as_array().cloned().unwrap_or_default();
+  let mut s = Samples::default();
+  for r in &replaces {
+    let i = &r["input"];
+    s.time(|| {
+      let mut stmt = conn.prepare_cached(
+        "SELECT id, text FROM entries WHERE track = ?1 AND scope = ?2 AND workspace_key = ?3
+           AND (agent_key = '' OR agent_key = ?4) AND instr(lower(text), ?5) > 0",
+      )?;
+      let hits = stmt
+        .query_map(
+          params![
+            str_of(i, "track"),
+            str_of(i, "scope"),
+            str_of(i, "workspaceKey"),
+            str_of(i, "agentKey"),
+            str_of(i, "match")
+          ],
+          |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+      if hits.len() != 1 {
+        return Err(format!("resolve: {} hits for {}", hits.len(), str_of(i, "match")).into());
+      }
+      Ok(())
+    })?;
+  }
+  info.insert("resolve".into(), s.stats());
+
+  // replace: UPDATE by id + audit
+  let mut s = Samples::default();
+  for r in &replaces {
+    let id = ids
+      .get(index_of(r))
+      .cloned()
+      .ok_or("replace index out of range")?;
+    let mut e = Input::from_json(&r["input"]);
+    e.tags = "[]".into();
+    let sid = session_of(r);
+    s.time(|| {
+      let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+      let n = tx
+        .prepare_cached(
+          "UPDATE entries SET text = ?2, tags = ?3, version = version + 1, updated_at = ?4, session_id = ?5, units = ?6 WHERE id = ?1",
+        )?
+        .execute(params![id, e.text, e.tags, now_ms(), sid, units(&e.text)])?;
+      if n != 1 {
+        return Err("replace: no row".into());
+      }
+      audit(&tx, entry_audit("replace", &id, &e, &sid))?;
+      tx.commit()?;
+      Ok(())
+    })?;
+  }
+  ops.insert("replace".into(), s.stats());
+
+  // remove: DELETE by id + audit
+  let mut s = Samples::default();
+  for r in plan["removes"].as_array().cloned().unwrap_or_default() {
+    let i = index_of(&r);
+    let id = ids.get(i).cloned().ok_or("remove index out of range")?;
+    let e = data.get(i).cloned().ok_or("remove index out of range")?;
+    let sid = session_of(&r);
+    s.time(|| {
+      let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+      let n = tx
+        .prepare_cached("DELETE FROM entries WHERE id = ?1")?
+        .execute([&id])?;
+      if n != 1 {
+        return Err("remove: no row".into());
+      }
+      audit(&tx, entry_audit("remove", &id, &e, &sid))?;
+      tx.commit()?;
+      Ok(())
+    })?;
+  }
+  ops.insert("remove".into(), s.stats());
+
+  // consolidate: 2 DELETE + INSERT + 3 audit rows
+  let mut s = Samples::default();
+  for c in plan["consolidates"].as_array().cloned().unwrap_or_default() {
+    let indices: Vec<usize> = c["indices"]
+      .as_array()
+      .map(|a| {
+        a.iter()
+          .filter_map(Value::as_u64)
+          .map(|x| x as usize)
+          .collect()
+      })
+      .unwrap_or_default();
+    let olds: Vec<(String, Input)> = indices
+      .iter()
+      .filter_map(|&i| Some((ids.get(i)?.clone(), data.get(i)?.clone())))
+      .collect();
+    let new = Input::from_json(&c["input"]);
+    let sid = session_of(&c);
+    s.time(|| {
+      let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+      for (id, _) in &olds {
+        tx.prepare_cached("DELETE FROM entries WHERE id = ?1")?
+          .execute([id])?;
+      }
+      let id = new_id();
+      insert_entry(&tx, &id, &new, now_ms(), &sid)?;
+      for (old_id, old) in &olds {
+        audit(&tx, entry_audit("consolidate-remove", old_id, old, &sid))?;
+      }
+      audit(&tx, entry_audit("consolidate-add", &id, &new, &sid))?;
+      tx.commit()?;
+      Ok(())
+    })?;
+  }
+  ops.insert("consolidate".into(), s.stats());
+
+  conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+  info.insert("fileBytesAfterWrites".into(), json!(file_size(&path)));
+
+  // Information: add and seed again with the audit chain's extra statements per audit row.
+  if has_hash_column(&conn)? {
+    CHAINED.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut s = Samples::default();
+    for a in plan["adds"].as_array().cloned().unwrap_or_default() {
+      let e = Input::from_json(&a["input"]);
+      let sid = session_of(&a);
+      s.time(|| {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let id = new_id();
+        insert_entry(&tx, &id, &e, now_ms(), &sid)?;
+        audit(&tx, entry_audit("add", &id, &e, &sid))?;
+        tx.commit()?;
+        Ok(())
+      })?;
+    }
+    info.insert("add.chained".into(), s.stats());
+    let mut s = Samples::default();
+    for b in plan["seedBatches"].as_array().cloned().unwrap_or_default() {
+      let inputs = inputs_of(&b["inputs"]);
+      let sid = session_of(&b);
+      s.time(|| seed(&mut conn, &inputs, &sid))?;
+    }
+    info.insert("seed.batch100.chained".into(), s.stats());
+    CHAINED.store(false, std::sync::atomic::Ordering::Relaxed);
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+  }
+
+  // Information: add and seed again without the provider's FTS triggers (what keeping the
+  // provider's FTS index in every write transaction costs).
+  let fts_triggers: Vec<String> = conn
+    .prepare(
+      "SELECT t.name FROM sqlite_master t WHERE t.type = 'trigger' AND t.tbl_name = 'entries'
+         AND EXISTS (SELECT 1 FROM sqlite_master m WHERE m.type = 'table' AND m.sql LIKE '%USING fts5%' AND t.sql LIKE '%' || m.name || '%')",
+    )?
+    .query_map([], |r| r.get(0))?
+    .collect::<rusqlite::Result<_>>()?;
+  if !fts_triggers.is_empty() {
+    for t in &fts_triggers {
+      conn.execute_batch(&format!("DROP TRIGGER \"{}\"", t.replace('"', "\"\"")))?;
+    }
+    let mut s = Samples::default();
+    for a in plan["adds"].as_array().cloned().unwrap_or_default() {
+      let e = Input::from_json(&a["input"]);
+      let sid = session_of(&a);
+      s.time(|| {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let id = new_id();
+        insert_entry(&tx, &id, &e, now_ms(), &sid)?;
+        audit(&tx, entry_audit("add", &id, &e, &sid))?;
+        tx.commit()?;
+        Ok(())
+      })?;
+    }
+    info.insert("add.noFts".into(), s.stats());
+    let mut s = Samples::default();
+    for b in plan["seedBatches"].as_array().cloned().unwrap_or_default() {
+      let inputs = inputs_of(&b["inputs"]);
+      let sid = session_of(&b);
+      s.time(|| seed(&mut conn, &inputs, &sid))?;
+    }
+    info.insert("seed.batch100.noFts".into(), s.stats());
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+  }
+
+  // open (warm): open + pragmas + version read, then close
+  let mut s = Samples::default();
+  for _ in 0..open_iters {
+    s.time(|| {
+      let c = open(&path)?;
+      let v: Option<String> = c
+        .query_row(
+          "SELECT value FROM meta WHERE key = 'schema_version'",
+          [],
+          |r| r.get(0),
+        )
+        .optional()?;
+      drop(c);
+      Ok(v)
+    })?;
+  }
+  ops.insert("open".into(), s.stats());
+
+  // audit list after filling the audit table
+  if audit_rows > 0 {
+    let t = Instant::now();
+    let have = fill_audit(&mut conn, audit_rows)?;
+    info.insert("auditFillSeconds".into(), json!(t.elapsed().as_secs_f64()));
+    info.insert("auditRowsFilled".into(), json!(have));
+    let mut s = Samples::default();
+    for _ in 0..500 {
+      s.time(|| audit_list(&conn, 100))?;
+    }
+    ops.insert("auditList.filled".into(), s.stats());
+  }
+  drop(conn);
+  Ok(json!({ "ops": ops, "info": info }))
+}
+
+fn main() -> Res<()> {
+  let args: Vec<String> = std::env::args().skip(1).collect();
+  let out = match args.first().map(String::as_str) {
+    Some("bench") => bench(&args)?,
+    Some("fill-audit") => {
+      let db = need(&args, "--db")?;
+      let to: i64 = need(&args, "--to")?.parse()?;
+      let mut conn = open(Path::new(&db))?;
+      let t = Instant::now();
+      let have = fill_audit(&mut conn, to)?;
+      conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+      json!({ "auditRows": have, "seconds": t.elapsed().as_secs_f64() })
+    }
+    _ => {
+      return Err(
+        "usage: floor bench --template T --dataset D.jsonl --plan P.json --dir DIR [--audit-rows N] [--open-iters K] [--max-ms MS] | floor fill-audit --db PATH --to N"
+          .into(),
+      )
+    }
+  };
+  println!("{out}");
+  Ok(())
+}
