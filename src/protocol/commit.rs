@@ -1,0 +1,279 @@
+//! Finishing a planned write: the gate's answer decides between the denial row and one
+//! `BEGIN IMMEDIATE` transaction that re-finds, re-checks, mutates and audits.
+#![forbid(unsafe_code)]
+
+use super::plan::check_batch;
+use super::*;
+
+impl Memory {
+  /// End a planned write with the gate's answer. Only `Outcome("allowed-once")` commits; any
+  /// other answer appends an `{action}-denied` row and fails with `WRITE_DENIED`. `label`
+  /// overrides the audit outcome label; `aborted` reports a caller abort after approval.
+  ///
+  /// # Errors
+  /// `WRITE_DENIED`, or the re-check's `ENTRY_NOT_FOUND` / `BUDGET_EXCEEDED` /
+  /// `PROPOSAL_NOT_FOUND`, or `STORE_CORRUPT`. Nothing is written on any error.
+  pub fn finish(
+    &mut self,
+    plan: &Plan,
+    answer: GateAnswer,
+    label: Option<String>,
+    aborted: bool,
+  ) -> Result<Finished> {
+    let (outcome, detail) = match answer {
+      GateAnswer::Outcome(o) if o == "allowed-once" => {
+        let label = label.unwrap_or_else(|| self.default_label("allowed-once"));
+        if aborted {
+          self.record(
+            plan,
+            "aborted",
+            &format!("{label}; aborted by the caller before commit, nothing was written"),
+          )?;
+          return Ok(Finished::Aborted);
+        }
+        return match self.commit(plan, &label) {
+          Ok(written) => Ok(Finished::Written(written)),
+          Err(e) => {
+            // Approved but not committed (the target changed, the budget filled, the store
+            // failed): the approval must not vanish from the ledger. Best effort — a store
+            // that just failed may fail again.
+            let note = format!("{label}; approved but not committed: {}: {e}", e.code());
+            let _ = self.record(plan, "failed", &note);
+            Err(e)
+          }
+        };
+      }
+      GateAnswer::Outcome(o) => (o, None),
+      GateAnswer::NotAString(what) => (
+        "unavailable".to_string(),
+        Some(format!("approval gate returned {what}")),
+      ),
+      GateAnswer::Failed(msg) => (
+        "unavailable".to_string(),
+        Some(format!("approval ask failed: {msg}")),
+      ),
+    };
+    let label = label.unwrap_or_else(|| self.default_label(&outcome));
+    self.record(plan, "denied", &label)?;
+    Err(MemoryError::WriteDenied { outcome, detail })
+  }
+
+  /// Append the `{action}-{suffix}` row that is the only evidence of a write that did not land.
+  pub(super) fn record(&mut self, plan: &Plan, suffix: &str, label: &str) -> Result<()> {
+    let p = &plan.payload;
+    let action = format!("{}-{suffix}", p.action);
+    let source = p
+      .source
+      .clone()
+      .unwrap_or_else(|| self.config.source_label.clone());
+    self.store.write(|tx, path| {
+      audit::append(
+        tx,
+        &NewAudit {
+          action: &action,
+          track: Some(&p.track),
+          scope: Some(&p.scope),
+          entry_id: None,
+          text: Some(&p.text),
+          outcome: Some(label),
+          source: Some(&source),
+          session_id: Some(&plan.writer.session_id),
+        },
+      )
+      .map_err(|e| fail_at(path, e))?;
+      Ok(())
+    })
+  }
+
+  pub(super) fn commit(&mut self, plan: &Plan, label: &str) -> Result<Value> {
+    let result = self.commit_tx(plan, label)?;
+    self.refresh_touched(&result);
+    Ok(result)
+  }
+
+  /// Apply this connection's own commit to the read model by re-reading the rows it touched.
+  pub(super) fn refresh_touched(&mut self, result: &Value) {
+    let mut ids: Vec<String> = Vec::new();
+    let mut take = |v: &Value| {
+      if let Some(id) = v.get("id").and_then(Value::as_str) {
+        ids.push(id.to_string());
+      }
+    };
+    for key in ["entry", "previous"] {
+      if let Some(v) = result.get(key) {
+        take(v);
+      }
+    }
+    for key in ["removed", "entries"] {
+      for v in result
+        .get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+      {
+        take(v);
+      }
+    }
+    let Self { store, cache, .. } = self;
+    if cache.refresh_ids(store.conn(), &ids).is_err() {
+      cache.invalidate();
+    }
+  }
+
+  pub(super) fn commit_tx(&mut self, plan: &Plan, label: &str) -> Result<Value> {
+    let budgets = self.config.budgets;
+    let source_label = self.config.source_label.clone();
+    let session = plan.writer.session_id.as_str();
+    let op = plan.op.clone();
+    let payload_text = plan.payload.text.clone();
+    let pending_check = |conn: &rusqlite::Connection, id: &str, path: &str| -> Result<()> {
+      match store::get_proposal(conn, id).map_err(|e| fail_at(path, e))? {
+        Some(p) if p.status == "pending" => Ok(()),
+        Some(p) => Err(MemoryError::ProposalNotFound {
+          id: id.into(),
+          detail: Some(format!("already {}", p.status)),
+        }),
+        None => Err(MemoryError::ProposalNotFound {
+          id: id.into(),
+          detail: None,
+        }),
+      }
+    };
+    self.store.write(|tx, path| {
+      let f = |e: rusqlite::Error| fail_at(path, e);
+      let now = now_ms();
+      let audit = |action: &str, e: &Entry| {
+        audit::append(
+          tx,
+          &NewAudit {
+            action,
+            track: Some(e.track.as_str()),
+            scope: Some(e.scope.as_str()),
+            entry_id: Some(&e.id),
+            text: Some(&e.text),
+            outcome: Some(label),
+            source: Some(&e.source),
+            session_id: Some(session),
+          },
+        )
+        .map_err(f)
+      };
+      let usage = |e: &Entry| -> Result<Usage> {
+        let used = store::layer_used(tx, e.track, e.scope, layer_key(e.scope, &e.workspace_key))
+          .map_err(f)?;
+        Ok(Usage {
+          track: e.track,
+          scope: e.scope,
+          used,
+          limit: budgets.limit(e.track, e.scope),
+        })
+      };
+      let recheck = |e: &Entry, delta: i64| -> Result<()> {
+        let used = store::layer_used(tx, e.track, e.scope, layer_key(e.scope, &e.workspace_key))
+          .map_err(f)?;
+        check_budget(
+          e.track,
+          e.scope,
+          used,
+          budgets.limit(e.track, e.scope),
+          delta,
+        )
+      };
+      // The approved id, still visible and still containing its match; nothing else.
+      let refind = |vis: &Visibility, t: &Target| -> Result<Entry> {
+        match store::get_visible(tx, &t.id, vis).map_err(f)? {
+          Some(e) if fold(&e.text).contains(&t.folded) => Ok(e),
+          _ => Err(target_error(t.track, t.scope, &t.needle, &[])),
+        }
+      };
+      let stamp = |mut e: Entry| {
+        e.id = Uuid::new_v4().to_string();
+        e.created_at = now;
+        e.updated_at = now;
+        e
+      };
+      match op {
+        Op::Add(new) => {
+          recheck(&new, units(&new.text) as i64)?;
+          let entry = stamp(new);
+          store::insert_entry(tx, &entry).map_err(f)?;
+          audit("add", &entry)?;
+          Ok(json!({ "entry": entry, "usage": usage(&entry)? }))
+        }
+        Op::Approve { proposal_id, new } => {
+          pending_check(tx, &proposal_id, path)?;
+          recheck(&new, units(&new.text) as i64)?;
+          let entry = stamp(new);
+          store::insert_entry(tx, &entry).map_err(f)?;
+          store::decide_proposal(tx, &proposal_id, "approved", now).map_err(f)?;
+          audit("add", &entry)?;
+          let proposal = store::get_proposal(tx, &proposal_id).map_err(f)?;
+          Ok(json!({ "proposal": proposal, "entry": entry, "usage": usage(&entry)? }))
+        }
+        Op::Replace {
+          vis,
+          target,
+          text,
+          tags,
+        } => {
+          let current = refind(&vis, &target)?;
+          recheck(&current, units(&text) as i64 - units(&current.text) as i64)?;
+          let mut entry = current.clone();
+          entry.text = text;
+          if let Some(tags) = tags {
+            entry.tags = tags;
+          }
+          entry.version += 1;
+          entry.updated_at = now.max(entry.created_at);
+          entry.session_id = Some(session.to_string());
+          store::update_entry(tx, &entry).map_err(f)?;
+          audit("replace", &entry)?;
+          Ok(json!({ "previous": current, "entry": entry, "usage": usage(&entry)? }))
+        }
+        Op::Remove { vis, target } => {
+          let entry = refind(&vis, &target)?;
+          store::delete_entry(tx, &entry.id).map_err(f)?;
+          audit("remove", &entry)?;
+          Ok(json!({ "entry": entry, "usage": usage(&entry)? }))
+        }
+        Op::Consolidate { vis, targets, new } => {
+          let mut removed = Vec::with_capacity(targets.len());
+          for t in &targets {
+            let entry = refind(&vis, t)?;
+            store::delete_entry(tx, &entry.id).map_err(f)?;
+            removed.push(entry);
+          }
+          recheck(&new, units(&new.text) as i64)?;
+          let entry = stamp(new);
+          store::insert_entry(tx, &entry).map_err(f)?;
+          for old in &removed {
+            audit("consolidate-remove", old)?;
+          }
+          audit("consolidate-add", &entry)?;
+          Ok(json!({ "removed": removed, "entry": entry, "usage": usage(&entry)? }))
+        }
+        Op::Seed(news) => {
+          let entries: Vec<Entry> = news.into_iter().map(stamp).collect();
+          check_batch(tx, &budgets, &entries, path)?;
+          audit::append(
+            tx,
+            &NewAudit {
+              action: "seed",
+              text: Some(&payload_text),
+              outcome: Some(label),
+              source: Some(&source_label),
+              session_id: Some(session),
+              ..NewAudit::default()
+            },
+          )
+          .map_err(f)?;
+          for e in &entries {
+            store::insert_entry(tx, e).map_err(f)?;
+            audit("add", e)?;
+          }
+          Ok(json!({ "added": entries.len(), "entries": entries }))
+        }
+      }
+    })
+  }
+}

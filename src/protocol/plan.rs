@@ -1,0 +1,388 @@
+//! Planning a write: validate, resolve the target in the writer's visible set, screen, pre-check
+//! the budget and build the approve-what-you-see payload. Nothing is written here.
+#![forbid(unsafe_code)]
+
+use super::*;
+
+impl Memory {
+  pub(super) fn new_entry(&self, input: EntryInput, writer: &Writer) -> Entry {
+    let workspace_key = match input.scope {
+      Scope::UserGlobal => String::new(),
+      Scope::Workspace => input
+        .workspace_key
+        .unwrap_or_else(|| writer.workspace_key.clone()),
+    };
+    Entry {
+      id: String::new(),
+      track: input.track,
+      scope: input.scope,
+      workspace_key,
+      agent_key: input.agent_key.unwrap_or_else(|| writer.agent_key.clone()),
+      text: input.text,
+      source: input
+        .source
+        .unwrap_or_else(|| self.config.source_label.clone()),
+      tags: input.tags.unwrap_or_default(),
+      version: 1,
+      created_at: 0,
+      updated_at: 0,
+      last_recalled: None,
+      recall_count: 0,
+      session_id: Some(writer.session_id.clone()),
+    }
+  }
+
+  /// The visible set a targeting input picks: its explicit non-empty keys, else the writer's.
+  pub(super) fn visibility_for(
+    obj: &serde_json::Map<String, Value>,
+    writer: &Writer,
+  ) -> Result<Visibility> {
+    let (ws, agent) = model::parse_keys(obj)?;
+    Ok(Visibility {
+      agent_key: Some(
+        agent
+          .filter(|k| !k.is_empty())
+          .unwrap_or_else(|| writer.agent_key.clone()),
+      ),
+      workspace_key: Some(
+        ws.filter(|k| !k.is_empty())
+          .unwrap_or_else(|| writer.workspace_key.clone()),
+      ),
+    })
+  }
+
+  /// Screen new texts: refuse (or, under `warn`, flag) credentials; flag instruction-like text
+  /// and invisible characters for the approver.
+  pub(super) fn screen<'t>(&self, texts: impl IntoIterator<Item = &'t str>) -> Result<Vec<String>> {
+    let mut found: Vec<String> = Vec::new();
+    for text in texts {
+      if let Some(kind) = screen::secret_kind(text) {
+        if self.config.secret_policy == SecretPolicy::Refuse {
+          return Err(MemoryError::InvalidInput {
+            message: format!(
+              "entry text looks like it contains {kind}; memory is injected into every future prompt and is no place for credentials, so nothing was written (secretPolicy 'warn' asks anyway)"
+            ),
+            reason: Some("secret".into()),
+          });
+        }
+        found.push(format!("possible secret: {kind}"));
+      }
+      found.extend(screen::warnings(text));
+    }
+    found.dedup();
+    Ok(found)
+  }
+
+  pub(super) fn resolve(
+    &mut self,
+    track: Track,
+    scope: Scope,
+    vis: &Visibility,
+    needle: &str,
+  ) -> Result<(Target, Entry)> {
+    let folded = fold(needle);
+    self.sync()?;
+    // Targeting reads one layer of the visible set, which its budget keeps small: no index needed.
+    let mut hits = self.cache.candidates(track, scope, vis, &folded);
+    if hits.len() != 1 {
+      return Err(target_error(track, scope, needle, &hits));
+    }
+    let entry = hits.remove(0);
+    Ok((
+      Target {
+        track,
+        scope,
+        id: entry.id.clone(),
+        needle: needle.to_string(),
+        folded,
+      },
+      entry,
+    ))
+  }
+
+  pub(super) fn used(&self, track: Track, scope: Scope, layer: &str) -> Result<u64> {
+    store::layer_used(self.store.conn(), track, scope, layer).map_err(|e| self.fail(e))
+  }
+
+  pub(super) fn precheck_entry(&self, e: &Entry, delta: i64) -> Result<()> {
+    let used = self.used(e.track, e.scope, layer_key(e.scope, &e.workspace_key))?;
+    check_budget(
+      e.track,
+      e.scope,
+      used,
+      self.config.budgets.limit(e.track, e.scope),
+      delta,
+    )
+  }
+
+  /// Plan an `add`.
+  ///
+  /// # Errors
+  /// `INVALID_INPUT`, `BUDGET_EXCEEDED` (pre-check).
+  pub fn plan_add(&mut self, input: &Value, writer: Writer) -> Result<Plan> {
+    let input = model::parse_entry_input(input)?;
+    let entry = self.new_entry(input, &writer);
+    let warnings = self.screen(entry_strings(&entry))?;
+    self.precheck_entry(&entry, units(&entry.text) as i64)?;
+    let payload = Payload {
+      action: "add",
+      track: entry.track.as_str().into(),
+      scope: entry.scope.as_str().into(),
+      text: entry.text.clone(),
+      source: Some(entry.source.clone()),
+      count: None,
+      warnings,
+    };
+    Ok(Plan {
+      writer,
+      payload,
+      op: Op::Add(entry),
+    })
+  }
+
+  /// Plan a `replace`.
+  ///
+  /// # Errors
+  /// `INVALID_INPUT`, `ENTRY_NOT_FOUND`, `AMBIGUOUS_MATCH`, `BUDGET_EXCEEDED`.
+  pub fn plan_replace(&mut self, input: &Value, writer: Writer) -> Result<Plan> {
+    let obj = as_object(input);
+    let (track, scope) = model::parse_layer(&obj)?;
+    let text = model::parse_text(&obj)?;
+    let tags = model::parse_tags(&obj)?;
+    let needle = model::parse_match(&obj)?;
+    let source = model::parse_source(&obj)?;
+    let vis = Self::visibility_for(&obj, &writer)?;
+    let warnings = self.screen(
+      std::iter::once(text.as_str())
+        .chain(source.as_deref())
+        .chain(tags.iter().flatten().map(String::as_str)),
+    )?;
+    let (target, initial) = self.resolve(track, scope, &vis, &needle)?;
+    self.precheck_entry(&initial, units(&text) as i64 - units(&initial.text) as i64)?;
+    let payload = Payload {
+      action: "replace",
+      track: track.as_str().into(),
+      scope: scope.as_str().into(),
+      text: format!("from:\n{}\n\nto:\n{}", initial.text, text),
+      source: Some(source.unwrap_or_else(|| self.config.source_label.clone())),
+      count: None,
+      warnings,
+    };
+    Ok(Plan {
+      writer,
+      payload,
+      op: Op::Replace {
+        vis,
+        target,
+        text,
+        tags,
+      },
+    })
+  }
+
+  /// Plan a `remove`.
+  ///
+  /// # Errors
+  /// `INVALID_INPUT`, `ENTRY_NOT_FOUND`, `AMBIGUOUS_MATCH`.
+  pub fn plan_remove(&mut self, input: &Value, writer: Writer) -> Result<Plan> {
+    let obj = as_object(input);
+    let (track, scope) = model::parse_layer(&obj)?;
+    let needle = model::parse_match(&obj)?;
+    let vis = Self::visibility_for(&obj, &writer)?;
+    let (target, entry) = self.resolve(track, scope, &vis, &needle)?;
+    let payload = Payload {
+      action: "remove",
+      track: track.as_str().into(),
+      scope: scope.as_str().into(),
+      text: entry.text.clone(),
+      source: Some(entry.source.clone()),
+      count: None,
+      warnings: Vec::new(),
+    };
+    Ok(Plan {
+      writer,
+      payload,
+      op: Op::Remove { vis, target },
+    })
+  }
+
+  /// Plan a `consolidate`. Two matches naming the same entry fail here, before approval.
+  ///
+  /// # Errors
+  /// `INVALID_INPUT`, `ENTRY_NOT_FOUND`, `AMBIGUOUS_MATCH`, `BUDGET_EXCEEDED`.
+  pub fn plan_consolidate(&mut self, input: &Value, writer: Writer) -> Result<Plan> {
+    let obj = as_object(input);
+    let (track, scope) = model::parse_layer(&obj)?;
+    let text = model::parse_text(&obj)?;
+    let tags = model::parse_tags(&obj)?;
+    let matches = model::parse_matches(&obj)?;
+    let source = model::parse_source(&obj)?;
+    let vis = Self::visibility_for(&obj, &writer)?;
+    let (ws, agent) = model::parse_keys(&obj)?;
+    let new = self.new_entry(
+      EntryInput {
+        track,
+        scope,
+        text: text.clone(),
+        source,
+        tags,
+        workspace_key: ws,
+        agent_key: agent,
+      },
+      &writer,
+    );
+    let warnings = self.screen(entry_strings(&new))?;
+    let mut targets: Vec<Target> = Vec::with_capacity(matches.len());
+    let mut found: Vec<Entry> = Vec::with_capacity(matches.len());
+    for needle in &matches {
+      let (target, entry) = self.resolve(track, scope, &vis, needle)?;
+      if let Some(i) = targets.iter().position(|t| t.id == target.id) {
+        return Err(MemoryError::invalid(format!(
+          "consolidate matches {} and {} name the same entry; give each entry once",
+          json_str(&targets[i].needle),
+          json_str(needle)
+        )));
+      }
+      targets.push(target);
+      found.push(entry);
+    }
+    let freed: u64 = found
+      .iter()
+      .filter(|e| same_layer(e, &new))
+      .map(|e| units(&e.text))
+      .sum();
+    self.precheck_entry(&new, units(&new.text) as i64 - freed as i64)?;
+    let mut parts: Vec<String> = targets
+      .iter()
+      .zip(&found)
+      .map(|(t, e)| format!("remove: {}\n{}", t.needle, excerpt(&e.text, 300)))
+      .collect();
+    parts.push(format!("new text: {text}"));
+    let payload = Payload {
+      action: "consolidate",
+      track: track.as_str().into(),
+      scope: scope.as_str().into(),
+      text: parts.join("\n"),
+      source: Some(new.source.clone()),
+      count: None,
+      warnings,
+    };
+    Ok(Plan {
+      writer,
+      payload,
+      op: Op::Consolidate { vis, targets, new },
+    })
+  }
+
+  /// Plan a `seed`: every input validated and the whole batch budget-checked before approval.
+  ///
+  /// # Errors
+  /// `INVALID_INPUT` (naming the failing item), `BUDGET_EXCEEDED`.
+  pub fn plan_seed(&mut self, inputs: &Value, writer: Writer) -> Result<Plan> {
+    let items = match inputs.as_array() {
+      Some(items) if !items.is_empty() => items,
+      _ => return Err(MemoryError::invalid("seed requires a non-empty entry list")),
+    };
+    let mut entries = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+      let input = model::parse_entry_input(item).map_err(|e| match e {
+        MemoryError::InvalidInput { message, reason } => MemoryError::InvalidInput {
+          message: format!("seed entry {i}: {message}"),
+          reason,
+        },
+        other => other,
+      })?;
+      entries.push(self.new_entry(input, &writer));
+    }
+    let warnings = self.screen(entries.iter().flat_map(entry_strings))?;
+    check_batch(
+      self.store.conn(),
+      &self.config.budgets,
+      &entries,
+      self.path(),
+    )?;
+    let summary: Vec<String> = entries
+      .iter()
+      .map(|e| format!("{}/{}: {}", e.track.as_str(), e.scope.as_str(), e.text))
+      .collect();
+    let payload = Payload {
+      action: "seed",
+      track: "batch".into(),
+      scope: "batch".into(),
+      text: summary.join("\n"),
+      source: None,
+      count: Some(entries.len()),
+      warnings,
+    };
+    Ok(Plan {
+      writer,
+      payload,
+      op: Op::Seed(entries),
+    })
+  }
+
+  /// Plan the approval of a pending proposal: a gated `add` with source `proposal`.
+  ///
+  /// # Errors
+  /// `PROPOSAL_NOT_FOUND`, `INVALID_INPUT`, `BUDGET_EXCEEDED`.
+  pub fn plan_approve(&mut self, id: &str, writer: Writer) -> Result<Plan> {
+    let proposal = self.pending_proposal(self.store.conn(), id)?;
+    let input = json!({
+      "track": proposal.track, "scope": proposal.scope, "text": proposal.text, "source": "proposal",
+      "workspaceKey": proposal.workspace_key, "agentKey": proposal.agent_key,
+    });
+    let mut plan = self.plan_add(&input, writer)?;
+    let Op::Add(new) = plan.op else {
+      return Err(MemoryError::invalid("proposal approval must plan an add"));
+    };
+    plan.op = Op::Approve {
+      proposal_id: proposal.id,
+      new,
+    };
+    Ok(plan)
+  }
+}
+
+pub(super) fn same_layer(a: &Entry, b: &Entry) -> bool {
+  a.track == b.track
+    && a.scope == b.scope
+    && layer_key(a.scope, &a.workspace_key) == layer_key(b.scope, &b.workspace_key)
+}
+
+/// Per layer, in first-appearance order: used + Σ new units ≤ limit.
+pub(super) fn check_batch(
+  conn: &rusqlite::Connection,
+  budgets: &Budgets,
+  entries: &[Entry],
+  path: &str,
+) -> Result<()> {
+  let mut layers: Vec<(Track, Scope, &str, u64)> = Vec::new();
+  for e in entries {
+    let key = layer_key(e.scope, &e.workspace_key);
+    match layers
+      .iter_mut()
+      .find(|(t, s, k, _)| *t == e.track && *s == e.scope && *k == key)
+    {
+      Some(layer) => layer.3 += units(&e.text),
+      None => layers.push((e.track, e.scope, key, units(&e.text))),
+    }
+  }
+  for (track, scope, key, adding) in layers {
+    let used = store::layer_used(conn, track, scope, key).map_err(|e| fail_at(path, e))?;
+    check_budget(
+      track,
+      scope,
+      used,
+      budgets.limit(track, scope),
+      adding as i64,
+    )?;
+  }
+  Ok(())
+}
+
+/// Every caller-chosen string of a new entry (what secret screening looks at).
+pub(super) fn entry_strings(e: &Entry) -> impl Iterator<Item = &str> {
+  [e.text.as_str(), e.source.as_str()]
+    .into_iter()
+    .chain(e.tags.iter().map(String::as_str))
+}

@@ -1,0 +1,149 @@
+//! Reads: ranked search, budgets, listings and the audit ledger.
+#![forbid(unsafe_code)]
+
+use super::*;
+
+impl Memory {
+  /// The search plan for a folded needle: the index's candidate keys, or `None` to scan.
+  pub(super) fn index_candidates(&self, folded: Option<&str>) -> Result<Option<Vec<i64>>> {
+    match folded {
+      Some(n) if n.chars().count() >= 3 && self.cache.len() >= self.index_threshold => {
+        store::fts_candidates(self.store.conn(), n, INDEX_CANDIDATE_CAP).map_err(|e| self.fail(e))
+      }
+      _ => Ok(None),
+    }
+  }
+
+  /// Search entries (ASCII-case-insensitive substring), ranked by recall count then recency.
+  /// Returned entries carry their pre-query counters.
+  ///
+  /// # Errors
+  /// `STORE_CORRUPT`.
+  pub fn query(&mut self, filter: &Value, opts: &QueryOptions) -> Result<QueryResult> {
+    let parsed = model::parse_query_filter(filter);
+    let limit = parsed
+      .limit
+      .unwrap_or(self.config.default_query_limit)
+      .min(MAX_QUERY_LIMIT);
+    let folded = parsed.text.as_deref().map(fold);
+    self.sync()?;
+    let keys = self.index_candidates(folded.as_deref())?;
+    let (entries, total) = self.cache.search(&Search {
+      track: parsed.track.as_deref(),
+      scope: parsed.scope.as_deref(),
+      folded: folded.as_deref(),
+      visibility: Some(&opts.visibility),
+      limit: limit as usize,
+      keys: keys.as_deref(),
+    });
+    let at = now_ms();
+    if opts.count_recall && !entries.is_empty() {
+      let ids: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
+      self.store.note_recalls(&ids, at)?;
+      self.cache.bump(&ids, at);
+    }
+    if let Some(session) = &opts.session_id {
+      // A query is not screened (it writes no memory), but its audit row must not keep a
+      // credential someone pasted into a search.
+      let raw_text = as_object(filter)
+        .get("text")
+        .and_then(Value::as_str)
+        .map(|t| match screen::secret_kind(t) {
+          Some(kind) => format!("[redacted: the query looked like it contained {kind}]"),
+          None => t.to_string(),
+        });
+      let source = self.config.source_label.clone();
+      self.store.write(|tx, path| {
+        let same = audit::last_recall(tx, session)
+          .map_err(|e| fail_at(path, e))?
+          .is_some_and(|last| {
+            (
+              last.track.as_deref(),
+              last.scope.as_deref(),
+              last.text.as_deref(),
+            ) == (
+              parsed.track.as_deref(),
+              parsed.scope.as_deref(),
+              raw_text.as_deref(),
+            )
+          });
+        if same {
+          return Ok(()); // a session repeating its last recall is already evidenced
+        }
+        audit::append(
+          tx,
+          &NewAudit {
+            action: "recalled",
+            track: parsed.track.as_deref(),
+            scope: parsed.scope.as_deref(),
+            text: raw_text.as_deref(),
+            outcome: Some("ok"),
+            source: Some(&source),
+            session_id: Some(session),
+            ..NewAudit::default()
+          },
+        )
+        .map_err(|e| fail_at(path, e))?;
+        Ok(())
+      })?;
+    }
+    let truncated = total > entries.len() as u64;
+    Ok(QueryResult {
+      entries,
+      total,
+      truncated,
+    })
+  }
+
+  /// Usage per layer, in protocol order. With a workspace key, the workspace rows are that
+  /// workspace's layer (what its writes are checked against); without, the fullest workspace.
+  ///
+  /// # Errors
+  /// `STORE_CORRUPT`.
+  pub fn budgets(&self, workspace_key: Option<&str>) -> Result<Vec<Usage>> {
+    let conn = self.store.conn();
+    let mut rows = Vec::with_capacity(4);
+    for track in Track::ALL {
+      for scope in Scope::ALL {
+        let used = match (scope, workspace_key) {
+          (Scope::UserGlobal, _) => store::layer_used(conn, track, scope, ""),
+          (Scope::Workspace, Some(ws)) => store::layer_used(conn, track, scope, ws),
+          (Scope::Workspace, None) => store::max_layer_used(conn, track, scope),
+        }
+        .map_err(|e| self.fail(e))?;
+        rows.push(Usage {
+          track,
+          scope,
+          used,
+          limit: self.config.budgets.limit(track, scope),
+        });
+      }
+    }
+    Ok(rows)
+  }
+
+  /// Every entry (or every entry a session can see), oldest first.
+  ///
+  /// # Errors
+  /// `STORE_CORRUPT`.
+  pub fn list_entries(&mut self, visibility: Option<&Visibility>) -> Result<Vec<Entry>> {
+    self.sync()?;
+    Ok(self.cache.list(visibility))
+  }
+
+  /// The newest `limit` audit rows.
+  ///
+  /// # Errors
+  /// `STORE_CORRUPT`.
+  pub fn audit_list(&self, limit: u64) -> Result<Vec<AuditRow>> {
+    audit::list(self.store.conn(), limit).map_err(|e| self.fail(e))
+  }
+
+  /// Walk the audit hash chain; the first row that does not verify is reported.
+  ///
+  /// # Errors
+  /// `STORE_CORRUPT`.
+  pub fn audit_verify(&self) -> Result<Verification> {
+    audit::verify(self.store.conn()).map_err(|e| self.fail(e))
+  }
+}

@@ -1,0 +1,173 @@
+//! Records that are not memory: proposals (pending, approved through a gated add, dismissed)
+//! and frozen session snapshots.
+#![forbid(unsafe_code)]
+
+use super::*;
+
+impl Memory {
+  pub(super) fn pending_proposal(&self, conn: &rusqlite::Connection, id: &str) -> Result<Proposal> {
+    match store::get_proposal(conn, id).map_err(|e| self.fail(e))? {
+      Some(p) if p.status == "pending" => Ok(p),
+      Some(p) => Err(MemoryError::ProposalNotFound {
+        id: id.into(),
+        detail: Some(format!("already {}", p.status)),
+      }),
+      None => Err(MemoryError::ProposalNotFound {
+        id: id.into(),
+        detail: None,
+      }),
+    }
+  }
+
+  /// Record a pending proposal and its `proposal` audit row; `None` when the session already has
+  /// a pending proposal of this kind.
+  ///
+  /// # Errors
+  /// `INVALID_INPUT` (`proposal text must be a non-empty string`, bad layer), `STORE_CORRUPT`.
+  pub fn proposal_add(&mut self, p: ProposalInput) -> Result<Option<Proposal>> {
+    let obj = as_object(&p.input);
+    if p.kind.is_empty() {
+      return Err(MemoryError::invalid(
+        "proposal kind must be a non-empty string",
+      ));
+    }
+    let (track, scope) = model::parse_layer(&obj)?;
+    let text = match obj.get("text").and_then(Value::as_str) {
+      Some(t) if !t.is_empty() => t.to_string(),
+      _ => {
+        return Err(MemoryError::invalid(
+          "proposal text must be a non-empty string",
+        ))
+      }
+    };
+    let (ws, agent) = model::parse_keys(&obj)?;
+    let source = model::parse_source(&obj)?.unwrap_or_else(|| self.config.source_label.clone());
+    self.screen([text.as_str(), source.as_str()])?;
+    let proposal = Proposal {
+      id: Uuid::new_v4().to_string(),
+      kind: p.kind,
+      track: track.as_str().into(),
+      scope: scope.as_str().into(),
+      workspace_key: if scope == Scope::Workspace {
+        ws.unwrap_or_default()
+      } else {
+        String::new()
+      },
+      agent_key: agent.unwrap_or_default(),
+      text,
+      source,
+      session_id: p.session_id.filter(|s| !s.is_empty()),
+      status: "pending".into(),
+      created_at: now_ms(),
+      decided_at: None,
+    };
+    self.store.write(|tx, path| {
+      if !store::insert_proposal(tx, &proposal).map_err(|e| fail_at(path, e))? {
+        return Ok(None);
+      }
+      audit::append(
+        tx,
+        &NewAudit {
+          action: "proposal",
+          track: Some(&proposal.track),
+          scope: Some(&proposal.scope),
+          entry_id: Some(&proposal.id),
+          text: Some(&proposal.text),
+          outcome: Some("pending"),
+          source: Some(&proposal.source),
+          session_id: proposal.session_id.as_deref(),
+        },
+      )
+      .map_err(|e| fail_at(path, e))?;
+      Ok(Some(proposal.clone()))
+    })
+  }
+
+  /// The frozen snapshot of a session: the first text recorded for `session_id` wins, is
+  /// audited once (a `snapshot` row referencing the text, stored once per distinct text) and is
+  /// returned on every later call — across reloads and processes.
+  ///
+  /// # Errors
+  /// `INVALID_INPUT` without a session id, `STORE_CORRUPT`.
+  pub fn snapshot_record(&mut self, session_id: &str, text: &str) -> Result<String> {
+    if session_id.is_empty() {
+      return Err(MemoryError::invalid(
+        "snapshot session id must be a non-empty string",
+      ));
+    }
+    let source = self.config.source_label.clone();
+    self.store.write(|tx, path| {
+      let f = |e: rusqlite::Error| fail_at(path, e);
+      if let Some(frozen) = store::snapshot_of(tx, session_id).map_err(f)? {
+        return Ok(frozen);
+      }
+      let hash = crate::sha256::hex_digest(text.as_bytes());
+      store::insert_snapshot(tx, session_id, &hash, text, now_ms()).map_err(f)?;
+      let reference = format!("{}{hash}", audit::SNAPSHOT_REF);
+      audit::append(
+        tx,
+        &NewAudit {
+          action: "snapshot",
+          text: Some(&reference),
+          outcome: Some("ok"),
+          source: Some(&source),
+          session_id: Some(session_id),
+          ..NewAudit::default()
+        },
+      )
+      .map_err(f)?;
+      Ok(text.to_string())
+    })
+  }
+
+  /// Proposals (optionally of one status), oldest first.
+  ///
+  /// # Errors
+  /// `INVALID_INPUT` for an unknown status, `STORE_CORRUPT`.
+  pub fn proposal_list(&self, status: Option<&str>, limit: u64) -> Result<Vec<Proposal>> {
+    if let Some(s) = status.filter(|s| !["pending", "approved", "dismissed"].contains(s)) {
+      return Err(MemoryError::invalid(format!(
+        "proposal status must be pending, approved or dismissed, got {}",
+        json_str(s)
+      )));
+    }
+    store::list_proposals(self.store.conn(), status, limit).map_err(|e| self.fail(e))
+  }
+
+  /// Dismiss a pending proposal (no memory changes; audited as `proposal-dismissed`).
+  ///
+  /// # Errors
+  /// `PROPOSAL_NOT_FOUND`, `STORE_CORRUPT`.
+  pub fn proposal_dismiss(&mut self, id: &str, writer: &Writer) -> Result<Proposal> {
+    let pending = self.pending_proposal(self.store.conn(), id)?;
+    self.store.write(|tx, path| {
+      let f = |e: rusqlite::Error| fail_at(path, e);
+      if !store::decide_proposal(tx, id, "dismissed", now_ms()).map_err(f)? {
+        return Err(MemoryError::ProposalNotFound {
+          id: id.into(),
+          detail: Some("decided meanwhile".into()),
+        });
+      }
+      audit::append(
+        tx,
+        &NewAudit {
+          action: "proposal-dismissed",
+          track: Some(&pending.track),
+          scope: Some(&pending.scope),
+          entry_id: Some(id),
+          text: Some(&pending.text),
+          outcome: Some("dismissed"),
+          source: Some(&pending.source),
+          session_id: Some(&writer.session_id),
+        },
+      )
+      .map_err(f)?;
+      store::get_proposal(tx, id)
+        .map_err(f)?
+        .ok_or_else(|| MemoryError::ProposalNotFound {
+          id: id.into(),
+          detail: None,
+        })
+    })
+  }
+}
