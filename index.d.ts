@@ -280,6 +280,8 @@ export declare const PROTOCOL: 'dsh-memory-protocol/v1'
 export declare const DEFAULT_BUDGETS: BudgetConfig
 export declare const TRACKS: readonly Track[]
 export declare const SCOPES: readonly Scope[]
+/** Every protocol error code. */
+export declare const ERROR_CODES: readonly ErrorCode[]
 /** True for errors thrown by this package (they carry `code` and `details`). */
 export declare function isMemoryError(e: unknown): e is MemoryError
 /** `$DSH_HOME` (or `~/.dsh`) resolution of a store path, as the provider does it. */
