@@ -327,11 +327,6 @@ impl Memory {
     self.store.path()
   }
 
-  /// The configuration.
-  pub fn config(&self) -> &Config {
-    &self.config
-  }
-
   pub(super) fn fail(&self, e: rusqlite::Error) -> MemoryError {
     self.store.fail(e)
   }
