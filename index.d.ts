@@ -238,6 +238,13 @@ export interface ProposalInput {
 }
 
 /** The native provider: every write goes through the gate, one transaction, one audit trail. */
+/** The words of a snapshot (English by default); the plugin passes `strings(language)`. */
+export interface SnapshotLabels {
+  header?: string
+  groups?: Partial<Record<'user/user-global' | 'user/workspace' | 'agent/user-global' | 'agent/workspace', string>>
+  usageSuffix?: string
+}
+
 export declare class MemoryProvider {
   constructor(options: ProviderOptions)
   /** Resolved absolute path of the store file. */
@@ -254,6 +261,11 @@ export declare class MemoryProvider {
   listEntries(opts?: { agentKey?: string; workspaceKey?: string }): MemoryEntry[]
   /** Newest first; default 100. */
   auditList(limit?: number): AuditRow[]
+  /**
+   * The frozen-snapshot text of a session's visible set, grouped by layer with the usage its
+   * writes are checked against; `''` when it sees nothing. Reads only (see `snapshotRecord`).
+   */
+  snapshot(keys?: { agentKey?: string; workspaceKey?: string }, labels?: SnapshotLabels): string
   /**
    * Freeze a session's snapshot: the first text recorded for `sessionId` wins, is audited once
    * (`snapshot` row; the text is stored once per distinct text), and is returned on every later

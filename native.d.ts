@@ -44,6 +44,11 @@ export declare class MemoryProvider {
   /** Newest audit rows first (default 100). */
   auditList(limit?: number): import('./index').AuditRow[]
   /**
+   * The snapshot text of a session's visible set (`labels`: the plugin's words; English by
+   * default). Reads only; [`MemoryProvider::snapshot_record`] freezes it.
+   */
+  snapshot(keys?: { agentKey?: string; workspaceKey?: string }, labels?: import('./index').SnapshotLabels): string
+  /**
    * Freeze a session's snapshot: the first text recorded for the session id wins and is audited
    * once; later calls (any process, any reload) return that text.
    */

@@ -214,6 +214,8 @@ async function worker(cfgPath) {
   const snapshotItems = Array.from({ length: cfg.iters }, () => s)
   if (typeof p.snapshot === 'function') {
     info.snapshotPath = 'provider.snapshot({agentKey, workspaceKey})'
+    const js = renderSnapshot(p.listEntries({ agentKey: s.agentKey, workspaceKey: s.workspaceKey }), p.budgets({ workspaceKey: s.workspaceKey }), [], 'en')
+    check(String(p.snapshot(s)) === js, 'snapshot: the provider renders what the plugin renders from listEntries + budgets')
     measureSync('snapshot', snapshotItems, (keys) => {
       snapshotChars = String(p.snapshot(keys)).length
     })

@@ -1,7 +1,8 @@
 // The conformance factory for dsh-memento's native provider (spec §10 factory contract).
 //
 //   makeProvider({ dbPath, budgets?, gate? }) -> { add, replace, remove, consolidate, seed,
-//                                                  query, budgets, listEntries, auditList, close }
+//                                                  query, budgets, listEntries, auditList, close,
+//                                                  snapshot (optional: the bench uses it if present) }
 //
 // `budgets` may be partial ({user:{userGlobal:100}}); it is merged over the protocol defaults
 // (user 2000/2000, agent 4000/4000). Without `gate`, writes are approved ('allowed-once'):
@@ -33,6 +34,7 @@ export function makeProvider({ dbPath, budgets, gate } = {}) {
     query: (filter, opts) => p.query(filter, opts),
     budgets: (opts) => p.budgets(opts),
     listEntries: (opts) => p.listEntries(opts),
+    snapshot: (keys, labels) => p.snapshot(keys, labels),
     auditList: (limit) => p.auditList(limit),
     close: () => p.close(),
     get path() {

@@ -21,6 +21,7 @@ use crate::protocol::{
   Config, Finished, GateAnswer, Memory, Plan, ProposalInput, QueryOptions, SecretPolicy,
   WritePolicy,
 };
+use crate::snapshot::Labels;
 use crate::store::{Store, Visibility};
 
 type Shared = Rc<RefCell<Option<Memory>>>;
@@ -767,6 +768,29 @@ impl MemoryProvider {
       .filter(|n| *n > 0)
       .unwrap_or(100);
     self.with(&env, |m| Json::of(&m.audit_list(limit)?))
+  }
+
+  /// The snapshot text of a session's visible set (`labels`: the plugin's words; English by
+  /// default). Reads only; [`MemoryProvider::snapshot_record`] freezes it.
+  #[napi(
+    ts_args_type = "keys?: { agentKey?: string; workspaceKey?: string }, labels?: import('./index').SnapshotLabels"
+  )]
+  pub fn snapshot(
+    &self,
+    env: Env,
+    keys: Option<Unknown>,
+    labels: Option<Unknown>,
+  ) -> Result<String> {
+    let keys = json_arg("snapshot keys", keys.as_ref()).map_err(|e| throw(&env, e))?;
+    let labels = json_arg("snapshot labels", labels.as_ref())
+      .and_then(|l| Labels::from_json(&l))
+      .map_err(|e| throw(&env, e))?;
+    let key = |k: &str| keys.get(k).and_then(Value::as_str).map(str::to_string);
+    let visibility = Visibility {
+      agent_key: key("agentKey"),
+      workspace_key: key("workspaceKey"),
+    };
+    self.with(&env, |m| m.snapshot(&visibility, &labels))
   }
 
   /// Freeze a session's snapshot: the first text recorded for the session id wins and is audited

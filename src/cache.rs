@@ -1,100 +1,229 @@
-//! The in-memory read model of the `entries` table: every entry with its ASCII-folded text, so
-//! that search, targeting and listing never scan SQLite rows.
+//! The in-memory read model: every entry's ranking and visibility keys plus a search index of
+//! its text ([`Grams`]) — but not the texts, which stay in SQLite (a page of results is read
+//! back by rowid). About 300 bytes per entry instead of a second copy of the store.
 //!
-//! Coherence: the cache remembers SQLite's `PRAGMA data_version`, which changes whenever another
+//! Coherence: the model remembers SQLite's `PRAGMA data_version`, which changes whenever another
 //! connection (another process, another provider on the same file) commits. [`EntryCache::sync`]
 //! reloads on any such change; this connection's own commits are applied by re-reading exactly
 //! the rows they touched ([`EntryCache::refresh_ids`]) and by [`EntryCache::bump`]. Writes never
-//! trust the cache: the write transaction re-finds its target by id in SQLite.
+//! trust the model: the write transaction re-finds its target by id in SQLite.
 #![forbid(unsafe_code)]
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 
+use crate::entry_id::EntryId;
+use crate::fx::FxBuild;
+use crate::grams::Grams;
 use crate::model::{Entry, Scope, Track};
-use crate::store::{self, RowKeys, Visibility};
+use crate::postings::Slot;
+use crate::store::{self, IndexRow, Visibility};
 use crate::text::fold;
 
+/// What a search reads of every candidate: ranking and visibility keys, 32 bytes, in one
+/// dense array (a common word walks tens of thousands of them).
+#[derive(Debug, Clone, Copy)]
+struct Hot {
+  recall_count: i64,
+  updated_at: i64,
+  /// Interned agent key (0 = shared).
+  agent: u32,
+  /// Interned workspace key of a `workspace` entry (0 for user-global: one layer).
+  workspace: u32,
+  track: Track,
+  scope: Scope,
+  live: bool,
+}
+
+/// The rest of what the model keeps of one entry.
 #[derive(Debug, Clone)]
-struct Cached {
-  entry: Entry,
-  folded: String,
-  keys: RowKeys,
-  /// The id's first 8 bytes, big-endian: orders like the id string, without touching it.
-  id_prefix: u64,
+struct Meta {
+  id: EntryId,
+  rowid: i64,
+  /// Epoch ms of the last query hit, [`NEVER`] for none.
+  last_recalled: i64,
 }
 
-fn id_prefix(id: &str) -> u64 {
-  let mut bytes = [0u8; 8];
-  for (b, s) in bytes.iter_mut().zip(id.bytes()) {
-    *b = s;
+/// `last_recalled` of an entry never recalled.
+const NEVER: i64 = i64::MIN;
+
+/// Slots by entry id: a 64-bit hash of the id → slot (16 bytes an entry where an id-keyed map
+/// takes 32); the slot's own id confirms a hit, and an id whose hash another id already holds
+/// (about once in 10^10 pairs) lives in `collided`.
+#[derive(Debug)]
+struct IdSlots {
+  by_hash: HashMap<u64, Slot, FxBuild>,
+  collided: HashMap<EntryId, Slot>,
+  hash: fn(&EntryId) -> u64,
+}
+
+impl Default for IdSlots {
+  fn default() -> Self {
+    IdSlots {
+      by_hash: HashMap::default(),
+      collided: HashMap::new(),
+      hash: id_hash,
+    }
   }
-  u64::from_be_bytes(bytes)
 }
 
-/// What a query asks of the cache.
+fn id_hash(id: &EntryId) -> u64 {
+  let mut h = std::hash::DefaultHasher::new();
+  id.hash(&mut h);
+  h.finish()
+}
+
+fn id_at(metas: &[Option<Meta>], slot: Slot) -> Option<&EntryId> {
+  metas
+    .get(slot as usize)
+    .and_then(Option::as_ref)
+    .map(|m| &m.id)
+}
+
+impl IdSlots {
+  fn get(&self, id: &EntryId, metas: &[Option<Meta>]) -> Option<Slot> {
+    match self.by_hash.get(&(self.hash)(id)) {
+      Some(&slot) if id_at(metas, slot) == Some(id) => Some(slot),
+      _ => self.collided.get(id).copied(),
+    }
+  }
+
+  /// Map `id` to `slot` (`metas[slot]` already holds it; `id` is mapped nowhere).
+  fn insert(&mut self, id: &EntryId, slot: Slot, metas: &[Option<Meta>]) {
+    let h = (self.hash)(id);
+    match self.by_hash.get(&h) {
+      Some(&other) if id_at(metas, other).is_some_and(|o| o != id) => {
+        self.collided.insert(id.clone(), slot);
+      }
+      _ => {
+        self.by_hash.insert(h, slot);
+      }
+    }
+  }
+
+  fn remove(&mut self, id: &EntryId, metas: &[Option<Meta>]) -> Option<Slot> {
+    let h = (self.hash)(id);
+    match self.by_hash.get(&h) {
+      Some(&slot) if id_at(metas, slot) == Some(id) => self.by_hash.remove(&h),
+      _ => self.collided.remove(id),
+    }
+  }
+
+  fn renumber(&mut self, f: impl Fn(&mut Slot)) {
+    self.by_hash.values_mut().for_each(&f);
+    self.collided.values_mut().for_each(&f);
+  }
+
+  fn len(&self) -> usize {
+    self.by_hash.len() + self.collided.len()
+  }
+}
+
+/// A budget layer: track, scope, interned workspace.
+type LayerKey = (Track, Scope, u32);
+
+fn layer_of(h: &Hot) -> LayerKey {
+  (h.track, h.scope, h.workspace)
+}
+
+/// Agent and workspace keys, interned (`''` is 0).
+#[derive(Debug, Default)]
+struct Interner {
+  ids: HashMap<Box<str>, u32>,
+}
+
+impl Interner {
+  fn intern(&mut self, key: &str) -> u32 {
+    if key.is_empty() {
+      return 0;
+    }
+    let next = self.ids.len() as u32 + 1;
+    *self.ids.entry(key.into()).or_insert(next)
+  }
+
+  fn get(&self, key: &str) -> Option<u32> {
+    if key.is_empty() {
+      Some(0)
+    } else {
+      self.ids.get(key).copied()
+    }
+  }
+}
+
+/// A visibility in interned keys: `None` = no filter, `Some(None)` = a key no entry has.
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+  agent: Option<Option<u32>>,
+  workspace: Option<Option<u32>>,
+}
+
+impl Seen {
+  fn admits(&self, m: &Hot) -> bool {
+    let agent_ok = self
+      .agent
+      .is_none_or(|want| m.agent == 0 || Some(m.agent) == want);
+    let workspace_ok =
+      m.scope != Scope::Workspace || self.workspace.is_none_or(|want| Some(m.workspace) == want);
+    agent_ok && workspace_ok
+  }
+}
+
+/// What a query asks of the model.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Search<'a> {
   /// Only this track (an unknown value matches nothing).
   pub track: Option<&'a str>,
   /// Only this scope (an unknown value matches nothing).
   pub scope: Option<&'a str>,
-  /// ASCII-folded needle.
-  pub folded: Option<&'a str>,
   /// The session's visible set.
   pub visibility: Option<&'a Visibility>,
   /// Page size.
   pub limit: usize,
-  /// Search-index keys of the only entries that can match (`None`: walk every entry).
-  pub keys: Option<&'a [i64]>,
+  /// The slots whose text contains the needle ([`EntryCache::matching`]); `None`: no needle.
+  pub matched: Option<&'a [Slot]>,
 }
 
-/// Every entry, in memory, kept coherent with the store.
+/// The best `limit` slots seen so far, best first.
+struct Top<'a> {
+  cache: &'a EntryCache,
+  limit: usize,
+  slots: Vec<Slot>,
+}
+
+impl Top<'_> {
+  fn offer(&mut self, slot: Slot) {
+    if self.slots.len() == self.limit {
+      match self.slots.last() {
+        Some(&worst) if self.cache.rank(slot, worst) == Ordering::Less => {
+          self.slots.pop();
+        }
+        _ => return,
+      }
+    }
+    let at = self
+      .slots
+      .partition_point(|&s| self.cache.rank(s, slot) == Ordering::Less);
+    self.slots.insert(at, slot);
+  }
+}
+
+/// Every entry's keys and search index, kept coherent with the store.
 #[derive(Debug, Default)]
 pub struct EntryCache {
   data_version: Option<i64>,
-  slots: Vec<Option<Cached>>,
-  by_id: HashMap<String, usize>,
-  by_fts: HashMap<i64, usize>,
-  /// Slots per budget layer: targeting scans one layer, which budgets keep small.
-  by_layer: HashMap<LayerKey, Vec<usize>>,
-  dead: usize,
-}
-
-/// A budget layer: track, scope, and the workspace for `workspace` entries.
-type LayerKey = (Track, Scope, String);
-
-fn layer_of(e: &Entry) -> LayerKey {
-  let ws = match e.scope {
-    Scope::Workspace => e.workspace_key.clone(),
-    Scope::UserGlobal => String::new(),
-  };
-  (e.track, e.scope, ws)
-}
-
-fn visible(e: &Entry, vis: &Visibility) -> bool {
-  let agent_ok = vis
-    .agent_key
-    .as_deref()
-    .is_none_or(|k| e.agent_key.is_empty() || e.agent_key == k);
-  let ws_ok = e.scope != Scope::Workspace
-    || vis
-      .workspace_key
-      .as_deref()
-      .is_none_or(|w| e.workspace_key == w);
-  agent_ok && ws_ok
-}
-
-/// Query ranking: recall count DESC, updated_at DESC, id ASC.
-fn rank(a: &Cached, b: &Cached) -> Ordering {
-  b.entry
-    .recall_count
-    .cmp(&a.entry.recall_count)
-    .then(b.entry.updated_at.cmp(&a.entry.updated_at))
-    .then(a.id_prefix.cmp(&b.id_prefix))
-    .then_with(|| a.entry.id.cmp(&b.entry.id))
+  /// By slot (a retired slot — removed, or replaced by a newer slot — is not `live`).
+  hot: Vec<Hot>,
+  /// By slot; `None` for a retired slot.
+  metas: Vec<Option<Meta>>,
+  by_id: IdSlots,
+  /// Live slots per budget layer: targeting and session reads touch only their layers.
+  by_layer: HashMap<LayerKey, Vec<Slot>>,
+  keys: Interner,
+  grams: Grams,
+  retired: usize,
 }
 
 impl EntryCache {
@@ -119,75 +248,97 @@ impl EntryCache {
   }
 
   fn reload(&mut self, conn: &Connection) -> rusqlite::Result<()> {
-    self.slots.clear();
-    self.by_id.clear();
-    self.by_fts.clear();
-    self.by_layer.clear();
-    self.dead = 0;
-    for (keys, entry) in store::all_entries(conn)? {
-      self.insert(entry, keys);
-    }
+    *self = EntryCache::default();
+    // Sized up front: no doubling (and no transient second copy) while loading.
+    let n = store::entry_count(conn)?;
+    self.hot.reserve_exact(n);
+    self.metas.reserve_exact(n);
+    self.by_id.by_hash.reserve(n);
+    store::for_each_index_row(conn, |row| self.insert(&row))?;
+    self.hot.shrink_to_fit();
+    self.metas.shrink_to_fit();
+    self.by_id.by_hash.shrink_to_fit();
+    self.by_layer.values_mut().for_each(Vec::shrink_to_fit);
+    self.grams.shrink();
     Ok(())
   }
 
-  fn insert(&mut self, entry: Entry, keys: RowKeys) {
-    let cached = Cached {
-      folded: fold(&entry.text),
-      id_prefix: id_prefix(&entry.id),
-      entry,
-      keys,
+  /// Index an entry under a fresh slot, retiring the slot it had.
+  fn insert(&mut self, e: &IndexRow<'_>) {
+    let id = EntryId::new(e.id);
+    if let Some(old) = self.by_id.remove(&id, &self.metas) {
+      self.retire(old);
+    }
+    let slot = self.metas.len() as Slot;
+    let hot = Hot {
+      recall_count: e.recall_count,
+      updated_at: e.updated_at,
+      agent: self.keys.intern(e.agent_key),
+      workspace: match e.scope {
+        Scope::Workspace => self.keys.intern(e.workspace_key),
+        Scope::UserGlobal => 0,
+      },
+      track: e.track,
+      scope: e.scope,
+      live: true,
     };
-    let slot = match self.by_id.get(&cached.entry.id) {
-      Some(&slot) => {
-        self.unindex(slot);
-        slot
-      }
-      None => {
-        self.by_id.insert(cached.entry.id.clone(), self.slots.len());
-        self.slots.push(None);
-        self.slots.len() - 1
+    self.grams.insert(slot, &fold(e.text));
+    self.by_layer.entry(layer_of(&hot)).or_default().push(slot);
+    self.hot.push(hot);
+    self.metas.push(Some(Meta {
+      id: id.clone(),
+      rowid: e.rowid,
+      last_recalled: e.last_recalled.unwrap_or(NEVER),
+    }));
+    self.by_id.insert(&id, slot, &self.metas);
+  }
+
+  fn retire(&mut self, slot: Slot) {
+    let Some(hot) = self.hot.get_mut(slot as usize).filter(|h| h.live) else {
+      return;
+    };
+    hot.live = false;
+    let layer = layer_of(hot);
+    if let Some(meta) = self.metas.get_mut(slot as usize) {
+      *meta = None;
+    }
+    if let Some(slots) = self.by_layer.get_mut(&layer) {
+      slots.retain(|s| *s != slot);
+    }
+    self.retired += 1;
+  }
+
+  /// Renumber the live slots densely once a quarter of the slots are retired.
+  fn maybe_compact(&mut self) {
+    if self.retired <= 1024 || self.retired * 4 <= self.metas.len() {
+      return;
+    }
+    let mut next: Slot = 0;
+    let remap: Vec<Option<Slot>> = self
+      .hot
+      .iter()
+      .map(|h| {
+        h.live.then(|| {
+          next += 1;
+          next - 1
+        })
+      })
+      .collect();
+    let renumber = |s: &mut Slot| {
+      if let Some(Some(new)) = remap.get(*s as usize) {
+        *s = *new;
       }
     };
-    self.by_fts.insert(keys.fts_id, slot);
+    self.by_id.renumber(renumber);
     self
       .by_layer
-      .entry(layer_of(&cached.entry))
-      .or_default()
-      .push(slot);
-    self.slots[slot] = Some(cached);
-  }
-
-  /// Take a slot out of the secondary indexes (not out of `by_id`).
-  fn unindex(&mut self, slot: usize) {
-    if let Some(old) = self.slots[slot].as_ref() {
-      self.by_fts.remove(&old.keys.fts_id);
-      if let Some(slots) = self.by_layer.get_mut(&layer_of(&old.entry)) {
-        slots.retain(|s| *s != slot);
-      }
-    }
-  }
-
-  fn remove(&mut self, id: &str) {
-    if let Some(slot) = self.by_id.remove(id) {
-      self.unindex(slot);
-      self.slots[slot] = None;
-      self.dead += 1;
-    }
-    if self.dead > 1024 && self.dead * 4 > self.slots.len() {
-      self.compact();
-    }
-  }
-
-  fn compact(&mut self) {
-    let live: Vec<Cached> = self.slots.drain(..).flatten().collect();
-    self.by_id.clear();
-    self.by_fts.clear();
-    self.by_layer.clear();
-    self.dead = 0;
-    for cached in live {
-      let keys = cached.keys;
-      self.insert(cached.entry, keys);
-    }
+      .values_mut()
+      .for_each(|slots| slots.iter_mut().for_each(renumber));
+    self.by_layer.retain(|_, slots| !slots.is_empty());
+    self.hot.retain(|h| h.live);
+    self.metas.retain(Option::is_some);
+    self.grams.compact(&remap);
+    self.retired = 0;
   }
 
   /// Re-read the rows this connection's own commit touched.
@@ -199,164 +350,228 @@ impl EntryCache {
       return Ok(());
     }
     for id in ids {
-      match store::entry_with_keys(conn, id).optional()? {
-        Some((keys, entry)) => self.insert(entry, keys),
-        None => self.remove(id),
+      if !store::index_row_by_id(conn, id, |row| self.insert(&row))? {
+        if let Some(slot) = self.by_id.remove(&EntryId::new(id), &self.metas) {
+          self.retire(slot);
+        }
       }
     }
+    self.maybe_compact();
     Ok(())
   }
 
   /// Apply this connection's recall-counter bump.
   pub fn bump(&mut self, ids: &[String], at: i64) {
     for id in ids {
-      if let Some(c) = self
-        .by_id
-        .get(id)
-        .and_then(|&slot| self.slots[slot].as_mut())
-      {
-        c.entry.recall_count += 1;
-        c.entry.last_recalled = Some(at);
+      let Some(slot) = self.by_id.get(&EntryId::new(id), &self.metas) else {
+        continue;
+      };
+      if let (Some(h), Some(Some(m))) = (
+        self.hot.get_mut(slot as usize),
+        self.metas.get_mut(slot as usize),
+      ) {
+        h.recall_count += 1;
+        m.last_recalled = m.last_recalled.max(at);
       }
     }
   }
 
-  fn live(&self) -> impl Iterator<Item = &Cached> {
-    self.slots.iter().flatten()
-  }
-
-  /// Every live entry, or only those with these search-index keys.
-  fn walk<'s>(&'s self, keys: Option<&'s [i64]>) -> Box<dyn Iterator<Item = &'s Cached> + 's> {
-    match keys {
-      None => Box::new(self.live()),
-      Some(keys) => Box::new(
-        keys
-          .iter()
-          .filter_map(|k| self.by_fts.get(k))
-          .filter_map(|&slot| self.slots[slot].as_ref()),
-      ),
+  /// Show this connection's view of an entry's recall counters (bumps not yet written).
+  pub fn overlay(&self, e: &mut Entry) {
+    if let Some(slot) = self.by_id.get(&EntryId::new(&e.id), &self.metas) {
+      self.counters_into(slot, e);
     }
   }
 
-  /// How many entries are cached (the planner's size signal).
+  fn counters_into(&self, slot: Slot, e: &mut Entry) {
+    if let (Some(h), Some(Some(m))) = (self.hot.get(slot as usize), self.metas.get(slot as usize)) {
+      e.recall_count = h.recall_count;
+      e.last_recalled = (m.last_recalled != NEVER).then_some(m.last_recalled);
+    }
+  }
+
+  fn live(&self, slot: Slot) -> Option<&Hot> {
+    self.hot.get(slot as usize).filter(|h| h.live)
+  }
+
+  /// Query ranking: recall count DESC, updated_at DESC, id ASC.
+  fn rank(&self, a: Slot, b: Slot) -> Ordering {
+    let (Some(ha), Some(hb)) = (self.hot.get(a as usize), self.hot.get(b as usize)) else {
+      return a.cmp(&b);
+    };
+    hb.recall_count
+      .cmp(&ha.recall_count)
+      .then(hb.updated_at.cmp(&ha.updated_at))
+      .then_with(|| {
+        let id = |s: Slot| {
+          self
+            .metas
+            .get(s as usize)
+            .and_then(Option::as_ref)
+            .map(|m| &m.id)
+        };
+        id(a).cmp(&id(b))
+      })
+  }
+
+  /// How many entries the model holds.
   pub fn len(&self) -> usize {
     self.by_id.len()
   }
 
   /// No entries at all.
   pub fn is_empty(&self) -> bool {
-    self.by_id.is_empty()
+    self.by_id.len() == 0
   }
 
-  fn in_creation_order(mut found: Vec<&Cached>) -> Vec<Entry> {
-    found.sort_by(|a, b| {
-      a.entry
-        .created_at
-        .cmp(&b.entry.created_at)
-        .then(a.keys.rowid.cmp(&b.keys.rowid))
-    });
-    found.into_iter().map(|c| c.entry.clone()).collect()
-  }
-
-  /// Every entry the visibility admits (`None`: every entry), oldest first.
-  pub fn list(&self, vis: Option<&Visibility>) -> Vec<Entry> {
-    let found: Vec<&Cached> = match vis {
-      Some(v) if v.workspace_key.is_some() => self
-        .session_layers(v)
-        .filter(|c| visible(&c.entry, v))
-        .collect(),
-      _ => self
-        .live()
-        .filter(|c| vis.is_none_or(|v| visible(&c.entry, v)))
-        .collect(),
+  /// The slots whose ASCII-folded text contains `folded` (sorted; retired slots possible).
+  /// Words and short non-ASCII needles: the in-memory index; other needles of 3+ characters:
+  /// the FTS5 trigram index over the folded text; the rest (1–2 characters of ASCII
+  /// punctuation or space): a scan in SQLite. Each is exact.
+  ///
+  /// # Errors
+  /// SQLite failures.
+  pub fn matching(&self, conn: &Connection, folded: &str) -> rusqlite::Result<Vec<Slot>> {
+    if let Some(slots) = self.grams.lookup(folded) {
+      return Ok(slots);
+    }
+    let ids = if folded.chars().nth(2).is_some() {
+      store::fts_match_ids(conn, folded)?
+    } else {
+      store::scan_match_ids(conn, folded)?
     };
-    Self::in_creation_order(found)
+    let mut slots: Vec<Slot> = ids
+      .iter()
+      .filter_map(|id| self.by_id.get(&EntryId::new(id), &self.metas))
+      .collect();
+    slots.sort_unstable();
+    slots.dedup();
+    Ok(slots)
   }
 
-  /// A session's view is its user-global layers plus its workspace's layers: the entries of just
-  /// those (the caller still applies the agent filter).
-  fn session_layers<'s>(&'s self, v: &Visibility) -> Box<dyn Iterator<Item = &'s Cached> + 's> {
-    let ws = v.workspace_key.clone().unwrap_or_default();
-    Box::new(
-      Track::ALL
-        .into_iter()
-        .flat_map(move |t| {
-          [
-            (t, Scope::UserGlobal, String::new()),
-            (t, Scope::Workspace, ws.clone()),
-          ]
+  fn seen(&self, v: &Visibility) -> Seen {
+    Seen {
+      agent: v.agent_key.as_deref().map(|k| self.keys.get(k)),
+      workspace: v.workspace_key.as_deref().map(|w| self.keys.get(w)),
+    }
+  }
+
+  /// A session's view is its user-global layers plus its workspace's layers.
+  fn session_layers(&self, workspace: Option<u32>) -> Vec<&[Slot]> {
+    Track::ALL
+      .into_iter()
+      .flat_map(|t| {
+        [
+          Some((t, Scope::UserGlobal, 0)),
+          workspace.map(|w| (t, Scope::Workspace, w)),
+        ]
+      })
+      .flatten()
+      .filter_map(|layer| self.by_layer.get(&layer).map(Vec::as_slice))
+      .collect()
+  }
+
+  /// The ranked page (slots, best first) and the exact total of matches, in one pass.
+  pub fn search(&self, q: &Search<'_>) -> (Vec<Slot>, u64) {
+    let track = q.track.map(Track::parse);
+    let scope = q.scope.map(Scope::parse);
+    let seen = q.visibility.map(|v| self.seen(v));
+    let layers = seen
+      .and_then(|s| s.workspace)
+      .map(|workspace| self.session_layers(workspace));
+    let layer_count: Option<usize> = layers.as_ref().map(|l| l.iter().map(|s| s.len()).sum());
+    let mut top = Top {
+      cache: self,
+      limit: q.limit,
+      slots: Vec::with_capacity(q.limit.min(64)),
+    };
+    let mut total = 0u64;
+    let mut visit = |slot: Slot| {
+      let Some(m) = self.live(slot) else { return };
+      if track.is_some_and(|t| t != Some(m.track))
+        || scope.is_some_and(|s| s != Some(m.scope))
+        || seen.is_some_and(|s| !s.admits(m))
+      {
+        return;
+      }
+      total += 1;
+      if q.limit > 0 {
+        top.offer(slot);
+      }
+    };
+    // The smaller side drives: a session's few layers probed against a large match set, or
+    // the match set itself.
+    match (q.matched, &layers) {
+      (Some(matched), Some(layers)) if layer_count.unwrap_or(0) < matched.len() => layers
+        .iter()
+        .flat_map(|l| l.iter())
+        .filter(|s| matched.binary_search(s).is_ok())
+        .for_each(|&s| visit(s)),
+      (Some(matched), _) => matched.iter().for_each(|&s| visit(s)),
+      (None, Some(layers)) => layers.iter().flat_map(|l| l.iter()).for_each(|&s| visit(s)),
+      (None, None) => (0..self.hot.len() as Slot).for_each(visit),
+    }
+    (top.slots, total)
+  }
+
+  /// The entries of these slots, in order, read from the store, with this connection's
+  /// counters.
+  ///
+  /// # Errors
+  /// SQLite failures.
+  pub fn fetch(&self, conn: &Connection, slots: &[Slot]) -> rusqlite::Result<Vec<Entry>> {
+    let mut out = Vec::with_capacity(slots.len());
+    for &slot in slots {
+      let Some(Some(m)) = self.metas.get(slot as usize) else {
+        continue;
+      };
+      if let Some(mut e) = store::entry_by_rowid(conn, m.rowid)? {
+        self.counters_into(slot, &mut e);
+        out.push(e);
+      }
+    }
+    Ok(out)
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn ids_whose_hashes_collide_still_find_their_own_slots() {
+    let mut slots = IdSlots {
+      hash: |_| 7,
+      ..IdSlots::default()
+    };
+    let ids: Vec<EntryId> = ["a", "b", "c"].into_iter().map(EntryId::new).collect();
+    let metas: Vec<Option<Meta>> = ids
+      .iter()
+      .enumerate()
+      .map(|(i, id)| {
+        Some(Meta {
+          id: id.clone(),
+          rowid: i as i64,
+          last_recalled: NEVER,
         })
-        .filter_map(|layer| self.by_layer.get(&layer))
-        .flatten()
-        .filter_map(|&slot| self.slots[slot].as_ref()),
-    )
-  }
-
-  /// Entries of one layer in the visible set whose folded text contains `folded`, oldest first.
-  /// A `workspace` layer without a workspace key means every workspace's layer of that track.
-  pub fn candidates(
-    &self,
-    track: Track,
-    scope: Scope,
-    vis: &Visibility,
-    folded: &str,
-  ) -> Vec<Entry> {
-    let in_layer: Box<dyn Iterator<Item = &Cached>> = match (scope, &vis.workspace_key) {
-      (Scope::Workspace, None) => Box::new(self.live()),
-      (Scope::Workspace, Some(ws)) => self.layer(track, scope, ws.clone()),
-      (Scope::UserGlobal, _) => self.layer(track, scope, String::new()),
-    };
-    Self::in_creation_order(
-      in_layer
-        .filter(|c| {
-          c.entry.track == track
-            && c.entry.scope == scope
-            && visible(&c.entry, vis)
-            && c.folded.contains(folded)
-        })
-        .collect(),
-    )
-  }
-
-  fn layer<'s>(
-    &'s self,
-    track: Track,
-    scope: Scope,
-    ws: String,
-  ) -> Box<dyn Iterator<Item = &'s Cached> + 's> {
-    Box::new(
-      self
-        .by_layer
-        .get(&(track, scope, ws))
-        .into_iter()
-        .flatten()
-        .filter_map(|&slot| self.slots[slot].as_ref()),
-    )
-  }
-
-  /// A ranked page and the exact total of matches, in one pass over memory.
-  pub fn search(&self, q: &Search<'_>) -> (Vec<Entry>, u64) {
-    let source = match (q.keys, q.visibility) {
-      (None, Some(v)) if v.workspace_key.is_some() => self.session_layers(v),
-      (keys, _) => self.walk(keys),
-    };
-    let mut hits: Vec<&Cached> = source
-      .filter(|c| {
-        q.track.is_none_or(|t| c.entry.track.as_str() == t)
-          && q.scope.is_none_or(|s| c.entry.scope.as_str() == s)
-          && q.visibility.is_none_or(|v| visible(&c.entry, v))
-          && q.folded.is_none_or(|n| c.folded.contains(n))
       })
       .collect();
-    let total = hits.len() as u64;
-    if hits.len() > q.limit {
-      if q.limit == 0 {
-        return (Vec::new(), total);
-      }
-      hits.select_nth_unstable_by(q.limit - 1, |a, b| rank(a, b));
-      hits.truncate(q.limit);
+    for (slot, id) in ids.iter().enumerate() {
+      slots.insert(id, slot as Slot, &metas);
     }
-    hits.sort_by(|a, b| rank(a, b));
-    (hits.into_iter().map(|c| c.entry.clone()).collect(), total)
+    assert_eq!(slots.len(), 3);
+    for (slot, id) in ids.iter().enumerate() {
+      assert_eq!(slots.get(id, &metas), Some(slot as Slot));
+    }
+    assert_eq!(slots.remove(&ids[0], &metas), Some(0));
+    assert_eq!(slots.get(&ids[0], &metas), None);
+    assert_eq!(
+      slots.get(&ids[2], &metas),
+      Some(2),
+      "a collided id outlives the hashed one"
+    );
+    assert_eq!(slots.remove(&ids[2], &metas), Some(2));
+    assert_eq!(slots.get(&ids[1], &metas), Some(1));
+    assert_eq!(slots.get(&EntryId::new("d"), &metas), None);
   }
 }

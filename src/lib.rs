@@ -21,15 +21,21 @@
 
 pub mod audit;
 pub mod cache;
+pub mod entry_id;
 pub mod error;
+pub mod fx;
+pub mod grams;
 pub mod keys;
 pub mod model;
+pub mod postings;
 pub mod protocol;
 pub mod schema;
 pub mod screen;
 pub mod sha256;
+pub mod snapshot;
 pub mod store;
 pub mod text;
+pub mod words;
 
 #[cfg(all(feature = "node", not(test)))]
 mod binding;

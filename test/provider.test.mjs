@@ -289,3 +289,26 @@ test('the audit chain verifies, and an edited store reports the first broken row
   assert.equal(v.firstBroken.seq, 2)
   assert.match(v.firstBroken.reason, /changed/)
 })
+
+test('snapshot() renders natively exactly what the plugin renders in JS, in both languages', async () => {
+  const { renderSnapshot, snapshotLabels } = await import('../lib/plugin/snapshot.mjs')
+  const p = open()
+  const at = (cwd, agentPreset) => ({ agent: { session: { id: 's1', header: { cwd, agentPreset } } } })
+  const keys = { agentKey: agentKeyOf('coder'), workspaceKey: workspaceKeyOf('/tmp/ws') }
+  assert.equal(p.snapshot(keys), '', 'nothing visible → empty')
+  // Entries in every layer, other agents and workspaces, and same-millisecond ties (one seed).
+  await p.seed(['b tie', 'a tie', 'c tie'].map((text) => ({ track: 'user', scope: 'workspace', text })), at('/tmp/ws', 'coder'))
+  await p.add({ track: 'user', scope: 'user-global', text: 'Prefers 简洁 answers' }, at('/tmp/ws', 'coder'))
+  await p.add({ track: 'agent', scope: 'workspace', text: 'mine' }, at('/tmp/ws', 'coder'))
+  await p.add({ track: 'agent', scope: 'workspace', text: 'another agent', agentKey: agentKeyOf('reviewer') }, at('/tmp/ws', 'coder'))
+  await p.add({ track: 'agent', scope: 'workspace', text: 'another workspace' }, at('/tmp/other', 'coder'))
+  await p.add({ track: 'agent', scope: 'user-global', text: 'shared\nacross lines' }, at('/tmp/ws', 'coder'))
+  for (const language of ['en', 'zh']) {
+    const js = renderSnapshot(p.listEntries(keys), p.budgets({ workspaceKey: keys.workspaceKey }), [], language)
+    assert.equal(p.snapshot(keys, snapshotLabels(language)), js, language)
+    assert.ok(!js.includes('another'), 'only the visible set')
+  }
+  assert.equal(p.snapshot(keys), p.snapshot(keys, snapshotLabels('en')), 'English by default')
+  assert.throws(() => p.snapshot(keys, { header: 7 }), (e) => e.code === 'INVALID_INPUT' && /header must be a string/.test(e.message))
+  p.close()
+})

@@ -9,9 +9,25 @@ export function isVisible(item, { workspaceKey, agentKey }) {
   return (item.agentKey === '' || item.agentKey === agentKey) && (item.scope === 'user-global' || item.workspaceKey === workspaceKey)
 }
 
+/** The words the provider's `snapshot()` renders with, in the plugin's language. */
+export function snapshotLabels(language = 'en') {
+  const s = strings(language)
+  return { header: s.snapshotHeader, groups: s.groups, usageSuffix: s.usageSuffix }
+}
+
+/** Append the pending-proposals section to a rendered snapshot. */
+export function withProposals(text, proposals, language = 'en') {
+  if (proposals.length === 0) return text
+  const s = strings(language)
+  const section = [`## ${s.proposalsHeader}`, ...proposals.map((p) => `- [${p.id}] ${p.track}/${p.scope}: ${p.text}`)].join('\n')
+  return [text || s.snapshotHeader, section].join('\n\n')
+}
+
 /**
- * Render the snapshot. `budgets` are the rows enforced for the session's workspace, so the
- * usage shown is the usage writes are checked against (D3). Empty store → `''`.
+ * Render the snapshot in JS: what `provider.snapshot(keys, snapshotLabels(language))` renders
+ * natively (tests hold them equal), for providers without that method. `budgets` are the rows
+ * enforced for the session's workspace, so the usage shown is the usage writes are checked
+ * against (D3). Nothing to show → `''`.
  */
 export function renderSnapshot(entries, budgets, proposals = [], language = 'en') {
   const s = strings(language)
@@ -26,11 +42,7 @@ export function renderSnapshot(entries, budgets, proposals = [], language = 'en'
     const row = budgets.find((b) => b.track === track && b.scope === scope) ?? { used: 0, limit: 0 }
     sections.push([`## ${s.groups[key]} — ${row.used}/${row.limit} ${s.usageSuffix}`, ...list.map((e) => `- ${e.text}`)].join('\n'))
   }
-  if (proposals.length > 0) {
-    sections.push([`## ${s.proposalsHeader}`, ...proposals.map((p) => `- [${p.id}] ${p.track}/${p.scope}: ${p.text}`)].join('\n'))
-  }
-  if (sections.length === 0) return ''
-  return [s.snapshotHeader, ...sections].join('\n\n')
+  return withProposals(sections.length === 0 ? '' : [s.snapshotHeader, ...sections].join('\n\n'), proposals, language)
 }
 
 /** Bounded insertion-ordered cache: frozen texts keyed by store path + session id. */
@@ -46,11 +58,13 @@ export function makeSnapshotProvider({ service, provider, config, dbPath }) {
     const cached = frozen.get(key)
     if (cached !== undefined) return cached
     const keys = service.keysOf(session)
-    const entries = provider.listEntries({ agentKey: keys.agentKey, workspaceKey: keys.workspaceKey })
     const proposals = config.proposals.enabled
       ? provider.proposalList('pending', 1000).filter((p) => isVisible(p, keys)).slice(0, config.proposals.maxPending)
       : []
-    let text = renderSnapshot(entries, provider.budgets({ workspaceKey: keys.workspaceKey }), proposals, config.language)
+    const visible = { agentKey: keys.agentKey, workspaceKey: keys.workspaceKey }
+    let text = typeof provider.snapshot === 'function'
+      ? withProposals(provider.snapshot(visible, snapshotLabels(config.language)), proposals, config.language)
+      : renderSnapshot(provider.listEntries(visible), provider.budgets({ workspaceKey: keys.workspaceKey }), proposals, config.language)
     // Audit verbatim. The provider returns the text frozen for this session id (first write
     // wins), which also keeps a resumed session's prefix stable across reloads and processes.
     text = provider.snapshotRecord(sessionId, text)

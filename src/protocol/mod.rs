@@ -257,19 +257,12 @@ pub struct ProposalInput {
   pub session_id: Option<String>,
 }
 
-/// Above this many entries, a 3+ character needle first asks the FTS5 trigram index; below it,
-/// scanning the in-memory texts is faster than any index round trip.
-pub const INDEX_THRESHOLD: usize = 20_000;
-/// An index answer with more candidates than this is a common word: scanning is cheaper.
-const INDEX_CANDIDATE_CAP: usize = 512;
-
 /// The protocol engine over one store.
 #[derive(Debug)]
 pub struct Memory {
   store: Store,
   config: Config,
   cache: EntryCache,
-  index_threshold: usize,
 }
 
 fn layer_key(scope: Scope, workspace_key: &str) -> &str {
@@ -318,7 +311,6 @@ impl Memory {
       store,
       config,
       cache: EntryCache::default(),
-      index_threshold: INDEX_THRESHOLD,
     }
   }
 
@@ -345,11 +337,6 @@ impl Memory {
   }
 
   // ---- planning ----
-
-  /// Use the search index from this many entries on (tests lower it to exercise both plans).
-  pub fn set_index_threshold(&mut self, entries: usize) {
-    self.index_threshold = entries;
-  }
 
   /// Bring the in-memory read model up to date with the store.
   pub(super) fn sync(&mut self) -> Result<()> {

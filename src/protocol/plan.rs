@@ -82,8 +82,10 @@ impl Memory {
   ) -> Result<(Target, Entry)> {
     let folded = fold(needle);
     self.sync()?;
-    // Targeting reads one layer of the visible set, which its budget keeps small: no index needed.
-    let mut hits = self.cache.candidates(track, scope, vis, &folded);
+    // Targeting reads one layer of the visible set (its budget keeps it small), by index.
+    let mut hits = store::layer_entries(self.store.conn(), track, scope, vis, Some(&folded))
+      .map_err(|e| self.fail(e))?;
+    hits.iter_mut().for_each(|e| self.cache.overlay(e));
     if hits.len() != 1 {
       return Err(target_error(track, scope, needle, &hits));
     }

@@ -4,16 +4,6 @@
 use super::*;
 
 impl Memory {
-  /// The search plan for a folded needle: the index's candidate keys, or `None` to scan.
-  pub(super) fn index_candidates(&self, folded: Option<&str>) -> Result<Option<Vec<i64>>> {
-    match folded {
-      Some(n) if n.chars().count() >= 3 && self.cache.len() >= self.index_threshold => {
-        store::fts_candidates(self.store.conn(), n, INDEX_CANDIDATE_CAP).map_err(|e| self.fail(e))
-      }
-      _ => Ok(None),
-    }
-  }
-
   /// Search entries (ASCII-case-insensitive substring), ranked by recall count then recency.
   /// Returned entries carry their pre-query counters.
   ///
@@ -27,15 +17,19 @@ impl Memory {
       .min(MAX_QUERY_LIMIT);
     let folded = parsed.text.as_deref().map(fold);
     self.sync()?;
-    let keys = self.index_candidates(folded.as_deref())?;
-    let (entries, total) = self.cache.search(&Search {
+    let conn = self.store.conn();
+    let matched = match folded.as_deref() {
+      Some(n) => Some(self.cache.matching(conn, n).map_err(|e| self.fail(e))?),
+      None => None,
+    };
+    let (page, total) = self.cache.search(&Search {
       track: parsed.track.as_deref(),
       scope: parsed.scope.as_deref(),
-      folded: folded.as_deref(),
       visibility: Some(&opts.visibility),
       limit: limit as usize,
-      keys: keys.as_deref(),
+      matched: matched.as_deref(),
     });
+    let entries = self.cache.fetch(conn, &page).map_err(|e| self.fail(e))?;
     let at = now_ms();
     if opts.count_recall && !entries.is_empty() {
       let ids: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
@@ -128,7 +122,21 @@ impl Memory {
   /// `STORE_CORRUPT`.
   pub fn list_entries(&mut self, visibility: Option<&Visibility>) -> Result<Vec<Entry>> {
     self.sync()?;
-    Ok(self.cache.list(visibility))
+    let mut entries =
+      store::visible_entries(self.store.conn(), visibility).map_err(|e| self.fail(e))?;
+    entries.iter_mut().for_each(|e| self.cache.overlay(e));
+    Ok(entries)
+  }
+
+  /// The frozen-snapshot text of a session's visible set (not recorded: see
+  /// [`Memory::snapshot_record`]).
+  ///
+  /// # Errors
+  /// `STORE_CORRUPT`.
+  pub fn snapshot(&self, vis: &Visibility, labels: &crate::snapshot::Labels) -> Result<String> {
+    let entries = store::visible_entries(self.store.conn(), Some(vis)).map_err(|e| self.fail(e))?;
+    let usage = self.budgets(vis.workspace_key.as_deref())?;
+    Ok(crate::snapshot::render(&entries, &usage, labels))
   }
 
   /// The newest `limit` audit rows.

@@ -505,23 +505,48 @@ fn a_snapshot_is_frozen_per_session_and_stored_once_per_text() -> TestResult {
 }
 
 /// Brute force: every entry whose text contains the needle under SQLite's ASCII-only `lower()`.
-fn brute_force(m: &Memory, needle: &str) -> rusqlite::Result<Vec<String>> {
+/// The ids of the entries a visibility admits whose text contains `needle` (ASCII case folded),
+/// by reading every row and testing it in plain Rust.
+fn brute_force(m: &Memory, needle: &str, vis: &Visibility) -> rusqlite::Result<Vec<String>> {
   let mut stmt = m
     .store
     .conn()
-    .prepare("SELECT id FROM entries WHERE instr(lower(text), lower(?1)) > 0 ORDER BY id")?;
-  let ids = stmt.query_map([needle], |r| r.get(0))?;
-  ids.collect()
+    .prepare("SELECT id, text, agent_key, scope, workspace_key FROM entries ORDER BY id")?;
+  let rows = stmt.query_map([], |r| {
+    Ok((
+      r.get::<_, String>(0)?,
+      r.get::<_, String>(1)?,
+      r.get::<_, String>(2)?,
+      r.get::<_, String>(3)?,
+      r.get::<_, String>(4)?,
+    ))
+  })?;
+  let mut ids = Vec::new();
+  for row in rows {
+    let (id, text, agent, scope, workspace) = row?;
+    let agent_ok = vis
+      .agent_key
+      .as_deref()
+      .is_none_or(|k| agent.is_empty() || agent == k);
+    let workspace_ok =
+      scope != "workspace" || vis.workspace_key.as_deref().is_none_or(|w| workspace == w);
+    if agent_ok
+      && workspace_ok
+      && text
+        .to_ascii_lowercase()
+        .contains(&needle.to_ascii_lowercase())
+    {
+      ids.push(id);
+    }
+  }
+  Ok(ids)
 }
 
 #[test]
 fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestResult {
-  // Both plans: the in-memory scan (default threshold) and the FTS5 trigram index (threshold 0).
-  search_matches_brute_force(INDEX_THRESHOLD)?;
-  search_matches_brute_force(0)
-}
-
-fn search_matches_brute_force(index_threshold: usize) -> TestResult {
+  // Needles of every plan: words and 1–2 character non-ASCII needles (the in-memory index),
+  // other 3+ character needles (the FTS5 trigram index), 1–2 characters of ASCII punctuation
+  // or space (a scan).
   let (mut m, dir) = memory(
     json!({"user": {"workspace": 1_000_000, "userGlobal": 1_000_000}, "agent": {"workspace": 1_000_000, "userGlobal": 1_000_000}}),
   )?;
@@ -529,10 +554,8 @@ fn search_matches_brute_force(index_threshold: usize) -> TestResult {
     Store::open(&dir.path().join("memory.db"), 0)?,
     Config::default(),
   );
-  m.set_index_threshold(index_threshold);
-  other.set_index_threshold(index_threshold);
   let alphabet: Vec<&str> = vec![
-    "a", "B", "c", "D", "pnpm", "PNPM", "记", "住", "偏好", "Ä", "ä", "😀", " ", "-", "x",
+    "a", "B", "c", "D", "pnpm", "PNPM", "记", "住", "偏好", "Ä", "ä", "😀", " ", "-", "x", "7", ";",
   ];
   let mut seed = 42u64;
   let mut next = |n: usize| {
@@ -554,7 +577,7 @@ fn search_matches_brute_force(index_threshold: usize) -> TestResult {
       ["user", "agent"][next(2)],
       ["workspace", "user-global"][next(2)],
       &text,
-      writer("", "/w"),
+      writer(["", "a1", "a2"][round % 3], ["/w", "/v"][round % 2]),
     )?;
     texts.push(text);
     if round % 5 == 0 {
@@ -601,17 +624,51 @@ fn search_matches_brute_force(index_threshold: usize) -> TestResult {
         alphabet[next(alphabet.len())].to_string(),
       ]
     };
+    let session = Visibility {
+      agent_key: Some("a1".into()),
+      workspace_key: Some("/w".into()),
+    };
     for needle in needles {
-      let opts = QueryOptions::default();
-      let got = m.query(&json!({"text": needle, "limit": 1000}), &opts)?;
-      let mut ids: Vec<String> = got.entries.iter().map(|e| e.id.clone()).collect();
-      ids.sort();
-      assert_eq!(
-        ids,
-        brute_force(&m, &needle)?,
-        "needle {needle:?} at round {round} (index from {index_threshold} entries)"
-      );
-      assert_eq!(got.total as usize, ids.len());
+      for (vis, limit) in [
+        (Visibility::default(), 1000),
+        (session.clone(), 1000),
+        (session.clone(), 3),
+      ] {
+        let opts = QueryOptions {
+          visibility: vis.clone(),
+          count_recall: round % 2 == 0,
+          ..QueryOptions::default()
+        };
+        let got = m.query(&json!({"text": needle, "limit": limit}), &opts)?;
+        let expected = brute_force(&m, &needle, &vis)?;
+        let ranked = got.entries.windows(2).all(|w| {
+          (-w[0].recall_count, -w[0].updated_at, &w[0].id)
+            <= (-w[1].recall_count, -w[1].updated_at, &w[1].id)
+        });
+        assert!(
+          ranked,
+          "needle {needle:?} at round {round}: page out of rank order"
+        );
+        let mut ids: Vec<String> = got.entries.iter().map(|e| e.id.clone()).collect();
+        ids.sort();
+        if limit >= expected.len() {
+          assert_eq!(
+            ids, expected,
+            "needle {needle:?} at round {round} ({vis:?})"
+          );
+        } else {
+          assert!(
+            ids.iter().all(|id| expected.contains(id)),
+            "needle {needle:?}"
+          );
+          assert_eq!(ids.len(), limit);
+        }
+        assert_eq!(
+          got.total as usize,
+          expected.len(),
+          "needle {needle:?} total"
+        );
+      }
     }
   }
   Ok(())
@@ -647,7 +704,6 @@ fn a_session_repeating_its_last_recall_adds_no_row() -> TestResult {
 fn the_read_model_stays_exact_through_compaction() -> TestResult {
   let big = json!({"user": {"workspace": 10_000_000, "userGlobal": 10_000_000}});
   let (mut m, _dir) = memory(big)?;
-  m.set_index_threshold(0);
   let inputs: Vec<Value> = (0..1500)
     .map(|i| json!({"track": "user", "scope": if i % 2 == 0 { "workspace" } else { "user-global" }, "text": format!("entry-{i:05} pnpm")}))
     .collect();
@@ -678,7 +734,11 @@ fn the_read_model_stays_exact_through_compaction() -> TestResult {
     )?;
     let mut ids: Vec<String> = got.entries.iter().map(|e| e.id.clone()).collect();
     ids.sort();
-    assert_eq!(ids, brute_force(&m, needle)?, "needle {needle:?}");
+    assert_eq!(
+      ids,
+      brute_force(&m, needle, &Visibility::default())?,
+      "needle {needle:?}"
+    );
   }
   assert_eq!(m.list_entries(None)?.len(), 400);
   Ok(())

@@ -1,0 +1,111 @@
+//! Rendering the frozen system-prompt snapshot: the session's visible entries grouped by layer,
+//! each group headed by its usage. The plugin's `renderSnapshot` (lib/plugin/snapshot.mjs)
+//! renders the same text from JS; tests hold the two equal.
+#![forbid(unsafe_code)]
+
+use serde_json::Value;
+
+use crate::error::{MemoryError, Result};
+use crate::model::{Entry, Scope, Track, Usage};
+
+/// The layers in snapshot order.
+pub const ORDER: [(Track, Scope); 4] = [
+  (Track::User, Scope::UserGlobal),
+  (Track::User, Scope::Workspace),
+  (Track::Agent, Scope::UserGlobal),
+  (Track::Agent, Scope::Workspace),
+];
+
+/// The words of a snapshot (the plugin passes its language's; the default is English).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Labels {
+  /// The first line.
+  pub header: String,
+  /// Group titles, in [`ORDER`].
+  pub groups: [String; 4],
+  /// After `used/limit`.
+  pub usage_suffix: String,
+}
+
+impl Default for Labels {
+  fn default() -> Self {
+    Labels {
+      header: "[dsh-memento: frozen memory snapshot — captured at session start; memory changes during this session do not update this block. To change memory, use the memory tool.]".into(),
+      groups: [
+        "User profile (global preferences, communication style, landmines)".into(),
+        "User preferences for this workspace".into(),
+        "Environment facts and conventions (cross-workspace)".into(),
+        "Workspace facts, conventions, and lessons".into(),
+      ],
+      usage_suffix: "chars used".into(),
+    }
+  }
+}
+
+impl Labels {
+  /// English, with the fields `value` gives replaced: `{header, groups: {'user/user-global',
+  /// …}, usageSuffix}` (what `strings(language)` of the plugin holds).
+  ///
+  /// # Errors
+  /// `INVALID_INPUT` when a given field is not a string.
+  pub fn from_json(value: &Value) -> Result<Labels> {
+    let mut labels = Labels::default();
+    let text = |v: Option<&Value>, name: &str| -> Result<Option<String>> {
+      match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(MemoryError::invalid(format!(
+          "snapshot labels: {name} must be a string"
+        ))),
+      }
+    };
+    if let Some(h) = text(value.get("header"), "header")? {
+      labels.header = h;
+    }
+    if let Some(u) = text(value.get("usageSuffix"), "usageSuffix")? {
+      labels.usage_suffix = u;
+    }
+    for ((track, scope), slot) in ORDER.iter().zip(labels.groups.iter_mut()) {
+      let key = format!("{}/{}", track.as_str(), scope.as_str());
+      if let Some(g) = text(value.get("groups").and_then(|g| g.get(&key)), &key)? {
+        *slot = g;
+      }
+    }
+    Ok(labels)
+  }
+}
+
+/// The snapshot of `entries` (a session's visible set) with the usage enforced for its
+/// workspace; `''` when there is nothing to show.
+pub fn render(entries: &[Entry], usage: &[Usage], labels: &Labels) -> String {
+  let mut sections: Vec<String> = Vec::new();
+  for ((track, scope), title) in ORDER.iter().zip(&labels.groups) {
+    let mut group: Vec<&Entry> = entries
+      .iter()
+      .filter(|e| e.track == *track && e.scope == *scope)
+      .collect();
+    if group.is_empty() {
+      continue;
+    }
+    group.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+    let (used, limit) = usage
+      .iter()
+      .find(|u| u.track == *track && u.scope == *scope)
+      .map_or((0, 0), |u| (u.used, u.limit));
+    let mut section = format!("## {title} — {used}/{limit} {}", labels.usage_suffix);
+    for e in group {
+      section.push_str("\n- ");
+      section.push_str(&e.text);
+    }
+    sections.push(section);
+  }
+  if sections.is_empty() {
+    return String::new();
+  }
+  let mut out = labels.header.clone();
+  for s in sections {
+    out.push_str("\n\n");
+    out.push_str(&s);
+  }
+  out
+}
