@@ -86,6 +86,14 @@ impl TypeName for Json {
   }
 }
 
+impl Json {
+  /// The value in JS (one `JSON.parse`).
+  fn into_js(self, env: &Env) -> Result<Unknown<'_>> {
+    let raw = unsafe { Json::to_napi_value(env.raw(), self) }?;
+    Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), raw) })
+  }
+}
+
 impl ToNapiValue for Json {
   unsafe fn to_napi_value(raw: napi::sys::napi_env, value: Self) -> Result<napi::sys::napi_value> {
     let env = Env::from_raw(raw);
@@ -459,7 +467,9 @@ impl MemoryProvider {
       Some(w) => w,
       None => return reject_with(env, &MemoryError::WriteRequiresAgent),
     };
-    let payload = env.to_js_value(&plan.payload().to_json())?;
+    let payload = Json::of(&plan.payload().to_json())
+      .map_err(|e| throw(env, e))?
+      .into_js(env)?;
     if let Some(outcome) = policy_answer {
       let label = self.label(env, outcome, &plan, &write);
       return self.settle(
@@ -538,7 +548,7 @@ impl MemoryProvider {
   fn label(&self, env: &Env, outcome: &str, plan: &Plan, write: &Unknown<'_>) -> Option<String> {
     let labeller = held(env, self.audit_label.as_ref()?).ok()?;
     let f = function_of::<(Unknown, Unknown, Unknown)>(&labeller)?;
-    let payload = env.to_js_value(&plan.payload().to_json()).ok()?;
+    let payload = Json::of(&plan.payload().to_json()).ok()?.into_js(env).ok()?;
     let outcome = env.to_js_value(&Value::String(outcome.into())).ok()?;
     let label = match f.call(FnArgs::from((outcome, payload, *write))) {
       Ok(label) => label,
