@@ -548,7 +548,10 @@ impl MemoryProvider {
   fn label(&self, env: &Env, outcome: &str, plan: &Plan, write: &Unknown<'_>) -> Option<String> {
     let labeller = held(env, self.audit_label.as_ref()?).ok()?;
     let f = function_of::<(Unknown, Unknown, Unknown)>(&labeller)?;
-    let payload = Json::of(&plan.payload().to_json()).ok()?.into_js(env).ok()?;
+    let payload = Json::of(&plan.payload().to_json())
+      .ok()?
+      .into_js(env)
+      .ok()?;
     let outcome = env.to_js_value(&Value::String(outcome.into())).ok()?;
     let label = match f.call(FnArgs::from((outcome, payload, *write))) {
       Ok(label) => label,

@@ -1,6 +1,6 @@
 //! The in-memory read model: every entry's ranking and visibility keys plus a search index of
 //! its text ([`Grams`]) — but not the texts, which stay in SQLite (a page of results is read
-//! back by rowid). About 300 bytes per entry instead of a second copy of the store.
+//! back by rowid). About 260 bytes per entry instead of a second copy of the store.
 //!
 //! Coherence: the model remembers SQLite's `PRAGMA data_version`, which changes whenever another
 //! connection (another process, another provider on the same file) commits. [`EntryCache::sync`]
@@ -11,12 +11,10 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 
 use rusqlite::Connection;
 
-use crate::entry_id::EntryId;
-use crate::fx::FxBuild;
+use crate::entry_id::{EntryId, IdSlots};
 use crate::grams::Grams;
 use crate::model::{Entry, Scope, Track};
 use crate::postings::Slot;
@@ -50,76 +48,11 @@ struct Meta {
 /// `last_recalled` of an entry never recalled.
 const NEVER: i64 = i64::MIN;
 
-/// Slots by entry id: a 64-bit hash of the id → slot (16 bytes an entry where an id-keyed map
-/// takes 32); the slot's own id confirms a hit, and an id whose hash another id already holds
-/// (about once in 10^10 pairs) lives in `collided`.
-#[derive(Debug)]
-struct IdSlots {
-  by_hash: HashMap<u64, Slot, FxBuild>,
-  collided: HashMap<EntryId, Slot>,
-  hash: fn(&EntryId) -> u64,
-}
-
-impl Default for IdSlots {
-  fn default() -> Self {
-    IdSlots {
-      by_hash: HashMap::default(),
-      collided: HashMap::new(),
-      hash: id_hash,
-    }
-  }
-}
-
-fn id_hash(id: &EntryId) -> u64 {
-  let mut h = std::hash::DefaultHasher::new();
-  id.hash(&mut h);
-  h.finish()
-}
-
 fn id_at(metas: &[Option<Meta>], slot: Slot) -> Option<&EntryId> {
   metas
     .get(slot as usize)
     .and_then(Option::as_ref)
     .map(|m| &m.id)
-}
-
-impl IdSlots {
-  fn get(&self, id: &EntryId, metas: &[Option<Meta>]) -> Option<Slot> {
-    match self.by_hash.get(&(self.hash)(id)) {
-      Some(&slot) if id_at(metas, slot) == Some(id) => Some(slot),
-      _ => self.collided.get(id).copied(),
-    }
-  }
-
-  /// Map `id` to `slot` (`metas[slot]` already holds it; `id` is mapped nowhere).
-  fn insert(&mut self, id: &EntryId, slot: Slot, metas: &[Option<Meta>]) {
-    let h = (self.hash)(id);
-    match self.by_hash.get(&h) {
-      Some(&other) if id_at(metas, other).is_some_and(|o| o != id) => {
-        self.collided.insert(id.clone(), slot);
-      }
-      _ => {
-        self.by_hash.insert(h, slot);
-      }
-    }
-  }
-
-  fn remove(&mut self, id: &EntryId, metas: &[Option<Meta>]) -> Option<Slot> {
-    let h = (self.hash)(id);
-    match self.by_hash.get(&h) {
-      Some(&slot) if id_at(metas, slot) == Some(id) => self.by_hash.remove(&h),
-      _ => self.collided.remove(id),
-    }
-  }
-
-  fn renumber(&mut self, f: impl Fn(&mut Slot)) {
-    self.by_hash.values_mut().for_each(&f);
-    self.collided.values_mut().for_each(&f);
-  }
-
-  fn len(&self) -> usize {
-    self.by_hash.len() + self.collided.len()
-  }
 }
 
 /// A budget layer: track, scope, interned workspace.
@@ -233,7 +166,9 @@ impl EntryCache {
   /// # Errors
   /// SQLite failures.
   pub fn sync(&mut self, conn: &Connection) -> rusqlite::Result<bool> {
-    let version: i64 = conn.query_row("PRAGMA data_version", [], |r| r.get(0))?;
+    let version: i64 = conn
+      .prepare_cached("PRAGMA data_version")?
+      .query_row([], |r| r.get(0))?;
     if self.data_version == Some(version) {
       return Ok(false);
     }
@@ -253,11 +188,11 @@ impl EntryCache {
     let n = store::entry_count(conn)?;
     self.hot.reserve_exact(n);
     self.metas.reserve_exact(n);
-    self.by_id.by_hash.reserve(n);
+    self.by_id.reserve(n);
     store::for_each_index_row(conn, |row| self.insert(&row))?;
     self.hot.shrink_to_fit();
     self.metas.shrink_to_fit();
-    self.by_id.by_hash.shrink_to_fit();
+    self.by_id.shrink_to_fit();
     self.by_layer.values_mut().for_each(Vec::shrink_to_fit);
     self.grams.shrink();
     Ok(())
@@ -266,7 +201,7 @@ impl EntryCache {
   /// Index an entry under a fresh slot, retiring the slot it had.
   fn insert(&mut self, e: &IndexRow<'_>) {
     let id = EntryId::new(e.id);
-    if let Some(old) = self.by_id.remove(&id, &self.metas) {
+    if let Some(old) = self.by_id.remove(&id, |s| id_at(&self.metas, s)) {
       self.retire(old);
     }
     let slot = self.metas.len() as Slot;
@@ -290,7 +225,7 @@ impl EntryCache {
       rowid: e.rowid,
       last_recalled: e.last_recalled.unwrap_or(NEVER),
     }));
-    self.by_id.insert(&id, slot, &self.metas);
+    self.by_id.insert(&id, slot, |s| id_at(&self.metas, s));
   }
 
   fn retire(&mut self, slot: Slot) {
@@ -351,7 +286,10 @@ impl EntryCache {
     }
     for id in ids {
       if !store::index_row_by_id(conn, id, |row| self.insert(&row))? {
-        if let Some(slot) = self.by_id.remove(&EntryId::new(id), &self.metas) {
+        if let Some(slot) = self
+          .by_id
+          .remove(&EntryId::new(id), |s| id_at(&self.metas, s))
+        {
           self.retire(slot);
         }
       }
@@ -363,7 +301,7 @@ impl EntryCache {
   /// Apply this connection's recall-counter bump.
   pub fn bump(&mut self, ids: &[String], at: i64) {
     for id in ids {
-      let Some(slot) = self.by_id.get(&EntryId::new(id), &self.metas) else {
+      let Some(slot) = self.by_id.get(&EntryId::new(id), |s| id_at(&self.metas, s)) else {
         continue;
       };
       if let (Some(h), Some(Some(m))) = (
@@ -378,7 +316,10 @@ impl EntryCache {
 
   /// Show this connection's view of an entry's recall counters (bumps not yet written).
   pub fn overlay(&self, e: &mut Entry) {
-    if let Some(slot) = self.by_id.get(&EntryId::new(&e.id), &self.metas) {
+    if let Some(slot) = self
+      .by_id
+      .get(&EntryId::new(&e.id), |s| id_at(&self.metas, s))
+    {
       self.counters_into(slot, e);
     }
   }
@@ -402,26 +343,7 @@ impl EntryCache {
     hb.recall_count
       .cmp(&ha.recall_count)
       .then(hb.updated_at.cmp(&ha.updated_at))
-      .then_with(|| {
-        let id = |s: Slot| {
-          self
-            .metas
-            .get(s as usize)
-            .and_then(Option::as_ref)
-            .map(|m| &m.id)
-        };
-        id(a).cmp(&id(b))
-      })
-  }
-
-  /// How many entries the model holds.
-  pub fn len(&self) -> usize {
-    self.by_id.len()
-  }
-
-  /// No entries at all.
-  pub fn is_empty(&self) -> bool {
-    self.by_id.len() == 0
+      .then_with(|| id_at(&self.metas, a).cmp(&id_at(&self.metas, b)))
   }
 
   /// The slots whose ASCII-folded text contains `folded` (sorted; retired slots possible).
@@ -442,7 +364,7 @@ impl EntryCache {
     };
     let mut slots: Vec<Slot> = ids
       .iter()
-      .filter_map(|id| self.by_id.get(&EntryId::new(id), &self.metas))
+      .filter_map(|id| self.by_id.get(&EntryId::new(id), |s| id_at(&self.metas, s)))
       .collect();
     slots.sort_unstable();
     slots.dedup();
@@ -531,47 +453,5 @@ impl EntryCache {
       }
     }
     Ok(out)
-  }
-}
-
-#[cfg(test)]
-mod tests {
-  use super::*;
-
-  #[test]
-  fn ids_whose_hashes_collide_still_find_their_own_slots() {
-    let mut slots = IdSlots {
-      hash: |_| 7,
-      ..IdSlots::default()
-    };
-    let ids: Vec<EntryId> = ["a", "b", "c"].into_iter().map(EntryId::new).collect();
-    let metas: Vec<Option<Meta>> = ids
-      .iter()
-      .enumerate()
-      .map(|(i, id)| {
-        Some(Meta {
-          id: id.clone(),
-          rowid: i as i64,
-          last_recalled: NEVER,
-        })
-      })
-      .collect();
-    for (slot, id) in ids.iter().enumerate() {
-      slots.insert(id, slot as Slot, &metas);
-    }
-    assert_eq!(slots.len(), 3);
-    for (slot, id) in ids.iter().enumerate() {
-      assert_eq!(slots.get(id, &metas), Some(slot as Slot));
-    }
-    assert_eq!(slots.remove(&ids[0], &metas), Some(0));
-    assert_eq!(slots.get(&ids[0], &metas), None);
-    assert_eq!(
-      slots.get(&ids[2], &metas),
-      Some(2),
-      "a collided id outlives the hashed one"
-    );
-    assert_eq!(slots.remove(&ids[2], &metas), Some(2));
-    assert_eq!(slots.get(&ids[1], &metas), Some(1));
-    assert_eq!(slots.get(&EntryId::new("d"), &metas), None);
   }
 }
