@@ -18,7 +18,8 @@ use crate::entry_id::{EntryId, IdSlots};
 use crate::grams::Grams;
 use crate::model::{Entry, Scope, Track};
 use crate::postings::Slot;
-use crate::store::{self, IndexRow, Visibility};
+use crate::reads::{self, IndexRow};
+use crate::store::Visibility;
 use crate::text::fold;
 
 /// What a search reads of every candidate: ranking and visibility keys, 32 bytes, in one
@@ -185,11 +186,11 @@ impl EntryCache {
   fn reload(&mut self, conn: &Connection) -> rusqlite::Result<()> {
     *self = EntryCache::default();
     // Sized up front: no doubling (and no transient second copy) while loading.
-    let n = store::entry_count(conn)?;
+    let n = reads::entry_count(conn)?;
     self.hot.reserve_exact(n);
     self.metas.reserve_exact(n);
     self.by_id.reserve(n);
-    store::for_each_index_row(conn, |row| self.insert(&row))?;
+    reads::for_each_index_row(conn, |row| self.insert(&row))?;
     self.hot.shrink_to_fit();
     self.metas.shrink_to_fit();
     self.by_id.shrink_to_fit();
@@ -285,7 +286,7 @@ impl EntryCache {
       return Ok(());
     }
     for id in ids {
-      if !store::index_row_by_id(conn, id, |row| self.insert(&row))? {
+      if !reads::index_row_by_id(conn, id, |row| self.insert(&row))? {
         if let Some(slot) = self
           .by_id
           .remove(&EntryId::new(id), |s| id_at(&self.metas, s))
@@ -358,9 +359,9 @@ impl EntryCache {
       return Ok(slots);
     }
     let ids = if folded.chars().nth(2).is_some() {
-      store::fts_match_ids(conn, folded)?
+      reads::fts_match_ids(conn, folded)?
     } else {
-      store::scan_match_ids(conn, folded)?
+      reads::scan_match_ids(conn, folded)?
     };
     let mut slots: Vec<Slot> = ids
       .iter()
@@ -447,7 +448,7 @@ impl EntryCache {
       let Some(Some(m)) = self.metas.get(slot as usize) else {
         continue;
       };
-      if let Some(mut e) = store::entry_by_rowid(conn, m.rowid)? {
+      if let Some(mut e) = reads::entry_by_rowid(conn, m.rowid)? {
         self.counters_into(slot, &mut e);
         out.push(e);
       }

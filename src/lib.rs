@@ -29,6 +29,7 @@ pub mod keys;
 pub mod model;
 pub mod postings;
 pub mod protocol;
+pub mod reads;
 pub mod schema;
 pub mod screen;
 pub mod sha256;

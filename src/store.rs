@@ -15,7 +15,7 @@ use crate::error::{MemoryError, Result};
 use crate::model::{Entry, Proposal, Scope, Track};
 use crate::schema;
 
-const ENTRY_COLUMNS: &str = "id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id";
+pub(crate) const ENTRY_COLUMNS: &str = "id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id";
 const PROPOSAL_COLUMNS: &str =
   "id, kind, track, scope, workspace_key, agent_key, text, source, session_id, status, created_at, decided_at";
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
@@ -41,6 +41,23 @@ pub struct Visibility {
   pub workspace_key: Option<String>,
 }
 
+impl Visibility {
+  /// Whether a session with this visibility sees `e`: shared or its own agent's; user-global
+  /// or its own workspace's.
+  pub fn admits(&self, e: &Entry) -> bool {
+    let agent_ok = self
+      .agent_key
+      .as_deref()
+      .is_none_or(|k| e.agent_key.is_empty() || e.agent_key == k);
+    let workspace_ok = e.scope != Scope::Workspace
+      || self
+        .workspace_key
+        .as_deref()
+        .is_none_or(|w| e.workspace_key == w);
+    agent_ok && workspace_ok
+  }
+}
+
 /// Recall bumps held back before they are written with the next transaction.
 const MAX_PENDING_RECALLS: usize = 512;
 
@@ -55,7 +72,7 @@ pub struct Store {
   pending_recalls: Vec<(String, i64)>,
 }
 
-fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<Entry> {
+pub(crate) fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<Entry> {
   let track: String = row.get(1)?;
   let scope: String = row.get(2)?;
   let tags: String = row.get(7)?;
@@ -397,229 +414,6 @@ pub fn delete_entry(conn: &Connection, id: &str) -> rusqlite::Result<()> {
 
 fn tags_json(tags: &[String]) -> String {
   serde_json::to_string(tags).unwrap_or_else(|_| "[]".to_string())
-}
-
-/// Where an entry sits: its rowid (creation tie-break) and its search-index key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RowKeys {
-  /// SQLite rowid.
-  pub rowid: i64,
-  /// Key of the entry in `entries_fts`.
-  pub fts_id: i64,
-}
-
-fn keyed_entry(row: &Row<'_>) -> rusqlite::Result<(RowKeys, Entry)> {
-  let keys = RowKeys {
-    rowid: row.get(14)?,
-    fts_id: row.get::<_, Option<i64>>(15)?.unwrap_or(0),
-  };
-  Ok((keys, entry_from_row(row)?))
-}
-
-/// What the read model indexes of an entry row, borrowed from SQLite's buffers.
-#[derive(Debug, Clone, Copy)]
-pub struct IndexRow<'a> {
-  /// SQLite rowid.
-  pub rowid: i64,
-  /// Entry id.
-  pub id: &'a str,
-  /// Track.
-  pub track: Track,
-  /// Scope.
-  pub scope: Scope,
-  /// Workspace key.
-  pub workspace_key: &'a str,
-  /// Agent key.
-  pub agent_key: &'a str,
-  /// Text.
-  pub text: &'a str,
-  /// Epoch ms.
-  pub updated_at: i64,
-  /// Epoch ms of the last query hit.
-  pub last_recalled: Option<i64>,
-  /// Query hit count.
-  pub recall_count: i64,
-}
-
-const INDEX_COLUMNS: &str =
-  "rowid, id, track, scope, workspace_key, agent_key, text, updated_at, last_recalled, recall_count";
-
-fn index_row<'r>(row: &'r Row<'_>) -> rusqlite::Result<IndexRow<'r>> {
-  let text = |i: usize| -> rusqlite::Result<&'r str> {
-    row.get_ref(i)?.as_str().map_err(|e| {
-      rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
-    })
-  };
-  let bad = |what: String| rusqlite::Error::InvalidColumnType(0, what, rusqlite::types::Type::Text);
-  let (track, scope) = (text(2)?, text(3)?);
-  Ok(IndexRow {
-    rowid: row.get(0)?,
-    id: text(1)?,
-    track: Track::parse(track).ok_or_else(|| bad(format!("track {track}")))?,
-    scope: Scope::parse(scope).ok_or_else(|| bad(format!("scope {scope}")))?,
-    workspace_key: text(4)?,
-    agent_key: text(5)?,
-    text: text(6)?,
-    updated_at: row.get(7)?,
-    last_recalled: row.get(8)?,
-    recall_count: row.get(9)?,
-  })
-}
-
-/// How many entries the store holds.
-pub fn entry_count(conn: &Connection) -> rusqlite::Result<usize> {
-  conn.query_row("SELECT count(*) FROM entries", [], |r| {
-    r.get::<_, i64>(0).map(|n| n.max(0) as usize)
-  })
-}
-
-/// Visit every entry's indexed columns, one row at a time (the read model's load).
-pub fn for_each_index_row(
-  conn: &Connection,
-  mut visit: impl FnMut(IndexRow<'_>),
-) -> rusqlite::Result<()> {
-  let mut stmt = conn.prepare(&format!(
-    "SELECT {INDEX_COLUMNS} FROM entries ORDER BY rowid"
-  ))?;
-  let mut rows = stmt.query([])?;
-  while let Some(row) = rows.next()? {
-    visit(index_row(row)?);
-  }
-  Ok(())
-}
-
-/// Visit one entry's indexed columns, by id; `false` when there is no such entry.
-pub fn index_row_by_id(
-  conn: &Connection,
-  id: &str,
-  visit: impl FnOnce(IndexRow<'_>),
-) -> rusqlite::Result<bool> {
-  let mut stmt = conn.prepare_cached(&format!(
-    "SELECT {INDEX_COLUMNS} FROM entries WHERE id = ?1"
-  ))?;
-  let mut rows = stmt.query([id])?;
-  match rows.next()? {
-    Some(row) => {
-      visit(index_row(row)?);
-      Ok(true)
-    }
-    None => Ok(false),
-  }
-}
-
-/// One entry by rowid.
-pub fn entry_by_rowid(conn: &Connection, rowid: i64) -> rusqlite::Result<Option<Entry>> {
-  conn
-    .prepare_cached(&format!(
-      "SELECT {ENTRY_COLUMNS} FROM entries WHERE rowid = ?1"
-    ))?
-    .query_row([rowid], entry_from_row)
-    .optional()
-}
-
-/// Ids of the entries whose ASCII-folded text contains `folded` (3+ characters): a phrase
-/// query on the trigram index of `lower(text)`, which is exactly that substring test.
-pub fn fts_match_ids(conn: &Connection, folded: &str) -> rusqlite::Result<Vec<String>> {
-  let phrase = format!("\"{}\"", folded.replace('"', "\"\""));
-  let mut stmt = conn.prepare_cached(
-    "SELECT e.id FROM entries_fts f JOIN entries e ON e.fts_id = f.rowid WHERE entries_fts MATCH ?1",
-  )?;
-  let ids = stmt.query_map([phrase], |r| r.get(0))?;
-  ids.collect()
-}
-
-/// Ids of the entries whose ASCII-folded text contains `folded`, by a scan (the 1–2 character
-/// needles no index serves).
-pub fn scan_match_ids(conn: &Connection, folded: &str) -> rusqlite::Result<Vec<String>> {
-  let mut stmt = conn.prepare_cached("SELECT id FROM entries WHERE instr(lower(text), ?1) > 0")?;
-  let ids = stmt.query_map([folded], |r| r.get(0))?;
-  ids.collect()
-}
-
-fn admits(vis: &Visibility, e: &Entry) -> bool {
-  let agent_ok = vis
-    .agent_key
-    .as_deref()
-    .is_none_or(|k| e.agent_key.is_empty() || e.agent_key == k);
-  let workspace_ok = e.scope != Scope::Workspace
-    || vis
-      .workspace_key
-      .as_deref()
-      .is_none_or(|w| e.workspace_key == w);
-  agent_ok && workspace_ok
-}
-
-fn oldest_first(mut rows: Vec<(RowKeys, Entry)>) -> Vec<Entry> {
-  rows.sort_by_key(|(k, e)| (e.created_at, k.rowid));
-  rows.into_iter().map(|(_, e)| e).collect()
-}
-
-/// The entries of one budget layer the visibility admits, oldest first, optionally only those
-/// whose ASCII-folded text contains `folded`. User-global is one layer whatever a row's
-/// workspace key; a workspace layer without a workspace key is every workspace's.
-pub fn layer_entries(
-  conn: &Connection,
-  track: Track,
-  scope: Scope,
-  vis: &Visibility,
-  folded: Option<&str>,
-) -> rusqlite::Result<Vec<Entry>> {
-  Ok(oldest_first(layer_rows(conn, track, scope, vis, folded)?))
-}
-
-fn layer_rows(
-  conn: &Connection,
-  track: Track,
-  scope: Scope,
-  vis: &Visibility,
-  folded: Option<&str>,
-) -> rusqlite::Result<Vec<(RowKeys, Entry)>> {
-  let filter = "AND (?3 IS NULL OR instr(lower(text), ?3) > 0)";
-  let rows: Vec<(RowKeys, Entry)> = match (scope, vis.workspace_key.as_deref()) {
-    (Scope::Workspace, Some(ws)) => conn
-      .prepare_cached(&format!("SELECT {ENTRY_COLUMNS}, rowid, fts_id FROM entries WHERE track = ?1 AND scope = 'workspace' AND workspace_key = ?2 {filter}"))?
-      .query_map(params![track.as_str(), ws, folded], keyed_entry)?
-      .collect::<rusqlite::Result<_>>()?,
-    _ => conn
-      .prepare_cached(&format!("SELECT {ENTRY_COLUMNS}, rowid, fts_id FROM entries WHERE track = ?1 AND scope = ?2 {filter}"))?
-      .query_map(params![track.as_str(), scope.as_str(), folded], keyed_entry)?
-      .collect::<rusqlite::Result<_>>()?,
-  };
-  Ok(
-    rows
-      .into_iter()
-      .filter(|(_, e)| admits(vis, e))
-      .filter(|(_, e)| folded.is_none_or(|n| crate::text::fold(&e.text).contains(n)))
-      .collect(),
-  )
-}
-
-/// Every entry the visibility admits (`None`: every entry), oldest first. A session with a
-/// workspace reads just its layers, by index.
-pub fn visible_entries(
-  conn: &Connection,
-  vis: Option<&Visibility>,
-) -> rusqlite::Result<Vec<Entry>> {
-  if let Some(v) = vis.filter(|v| v.workspace_key.is_some()) {
-    let mut all = Vec::new();
-    for track in Track::ALL {
-      for scope in Scope::ALL {
-        all.extend(layer_rows(conn, track, scope, v, None)?);
-      }
-    }
-    return Ok(oldest_first(all));
-  }
-  let mut stmt = conn.prepare_cached(&format!(
-    "SELECT {ENTRY_COLUMNS}, rowid, fts_id FROM entries"
-  ))?;
-  let rows = stmt
-    .query_map([], keyed_entry)?
-    .filter(|r| match (r, vis) {
-      (Ok((_, e)), Some(v)) => admits(v, e),
-      _ => true,
-    })
-    .collect::<rusqlite::Result<Vec<_>>>()?;
-  Ok(oldest_first(rows))
 }
 
 /// Write recall bumps: `recall_count + 1` and the latest `last_recalled` per hit.

@@ -21,6 +21,7 @@ use crate::model::{
   self, as_object, AuditRow, Budgets, Entry, EntryInput, Proposal, Scope, Track, Usage, Writer,
   MAX_QUERY_LIMIT,
 };
+use crate::reads;
 use crate::screen;
 use crate::store::{self, fail_at, now_ms, Store, Visibility};
 use crate::text::{excerpt, fold, units};

@@ -83,7 +83,7 @@ impl Memory {
     let folded = fold(needle);
     self.sync()?;
     // Targeting reads one layer of the visible set (its budget keeps it small), by index.
-    let mut hits = store::layer_entries(self.store.conn(), track, scope, vis, Some(&folded))
+    let mut hits = reads::layer_entries(self.store.conn(), track, scope, vis, Some(&folded))
       .map_err(|e| self.fail(e))?;
     hits.iter_mut().for_each(|e| self.cache.overlay(e));
     if hits.len() != 1 {

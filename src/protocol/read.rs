@@ -123,7 +123,7 @@ impl Memory {
   pub fn list_entries(&mut self, visibility: Option<&Visibility>) -> Result<Vec<Entry>> {
     self.sync()?;
     let mut entries =
-      store::visible_entries(self.store.conn(), visibility).map_err(|e| self.fail(e))?;
+      reads::visible_entries(self.store.conn(), visibility).map_err(|e| self.fail(e))?;
     entries.iter_mut().for_each(|e| self.cache.overlay(e));
     Ok(entries)
   }
@@ -134,7 +134,7 @@ impl Memory {
   /// # Errors
   /// `STORE_CORRUPT`.
   pub fn snapshot(&self, vis: &Visibility, labels: &crate::snapshot::Labels) -> Result<String> {
-    let entries = store::visible_entries(self.store.conn(), Some(vis)).map_err(|e| self.fail(e))?;
+    let entries = reads::visible_entries(self.store.conn(), Some(vis)).map_err(|e| self.fail(e))?;
     let usage = self.budgets(vis.workspace_key.as_deref())?;
     Ok(crate::snapshot::render(&entries, &usage, labels))
   }
