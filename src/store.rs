@@ -353,6 +353,30 @@ pub fn layer_used(
   Ok(used.unwrap_or(0).max(0) as u64)
 }
 
+/// Units used in a session's four layers — user-global and this workspace's, per track — in
+/// one statement: `[user/user-global, user/workspace, agent/user-global, agent/workspace]`.
+pub fn session_usage(conn: &Connection, workspace_key: &str) -> rusqlite::Result<[u64; 4]> {
+  let mut stmt = conn.prepare_cached(
+    "SELECT track, scope, used FROM layer_usage
+      WHERE track IN ('user', 'agent') AND scope = 'user-global' AND workspace_key = ''
+     UNION ALL
+     SELECT track, scope, used FROM layer_usage
+      WHERE track IN ('user', 'agent') AND scope = 'workspace' AND workspace_key = ?1",
+  )?;
+  let mut used = [0u64; 4];
+  let mut rows = stmt.query([workspace_key])?;
+  while let Some(row) = rows.next()? {
+    let at = match (row.get_ref(0)?.as_str()?, row.get_ref(1)?.as_str()?) {
+      ("user", "user-global") => 0,
+      ("user", _) => 1,
+      ("agent", "user-global") => 2,
+      _ => 3,
+    };
+    used[at] = row.get::<_, i64>(2)?.max(0) as u64;
+  }
+  Ok(used)
+}
+
 /// The fullest layer of a track × scope (for a report that names no workspace).
 pub fn max_layer_used(conn: &Connection, track: Track, scope: Scope) -> rusqlite::Result<u64> {
   let mut stmt =

@@ -96,22 +96,27 @@ impl Memory {
   /// `STORE_CORRUPT`.
   pub fn budgets(&self, workspace_key: Option<&str>) -> Result<Vec<Usage>> {
     let conn = self.store.conn();
+    let session = match workspace_key {
+      Some(ws) => Some(store::session_usage(conn, ws).map_err(|e| self.fail(e))?),
+      None => None,
+    };
+    let layers = Track::ALL
+      .into_iter()
+      .flat_map(|t| Scope::ALL.into_iter().map(move |s| (t, s)));
     let mut rows = Vec::with_capacity(4);
-    for track in Track::ALL {
-      for scope in Scope::ALL {
-        let used = match (scope, workspace_key) {
-          (Scope::UserGlobal, _) => store::layer_used(conn, track, scope, ""),
-          (Scope::Workspace, Some(ws)) => store::layer_used(conn, track, scope, ws),
-          (Scope::Workspace, None) => store::max_layer_used(conn, track, scope),
-        }
-        .map_err(|e| self.fail(e))?;
-        rows.push(Usage {
-          track,
-          scope,
-          used,
-          limit: self.config.budgets.limit(track, scope),
-        });
+    for (at, (track, scope)) in layers.enumerate() {
+      let used = match (scope, session) {
+        (_, Some(used)) => Ok(used[at]),
+        (Scope::UserGlobal, None) => store::layer_used(conn, track, scope, ""),
+        (Scope::Workspace, None) => store::max_layer_used(conn, track, scope),
       }
+      .map_err(|e| self.fail(e))?;
+      rows.push(Usage {
+        track,
+        scope,
+        used,
+        limit: self.config.budgets.limit(track, scope),
+      });
     }
     Ok(rows)
   }

@@ -376,7 +376,8 @@ fn seed_is_prechecked_whole_and_atomic() -> TestResult {
 
 #[test]
 fn maintained_usage_always_equals_a_recount() -> TestResult {
-  let (mut m, _dir) = memory(json!({"user": {"workspace": 100000, "userGlobal": 100000}}))?;
+  let big = json!({"workspace": 100000, "userGlobal": 100000});
+  let (mut m, _dir) = memory(json!({"user": big, "agent": big}))?;
   let mut seed = 7u64;
   for i in 0..200 {
     seed = seed
@@ -388,27 +389,51 @@ fn maintained_usage_always_equals_a_recount() -> TestResult {
     } else {
       "user-global"
     };
+    let track = ["user", "agent"][(seed >> 50) as usize % 2];
     let text = format!(
       "entry {i} 记住 😀 {}",
       "x".repeat((seed >> 40) as usize % 20)
     );
     match (seed >> 20) % 4 {
       0 | 1 => {
-        add(&mut m, "user", scope, &text, writer("", ws))?;
+        add(&mut m, track, scope, &text, writer("", ws))?;
       }
       2 => {
-        if let Ok(plan) = m.plan_replace(&json!({"track": "user", "scope": scope, "match": format!("entry {}", i / 2), "text": text}), writer("", ws)) {
+        if let Ok(plan) = m.plan_replace(&json!({"track": track, "scope": scope, "match": format!("entry {}", i / 2), "text": text}), writer("", ws)) {
           m.finish(&plan, allow(), None, false)?;
         }
       }
       _ => {
-        if let Ok(plan) = m.plan_remove(&json!({"track": "user", "scope": scope, "match": format!("entry {}", i / 3)}), writer("", ws)) {
+        if let Ok(plan) = m.plan_remove(
+          &json!({"track": track, "scope": scope, "match": format!("entry {}", i / 3)}),
+          writer("", ws),
+        ) {
           m.finish(&plan, allow(), None, false)?;
         }
       }
     }
   }
-  assert_eq!(maintained(&m)?, recount(&m)?);
+  let recounted = recount(&m)?;
+  assert_eq!(maintained(&m)?, recounted);
+  // What budgets() reports for a session is what the recount says of its four layers.
+  for ws in ["/a", "/b", "", "/never-written"] {
+    let reported: Vec<i64> = m.budgets(Some(ws))?.iter().map(|u| u.used as i64).collect();
+    let expected: Vec<i64> = [
+      ("user", "user-global", ""),
+      ("user", "workspace", ws),
+      ("agent", "user-global", ""),
+      ("agent", "workspace", ws),
+    ]
+    .iter()
+    .map(|(t, s, k)| {
+      recounted
+        .iter()
+        .find(|r| r.0 == *t && r.1 == *s && r.2 == *k)
+        .map_or(0, |r| r.3)
+    })
+    .collect();
+    assert_eq!(reported, expected, "budgets for workspace {ws:?}");
+  }
   Ok(())
 }
 
