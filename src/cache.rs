@@ -3,10 +3,12 @@
 //! back by rowid). About 260 bytes per entry instead of a second copy of the store.
 //!
 //! Coherence: the model remembers SQLite's `PRAGMA data_version`, which changes whenever another
-//! connection (another process, another provider on the same file) commits. [`EntryCache::sync`]
-//! reloads on any such change; this connection's own commits are applied by re-reading exactly
-//! the rows they touched ([`EntryCache::refresh_ids`]) and by [`EntryCache::bump`]. Writes never
-//! trust the model: the write transaction re-finds its target by id in SQLite.
+//! connection (another process, another provider on the same file) commits, and the newest
+//! audit `seq` it has seen. On a change, [`EntryCache::sync`] catches up from the audit ledger
+//! — every write names the entries it touched — plus the recall counters, or reloads when the
+//! ledger cannot be trusted for it. This connection's own commits are applied by re-reading
+//! exactly the rows they touched ([`EntryCache::refresh_ids`]) and by [`EntryCache::bump`].
+//! Writes never trust the model: the write transaction re-finds its target by id in SQLite.
 #![forbid(unsafe_code)]
 
 use std::cmp::Ordering;
@@ -14,6 +16,7 @@ use std::collections::HashMap;
 
 use rusqlite::Connection;
 
+use crate::audit;
 use crate::entry_id::{EntryId, IdSlots};
 use crate::grams::Grams;
 use crate::model::{Entry, Scope, Track};
@@ -158,24 +161,98 @@ pub struct EntryCache {
   keys: Interner,
   grams: Grams,
   retired: usize,
+  /// The newest audit `seq` the model reflects.
+  audit_seq: i64,
+  /// How many times the model was loaded from scratch.
+  loads: u64,
+}
+
+/// Catching up from more audit rows than this is a reload.
+const CATCH_UP_MAX: usize = 4096;
+
+/// Run `f` in one read transaction (one snapshot of the file), unless one is open.
+fn in_read_tx<T>(
+  conn: &Connection,
+  f: impl FnOnce() -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+  if !conn.is_autocommit() {
+    return f();
+  }
+  conn.execute_batch("BEGIN")?;
+  let out = f();
+  let end = if out.is_ok() { "COMMIT" } else { "ROLLBACK" };
+  conn.execute_batch(end)?;
+  out
 }
 
 impl EntryCache {
-  /// Reload if another connection committed since the last look (or nothing is loaded yet).
-  /// Returns whether it reloaded.
+  /// Catch up if another connection committed since the last look (load if nothing is loaded
+  /// yet). `pending` are this connection's recall bumps not yet written: their entries are
+  /// re-read, and the caller re-applies them when this returns `true` (the model changed).
   ///
   /// # Errors
   /// SQLite failures.
-  pub fn sync(&mut self, conn: &Connection) -> rusqlite::Result<bool> {
+  pub fn sync(&mut self, conn: &Connection, pending: &[(String, i64)]) -> rusqlite::Result<bool> {
     let version: i64 = conn
       .prepare_cached("PRAGMA data_version")?
       .query_row([], |r| r.get(0))?;
     if self.data_version == Some(version) {
       return Ok(false);
     }
-    self.reload(conn)?;
+    let loaded = self.data_version.is_some();
+    in_read_tx(conn, || {
+      if !(loaded && self.catch_up(conn, pending)?) {
+        self.reload(conn)?;
+      }
+      Ok(())
+    })?;
     self.data_version = Some(version);
     Ok(true)
+  }
+
+  /// Apply what other connections committed since the model's audit watermark: re-read every
+  /// entry the new audit rows name (and the entries with pending local bumps), then every
+  /// recalled entry's counters (recall bumps are written without audit rows). `false` when
+  /// the ledger cannot be trusted for it — a gap after the watermark (pruned), too many rows,
+  /// or an entry count that disagrees — and a reload is due.
+  fn catch_up(&mut self, conn: &Connection, pending: &[(String, i64)]) -> rusqlite::Result<bool> {
+    let tail = audit::tail(conn, self.audit_seq, CATCH_UP_MAX)?;
+    if tail.len() >= CATCH_UP_MAX
+      || tail
+        .first()
+        .is_some_and(|(seq, _)| *seq != self.audit_seq + 1)
+    {
+      return Ok(false);
+    }
+    let last = tail.last().map(|(seq, _)| *seq);
+    let mut ids: Vec<String> = tail.into_iter().filter_map(|(_, id)| id).collect();
+    ids.extend(pending.iter().map(|(id, _)| id.clone()));
+    ids.sort_unstable();
+    ids.dedup();
+    self.refresh_ids(conn, &ids)?;
+    reads::for_each_recalled(conn, |id, count, last_recalled| {
+      if let Some(slot) = self.by_id.get(&EntryId::new(id), |s| id_at(&self.metas, s)) {
+        if let (Some(h), Some(Some(m))) = (
+          self.hot.get_mut(slot as usize),
+          self.metas.get_mut(slot as usize),
+        ) {
+          h.recall_count = count;
+          m.last_recalled = last_recalled.unwrap_or(NEVER);
+        }
+      }
+    })?;
+    if reads::entry_count(conn)? != self.by_id.len() {
+      return Ok(false);
+    }
+    if let Some(seq) = last {
+      self.audit_seq = seq;
+    }
+    Ok(true)
+  }
+
+  /// How many times the model was loaded from scratch (the first load included).
+  pub fn loads(&self) -> u64 {
+    self.loads
   }
 
   /// Forget everything; the next [`EntryCache::sync`] reloads.
@@ -184,13 +261,17 @@ impl EntryCache {
   }
 
   fn reload(&mut self, conn: &Connection) -> rusqlite::Result<()> {
-    *self = EntryCache::default();
+    *self = EntryCache {
+      loads: self.loads + 1,
+      ..EntryCache::default()
+    };
     // Sized up front: no doubling (and no transient second copy) while loading.
     let n = reads::entry_count(conn)?;
     self.hot.reserve_exact(n);
     self.metas.reserve_exact(n);
     self.by_id.reserve(n);
     reads::for_each_index_row(conn, |row| self.insert(&row))?;
+    self.audit_seq = audit::max_seq(conn)?;
     self.hot.shrink_to_fit();
     self.metas.shrink_to_fit();
     self.by_id.shrink_to_fit();

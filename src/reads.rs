@@ -116,6 +116,23 @@ pub fn index_row_by_id(
   }
 }
 
+/// Visit the recall counters of every entry that has been recalled.
+pub fn for_each_recalled(
+  conn: &Connection,
+  mut visit: impl FnMut(&str, i64, Option<i64>),
+) -> rusqlite::Result<()> {
+  let mut stmt = conn
+    .prepare_cached("SELECT id, recall_count, last_recalled FROM entries WHERE recall_count > 0")?;
+  let mut rows = stmt.query([])?;
+  while let Some(row) = rows.next()? {
+    let id = row.get_ref(0)?.as_str().map_err(|e| {
+      rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+    })?;
+    visit(id, row.get(1)?, row.get(2)?);
+  }
+  Ok(())
+}
+
 /// One entry by rowid.
 pub fn entry_by_rowid(conn: &Connection, rowid: i64) -> rusqlite::Result<Option<Entry>> {
   conn

@@ -342,8 +342,11 @@ impl Memory {
   /// Bring the in-memory read model up to date with the store.
   pub(super) fn sync(&mut self) -> Result<()> {
     let Self { store, cache, .. } = self;
-    if cache.sync(store.conn()).map_err(|e| store.fail(e))? {
-      // A reload reads the file, which does not have this connection's pending recalls yet.
+    if cache
+      .sync(store.conn(), store.pending_recalls())
+      .map_err(|e| store.fail(e))?
+    {
+      // What was read from the file does not have this connection's pending recalls yet.
       for (id, at) in store.pending_recalls() {
         cache.bump(std::slice::from_ref(id), *at);
       }

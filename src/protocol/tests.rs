@@ -604,6 +604,8 @@ fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestR
       &text,
       writer(["", "a1", "a2"][round % 3], ["/w", "/v"][round % 2]),
     )?;
+    // The newest text written (by either connection): `m` must find it at once.
+    let mut newest = text.clone();
     texts.push(text);
     if round % 5 == 0 {
       // Rewrite one entry's text (the index must follow the new text, not the old).
@@ -618,6 +620,7 @@ fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestR
           let plan = who.plan_replace(&json!({"track": track, "scope": scope, "match": victim, "text": format!("{fresh} {victim}")}), writer("", "/w"));
           if let Ok(plan) = plan {
             who.finish(&plan, allow(), None, false)?;
+            newest = format!("{fresh} {victim}");
           }
         }
       }
@@ -647,12 +650,22 @@ fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestR
         sub.to_ascii_uppercase(),
         sub,
         alphabet[next(alphabet.len())].to_string(),
+        "rewritten".to_string(),
+        newest.trim().to_string(),
       ]
     };
     let session = Visibility {
       agent_key: Some("a1".into()),
       workspace_key: Some("/w".into()),
     };
+    // The other connection recalls too: its bumps reach the file with its next write.
+    other.query(
+      &json!({"text": needles[1], "limit": 5}),
+      &QueryOptions {
+        count_recall: true,
+        ..QueryOptions::default()
+      },
+    )?;
     for needle in needles {
       for (vis, limit) in [
         (Visibility::default(), 1000),
@@ -666,6 +679,28 @@ fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestR
         };
         let got = m.query(&json!({"text": needle, "limit": limit}), &opts)?;
         let expected = brute_force(&m, &needle, &vis)?;
+        // Counters: what the file says plus this connection's bumps not yet written, before
+        // this query's own bump (the other connection's bumps land when it next writes).
+        for e in &got.entries {
+          let stored: i64 = m.store.conn().query_row(
+            "SELECT recall_count FROM entries WHERE id = ?1",
+            [&e.id],
+            |r| r.get(0),
+          )?;
+          let pending = m
+            .store
+            .pending_recalls()
+            .iter()
+            .filter(|(id, _)| *id == e.id)
+            .count() as i64;
+          let own = i64::from(opts.count_recall);
+          assert_eq!(
+            e.recall_count,
+            stored + pending - own,
+            "recall count of {} at round {round}",
+            e.id
+          );
+        }
         let ranked = got.entries.windows(2).all(|w| {
           (-w[0].recall_count, -w[0].updated_at, &w[0].id)
             <= (-w[1].recall_count, -w[1].updated_at, &w[1].id)
@@ -836,5 +871,84 @@ fn a_session_list_is_exactly_its_visible_set() -> TestResult {
     want.sort();
     assert_eq!(searched, want, "session search: agent {agent:?} in {ws}");
   }
+  Ok(())
+}
+
+#[test]
+fn another_connection_s_writes_are_caught_up_from_the_ledger_without_a_reload() -> TestResult {
+  let (mut m, dir) = memory(json!({}))?;
+  let mut other = Memory::new(
+    Store::open(&dir.path().join("memory.db"), 0)?,
+    Config::default(),
+  );
+  add(
+    &mut m,
+    "user",
+    "workspace",
+    "prefers pnpm",
+    writer("", "/w"),
+  )?;
+  add(&mut m, "user", "workspace", "uses tabs", writer("", "/w"))?;
+  let recall = QueryOptions {
+    count_recall: true,
+    ..QueryOptions::default()
+  };
+  m.query(&json!({"text": "pnpm"}), &recall)?; // loads the model; one bump pending here
+  let loads = m.cache.loads();
+  // The other connection rewrites, adds, removes, and recalls (written with its next write).
+  let plan = other.plan_replace(
+    &json!({"track": "user", "scope": "workspace", "match": "pnpm", "text": "prefers bun"}),
+    writer("", "/w"),
+  )?;
+  other.finish(&plan, allow(), None, false)?;
+  add(
+    &mut other,
+    "user",
+    "workspace",
+    "likes rust",
+    writer("", "/w"),
+  )?;
+  let plan = other.plan_remove(
+    &json!({"track": "user", "scope": "workspace", "match": "tabs"}),
+    writer("", "/w"),
+  )?;
+  other.finish(&plan, allow(), None, false)?;
+  other.query(&json!({"text": "rust"}), &recall)?;
+  add(
+    &mut other,
+    "agent",
+    "user-global",
+    "flushes the bump",
+    writer("", "/w"),
+  )?;
+
+  let quiet = QueryOptions::default();
+  let found = |m: &mut Memory, needle: &str| -> Result<Vec<(String, i64)>> {
+    Ok(
+      m.query(&json!({"text": needle}), &quiet)?
+        .entries
+        .into_iter()
+        .map(|e| (e.text, e.recall_count))
+        .collect(),
+    )
+  };
+  assert_eq!(
+    found(&mut m, "bun")?,
+    vec![("prefers bun".to_string(), 1)],
+    "rewritten; this connection's pending bump kept"
+  );
+  assert_eq!(found(&mut m, "pnpm")?, vec![]);
+  assert_eq!(found(&mut m, "tabs")?, vec![]);
+  assert_eq!(
+    found(&mut m, "rust")?,
+    vec![("likes rust".to_string(), 1)],
+    "the other connection's bump"
+  );
+  assert_eq!(m.list_entries(None)?.len(), 3);
+  assert_eq!(
+    m.cache.loads(),
+    loads,
+    "caught up from the ledger, not reloaded"
+  );
   Ok(())
 }
