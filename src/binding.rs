@@ -218,6 +218,19 @@ fn json_arg(what: &str, value: Option<&Unknown<'_>>) -> crate::Result<Value> {
   }
 }
 
+/// `opts[key]` when it is a string.
+fn json_string(opts: &Value, key: &str) -> Option<String> {
+  opts.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// The `{agentKey, workspaceKey}` of an options object (absent or not a string: no filter).
+fn visibility_of(opts: &Value) -> Visibility {
+  Visibility {
+    agent_key: json_string(opts, "agentKey"),
+    workspace_key: json_string(opts, "workspaceKey"),
+  }
+}
+
 /// `obj[a][b]…`, or `None` as soon as a step is not an object.
 fn path<'e>(value: &Unknown<'e>, steps: &[&str]) -> Option<Unknown<'e>> {
   let mut current = *value;
@@ -722,13 +735,9 @@ impl MemoryProvider {
   pub fn query(&self, env: Env, filter: Option<Unknown>, opts: Option<Unknown>) -> Result<Json> {
     let filter = json_arg("query filter", filter.as_ref()).map_err(|e| throw(&env, e))?;
     let opts = json_arg("query options", opts.as_ref()).map_err(|e| throw(&env, e))?;
-    let key = |k: &str| opts.get(k).and_then(Value::as_str).map(str::to_string);
     let options = QueryOptions {
-      session_id: key("sessionId"),
-      visibility: Visibility {
-        agent_key: key("agentKey"),
-        workspace_key: key("workspaceKey"),
-      },
+      session_id: json_string(&opts, "sessionId"),
+      visibility: visibility_of(&opts),
       count_recall: opts
         .get("countRecall")
         .and_then(Value::as_bool)
@@ -744,10 +753,7 @@ impl MemoryProvider {
   )]
   pub fn budgets(&self, env: Env, opts: Option<Unknown>) -> Result<Json> {
     let opts = json_arg("budgets options", opts.as_ref()).map_err(|e| throw(&env, e))?;
-    let ws = opts
-      .get("workspaceKey")
-      .and_then(Value::as_str)
-      .map(str::to_string);
+    let ws = json_string(&opts, "workspaceKey");
     self.with(&env, |m| Json::of(&m.budgets(ws.as_deref())?))
   }
 
@@ -758,11 +764,7 @@ impl MemoryProvider {
   )]
   pub fn list_entries(&self, env: Env, opts: Option<Unknown>) -> Result<Json> {
     let opts = json_arg("listEntries options", opts.as_ref()).map_err(|e| throw(&env, e))?;
-    let key = |k: &str| opts.get(k).and_then(Value::as_str).map(str::to_string);
-    let visibility = Visibility {
-      agent_key: key("agentKey"),
-      workspace_key: key("workspaceKey"),
-    };
+    let visibility = visibility_of(&opts);
     let narrowed = visibility.agent_key.is_some() || visibility.workspace_key.is_some();
     self.with(&env, |m| {
       Json::of(&m.list_entries(narrowed.then_some(&visibility))?)
@@ -798,11 +800,7 @@ impl MemoryProvider {
     let labels = json_arg("snapshot labels", labels.as_ref())
       .and_then(|l| Labels::from_json(&l))
       .map_err(|e| throw(&env, e))?;
-    let key = |k: &str| keys.get(k).and_then(Value::as_str).map(str::to_string);
-    let visibility = Visibility {
-      agent_key: key("agentKey"),
-      workspace_key: key("workspaceKey"),
-    };
+    let visibility = visibility_of(&keys);
     self.with(&env, |m| m.snapshot(&visibility, &labels))
   }
 

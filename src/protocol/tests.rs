@@ -529,8 +529,7 @@ fn a_snapshot_is_frozen_per_session_and_stored_once_per_text() -> TestResult {
   Ok(())
 }
 
-/// Brute force: every entry whose text contains the needle under SQLite's ASCII-only `lower()`.
-/// The ids of the entries a visibility admits whose text contains `needle` (ASCII case folded),
+/// Brute force: the ids of the entries a visibility admits whose text contains `needle` (ASCII case folded),
 /// by reading every row and testing it in plain Rust.
 fn brute_force(m: &Memory, needle: &str, vis: &Visibility) -> rusqlite::Result<Vec<String>> {
   let mut stmt = m
