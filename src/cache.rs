@@ -524,16 +524,24 @@ impl EntryCache {
   /// # Errors
   /// SQLite failures.
   pub fn fetch(&self, conn: &Connection, slots: &[Slot]) -> rusqlite::Result<Vec<Entry>> {
-    let mut out = Vec::with_capacity(slots.len());
-    for &slot in slots {
-      let Some(Some(m)) = self.metas.get(slot as usize) else {
-        continue;
-      };
-      if let Some(mut e) = reads::entry_by_rowid(conn, m.rowid)? {
-        self.counters_into(slot, &mut e);
-        out.push(e);
-      }
-    }
-    Ok(out)
+    let keyed: Vec<(Slot, i64)> = slots
+      .iter()
+      .filter_map(|&slot| match self.metas.get(slot as usize) {
+        Some(Some(m)) => Some((slot, m.rowid)),
+        _ => None,
+      })
+      .collect();
+    let rowids: Vec<i64> = keyed.iter().map(|(_, rowid)| *rowid).collect();
+    let mut rows = reads::entries_by_rowids(conn, &rowids)?;
+    Ok(
+      keyed
+        .into_iter()
+        .filter_map(|(slot, rowid)| {
+          let mut e = rows.remove(&rowid)?;
+          self.counters_into(slot, &mut e);
+          Some(e)
+        })
+        .collect(),
+    )
   }
 }
