@@ -680,6 +680,35 @@ fn index_of(v: &Value) -> usize {
   v.get("index").and_then(Value::as_u64).unwrap_or(0) as usize
 }
 
+/// Time every planned `add`: `BEGIN IMMEDIATE`; INSERT entry; INSERT audit row; `COMMIT`.
+fn time_adds(conn: &mut Connection, plan: &Value) -> Res<Samples> {
+  let mut s = Samples::default();
+  for a in plan["adds"].as_array().cloned().unwrap_or_default() {
+    let e = Input::from_json(&a["input"]);
+    let sid = session_of(&a);
+    s.time(|| {
+      let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+      let id = new_id();
+      insert_entry(&tx, &id, &e, now_ms(), &sid)?;
+      audit(&tx, entry_audit("add", &id, &e, &sid))?;
+      tx.commit()?;
+      Ok(())
+    })?;
+  }
+  Ok(s)
+}
+
+/// Time every planned seed batch (one transaction each).
+fn time_seeds(conn: &mut Connection, plan: &Value) -> Res<Samples> {
+  let mut s = Samples::default();
+  for b in plan["seedBatches"].as_array().cloned().unwrap_or_default() {
+    let inputs = inputs_of(&b["inputs"]);
+    let sid = session_of(&b);
+    s.time(|| seed(conn, &inputs, &sid))?;
+  }
+  Ok(s)
+}
+
 fn session_of(v: &Value) -> String {
   v.get("write")
     .and_then(|w| w.get("sessionId"))
@@ -855,28 +884,11 @@ fn bench(args: &[String]) -> Res<Value> {
   info.insert("snapshotChars".into(), json!(snapshot_len));
 
   // add
-  let mut s = Samples::default();
-  for a in plan["adds"].as_array().cloned().unwrap_or_default() {
-    let e = Input::from_json(&a["input"]);
-    let sid = session_of(&a);
-    s.time(|| {
-      let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-      let id = new_id();
-      insert_entry(&tx, &id, &e, now_ms(), &sid)?;
-      audit(&tx, entry_audit("add", &id, &e, &sid))?;
-      tx.commit()?;
-      Ok(())
-    })?;
-  }
+  let s = time_adds(&mut conn, &plan)?;
   ops.insert("add".into(), s.stats());
 
   // seed batches of 100
-  let mut s = Samples::default();
-  for b in plan["seedBatches"].as_array().cloned().unwrap_or_default() {
-    let inputs = inputs_of(&b["inputs"]);
-    let sid = session_of(&b);
-    s.time(|| seed(&mut conn, &inputs, &sid))?;
-  }
+  let s = time_seeds(&mut conn, &plan)?;
   ops.insert("seed.batch100".into(), s.stats());
   ops.insert("seed.entry".into(), s.scaled(100.0).stats());
 
@@ -1001,27 +1013,11 @@ fn bench(args: &[String]) -> Res<Value> {
   // Information: add and seed again with the audit chain's extra statements per audit row.
   if has_hash_column(&conn)? {
     CHAINED.store(true, std::sync::atomic::Ordering::Relaxed);
-    let mut s = Samples::default();
-    for a in plan["adds"].as_array().cloned().unwrap_or_default() {
-      let e = Input::from_json(&a["input"]);
-      let sid = session_of(&a);
-      s.time(|| {
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let id = new_id();
-        insert_entry(&tx, &id, &e, now_ms(), &sid)?;
-        audit(&tx, entry_audit("add", &id, &e, &sid))?;
-        tx.commit()?;
-        Ok(())
-      })?;
-    }
-    info.insert("add.chained".into(), s.stats());
-    let mut s = Samples::default();
-    for b in plan["seedBatches"].as_array().cloned().unwrap_or_default() {
-      let inputs = inputs_of(&b["inputs"]);
-      let sid = session_of(&b);
-      s.time(|| seed(&mut conn, &inputs, &sid))?;
-    }
-    info.insert("seed.batch100.chained".into(), s.stats());
+    info.insert("add.chained".into(), time_adds(&mut conn, &plan)?.stats());
+    info.insert(
+      "seed.batch100.chained".into(),
+      time_seeds(&mut conn, &plan)?.stats(),
+    );
     CHAINED.store(false, std::sync::atomic::Ordering::Relaxed);
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
   }
@@ -1039,27 +1035,11 @@ fn bench(args: &[String]) -> Res<Value> {
     for t in &fts_triggers {
       conn.execute_batch(&format!("DROP TRIGGER \"{}\"", t.replace('"', "\"\"")))?;
     }
-    let mut s = Samples::default();
-    for a in plan["adds"].as_array().cloned().unwrap_or_default() {
-      let e = Input::from_json(&a["input"]);
-      let sid = session_of(&a);
-      s.time(|| {
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let id = new_id();
-        insert_entry(&tx, &id, &e, now_ms(), &sid)?;
-        audit(&tx, entry_audit("add", &id, &e, &sid))?;
-        tx.commit()?;
-        Ok(())
-      })?;
-    }
-    info.insert("add.noFts".into(), s.stats());
-    let mut s = Samples::default();
-    for b in plan["seedBatches"].as_array().cloned().unwrap_or_default() {
-      let inputs = inputs_of(&b["inputs"]);
-      let sid = session_of(&b);
-      s.time(|| seed(&mut conn, &inputs, &sid))?;
-    }
-    info.insert("seed.batch100.noFts".into(), s.stats());
+    info.insert("add.noFts".into(), time_adds(&mut conn, &plan)?.stats());
+    info.insert(
+      "seed.batch100.noFts".into(),
+      time_seeds(&mut conn, &plan)?.stats(),
+    );
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
   }
 
