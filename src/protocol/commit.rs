@@ -126,19 +126,6 @@ impl Memory {
     let session = plan.writer.session_id.as_str();
     let op = plan.op.clone();
     let payload_text = plan.payload.text.clone();
-    let pending_check = |conn: &rusqlite::Connection, id: &str, path: &str| -> Result<()> {
-      match store::get_proposal(conn, id).map_err(|e| fail_at(path, e))? {
-        Some(p) if p.status == "pending" => Ok(()),
-        Some(p) => Err(MemoryError::ProposalNotFound {
-          id: id.into(),
-          detail: Some(format!("already {}", p.status)),
-        }),
-        None => Err(MemoryError::ProposalNotFound {
-          id: id.into(),
-          detail: None,
-        }),
-      }
-    };
     self.store.write(|tx, path| {
       let f = |e: rusqlite::Error| fail_at(path, e);
       let now = now_ms();
@@ -201,7 +188,7 @@ impl Memory {
           Ok(json!({ "entry": entry, "usage": usage(&entry)? }))
         }
         Op::Approve { proposal_id, new } => {
-          pending_check(tx, &proposal_id, path)?;
+          super::records::pending_proposal(tx, &proposal_id, path)?;
           recheck(&new, units(&new.text) as i64)?;
           let entry = stamp(new);
           store::insert_entry(tx, &entry).map_err(f)?;

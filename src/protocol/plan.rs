@@ -328,7 +328,7 @@ impl Memory {
   /// # Errors
   /// `PROPOSAL_NOT_FOUND`, `INVALID_INPUT`, `BUDGET_EXCEEDED`.
   pub fn plan_approve(&mut self, id: &str, writer: Writer) -> Result<Plan> {
-    let proposal = self.pending_proposal(self.store.conn(), id)?;
+    let proposal = super::records::pending_proposal(self.store.conn(), id, self.store.path())?;
     let input = json!({
       "track": proposal.track, "scope": proposal.scope, "text": proposal.text, "source": "proposal",
       "workspaceKey": proposal.workspace_key, "agentKey": proposal.agent_key,

@@ -4,21 +4,26 @@
 
 use super::*;
 
-impl Memory {
-  pub(super) fn pending_proposal(&self, conn: &rusqlite::Connection, id: &str) -> Result<Proposal> {
-    match store::get_proposal(conn, id).map_err(|e| self.fail(e))? {
-      Some(p) if p.status == "pending" => Ok(p),
-      Some(p) => Err(MemoryError::ProposalNotFound {
-        id: id.into(),
-        detail: Some(format!("already {}", p.status)),
-      }),
-      None => Err(MemoryError::ProposalNotFound {
-        id: id.into(),
-        detail: None,
-      }),
-    }
+/// Proposal `id` if it is still pending (read on `conn`: the store, or a write transaction).
+pub(super) fn pending_proposal(
+  conn: &rusqlite::Connection,
+  id: &str,
+  path: &str,
+) -> Result<Proposal> {
+  match store::get_proposal(conn, id).map_err(|e| fail_at(path, e))? {
+    Some(p) if p.status == "pending" => Ok(p),
+    Some(p) => Err(MemoryError::ProposalNotFound {
+      id: id.into(),
+      detail: Some(format!("already {}", p.status)),
+    }),
+    None => Err(MemoryError::ProposalNotFound {
+      id: id.into(),
+      detail: None,
+    }),
   }
+}
 
+impl Memory {
   /// Record a pending proposal and its `proposal` audit row; `None` when the session already has
   /// a pending proposal of this kind.
   ///
@@ -139,7 +144,7 @@ impl Memory {
   /// # Errors
   /// `PROPOSAL_NOT_FOUND`, `STORE_CORRUPT`.
   pub fn proposal_dismiss(&mut self, id: &str, writer: &Writer) -> Result<Proposal> {
-    let pending = self.pending_proposal(self.store.conn(), id)?;
+    let pending = pending_proposal(self.store.conn(), id, self.store.path())?;
     self.store.write(|tx, path| {
       let f = |e: rusqlite::Error| fail_at(path, e);
       if !store::decide_proposal(tx, id, "dismissed", now_ms()).map_err(f)? {
