@@ -231,14 +231,9 @@ impl EntryCache {
     ids.dedup();
     self.refresh_ids(conn, &ids)?;
     reads::for_each_recalled(conn, |id, count, last_recalled| {
-      if let Some(slot) = self.by_id.get(&EntryId::new(id), |s| id_at(&self.metas, s)) {
-        if let (Some(h), Some(Some(m))) = (
-          self.hot.get_mut(slot as usize),
-          self.metas.get_mut(slot as usize),
-        ) {
-          h.recall_count = count;
-          m.last_recalled = last_recalled.unwrap_or(NEVER);
-        }
+      if let Some((recall_count, last)) = self.counters_mut(id) {
+        *recall_count = count;
+        *last = last_recalled.unwrap_or(NEVER);
       }
     })?;
     if reads::entry_count(conn)? != self.by_id.len() {
@@ -383,16 +378,21 @@ impl EntryCache {
   /// Apply this connection's recall-counter bump.
   pub fn bump(&mut self, ids: &[String], at: i64) {
     for id in ids {
-      let Some(slot) = self.by_id.get(&EntryId::new(id), |s| id_at(&self.metas, s)) else {
-        continue;
-      };
-      if let (Some(h), Some(Some(m))) = (
-        self.hot.get_mut(slot as usize),
-        self.metas.get_mut(slot as usize),
-      ) {
-        h.recall_count += 1;
-        m.last_recalled = m.last_recalled.max(at);
+      if let Some((recall_count, last)) = self.counters_mut(id) {
+        *recall_count += 1;
+        *last = (*last).max(at);
       }
+    }
+  }
+
+  /// An entry's recall count and last recall (`NEVER` for none), to change.
+  fn counters_mut(&mut self, id: &str) -> Option<(&mut i64, &mut i64)> {
+    let slot = self
+      .by_id
+      .get(&EntryId::new(id), |s| id_at(&self.metas, s))? as usize;
+    match (self.hot.get_mut(slot), self.metas.get_mut(slot)) {
+      (Some(h), Some(Some(m))) => Some((&mut h.recall_count, &mut m.last_recalled)),
+      _ => None,
     }
   }
 

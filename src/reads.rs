@@ -10,21 +10,9 @@ use rusqlite::{params, Connection, Row};
 use crate::model::{Entry, Scope, Track};
 use crate::store::{entry_from_row, Visibility, ENTRY_COLUMNS};
 
-/// Where an entry sits: its rowid (creation tie-break) and its search-index key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RowKeys {
-  /// SQLite rowid.
-  pub rowid: i64,
-  /// Key of the entry in `entries_fts`.
-  pub fts_id: i64,
-}
-
-fn keyed_entry(row: &Row<'_>) -> rusqlite::Result<(RowKeys, Entry)> {
-  let keys = RowKeys {
-    rowid: row.get(14)?,
-    fts_id: row.get::<_, Option<i64>>(15)?.unwrap_or(0),
-  };
-  Ok((keys, entry_from_row(row)?))
+/// An entry and its rowid (the creation-order tie-break).
+fn with_rowid(row: &Row<'_>) -> rusqlite::Result<(i64, Entry)> {
+  Ok((row.get(14)?, entry_from_row(row)?))
 }
 
 /// What the read model indexes of an entry row, borrowed from SQLite's buffers.
@@ -155,7 +143,7 @@ pub fn entries_by_rowids(
   let mut stmt = conn.prepare_cached(&format!(
     "SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE rowid IN (SELECT value FROM json_each(?1))"
   ))?;
-  let rows = stmt.query_map([list], |r| Ok((r.get(14)?, entry_from_row(r)?)))?;
+  let rows = stmt.query_map([list], with_rowid)?;
   rows.collect()
 }
 
@@ -178,8 +166,8 @@ pub fn scan_match_ids(conn: &Connection, folded: &str) -> rusqlite::Result<Vec<S
   ids.collect()
 }
 
-fn oldest_first(mut rows: Vec<(RowKeys, Entry)>) -> Vec<Entry> {
-  rows.sort_by_key(|(k, e)| (e.created_at, k.rowid));
+fn oldest_first(mut rows: Vec<(i64, Entry)>) -> Vec<Entry> {
+  rows.sort_by_key(|(rowid, e)| (e.created_at, *rowid));
   rows.into_iter().map(|(_, e)| e).collect()
 }
 
@@ -202,16 +190,16 @@ fn layer_rows(
   scope: Scope,
   vis: &Visibility,
   folded: Option<&str>,
-) -> rusqlite::Result<Vec<(RowKeys, Entry)>> {
+) -> rusqlite::Result<Vec<(i64, Entry)>> {
   let filter = "AND (?3 IS NULL OR instr(lower(text), ?3) > 0)";
-  let rows: Vec<(RowKeys, Entry)> = match (scope, vis.workspace_key.as_deref()) {
+  let rows: Vec<(i64, Entry)> = match (scope, vis.workspace_key.as_deref()) {
     (Scope::Workspace, Some(ws)) => conn
-      .prepare_cached(&format!("SELECT {ENTRY_COLUMNS}, rowid, fts_id FROM entries WHERE track = ?1 AND scope = 'workspace' AND workspace_key = ?2 {filter}"))?
-      .query_map(params![track.as_str(), ws, folded], keyed_entry)?
+      .prepare_cached(&format!("SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE track = ?1 AND scope = 'workspace' AND workspace_key = ?2 {filter}"))?
+      .query_map(params![track.as_str(), ws, folded], with_rowid)?
       .collect::<rusqlite::Result<_>>()?,
     _ => conn
-      .prepare_cached(&format!("SELECT {ENTRY_COLUMNS}, rowid, fts_id FROM entries WHERE track = ?1 AND scope = ?2 {filter}"))?
-      .query_map(params![track.as_str(), scope.as_str(), folded], keyed_entry)?
+      .prepare_cached(&format!("SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE track = ?1 AND scope = ?2 {filter}"))?
+      .query_map(params![track.as_str(), scope.as_str(), folded], with_rowid)?
       .collect::<rusqlite::Result<_>>()?,
   };
   // The SQL `instr` keeps most rows out of Rust; the Rust test is the protocol's definition.
@@ -239,11 +227,9 @@ pub fn visible_entries(
     }
     return Ok(oldest_first(all));
   }
-  let mut stmt = conn.prepare_cached(&format!(
-    "SELECT {ENTRY_COLUMNS}, rowid, fts_id FROM entries"
-  ))?;
+  let mut stmt = conn.prepare_cached(&format!("SELECT {ENTRY_COLUMNS}, rowid FROM entries"))?;
   let rows = stmt
-    .query_map([], keyed_entry)?
+    .query_map([], with_rowid)?
     .filter(|r| match (r, vis) {
       (Ok((_, e)), Some(v)) => v.admits(e),
       _ => true,
