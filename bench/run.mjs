@@ -308,6 +308,13 @@ async function worker(cfgPath) {
         check(rows.length === 100, 'auditList: 100 rows')
       })
       p.close()
+      // Information: a write that also prunes expired audit rows (none have expired here), at
+      // the filled audit table — retention must not make writes scan the ledger.
+      p = makeProvider({ dbPath: cfg.dbPath, budgets: HIGH_BUDGETS, gate, auditRetentionDays: 30 })
+      await measure('add.retention.filled', plan.adds.slice(0, 100), async (a) => {
+        await p.add({ ...a.input, text: `${a.input.text} (retained)` }, writeCtx(a.write))
+      }, { warm: 0, into: info })
+      p.close()
       info.fileBytesFilled = fileBytes(cfg.dbPath)
     }
   }
@@ -409,6 +416,7 @@ function table(results) {
     if (inf['budgets.noWs']) extra.push(`budgets() without workspaceKey ${fmt(inf['budgets.noWs'].median)} µs`)
     if (inf['open.constructorOnly']) extra.push(`open without close ${fmt(inf['open.constructorOnly'].median)} µs`)
     if (inf.openFilled) extra.push(`open with the filled audit table ${fmt(inf.openFilled.median)} µs`)
+    if (inf['add.retention.filled']) extra.push(`add with auditRetentionDays 30 at the filled audit table (prunes the expired head of the ledger in the same transaction) ${fmt(inf['add.retention.filled'].median)} µs`)
     if (res.floor?.info?.['query.common.pageOnly']) extra.push(`floor common-word page alone, without the exact total: ${fmt(res.floor.info['query.common.pageOnly'].median)} µs`)
     const fi = res.floor?.info
     if (fi?.['add.chained']) extra.push(`floor with the audit chain's extra statements (read last hash + UPDATE hash per audit row, no hashing): add ${fmt(fi['add.chained'].median)} µs, seed ${fmt(fi['seed.batch100.chained'].median)} µs per 100`)

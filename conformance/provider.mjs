@@ -1,6 +1,6 @@
 // The conformance factory for dsh-memento's native provider (spec §10 factory contract).
 //
-//   makeProvider({ dbPath, budgets?, gate? }) -> { add, replace, remove, consolidate, seed,
+//   makeProvider({ dbPath, budgets?, gate?, auditRetentionDays? }) -> { add, replace, remove, consolidate, seed,
 //                                                  query, budgets, listEntries, auditList, close,
 //                                                  snapshot (optional: the bench uses it if present) }
 //
@@ -23,8 +23,8 @@ export function mergeBudgets(budgets) {
   }
 }
 
-export function makeProvider({ dbPath, budgets, gate } = {}) {
-  const p = new MemoryProvider({ dbPath, budgets: mergeBudgets(budgets), gate: gate ?? approveAll })
+export function makeProvider({ dbPath, budgets, gate, auditRetentionDays } = {}) {
+  const p = new MemoryProvider({ dbPath, budgets: mergeBudgets(budgets), gate: gate ?? approveAll, auditRetentionDays })
   return {
     add: (input, write) => p.add(input, write),
     replace: (input, write) => p.replace(input, write),

@@ -240,16 +240,22 @@ pub fn verify(conn: &Connection) -> rusqlite::Result<Verification> {
   })
 }
 
-/// Delete up to `batch` rows older than `cutoff_ms` (oldest first), moving the checkpoint to
-/// the last deleted row's hash. `None` deletes every expired row.
+/// Delete the expired head of the ledger: rows older than `cutoff_ms`, oldest first, up to
+/// `batch` of them (`None`: all), stopping at the first row that is not expired — so only a
+/// prefix is ever removed and the rest still verifies from the checkpoint, which moves to the
+/// last deleted row's hash. Reads only the rows it deletes plus one.
 pub fn prune(conn: &Connection, cutoff_ms: i64, batch: Option<i64>) -> rusqlite::Result<usize> {
-  let last: Option<(i64, Option<String>)> = conn
-    .query_row(
-      "SELECT seq, hash FROM (SELECT seq, hash FROM audit WHERE ts < ?1 ORDER BY seq LIMIT ?2) ORDER BY seq DESC LIMIT 1",
-      params![cutoff_ms, batch.unwrap_or(-1)],
-      |r| Ok((r.get(0)?, r.get(1)?)),
-    )
-    .optional()?;
+  let mut last: Option<(i64, Option<String>)> = None;
+  {
+    let mut stmt = conn.prepare_cached("SELECT seq, hash, ts FROM audit ORDER BY seq LIMIT ?1")?;
+    let mut rows = stmt.query([batch.unwrap_or(-1)])?;
+    while let Some(row) = rows.next()? {
+      if row.get::<_, i64>(2)? >= cutoff_ms {
+        break;
+      }
+      last = Some((row.get(0)?, row.get(1)?));
+    }
+  }
   let Some((seq, hash)) = last else {
     return Ok(0);
   };
@@ -334,6 +340,19 @@ mod tests {
         .map(|b| (b.seq, b.reason.contains("prev_hash"))),
       Some((3, true))
     );
+    Ok(())
+  }
+
+  #[test]
+  fn pruning_stops_at_the_first_row_that_has_not_expired() -> rusqlite::Result<()> {
+    let conn = ledger(6)?;
+    // A clock that went back: rows 1-2 and 4-6 are old, row 3 is not.
+    conn.execute("UPDATE audit SET ts = 0 WHERE seq <> 3", [])?;
+    backfill(&conn)?;
+    assert_eq!(prune(&conn, 1, None)?, 2);
+    let v = verify(&conn)?;
+    assert!(v.ok && v.checked == 4, "{v:?}");
+    assert_eq!(prune(&conn, 1, Some(256))?, 0);
     Ok(())
   }
 

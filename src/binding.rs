@@ -24,6 +24,8 @@ use crate::protocol::{
 use crate::snapshot::Labels;
 use crate::store::{Store, Visibility};
 
+mod gate;
+
 type Shared = Rc<RefCell<Option<Memory>>>;
 /// A held JS function (released by napi when the class is collected).
 type HeldFn = FunctionRef<FnArgs<(Unknown<'static>,)>, Unknown<'static>>;
@@ -330,6 +332,8 @@ pub struct MemoryProvider {
   inner: Shared,
   gate: Rc<HeldFn>,
   audit_label: Option<Rc<HeldFn>>,
+  /// The native answer callback and `Function.prototype.bind`, taken at construction.
+  answer: Rc<gate::Answer>,
   path: String,
 }
 
@@ -437,6 +441,7 @@ impl MemoryProvider {
       inner: Rc::new(RefCell::new(Some(Memory::new(store, config)))),
       gate: Rc::new(hold(&gate)?),
       audit_label,
+      answer: Rc::new(gate::Answer::new(&env)?),
       path: db_path,
     })
   }
@@ -512,40 +517,7 @@ impl MemoryProvider {
         return self.settle(env, &plan, answer, label, &write);
       }
     };
-    // A native promise adopting whatever the gate returned (value, promise or thenable).
-    let adopted = PromiseRaw::<Unknown>::resolve(env, returned)?;
-    let failure: Rc<RefCell<Option<String>>> = Rc::new(RefCell::new(None));
-    let failure_in = failure.clone();
-    let caught = adopted.catch(move |ctx: CallbackContext<Unknown>| {
-      failure_in.replace(Some(describe_thrown(&ctx.value)));
-      Ok(())
-    })?;
-    let caught = PromiseRaw::<Unknown>::new(env.raw(), caught.raw());
-    let write_ref = unsafe { write.cast::<Object>() }?.create_ref::<false>()?;
-    let this = self.clone_handles();
-    let finished = caught.then(move |ctx: CallbackContext<Unknown>| {
-      let env = ctx.env;
-      let write = write_ref.get_value(&env)?.to_unknown();
-      let answer = match failure.take() {
-        Some(message) => GateAnswer::Failed(message),
-        None => match to_json(&ctx.value, 0) {
-          Ok(Value::String(s)) if ctx.value.get_type()? == ValueType::String => {
-            GateAnswer::Outcome(s)
-          }
-          _ => GateAnswer::NotAString(describe_type(&ctx.value)),
-        },
-      };
-      let result = this.settle(
-        &env,
-        &plan,
-        answer.clone(),
-        this.label(&env, outcome_of(&answer), &plan, &write),
-        &write,
-      );
-      write_ref.unref(&env)?;
-      Ok(result?.to_unknown())
-    })?;
-    Ok(PromiseRaw::new(env.raw(), finished.raw()))
+    gate::await_answer(env, self.clone_handles(), plan, write, returned)
   }
 
   fn clone_handles(&self) -> Self {
@@ -553,6 +525,7 @@ impl MemoryProvider {
       inner: self.inner.clone(),
       gate: self.gate.clone(),
       audit_label: self.audit_label.clone(),
+      answer: self.answer.clone(),
       path: self.path.clone(),
     }
   }
@@ -579,6 +552,7 @@ impl MemoryProvider {
     }
   }
 
+  /// Finish `plan` with the gate's `answer`, as a settled promise.
   fn settle<'e>(
     &self,
     env: &Env,
@@ -587,6 +561,25 @@ impl MemoryProvider {
     label: Option<String>,
     write: &Unknown<'_>,
   ) -> Result<PromiseRaw<'e, Unknown<'e>>> {
+    match self.conclude(env, plan, answer, label, write)? {
+      Ok(value) => {
+        let p = PromiseRaw::<Unknown>::resolve(env, value)?;
+        Ok(PromiseRaw::new(env.raw(), p.raw()))
+      }
+      Err(reason) => rejected(env, reason),
+    }
+  }
+
+  /// Finish `plan` with the gate's `answer`: `Ok(result)` to resolve the write's promise with,
+  /// or `Err(reason)` to reject it with (a coded error, or the caller's abort reason).
+  fn conclude<'e>(
+    &self,
+    env: &'e Env,
+    plan: &Plan,
+    answer: GateAnswer,
+    label: Option<String>,
+    write: &Unknown<'_>,
+  ) -> Result<std::result::Result<Unknown<'e>, Unknown<'e>>> {
     let signal = path(write, &["signal"]);
     let aborted = signal
       .as_ref()
@@ -598,19 +591,23 @@ impl MemoryProvider {
       })
       .unwrap_or(false);
     let result = self.run(|memory| memory.finish(plan, answer, label, aborted));
+    let denied = |e: &MemoryError| -> Result<std::result::Result<Unknown<'e>, Unknown<'e>>> {
+      Ok(Err(error_object(env, e)?))
+    };
     match result {
-      Ok(Finished::Written(value)) => resolved(env, value),
+      Ok(Finished::Written(value)) => Ok(Ok(
+        Json::of(&value).map_err(|e| throw(env, e))?.into_js(env)?,
+      )),
       Ok(Finished::Aborted) => match signal.as_ref().and_then(|s| path(s, &["reason"])) {
-        Some(reason) => rejected(env, reason),
-        None => reject_with(
-          env,
-          &MemoryError::WriteDenied {
-            outcome: "aborted".into(),
-            detail: None,
-          },
-        ),
+        Some(reason) => Ok(Err(unsafe {
+          Unknown::from_raw_unchecked(env.raw(), reason.raw())
+        })),
+        None => denied(&MemoryError::WriteDenied {
+          outcome: "aborted".into(),
+          detail: None,
+        }),
       },
-      Err(e) => reject_with(env, &e),
+      Err(e) => denied(&e),
     }
   }
 

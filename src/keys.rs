@@ -33,6 +33,10 @@ fn process_cwd() -> PathBuf {
 /// Workspace key of a session cwd: `''` without one, else its resolved absolute path.
 pub fn workspace_key_of(cwd: Option<&str>) -> String {
   match cwd {
+    // The process cwd is only read (a syscall) for a relative cwd.
+    Some(c) if Path::new(c).is_absolute() => {
+      resolve(Path::new("/"), c).to_string_lossy().into_owned()
+    }
     Some(c) if !c.is_empty() => resolve(&process_cwd(), c).to_string_lossy().into_owned(),
     _ => String::new(),
   }

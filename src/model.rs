@@ -301,8 +301,11 @@ pub struct QueryFilter {
 
 /// Reads a JSON value as an object; anything else reads as an empty object so that the field
 /// checks report the first missing field, as the reference does.
-pub fn as_object(value: &Value) -> Map<String, Value> {
-  value.as_object().cloned().unwrap_or_default()
+pub fn as_object(value: &Value) -> std::borrow::Cow<'_, Map<String, Value>> {
+  value.as_object().map_or_else(
+    || std::borrow::Cow::Owned(Map::new()),
+    std::borrow::Cow::Borrowed,
+  )
 }
 
 /// `JSON.stringify` of a field, `undefined` when absent (as the reference prints it).

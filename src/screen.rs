@@ -173,29 +173,35 @@ fn credential_like(value: &str) -> bool {
       || (v.chars().any(char::is_uppercase) && v.chars().any(char::is_lowercase)))
 }
 
+/// Where an assignment marker starts in `lower` (`:`, `=`, `：` or `is `) and its length.
+fn markers(lower: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+  lower.char_indices().filter_map(|(at, c)| match c {
+    ':' | '=' | '：' => Some((at, c.len_utf8())),
+    'i' if lower[at..].starts_with("is ") => Some((at, 3)),
+    _ => None,
+  })
+}
+
+/// A `name = value` (or `name: value`, `name is value`) assignment of a secret name with a
+/// credential-like value. One pass: each marker is checked for a secret name just before it
+/// (past spaces and quotes), rather than each name searched for through the whole text.
 fn assignment(text: &str) -> Option<&'static str> {
   let lower = text.to_lowercase();
-  for name in SECRET_NAMES {
-    let mut from = 0;
-    while let Some(at) = lower[from..].find(name) {
-      let start = from + at;
-      let end = start + name.len();
-      from = end;
+  for (at, len) in markers(&lower) {
+    let head = lower[..at].trim_end_matches([' ', '"', '\'']);
+    for name in SECRET_NAMES {
+      let Some(before) = head.strip_suffix(name) else {
+        continue;
+      };
       let before_ok = !name.is_ascii()
-        || lower[..start]
+        || before
           .chars()
           .next_back()
           .is_none_or(|c| !c.is_alphanumeric() && c != '_');
-      let rest = lower[end..].trim_start_matches([' ', '"', '\'']);
-      let Some(after) = rest
-        .strip_prefix([':', '=', '：'])
-        .or_else(|| rest.strip_prefix("is "))
-      else {
-        continue;
-      };
       if !before_ok {
         continue;
       }
+      let after = &lower[at + len..];
       let offset = text.len() - after.len();
       let value = text
         .get(offset..)
@@ -245,7 +251,8 @@ pub fn secret_kind(text: &str) -> Option<&'static str> {
       return Some("a bearer token");
     }
   }
-  for token in tokens(text) {
+  // Every credential format below is at least 20 characters long: most words skip them all.
+  for token in tokens(text).filter(|t| t.len() >= 20) {
     if let Some(kind) = prefixed(token) {
       return Some(kind);
     }

@@ -58,6 +58,40 @@ test('only a resolved "allowed-once" allows; every other gate answer is a denial
   }
 })
 
+test('a thenable that answers twice, or answers and then throws, settles its write once', async () => {
+  const gates = {
+    twice: () => ({ then: (ok) => (ok('allowed-once'), ok('allowed-once')) }),
+    allowThenFail: () => ({ then: (ok, fail) => (ok('allowed-once'), fail(new Error('late'))) }),
+    allowThenThrow: () => ({
+      then: (ok) => {
+        ok('allowed-once')
+        throw new Error('after answering')
+      },
+    }),
+  }
+  for (const [name, gate] of Object.entries(gates)) {
+    const p = open({ gate })
+    const { entry } = await p.add({ track: 'user', scope: 'workspace', text: `once-${name}` }, write)
+    assert.equal(entry.text, `once-${name}`)
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.deepEqual(p.listEntries().map((e) => e.text), [`once-${name}`], name)
+    assert.deepEqual(p.auditList(5).map((r) => r.action), ['add'], `${name}: one audit row`)
+    p.close()
+  }
+})
+
+test('a gate that answers after close gets a coded rejection, and nothing is written', async () => {
+  let answer
+  const p = open({ gate: () => new Promise((resolve) => (answer = resolve)) })
+  const pending = p.add({ track: 'user', scope: 'workspace', text: 'too late' }, write)
+  p.close()
+  answer('allowed-once')
+  await rejectsWith(pending, 'STORE_CORRUPT')
+  const again = new MemoryProvider({ dbPath: p.path, gate: allow })
+  assert.deepEqual(again.listEntries(), [])
+  again.close()
+})
+
 test('a gate that mutates the payload cannot change what is stored', async () => {
   const p = open({
     gate: async (payload) => {

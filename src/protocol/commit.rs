@@ -155,16 +155,18 @@ impl Memory {
           limit: budgets.limit(e.track, e.scope),
         })
       };
-      let recheck = |e: &Entry, delta: i64| -> Result<()> {
+      // Check that `delta` more units fit `e`'s layer; its usage once they are written.
+      let recheck = |e: &Entry, delta: i64| -> Result<Usage> {
         let used = store::layer_used(tx, e.track, e.scope, layer_key(e.scope, &e.workspace_key))
           .map_err(f)?;
-        check_budget(
-          e.track,
-          e.scope,
-          used,
-          budgets.limit(e.track, e.scope),
-          delta,
-        )
+        let limit = budgets.limit(e.track, e.scope);
+        check_budget(e.track, e.scope, used, limit, delta)?;
+        Ok(Usage {
+          track: e.track,
+          scope: e.scope,
+          used: used.saturating_add_signed(delta),
+          limit,
+        })
       };
       // The approved id, still visible and still containing its match; nothing else.
       let refind = |vis: &Visibility, t: &Target| -> Result<Entry> {
@@ -181,21 +183,21 @@ impl Memory {
       };
       match op {
         Op::Add(new) => {
-          recheck(&new, units(&new.text) as i64)?;
+          let usage = recheck(&new, units(&new.text) as i64)?;
           let entry = stamp(new);
           store::insert_entry(tx, &entry).map_err(f)?;
           audit("add", &entry)?;
-          Ok(json!({ "entry": entry, "usage": usage(&entry)? }))
+          Ok(json!({ "entry": entry, "usage": usage }))
         }
         Op::Approve { proposal_id, new } => {
           super::records::pending_proposal(tx, &proposal_id, path)?;
-          recheck(&new, units(&new.text) as i64)?;
+          let usage = recheck(&new, units(&new.text) as i64)?;
           let entry = stamp(new);
           store::insert_entry(tx, &entry).map_err(f)?;
           store::decide_proposal(tx, &proposal_id, "approved", now).map_err(f)?;
           audit("add", &entry)?;
           let proposal = store::get_proposal(tx, &proposal_id).map_err(f)?;
-          Ok(json!({ "proposal": proposal, "entry": entry, "usage": usage(&entry)? }))
+          Ok(json!({ "proposal": proposal, "entry": entry, "usage": usage }))
         }
         Op::Replace {
           vis,
@@ -204,7 +206,7 @@ impl Memory {
           tags,
         } => {
           let current = refind(&vis, &target)?;
-          recheck(&current, units(&text) as i64 - units(&current.text) as i64)?;
+          let usage = recheck(&current, units(&text) as i64 - units(&current.text) as i64)?;
           let mut entry = current.clone();
           entry.text = text;
           if let Some(tags) = tags {
@@ -215,7 +217,7 @@ impl Memory {
           entry.session_id = Some(session.to_string());
           store::update_entry(tx, &entry).map_err(f)?;
           audit("replace", &entry)?;
-          Ok(json!({ "previous": current, "entry": entry, "usage": usage(&entry)? }))
+          Ok(json!({ "previous": current, "entry": entry, "usage": usage }))
         }
         Op::Remove { vis, target } => {
           let entry = refind(&vis, &target)?;
@@ -230,14 +232,14 @@ impl Memory {
             store::delete_entry(tx, &entry.id).map_err(f)?;
             removed.push(entry);
           }
-          recheck(&new, units(&new.text) as i64)?;
+          let usage = recheck(&new, units(&new.text) as i64)?;
           let entry = stamp(new);
           store::insert_entry(tx, &entry).map_err(f)?;
           for old in &removed {
             audit("consolidate-remove", old)?;
           }
           audit("consolidate-add", &entry)?;
-          Ok(json!({ "removed": removed, "entry": entry, "usage": usage(&entry)? }))
+          Ok(json!({ "removed": removed, "entry": entry, "usage": usage }))
         }
         Op::Seed(news) => {
           let entries: Vec<Entry> = news.into_iter().map(stamp).collect();
