@@ -91,31 +91,29 @@ fn chain_start(conn: &Connection) -> rusqlite::Result<String> {
   Ok(v.unwrap_or_default())
 }
 
-fn last_hash(conn: &Connection) -> rusqlite::Result<String> {
-  let mut stmt = conn.prepare_cached("SELECT hash FROM audit ORDER BY seq DESC LIMIT 1")?;
-  match stmt
-    .query_row([], |r| r.get::<_, Option<String>>(0))
-    .optional()?
-  {
-    Some(hash) => Ok(hash.unwrap_or_default()),
-    None => chain_start(conn),
-  }
+/// The hash the next row chains to, and the `seq` it will get (`AUTOINCREMENT`: one past the
+/// highest ever used, which `sqlite_sequence` keeps even when the tail rows are gone).
+fn chain_tail(conn: &Connection) -> rusqlite::Result<(String, i64)> {
+  let mut stmt = conn.prepare_cached(
+    "SELECT EXISTS (SELECT 1 FROM audit), (SELECT hash FROM audit ORDER BY seq DESC LIMIT 1),
+            coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0)",
+  )?;
+  let (any, hash, last): (bool, Option<String>, i64) =
+    stmt.query_row([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+  let prev = if any {
+    hash.unwrap_or_default()
+  } else {
+    chain_start(conn)?
+  };
+  Ok((prev, last + 1))
 }
 
-/// Append one row, chained to the previous one. Returns its `seq`.
+/// Append one row, chained to the previous one, in one INSERT. Returns its `seq`.
 pub fn append(conn: &Connection, a: &NewAudit<'_>) -> rusqlite::Result<i64> {
-  let prev = last_hash(conn)?;
-  let ts = now_ms();
-  conn
-    .prepare_cached(
-      "INSERT INTO audit (ts, action, track, scope, entry_id, text, outcome, source, session_id, prev_hash)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )?
-    .execute(params![ts, a.action, a.track, a.scope, a.entry_id, a.text, a.outcome, a.source, a.session_id, prev])?;
-  let seq = conn.last_insert_rowid();
+  let (prev, seq) = chain_tail(conn)?;
   let row = AuditRow {
     seq,
-    ts,
+    ts: now_ms(),
     action: a.action.to_string(),
     track: a.track.map(str::to_string),
     scope: a.scope.map(str::to_string),
@@ -125,9 +123,13 @@ pub fn append(conn: &Connection, a: &NewAudit<'_>) -> rusqlite::Result<i64> {
     source: a.source.map(str::to_string),
     session_id: a.session_id.map(str::to_string),
   };
+  let hash = row_hash(&prev, &row);
   conn
-    .prepare_cached("UPDATE audit SET hash = ?2 WHERE seq = ?1")?
-    .execute(params![seq, row_hash(&prev, &row)])?;
+    .prepare_cached(
+      "INSERT INTO audit (seq, ts, action, track, scope, entry_id, text, outcome, source, session_id, prev_hash, hash)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    )?
+    .execute(params![seq, row.ts, a.action, a.track, a.scope, a.entry_id, a.text, a.outcome, a.source, a.session_id, prev, hash])?;
   Ok(seq)
 }
 
@@ -340,6 +342,26 @@ mod tests {
         .map(|b| (b.seq, b.reason.contains("prev_hash"))),
       Some((3, true))
     );
+    Ok(())
+  }
+
+  #[test]
+  fn after_every_row_is_pruned_the_next_one_continues_the_numbering_and_the_chain(
+  ) -> rusqlite::Result<()> {
+    let conn = ledger(3)?;
+    conn.execute("UPDATE audit SET ts = 0", [])?;
+    backfill(&conn)?;
+    assert_eq!(prune(&conn, 1, None)?, 3);
+    let seq = append(
+      &conn,
+      &NewAudit {
+        action: "add",
+        ..NewAudit::default()
+      },
+    )?;
+    assert_eq!(seq, 4, "a seq is never reused");
+    let v = verify(&conn)?;
+    assert!(v.ok && v.checked == 1, "{v:?}");
     Ok(())
   }
 

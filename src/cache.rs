@@ -6,8 +6,8 @@
 //! connection (another process, another provider on the same file) commits, and the newest
 //! audit `seq` it has seen. On a change, [`EntryCache::sync`] catches up from the audit ledger
 //! — every write names the entries it touched — plus the recall counters, or reloads when the
-//! ledger cannot be trusted for it. This connection's own commits are applied by re-reading
-//! exactly the rows they touched ([`EntryCache::refresh_ids`]) and by [`EntryCache::bump`].
+//! ledger cannot be trusted for it. This connection's own commits are applied from what they
+//! wrote ([`EntryCache::apply`]) and by [`EntryCache::bump`].
 //! Writes never trust the model: the write transaction re-finds its target by id in SQLite.
 #![forbid(unsafe_code)]
 
@@ -369,6 +369,53 @@ impl EntryCache {
         {
           self.retire(slot);
         }
+      }
+    }
+    self.maybe_compact();
+    Ok(())
+  }
+
+  /// Apply this connection's own commit from what it wrote, without reading it back: the
+  /// `written` entries (with their rowid when the write knows it — an insert does; otherwise
+  /// the model's) and the `removed` ids. An entry whose rowid is unknown to both is re-read.
+  pub fn apply(
+    &mut self,
+    conn: &Connection,
+    written: &[(Option<i64>, &Entry)],
+    removed: &[&str],
+  ) -> rusqlite::Result<()> {
+    if self.data_version.is_none() {
+      return Ok(());
+    }
+    for id in removed {
+      if let Some(slot) = self
+        .by_id
+        .remove(&EntryId::new(id), |s| id_at(&self.metas, s))
+      {
+        self.retire(slot);
+      }
+    }
+    for (rowid, e) in written {
+      let known = rowid.or_else(|| {
+        let slot = self
+          .by_id
+          .get(&EntryId::new(&e.id), |s| id_at(&self.metas, s))?;
+        self.metas.get(slot as usize)?.as_ref().map(|m| m.rowid)
+      });
+      match known {
+        Some(rowid) => self.insert(&IndexRow {
+          rowid,
+          id: &e.id,
+          track: e.track,
+          scope: e.scope,
+          workspace_key: &e.workspace_key,
+          agent_key: &e.agent_key,
+          text: &e.text,
+          updated_at: e.updated_at,
+          last_recalled: e.last_recalled,
+          recall_count: e.recall_count,
+        }),
+        None => self.refresh_ids(conn, std::slice::from_ref(&e.id))?,
       }
     }
     self.maybe_compact();

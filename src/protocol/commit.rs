@@ -86,41 +86,19 @@ impl Memory {
   }
 
   pub(super) fn commit(&mut self, plan: &Plan, label: &str) -> Result<Value> {
-    let result = self.commit_tx(plan, label)?;
-    self.refresh_touched(&result);
+    let (result, touched) = self.commit_tx(plan, label)?;
+    // The model takes the commit from what was written; if that fails it reloads on next read.
+    let Self { store, cache, .. } = self;
+    let written: Vec<(Option<i64>, &Entry)> =
+      touched.written.iter().map(|(r, e)| (*r, e)).collect();
+    let removed: Vec<&str> = touched.removed.iter().map(String::as_str).collect();
+    if cache.apply(store.conn(), &written, &removed).is_err() {
+      cache.invalidate();
+    }
     Ok(result)
   }
 
-  /// Apply this connection's own commit to the read model by re-reading the rows it touched.
-  pub(super) fn refresh_touched(&mut self, result: &Value) {
-    let mut ids: Vec<String> = Vec::new();
-    let mut take = |v: &Value| {
-      if let Some(id) = v.get("id").and_then(Value::as_str) {
-        ids.push(id.to_string());
-      }
-    };
-    for key in ["entry", "previous"] {
-      if let Some(v) = result.get(key) {
-        take(v);
-      }
-    }
-    for key in ["removed", "entries"] {
-      for v in result
-        .get(key)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-      {
-        take(v);
-      }
-    }
-    let Self { store, cache, .. } = self;
-    if cache.refresh_ids(store.conn(), &ids).is_err() {
-      cache.invalidate();
-    }
-  }
-
-  pub(super) fn commit_tx(&mut self, plan: &Plan, label: &str) -> Result<Value> {
+  fn commit_tx(&mut self, plan: &Plan, label: &str) -> Result<(Value, Touched)> {
     let budgets = self.config.budgets;
     let source_label = self.config.source_label.clone();
     let session = plan.writer.session_id.as_str();
@@ -186,18 +164,22 @@ impl Memory {
           let usage = recheck(&new, units(&new.text) as i64)?;
           let entry = stamp(new);
           store::insert_entry(tx, &entry).map_err(f)?;
+          let rowid = tx.last_insert_rowid();
           audit("add", &entry)?;
-          Ok(json!({ "entry": entry, "usage": usage }))
+          let result = json!({ "entry": entry, "usage": usage });
+          Ok((result, Touched::written(vec![(Some(rowid), entry)])))
         }
         Op::Approve { proposal_id, new } => {
           super::records::pending_proposal(tx, &proposal_id, path)?;
           let usage = recheck(&new, units(&new.text) as i64)?;
           let entry = stamp(new);
           store::insert_entry(tx, &entry).map_err(f)?;
+          let rowid = tx.last_insert_rowid();
           store::decide_proposal(tx, &proposal_id, "approved", now).map_err(f)?;
           audit("add", &entry)?;
           let proposal = store::get_proposal(tx, &proposal_id).map_err(f)?;
-          Ok(json!({ "proposal": proposal, "entry": entry, "usage": usage }))
+          let result = json!({ "proposal": proposal, "entry": entry, "usage": usage });
+          Ok((result, Touched::written(vec![(Some(rowid), entry)])))
         }
         Op::Replace {
           vis,
@@ -217,13 +199,21 @@ impl Memory {
           entry.session_id = Some(session.to_string());
           store::update_entry(tx, &entry).map_err(f)?;
           audit("replace", &entry)?;
-          Ok(json!({ "previous": current, "entry": entry, "usage": usage }))
+          let result = json!({ "previous": current, "entry": entry, "usage": usage });
+          Ok((result, Touched::written(vec![(None, entry)])))
         }
         Op::Remove { vis, target } => {
           let entry = refind(&vis, &target)?;
           store::delete_entry(tx, &entry.id).map_err(f)?;
           audit("remove", &entry)?;
-          Ok(json!({ "entry": entry, "usage": usage(&entry)? }))
+          let result = json!({ "entry": entry, "usage": usage(&entry)? });
+          Ok((
+            result,
+            Touched {
+              written: Vec::new(),
+              removed: vec![entry.id],
+            },
+          ))
         }
         Op::Consolidate { vis, targets, new } => {
           let mut removed = Vec::with_capacity(targets.len());
@@ -235,11 +225,19 @@ impl Memory {
           let usage = recheck(&new, units(&new.text) as i64)?;
           let entry = stamp(new);
           store::insert_entry(tx, &entry).map_err(f)?;
+          let rowid = tx.last_insert_rowid();
           for old in &removed {
             audit("consolidate-remove", old)?;
           }
           audit("consolidate-add", &entry)?;
-          Ok(json!({ "removed": removed, "entry": entry, "usage": usage }))
+          let result = json!({ "removed": removed, "entry": entry, "usage": usage });
+          Ok((
+            result,
+            Touched {
+              written: vec![(Some(rowid), entry)],
+              removed: removed.into_iter().map(|e| e.id).collect(),
+            },
+          ))
         }
         Op::Seed(news) => {
           let entries: Vec<Entry> = news.into_iter().map(stamp).collect();
@@ -256,13 +254,33 @@ impl Memory {
             },
           )
           .map_err(f)?;
+          let mut written = Vec::with_capacity(entries.len());
           for e in &entries {
             store::insert_entry(tx, e).map_err(f)?;
+            written.push(tx.last_insert_rowid());
             audit("add", e)?;
           }
-          Ok(json!({ "added": entries.len(), "entries": entries }))
+          let result = json!({ "added": entries.len(), "entries": entries });
+          let written = written.into_iter().map(Some).zip(entries).collect();
+          Ok((result, Touched::written(written)))
         }
       }
     })
+  }
+}
+
+/// What a commit changed, for the read model: entries written (with their rowid when inserted)
+/// and ids removed.
+struct Touched {
+  written: Vec<(Option<i64>, Entry)>,
+  removed: Vec<String>,
+}
+
+impl Touched {
+  fn written(written: Vec<(Option<i64>, Entry)>) -> Self {
+    Self {
+      written,
+      removed: Vec::new(),
+    }
   }
 }

@@ -489,6 +489,35 @@ fn query_ranks_by_recall_and_counts_in_one_pass() -> TestResult {
 }
 
 #[test]
+fn a_replaced_entry_keeps_its_recall_rank() -> TestResult {
+  let (mut m, _dir) = memory(json!({}))?;
+  for t in ["pnpm alpha", "pnpm beta"] {
+    add(&mut m, "user", "workspace", t, writer("", "/w"))?;
+  }
+  let opts = QueryOptions {
+    count_recall: true,
+    ..QueryOptions::default()
+  };
+  for _ in 0..3 {
+    m.query(&json!({"text": "beta"}), &opts)?;
+  }
+  // The pending bumps are written by the replace's own transaction.
+  let plan = m.plan_replace(
+    &json!({"track": "user", "scope": "workspace", "match": "beta", "text": "pnpm gamma"}),
+    writer("", "/w"),
+  )?;
+  m.finish(&plan, allow(), None, false)?;
+  let page = m.query(&json!({"text": "pnpm"}), &QueryOptions::default())?;
+  let ranked: Vec<(&str, i64)> = page
+    .entries
+    .iter()
+    .map(|e| (e.text.as_str(), e.recall_count))
+    .collect();
+  assert_eq!(ranked, vec![("pnpm gamma", 3), ("pnpm alpha", 0)]);
+  Ok(())
+}
+
+#[test]
 fn a_snapshot_is_frozen_per_session_and_stored_once_per_text() -> TestResult {
   let (mut m, _dir) = memory(json!({}))?;
   assert_eq!(
