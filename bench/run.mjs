@@ -419,7 +419,7 @@ function table(results) {
     if (inf['add.retention.filled']) extra.push(`add with auditRetentionDays 30 at the filled audit table (prunes the expired head of the ledger in the same transaction) ${fmt(inf['add.retention.filled'].median)} µs`)
     if (res.floor?.info?.['query.common.pageOnly']) extra.push(`floor common-word page alone, without the exact total: ${fmt(res.floor.info['query.common.pageOnly'].median)} µs`)
     const fi = res.floor?.info
-    if (fi?.['add.chained']) extra.push(`floor with the audit chain's extra statements (read last hash + UPDATE hash per audit row, no hashing): add ${fmt(fi['add.chained'].median)} µs, seed ${fmt(fi['seed.batch100.chained'].median)} µs per 100`)
+    if (fi?.['add.chained']) extra.push(`floor with the audit chain's extra statement (read the chain's tail per audit row, no hashing): add ${fmt(fi['add.chained'].median)} µs, seed ${fmt(fi['seed.batch100.chained'].median)} µs per 100`)
     if (fi?.['add.noFts']) extra.push(`floor without the provider's FTS triggers: add ${fmt(fi['add.noFts'].median)} µs, seed ${fmt(fi['seed.batch100.noFts'].median)} µs per 100 (the index maintenance is the rest of the write floor)`)
     if (res.floor?.info?.resolve) extra.push(`floor target lookup (indexed, in the layer) ${fmt(res.floor.info.resolve.median)} µs`)
     if (inf['snapshot.viaQuery']?.median != null) extra.push(`snapshot from query({limit: 1000}, {agentKey, workspaceKey, countRecall: false}) + budgets + renderSnapshot ${fmt(inf['snapshot.viaQuery'].median)} µs`)

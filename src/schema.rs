@@ -15,7 +15,7 @@ use crate::error::{MemoryError, Result};
 use crate::text::units;
 
 /// The store schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 const V1: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -186,6 +186,20 @@ fn v5_backfill(conn: &Connection) -> rusqlite::Result<()> {
   Ok(())
 }
 
+/// Version 9: drop the indexes no statement reads, which every write kept. Ranking, listing
+/// and layer filters are answered by the read model and `entries_layer`; `(track, scope)` is
+/// `entries_layer`'s prefix; retention walks the ledger by `seq`. The recalled entries (read on
+/// a cross-process catch-up) get a partial index, which an entry enters on its first recall —
+/// an add, or a rewrite of a never-recalled entry, no longer touches a ranking index.
+/// Idempotent, so a store that lost its version row may run it again.
+const V9: &str = "
+DROP INDEX IF EXISTS entries_track_scope;
+DROP INDEX IF EXISTS entries_created;
+DROP INDEX IF EXISTS entries_rank;
+DROP INDEX IF EXISTS audit_ts;
+CREATE INDEX IF NOT EXISTS entries_recalled ON entries (recall_count) WHERE recall_count > 0;
+";
+
 fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
   match version {
     1 => conn.execute_batch(V1),
@@ -201,7 +215,8 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
       crate::audit::backfill(conn)
     }
     7 => conn.execute_batch(V7),
-    _ => conn.execute_batch(V8),
+    8 => conn.execute_batch(V8),
+    _ => conn.execute_batch(V9),
   }
 }
 

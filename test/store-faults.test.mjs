@@ -4,10 +4,9 @@
 // and the store must reopen consistent once the fault is gone.
 //
 // How the faults are made (nothing is simulated in the provider):
-//  - corrupt/truncated/newer-schema files: bytes of a real store written by the provider, then
-//    cut or overwritten. The newer schema is made by patching the ASCII digit of the
-//    `meta('schema_version', '<n>')` record in place (same length, SQLite has no page checksums):
-//    Node 20 has no SQLite to run an UPDATE with.
+//  - corrupt/truncated files: bytes of a real store written by the provider, then cut or
+//    overwritten. The newer schema is one UPDATE of its `meta` row, by the raw SQLite the
+//    conformance runner finds (node:sqlite, the sqlite3 shell or python3; skipped without one).
 //  - read-only directory: as non-root `chmod 0500`; as root (chmod does not bind root) a tmpfs
 //    mounted and remounted read-only; skipped with the reason when neither is possible.
 //  - read-only file: as non-root `chmod 0444`; as root `chattr +i` (immutable, binds root);
@@ -23,6 +22,7 @@ import { execFileSync, fork, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { NATIVE_BUILT, fullAudit, tmpDir, violations } from './support/faults/common.mjs'
+import { detectSqlite } from '../conformance/lib.mjs'
 
 const POKE = new URL('./support/faults/poke.mjs', import.meta.url).pathname
 const FILL = new URL('./support/faults/fill.mjs', import.meta.url).pathname
@@ -168,24 +168,14 @@ describe('corrupt and foreign files', { skip }, () => {
     }
   })
 
-  test('a store written by a newer schema: STORE_UNSUPPORTED_VERSION, file untouched', async () => {
+  test('a store written by a newer schema: STORE_UNSUPPORTED_VERSION, file untouched', async (t) => {
+    const sqlite = await detectSqlite()
+    if (!sqlite) return t.skip('no raw SQLite here (node:sqlite, sqlite3 shell or python3) to write a newer version')
     const work = tmpDir('memento-newer-')
     try {
       const dbPath = path.join(work, 'memory.db')
       await makeStore(dbPath, 20)
-      const bytes = fs.readFileSync(dbPath)
-      // meta(key TEXT PRIMARY KEY, value TEXT): the table row stores 'schema_version' followed
-      // directly by the value's digits; the primary-key index stores the key alone.
-      let patched = 0
-      for (let at = bytes.indexOf('schema_version'); at >= 0; at = bytes.indexOf('schema_version', at + 1)) {
-        let i = at + 'schema_version'.length
-        while (bytes[i] >= 0x30 && bytes[i] <= 0x39) {
-          bytes[i++] = 0x39
-          patched++
-        }
-      }
-      assert.ok(patched >= 1, 'found the schema_version value in the file')
-      fs.writeFileSync(dbPath, bytes)
+      await sqlite.exec(dbPath, "UPDATE meta SET value = '99' WHERE key = 'schema_version';")
       const before = snapshot(work)
       for (const factory of [undefined, faults.CONFORMANCE_FACTORY]) {
         assert.throws(
