@@ -193,15 +193,34 @@ fn to_json(value: &Unknown<'_>, depth: u32) -> std::result::Result<Value, String
         }
         return Ok(Value::Array(items));
       }
-      let mut map = Map::new();
-      for key in Object::keys(&obj).map_err(fail)? {
-        let item: Unknown = obj.get_named_property(&key).map_err(fail)?;
-        if item.get_type().map_err(fail)? != ValueType::Undefined {
-          map.insert(
-            key.clone(),
-            to_json(&item, depth + 1).map_err(|e| format!("{key}: {e}"))?,
-          );
+      // Each property is read by the key value the engine listed (no key string is re-made).
+      let raw = value.value().env;
+      let status = |s: napi::sys::napi_status| {
+        if s == napi::sys::Status::napi_ok {
+          Ok(())
+        } else {
+          Err(take_exception(raw).unwrap_or_else(|| "cannot be read".into()))
         }
+      };
+      let mut names = std::ptr::null_mut();
+      status(unsafe { napi::sys::napi_get_property_names(raw, obj.raw(), &mut names) })?;
+      let mut len = 0u32;
+      status(unsafe { napi::sys::napi_get_array_length(raw, names, &mut len) })?;
+      let mut map = Map::new();
+      for i in 0..len {
+        let (mut key, mut item) = (std::ptr::null_mut(), std::ptr::null_mut());
+        status(unsafe { napi::sys::napi_get_element(raw, names, i, &mut key) })?;
+        status(unsafe { napi::sys::napi_get_property(raw, obj.raw(), key, &mut item) })?;
+        let item = unsafe { Unknown::from_raw_unchecked(raw, item) };
+        if item.get_type().map_err(fail)? == ValueType::Undefined {
+          continue;
+        }
+        let key = match to_json(&unsafe { Unknown::from_raw_unchecked(raw, key) }, depth + 1)? {
+          Value::String(k) => k,
+          other => other.to_string(),
+        };
+        let item = to_json(&item, depth + 1).map_err(|e| format!("{key}: {e}"))?;
+        map.insert(key, item);
       }
       Ok(Value::Object(map))
     }
@@ -268,10 +287,13 @@ fn writer_of(write: Option<&Unknown<'_>>) -> crate::Result<Writer> {
   let Some(write) = write else {
     return Err(MemoryError::WriteRequiresAgent);
   };
+  let session = path(write, &["agent", "session"]);
+  let header = session.as_ref().and_then(|s| path(s, &["header"]));
+  let at = |from: &Option<Unknown<'_>>, key: &str| from.as_ref().and_then(|v| string_at(v, &[key]));
   Writer::new(
-    string_at(write, &["agent", "session", "id"]).as_deref(),
-    string_at(write, &["agent", "session", "header", "cwd"]).as_deref(),
-    string_at(write, &["agent", "session", "header", "agentPreset"]).as_deref(),
+    at(&session, "id").as_deref(),
+    at(&header, "cwd").as_deref(),
+    at(&header, "agentPreset").as_deref(),
   )
 }
 

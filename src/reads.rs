@@ -192,8 +192,13 @@ fn layer_rows(
   folded: Option<&str>,
 ) -> rusqlite::Result<Vec<(i64, Entry)>> {
   let filter = "AND (?3 IS NULL OR instr(lower(text), ?3) > 0)";
-  let rows: Vec<(i64, Entry)> = match (scope, vis.workspace_key.as_deref()) {
-    (Scope::Workspace, Some(ws)) => conn
+  let rows: Vec<(i64, Entry)> = match (scope, vis.workspace_key.as_deref(), vis.agent_key.as_deref()) {
+    // A session's workspace layer: its shared rows and its agent's, two index ranges.
+    (Scope::Workspace, Some(ws), Some(agent)) => conn
+      .prepare_cached(&format!("SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE track = ?1 AND scope = 'workspace' AND workspace_key = ?2 AND agent_key IN ('', ?4) {filter}"))?
+      .query_map(params![track.as_str(), ws, folded, agent], with_rowid)?
+      .collect::<rusqlite::Result<_>>()?,
+    (Scope::Workspace, Some(ws), None) => conn
       .prepare_cached(&format!("SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE track = ?1 AND scope = 'workspace' AND workspace_key = ?2 {filter}"))?
       .query_map(params![track.as_str(), ws, folded], with_rowid)?
       .collect::<rusqlite::Result<_>>()?,

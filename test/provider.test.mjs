@@ -44,6 +44,13 @@ test('only a resolved "allowed-once" allows; every other gate answer is a denial
       throw new TypeError('no UI')
     },
     thenable: () => ({ then: (_ok, fail) => fail(new Error('thenable says no')) }),
+    trappedPromise: () => {
+      const answer = Promise.resolve('allowed-once')
+      answer.then = () => {
+        throw new Error('then trap')
+      }
+      return answer
+    },
   }
   for (const [name, gate] of Object.entries(gates)) {
     const p = open({ gate })

@@ -6,8 +6,10 @@
 //! promise given to the caller) waits in a per-thread table under that token and is taken out
 //! exactly once, by the first answer; the caller's promise is settled directly with the result.
 //!
-//! Per write this costs two promises and two bound functions, where closures cost a native
-//! function (with a finalizer) per callback and two more promises chained behind them.
+//! Per write this costs one or two promises and two bound functions, where closures cost a
+//! native function (with a finalizer) per callback and two more promises chained behind them.
+//! A native promise (what an async gate returns) is awaited directly: its `then` is the one
+//! adoption would call anyway.
 #![allow(unsafe_code)]
 
 use std::cell::{Cell, RefCell};
@@ -119,10 +121,18 @@ pub(super) fn await_answer<'e>(
   returned: Unknown<'e>,
 ) -> Result<PromiseRaw<'e, Unknown<'e>>> {
   let raw = env.raw();
-  // A native promise adopting the answer (a value, a promise or a thenable).
-  let (mut adopt, mut adopted) = (ptr::null_mut(), ptr::null_mut());
-  check(unsafe { sys::napi_create_promise(raw, &mut adopt, &mut adopted) })?;
-  check(unsafe { sys::napi_resolve_deferred(raw, adopt, returned.raw()) })?;
+  // The answer as a native promise: the gate's own when it returned one (an async gate),
+  // else a new one adopting the value or thenable it returned.
+  let mut native = false;
+  check(unsafe { sys::napi_is_promise(raw, returned.raw(), &mut native) })?;
+  let adopted = if native {
+    returned.raw()
+  } else {
+    let (mut adopt, mut adopted) = (ptr::null_mut(), ptr::null_mut());
+    check(unsafe { sys::napi_create_promise(raw, &mut adopt, &mut adopted) })?;
+    check(unsafe { sys::napi_resolve_deferred(raw, adopt, returned.raw()) })?;
+    adopted
+  };
   let (mut deferred, mut promise) = (ptr::null_mut(), ptr::null_mut());
   check(unsafe { sys::napi_create_promise(raw, &mut deferred, &mut promise) })?;
   let mut write_ref = ptr::null_mut();
