@@ -420,6 +420,7 @@ function table(results) {
     if (res.floor?.info?.['query.common.pageOnly']) extra.push(`floor common-word page alone, without the exact total: ${fmt(res.floor.info['query.common.pageOnly'].median)} µs`)
     const fi = res.floor?.info
     if (fi?.['add.chained']) extra.push(`floor with the audit chain's extra statement (read the chain's tail per audit row, no hashing): add ${fmt(fi['add.chained'].median)} µs, seed ${fmt(fi['seed.batch100.chained'].median)} µs per 100`)
+    if (fi?.refind) extra.push(`floor statements a protocol write runs besides its mutation + audit INSERT (each alone): re-find the approved id ${fmt(fi.refind.median)} µs, a layer's usage ${fmt(fi.layerUsage.median)} µs, the audit chain's tail ${fmt(fi.chainTail.median)} µs (add runs the usage read and the tail; replace and remove all three; consolidate two re-finds, one usage read and three tails)`)
     if (fi?.['add.noFts']) extra.push(`floor without the provider's FTS triggers: add ${fmt(fi['add.noFts'].median)} µs, seed ${fmt(fi['seed.batch100.noFts'].median)} µs per 100 (the index maintenance is the rest of the write floor)`)
     if (res.floor?.info?.resolve) extra.push(`floor target lookup (indexed, in the layer) ${fmt(res.floor.info.resolve.median)} µs`)
     if (inf['snapshot.viaQuery']?.median != null) extra.push(`snapshot from query({limit: 1000}, {agentKey, workspaceKey, countRecall: false}) + budgets + renderSnapshot ${fmt(inf['snapshot.viaQuery'].median)} µs`)

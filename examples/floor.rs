@@ -921,6 +921,65 @@ fn bench(args: &[String]) -> Res<Value> {
   }
   info.insert("resolve".into(), s.stats());
 
+  // Information: the other statements a protocol write runs besides its mutation and audit
+  // INSERT, one by one, on the replace targets: the re-find of the approved id (with the
+  // visibility filter), the layer's usage (the budget re-check, and the usage a write reports)
+  // and the audit chain's tail (the hash and seq the new row chains to).
+  let mut refind = Samples::default();
+  let mut usage = Samples::default();
+  let mut tail = Samples::default();
+  for r in &replaces {
+    let i = &r["input"];
+    let id = ids
+      .get(index_of(r))
+      .cloned()
+      .ok_or("replace index out of range")?;
+    refind.time(|| {
+      let sql = format!(
+        "SELECT {ENTRY_COLUMNS} FROM entries WHERE id = ?1
+           AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
+           AND (scope <> 'workspace' OR ?3 IS NULL OR workspace_key = ?3)"
+      );
+      conn
+        .prepare_cached(&sql)?
+        .query_row(
+          params![id, str_of(i, "agentKey"), str_of(i, "workspaceKey")],
+          read_row,
+        )
+        .map(|_| ())
+        .map_err(Into::into)
+    })?;
+    usage.time(|| {
+      conn
+        .prepare_cached(
+          "SELECT used FROM layer_usage WHERE track = ?1 AND scope = ?2 AND workspace_key = ?3",
+        )?
+        .query_row(
+          params![
+            str_of(i, "track"),
+            str_of(i, "scope"),
+            str_of(i, "workspaceKey")
+          ],
+          |r| r.get::<_, i64>(0),
+        )
+        .map(|_| ())
+        .map_err(Into::into)
+    })?;
+    tail.time(|| {
+      conn
+        .prepare_cached(
+          "SELECT EXISTS (SELECT 1 FROM audit), (SELECT hash FROM audit ORDER BY seq DESC LIMIT 1),
+                  coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0)",
+        )?
+        .query_row([], |r| r.get::<_, i64>(2))
+        .map(|_| ())
+        .map_err(Into::into)
+    })?;
+  }
+  info.insert("refind".into(), refind.stats());
+  info.insert("layerUsage".into(), usage.stats());
+  info.insert("chainTail".into(), tail.stats());
+
   // replace: UPDATE by id + audit
   let mut s = Samples::default();
   for r in &replaces {

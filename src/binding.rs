@@ -3,7 +3,7 @@
 //! Every method converts its arguments (rejecting BigInt, Symbol, functions and lone surrogates
 //! with `INVALID_INPUT` instead of crashing), calls the core, and maps [`MemoryError`] to a JS
 //! `Error` with `.code` and `.details`. Writes call the provider's own approval callback on the
-//! main thread, await it through a native promise, and finish in one synchronous core call.
+//! main thread, await its answer ([`gate`]), and finish in one synchronous core call.
 #![allow(unsafe_code)] // napi-derive expands to unsafe glue; `Unknown::cast` after a type check.
 
 use std::cell::RefCell;

@@ -5,8 +5,9 @@
 //!
 //! - **Core / binding split.** Everything but `binding.rs` is plain Rust with no napi types and
 //!   is tested by `cargo test --no-default-features`. `binding.rs` (feature `node`, on by
-//!   default) is the one file that names napi: it converts arguments, calls the core, and maps
-//!   errors to JS `Error`s carrying `.code` and `.details`.
+//!   default) and its child `binding/gate.rs` are the only files that name napi: they convert
+//!   arguments, call the core, await the gate, and map errors to JS `Error`s carrying `.code`
+//!   and `.details`.
 //! - **The gate lives inside the provider.** A write is planned ([`protocol::Memory::plan_add`]
 //!   and siblings: validate, resolve, pre-check, build the payload), the binding calls the JS
 //!   approval callback on the main thread and awaits it, and [`protocol::Memory::finish`]

@@ -176,14 +176,14 @@ pub(super) fn await_answer<'e>(
     settle(
       raw,
       token,
-      GateAnswerOf::Failed(format!("cannot await the gate: {reason}")),
+      Arrived::Failed(format!("cannot await the gate: {reason}")),
     );
   }
   Ok(PromiseRaw::new(raw, promise))
 }
 
 /// What arrived for a waiting write.
-enum GateAnswerOf {
+enum Arrived {
   /// The gate's promise fulfilled with this value.
   Value(sys::napi_value),
   /// It rejected, or could not be awaited.
@@ -219,9 +219,9 @@ unsafe extern "C" fn answered(
       unsafe { sys::napi_get_undefined(env, &mut value) };
     }
     let answer = if fulfilled {
-      GateAnswerOf::Value(value)
+      Arrived::Value(value)
     } else {
-      GateAnswerOf::Failed(describe_thrown(&unsafe {
+      Arrived::Failed(describe_thrown(&unsafe {
         Unknown::from_raw_unchecked(env, value)
       }))
     };
@@ -235,7 +235,7 @@ unsafe extern "C" fn answered(
 }
 
 /// Finish the write waiting under `token` (if it still is) and settle the caller's promise.
-fn settle(raw: sys::napi_env, token: u64, answer: GateAnswerOf) {
+fn settle(raw: sys::napi_env, token: u64, answer: Arrived) {
   let Some(w) = WAITING.with(|t| t.borrow_mut().remove(&token)) else {
     return;
   };
@@ -247,8 +247,8 @@ fn settle(raw: sys::napi_env, token: u64, answer: GateAnswerOf) {
   }
   let write = unsafe { Unknown::from_raw_unchecked(raw, write) };
   let answer = match answer {
-    GateAnswerOf::Failed(message) => GateAnswer::Failed(message),
-    GateAnswerOf::Value(v) => {
+    Arrived::Failed(message) => GateAnswer::Failed(message),
+    Arrived::Value(v) => {
       let v = unsafe { Unknown::from_raw_unchecked(raw, v) };
       match to_json(&v, 0) {
         Ok(Value::String(s)) if v.get_type().ok() == Some(ValueType::String) => {
