@@ -381,8 +381,8 @@ impl EntryCache {
   pub fn apply(
     &mut self,
     conn: &Connection,
-    written: &[(Option<i64>, &Entry)],
-    removed: &[&str],
+    written: &[(Option<i64>, Entry)],
+    removed: &[String],
   ) -> rusqlite::Result<()> {
     if self.data_version.is_none() {
       return Ok(());

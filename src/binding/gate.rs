@@ -1,8 +1,8 @@
 //! Awaiting the approval gate's answer without a closure per write.
 //!
 //! A write's gate may return anything: a string, a promise, a thenable, or throw. The binding
-//! adopts what it returns into a native promise and attaches one native answer callback, bound
-//! to a token that names the waiting write. The write (its plan, its context and the deferred
+//! awaits what it returns as a native promise (adopting a value or thenable into one) with one
+//! native answer callback, bound to a token that names the waiting write. The write (its plan, its context and the deferred
 //! promise given to the caller) waits in a per-thread table under that token and is taken out
 //! exactly once, by the first answer; the caller's promise is settled directly with the result.
 //!

@@ -89,10 +89,10 @@ impl Memory {
     let (result, touched) = self.commit_tx(plan, label)?;
     // The model takes the commit from what was written; if that fails it reloads on next read.
     let Self { store, cache, .. } = self;
-    let written: Vec<(Option<i64>, &Entry)> =
-      touched.written.iter().map(|(r, e)| (*r, e)).collect();
-    let removed: Vec<&str> = touched.removed.iter().map(String::as_str).collect();
-    if cache.apply(store.conn(), &written, &removed).is_err() {
+    if cache
+      .apply(store.conn(), &touched.written, &touched.removed)
+      .is_err()
+    {
       cache.invalidate();
     }
     Ok(result)
