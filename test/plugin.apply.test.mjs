@@ -302,6 +302,7 @@ describe('/memory command', () => {
     assert.equal(provider.entries[1].agentKey, '')
     assert.equal((await cmd(ctx, other, '/memory import {nope')).text, 'import: inline JSON could not be parsed')
     assert.match((await cmd(ctx, other, '/memory import /no/such file.json')).text, /^import: cannot read "\/no\/such file\.json": /)
+    assert.match((await cmd(ctx, other, '/memory import --adapter=mem0 /no/such.json')).text, /^import: cannot read "\/no\/such\.json": /)
   })
   test('adapters are listed through the registry', async () => {
     const { ctx } = setup()

@@ -81,6 +81,14 @@ export function makeMemoryCommand({ provider, service, config, commandWrite, get
   const s = strings(config.language).cmd
   const ok = (text) => ({ kind: 'success', text })
   const err = (text) => ({ kind: 'error', text })
+  /** An import file's text, or the error result saying why it cannot be read. */
+  const importFile = async (arg) => {
+    try {
+      return { text: await readText(arg) }
+    } catch (e) {
+      return { failure: err(`import: cannot read ${JSON.stringify(arg)}: ${e.message}`) }
+    }
+  }
 
   async function run({ rawInput, agent, signal }) {
     const { verb, rest } = splitVerb(rawInput)
@@ -190,13 +198,9 @@ export function makeMemoryCommand({ provider, service, config, commandWrite, get
           if (arg.startsWith('{') || arg.startsWith('[')) {
             payload = arg // adapters parse text themselves, so their errors carry line numbers
           } else {
-            let raw
-            try {
-              raw = await readText(arg)
-            } catch (e) {
-              return err(`import: cannot read ${JSON.stringify(arg)}: ${e.message}`)
-            }
-            payload = raw
+            const file = await importFile(arg)
+            if (file.failure) return file.failure
+            payload = file.text
           }
           let adapted
           try {
@@ -224,14 +228,10 @@ export function makeMemoryCommand({ provider, service, config, commandWrite, get
             return err('import: inline JSON could not be parsed')
           }
         } else {
-          let raw
+          const file = await importFile(arg)
+          if (file.failure) return file.failure
           try {
-            raw = await readText(arg)
-          } catch (e) {
-            return err(`import: cannot read ${JSON.stringify(arg)}: ${e.message}`)
-          }
-          try {
-            doc = JSON.parse(raw)
+            doc = JSON.parse(file.text)
           } catch (e) {
             // B13: a file that reads but does not parse is a JSON error, not a read error.
             return err(`import: ${JSON.stringify(arg)} is not valid JSON: ${e.message}`)
