@@ -214,9 +214,9 @@ static CHAINED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::n
 fn audit(conn: &Connection, a: Audit<'_>) -> Res<()> {
   let chained = CHAINED.load(std::sync::atomic::Ordering::Relaxed);
   if chained {
-    let _tail: (bool, Option<String>, i64) = conn
+    let _tail: (Option<String>, Option<i64>, i64) = conn
       .prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM audit), (SELECT hash FROM audit ORDER BY seq DESC LIMIT 1),
+        "SELECT (SELECT hash FROM audit ORDER BY seq DESC LIMIT 1), (SELECT max(seq) FROM audit),
                 coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0)",
       )?
       .query_row([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
@@ -968,7 +968,7 @@ fn bench(args: &[String]) -> Res<Value> {
     tail.time(|| {
       conn
         .prepare_cached(
-          "SELECT EXISTS (SELECT 1 FROM audit), (SELECT hash FROM audit ORDER BY seq DESC LIMIT 1),
+          "SELECT (SELECT hash FROM audit ORDER BY seq DESC LIMIT 1), (SELECT max(seq) FROM audit),
                   coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0)",
         )?
         .query_row([], |r| r.get::<_, i64>(2))

@@ -91,21 +91,21 @@ fn chain_start(conn: &Connection) -> rusqlite::Result<String> {
   Ok(v.unwrap_or_default())
 }
 
-/// The hash the next row chains to, and the `seq` it will get (`AUTOINCREMENT`: one past the
-/// highest ever used, which `sqlite_sequence` keeps even when the tail rows are gone).
+/// The hash the next row chains to, and the `seq` it will get: one past the highest ever used
+/// (`AUTOINCREMENT` keeps it in `sqlite_sequence` even when the tail rows are gone), as SQLite
+/// itself would assign it.
 fn chain_tail(conn: &Connection) -> rusqlite::Result<(String, i64)> {
   let mut stmt = conn.prepare_cached(
-    "SELECT EXISTS (SELECT 1 FROM audit), (SELECT hash FROM audit ORDER BY seq DESC LIMIT 1),
+    "SELECT (SELECT hash FROM audit ORDER BY seq DESC LIMIT 1), (SELECT max(seq) FROM audit),
             coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0)",
   )?;
-  let (any, hash, last): (bool, Option<String>, i64) =
+  let (hash, last_row, sequence): (Option<String>, Option<i64>, i64) =
     stmt.query_row([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-  let prev = if any {
-    hash.unwrap_or_default()
-  } else {
-    chain_start(conn)?
+  let prev = match last_row {
+    Some(_) => hash.unwrap_or_default(),
+    None => chain_start(conn)?,
   };
-  Ok((prev, last + 1))
+  Ok((prev, last_row.unwrap_or(0).max(sequence) + 1))
 }
 
 /// Append one row, chained to the previous one, in one INSERT. Returns its `seq`.
@@ -362,6 +362,17 @@ mod tests {
     assert_eq!(seq, 4, "a seq is never reused");
     let v = verify(&conn)?;
     assert!(v.ok && v.checked == 1, "{v:?}");
+    // A store whose sequence row is gone still gets the next free seq.
+    conn.execute("DELETE FROM sqlite_sequence WHERE name = 'audit'", [])?;
+    let next = append(
+      &conn,
+      &NewAudit {
+        action: "add",
+        ..NewAudit::default()
+      },
+    )?;
+    assert_eq!(next, 5);
+    assert!(verify(&conn)?.ok);
     Ok(())
   }
 
