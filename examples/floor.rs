@@ -60,6 +60,10 @@ const INSERT_AUDIT_PLAIN: &str = "INSERT INTO audit (ts, action, track, scope, e
 /// written in the INSERT itself, with no hashing: chaining is protocol work, not floor work.
 const INSERT_AUDIT_HASHED: &str = "INSERT INTO audit (ts, action, track, scope, entry_id, text, outcome, source, session_id, prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, '0000000000000000000000000000000000000000000000000000000000000000', '1111111111111111111111111111111111111111111111111111111111111111')";
 static INSERT_AUDIT: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+/// The session-visibility filter of every floor query plan (`?2` agent key, `?3` workspace key;
+/// NULL: no filter).
+const VISIBLE: &str = "AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
+       AND (?3 IS NULL OR scope <> 'workspace' OR workspace_key = ?3)";
 
 fn insert_audit_sql() -> &'static str {
   INSERT_AUDIT.get().copied().unwrap_or(INSERT_AUDIT_PLAIN)
@@ -317,8 +321,7 @@ fn query_scan(conn: &Connection, needle: &str, vis: Option<(&str, &str)>) -> Res
   let sql = format!(
     "SELECT {ENTRY_COLUMNS}, count(*) OVER () FROM entries
      WHERE instr(lower(text), ?1) > 0
-       AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
-       AND (?3 IS NULL OR scope <> 'workspace' OR workspace_key = ?3)
+       {VISIBLE}
      ORDER BY recall_count DESC, updated_at DESC, id LIMIT 20"
   );
   page(conn, &sql, needle, None, vis)
@@ -335,8 +338,7 @@ fn query_fts(
     "SELECT {ENTRY_COLUMNS}, count(*) OVER () FROM entries
      WHERE rowid IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?4)
        AND instr(lower(text), ?1) > 0
-       AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
-       AND (?3 IS NULL OR scope <> 'workspace' OR workspace_key = ?3)
+       {VISIBLE}
      ORDER BY recall_count DESC, updated_at DESC, id LIMIT 20"
   );
   let phrase = format!("\"{}\"", needle.replace('"', "\"\""));
@@ -354,8 +356,7 @@ fn query_rank_walk(
   let sql = format!(
     "SELECT {ENTRY_COLUMNS}, 0 FROM entries
      WHERE instr(lower(text), ?1) > 0
-       AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
-       AND (?3 IS NULL OR scope <> 'workspace' OR workspace_key = ?3)
+       {VISIBLE}
      ORDER BY recall_count DESC, updated_at DESC, id LIMIT 20"
   );
   let (n, _) = page(conn, &sql, needle, None, vis)?;
@@ -368,8 +369,7 @@ fn query_rank_walk(
     .prepare_cached(&format!(
       "SELECT count(*) FROM entries WHERE rowid IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?4)
          AND instr(lower(text), ?1) > 0
-         AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
-         AND (?3 IS NULL OR scope <> 'workspace' OR workspace_key = ?3)"
+         {VISIBLE}"
     ))?
     .query_row(params![needle, agent, ws, phrase], |r| r.get(0))?;
   Ok((n, total))
@@ -416,8 +416,7 @@ fn query_folded_join(
   let sql = format!(
     "SELECT {ENTRY_COLUMNS}, count(*) OVER () FROM entries
      WHERE rowid IN (SELECT rowid FROM floor_fold WHERE floor_fold MATCH ?4)
-       AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
-       AND (?3 IS NULL OR scope <> 'workspace' OR workspace_key = ?3)
+       {VISIBLE}
      ORDER BY recall_count DESC, updated_at DESC, id LIMIT 20"
   );
   let phrase = format!("\"{}\"", needle.replace('"', "\"\""));
@@ -429,8 +428,7 @@ fn query_page_only(conn: &Connection, needle: &str) -> Res<(usize, i64)> {
   let sql = format!(
     "SELECT {ENTRY_COLUMNS}, 0 FROM entries
      WHERE instr(lower(text), ?1) > 0
-       AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
-       AND (?3 IS NULL OR scope <> 'workspace' OR workspace_key = ?3)
+       {VISIBLE}
      ORDER BY recall_count DESC, updated_at DESC, id LIMIT 20"
   );
   page(conn, &sql, needle, None, None)

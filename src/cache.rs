@@ -278,9 +278,7 @@ impl EntryCache {
   /// Index an entry under a fresh slot, retiring the slot it had.
   fn insert(&mut self, e: &IndexRow<'_>) {
     let id = EntryId::new(e.id);
-    if let Some(old) = self.by_id.remove(&id, |s| id_at(&self.metas, s)) {
-      self.retire(old);
-    }
+    self.forget(&id);
     let slot = self.metas.len() as Slot;
     let hot = Hot {
       recall_count: e.recall_count,
@@ -303,6 +301,13 @@ impl EntryCache {
       last_recalled: e.last_recalled.unwrap_or(NEVER),
     }));
     self.by_id.insert(&id, slot, |s| id_at(&self.metas, s));
+  }
+
+  /// Drop an entry from the id map and retire its slot, if the model has it.
+  fn forget(&mut self, id: &EntryId) {
+    if let Some(slot) = self.by_id.remove(id, |s| id_at(&self.metas, s)) {
+      self.retire(slot);
+    }
   }
 
   fn retire(&mut self, slot: Slot) {
@@ -363,12 +368,7 @@ impl EntryCache {
     }
     for id in ids {
       if !reads::index_row_by_id(conn, id, |row| self.insert(&row))? {
-        if let Some(slot) = self
-          .by_id
-          .remove(&EntryId::new(id), |s| id_at(&self.metas, s))
-        {
-          self.retire(slot);
-        }
+        self.forget(&EntryId::new(id));
       }
     }
     self.maybe_compact();
@@ -388,12 +388,7 @@ impl EntryCache {
       return Ok(());
     }
     for id in removed {
-      if let Some(slot) = self
-        .by_id
-        .remove(&EntryId::new(id), |s| id_at(&self.metas, s))
-      {
-        self.retire(slot);
-      }
+      self.forget(&EntryId::new(id));
     }
     for (rowid, e) in written {
       let known = rowid.or_else(|| {
