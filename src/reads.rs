@@ -140,11 +140,21 @@ pub fn entries_by_rowids(
       .collect::<Vec<_>>()
       .join(",")
   );
-  let mut stmt = conn.prepare_cached(&format!(
-    "SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE rowid IN (SELECT value FROM json_each(?1))"
-  ))?;
+  let mut stmt = conn.prepare_cached(&by_rowids_sql())?;
   let rows = stmt.query_map([list], with_rowid)?;
   rows.collect()
+}
+
+/// A join over the JSON list, not `rowid IN (SELECT …)`: no ephemeral table (see [`LayerRead`]).
+fn by_rowids_sql() -> String {
+  let columns: Vec<String> = ENTRY_COLUMNS
+    .split(", ")
+    .map(|c| format!("e.{c}"))
+    .collect();
+  format!(
+    "SELECT {}, e.rowid FROM json_each(?1) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
+    columns.join(", ")
+  )
 }
 
 /// Ids of the entries whose ASCII-folded text contains `folded` (3+ characters): a phrase
@@ -191,19 +201,21 @@ fn layer_rows(
   vis: &Visibility,
   folded: Option<&str>,
 ) -> rusqlite::Result<Vec<(i64, Entry)>> {
-  let filter = "AND (?3 IS NULL OR instr(lower(text), ?3) > 0)";
-  let rows: Vec<(i64, Entry)> = match (scope, vis.workspace_key.as_deref(), vis.agent_key.as_deref()) {
-    // A session's workspace layer: its shared rows and its agent's, two index ranges.
+  let rows: Vec<(i64, Entry)> = match (
+    scope,
+    vis.workspace_key.as_deref(),
+    vis.agent_key.as_deref(),
+  ) {
     (Scope::Workspace, Some(ws), Some(agent)) => conn
-      .prepare_cached(&format!("SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE track = ?1 AND scope = 'workspace' AND workspace_key = ?2 AND agent_key IN ('', ?4) {filter}"))?
+      .prepare_cached(&LayerRead::SessionWorkspace.sql())?
       .query_map(params![track.as_str(), ws, folded, agent], with_rowid)?
       .collect::<rusqlite::Result<_>>()?,
     (Scope::Workspace, Some(ws), None) => conn
-      .prepare_cached(&format!("SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE track = ?1 AND scope = 'workspace' AND workspace_key = ?2 {filter}"))?
+      .prepare_cached(&LayerRead::Workspace.sql())?
       .query_map(params![track.as_str(), ws, folded], with_rowid)?
       .collect::<rusqlite::Result<_>>()?,
     _ => conn
-      .prepare_cached(&format!("SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE track = ?1 AND scope = ?2 {filter}"))?
+      .prepare_cached(&LayerRead::Layer.sql())?
       .query_map(params![track.as_str(), scope.as_str(), folded], with_rowid)?
       .collect::<rusqlite::Result<_>>()?,
   };
@@ -215,6 +227,40 @@ fn layer_rows(
       .filter(|(_, e)| folded.is_none_or(|n| crate::text::fold(&e.text).contains(n)))
       .collect(),
   )
+}
+
+/// The statements that read one layer by index (`?1` track, `?2` workspace key or scope, `?3`
+/// the folded needle or NULL, `?4` the agent key).
+///
+/// None of them opens an ephemeral table. SQLite builds one on every execution for an `IN`
+/// list or an `OR` of index terms: a b-tree with a page cache of its own, allocated and freed
+/// each time. Under Node that churn let glibc hand the pages back and fault them in again on
+/// the next read: `budgets()`, whose counter read had such an `IN` list, ran 3× slower (11 →
+/// 33 µs) depending on the heap's layout.
+#[derive(Debug, Clone, Copy)]
+enum LayerRead {
+  /// A session's workspace layer: the shared rows and its agent's, two index ranges.
+  SessionWorkspace,
+  /// A workspace layer, every agent's rows.
+  Workspace,
+  /// A track × scope, every workspace and agent.
+  Layer,
+}
+
+impl LayerRead {
+  fn sql(self) -> String {
+    let select = format!("SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE track = ?1");
+    let filter = "AND (?3 IS NULL OR instr(lower(text), ?3) > 0)";
+    let workspace = "scope = 'workspace' AND workspace_key = ?2";
+    match self {
+      Self::SessionWorkspace => format!(
+        "{select} AND {workspace} AND agent_key = '' {filter}
+         UNION ALL {select} AND {workspace} AND agent_key = ?4 AND ?4 <> '' {filter}"
+      ),
+      Self::Workspace => format!("{select} AND {workspace} {filter}"),
+      Self::Layer => format!("{select} AND scope = ?2 {filter}"),
+    }
+  }
 }
 
 /// Every entry the visibility admits (`None`: every entry), oldest first. A session with a
@@ -241,4 +287,74 @@ pub fn visible_entries(
     })
     .collect::<rusqlite::Result<Vec<_>>>()?;
   Ok(oldest_first(rows))
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  /// The opcodes SQLite compiles `sql` to.
+  fn opcodes(conn: &Connection, sql: &str) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare(&format!("EXPLAIN {sql}"))?;
+    let nulls = vec![rusqlite::types::Null; stmt.parameter_count()];
+    let ops = stmt.query_map(rusqlite::params_from_iter(nulls), |r| r.get(1))?;
+    ops.collect()
+  }
+
+  #[test]
+  fn the_hot_reads_open_no_ephemeral_table() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let store = crate::store::Store::open(&dir.path().join("memory.db"), 0)?;
+    let reads = [
+      LayerRead::SessionWorkspace,
+      LayerRead::Workspace,
+      LayerRead::Layer,
+    ];
+    let mut sqls: Vec<String> = reads.iter().map(|r| r.sql()).collect();
+    sqls.push(by_rowids_sql());
+    sqls.push(crate::store::SESSION_USAGE.to_string());
+    sqls.push(crate::store::STORE_USAGE.to_string());
+    for sql in &sqls {
+      let ops = opcodes(store.conn(), sql)?;
+      assert!(
+        !ops.iter().any(|op| op.contains("Ephemeral")),
+        "{sql}: {ops:?}"
+      );
+    }
+    // The check sees one: the `IN` list these reads once used.
+    let before = "SELECT used FROM layer_usage WHERE track IN ('user', 'agent') AND scope = ?1 AND workspace_key = ?2";
+    assert!(opcodes(store.conn(), before)?
+      .iter()
+      .any(|op| op == "OpenEphemeral"));
+    Ok(())
+  }
+
+  #[test]
+  fn a_session_workspace_layer_is_its_shared_rows_and_its_agents(
+  ) -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let store = crate::store::Store::open(&dir.path().join("memory.db"), 0)?;
+    let conn = store.conn();
+    for (i, agent) in ["", "coder", "reviewer", ""].iter().enumerate() {
+      conn.execute(
+        "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, recall_count, units, fts_id)
+         VALUES (?1, 'agent', 'workspace', '/w', ?2, ?3, 's', '[]', 1, 0, 0, 0, 4, ?4)",
+        params![format!("e{i}"), agent, format!("note {i}"), i as i64 + 1],
+      )?;
+    }
+    let ids = |agent: Option<&str>, needle: Option<&str>| -> rusqlite::Result<Vec<String>> {
+      let vis = Visibility {
+        agent_key: agent.map(str::to_string),
+        workspace_key: Some("/w".into()),
+      };
+      let rows = layer_entries(conn, Track::Agent, Scope::Workspace, &vis, needle)?;
+      Ok(rows.into_iter().map(|e| e.id).collect())
+    };
+    assert_eq!(ids(Some("coder"), None)?, ["e0", "e1", "e3"]);
+    // An empty agent key sees the shared rows once, not twice.
+    assert_eq!(ids(Some(""), None)?, ["e0", "e3"]);
+    assert_eq!(ids(None, None)?, ["e0", "e1", "e2", "e3"]);
+    assert_eq!(ids(Some("reviewer"), Some("note 2"))?, ["e2"]);
+    Ok(())
+  }
 }

@@ -353,16 +353,18 @@ pub fn layer_used(
   Ok(used.unwrap_or(0).max(0) as u64)
 }
 
+/// A session's four usage counters: four primary-key lookups (an `IN` list would build an
+/// ephemeral table on every read).
+pub(crate) const SESSION_USAGE: &str =
+  "SELECT track, scope, used FROM layer_usage WHERE track = 'user' AND scope = 'user-global' AND workspace_key = ''
+   UNION ALL SELECT track, scope, used FROM layer_usage WHERE track = 'user' AND scope = 'workspace' AND workspace_key = ?1
+   UNION ALL SELECT track, scope, used FROM layer_usage WHERE track = 'agent' AND scope = 'user-global' AND workspace_key = ''
+   UNION ALL SELECT track, scope, used FROM layer_usage WHERE track = 'agent' AND scope = 'workspace' AND workspace_key = ?1";
+
 /// Units used in a session's four layers — user-global and this workspace's, per track — in
 /// one statement: `[user/user-global, user/workspace, agent/user-global, agent/workspace]`.
 pub fn session_usage(conn: &Connection, workspace_key: &str) -> rusqlite::Result<[u64; 4]> {
-  let mut stmt = conn.prepare_cached(
-    "SELECT track, scope, used FROM layer_usage
-      WHERE track IN ('user', 'agent') AND scope = 'user-global' AND workspace_key = ''
-     UNION ALL
-     SELECT track, scope, used FROM layer_usage
-      WHERE track IN ('user', 'agent') AND scope = 'workspace' AND workspace_key = ?1",
-  )?;
+  let mut stmt = conn.prepare_cached(SESSION_USAGE)?;
   let mut used = [0u64; 4];
   let mut rows = stmt.query([workspace_key])?;
   while let Some(row) = rows.next()? {
@@ -377,12 +379,24 @@ pub fn session_usage(conn: &Connection, workspace_key: &str) -> rusqlite::Result
   Ok(used)
 }
 
-/// The fullest layer of a track × scope (for a report that names no workspace).
-pub fn max_layer_used(conn: &Connection, track: Track, scope: Scope) -> rusqlite::Result<u64> {
-  let mut stmt =
-    conn.prepare_cached("SELECT max(used) FROM layer_usage WHERE track = ?1 AND scope = ?2")?;
-  let used: Option<i64> = stmt.query_row(params![track.as_str(), scope.as_str()], |r| r.get(0))?;
-  Ok(used.unwrap_or(0).max(0) as u64)
+/// The four usage figures of a report that names no workspace, in one statement: each
+/// user-global layer, and the fullest workspace layer of each track (by `layer_usage_fullest`).
+pub(crate) const STORE_USAGE: &str = "SELECT
+   (SELECT used FROM layer_usage WHERE track = 'user' AND scope = 'user-global' AND workspace_key = ''),
+   (SELECT max(used) FROM layer_usage WHERE track = 'user' AND scope = 'workspace'),
+   (SELECT used FROM layer_usage WHERE track = 'agent' AND scope = 'user-global' AND workspace_key = ''),
+   (SELECT max(used) FROM layer_usage WHERE track = 'agent' AND scope = 'workspace')";
+
+/// Units used store-wide, in [`session_usage`]'s order: the user-global layers, and for the
+/// workspace layers the fullest workspace's.
+pub fn store_usage(conn: &Connection) -> rusqlite::Result<[u64; 4]> {
+  let mut stmt = conn.prepare_cached(STORE_USAGE)?;
+  stmt.query_row([], |r| {
+    let at = |i: usize| -> rusqlite::Result<u64> {
+      Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0).max(0) as u64)
+    };
+    Ok([at(0)?, at(1)?, at(2)?, at(3)?])
+  })
 }
 
 /// Insert a new entry row.

@@ -96,28 +96,23 @@ impl Memory {
   /// `STORE_CORRUPT`.
   pub fn budgets(&self, workspace_key: Option<&str>) -> Result<Vec<Usage>> {
     let conn = self.store.conn();
-    let session = match workspace_key {
-      Some(ws) => Some(store::session_usage(conn, ws).map_err(|e| self.fail(e))?),
-      None => None,
-    };
+    let used = match workspace_key {
+      Some(ws) => store::session_usage(conn, ws),
+      None => store::store_usage(conn),
+    }
+    .map_err(|e| self.fail(e))?;
     let layers = Track::ALL
       .into_iter()
       .flat_map(|t| Scope::ALL.into_iter().map(move |s| (t, s)));
-    let mut rows = Vec::with_capacity(4);
-    for (at, (track, scope)) in layers.enumerate() {
-      let used = match (scope, session) {
-        (_, Some(used)) => Ok(used[at]),
-        (Scope::UserGlobal, None) => store::layer_used(conn, track, scope, ""),
-        (Scope::Workspace, None) => store::max_layer_used(conn, track, scope),
-      }
-      .map_err(|e| self.fail(e))?;
-      rows.push(Usage {
+    let rows = layers
+      .zip(used)
+      .map(|((track, scope), used)| Usage {
         track,
         scope,
         used,
         limit: self.config.budgets.limit(track, scope),
-      });
-    }
+      })
+      .collect();
     Ok(rows)
   }
 

@@ -434,6 +434,23 @@ fn maintained_usage_always_equals_a_recount() -> TestResult {
     .collect();
     assert_eq!(reported, expected, "budgets for workspace {ws:?}");
   }
+  // Without a workspace: the user-global layers and each track's fullest workspace layer.
+  let reported: Vec<i64> = m.budgets(None)?.iter().map(|u| u.used as i64).collect();
+  let most = |t: &str, s: &str| {
+    recounted
+      .iter()
+      .filter(|r| r.0 == t && r.1 == s)
+      .map(|r| r.3)
+      .max()
+      .unwrap_or(0)
+  };
+  let expected = vec![
+    most("user", "user-global"),
+    most("user", "workspace"),
+    most("agent", "user-global"),
+    most("agent", "workspace"),
+  ];
+  assert_eq!(reported, expected, "budgets without a workspace");
   Ok(())
 }
 
