@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 // dsh-memento benchmark (issue 5): µs/op of every memory operation through the provider factory
-// contract, next to a FLOOR — the same SQL work done by plain rusqlite (examples/floor.rs) — in
+// contract, next to a FLOOR — the same SQL work done by plain rusqlite (examples/floor/) — in
 // the same run. See bench/README.md.
 //
 //   node bench/run.mjs [--quick] [--provider ./factory.mjs] [--json out.json]
 //                      [--scales 10000,100000] [--audit-rows 1000000] [--iters 200]
 //                      [--no-floor] [--keep]
 //
-// Each scale: a build worker seeds the store, a fresh measure worker measures it (so peak RSS is
-// the provider's at that scale), then the floor binary runs on the same data; nothing runs
-// concurrently (2-core machine). Exit code 1 only for failed correctness checks, never timings.
+// Each scale: a build worker seeds the store, a fresh measure worker measures the reads (so peak
+// RSS is the provider's at that scale), the floor binary measures them on the same data, then the
+// writes run in rounds, ours and the floor's alternating; nothing runs concurrently (2-core
+// machine). Exit code 1 only for failed correctness checks, never timings.
 import { spawnSync } from 'node:child_process'
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -164,7 +165,92 @@ async function worker(cfgPath) {
     writeFileSync(cfg.out, JSON.stringify({ buildSeconds, buildPeakRssMB: process.resourceUsage().maxRSS / 1024, checks }))
     return
   }
-  let p = open()
+  // -- one round of the writes (the parent alternates these with the floor's rounds)
+  if (cfg.phase === 'writes') {
+    const p = open()
+    const mine = (items) => items.filter((_, k) => k % cfg.rounds === cfg.round)
+    const samples = {}
+    const collect = async (name, items, fn) => {
+      samples[name] = []
+      for (const item of items) {
+        const t0 = process.hrtime.bigint()
+        try {
+          await fn(item)
+        } catch (e) {
+          failed(name, ops, e)
+          break
+        }
+        samples[name].push(Number(process.hrtime.bigint() - t0) / 1000)
+      }
+    }
+    // Warm-up, untimed (a fresh process's first writes run cold: caches, the read model's
+    // structures, JIT): load the read model, add the round's share of the warm-up adds, then
+    // `warmCycles` add → replace → remove cycles in a workspace of their own. The floor's round
+    // warms up with the same writes.
+    p.query({ text: plan.rare[0], limit: 1 }, { countRecall: false })
+    for (const a of mine(plan.warmAdds)) await p.add(a.input, writeCtx(a.write))
+    const warm = writeCtx({ sessionId: `bench-warm-${cfg.round}`, cwd: '/work/repos/bench-warm', agentPreset: 'coder' })
+    const where = { track: 'agent', scope: 'workspace' }
+    for (let c = 0; c < cfg.warmCycles; c++) {
+      const token = `zzwarm${cfg.round}x${c}zz`
+      await p.add({ ...where, text: `warm-up entry ${token}` }, warm)
+      await p.replace({ ...where, match: token, text: `warm-up entry ${token}` }, warm)
+      await p.remove({ ...where, match: token }, warm)
+    }
+    await collect('add', mine(plan.adds), async (a) => {
+      const r = await p.add(a.input, writeCtx(a.write))
+      check(r?.entry?.text === a.input.text, 'add: entry returned')
+    })
+    await collect('seed.batch100', mine(plan.seedBatches), async (b) => {
+      const r = await p.seed(b.inputs, writeCtx(b.write))
+      check(r.added === 100, 'seed: 100 added')
+    })
+    await collect('replace', mine(plan.replaces), async (r) => {
+      const out = await p.replace(r.input, writeCtx(r.write))
+      check(out?.entry?.text === r.input.text, 'replace: entry returned')
+    })
+    await collect('remove', mine(plan.removes), async (r) => {
+      const out = await p.remove(r.input, writeCtx(r.write))
+      check(out?.entry?.text?.toLowerCase().includes(r.input.match), 'remove: entry returned')
+    })
+    await collect('consolidate', mine(plan.consolidates), async (c) => {
+      const out = await p.consolidate(c.input, writeCtx(c.write))
+      check(out?.removed?.length === 2, 'consolidate: 2 removed')
+    })
+    p.close()
+    writeFileSync(cfg.out, JSON.stringify({ samples, errors: ops, checks, peakMB: process.resourceUsage().maxRSS / 1024 }))
+    return
+  }
+
+  // -- a large audit table (rows appended by the floor binary with plain SQL)
+  if (cfg.phase === 'filled') {
+    const openItems = Array.from({ length: cfg.openIters }, () => null)
+    const fill = spawnSync(cfg.floorBin, ['fill-audit', '--db', cfg.dbPath, '--to', String(cfg.auditRows)], { encoding: 'utf8' })
+    if (fill.status !== 0) {
+      checks.push(`fill-audit failed: ${fill.stderr}`)
+    } else {
+      info.auditFill = JSON.parse(fill.stdout)
+      measureSync('openFilled', openItems, () => open().close(), { warm: 2, into: info })
+      let p = open()
+      measureSync('auditList.filled', Array.from({ length: cfg.auditIters }, () => 100), (k) => {
+        const rows = p.auditList(k)
+        check(rows.length === 100, 'auditList: 100 rows')
+      })
+      p.close()
+      // Information: a write that also prunes expired audit rows (none have expired here), at
+      // the filled audit table — retention must not make writes scan the ledger.
+      p = makeProvider({ dbPath: cfg.dbPath, budgets: HIGH_BUDGETS, gate, auditRetentionDays: 30 })
+      await measure('add.retention.filled', plan.adds.slice(0, 100), async (a) => {
+        await p.add({ ...a.input, text: `${a.input.text} (retained)` }, writeCtx(a.write))
+      }, { warm: 0, into: info })
+      p.close()
+      info.fileBytesFilled = fileBytes(cfg.dbPath)
+    }
+    writeFileSync(cfg.out, JSON.stringify({ ops, info, checks, peakMB: process.resourceUsage().maxRSS / 1024 }))
+    return
+  }
+
+  const p = open()
   rss.afterOpenMB = process.resourceUsage().maxRSS / 1024
 
   const s = plan.session
@@ -200,7 +286,13 @@ async function worker(cfgPath) {
   measureSync('query.rare.noRecall', plan.rare, (needle) => p.query({ text: needle, limit }, { countRecall: false }), { into: info })
   measureSync('query.sessionId', plan.rare, (needle) => p.query({ text: needle, limit }, { sessionId: 'bench-recall', agentKey: s.agentKey, workspaceKey: s.workspaceKey }), { into: info })
 
-  // -- audit list at the build's audit size (≈ n + n/1000 rows)
+  // -- audit list at the build's audit size (≈ n + n/1000 rows). Its newest 100 rows are filler
+  // rows like those of the filled table below, so the two listings differ in the table's size
+  // only, not in what they list.
+  if (cfg.floorBin) {
+    const fill = spawnSync(cfg.floorBin, ['fill-audit', '--db', cfg.dbPath, '--add', '100'], { encoding: 'utf8' })
+    if (fill.status !== 0) checks.push(`fill-audit --add failed: ${fill.stderr}`)
+  }
   const auditItems = Array.from({ length: cfg.auditIters }, () => 100)
   measureSync('auditList.base', auditItems, (k) => {
     const rows = p.auditList(k)
@@ -242,36 +334,8 @@ async function worker(cfgPath) {
   }, { into: info })
   rss.afterSnapshotMB = process.resourceUsage().maxRSS / 1024
 
-  // -- writes
-  await measure('add', plan.adds, async (a) => {
-    const r = await p.add(a.input, writeCtx(a.write))
-    check(r?.entry?.text === a.input.text, 'add: entry returned')
-  }, { warm: 0 })
-  await measure('seed.batch100', plan.seedBatches, async (b) => {
-    const r = await p.seed(b.inputs, writeCtx(b.write))
-    check(r.added === 100, 'seed: 100 added')
-  }, { warm: 0 })
-  if (ops['seed.batch100']) {
-    const b = ops['seed.batch100']
-    ops['seed.entry'] = { median: b.median / 100, p95: b.p95 / 100, mean: b.mean / 100, n: b.n }
-  }
-  await measure('replace', plan.replaces, async (r) => {
-    const out = await p.replace(r.input, writeCtx(r.write))
-    check(out?.entry?.text === r.input.text, 'replace: entry returned')
-  }, { warm: 0 })
-  await measure('remove', plan.removes, async (r) => {
-    const out = await p.remove(r.input, writeCtx(r.write))
-    check(out?.entry?.text?.toLowerCase().includes(r.input.match), 'remove: entry returned')
-  }, { warm: 0 })
-  await measure('consolidate', plan.consolidates, async (c) => {
-    const out = await p.consolidate(c.input, writeCtx(c.write))
-    check(out?.removed?.length === 2, 'consolidate: 2 removed')
-  }, { warm: 0 })
-  rss.afterWritesMB = process.resourceUsage().maxRSS / 1024
-
   // -- open (warm): a new provider on the closed file
   p.close()
-  info.fileBytes = fileBytes(cfg.dbPath)
   const openItems = Array.from({ length: cfg.openIters }, () => null)
   measureSync('open', openItems, () => {
     open().close()
@@ -294,30 +358,6 @@ async function worker(cfgPath) {
     info['open.constructorOnly'] = stats(samples)
   }
 
-  // -- audit list at a large audit table (rows appended by the floor binary with plain SQL)
-  if (cfg.auditRows > 0 && cfg.floorBin) {
-    const fill = spawnSync(cfg.floorBin, ['fill-audit', '--db', cfg.dbPath, '--to', String(cfg.auditRows)], { encoding: 'utf8' })
-    if (fill.status !== 0) {
-      checks.push(`fill-audit failed: ${fill.stderr}`)
-    } else {
-      info.auditFill = JSON.parse(fill.stdout)
-      measureSync('openFilled', openItems, () => open().close(), { warm: 2, into: info })
-      p = open()
-      measureSync('auditList.filled', auditItems, (k) => {
-        const rows = p.auditList(k)
-        check(rows.length === 100, 'auditList: 100 rows')
-      })
-      p.close()
-      // Information: a write that also prunes expired audit rows (none have expired here), at
-      // the filled audit table — retention must not make writes scan the ledger.
-      p = makeProvider({ dbPath: cfg.dbPath, budgets: HIGH_BUDGETS, gate, auditRetentionDays: 30 })
-      await measure('add.retention.filled', plan.adds.slice(0, 100), async (a) => {
-        await p.add({ ...a.input, text: `${a.input.text} (retained)` }, writeCtx(a.write))
-      }, { warm: 0, into: info })
-      p.close()
-      info.fileBytesFilled = fileBytes(cfg.dbPath)
-    }
-  }
   rss.peakMB = process.resourceUsage().maxRSS / 1024
   writeFileSync(cfg.out, JSON.stringify({ n: cfg.n, ops, info, rss, checks }, null, 2))
 }
@@ -336,7 +376,8 @@ function targetOf(op, n, isBig, res) {
     const text = ref ? `≤2× floor, ≤${Math.round(ref / 5)}` : '≤2× floor'
     if (isBig) return { text: `(${text} @10k)`, meets: null }
     if (ours == null) return { text, meets: false }
-    const okFloor = floor == null ? null : ours <= 2 * floor
+    const ratio = res.floor?.ops?.[op]?.ratio ?? (floor == null ? null : ours / floor)
+    const okFloor = ratio == null ? null : ratio <= 2
     const okRef = ref ? ours <= ref / 5 : true
     return { text, meets: okFloor === null ? okRef && null : okFloor && okRef }
   }
@@ -379,7 +420,7 @@ const fmt = (x) => (x == null ? '—' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.to
 
 function table(results) {
   const lines = []
-  const head = ['op', 'ours µs (median/p95)', 'floor µs', 'ratio', 'target', 'meets?']
+  const head = ['op', 'ours µs (median/p95)', 'floor µs', 'ratio', 'mutation + audit only µs (ratio)', 'target', 'meets?']
   for (const res of results) {
     const n = res.n
     const isBig = res.big
@@ -393,17 +434,20 @@ function table(results) {
       const o = raw?.error ? null : raw
       const fo = res.floor?.ops
       const f = op === 'open.firstQuery' && fo?.open && fo?.['query.rare'] ? { median: fo.open.median + fo['query.rare'].median, plan: 'open + query rare' } : fo?.[op]
-      const ratio = o && f ? o.median / f.median : null
+      // Writes: the median of the rounds' paired ratios (see bench/README.md); reads: one pair.
+      const ratio = o && f ? (f.ratio ?? o.median / f.median) : null
       const t = targetOf(op, n, isBig, res)
       const plan = f?.plan ? ` (${f.plan})` : ''
       const shown = raw?.error ? `ERROR (${raw.error.slice(0, 40)})` : o ? `${fmt(o.median)} / ${fmt(o.p95)}` : 'n/a'
-      rows.push([label, shown, f ? `${fmt(f.median)}${plan}` : '—', ratio == null ? '—' : `${ratio.toFixed(1)}×`, t.text, t.meets == null ? '' : t.meets ? 'yes' : 'NO'])
+      const m = res.floor?.info?.[`${op}.minimal`]
+      const minimal = m ? `${fmt(m.median)}${o ? ` (${(m.ratio ?? o.median / m.median).toFixed(1)}×)` : ''}` : ''
+      rows.push([label, shown, f ? `${fmt(f.median)}${plan}` : '—', ratio == null ? '—' : `${ratio.toFixed(1)}×`, minimal, t.text, t.meets == null ? '' : t.meets ? 'yes' : 'NO'])
     }
     const r = res.ours.rss
     const rssMB = r.peakMB
-    rows.push(['peak RSS (MB)', `${rssMB.toFixed(0)} (${r.beforeSnapshotMB.toFixed(0)} before snapshot; build ${r.buildPeakMB.toFixed(0)})`, '', '', isBig ? '≤100 MB' : '', isBig ? (rssMB <= 100 ? 'yes' : 'NO') : ''])
-    rows.push(['store file (MB)', (res.ours.info.fileBytes / 1e6).toFixed(1), res.floor?.info?.fileBytes != null ? (res.floor.info.fileBytes / 1e6).toFixed(1) : '—', '', '', ''])
-    rows.push(['build (s)', res.ours.info.buildSeconds.toFixed(1), res.floor?.info?.buildSeconds != null ? res.floor.info.buildSeconds.toFixed(1) : '—', '', '', ''])
+    rows.push(['peak RSS (MB)', `${rssMB.toFixed(0)} (${r.beforeSnapshotMB.toFixed(0)} before snapshot; build ${r.buildPeakMB.toFixed(0)})`, '', '', '', isBig ? '≤100 MB' : '', isBig ? (rssMB <= 100 ? 'yes' : 'NO') : ''])
+    rows.push(['store file (MB)', (res.ours.info.fileBytes / 1e6).toFixed(1), res.floor?.info?.fileBytes != null ? (res.floor.info.fileBytes / 1e6).toFixed(1) : '—', '', '', '', ''])
+    rows.push(['build (s)', res.ours.info.buildSeconds.toFixed(1), res.floor?.info?.buildSeconds != null ? res.floor.info.buildSeconds.toFixed(1) : '—', '', '', '', ''])
     const widths = head.map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)))
     for (const [i, r] of rows.entries()) {
       lines.push(`| ${r.map((cell, c) => String(cell).padEnd(widths[c])).join(' | ')} |`)
@@ -419,10 +463,7 @@ function table(results) {
     if (inf['add.retention.filled']) extra.push(`add with auditRetentionDays 30 at the filled audit table (prunes the expired head of the ledger in the same transaction) ${fmt(inf['add.retention.filled'].median)} µs`)
     if (res.floor?.info?.['query.common.pageOnly']) extra.push(`floor common-word page alone, without the exact total: ${fmt(res.floor.info['query.common.pageOnly'].median)} µs`)
     const fi = res.floor?.info
-    if (fi?.['add.chained']) extra.push(`floor with the audit chain's extra statement (read the chain's tail per audit row, no hashing): add ${fmt(fi['add.chained'].median)} µs, seed ${fmt(fi['seed.batch100.chained'].median)} µs per 100`)
-    if (fi?.refind) extra.push(`floor statements a protocol write runs besides its mutation + audit INSERT (each alone): re-find the approved id ${fmt(fi.refind.median)} µs, a layer's usage ${fmt(fi.layerUsage.median)} µs, the audit chain's tail ${fmt(fi.chainTail.median)} µs (add runs the usage read and the tail; replace and remove all three; consolidate two re-finds, one usage read and three tails)`)
     if (fi?.['add.noFts']) extra.push(`floor without the provider's FTS triggers: add ${fmt(fi['add.noFts'].median)} µs, seed ${fmt(fi['seed.batch100.noFts'].median)} µs per 100 (the index maintenance is the rest of the write floor)`)
-    if (res.floor?.info?.resolve) extra.push(`floor target lookup (indexed, in the layer) ${fmt(res.floor.info.resolve.median)} µs`)
     if (inf['snapshot.viaQuery']?.median != null) extra.push(`snapshot from query({limit: 1000}, {agentKey, workspaceKey, countRecall: false}) + budgets + renderSnapshot ${fmt(inf['snapshot.viaQuery'].median)} µs`)
     if (inf.snapshotPath) extra.push(`snapshot = ${inf.snapshotPath}; ${inf.snapshotChars} chars`)
     if (inf.auditFill) extra.push(`audit rows appended by floor fill-audit (plain SQL) in ${inf.auditFill.seconds.toFixed(1)} s; by protocol queries with sessionId it would take ≈ ${inf['query.sessionId'] ? ((inf['query.sessionId'].median * inf.auditFill.auditRows) / 1e6).toFixed(0) : '?'} s`)
@@ -479,6 +520,8 @@ async function main() {
   const scales = args.scales ?? (quick ? [1000, 5000] : [10000, 100000])
   const auditRows = args.auditRows ?? (quick ? 20000 : 1000000)
   const iters = args.iters ?? (quick ? 20 : 200)
+  const rounds = quick ? 2 : 10
+  const warmCycles = quick ? 5 : 20
   const provider = path.resolve(args.provider ?? path.join(ROOT, 'conformance/provider.mjs'))
   if (!existsSync(path.join(ROOT, 'memento.linux-x64-gnu.node')) && !process.env.NAPI_RS_NATIVE_LIBRARY_PATH) {
     // The floor's schema template (and the default provider) need the addon.
@@ -521,33 +564,94 @@ async function main() {
     }
     log(`[${n}] provider…`)
     const w0 = performance.now()
-    const runWorker = (phase) => {
-      const file = path.join(sub, `cfg-${phase}.json`)
-      const out = path.join(sub, `ours-${phase}.json`)
-      writeFileSync(file, JSON.stringify({ ...cfg, phase, out }))
+    const runWorker = (phase, extra = {}) => {
+      const tag = extra.round == null ? phase : `${phase}-${extra.round}`
+      const file = path.join(sub, `cfg-${tag}.json`)
+      const out = path.join(sub, `ours-${tag}.json`)
+      writeFileSync(file, JSON.stringify({ ...cfg, ...extra, phase, out }))
       const w = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--worker', file], { stdio: ['ignore', 'inherit', 'inherit'] })
-      if (w.status !== 0) throw new Error(`${phase} worker for ${n} failed (exit ${w.status})`)
+      if (w.status !== 0) throw new Error(`${tag} worker for ${n} failed (exit ${w.status})`)
       return JSON.parse(readFileSync(out, 'utf8'))
+    }
+    const runFloor = (...argv) => {
+      const r = spawnSync(floor.bin, argv, { encoding: 'utf8', maxBuffer: 1 << 26 })
+      if (r.status !== 0) throw new Error(`floor ${argv[0]} failed: ${r.stderr}`)
+      return JSON.parse(r.stdout)
     }
     const built = runWorker('build')
     const ours = runWorker('measure')
     ours.info.buildSeconds = built.buildSeconds
     ours.rss.buildPeakMB = built.buildPeakRssMB
     ours.checks.push(...built.checks)
-    ours.seconds = (performance.now() - w0) / 1000
     let floorRes = null
+    const dataset = path.join(sub, 'dataset.jsonl')
+    const planFile = path.join(sub, 'plan.json')
+    const floorDb = path.join(sub, 'floor.db')
     if (floor) {
       log(`[${n}] floor…`)
-      const dataset = path.join(sub, 'dataset.jsonl')
-      const planFile = path.join(sub, 'plan.json')
       await writeDataset(dataset, n)
       writeFileSync(planFile, JSON.stringify(makePlan(n, iters)))
       const f0 = performance.now()
-      const r = spawnSync(floor.bin, ['bench', '--template', template, '--dataset', dataset, '--plan', planFile, '--dir', sub, '--audit-rows', String(cfg.auditRows), '--open-iters', String(cfg.openIters), '--max-ms', String(cfg.maxMsPerOp)], { encoding: 'utf8', maxBuffer: 1 << 26 })
-      if (r.status !== 0) throw new Error(`floor failed: ${r.stderr}`)
-      floorRes = JSON.parse(r.stdout)
+      floorRes = runFloor('bench', '--template', template, '--dataset', dataset, '--plan', planFile, '--dir', sub, '--open-iters', String(cfg.openIters), '--max-ms', String(cfg.maxMsPerOp))
       floorRes.seconds = (performance.now() - f0) / 1000
     }
+    // The writes, in rounds: ours, then the floor, on the round's share of the plan, so that the
+    // two sides of each ratio are measured at the same moments (this VM's speed drifts by tens of
+    // percent over a minute).
+    log(`[${n}] writes, ${rounds} rounds…`)
+    const samples = { ours: {}, same: {}, minimal: {} }
+    const paired = { same: {}, minimal: {} }
+    const add = (into, op, xs) => (into[op] ??= []).push(...xs)
+    for (let round = 0; round < rounds; round++) {
+      const w = runWorker('writes', { round, rounds, warmCycles })
+      for (const [op, xs] of Object.entries(w.samples)) add(samples.ours, op, xs)
+      Object.assign(ours.ops, w.errors)
+      ours.checks.push(...w.checks)
+      ours.rss.writesPeakMB = Math.max(ours.rss.writesPeakMB ?? 0, w.peakMB)
+      if (!floor) continue
+      const f = runFloor('writes', '--db', floorDb, '--dataset', dataset, '--plan', planFile, '--ids', path.join(sub, 'floor-ids.json'), '--round', String(round), '--rounds', String(rounds), '--warm', String(warmCycles))
+      for (const [op, x] of Object.entries(f)) {
+        add(samples.same, op, x.same)
+        add(samples.minimal, op, x.minimal)
+      }
+      // This round's ratio per write, ours to each floor (same moment, same store state).
+      for (const [op, x] of Object.entries(f)) {
+        const o = stats(w.samples[op] ?? [])?.median
+        for (const kind of ['same', 'minimal']) {
+          const m = stats(x[kind])?.median
+          if (o && m) add(paired[kind], op, [o / m])
+        }
+      }
+      const line = Object.keys(f).map((op) => `${op} ${fmt(stats(w.samples[op] ?? [])?.median)}/${fmt(stats(f[op].same)?.median)}`)
+      log(`  round ${round + 1}/${rounds} (ours/floor µs): ${line.join(', ')}`)
+    }
+    const per100 = (st) => st && { median: st.median / 100, p95: st.p95 / 100, mean: st.mean / 100, n: st.n, ratio: st.ratio }
+    for (const [op, xs] of Object.entries(samples.ours)) if (!ours.ops[op]?.error) ours.ops[op] = stats(xs)
+    ours.ops['seed.entry'] = per100(ours.ops['seed.batch100'])
+    ours.info.fileBytes = fileBytes(cfg.dbPath)
+    if (floorRes) {
+      for (const op of Object.keys(samples.same)) {
+        floorRes.ops[op] = { ...stats(samples.same[op]), ratio: stats(paired.same[op] ?? [])?.median }
+        floorRes.info[`${op}.minimal`] = { ...stats(samples.minimal[op]), ratio: stats(paired.minimal[op] ?? [])?.median }
+      }
+      floorRes.ops['seed.entry'] = per100(floorRes.ops['seed.batch100'])
+      floorRes.info['seed.entry.minimal'] = per100(floorRes.info['seed.batch100.minimal'])
+    }
+    if (withAudit && floor) {
+      log(`[${n}] audit table of ${auditRows} rows…`)
+      const filled = runWorker('filled')
+      Object.assign(ours.ops, filled.ops)
+      Object.assign(ours.info, filled.info)
+      ours.checks.push(...filled.checks)
+      ours.rss.filledPeakMB = filled.peakMB
+      const f = runFloor('filled', '--db', floorDb, '--to', String(auditRows))
+      floorRes.ops['auditList.filled'] = f['auditList.filled']
+      floorRes.info.auditFillSeconds = f.auditFillSeconds
+      floorRes.info.auditRowsFilled = f.auditRowsFilled
+    }
+    if (floor) Object.assign(floorRes.info, runFloor('no-fts', '--db', floorDb, '--plan', planFile))
+    ours.rss.peakMB = Math.max(ours.rss.peakMB, ours.rss.writesPeakMB ?? 0, ours.rss.filledPeakMB ?? 0)
+    ours.seconds = (performance.now() - w0) / 1000
     results.push({ n, big: n >= 100000, ours, floor: floorRes })
     for (const f of ['memory.db', 'memory.db-wal', 'memory.db-shm', 'floor.db', 'floor.db-wal', 'floor.db-shm', 'dataset.jsonl']) if (!args.keep) rmSync(path.join(sub, f), { force: true })
   }

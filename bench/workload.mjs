@@ -259,5 +259,13 @@ export function plan(n, iters) {
       consolidates.push({ indices: [a, b], input: { track: l.track, scope: l.scope, matches: [token(a).toLowerCase(), token(b).toLowerCase()], text: textOf(newText()), workspaceKey: l.workspaceKey, agentKey: '' }, write: writer(l.workspaceKey, 'coder', `bench-consolidate-${j}`) })
     }
   }
-  return { n, iters, W, rare, cjk, common: COMMON_WORD, session, adds, seedBatches, replaces, removes, consolidates }
+  // Warm-up adds (untimed; generated last, so the items above do not depend on them): 2 per
+  // timed add, spread over the workspaces like the adds, so that each write round starts with
+  // the read model and the page cache warmed by writes like the ones it times.
+  const warmAdds = []
+  for (let j = 0; j < 2 * iters; j++) {
+    const ws = wsKey((7 * j + 3) % wsCount)
+    warmAdds.push({ input: { track: 'agent', scope: 'workspace', text: textOf(newText()), tags: ['bench'], workspaceKey: ws, agentKey: 'coder' }, write: writer(ws, 'coder', `bench-warm-${j}`) })
+  }
+  return { n, iters, W, rare, cjk, common: COMMON_WORD, session, adds, seedBatches, replaces, removes, consolidates, warmAdds }
 }

@@ -1,22 +1,21 @@
 //! The benchmark FLOOR: the SQL work of each memory operation done by plain rusqlite, with no
-//! protocol layer (no validation, no target resolution, no gate, no JSON), on a store with the
-//! provider's own schema. `bench/run.mjs` spawns it and prints every operation's ratio to it.
+//! protocol layer (no validation, no gate, no JSON, no hashing), on a store with the provider's
+//! own schema. `bench/run.mjs` spawns it and prints every operation's ratio to it.
 //!
 //! ```sh
-//! cargo run --release --example floor -- bench --template T.db --dataset D.jsonl --plan P.json --dir DIR [--audit-rows N] [--open-iters K] [--max-ms MS]
-//! cargo run --release --example floor -- fill-audit --db STORE.db --to N
+//! floor bench --template T.db --dataset D.jsonl --plan P.json --dir DIR [--open-iters K] [--max-ms MS]
+//! floor writes --db DIR/floor.db --dataset D.jsonl --plan P.json --ids DIR/floor-ids.json --round R --rounds N [--warm CYCLES]
+//! floor filled --db DIR/floor.db --to N
+//! floor no-fts --db DIR/floor.db --plan P.json
+//! floor fill-audit --db STORE.db (--to N | --add N)
 //! ```
+//! (`cargo build --release --example floor`; the binary is `target/<host>/release/examples/floor`.)
 //!
 //! `bench` copies `--template` (an empty store created by the provider, so the tables, indexes
 //! and triggers are exactly the provider's, whatever version it is at) to `DIR/floor.db`, loads
-//! the dataset (one EntryInput JSON per line) in seed-like transactions of 1,000 and measures,
-//! µs per operation (median, p95, mean):
+//! the dataset (one EntryInput JSON per line) in seed-like transactions of 1,000, writes the ids
+//! to `DIR/floor-ids.json` and measures the reads, µs per operation (median, p95, mean):
 //!
-//! - `add`: `BEGIN IMMEDIATE`; INSERT entry; INSERT audit; `COMMIT` (WAL, synchronous=NORMAL).
-//! - `seed`: one transaction: INSERT the `seed` audit row, then INSERT entry + INSERT audit per entry.
-//! - `replace`: UPDATE entry by id + INSERT audit; `remove`: DELETE by id + INSERT audit;
-//!   `consolidate`: 2 DELETE + INSERT + 3 audit rows — each in one transaction.
-//! - `resolve` (information): the indexed read that finds a write's target in its layer.
 //! - `query.*`: the cheapest of several exact plans (instr scan; FTS5 trigram candidates re-checked
 //!   by `instr`; a rank-order walk + an FTS count; a contentless case-sensitive trigram index over
 //!   `lower(text)` whose phrase MATCH is exactly the ASCII-folded substring test; for session
@@ -27,16 +26,20 @@
 //!   triggers; the provider's own FTS tables, if its schema has any, are kept by its triggers,
 //!   which fire in every floor write exactly as in the provider's writes.
 //! - `budgets`: one read of the four `layer_usage` counters of a session.
-//! - `auditList`: the newest 100 audit rows, at the dataset's audit size and after filling the
-//!   audit table to `--audit-rows` with plain INSERTs.
+//! - `auditList.base`: the newest 100 audit rows at the dataset's audit size, after 100 filler
+//!   rows like those `filled` appends (so that both listings read the same kind of rows).
 //! - `snapshot`: the visible entries of one session (two indexed lookups) + the counters,
 //!   rendered into the snapshot text.
 //! - `open`: open the file, set the pragmas, read the schema version (warm page cache).
 //!
+//! `writes` runs one round of the writes (see [`writes`]) and prints the raw samples; `filled`
+//! fills the audit table to `--to` rows and measures `auditList` again; `no-fts` times add and
+//! seed without the provider's FTS triggers (it drops them: the bench runs it last).
+//!
 //! `fill-audit` appends plain audit rows (half `recalled`, half `add`-like with an entry-sized
-//! text) to an existing store until its audit table holds `--to` rows; the bench uses it to
-//! build the 1M-row audit table of the provider's store because producing a million `recalled`
-//! rows through the protocol would take minutes.
+//! text) to an existing store until its audit table holds `--to` rows (or `--add` more); the
+//! bench uses it to build the 1M-row audit table of the provider's store because producing a
+//! million `recalled` rows through the protocol would take minutes.
 
 use std::collections::HashMap;
 use std::fs;
@@ -46,6 +49,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde_json::{json, Value};
+use writes::{new_id, Statements};
+
+mod writes;
 
 type Res<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -140,9 +146,6 @@ impl Samples {
     let mean = v.iter().sum::<f64>() / v.len() as f64;
     json!({ "median": pct(0.5), "p95": pct(0.95), "mean": mean, "n": v.len() })
   }
-  fn scaled(&self, by: f64) -> Samples {
-    Samples(self.0.iter().map(|x| x / by).collect())
-  }
 }
 
 fn open(path: &Path) -> Res<Connection> {
@@ -180,108 +183,6 @@ fn arg(args: &[String], name: &str) -> Option<String> {
 
 fn need(args: &[String], name: &str) -> Res<String> {
   arg(args, name).ok_or_else(|| format!("missing {name}").into())
-}
-
-fn insert_entry(conn: &Connection, id: &str, e: &Input, at: i64, session: &str) -> Res<()> {
-  conn
-    .prepare_cached(INSERT_ENTRY.get().copied().unwrap_or(INSERT_ENTRY_PLAIN))?
-    .execute(params![
-      id,
-      e.track,
-      e.scope,
-      e.workspace_key,
-      e.agent_key,
-      e.text,
-      SOURCE,
-      e.tags,
-      at,
-      session,
-      units(&e.text)
-    ])?;
-  Ok(())
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Audit<'a> {
-  action: &'a str,
-  track: Option<&'a str>,
-  scope: Option<&'a str>,
-  entry_id: Option<&'a str>,
-  text: &'a str,
-  session: &'a str,
-}
-
-/// When set (information rows only): each audit row also pays the hash chain's extra statement
-/// (read the chain's tail: the last hash and the next seq), without the hashing itself.
-static CHAINED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-fn audit(conn: &Connection, a: Audit<'_>) -> Res<()> {
-  let chained = CHAINED.load(std::sync::atomic::Ordering::Relaxed);
-  if chained {
-    let _tail: (Option<String>, Option<i64>, i64) = conn
-      .prepare_cached(
-        "SELECT (SELECT hash FROM audit ORDER BY seq DESC LIMIT 1), (SELECT max(seq) FROM audit),
-                coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0)",
-      )?
-      .query_row([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-  }
-  conn.prepare_cached(insert_audit_sql())?.execute(params![
-    now_ms(),
-    a.action,
-    a.track,
-    a.scope,
-    a.entry_id,
-    a.text,
-    OUTCOME,
-    SOURCE,
-    a.session
-  ])?;
-  Ok(())
-}
-
-fn entry_audit<'a>(action: &'a str, id: &'a str, e: &'a Input, session: &'a str) -> Audit<'a> {
-  Audit {
-    action,
-    track: Some(&e.track),
-    scope: Some(&e.scope),
-    entry_id: Some(id),
-    text: &e.text,
-    session,
-  }
-}
-
-fn new_id() -> String {
-  uuid::Uuid::new_v4().to_string()
-}
-
-/// One seed transaction: the `seed` row, then entry + `add` row per input. Returns the ids.
-fn seed(conn: &mut Connection, inputs: &[Input], session: &str) -> Res<Vec<String>> {
-  let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-  let payload: String = inputs
-    .iter()
-    .map(|e| format!("{}/{}: {}\n", e.track, e.scope, e.text))
-    .collect();
-  audit(
-    &tx,
-    Audit {
-      action: "seed",
-      track: None,
-      scope: None,
-      entry_id: None,
-      text: &payload,
-      session,
-    },
-  )?;
-  let at = now_ms();
-  let mut ids = Vec::with_capacity(inputs.len());
-  for e in inputs {
-    let id = new_id();
-    insert_entry(&tx, &id, e, at, session)?;
-    audit(&tx, entry_audit("add", &id, e, session))?;
-    ids.push(id);
-  }
-  tx.commit()?;
-  Ok(ids)
 }
 
 /// A row of a query page, read the way the provider reads it (all 14 columns).
@@ -580,14 +481,6 @@ fn file_size(path: &Path) -> u64 {
     .sum()
 }
 
-fn has_hash_column(conn: &Connection) -> Res<bool> {
-  Ok(
-    conn
-      .prepare("SELECT 1 FROM pragma_table_info('audit') WHERE name = 'hash'")?
-      .exists([])?,
-  )
-}
-
 fn audit_count(conn: &Connection) -> Res<i64> {
   Ok(conn.query_row("SELECT count(*) FROM audit", [], |r| r.get(0))?)
 }
@@ -673,35 +566,6 @@ fn index_of(v: &Value) -> usize {
   v.get("index").and_then(Value::as_u64).unwrap_or(0) as usize
 }
 
-/// Time every planned `add`: `BEGIN IMMEDIATE`; INSERT entry; INSERT audit row; `COMMIT`.
-fn time_adds(conn: &mut Connection, plan: &Value) -> Res<Samples> {
-  let mut s = Samples::default();
-  for a in plan["adds"].as_array().cloned().unwrap_or_default() {
-    let e = Input::from_json(&a["input"]);
-    let sid = session_of(&a);
-    s.time(|| {
-      let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-      let id = new_id();
-      insert_entry(&tx, &id, &e, now_ms(), &sid)?;
-      audit(&tx, entry_audit("add", &id, &e, &sid))?;
-      tx.commit()?;
-      Ok(())
-    })?;
-  }
-  Ok(s)
-}
-
-/// Time every planned seed batch (one transaction each).
-fn time_seeds(conn: &mut Connection, plan: &Value) -> Res<Samples> {
-  let mut s = Samples::default();
-  for b in plan["seedBatches"].as_array().cloned().unwrap_or_default() {
-    let inputs = inputs_of(&b["inputs"]);
-    let sid = session_of(&b);
-    s.time(|| seed(conn, &inputs, &sid))?;
-  }
-  Ok(s)
-}
-
 fn session_of(v: &Value) -> String {
   v.get("write")
     .and_then(|w| w.get("sessionId"))
@@ -715,10 +579,6 @@ fn bench(args: &[String]) -> Res<Value> {
   let dataset = need(args, "--dataset")?;
   let plan: Value = serde_json::from_str(&fs::read_to_string(need(args, "--plan")?)?)?;
   let dir = PathBuf::from(need(args, "--dir")?);
-  let audit_rows: i64 = arg(args, "--audit-rows")
-    .map(|s| s.parse())
-    .transpose()?
-    .unwrap_or(0);
   let max_ms: u128 = arg(args, "--max-ms")
     .map(|s| s.parse())
     .transpose()?
@@ -744,12 +604,19 @@ fn bench(args: &[String]) -> Res<Value> {
   let t0 = Instant::now();
   let mut ids: Vec<String> = Vec::with_capacity(data.len());
   for (b, chunk) in data.chunks(1000).enumerate() {
-    ids.extend(seed(&mut conn, chunk, &format!("bench-build-{b}"))?);
+    ids.extend(writes::seed(
+      &mut conn,
+      chunk,
+      &format!("bench-build-{b}"),
+      Statements::Minimal,
+    )?);
   }
   info.insert("buildSeconds".into(), json!(t0.elapsed().as_secs_f64()));
   conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
   info.insert("fileBytes".into(), json!(file_size(&path)));
   info.insert("auditRowsBase".into(), json!(audit_count(&conn)?));
+  // The ids by dataset index, for the write rounds.
+  fs::write(dir.join("floor-ids.json"), serde_json::to_string(&ids)?)?;
 
   // The floor's own read-only indexes for its query plans, built once after loading (the
   // provider's FTS tables, if any, are kept by its triggers in every floor write).
@@ -861,7 +728,10 @@ fn bench(args: &[String]) -> Res<Value> {
     ops.insert(name.into(), stats);
   }
 
-  // audit list at the dataset's size
+  // audit list at the dataset's size, newest rows like the filled table's (so that the two
+  // listings differ in the table's size only)
+  let filler = audit_count(&conn)? + 100;
+  fill_audit(&mut conn, filler)?;
   let mut s = Samples::default();
   for _ in 0..500 {
     s.time(|| audit_list(&conn, 100))?;
@@ -879,225 +749,6 @@ fn bench(args: &[String]) -> Res<Value> {
 
   // The rank walk's index is the floor's, for its query plans only: writes do not keep it.
   conn.execute_batch("DROP INDEX floor_rank;")?;
-
-  // add
-  let s = time_adds(&mut conn, &plan)?;
-  ops.insert("add".into(), s.stats());
-
-  // seed batches of 100
-  let s = time_seeds(&mut conn, &plan)?;
-  ops.insert("seed.batch100".into(), s.stats());
-  ops.insert("seed.entry".into(), s.scaled(100.0).stats());
-
-  // resolve (information): the indexed lookup of a write's target in its layer.
-  let replaces = plan["replaces"].as_array().cloned().unwrap_or_default();
-  let mut s = Samples::default();
-  for r in &replaces {
-    let i = &r["input"];
-    s.time(|| {
-      let mut stmt = conn.prepare_cached(
-        "SELECT id, text FROM entries WHERE track = ?1 AND scope = ?2 AND workspace_key = ?3
-           AND (agent_key = '' OR agent_key = ?4) AND instr(lower(text), ?5) > 0",
-      )?;
-      let hits = stmt
-        .query_map(
-          params![
-            str_of(i, "track"),
-            str_of(i, "scope"),
-            str_of(i, "workspaceKey"),
-            str_of(i, "agentKey"),
-            str_of(i, "match")
-          ],
-          |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
-        )?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-      if hits.len() != 1 {
-        return Err(format!("resolve: {} hits for {}", hits.len(), str_of(i, "match")).into());
-      }
-      Ok(())
-    })?;
-  }
-  info.insert("resolve".into(), s.stats());
-
-  // Information: the other statements a protocol write runs besides its mutation and audit
-  // INSERT, one by one, on the replace targets: the re-find of the approved id (with the
-  // visibility filter), the layer's usage (the budget re-check, and the usage a write reports)
-  // and the audit chain's tail (the hash and seq the new row chains to).
-  let mut refind = Samples::default();
-  let mut usage = Samples::default();
-  let mut tail = Samples::default();
-  for r in &replaces {
-    let i = &r["input"];
-    let id = ids
-      .get(index_of(r))
-      .cloned()
-      .ok_or("replace index out of range")?;
-    refind.time(|| {
-      let sql = format!(
-        "SELECT {ENTRY_COLUMNS} FROM entries WHERE id = ?1
-           AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
-           AND (scope <> 'workspace' OR ?3 IS NULL OR workspace_key = ?3)"
-      );
-      conn
-        .prepare_cached(&sql)?
-        .query_row(
-          params![id, str_of(i, "agentKey"), str_of(i, "workspaceKey")],
-          read_row,
-        )
-        .map(|_| ())
-        .map_err(Into::into)
-    })?;
-    usage.time(|| {
-      conn
-        .prepare_cached(
-          "SELECT used FROM layer_usage WHERE track = ?1 AND scope = ?2 AND workspace_key = ?3",
-        )?
-        .query_row(
-          params![
-            str_of(i, "track"),
-            str_of(i, "scope"),
-            str_of(i, "workspaceKey")
-          ],
-          |r| r.get::<_, i64>(0),
-        )
-        .map(|_| ())
-        .map_err(Into::into)
-    })?;
-    tail.time(|| {
-      conn
-        .prepare_cached(
-          "SELECT (SELECT hash FROM audit ORDER BY seq DESC LIMIT 1), (SELECT max(seq) FROM audit),
-                  coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0)",
-        )?
-        .query_row([], |r| r.get::<_, i64>(2))
-        .map(|_| ())
-        .map_err(Into::into)
-    })?;
-  }
-  info.insert("refind".into(), refind.stats());
-  info.insert("layerUsage".into(), usage.stats());
-  info.insert("chainTail".into(), tail.stats());
-
-  // replace: UPDATE by id + audit
-  let mut s = Samples::default();
-  for r in &replaces {
-    let id = ids
-      .get(index_of(r))
-      .cloned()
-      .ok_or("replace index out of range")?;
-    let mut e = Input::from_json(&r["input"]);
-    e.tags = "[]".into();
-    let sid = session_of(r);
-    s.time(|| {
-      let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-      let n = tx
-        .prepare_cached(
-          "UPDATE entries SET text = ?2, tags = ?3, version = version + 1, updated_at = ?4, session_id = ?5, units = ?6 WHERE id = ?1",
-        )?
-        .execute(params![id, e.text, e.tags, now_ms(), sid, units(&e.text)])?;
-      if n != 1 {
-        return Err("replace: no row".into());
-      }
-      audit(&tx, entry_audit("replace", &id, &e, &sid))?;
-      tx.commit()?;
-      Ok(())
-    })?;
-  }
-  ops.insert("replace".into(), s.stats());
-
-  // remove: DELETE by id + audit
-  let mut s = Samples::default();
-  for r in plan["removes"].as_array().cloned().unwrap_or_default() {
-    let i = index_of(&r);
-    let id = ids.get(i).cloned().ok_or("remove index out of range")?;
-    let e = data.get(i).cloned().ok_or("remove index out of range")?;
-    let sid = session_of(&r);
-    s.time(|| {
-      let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-      let n = tx
-        .prepare_cached("DELETE FROM entries WHERE id = ?1")?
-        .execute([&id])?;
-      if n != 1 {
-        return Err("remove: no row".into());
-      }
-      audit(&tx, entry_audit("remove", &id, &e, &sid))?;
-      tx.commit()?;
-      Ok(())
-    })?;
-  }
-  ops.insert("remove".into(), s.stats());
-
-  // consolidate: 2 DELETE + INSERT + 3 audit rows
-  let mut s = Samples::default();
-  for c in plan["consolidates"].as_array().cloned().unwrap_or_default() {
-    let indices: Vec<usize> = c["indices"]
-      .as_array()
-      .map(|a| {
-        a.iter()
-          .filter_map(Value::as_u64)
-          .map(|x| x as usize)
-          .collect()
-      })
-      .unwrap_or_default();
-    let olds: Vec<(String, Input)> = indices
-      .iter()
-      .filter_map(|&i| Some((ids.get(i)?.clone(), data.get(i)?.clone())))
-      .collect();
-    let new = Input::from_json(&c["input"]);
-    let sid = session_of(&c);
-    s.time(|| {
-      let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-      for (id, _) in &olds {
-        tx.prepare_cached("DELETE FROM entries WHERE id = ?1")?
-          .execute([id])?;
-      }
-      let id = new_id();
-      insert_entry(&tx, &id, &new, now_ms(), &sid)?;
-      for (old_id, old) in &olds {
-        audit(&tx, entry_audit("consolidate-remove", old_id, old, &sid))?;
-      }
-      audit(&tx, entry_audit("consolidate-add", &id, &new, &sid))?;
-      tx.commit()?;
-      Ok(())
-    })?;
-  }
-  ops.insert("consolidate".into(), s.stats());
-
-  conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
-  info.insert("fileBytesAfterWrites".into(), json!(file_size(&path)));
-
-  // Information: add and seed again with the audit chain's extra statements per audit row.
-  if has_hash_column(&conn)? {
-    CHAINED.store(true, std::sync::atomic::Ordering::Relaxed);
-    info.insert("add.chained".into(), time_adds(&mut conn, &plan)?.stats());
-    info.insert(
-      "seed.batch100.chained".into(),
-      time_seeds(&mut conn, &plan)?.stats(),
-    );
-    CHAINED.store(false, std::sync::atomic::Ordering::Relaxed);
-    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
-  }
-
-  // Information: add and seed again without the provider's FTS triggers (what keeping the
-  // provider's FTS index in every write transaction costs).
-  let fts_triggers: Vec<String> = conn
-    .prepare(
-      "SELECT t.name FROM sqlite_master t WHERE t.type = 'trigger' AND t.tbl_name = 'entries'
-         AND EXISTS (SELECT 1 FROM sqlite_master m WHERE m.type = 'table' AND m.sql LIKE '%USING fts5%' AND t.sql LIKE '%' || m.name || '%')",
-    )?
-    .query_map([], |r| r.get(0))?
-    .collect::<rusqlite::Result<_>>()?;
-  if !fts_triggers.is_empty() {
-    for t in &fts_triggers {
-      conn.execute_batch(&format!("DROP TRIGGER \"{}\"", t.replace('"', "\"\"")))?;
-    }
-    info.insert("add.noFts".into(), time_adds(&mut conn, &plan)?.stats());
-    info.insert(
-      "seed.batch100.noFts".into(),
-      time_seeds(&mut conn, &plan)?.stats(),
-    );
-    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
-  }
 
   // open (warm): open + pragmas + version read, then close
   let mut s = Samples::default();
@@ -1117,18 +768,6 @@ fn bench(args: &[String]) -> Res<Value> {
   }
   ops.insert("open".into(), s.stats());
 
-  // audit list after filling the audit table
-  if audit_rows > 0 {
-    let t = Instant::now();
-    let have = fill_audit(&mut conn, audit_rows)?;
-    info.insert("auditFillSeconds".into(), json!(t.elapsed().as_secs_f64()));
-    info.insert("auditRowsFilled".into(), json!(have));
-    let mut s = Samples::default();
-    for _ in 0..500 {
-      s.time(|| audit_list(&conn, 100))?;
-    }
-    ops.insert("auditList.filled".into(), s.stats());
-  }
   drop(conn);
   Ok(json!({ "ops": ops, "info": info }))
 }
@@ -1137,21 +776,53 @@ fn main() -> Res<()> {
   let args: Vec<String> = std::env::args().skip(1).collect();
   let out = match args.first().map(String::as_str) {
     Some("bench") => bench(&args)?,
+    Some("writes") => {
+      let mut conn = open(Path::new(&need(&args, "--db")?))?;
+      let data = read_dataset(&need(&args, "--dataset")?)?;
+      let plan: Value = serde_json::from_str(&fs::read_to_string(need(&args, "--plan")?)?)?;
+      let ids: Vec<String> = serde_json::from_str(&fs::read_to_string(need(&args, "--ids")?)?)?;
+      let round: usize = need(&args, "--round")?.parse()?;
+      let rounds: usize = need(&args, "--rounds")?.parse()?;
+      let warm: usize = arg(&args, "--warm")
+        .map(|w| w.parse())
+        .transpose()?
+        .unwrap_or(1);
+      writes::round(&mut conn, &plan, &data, &ids, round, rounds.max(1), warm)?
+    }
+    Some("filled") => {
+      // Fill the audit table to `--to` rows, then list its newest 100.
+      let mut conn = open(Path::new(&need(&args, "--db")?))?;
+      let t = Instant::now();
+      let have = fill_audit(&mut conn, need(&args, "--to")?.parse()?)?;
+      let seconds = t.elapsed().as_secs_f64();
+      let mut s = Samples::default();
+      for _ in 0..500 {
+        s.time(|| audit_list(&conn, 100))?;
+      }
+      json!({ "auditFillSeconds": seconds, "auditRowsFilled": have, "auditList.filled": s.stats() })
+    }
+    Some("no-fts") => {
+      let mut conn = open(Path::new(&need(&args, "--db")?))?;
+      let plan: Value = serde_json::from_str(&fs::read_to_string(need(&args, "--plan")?)?)?;
+      writes::without_fts(&mut conn, &plan)?
+    }
     Some("fill-audit") => {
       let db = need(&args, "--db")?;
-      let to: i64 = need(&args, "--to")?.parse()?;
       let mut conn = open(Path::new(&db))?;
+      // `--to N`: until the table holds N rows; `--add N`: N more rows.
+      let to: i64 = match arg(&args, "--add") {
+        Some(n) => audit_count(&conn)? + n.parse::<i64>()?,
+        None => need(&args, "--to")?.parse()?,
+      };
       let t = Instant::now();
       let have = fill_audit(&mut conn, to)?;
       conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
       json!({ "auditRows": have, "seconds": t.elapsed().as_secs_f64() })
     }
-    _ => {
-      return Err(
-        "usage: floor bench --template T --dataset D.jsonl --plan P.json --dir DIR [--audit-rows N] [--open-iters K] [--max-ms MS] | floor fill-audit --db PATH --to N"
-          .into(),
-      )
-    }
+    _ => return Err(
+      "usage: floor (bench | writes | filled | no-fts | fill-audit) …: see examples/floor/main.rs"
+        .into(),
+    ),
   };
   println!("{out}");
   Ok(())
