@@ -497,8 +497,9 @@ impl MemoryProvider {
     write: Option<Unknown<'e>>,
     plan: impl FnOnce(&mut Memory, Writer) -> crate::Result<Plan>,
   ) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-    let planned = writer_of(write.as_ref())
-      .and_then(|writer| self.run(|memory| Ok((plan(memory, writer)?, memory.policy_answer()))));
+    let planned = writer_of(write.as_ref()).and_then(|writer| {
+      self.run(|memory| Ok((memory.planned(|m| plan(m, writer))?, memory.policy_answer())))
+    });
     let (plan, policy_answer) = match planned {
       Ok(p) => p,
       Err(e) => return reject_with(env, &e),

@@ -23,6 +23,10 @@ const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 const BUSY_TIMEOUT_MS: u32 = 10_000;
 /// Most expired audit rows one write prunes, so retention never stalls a write.
 const PRUNE_BATCH: i64 = 256;
+/// Prepared statements kept per connection. The crate caches about 35 distinct statements;
+/// rusqlite's default of 16 made a session that writes, searches and renders snapshots evict
+/// and re-prepare them in turn (tens of µs each).
+const STATEMENT_CACHE: usize = 64;
 
 /// Current time in epoch milliseconds.
 pub fn now_ms() -> i64 {
@@ -186,6 +190,7 @@ impl Store {
       )
     };
     let mut conn = Connection::open(path).map_err(fail)?;
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     conn
       .busy_timeout(std::time::Duration::from_millis(u64::from(BUSY_TIMEOUT_MS)))
       .map_err(fail)?;
@@ -257,6 +262,36 @@ impl Store {
     if self.pending_recalls.len() >= MAX_PENDING_RECALLS {
       self.write(|_, _| Ok(()))?;
     }
+    Ok(())
+  }
+
+  /// Begin a read transaction (one snapshot of the file, its locks taken once) unless one is
+  /// open; `true` when this call began it and [`Store::end_read`] must end it.
+  ///
+  /// # Errors
+  /// `STORE_CORRUPT` when SQLite fails.
+  pub fn begin_read(&self) -> Result<bool> {
+    if !self.conn.is_autocommit() {
+      return Ok(false);
+    }
+    self
+      .conn
+      .prepare_cached("BEGIN")
+      .and_then(|mut s| s.execute([]))
+      .map_err(|e| self.fail(e))?;
+    Ok(true)
+  }
+
+  /// End the read transaction [`Store::begin_read`] began.
+  ///
+  /// # Errors
+  /// `STORE_CORRUPT` when SQLite fails.
+  pub fn end_read(&self) -> Result<()> {
+    self
+      .conn
+      .prepare_cached("COMMIT")
+      .and_then(|mut s| s.execute([]))
+      .map_err(|e| self.fail(e))?;
     Ok(())
   }
 

@@ -339,6 +339,21 @@ impl Memory {
 
   // ---- planning ----
 
+  /// Plan a write inside one read transaction: its target lookups, budget pre-check and the
+  /// read model's catch-up see one snapshot of the file and take its locks once (a `replace`
+  /// ran four transactions, one per statement, before asking its gate).
+  ///
+  /// # Errors
+  /// Whatever `plan` returns, or `STORE_CORRUPT` when the transaction cannot begin or end.
+  pub fn planned(&mut self, plan: impl FnOnce(&mut Self) -> Result<Plan>) -> Result<Plan> {
+    let began = self.store.begin_read()?;
+    let planned = plan(self);
+    if began {
+      self.store.end_read()?;
+    }
+    planned
+  }
+
   /// Bring the in-memory read model up to date with the store.
   pub(super) fn sync(&mut self) -> Result<()> {
     let Self { store, cache, .. } = self;

@@ -175,6 +175,47 @@ fn workspace_budgets_are_per_workspace() -> TestResult {
 }
 
 #[test]
+fn a_plan_runs_in_one_read_transaction_and_ends_it_even_when_it_fails() -> TestResult {
+  let (mut m, _dir) = memory(json!({}))?;
+  add(
+    &mut m,
+    "user",
+    "workspace",
+    "prefers pnpm",
+    writer("", "/w"),
+  )?;
+  let in_tx = std::cell::Cell::new(false);
+  let plan = m.planned(|m| {
+    in_tx.set(!m.store.conn().is_autocommit());
+    m.plan_replace(
+      &json!({"track": "user", "scope": "workspace", "match": "pnpm", "text": "prefers yarn"}),
+      writer("", "/w"),
+    )
+  })?;
+  assert!(in_tx.get(), "the plan ran outside a transaction");
+  assert!(
+    m.store.conn().is_autocommit(),
+    "the plan left its transaction open"
+  );
+  m.finish(&plan, allow(), None, false)?;
+  let missing = m.planned(|m| {
+    m.plan_remove(
+      &json!({"track": "user", "scope": "workspace", "match": "npm and pnpm"}),
+      writer("", "/w"),
+    )
+  });
+  assert_eq!(missing.err().map(|e| e.code()), Some("ENTRY_NOT_FOUND"));
+  assert!(
+    m.store.conn().is_autocommit(),
+    "a failed plan left its transaction open"
+  );
+  // The next write still gets its own transaction.
+  add(&mut m, "user", "workspace", "uses tabs", writer("", "/w"))?;
+  assert_eq!(texts(&mut m), vec!["prefers yarn", "uses tabs"]);
+  Ok(())
+}
+
+#[test]
 fn replace_acts_on_the_approved_id_even_if_the_match_became_ambiguous() -> TestResult {
   let (mut m, _dir) = memory(json!({}))?;
   add(
