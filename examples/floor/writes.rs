@@ -7,7 +7,8 @@
 //! the floor runs two sets of statements per write ([`Statements`]) on alternating items:
 //! - `Same` — the floor as the issue defines it: the same SQL statements the provider's write
 //!   runs, all in the one transaction. The provider runs its target lookups and budget
-//!   pre-check as reads before it asks the gate, and the rest in its write transaction.
+//!   pre-check in a read transaction before it asks the gate, and the rest in its write
+//!   transaction.
 //! - `Minimal` — only the mutation and its audit INSERT(s): the least SQL any write could run.
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
@@ -47,17 +48,17 @@ impl Statements {
 
 /// A write's target as the provider resolves it: a match in one layer of the writer's view.
 #[derive(Debug, Clone)]
-pub struct Target {
-  pub track: String,
-  pub scope: String,
-  pub workspace_key: String,
+struct Target {
+  track: String,
+  scope: String,
+  workspace_key: String,
   /// The agent whose entries (besides the shared ones) the writer sees.
-  pub agent_key: String,
+  agent_key: String,
   /// The lower-case needle.
-  pub needle: String,
+  needle: String,
 }
 
-pub fn insert_entry(conn: &Connection, id: &str, e: &Input, at: i64, session: &str) -> Res<()> {
+fn insert_entry(conn: &Connection, id: &str, e: &Input, at: i64, session: &str) -> Res<()> {
   conn
     .prepare_cached(
       super::INSERT_ENTRY
@@ -221,7 +222,7 @@ fn delete(conn: &Connection, id: &str) -> Res<()> {
 }
 
 /// add: INSERT entry + audit row. Returns the id.
-pub fn add(conn: &mut Connection, e: &Input, session: &str, st: Statements) -> Res<String> {
+fn add(conn: &mut Connection, e: &Input, session: &str, st: Statements) -> Res<String> {
   let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
   input_usage(&tx, e, st)?;
   input_usage(&tx, e, st)?;
@@ -279,7 +280,7 @@ pub fn seed(
 }
 
 /// replace: UPDATE the entry by id + audit row.
-pub fn replace(
+fn replace(
   conn: &mut Connection,
   t: &Target,
   id: &str,
@@ -306,7 +307,7 @@ pub fn replace(
 }
 
 /// remove: DELETE the entry by id + audit row.
-pub fn remove(
+fn remove(
   conn: &mut Connection,
   t: &Target,
   id: &str,
@@ -325,7 +326,7 @@ pub fn remove(
 }
 
 /// consolidate: DELETE each old entry, INSERT the new one, an audit row for each.
-pub fn consolidate(
+fn consolidate(
   conn: &mut Connection,
   olds: &[(Target, String, Input)],
   new: &Input,
