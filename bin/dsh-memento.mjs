@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import readline from 'node:readline'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import { createDefaultRegistry } from '../lib/adapters/index.mjs'
 import { findSessionLogs, recordProposals, scanFile, toProposals } from '../lib/digest.mjs'
 import { exportEntry, exportStore, importEntries, readEnvelopes, parseImportText, renderExport, validateEntryInputs } from '../lib/envelope.mjs'
@@ -131,9 +131,7 @@ const tagsFlag = (flags) => (flags.tags === undefined ? undefined : flags.tags.s
 // ---- provider loading -------------------------------------------------------------------------
 
 async function loadModule() {
-  const spec = process.env.DSH_MEMENTO_PROVIDER
-    ? pathToFileURL(path.resolve(process.env.DSH_MEMENTO_PROVIDER)).href
-    : new URL('../index.mjs', import.meta.url).href
+  const spec = new URL('../index.mjs', import.meta.url).href
   try {
     return await import(spec)
   } catch (e) {

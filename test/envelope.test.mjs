@@ -8,7 +8,7 @@ import { after, describe, it } from 'node:test'
 import Ajv2020 from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { buildExport, exportStore, importEntries, parseImportText, readEnvelopes } from '../lib/envelope.mjs'
-import { NATIVE, provider as mod, write } from './support/provider.mjs'
+import { provider as mod, skip, write } from './support/provider.mjs'
 
 const schema = JSON.parse(fs.readFileSync(new URL('../schemas/dsh-memory-protocol-v1.schema.json', import.meta.url), 'utf8'))
 const ajv = new Ajv2020({ allErrors: true, strict: false })
@@ -40,7 +40,7 @@ async function populated() {
   return p
 }
 
-describe(`export envelope (${NATIVE ? 'native provider' : 'fake provider'})`, () => {
+describe('export envelope', { skip }, () => {
   it('has the reference key order, includes sessionId, and validates against the schema (D4 fixed)', async () => {
     const p = await populated()
     const [env] = exportStore(p)
@@ -98,7 +98,7 @@ describe('import validation (nothing is written on any failure)', () => {
   })
 })
 
-describe(`import through seed (${NATIVE ? 'native provider' : 'fake provider'})`, () => {
+describe('import through seed', { skip }, () => {
   it('export -> import into an empty store reproduces text, tags, track, scope, keys and source', async () => {
     const src = await populated()
     const docs = JSON.parse(JSON.stringify(exportStore(src)))
