@@ -610,14 +610,11 @@ async function main() {
       ours.rss.writesPeakMB = Math.max(ours.rss.writesPeakMB ?? 0, w.peakMB)
       if (!floor) continue
       const f = runFloor('writes', '--db', floorDb, '--dataset', dataset, '--plan', planFile, '--ids', path.join(sub, 'floor-ids.json'), '--round', String(round), '--rounds', String(rounds), '--warm', String(warmCycles))
-      for (const [op, x] of Object.entries(f)) {
-        add(samples.same, op, x.same)
-        add(samples.minimal, op, x.minimal)
-      }
-      // This round's ratio per write, ours to each floor (same moment, same store state).
+      // Pool the samples, and keep this round's ratio per write (same moment, same store state).
       for (const [op, x] of Object.entries(f)) {
         const o = stats(w.samples[op] ?? [])?.median
         for (const kind of ['same', 'minimal']) {
+          add(samples[kind], op, x[kind])
           const m = stats(x[kind])?.median
           if (o && m) add(paired[kind], op, [o / m])
         }
