@@ -22,7 +22,7 @@ use crate::grams::Grams;
 use crate::model::{Entry, Scope, Track};
 use crate::postings::Slot;
 use crate::reads::{self, IndexRow};
-use crate::store::Visibility;
+use crate::store::{in_read_tx, Visibility};
 use crate::text::fold;
 
 /// What a search reads of every candidate: ranking and visibility keys, 32 bytes, in one
@@ -169,21 +169,6 @@ pub struct EntryCache {
 
 /// Catching up from more audit rows than this is a reload.
 const CATCH_UP_MAX: usize = 4096;
-
-/// Run `f` in one read transaction (one snapshot of the file), unless one is open.
-fn in_read_tx<T>(
-  conn: &Connection,
-  f: impl FnOnce() -> rusqlite::Result<T>,
-) -> rusqlite::Result<T> {
-  if !conn.is_autocommit() {
-    return f();
-  }
-  conn.execute_batch("BEGIN")?;
-  let out = f();
-  let end = if out.is_ok() { "COMMIT" } else { "ROLLBACK" };
-  conn.execute_batch(end)?;
-  out
-}
 
 impl EntryCache {
   /// Catch up if another connection committed since the last look (load if nothing is loaded

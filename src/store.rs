@@ -265,36 +265,6 @@ impl Store {
     Ok(())
   }
 
-  /// Begin a read transaction (one snapshot of the file, its locks taken once) unless one is
-  /// open; `true` when this call began it and [`Store::end_read`] must end it.
-  ///
-  /// # Errors
-  /// `STORE_CORRUPT` when SQLite fails.
-  pub fn begin_read(&self) -> Result<bool> {
-    if !self.conn.is_autocommit() {
-      return Ok(false);
-    }
-    self
-      .conn
-      .prepare_cached("BEGIN")
-      .and_then(|mut s| s.execute([]))
-      .map_err(|e| self.fail(e))?;
-    Ok(true)
-  }
-
-  /// End the read transaction [`Store::begin_read`] began.
-  ///
-  /// # Errors
-  /// `STORE_CORRUPT` when SQLite fails.
-  pub fn end_read(&self) -> Result<()> {
-    self
-      .conn
-      .prepare_cached("COMMIT")
-      .and_then(|mut s| s.execute([]))
-      .map_err(|e| self.fail(e))?;
-    Ok(())
-  }
-
   /// Recall bumps not yet written.
   pub fn pending_recalls(&self) -> &[(String, i64)] {
     &self.pending_recalls
@@ -317,6 +287,44 @@ impl Store {
     prune_audit(&tx, days, None).map_err(|e| fail_at(&self.path, e))?;
     tx.commit().map_err(|e| fail_at(&self.path, e))
   }
+}
+
+/// Begin a read transaction on `conn` (one snapshot of the file, its locks taken once) unless
+/// one is open; `true` when this call began it and [`end_read`] must end it.
+///
+/// # Errors
+/// SQLite failures.
+pub fn begin_read(conn: &Connection) -> rusqlite::Result<bool> {
+  if !conn.is_autocommit() {
+    return Ok(false);
+  }
+  conn.prepare_cached("BEGIN")?.execute([])?;
+  Ok(true)
+}
+
+/// End the read transaction [`begin_read`] began.
+///
+/// # Errors
+/// SQLite failures.
+pub fn end_read(conn: &Connection) -> rusqlite::Result<()> {
+  conn.prepare_cached("COMMIT")?.execute([])?;
+  Ok(())
+}
+
+/// Run `f` in one read transaction, unless one is open.
+///
+/// # Errors
+/// `f`'s, or SQLite failures beginning or ending the transaction.
+pub fn in_read_tx<T>(
+  conn: &Connection,
+  f: impl FnOnce() -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+  let began = begin_read(conn)?;
+  let out = f();
+  if began {
+    end_read(conn)?;
+  }
+  out
 }
 
 /// Map a SQLite failure at the store `path` to `STORE_CORRUPT` with a message that says what

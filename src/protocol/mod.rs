@@ -346,10 +346,10 @@ impl Memory {
   /// # Errors
   /// Whatever `plan` returns, or `STORE_CORRUPT` when the transaction cannot begin or end.
   pub fn planned(&mut self, plan: impl FnOnce(&mut Self) -> Result<Plan>) -> Result<Plan> {
-    let began = self.store.begin_read()?;
+    let began = store::begin_read(self.store.conn()).map_err(|e| self.fail(e))?;
     let planned = plan(self);
     if began {
-      self.store.end_read()?;
+      store::end_read(self.store.conn()).map_err(|e| self.fail(e))?;
     }
     planned
   }
