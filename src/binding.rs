@@ -409,13 +409,7 @@ fn config_of(options: &Unknown<'_>) -> crate::Result<(Config, String, u64)> {
     Value::String(s) => s,
     _ => return Err(MemoryError::invalid("dbPath must be a string")),
   };
-  let home = keys::dsh_home(
-    std::env::var("DSH_HOME").ok().as_deref(),
-    std::env::var("HOME").ok().as_deref(),
-  );
-  let db_path = keys::resolve_db_path(&db_path, &home)
-    .to_string_lossy()
-    .into_owned();
+  let db_path = keys::store_path(&db_path);
   Ok((
     Config {
       budgets,
@@ -931,15 +925,7 @@ pub fn resolve_db_path(env: Env, db_path: Option<Unknown>) -> Result<String> {
     Value::String(s) => Some(s),
     _ => return Err(throw(&env, MemoryError::invalid("dbPath must be a string"))),
   };
-  let home = keys::dsh_home(
-    std::env::var("DSH_HOME").ok().as_deref(),
-    std::env::var("HOME").ok().as_deref(),
-  );
-  Ok(
-    keys::resolve_db_path(db_path.as_deref().unwrap_or(""), &home)
-      .to_string_lossy()
-      .into_owned(),
-  )
+  Ok(keys::store_path(db_path.as_deref().unwrap_or("")))
 }
 
 /// Normalized workspace key of a cwd (`''` when none).

@@ -1,72 +1,231 @@
 //! Key derivation: the workspace key of a cwd, the agent key of a preset, and where the store
-//! file lives (protocol-behaviour §4.3, §6.1). POSIX semantics; keys are never symlink-resolved.
+//! file lives (protocol-behaviour §4.3, §6.1). Paths follow Node's `path.resolve` of the host
+//! (POSIX or win32 rules), so keys equal the JS dsh-memento's on every platform; they are never
+//! symlink-resolved. On Windows keys are case-insensitive: they are lowercased, as the JS plugin
+//! stores them.
 #![forbid(unsafe_code)]
 
-use std::path::{Component, Path, PathBuf};
+/// Which platform's path rules apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Paths {
+  /// `/`-separated, rooted at `/` (Linux, macOS).
+  Posix,
+  /// Drive letters and `\\server\share` roots, either separator, case-insensitive.
+  Windows,
+}
 
-/// Lexically normalized absolute form of `path` (`path.resolve` in Node): relative paths resolve
-/// against `base`, `.` and `..` are folded, trailing slashes dropped. No filesystem access.
-pub fn resolve(base: &Path, path: &str) -> PathBuf {
-  let joined = if Path::new(path).is_absolute() {
-    PathBuf::from(path)
+impl Paths {
+  /// The rules of the platform this code was built for.
+  pub const HOST: Paths = if cfg!(windows) {
+    Paths::Windows
   } else {
-    base.join(path)
+    Paths::Posix
   };
-  let mut out = PathBuf::from("/");
-  for part in joined.components() {
+
+  /// Node's `path.resolve(base, path)` under these rules: a relative `path` resolves against
+  /// `base` (itself absolute), `.` and `..` are folded, separators normalized and trailing ones
+  /// dropped (a root keeps its own). No filesystem access.
+  pub fn resolve(self, base: &str, path: &str) -> String {
+    match self {
+      Paths::Posix => resolve_posix(base, path),
+      Paths::Windows => resolve_windows(base, path),
+    }
+  }
+
+  /// Whether `path` resolves without a base (`/x`; `C:\x`, `\\server\share\x`).
+  pub fn is_absolute(self, path: &str) -> bool {
+    match self {
+      Paths::Posix => path.starts_with('/'),
+      Paths::Windows => {
+        let root = WindowsRoot::of(path);
+        root.absolute && !root.device.is_empty()
+      }
+    }
+  }
+
+  /// The workspace key of a session cwd: `''` without one, else its resolved absolute path,
+  /// lowercased under Windows rules.
+  pub fn workspace_key_of(self, cwd: Option<&str>) -> String {
+    let key = match cwd {
+      None | Some("") => return String::new(),
+      // The process cwd is only read (a syscall) for a relative cwd.
+      Some(c) if self.is_absolute(c) => self.resolve("", c),
+      Some(c) => self.resolve(&process_cwd(), c),
+    };
+    self.fold_case(key)
+  }
+
+  /// The agent key of a session's agent preset: `''` without one, else the trimmed preset,
+  /// lowercased under Windows rules (as the JS dsh-memento keys it there).
+  pub fn agent_key_of(self, preset: Option<&str>) -> String {
+    self.fold_case(preset.map(str::trim).unwrap_or_default().to_string())
+  }
+
+  fn fold_case(self, key: String) -> String {
+    match self {
+      Paths::Posix => key,
+      Paths::Windows => key.to_lowercase(),
+    }
+  }
+}
+
+fn is_sep(c: char) -> bool {
+  c == '/' || c == '\\'
+}
+
+/// Fold `.` and `..` out of a path's segments, never climbing above the root.
+fn fold_segments<'a>(tail: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+  let mut out = Vec::new();
+  for part in tail {
     match part {
-      Component::ParentDir => {
+      "" | "." => {}
+      ".." => {
         out.pop();
       }
-      Component::Normal(p) => out.push(p),
-      Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+      p => out.push(p),
     }
   }
   out
 }
 
-/// The process cwd, or `/` when it cannot be read (a deleted cwd must not crash a write).
-fn process_cwd() -> PathBuf {
-  std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"))
+fn resolve_posix(base: &str, path: &str) -> String {
+  let joined = if path.starts_with('/') {
+    path.to_string()
+  } else {
+    format!("{base}/{path}")
+  };
+  format!("/{}", fold_segments(joined.split('/')).join("/"))
 }
 
-/// Workspace key of a session cwd: `''` without one, else its resolved absolute path.
-pub fn workspace_key_of(cwd: Option<&str>) -> String {
-  match cwd {
-    // The process cwd is only read (a syscall) for a relative cwd.
-    Some(c) if Path::new(c).is_absolute() => {
-      resolve(Path::new("/"), c).to_string_lossy().into_owned()
+/// The root of a win32 path, as Node's `path.win32` parses it.
+struct WindowsRoot<'a> {
+  /// `C:` or `\\server\share` (separators normalized), `''` for none.
+  device: String,
+  /// Whether the path starts at its root (`C:\x`, `\x`, UNC) rather than drive-relative.
+  absolute: bool,
+  /// What follows the root.
+  rest: &'a str,
+}
+
+impl<'a> WindowsRoot<'a> {
+  fn of(p: &'a str) -> WindowsRoot<'a> {
+    let mut chars = p.chars();
+    let (first, second) = (chars.next(), chars.next());
+    if first.is_some_and(is_sep) && second.is_some_and(is_sep) {
+      // `\\server\share\rest`: both names are needed for a UNC root.
+      let after = &p[2..];
+      let mut names = after.splitn(3, is_sep);
+      if let (Some(server), Some(share)) = (names.next(), names.next()) {
+        if !server.is_empty() && !share.is_empty() {
+          return WindowsRoot {
+            device: format!("\\\\{server}\\{share}"),
+            absolute: true,
+            rest: names.next().unwrap_or(""),
+          };
+        }
+      }
     }
-    Some(c) if !c.is_empty() => resolve(&process_cwd(), c).to_string_lossy().into_owned(),
-    _ => String::new(),
+    if first.is_some_and(is_sep) {
+      return WindowsRoot {
+        device: String::new(),
+        absolute: true,
+        rest: &p[1..],
+      };
+    }
+    if first.is_some_and(|c| c.is_ascii_alphabetic()) && second == Some(':') {
+      let absolute = p[2..].starts_with(is_sep);
+      return WindowsRoot {
+        device: p[..2].to_string(),
+        absolute,
+        rest: if absolute { &p[3..] } else { &p[2..] },
+      };
+    }
+    WindowsRoot {
+      device: String::new(),
+      absolute: false,
+      rest: p,
+    }
   }
 }
 
-/// Agent key of a session's agent preset: `''` without one, else the trimmed preset.
-pub fn agent_key_of(preset: Option<&str>) -> String {
-  preset.map(str::trim).unwrap_or_default().to_string()
+/// Node's `path.win32.resolve(base, path)`: the rightmost path that has both a device and an
+/// absolute root ends the walk; a path on another device than the one found so far is skipped.
+fn resolve_windows(base: &str, path: &str) -> String {
+  let mut device = String::new();
+  let mut tail = String::new();
+  let mut absolute = false;
+  for p in [path, base] {
+    let root = WindowsRoot::of(p);
+    if !root.device.is_empty() && !device.is_empty() && !root.device.eq_ignore_ascii_case(&device) {
+      continue;
+    }
+    if device.is_empty() {
+      device = root.device;
+    }
+    if !absolute {
+      tail = format!("{}\\{tail}", root.rest);
+      absolute = root.absolute;
+    }
+    if absolute && !device.is_empty() {
+      break;
+    }
+  }
+  // Always rooted: a drive-relative path on another drive than the base's starts at that
+  // drive's root (Node would ask the per-drive cwd `%=D:%`, which a library cannot see).
+  let tail = fold_segments(tail.split(is_sep)).join("\\");
+  format!("{device}\\{tail}")
 }
 
-/// The dsh home: `$DSH_HOME` when set and non-empty, otherwise `~/.dsh`.
-pub fn dsh_home(dsh_home_env: Option<&str>, home_env: Option<&str>) -> PathBuf {
+/// The process cwd, or the root when it cannot be read (a deleted cwd must not crash a write).
+fn process_cwd() -> String {
+  std::env::current_dir()
+    .map(|d| d.to_string_lossy().into_owned())
+    .unwrap_or_else(|_| "/".to_string())
+}
+
+/// Workspace key of a session cwd under the host's rules.
+pub fn workspace_key_of(cwd: Option<&str>) -> String {
+  Paths::HOST.workspace_key_of(cwd)
+}
+
+/// Agent key of a session's agent preset under the host's rules.
+pub fn agent_key_of(preset: Option<&str>) -> String {
+  Paths::HOST.agent_key_of(preset)
+}
+
+/// The dsh home: `$DSH_HOME` when set and non-empty, otherwise `.dsh` in the user's home
+/// directory (`os.homedir()`: `$HOME` on POSIX, `%USERPROFILE%` on Windows).
+pub fn dsh_home(paths: Paths, dsh_home_env: Option<&str>, user_home: Option<&str>) -> String {
   match dsh_home_env {
-    Some(h) if !h.is_empty() => resolve(&process_cwd(), h),
-    _ => resolve(
-      &process_cwd(),
-      home_env.filter(|h| !h.is_empty()).unwrap_or("/"),
-    )
-    .join(".dsh"),
+    Some(h) if !h.is_empty() => paths.resolve(&process_cwd(), h),
+    _ => {
+      let home = user_home.filter(|h| !h.is_empty()).unwrap_or("/");
+      paths.resolve(&process_cwd(), &format!("{home}/.dsh"))
+    }
   }
 }
 
 /// Where the store file lives: `''` → `<home>/dsh-memento/memory.db`; absolute paths as given;
 /// relative paths against the home (the same default path as the JS dsh-memento).
-pub fn resolve_db_path(db_path: &str, home: &Path) -> PathBuf {
-  if db_path.is_empty() {
-    home.join("dsh-memento").join("memory.db")
+pub fn resolve_db_path(paths: Paths, db_path: &str, home: &str) -> String {
+  let db_path = if db_path.is_empty() {
+    "dsh-memento/memory.db"
   } else {
-    resolve(home, db_path)
-  }
+    db_path
+  };
+  paths.resolve(home, db_path)
+}
+
+/// The store path of `dbPath` in this process: the dsh home from `$DSH_HOME` and the user's
+/// home directory, then [`resolve_db_path`].
+pub fn store_path(db_path: &str) -> String {
+  let user_home = std::env::home_dir().map(|h| h.to_string_lossy().into_owned());
+  let home = dsh_home(
+    Paths::HOST,
+    std::env::var("DSH_HOME").ok().as_deref(),
+    user_home.as_deref(),
+  );
+  resolve_db_path(Paths::HOST, db_path, &home)
 }
 
 #[cfg(test)]
@@ -74,40 +233,101 @@ mod tests {
   use super::*;
 
   #[test]
-  fn resolves_like_node_path_resolve() {
-    let base = Path::new("/work/x");
-    assert_eq!(resolve(base, "/a/b/../c/"), PathBuf::from("/a/c"));
-    assert_eq!(resolve(base, "rel/./d"), PathBuf::from("/work/x/rel/d"));
+  fn resolves_like_node_path_posix_resolve() {
+    let base = "/work/x";
+    let posix = Paths::Posix;
+    assert_eq!(posix.resolve(base, "/a/b/../c/"), "/a/c");
+    assert_eq!(posix.resolve(base, "rel/./d"), "/work/x/rel/d");
+    assert_eq!(posix.resolve(base, "../../../up"), "/up");
+    assert_eq!(posix.resolve(base, "/"), "/");
     assert_eq!(
-      resolve(base, "C:/conformance/ws"),
-      PathBuf::from("/work/x/C:/conformance/ws")
+      posix.resolve(base, "C:/conformance/ws"),
+      "/work/x/C:/conformance/ws"
     );
+  }
+
+  /// Expected values are what Node 20's `path.win32.resolve(base, path)` prints.
+  #[test]
+  fn resolves_like_node_path_win32_resolve() {
+    let cases = [
+      ("C:\\base", "D:\\Proj\\A\\", "D:\\Proj\\A"),
+      ("C:\\base", "d:/proj/a", "d:\\proj\\a"),
+      (
+        "C:\\base",
+        "\\\\server\\share\\dir\\",
+        "\\\\server\\share\\dir",
+      ),
+      ("C:\\base", "\\\\server\\share", "\\\\server\\share\\"),
+      ("C:\\base", "//server/share/x/../y", "\\\\server\\share\\y"),
+      ("C:\\base", "rel\\.\\d", "C:\\base\\rel\\d"),
+      ("C:\\base", "..\\..\\..\\x", "C:\\x"),
+      ("C:\\base", "\\top", "C:\\top"),
+      ("C:\\base", "D:\\", "D:\\"),
+      ("C:\\base", "C:sub", "C:\\base\\sub"),
+      ("C:\\base", "/a/b/", "C:\\a\\b"),
+      ("C:\\base", "D:\\a\\..\\..\\b", "D:\\b"),
+      ("\\\\srv\\sh\\w", "..\\..\\z", "\\\\srv\\sh\\z"),
+      ("C:\\base", "\\\\server", "C:\\server"),
+      // Node asks the per-drive cwd (`%=D:%`) here; without one it is the drive's root.
+      ("C:\\base", "D:sub", "D:\\sub"),
+    ];
+    for (base, path, want) in cases {
+      assert_eq!(Paths::Windows.resolve(base, path), want, "{base} + {path}");
+    }
+  }
+
+  #[test]
+  fn windows_keys_ignore_case_separators_and_trailing_separators() {
+    let w = Paths::Windows;
+    assert_eq!(w.workspace_key_of(Some("D:\\Proj\\A\\")), "d:\\proj\\a");
+    assert_eq!(w.workspace_key_of(Some("d:/proj/a")), "d:\\proj\\a");
+    assert_eq!(
+      w.workspace_key_of(Some("\\\\Server\\Share\\Team\\")),
+      "\\\\server\\share\\team"
+    );
+    assert_eq!(w.workspace_key_of(Some("C:\\")), "c:\\");
+    assert_eq!(w.agent_key_of(Some(" Coder ")), "coder");
+    assert!(w.is_absolute("C:\\x") && w.is_absolute("//s/h/x"));
+    assert!(!w.is_absolute("\\x") && !w.is_absolute("C:x") && !w.is_absolute("x"));
   }
 
   #[test]
   fn keys_default_to_empty() {
-    assert_eq!(workspace_key_of(None), "");
-    assert_eq!(workspace_key_of(Some("")), "");
-    assert_eq!(workspace_key_of(Some("/p/q/")), "/p/q");
-    assert_eq!(agent_key_of(Some("  coder ")), "coder");
-    assert_eq!(agent_key_of(None), "");
+    let posix = Paths::Posix;
+    assert_eq!(posix.workspace_key_of(None), "");
+    assert_eq!(posix.workspace_key_of(Some("")), "");
+    assert_eq!(posix.workspace_key_of(Some("/p/Q/")), "/p/Q");
+    assert_eq!(posix.agent_key_of(Some("  Coder ")), "Coder");
+    assert_eq!(posix.agent_key_of(None), "");
+    assert_eq!(Paths::Windows.workspace_key_of(None), "");
   }
 
   #[test]
   fn db_path_follows_dsh_home() {
-    let home = dsh_home(Some("/h"), Some("/root"));
+    let posix = Paths::Posix;
+    let home = dsh_home(posix, Some("/h"), Some("/root"));
     assert_eq!(
-      resolve_db_path("", &home),
-      PathBuf::from("/h/dsh-memento/memory.db")
+      resolve_db_path(posix, "", &home),
+      "/h/dsh-memento/memory.db"
     );
-    assert_eq!(resolve_db_path("x/m.db", &home), PathBuf::from("/h/x/m.db"));
+    assert_eq!(resolve_db_path(posix, "x/m.db", &home), "/h/x/m.db");
+    assert_eq!(resolve_db_path(posix, "/abs/m.db", &home), "/abs/m.db");
+    assert_eq!(dsh_home(posix, Some(""), Some("/root")), "/root/.dsh");
+  }
+
+  #[test]
+  fn windows_db_path_is_under_the_user_profile() {
+    let w = Paths::Windows;
+    let home = dsh_home(w, None, Some("C:\\Users\\Ana"));
+    assert_eq!(home, "C:\\Users\\Ana\\.dsh");
     assert_eq!(
-      resolve_db_path("/abs/m.db", &home),
-      PathBuf::from("/abs/m.db")
+      resolve_db_path(w, "", &home),
+      "C:\\Users\\Ana\\.dsh\\dsh-memento\\memory.db"
     );
+    assert_eq!(resolve_db_path(w, "D:/m.db", &home), "D:\\m.db");
     assert_eq!(
-      dsh_home(Some(""), Some("/root")),
-      PathBuf::from("/root/.dsh")
+      dsh_home(w, Some("E:\\dsh"), Some("C:\\Users\\Ana")),
+      "E:\\dsh"
     );
   }
 }

@@ -4,8 +4,7 @@
 
 use std::fs::{self, OpenOptions};
 use std::io::Read;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction, TransactionBehavior};
@@ -118,7 +117,8 @@ fn proposal_from_row(row: &Row<'_>) -> rusqlite::Result<Proposal> {
 }
 
 /// Create the parent directory (0700 when we create it) and the file (0600), and refuse a file
-/// that is not SQLite before SQLite ever touches it.
+/// that is not SQLite before SQLite ever touches it. Windows has no modes: there the file
+/// inherits its folder's ACL (under the user's profile: the user, SYSTEM and Administrators).
 fn prepare_file(path: &Path, shown: &str) -> Result<()> {
   let io = |what: &str, e: std::io::Error| {
     MemoryError::store(
@@ -130,9 +130,11 @@ fn prepare_file(path: &Path, shown: &str) -> Result<()> {
     .parent()
     .filter(|d| !d.as_os_str().is_empty() && !d.exists())
   {
-    fs::DirBuilder::new()
-      .recursive(true)
-      .mode(0o700)
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
       .create(dir)
       .map_err(|e| io("cannot create directory", e))?;
   }
@@ -150,12 +152,11 @@ fn prepare_file(path: &Path, shown: &str) -> Result<()> {
       }
     }
     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-      OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|e| io("cannot create", e))?;
+      let mut options = OpenOptions::new();
+      options.write(true).create_new(true);
+      #[cfg(unix)]
+      std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+      options.open(path).map_err(|e| io("cannot create", e))?;
     }
     Err(e) => return Err(io("cannot read", e)),
   }
@@ -163,16 +164,22 @@ fn prepare_file(path: &Path, shown: &str) -> Result<()> {
 }
 
 /// chmod the store and any sidecar to 0600 (best effort: a sidecar may come and go).
+#[cfg(unix)]
 fn protect(path: &Path) {
+  use std::os::unix::fs::PermissionsExt;
   for suffix in ["", "-wal", "-shm", "-journal"] {
     let mut p = path.as_os_str().to_owned();
     p.push(suffix);
-    let p = PathBuf::from(p);
+    let p = std::path::PathBuf::from(p);
     if p.exists() {
       let _ = fs::set_permissions(&p, fs::Permissions::from_mode(0o600));
     }
   }
 }
+
+/// Windows has no modes; the files inherit their folder's ACL (see [`prepare_file`]).
+#[cfg(not(unix))]
+fn protect(_path: &Path) {}
 
 impl Store {
   /// Open (creating if needed) the store at `path`, migrate it and prune expired audit rows.
