@@ -1,6 +1,8 @@
 // dsh-memento: the public entry. Loads the native provider and exports it with the protocol
 // constants; the Cordis plugin (name/inject/Config/apply) lives in ./lib/plugin/index.mjs.
 import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import { bindingMissing } from './lib/platform.mjs'
 
 const require = createRequire(import.meta.url)
 
@@ -8,14 +10,7 @@ function loadNative() {
   try {
     return require('./native.cjs')
   } catch (cause) {
-    const here = new URL('.', import.meta.url).pathname
-    const error = new Error(
-      `dsh-memento: no prebuilt native binding for ${process.platform}-${process.arch} (Node ${process.version}). ` +
-        `With Rust installed, run \`npm run build\` in ${here}.`,
-      { cause },
-    )
-    error.code = 'NATIVE_BINDING_MISSING'
-    throw error
+    throw bindingMissing(cause, fileURLToPath(new URL('.', import.meta.url)))
   }
 }
 

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { entryInput, plan as makePlan } from './workload.mjs'
+import { currentPlatform } from '../lib/platform.mjs'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 const ROOT = path.resolve(HERE, '..')
@@ -523,12 +524,13 @@ async function main() {
   const rounds = quick ? 2 : 10
   const warmCycles = quick ? 5 : 20
   const provider = path.resolve(args.provider ?? path.join(ROOT, 'conformance/provider.mjs'))
-  if (!existsSync(path.join(ROOT, 'memento.linux-x64-gnu.node')) && !process.env.NAPI_RS_NATIVE_LIBRARY_PATH) {
+  const addon = path.join(ROOT, `memento.${currentPlatform()}.node`)
+  if (!existsSync(addon) && !process.env.NAPI_RS_NATIVE_LIBRARY_PATH) {
     // The floor's schema template (and the default provider) need the addon.
-    log('bench: no native addon (memento.linux-x64-gnu.node): run `npm run build` first (a release build: the bench measures what ships)')
+    log(`bench: no native addon (${path.basename(addon)}): run \`npm run build\` first (a release build: the bench measures what ships)`)
     process.exit(2)
   }
-  const addonMB = existsSync(path.join(ROOT, 'memento.linux-x64-gnu.node')) ? statSync(path.join(ROOT, 'memento.linux-x64-gnu.node')).size / 1e6 : 0
+  const addonMB = existsSync(addon) ? statSync(addon).size / 1e6 : 0
   const debugWarning = addonMB > 10 ? ` · WARNING: the addon is ${addonMB.toFixed(0)} MB, a debug build? (npm run build makes the release one)` : ''
   if (debugWarning) log(debugWarning.slice(3))
   const dir = mkdtempSync(path.join(tmpdir(), 'dsh-memento-bench-'))

@@ -6,6 +6,7 @@
 
 import { randomUUID } from 'node:crypto'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -553,7 +554,8 @@ async function cmdImport(args, flags) {
 async function cmdDigest(args, flags) {
   const files = [...args]
   if (flags.sessions) {
-    const home = process.env.DSH_HOME || path.join(process.env.HOME || process.env.USERPROFILE || '.', '.dsh')
+    // The same dsh home as the store's: $DSH_HOME, else ~/.dsh in os.homedir() (%USERPROFILE% on Windows).
+    const home = path.resolve(process.env.DSH_HOME || path.join(os.homedir(), '.dsh'))
     files.push(...findSessionLogs(home, flags['max-sessions'] ? Number(flags['max-sessions']) : 50))
   }
   if (!files.length) throw new UsageError('digest needs files or --sessions: dsh-memento digest <file...> | digest --sessions')

@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d node_modules/@napi-rs/cli ] || npm ci --no-audit --no-fund
-[ -f memento.linux-x64-gnu.node ] || npm run build
+node -e "require('./native.cjs')" 2>/dev/null || npm run build
 . .ci/harness.sh
 exec node e2e/demo.mjs "$@"

@@ -5,8 +5,8 @@
 // installs the harness through .ci/harness.sh and puts Node >= 22 first on PATH).
 //
 // Environment:
-//   E2E_TARBALL   a packed plugin to test (default: `npm pack` of this checkout, which needs the
-//                 native memento.linux-x64-gnu.node next to index.mjs)
+//   E2E_TARBALL   a packed plugin to test (default: `npm pack` of this checkout, which needs this
+//                 machine's memento.<platform>.node next to index.mjs)
 //   E2E_PROVIDER  `fake` = test the plugin glue with the in-memory test provider instead of the
 //                 native one (no cross-process persistence: those checks are skipped)
 //   E2E_WORK      scratch dir (default: a fresh mkdtemp; kept on failure for inspection)

@@ -5,10 +5,12 @@ import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { zstdDecompressSync } from 'node:zlib'
+import { currentPlatform } from '../lib/platform.mjs'
 
-export const ROOT = new URL('..', import.meta.url).pathname.replace(/\/$/, '')
+export const ROOT = dirname(dirname(fileURLToPath(import.meta.url)))
 export const E2E = join(ROOT, 'e2e')
 export const FAKE = process.env.E2E_PROVIDER === 'fake'
 export const WORK = process.env.E2E_WORK ?? mkdtempSync(join(tmpdir(), 'memento-e2e-'))
@@ -70,7 +72,7 @@ export function stageTarball() {
     writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2))
     ok(sh('npm', ['pack', '--silent', '--pack-destination', dest], { cwd: dir }), 'npm pack (fake provider)')
   } else {
-    assert.ok(existsSync(join(ROOT, 'memento.linux-x64-gnu.node')), 'build the addon first (npm run build), or set E2E_PROVIDER=fake / E2E_TARBALL')
+    assert.ok(existsSync(join(ROOT, `memento.${currentPlatform()}.node`)), 'build the addon first (npm run build or build:targets), or set E2E_PROVIDER=fake / E2E_TARBALL')
     ok(sh('npm', ['pack', '--silent', '--pack-destination', dest], { cwd: ROOT }), 'npm pack')
     if (process.env.E2E_PATCH_PACKAGE) {
       // Local only: repack with the plugin fields applied (CI tests the package as published).
@@ -86,7 +88,11 @@ export function stageTarball() {
   const listing = sh('tar', ['tzf', tgz]).stdout
   assert.match(listing, /^package\/cordis\.patch\.yml$/m, 'the bundle patch ships')
   assert.match(listing, /^package\/lib\/plugin\/index\.mjs$/m, 'the plugin ships')
-  if (!FAKE) assert.match(listing, /^package\/memento\.linux-x64-gnu\.node$/m, 'the prebuilt addon ships')
+  // After `npm run build:targets` this is the full package: every platform's addon ships.
+  if (!FAKE) {
+    const addons = readdirSync(ROOT).filter((f) => /^memento\..+\.node$/.test(f))
+    for (const f of addons) assert.match(listing, new RegExp(`^package/${f.replaceAll('.', '\\.')}$`, 'm'), `${f} ships`)
+  }
   return tgz
 }
 

@@ -10,6 +10,7 @@ import Ajv2020 from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { buildExport } from '../lib/envelope.mjs'
 import { skip } from './support/provider.mjs'
+import { workspaceKeyOf } from './support/keys.mjs'
 
 const BIN = fileURLToPath(new URL('../bin/dsh-memento.mjs', import.meta.url))
 const FIX = fileURLToPath(new URL('./fixtures/adapters/', import.meta.url))
@@ -32,6 +33,7 @@ function sandbox() {
   delete env.DSH_MEMENTO_BUDGETS
   const run = (args, opts = {}) => {
     const r = spawnSync(process.execPath, [BIN, ...args], { cwd: path.join(dir, 'ws'), env: { ...env, ...opts.env }, input: opts.input ?? '', encoding: 'utf8' })
+    if (r.error) throw new Error(`spawning dsh-memento ${args.join(' ')} failed: ${r.error.message}`, { cause: r.error })
     return { code: r.status, out: r.stdout, err: r.stderr, json: () => JSON.parse(r.stdout) }
   }
   return { dir, env, run, db: path.join(dir, 'home', 'dsh-memento', 'memory.db'), ws: path.join(dir, 'ws') }
@@ -82,7 +84,7 @@ describe('dsh-memento CLI', { skip }, () => {
     const list = run(['list', '--json']).json()
     assert.equal(list.total, 3)
     assert.deepEqual(Object.keys(list.entries[0]).slice(0, 6), ['id', 'track', 'scope', 'workspaceKey', 'agentKey', 'text'])
-    assert.equal(list.entries[0].workspaceKey, ws)
+    assert.equal(list.entries[0].workspaceKey, workspaceKeyOf(ws))
     assert.deepEqual(list.entries[0].tags, ['style', 'tone'])
     assert.equal(list.entries[2].agentKey, 'ops')
     assert.match(run(['list']).out, /^Memory entries \(3\):\n- \[user\/workspace @.*\] Prefers short answers {2}\(tags: style, tone\)\n- \[agent\/user-global\] Use pnpm, not npm\n- \[agent\/user-global #ops\] Deploys go through staging\n$/)

@@ -7,10 +7,11 @@ import assert from 'node:assert/strict'
 import { fork } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { LIMITS, NATIVE_BUILT, fullAudit, testSeed, tmpDir, violations, writeFor } from './support/faults/common.mjs'
 
-const WRITER = new URL('./support/faults/writer.mjs', import.meta.url).pathname
-const BURST = new URL('./support/faults/burst.mjs', import.meta.url).pathname
+const WRITER = fileURLToPath(new URL('./support/faults/writer.mjs', import.meta.url))
+const BURST = fileURLToPath(new URL('./support/faults/burst.mjs', import.meta.url))
 const SEED = testSeed()
 const skip = NATIVE_BUILT ? false : 'native addon not built'
 const mod = NATIVE_BUILT ? await import('../index.mjs') : {}
@@ -42,7 +43,8 @@ async function runTogether(script, configs, factory) {
         })
         child.stderr.on('data', (d) => (out.stderr += d))
         child.on('error', reject)
-        child.on('exit', (code, signal) => resolve({ ...out, code, signal }))
+        // 'close', not 'exit': IPC messages can still be in flight at 'exit' (they are, on Windows).
+        child.on('close', (code, signal) => resolve({ ...out, code, signal }))
         child.out = out
       }),
   )
@@ -70,6 +72,7 @@ describe('multiple processes on one store', { skip }, () => {
   async function contested(t, N, M, factory) {
     const dir = tmpDir('memento-conc-')
     const dbPath = path.join(dir, 'memory.db')
+    let q = null
     try {
       const p = faults.openProvider({ factory, dbPath, gate: allow, budgets: TIGHT })
       const targets = []
@@ -90,7 +93,7 @@ describe('multiple processes on one store', { skip }, () => {
       const elapsed = Date.now() - started
       assertProtocolFailures(runs)
 
-      const q = faults.openProvider({ factory, dbPath, gate: deny, budgets: TIGHT })
+      q = faults.openProvider({ factory, dbPath, gate: deny, budgets: TIGHT })
       assert.deepEqual(violations(q, { limits: TIGHT, replayLayers: true }), [], 'store invariants (replayed budgets never over the limit)')
       const rows = fullAudit(q)
       const rowsOf = (actions, id) => rows.filter((r) => actions.includes(r.action) && r.entryId === id)
@@ -119,8 +122,11 @@ describe('multiple processes on one store', { skip }, () => {
       const codes = {}
       for (const rec of all) codes[rec.ok ? 'ok' : rec.code] = (codes[rec.ok ? 'ok' : rec.code] ?? 0) + 1
       q.close()
+      q = null
       t.diagnostic(`${factory ? 'via conformance/provider.mjs; ' : ''}seed ${SEED}; concurrent operations: ${all.length} (${contested} contested removes) in ${elapsed} ms; outcomes ${JSON.stringify(codes)}`)
     } finally {
+      // Close before removing: Windows cannot delete an open store (EBUSY would hide the failure).
+      q?.close()
       fs.rmSync(dir, { recursive: true, force: true })
     }
   }

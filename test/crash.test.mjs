@@ -17,9 +17,10 @@ import assert from 'node:assert/strict'
 import { fork, execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { LIMITS, NATIVE_BUILT, fullAudit, rng, sqliteCli, testSeed, tmpDir, violations } from './support/faults/common.mjs'
 
-const WRITER = new URL('./support/faults/writer.mjs', import.meta.url).pathname
+const WRITER = fileURLToPath(new URL('./support/faults/writer.mjs', import.meta.url))
 const KILLS = Number(process.env.MEMENTO_CRASH_KILLS ?? 100)
 const FIRST_OPEN_KILLS = 12
 const SEED = testSeed()
@@ -56,7 +57,8 @@ function runAndKill(dbPath, seed, procId, killPlan, factory) {
     // A child that never gets ready is killed too (and then fails the loop: no acks, no store).
     const guard = setTimeout(kill, 15_000)
     child.on('error', reject)
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': IPC messages (acks) can still be in flight at 'exit' (on Windows).
+    child.on('close', (code, signal) => {
       clearTimeout(timer)
       clearTimeout(guard)
       resolve({ code, signal, acks, bad, stderr })

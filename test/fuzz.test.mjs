@@ -315,7 +315,8 @@ process.send(out)
     let report = null
     child.on('message', (m) => (report = m))
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
-    const [code, signal] = await new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])))
+    // 'close', not 'exit': IPC messages can still be in flight at 'exit' (they are, on Windows).
+    const [code, signal] = await new Promise((resolve) => child.on('close', (c, s) => resolve([c, s])))
     clearTimeout(timer)
     assert.ok(report, `the provider answered within 10 s (child ended with ${signal ?? code} without reporting: it was still walking the array)`)
     for (const k of ['tags', 'seed', 'matches', 'query']) {

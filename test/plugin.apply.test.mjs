@@ -6,7 +6,7 @@ import { DEFAULT_CONFIG, makeConfigSchema, resolveConfig } from '../lib/plugin/c
 import { buildReason, parseReason, resolvePolicy } from '../lib/plugin/policy.mjs'
 import { clearFrozenSnapshots } from '../lib/plugin/snapshot.mjs'
 import { validate } from '../lib/plugin/jsonschema.mjs'
-import { FakeProvider, fakeModule, makeAgent, mockCtx } from './support/plugin-fakes.mjs'
+import { FakeProvider, fakeModule, makeAgent, mockCtx, workspaceKeyOf } from './support/plugin-fakes.mjs'
 
 const apply = createApply(() => fakeModule)
 const allow = (ctx) => ctx.on('approval/request', async (req, next) => (req.toolName === 'memory' ? 'allowed-once' : next()))
@@ -274,8 +274,9 @@ describe('/memory command', () => {
     await cmd(ctx, agent, '/memory add uses pnpm')
     await cmd(ctx, agent, '/memory add --track=agent likes vim')
     await cmd(ctx, agent, '/memory add --track=agent tabs  not spaces')
-    assert.equal((await cmd(ctx, agent, '/memory list')).text, 'Memory entries (3):\n- [user/workspace @/ws/a] uses pnpm\n- [agent/workspace @/ws/a] likes vim\n- [agent/workspace @/ws/a] tabs  not spaces')
-    assert.equal((await cmd(ctx, agent, '/memory query PNPM')).text, 'Matches (1):\n- [user/workspace @/ws/a] uses pnpm')
+    const ws = workspaceKeyOf('/ws/a') // `/ws/a`; on win32 `<drive>:\ws\a`, lowercased
+    assert.equal((await cmd(ctx, agent, '/memory list')).text, `Memory entries (3):\n- [user/workspace @${ws}] uses pnpm\n- [agent/workspace @${ws}] likes vim\n- [agent/workspace @${ws}] tabs  not spaces`)
+    assert.equal((await cmd(ctx, agent, '/memory query PNPM')).text, `Matches (1):\n- [user/workspace @${ws}] uses pnpm`)
     assert.equal((await cmd(ctx, agent, '/memory query zzz')).text, 'No entry contains "zzz".')
     assert.equal((await cmd(ctx, agent, '/memory budgets')).text, 'Budget usage:\n- user/user-global: 0/2000\n- user/workspace: 9/2000\n- agent/user-global: 0/4000\n- agent/workspace: 25/4000')
     const c = await cmd(ctx, agent, '/memory consolidate --track=agent vim "not spaces" => vim,  tabs')

@@ -2,15 +2,15 @@
 // transports, labels, snapshot usage, command whitespace and proposals end to end in-process.
 import { after, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApply } from '../lib/plugin/plugin.mjs'
 import { clearFrozenSnapshots } from '../lib/plugin/snapshot.mjs'
 import { validate } from '../lib/plugin/jsonschema.mjs'
-import { makeAgent, mockCtx } from './support/plugin-fakes.mjs'
+import { makeAgent, mockCtx, workspaceKeyOf } from './support/plugin-fakes.mjs'
+import { NATIVE_BUILT as built } from './support/faults/common.mjs'
 
-const built = existsSync(new URL('../memento.linux-x64-gnu.node', import.meta.url))
 const native = built ? await import('../index.mjs') : null
 const dir = mkdtempSync(join(tmpdir(), 'memento-plugin-native-'))
 let n = 0
@@ -100,7 +100,7 @@ describe('plugin over the native provider', { skip: built ? false : 'native addo
     assert.equal((await cmd(ctx, agent, '/memory remove --track=agent merged')).text, 'Removed (agent/workspace): merged\nLayer usage: 0/4000')
     const imp = await cmd(ctx, agent, `/memory import ${doc}`)
     assert.match(imp.text, /^Imported 1 entries into memory/, imp.text)
-    assert.deepEqual(memory.listEntries().map((e) => [e.text, e.workspaceKey]), [['merged', '/ws/a']])
+    assert.deepEqual(memory.listEntries().map((e) => [e.text, e.workspaceKey]), [['merged', workspaceKeyOf('/ws/a')]])
     assert.equal(memory.auditList(1)[0].outcome, 'allowed-once (via command, writePolicy ask)')
   })
   test('snapshot: usage enforced for the workspace; frozen per session id', async () => {

@@ -6,6 +6,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { MemoryProvider, isMemoryError, resolveDbPath, workspaceKeyOf, agentKeyOf } from '../index.mjs'
+import * as reference from './support/keys.mjs'
 
 const write = { agent: { session: { id: 's1', header: { cwd: '/tmp/ws', agentPreset: 'coder' } } } }
 const allow = async () => 'allowed-once'
@@ -226,12 +227,31 @@ test('construction errors are coded: no gate, bad options, garbage file untouche
   assert.deepEqual(fs.readdirSync(path.dirname(garbage)), ['memory.db'], 'no sidecar files were created')
 })
 
-test('the store file and its sidecars are 0600, a created directory 0700', async () => {
+// Windows has no file modes (stat reports 0666, or 0444 for the read-only attribute): there the
+// store is protected by where it lives, the user's profile, whose ACL admits only the user,
+// SYSTEM and Administrators, and which new files and folders inherit.
+const WIN = process.platform === 'win32'
+test(WIN ? 'the store and its sidecars are created (with their folders) and writable; the default store lives in the user profile' : 'the store file and its sidecars are 0600, a created directory 0700', async () => {
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'memento-')), 'nested', 'dir')
   const p = new MemoryProvider({ dbPath: path.join(dir, 'memory.db'), gate: allow })
   await p.add({ track: 'user', scope: 'workspace', text: 'secret-ish' }, write)
-  assert.equal(fs.statSync(dir).mode & 0o777, 0o700)
-  for (const f of fs.readdirSync(dir)) assert.equal(fs.statSync(path.join(dir, f)).mode & 0o777, 0o600, f)
+  if (WIN) {
+    assert.ok(fs.statSync(dir).isDirectory())
+    assert.ok(fs.readdirSync(dir).includes('memory.db'))
+    for (const f of fs.readdirSync(dir)) assert.equal(fs.statSync(path.join(dir, f)).mode & 0o200, 0o200, `${f} is not read-only`)
+    const saved = process.env.DSH_HOME
+    delete process.env.DSH_HOME
+    try {
+      const profile = os.homedir()
+      assert.match(profile, /^([A-Za-z]:\\|\\\\)/, 'os.homedir() is a full Windows path')
+      assert.ok(resolveDbPath().startsWith(profile + path.sep), `${resolveDbPath()} is inside the profile ${profile}`)
+    } finally {
+      if (saved !== undefined) process.env.DSH_HOME = saved
+    }
+  } else {
+    assert.equal(fs.statSync(dir).mode & 0o777, 0o700)
+    for (const f of fs.readdirSync(dir)) assert.equal(fs.statSync(path.join(dir, f)).mode & 0o777, 0o600, f)
+  }
   p.close()
 })
 
@@ -247,14 +267,16 @@ test('the default store path follows $DSH_HOME, like the JS plugin', () => {
   const saved = process.env.DSH_HOME
   process.env.DSH_HOME = '/srv/dsh-home'
   try {
-    assert.equal(resolveDbPath(), '/srv/dsh-home/dsh-memento/memory.db')
-    assert.equal(resolveDbPath('custom/m.db'), '/srv/dsh-home/custom/m.db')
-    assert.equal(resolveDbPath('/abs/m.db'), '/abs/m.db')
+    // On win32 the home resolves onto the current drive: `<drive>:\srv\dsh-home`.
+    const home = path.resolve('/srv/dsh-home')
+    assert.equal(resolveDbPath(), path.join(home, 'dsh-memento', 'memory.db'))
+    assert.equal(resolveDbPath('custom/m.db'), path.join(home, 'custom', 'm.db'))
+    assert.equal(resolveDbPath('/abs/m.db'), path.resolve(home, '/abs/m.db'))
   } finally {
     if (saved === undefined) delete process.env.DSH_HOME
     else process.env.DSH_HOME = saved
   }
-  assert.equal(workspaceKeyOf('/a/b/../c/'), '/a/c')
+  assert.equal(workspaceKeyOf('/a/b/../c/'), reference.workspaceKeyOf('/a/c'))
   assert.equal(workspaceKeyOf(undefined), '')
   assert.equal(agentKeyOf(' coder '), 'coder')
 })

@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import Ajv2020 from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
+import { workspaceKeyOf } from './support/keys.mjs'
 
 const SCHEMA_ID = 'https://dsh-memento.dev/schemas/dsh-memory-protocol-v1.schema.json'
 const schema = JSON.parse(readFileSync(new URL('../schemas/dsh-memory-protocol-v1.schema.json', import.meta.url), 'utf8'))
@@ -411,7 +412,7 @@ describe('real provider output', () => {
 
     const proposal = (sessionId, text) => ({
       kind: 'compaction-summary', track: 'agent', scope: 'workspace', text, source: 'compaction',
-      sessionId, workspaceKey: '/tmp/ws', agentKey: 'a',
+      sessionId, workspaceKey: workspaceKeyOf('/tmp/ws'), agentKey: 'a',
     })
     await step('proposalAdd1', () => p.proposalAdd(proposal('s1', 'summary: switched the repo to pnpm')))
     await step('proposalAddDup', () => p.proposalAdd(proposal('s1', 'summary: a second one')))
@@ -489,7 +490,7 @@ describe('real provider output', () => {
     // index.d.ts: workspaceKey is always '' for user-global; workspace entries get the writer's cwd key.
     assert.equal(got('add1').entry.workspaceKey, '')
     assert.equal(got('add4').entry.workspaceKey, '')
-    assert.equal(got('add2').entry.workspaceKey, '/tmp/ws')
+    assert.equal(got('add2').entry.workspaceKey, workspaceKeyOf('/tmp/ws'))
     assert.equal(got('add2').entry.agentKey, 'a')
     assert.deepEqual(got('add1').entry.tags, ['style', 'editor'])
     assert.equal(got('add1').usage.limit, 200)

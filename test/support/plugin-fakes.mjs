@@ -3,11 +3,10 @@
 //   with the very write object the caller passed; budgets per workspace; visibility).
 // * mockCtx(): the slice of Cordis + dsh services apply() touches.
 import { randomUUID } from 'node:crypto'
-import path from 'node:path'
+import { agentKeyOf, workspaceKeyOf } from './keys.mjs'
 
 const err = (code, message, details = {}) => Object.assign(new Error(message), { name: 'MemoryError', code, details })
-export const workspaceKeyOf = (cwd) => (typeof cwd === 'string' && cwd.length > 0 ? path.resolve(cwd) : '')
-export const agentKeyOf = (p) => (typeof p === 'string' && p.trim().length > 0 ? p.trim() : '')
+export { agentKeyOf, workspaceKeyOf }
 export const isMemoryError = (e) => e instanceof Error && typeof e.code === 'string' && typeof e.details === 'object'
 const LAYERS = [['user', 'user-global'], ['user', 'workspace'], ['agent', 'user-global'], ['agent', 'workspace']]
 const limitKey = (scope) => (scope === 'user-global' ? 'userGlobal' : 'workspace')

@@ -7,12 +7,28 @@
 // `[<tag>@<ws>]` — `<ws>` is `g` for user-global entries, else the workspace index — so a
 // marker is a unique match and the budget layer of any audit row can be read from its text.
 import fs from 'node:fs'
+import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { workspaceKeyOf } from '../keys.mjs'
 
-export const ROOT = new URL('../../../', import.meta.url).pathname
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 export const INDEX = `${ROOT}index.mjs`
-export const NATIVE_BUILT = fs.existsSync(`${ROOT}memento.linux-x64-gnu.node`)
+/**
+ * Whether the addon loads on this platform (from `memento.<platform>.node` or its platform
+ * package). Tests that need it skip without it; under `MEMENTO_REQUIRE_NATIVE=1` (`npm test`, the
+ * emulated platform runs) a binding that does not load fails the run with the loader's error.
+ */
+export const NATIVE_BUILT = (() => {
+  try {
+    createRequire(import.meta.url)(`${ROOT}native.cjs`)
+    return true
+  } catch (e) {
+    if (process.env.MEMENTO_REQUIRE_NATIVE === '1') throw e
+    return false
+  }
+})()
 
 /** mulberry32: small, fast, deterministic. */
 export function rng(seed) {
@@ -48,7 +64,8 @@ export function testSeed() {
   return env && /^\d+$/.test(env) ? Number(env) : Math.floor(Math.random() * 2 ** 31)
 }
 
-export const WORKSPACES = ['/srv/fault/ws0', '/srv/fault/ws1']
+/** Workspace keys (of the cwds `/srv/fault/ws<i>`: on win32 `<drive>:\srv\fault\ws<i>`, lowercased). */
+export const WORKSPACES = ['/srv/fault/ws0', '/srv/fault/ws1'].map(workspaceKeyOf)
 export const PRESETS = ['', 'coder']
 export const LIMITS = { user: { userGlobal: 600, workspace: 700 }, agent: { userGlobal: 800, workspace: 900 } }
 
@@ -205,8 +222,9 @@ export function violations(p, { limits, replayLayers = false } = {}) {
 
 /** The SQLite CLI, if this machine has one (used only for PRAGMA integrity_check). */
 export function sqliteCli() {
-  for (const dir of (process.env.PATH ?? '').split(':')) {
-    const f = path.join(dir, 'sqlite3')
+  const name = process.platform === 'win32' ? 'sqlite3.exe' : 'sqlite3'
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const f = path.join(dir, name)
     try {
       fs.accessSync(f, fs.constants.X_OK)
       return f
