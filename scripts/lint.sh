@@ -2,10 +2,14 @@
 # `npm run lint`: formatting, clippy with and without the napi binding, clippy of the core for
 # Windows (the store must compile there without std::os::unix), and the hand-written types.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=tools.sh
+source "$(dirname "${BASH_SOURCE[0]}")/tools.sh"
+cd "$REPO"
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
 cargo clippy --all-targets --no-default-features -- -D warnings
+# Checking the core for Windows compiles the bundled SQLite with the mingw C compiler.
 rustup target list --installed | grep -qx x86_64-pc-windows-gnu || rustup target add x86_64-pc-windows-gnu
+apt_ensure gcc-mingw-w64-x86-64
 cargo clippy --lib --no-default-features --target x86_64-pc-windows-gnu -- -D warnings
 npx tsc --noEmit -p .
