@@ -33,15 +33,18 @@ pub enum MemoryError {
     /// The would-be total: `used + delta`.
     needed: u64,
   },
-  /// No visible entry contains the match.
-  #[error("no entry in {track}/{scope} contains {}; nothing was changed", json_str(.r#match))]
+  /// No visible entry contains the match, or (`changed`) the approved target was rewritten
+  /// while its approval was pending.
+  #[error("{}", not_found_message(track, scope, r#match, changed.as_deref()))]
   EntryNotFound {
     /// Track searched.
     track: String,
     /// Scope searched.
     scope: String,
-    /// The substring that matched nothing.
+    /// The substring that matched nothing, or that found the changed target.
     r#match: String,
+    /// The target as it is now, when it changed after the approver saw it.
+    changed: Option<Box<Changed>>,
   },
   /// More than one visible entry contains the match.
   #[error("match {} is ambiguous in {track}/{scope}: {candidates} entries contain it; use a longer, unique substring", json_str(.r#match))]
@@ -149,8 +152,15 @@ impl MemoryError {
         track,
         scope,
         r#match,
+        changed,
       } => {
-        json!({ "track": track, "scope": scope, "match": r#match })
+        let mut d = json!({ "track": track, "scope": scope, "match": r#match });
+        if let Some(c) = changed {
+          d["reason"] = json!("changed");
+          d["approvedVersion"] = json!(c.approved_version);
+          d["current"] = json!({ "id": c.id, "version": c.version, "text": c.text });
+        }
+        d
       }
       Self::AmbiguousMatch {
         track,
@@ -188,6 +198,35 @@ impl MemoryError {
   }
 }
 
+/// A write's target as it is at commit time, after it changed under a pending approval.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Changed {
+  /// The entry's id (unchanged).
+  pub id: String,
+  /// The version the approver saw.
+  pub approved_version: i64,
+  /// The version now stored.
+  pub version: i64,
+  /// The text now stored.
+  pub text: String,
+}
+
+fn not_found_message(track: &str, scope: &str, needle: &str, changed: Option<&Changed>) -> String {
+  match changed {
+    None => format!(
+      "no entry in {track}/{scope} contains {}; nothing was changed",
+      json_str(needle)
+    ),
+    Some(c) => format!(
+      "entry {} in {track}/{scope} (matched by {}) changed while its approval was pending (version {} was approved, version {} is stored); nothing was changed: plan the write again against its current text",
+      c.id,
+      json_str(needle),
+      c.approved_version,
+      c.version
+    ),
+  }
+}
+
 /// `value` as a JSON string literal, the protocol's `{JSON(x)}`.
 pub fn json_str(value: &str) -> String {
   Value::String(value.to_string()).to_string()
@@ -212,6 +251,7 @@ mod tests {
         track: "user".into(),
         scope: "workspace".into(),
         r#match: "a\"b".into(),
+        changed: None,
       },
       MemoryError::AmbiguousMatch {
         track: "user".into(),
@@ -280,10 +320,30 @@ mod tests {
       track: "user".into(),
       scope: "workspace".into(),
       r#match: "a\"b".into(),
+      changed: None,
     };
     assert_eq!(
       e.to_string(),
       "no entry in user/workspace contains \"a\\\"b\"; nothing was changed"
+    );
+    let e = MemoryError::EntryNotFound {
+      track: "user".into(),
+      scope: "workspace".into(),
+      r#match: "pnpm".into(),
+      changed: Some(Box::new(Changed {
+        id: "i".into(),
+        approved_version: 1,
+        version: 2,
+        text: "Prefers pnpm 9".into(),
+      })),
+    };
+    assert_eq!(
+      e.to_string(),
+      "entry i in user/workspace (matched by \"pnpm\") changed while its approval was pending (version 1 was approved, version 2 is stored); nothing was changed: plan the write again against its current text"
+    );
+    assert_eq!(
+      e.details(),
+      json!({"track":"user","scope":"workspace","match":"pnpm","reason":"changed","approvedVersion":1,"current":{"id":"i","version":2,"text":"Prefers pnpm 9"}})
     );
     let e = MemoryError::WriteDenied {
       outcome: "unavailable".into(),

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { createApply } from '../lib/plugin/plugin.mjs'
 import { clearFrozenSnapshots } from '../lib/plugin/snapshot.mjs'
 import { validate } from '../lib/plugin/jsonschema.mjs'
+import { renderMemoryResult } from '../lib/plugin/tools.mjs'
 import { makeAgent, mockCtx, workspaceKeyOf } from './support/plugin-fakes.mjs'
 import { NATIVE_BUILT as built } from './support/faults/common.mjs'
 
@@ -65,6 +66,28 @@ describe('plugin over the native provider', { skip: built ? false : 'native addo
     ])
     assert.equal(ctx.approval.requests[0].reason, '[dsh-memento] add user/workspace [source:memory-tool]\nuser hates rain')
     assert.deepEqual(memory.listEntries().map((e) => e.text), ['user likes tea'])
+  })
+  test('the memory tool shows the model the current text of a target rewritten while its approval waited', async () => {
+    const dbPath = join(dir, 'changed.db')
+    const { ctx, memory, tool } = setup({ dbPath })
+    const agent = makeAgent({ cwd: '/ws/a' })
+    let release = null
+    ctx.on('approval/request', (req, next) => (req.toolName !== 'memory' ? next() : release ? new Promise((r) => (release = r)) : 'allowed-once'))
+    await run(tool, { action: 'add', text: 'user likes tea' }, agent)
+    release = () => {}
+    const pending = run(tool, { action: 'replace', match: 'tea', text: 'user likes coffee' }, agent)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const other = new native.MemoryProvider({ dbPath, gate: () => 'allowed-once' })
+    await other.replace({ track: 'user', scope: 'workspace', match: 'tea', text: 'user likes green tea' }, { agent })
+    other.close()
+    release('allowed-once')
+    const v = await pending
+    assert.equal(v.ok, false)
+    assert.equal(v.error.code, 'ENTRY_NOT_FOUND')
+    assert.equal(v.error.reason, 'changed')
+    assert.equal(v.error.current.text, 'user likes green tea')
+    assert.match(renderMemoryResult(v)[0].text, /\nits current text: user likes green tea$/)
+    assert.deepEqual(memory.listEntries().map((e) => e.text), ['user likes green tea'])
   })
   test('policies: auto, source override, global off, session never', async () => {
     let s = setup({ writePolicy: 'auto' })

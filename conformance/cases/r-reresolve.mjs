@@ -2,8 +2,10 @@
 // returns … the final budget check and the mutation happen with no await between them").
 // Inside the gate, while an approval is pending, another write changes the store. These cases
 // pin down our fixes of reference defects §9 B1/B2 (the transaction acts on the id that was
-// approved, re-found within the visible set, never on a different entry) and B16 (budget
-// re-check and insert in one transaction, also across two provider instances on one file).
+// approved, re-found within the visible set, never on a different entry), approve-what-you-see
+// (a target rewritten during the wait is not changed: ENTRY_NOT_FOUND with reason `changed` and
+// its current text) and B16 (budget re-check and insert in one transaction, also across two
+// provider instances on one file).
 import { assert, assertUsage, recordingGate, rejects, settle, sleep, textsOf } from '../lib.mjs'
 
 const UG = { track: 'user', scope: 'user-global' }
@@ -27,7 +29,7 @@ export default [
   },
   {
     id: 'R2',
-    title: 'pending remove, target rewritten during approval but still matching → removes the approved id',
+    title: 'pending remove, target rewritten during approval but still matching → ENTRY_NOT_FOUND reason changed, nothing removed',
     async run({ makeProvider, write }) {
       const gate = recordingGate()
       const p = await makeProvider({ gate })
@@ -36,9 +38,13 @@ export default [
       gate.hook = async () => {
         await p.replace({ ...AW, match: 'make ship', text: 'deploy via make ship --prod' }, write)
       }
-      const r = await p.remove({ ...AW, match: 'make ship' }, write)
-      assert.equal(r.entry.id, entry.id, 'the remove acts on the approved id')
-      assert.deepEqual(textsOf(p), ['unrelated fact'], 'exactly that entry is gone')
+      await rejects(() => p.remove({ ...AW, match: 'make ship' }, write), 'ENTRY_NOT_FOUND', {
+        ...AW,
+        match: 'make ship',
+        reason: 'changed',
+        current: { id: entry.id, version: 2, text: 'deploy via make ship --prod' },
+      })
+      assert.deepEqual(textsOf(p), ['deploy via make ship --prod', 'unrelated fact'], 'the text nobody approved removing stays')
     },
   },
   {
@@ -77,7 +83,7 @@ export default [
   },
   {
     id: 'R5',
-    title: 'pending replace, target rewritten during approval (still matching) → replaces the approved id; previous is the current text',
+    title: 'pending replace, target rewritten during approval (still matching) → ENTRY_NOT_FOUND reason changed with the current text; the rewrite stays',
     async run({ makeProvider, write }) {
       const gate = recordingGate()
       const p = await makeProvider({ gate })
@@ -85,12 +91,13 @@ export default [
       gate.hook = async () => {
         await p.replace({ ...UG, match: 'editor is', text: 'editor is neovim' }, write)
       }
-      const r = await p.replace({ ...UG, match: 'editor is', text: 'editor is helix' }, write)
-      assert.equal(r.entry.id, entry.id)
-      assert.equal(r.previous.text, 'editor is neovim', 'the re-resolved row is authoritative for `previous`')
-      assert.equal(r.previous.version, 2)
-      assert.equal(r.entry.version, 3)
-      assert.deepEqual(textsOf(p), ['editor is helix'])
+      await rejects(() => p.replace({ ...UG, match: 'editor is', text: 'editor is helix' }, write), 'ENTRY_NOT_FOUND', {
+        ...UG,
+        match: 'editor is',
+        reason: 'changed',
+        current: { id: entry.id, version: 2, text: 'editor is neovim' },
+      })
+      assert.deepEqual(textsOf(p), ['editor is neovim'], 'the concurrent edit is not lost')
     },
   },
   {

@@ -44,6 +44,7 @@ const en = {
 
   render: {
     failed: (a, m) => `memory ${a} failed: ${m}`,
+    current: (text) => `its current text: ${text}`,
     noMatch: 'memory query: no entries matched',
     matches: (n, total, truncated) => `memory query: ${n} match${n === 1 ? '' : 'es'}${truncated ? ` (of ${total} total; refine the filter for more)` : ''}`,
     changed: { add: 'added', replace: 'replaced', remove: 'removed' },
@@ -140,6 +141,7 @@ const zh = {
   recallParam: { query: '要查找的文本', memoryLimit: '最多返回的记忆条目（默认 10）', historyLimit: '最多扫描的会话数' },
   render: {
     failed: (a, m) => `memory ${a} 失败：${m}`,
+    current: (text) => `它现在的内容：${text}`,
     noMatch: 'memory 查询：没有匹配的条目',
     matches: (n, total, truncated) => `memory 查询：${n} 条匹配${truncated ? `（共 ${total} 条；请细化过滤条件）` : ''}`,
     changed: { add: '已添加', replace: '已替换', remove: '已删除' },

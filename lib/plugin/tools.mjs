@@ -23,7 +23,7 @@ export const MEMORY_OUTPUT_SCHEMA = closed(
     total: int,
     truncated: { type: 'boolean' },
     usage: usageSchema,
-    error: closed({ code: str, message: str, outcome: str, reason: str, usage: usageSchema, candidates: int, sample: strArray }, ['code', 'message']),
+    error: closed({ code: str, message: str, outcome: str, reason: str, usage: usageSchema, candidates: int, sample: strArray, current: idText }, ['code', 'message']),
   },
   ['action', 'ok'],
 )
@@ -81,6 +81,8 @@ export function toolError(e) {
   if (typeof d.used === 'number') out.usage = { track: d.track, scope: d.scope, used: d.used, limit: d.limit }
   if (typeof d.candidates === 'number') out.candidates = d.candidates
   if (Array.isArray(d.sample)) out.sample = d.sample
+  // A target rewritten while its approval waited: the model re-plans against this text.
+  if (d.current) out.current = { id: d.current.id, text: d.current.text }
   return out
 }
 
@@ -90,8 +92,10 @@ const NO_AGENT = 'memory write requires an owning agent session to route approva
 export function renderMemoryResult(value, language = 'en') {
   const r = strings(language).render
   let text
-  if (!value.ok) text = r.failed(value.action, value.error?.message ?? '')
-  else if (value.action === 'query') {
+  if (!value.ok) {
+    text = r.failed(value.action, value.error?.message ?? '')
+    if (value.error?.current) text += `\n${r.current(value.error.current.text)}`
+  } else if (value.action === 'query') {
     text = value.entries.length === 0 ? r.noMatch : [r.matches(value.entries.length, value.total, value.truncated), ...value.entries.map((e) => `- [${e.track}/${e.scope}] ${e.text}`)].join('\n')
   } else if (value.action === 'consolidate') {
     text = `${r.consolidated(value.entry.track, value.entry.scope, value.removed.length, value.entry.text)}\n${r.budget(value.usage.used, value.usage.limit)}`

@@ -146,11 +146,23 @@ impl Memory {
           limit,
         })
       };
-      // The approved id, still visible and still containing its match; nothing else.
+      // The approved id at the approved version: exactly the text the approver saw. A target
+      // rewritten meanwhile is reported with its current text, so the write can be re-planned.
       let refind = |vis: &Visibility, t: &Target| -> Result<Entry> {
         match store::get_visible(tx, &t.id, vis).map_err(f)? {
-          Some(e) if fold(&e.text).contains(&t.folded) => Ok(e),
-          _ => Err(target_error(t.track, t.scope, &t.needle, &[])),
+          Some(e) if e.version == t.version => Ok(e),
+          Some(e) => Err(MemoryError::EntryNotFound {
+            track: t.track.as_str().into(),
+            scope: t.scope.as_str().into(),
+            r#match: t.needle.clone(),
+            changed: Some(Box::new(Changed {
+              id: e.id,
+              approved_version: t.version,
+              version: e.version,
+              text: e.text,
+            })),
+          }),
+          None => Err(target_error(t.track, t.scope, &t.needle, &[])),
         }
       };
       let stamp = |mut e: Entry| {

@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 use crate::audit::{self, NewAudit, Verification};
 use crate::cache::{EntryCache, Search};
-use crate::error::{json_str, MemoryError, Result};
+use crate::error::{json_str, Changed, MemoryError, Result};
 use crate::model::{
   self, as_object, AuditRow, Budgets, Entry, EntryInput, Proposal, Scope, Track, Usage, Writer,
   MAX_QUERY_LIMIT,
@@ -135,6 +135,8 @@ pub struct Payload {
   /// What the approver should notice (instruction-like text, invisible characters, a possible
   /// secret under `secretPolicy: warn`).
   pub warnings: Vec<String>,
+  /// The entries the write changes, as `(id, version)`: it commits only on exactly these.
+  pub targets: Vec<(String, i64)>,
 }
 
 impl Payload {
@@ -151,6 +153,14 @@ impl Payload {
     if !self.warnings.is_empty() {
       v["warnings"] = json!(self.warnings);
     }
+    if !self.targets.is_empty() {
+      let targets: Vec<Value> = self
+        .targets
+        .iter()
+        .map(|(id, version)| json!({ "id": id, "version": version }))
+        .collect();
+      v["targets"] = json!(targets);
+    }
     v
   }
 }
@@ -160,8 +170,9 @@ struct Target {
   track: Track,
   scope: Scope,
   id: String,
+  /// The version the approval payload showed: the commit lands only on that version.
+  version: i64,
   needle: String,
-  folded: String,
 }
 
 #[derive(Debug, Clone)]
@@ -293,6 +304,7 @@ fn target_error(track: Track, scope: Scope, needle: &str, hits: &[Entry]) -> Mem
       track: track.as_str().into(),
       scope: scope.as_str().into(),
       r#match: needle.into(),
+      changed: None,
     }
   } else {
     MemoryError::AmbiguousMatch {

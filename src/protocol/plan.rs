@@ -95,8 +95,8 @@ impl Memory {
         track,
         scope,
         id: entry.id.clone(),
+        version: entry.version,
         needle: needle.to_string(),
-        folded,
       },
       entry,
     ))
@@ -134,6 +134,7 @@ impl Memory {
       source: Some(entry.source.clone()),
       count: None,
       warnings,
+      targets: Vec::new(),
     };
     Ok(Plan {
       writer,
@@ -169,6 +170,7 @@ impl Memory {
       source: Some(source.unwrap_or_else(|| self.config.source_label.clone())),
       count: None,
       warnings,
+      targets: vec![(target.id.clone(), target.version)],
     };
     Ok(Plan {
       writer,
@@ -200,6 +202,7 @@ impl Memory {
       source: Some(entry.source.clone()),
       count: None,
       warnings: Vec::new(),
+      targets: vec![(target.id.clone(), target.version)],
     };
     Ok(Plan {
       writer,
@@ -268,6 +271,7 @@ impl Memory {
       source: Some(new.source.clone()),
       count: None,
       warnings,
+      targets: targets.iter().map(|t| (t.id.clone(), t.version)).collect(),
     };
     Ok(Plan {
       writer,
@@ -315,6 +319,7 @@ impl Memory {
       source: None,
       count: Some(entries.len()),
       warnings,
+      targets: Vec::new(),
     };
     Ok(Plan {
       writer,

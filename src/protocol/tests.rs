@@ -253,32 +253,98 @@ fn replace_acts_on_the_approved_id_even_if_the_match_became_ambiguous() -> TestR
   Ok(())
 }
 
+/// A write input for one layer: `{track, scope}` plus `extra`'s keys.
+fn layer(track: &str, scope: &str, extra: Value) -> Value {
+  let mut v = json!({ "track": track, "scope": scope });
+  if let (Some(o), Some(x)) = (v.as_object_mut(), extra.as_object()) {
+    o.extend(x.clone());
+  }
+  v
+}
+
 #[test]
-fn a_target_that_no_longer_matches_is_not_found_and_nothing_else_is_touched() -> TestResult {
+fn an_approval_lands_only_on_the_version_it_showed() -> TestResult {
   let (mut m, _dir) = memory(json!({}))?;
+  let ug = |extra: Value| layer("user", "user-global", extra);
   add(&mut m, "user", "user-global", "likes tea", writer("", "/w"))?;
-  let remove = m.plan_remove(
-    &json!({"track": "user", "scope": "user-global", "match": "tea"}),
-    writer("", "/w"),
-  )?;
-  let rewrite = m.plan_replace(
-    &json!({"track": "user", "scope": "user-global", "match": "tea", "text": "likes coffee"}),
-    writer("", "/w"),
-  )?;
-  m.finish(&rewrite, allow(), None, false)?;
   add(
     &mut m,
     "user",
     "user-global",
-    "green tea too",
+    "owns a cat",
     writer("", "/w"),
   )?;
-  let err = m.finish(&remove, allow(), None, false).err();
+  let w = || writer("", "/w");
+  let remove = m.plan_remove(&ug(json!({"match": "tea"})), w())?;
+  let replace = m.plan_replace(&ug(json!({"match": "TEA", "text": "likes black tea"})), w())?;
+  let merge = m.plan_consolidate(
+    &ug(json!({"matches": ["tea", "cat"], "text": "tea and a cat"})),
+    w(),
+  )?;
+  let id = remove.payload().targets[0].0.clone();
   assert_eq!(
-    err.map(|e| e.details()),
-    Some(json!({"track": "user", "scope": "user-global", "match": "tea"}))
+    remove.payload().to_json()["targets"],
+    json!([{"id": id, "version": 1}])
   );
-  assert_eq!(texts(&mut m), vec!["likes coffee", "green tea too"]);
+  assert_eq!(merge.payload().targets.len(), 2);
+  // While the three wait, another session rewrites the target; the new text still matches.
+  let rewrite = m.plan_replace(&ug(json!({"match": "tea", "text": "likes green tea"})), w())?;
+  m.finish(&rewrite, allow(), None, false)?;
+  for plan in [&remove, &replace, &merge] {
+    let err = m
+      .finish(plan, allow(), None, false)
+      .err()
+      .map(|e| (e.code(), e.details()));
+    let (code, details) = err.ok_or("a stale approval committed")?;
+    assert_eq!(code, "ENTRY_NOT_FOUND");
+    assert_eq!(details["reason"], "changed");
+    assert_eq!(details["approvedVersion"], 1);
+    assert_eq!(
+      details["current"],
+      json!({"id": id, "version": 2, "text": "likes green tea"})
+    );
+  }
+  assert_eq!(texts(&mut m), vec!["likes green tea", "owns a cat"]);
+  let actions: Vec<String> = m.audit_list(3)?.into_iter().map(|r| r.action).collect();
+  assert_eq!(
+    actions,
+    vec!["consolidate-failed", "replace-failed", "remove-failed"]
+  );
+  // A target that vanished is still plainly not found.
+  let remove_cat = m.plan_remove(&ug(json!({"match": "cat"})), w())?;
+  let again = m.plan_remove(&ug(json!({"match": "cat"})), w())?;
+  m.finish(&remove_cat, allow(), None, false)?;
+  let err = m
+    .finish(&again, allow(), None, false)
+    .err()
+    .map(|e| e.details());
+  assert_eq!(
+    err,
+    Some(json!({"track": "user", "scope": "user-global", "match": "cat"}))
+  );
+  Ok(())
+}
+
+#[test]
+fn an_unchanged_target_lands_whatever_its_case() -> TestResult {
+  let (mut m, _dir) = memory(json!({}))?;
+  let w = || writer("a", "/w");
+  let at = |extra: Value| layer("agent", "workspace", extra);
+  add(&mut m, "agent", "workspace", "Always use PNPM", w())?;
+  let plan = m.plan_replace(
+    &at(json!({"match": "use pnpm", "text": "Always use PNPM 9"})),
+    w(),
+  )?;
+  m.finish(&plan, allow(), None, false)?;
+  add(&mut m, "agent", "workspace", "Run CARGO FMT", w())?;
+  let plan = m.plan_consolidate(
+    &at(json!({"matches": ["use pnpm", "cargo fmt"], "text": "PNPM 9; cargo fmt"})),
+    w(),
+  )?;
+  m.finish(&plan, allow(), None, false)?;
+  let plan = m.plan_remove(&at(json!({"match": "pnpm 9; CARGO"})), w())?;
+  m.finish(&plan, allow(), None, false)?;
+  assert!(texts(&mut m).is_empty());
   Ok(())
 }
 
