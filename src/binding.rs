@@ -14,7 +14,7 @@ use napi::{Env, JsString, ValueType};
 use napi_derive::napi;
 use serde_json::{Map, Value};
 
-use crate::error::MemoryError;
+use crate::error::{MemoryError, StoreReason};
 use crate::keys;
 use crate::model::{Budgets, Writer};
 use crate::protocol::{
@@ -42,6 +42,12 @@ fn error_object<'e>(env: &'e Env, e: &MemoryError) -> Result<Unknown<'e>> {
   let mut obj = env.create_error(Error::new(Status::GenericFailure, e.to_string()))?;
   obj.set_named_property("code", e.code())?;
   obj.set_named_property("details", env.to_js_value(&e.details())?)?;
+  if let Some(cause) = e.cause() {
+    obj.set_named_property(
+      "cause",
+      env.create_error(Error::new(Status::GenericFailure, cause))?,
+    )?;
+  }
   Ok(obj.to_unknown())
 }
 
@@ -106,7 +112,12 @@ impl ToNapiValue for Json {
 }
 
 fn closed(path: &str) -> MemoryError {
-  MemoryError::store(path, format!("memory store at {path} is closed"))
+  MemoryError::store(
+    path,
+    StoreReason::Closed,
+    &format!("memory store at {path} is closed"),
+    None,
+  )
 }
 
 /// Take the JS exception a failed Node-API call left pending (a throwing getter, a Proxy trap, a
@@ -474,7 +485,9 @@ impl MemoryProvider {
     let mut guard = self.inner.try_borrow_mut().map_err(|_| {
       MemoryError::store(
         &self.path,
-        "memory store is busy in a re-entrant call; retry",
+        StoreReason::Busy,
+        "memory store is busy in a re-entrant call",
+        None,
       )
     })?;
     f(guard.as_mut().ok_or_else(|| closed(&self.path))?)

@@ -76,13 +76,18 @@ pub enum MemoryError {
     /// `already approved` / `already dismissed`, when known.
     detail: Option<String>,
   },
-  /// The store cannot be opened, read or written.
+  /// The store cannot be opened, read or written; `reason` says whether to retry, free space,
+  /// fix permissions or restore.
   #[error("{message}")]
   StoreCorrupt {
-    /// The exact message.
+    /// The exact message, ending with what to do.
     message: String,
     /// The store file.
     path: String,
+    /// Why, for a caller that decides what to do.
+    reason: StoreReason,
+    /// The SQLite (or file system) error underneath, when there is one.
+    cause: Option<String>,
   },
   /// The store was written by a newer dsh-memento.
   #[error("memory database at {path} has schema_version {version} > supported {supported}; upgrade dsh-memento instead of downgrading")]
@@ -173,7 +178,9 @@ impl MemoryError {
       }),
       Self::WriteDenied { outcome, .. } => json!({ "outcome": outcome }),
       Self::ProposalNotFound { id, .. } => json!({ "id": id }),
-      Self::StoreCorrupt { path, .. } => json!({ "path": path }),
+      Self::StoreCorrupt { path, reason, .. } => json!({
+        "path": path, "reason": reason.as_str(), "retryable": reason.retryable()
+      }),
       Self::StoreUnsupportedVersion { path, .. } => json!({ "path": path }),
       Self::AdapterNotFound { adapter_id } | Self::AdapterPayload { adapter_id, .. } => {
         json!({ "adapterId": adapter_id })
@@ -189,11 +196,84 @@ impl MemoryError {
     }
   }
 
-  /// A `STORE_CORRUPT` for a failure of the store at `path`.
-  pub fn store(path: &str, message: impl Into<String>) -> Self {
+  /// A `STORE_CORRUPT` for a failure of the store at `path`: `what` happened, `cause` is the
+  /// error underneath; the message ends with the reason's advice.
+  pub fn store(path: &str, reason: StoreReason, what: &str, cause: Option<String>) -> Self {
+    let message = match &cause {
+      Some(c) => format!("{what}: {c}; {}", reason.advice()),
+      None => format!("{what}; {}", reason.advice()),
+    };
     Self::StoreCorrupt {
-      message: message.into(),
+      message,
       path: path.to_string(),
+      reason,
+      cause,
+    }
+  }
+
+  /// The store failure's reason, if this is one.
+  pub fn store_reason(&self) -> Option<StoreReason> {
+    match self {
+      Self::StoreCorrupt { reason, .. } => Some(*reason),
+      _ => None,
+    }
+  }
+
+  /// The error underneath (SQLite's or the file system's message), for JS `error.cause`.
+  pub fn cause(&self) -> Option<&str> {
+    match self {
+      Self::StoreCorrupt { cause, .. } => cause.as_deref(),
+      _ => None,
+    }
+  }
+}
+
+/// Why a store operation failed (`STORE_CORRUPT`'s `details.reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreReason {
+  /// Not a dsh-memento store, or damaged.
+  Corrupt,
+  /// Another process held the store's lock past the wait.
+  Busy,
+  /// The provider was closed.
+  Closed,
+  /// The file or its folder cannot be written.
+  Readonly,
+  /// The disk (or a file-size limit) is full.
+  Full,
+  /// Any other input/output failure.
+  Io,
+}
+
+impl StoreReason {
+  /// The protocol's name of the reason.
+  pub fn as_str(self) -> &'static str {
+    match self {
+      Self::Corrupt => "corrupt",
+      Self::Busy => "busy",
+      Self::Closed => "closed",
+      Self::Readonly => "readonly",
+      Self::Full => "full",
+      Self::Io => "io",
+    }
+  }
+
+  /// Whether the same call may succeed if simply tried again.
+  pub fn retryable(self) -> bool {
+    self == Self::Busy
+  }
+
+  /// What a person can do about it.
+  fn advice(self) -> &'static str {
+    match self {
+      Self::Corrupt => {
+        "nothing was changed; restore the file from a backup or move it aside to start a new store"
+      }
+      Self::Busy => "nothing was changed; another process holds the store, retry",
+      Self::Closed => "nothing was changed; open a new provider",
+      Self::Readonly => "nothing was changed; make the file and its folder writable",
+      Self::Full => "nothing was changed; free disk space, then retry",
+      Self::Io => "nothing was changed; check the disk and the file's permissions, then retry",
     }
   }
 }
@@ -268,7 +348,7 @@ mod tests {
         id: "p".into(),
         detail: Some("already approved".into()),
       },
-      MemoryError::store("/x", "boom"),
+      MemoryError::store("/x", StoreReason::Io, "boom", None),
       MemoryError::StoreUnsupportedVersion {
         path: "/x".into(),
         version: 9,
@@ -296,6 +376,41 @@ mod tests {
         c.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_'),
         "{c}"
       );
+    }
+  }
+
+  #[test]
+  fn store_failures_say_why_whether_to_retry_and_what_to_do() {
+    let reasons = [
+      (
+        StoreReason::Corrupt,
+        "corrupt",
+        false,
+        "restore the file from a backup",
+      ),
+      (StoreReason::Busy, "busy", true, "retry"),
+      (StoreReason::Closed, "closed", false, "open a new provider"),
+      (
+        StoreReason::Readonly,
+        "readonly",
+        false,
+        "make the file and its folder writable",
+      ),
+      (StoreReason::Full, "full", false, "free disk space"),
+      (StoreReason::Io, "io", false, "check the disk"),
+    ];
+    for (reason, name, retryable, advice) in reasons {
+      let e = MemoryError::store("/s.db", reason, "it failed", Some("sqlite says".into()));
+      assert_eq!(e.code(), "STORE_CORRUPT");
+      assert_eq!(
+        e.details(),
+        json!({"path": "/s.db", "reason": name, "retryable": retryable})
+      );
+      assert!(e
+        .to_string()
+        .starts_with("it failed: sqlite says; nothing was changed; "));
+      assert!(e.to_string().contains(advice), "{e}");
+      assert_eq!(e.cause(), Some("sqlite says"));
     }
   }
 

@@ -11,7 +11,8 @@
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
-use crate::error::{MemoryError, Result};
+use crate::error::{MemoryError, Result, StoreReason};
+use crate::store;
 use crate::text::units;
 
 /// The store schema version this build writes.
@@ -236,10 +237,11 @@ fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<
 /// `meta` table that lost its row (the JS plugin never re-inserts it) — the version its shape
 /// shows.
 fn current_version(conn: &Connection, path: &str) -> Result<i64> {
-  let storage = |e: rusqlite::Error| {
-    MemoryError::store(
+  let storage = |e| {
+    store::failed(
       path,
-      format!("memory database at {path} failed schema validation: {e}"),
+      &format!("memory database at {path} failed schema validation"),
+      e,
     )
   };
   let tables = table_names(conn).map_err(storage)?;
@@ -249,7 +251,9 @@ fn current_version(conn: &Connection, path: &str) -> Result<i64> {
   if !tables.iter().any(|t| t == "meta") {
     return Err(MemoryError::store(
       path,
-      format!("memory database at {path} is not a dsh-memento store (it has tables but no meta table); refusing to adopt it"),
+      StoreReason::Corrupt,
+      &format!("memory database at {path} is not a dsh-memento store (it has tables but no meta table); refusing to adopt it"),
+      None,
     ));
   }
   let raw: Option<String> = conn
@@ -265,7 +269,9 @@ fn current_version(conn: &Connection, path: &str) -> Result<i64> {
       Ok(v) if v >= 0 && raw.trim() == raw => Ok(v),
       _ => Err(MemoryError::store(
         path,
-        format!("memory database at {path} has invalid schema_version {raw:?}"),
+        StoreReason::Corrupt,
+        &format!("memory database at {path} has invalid schema_version {raw:?}"),
+        None,
       )),
     },
     None => {
@@ -297,10 +303,11 @@ fn current_version(conn: &Connection, path: &str) -> Result<i64> {
 /// `STORE_UNSUPPORTED_VERSION` for a newer store; `STORE_CORRUPT` for a file that is not a
 /// dsh-memento store, a bad version row, or a failing step (which leaves the previous version).
 pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
-  let fail = |e: rusqlite::Error| {
-    MemoryError::store(
+  let fail = |e| {
+    store::failed(
       path,
-      format!("memory database at {path} failed schema validation: {e}"),
+      &format!("memory database at {path} failed schema validation"),
+      e,
     )
   };
   loop {
@@ -363,7 +370,7 @@ mod tests {
   #[test]
   fn fresh_store_reaches_current_version() -> Result<()> {
     let mut conn =
-      Connection::open_in_memory().map_err(|e| MemoryError::store("m", e.to_string()))?;
+      Connection::open_in_memory().map_err(|e| crate::store::failed("m", "open", e))?;
     migrate(&mut conn, "m")?;
     assert_eq!(current_version(&conn, "m")?, SCHEMA_VERSION);
     Ok(())
@@ -463,7 +470,7 @@ mod tests {
   #[test]
   fn pending_proposals_are_unique_per_session_but_dismissed_ones_do_not_block() -> Result<()> {
     let mut conn =
-      Connection::open_in_memory().map_err(|e| MemoryError::store("m", e.to_string()))?;
+      Connection::open_in_memory().map_err(|e| crate::store::failed("m", "open", e))?;
     migrate(&mut conn, "m")?;
     let insert = |id: &str, status: &str| {
       conn.execute(

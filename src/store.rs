@@ -10,7 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction, TransactionBehavior};
 
 use crate::audit;
-use crate::error::{MemoryError, Result};
+use crate::error::{MemoryError, Result, StoreReason};
 use crate::model::{Entry, Proposal, Scope, Track};
 use crate::schema;
 
@@ -121,10 +121,14 @@ fn proposal_from_row(row: &Row<'_>) -> rusqlite::Result<Proposal> {
 /// inherits its folder's ACL (under the user's profile: the user, SYSTEM and Administrators).
 fn prepare_file(path: &Path, shown: &str) -> Result<()> {
   let io = |what: &str, e: std::io::Error| {
-    MemoryError::store(
-      shown,
-      format!("cannot open memory database at {shown}: {what}: {e}"),
-    )
+    use std::io::ErrorKind::{PermissionDenied, ReadOnlyFilesystem, StorageFull};
+    let reason = match e.kind() {
+      PermissionDenied | ReadOnlyFilesystem => StoreReason::Readonly,
+      StorageFull => StoreReason::Full,
+      _ => StoreReason::Io,
+    };
+    let what = format!("cannot open memory database at {shown}: {what}");
+    MemoryError::store(shown, reason, &what, Some(e.to_string()))
   };
   if let Some(dir) = path
     .parent()
@@ -145,9 +149,11 @@ fn prepare_file(path: &Path, shown: &str) -> Result<()> {
       if read > 0 && (read < 16 || &head != SQLITE_MAGIC) {
         return Err(MemoryError::store(
           shown,
-          format!(
+          StoreReason::Corrupt,
+          &format!(
             "cannot open memory database at {shown}: file is not a database (left untouched)"
           ),
+          None,
         ));
       }
     }
@@ -156,7 +162,13 @@ fn prepare_file(path: &Path, shown: &str) -> Result<()> {
       options.write(true).create_new(true);
       #[cfg(unix)]
       std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-      options.open(path).map_err(|e| io("cannot create", e))?;
+      match options.open(path) {
+        // A concurrent opener created it first: an empty file, for whichever of us migrates.
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+          return Err(io("cannot create", e))
+        }
+        _ => {}
+      }
     }
     Err(e) => return Err(io("cannot read", e)),
   }
@@ -190,10 +202,11 @@ impl Store {
   pub fn open(path: &Path, retention_days: u64) -> Result<Store> {
     let shown = path.to_string_lossy().into_owned();
     prepare_file(path, &shown)?;
-    let fail = |e: rusqlite::Error| {
-      MemoryError::store(
+    let fail = |e| {
+      failed(
         &shown,
-        format!("cannot open memory database at {shown}: {e}"),
+        &format!("cannot open memory database at {shown}"),
+        e,
       )
     };
     let mut conn = Connection::open(path).map_err(fail)?;
@@ -201,19 +214,35 @@ impl Store {
     conn
       .busy_timeout(std::time::Duration::from_millis(u64::from(BUSY_TIMEOUT_MS)))
       .map_err(fail)?;
-    let validation = |e: rusqlite::Error| {
-      MemoryError::store(
-        &shown,
-        format!("memory database at {shown} failed schema validation: {e}"),
-      )
-    };
-    conn
-      .execute_batch(
-        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;",
-      )
-      .map_err(validation)?;
+    // Switching to WAL and migrating take the file's write lock without SQLite's busy wait when
+    // another process is creating or migrating the same store at this instant: wait for it
+    // (each migration step re-reads the version inside its own immediate transaction).
+    let deadline =
+      std::time::Instant::now() + std::time::Duration::from_millis(u64::from(BUSY_TIMEOUT_MS));
+    loop {
+      let attempt = conn
+        .execute_batch(
+          "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;",
+        )
+        .map_err(|e| {
+          failed(
+            &shown,
+            &format!("memory database at {shown} failed schema validation"),
+            e,
+          )
+        })
+        .and_then(|()| schema::migrate(&mut conn, &shown));
+      match attempt {
+        Err(e)
+          if e.store_reason() == Some(StoreReason::Busy)
+            && std::time::Instant::now() < deadline =>
+        {
+          std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        other => break other?,
+      }
+    }
     protect(path);
-    schema::migrate(&mut conn, &shown)?;
     let mut store = Store {
       conn,
       path: shown,
@@ -334,25 +363,45 @@ pub fn in_read_tx<T>(
   out
 }
 
-/// Map a SQLite failure at the store `path` to `STORE_CORRUPT` with a message that says what
-/// happened (locked, disk full, read-only, corrupt row).
+/// Why a SQLite call failed, as a caller can act on it.
+fn reason_of(e: &rusqlite::Error) -> StoreReason {
+  use rusqlite::ErrorCode::*;
+  match e {
+    rusqlite::Error::SqliteFailure(f, _) => match f.code {
+      DatabaseBusy | DatabaseLocked => StoreReason::Busy,
+      // CANTOPEN on a file we just opened ourselves: SQLite could not create the -wal/-shm
+      // beside it, i.e. the folder is not writable.
+      ReadOnly | PermissionDenied | CannotOpen => StoreReason::Readonly,
+      DiskFull | TooBig => StoreReason::Full,
+      DatabaseCorrupt | NotADatabase | ApiMisuse | Unknown => StoreReason::Corrupt,
+      _ => StoreReason::Io,
+    },
+    rusqlite::Error::InvalidColumnType(..)
+    | rusqlite::Error::FromSqlConversionFailure(..)
+    | rusqlite::Error::IntegralValueOutOfRange(..) => StoreReason::Corrupt,
+    _ => StoreReason::Io,
+  }
+}
+
+/// `STORE_CORRUPT` for a SQLite failure at the store `path`: `what` happened, the reason comes
+/// from SQLite's code, SQLite's message is the cause.
+pub fn failed(path: &str, what: &str, e: rusqlite::Error) -> MemoryError {
+  MemoryError::store(path, reason_of(&e), what, Some(e.to_string()))
+}
+
+/// Map a SQLite failure of a read or write at the store `path` to `STORE_CORRUPT`, saying what
+/// happened (locked, disk full, read-only, corrupt row) and what to do.
 pub fn fail_at(path: &str, e: rusqlite::Error) -> MemoryError {
-  let message = match &e {
-    rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DatabaseBusy => {
-      format!("memory database at {path} stayed locked by another process for {BUSY_TIMEOUT_MS} ms: {e}; nothing was changed, retry")
+  let what = match reason_of(&e) {
+    StoreReason::Busy => {
+      format!("memory database at {path} stayed locked by another process for {BUSY_TIMEOUT_MS} ms")
     }
-    rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DiskFull => {
-      format!("memory database at {path} cannot be written (disk full): {e}; nothing was changed")
-    }
-    rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::ReadOnly => {
-      format!("memory database at {path} is read-only: {e}; nothing was changed")
-    }
-    rusqlite::Error::InvalidColumnType(_, what, _) => {
-      format!("memory database at {path} has a corrupt row: {what}")
-    }
-    _ => format!("memory database at {path} failed: {e}"),
+    StoreReason::Full => format!("memory database at {path} cannot be written (disk full)"),
+    StoreReason::Readonly => format!("memory database at {path} is read-only"),
+    StoreReason::Corrupt => format!("memory database at {path} has a corrupt row or schema"),
+    StoreReason::Closed | StoreReason::Io => format!("memory database at {path} failed"),
   };
-  MemoryError::store(path, message)
+  failed(path, &what, e)
 }
 
 fn prune_audit(conn: &Connection, days: u64, batch: Option<i64>) -> rusqlite::Result<usize> {
@@ -609,4 +658,51 @@ pub fn insert_snapshot(
     .prepare_cached("INSERT INTO snapshots (session_id, hash, created_at) VALUES (?1, ?2, ?3)")?
     .execute(params![session_id, hash, at])?;
   Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
+  #[test]
+  fn a_locked_store_is_busy_and_retryable_never_corrupt() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("memory.db");
+    let store = Store::open(&path, 0)?;
+    let holder = Connection::open(&path)?;
+    holder.execute_batch("BEGIN EXCLUSIVE")?;
+    store.conn().busy_timeout(std::time::Duration::ZERO)?;
+    let err = store
+      .conn()
+      .execute("DELETE FROM entries", [])
+      .map_err(|e| store.fail(e))
+      .err()
+      .ok_or("the write went through a held lock")?;
+    assert_eq!(err.store_reason(), Some(StoreReason::Busy));
+    assert_eq!(err.details()["retryable"], true);
+    assert!(err.to_string().contains("stayed locked by another process"));
+    assert!(err
+      .to_string()
+      .ends_with("another process holds the store, retry"));
+    assert!(err.cause().is_some_and(|c| c.contains("locked")));
+    Ok(())
+  }
+
+  #[test]
+  fn a_file_that_is_not_a_database_is_corrupt_and_untouched() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("memory.db");
+    std::fs::write(&path, b"not sqlite at all, just a text file")?;
+    let err = Store::open(&path, 0)
+      .err()
+      .ok_or("a text file was adopted")?;
+    assert_eq!(err.store_reason(), Some(StoreReason::Corrupt));
+    assert_eq!(
+      std::fs::read(&path)?,
+      b"not sqlite at all, just a text file"
+    );
+    Ok(())
+  }
 }

@@ -259,7 +259,7 @@ test('close is idempotent and later calls fail with a code', async () => {
   const p = open()
   p.close()
   p.close()
-  assert.throws(() => p.listEntries(), (e) => e.code === 'STORE_CORRUPT' && /closed/.test(e.message))
+  assert.throws(() => p.listEntries(), (e) => e.code === 'STORE_CORRUPT' && /closed; nothing was changed; open a new provider$/.test(e.message) && e.details.reason === 'closed' && e.details.retryable === false)
   await rejectsWith(p.add({ track: 'user', scope: 'workspace', text: 'x' }, write), 'STORE_CORRUPT')
 })
 

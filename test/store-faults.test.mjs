@@ -142,7 +142,7 @@ describe('corrupt and foreign files', { skip }, () => {
           const via = factory ? ' (via conformance/provider.mjs)' : ''
           assert.throws(
             () => faults.openProvider({ factory, dbPath, gate: allow }),
-            (e) => e.code === 'STORE_CORRUPT' && e.details?.path === dbPath && ERROR_CODES.includes(e.code),
+            (e) => e.code === 'STORE_CORRUPT' && e.details?.path === dbPath && e.details.reason === 'corrupt' && e.details.retryable === false && /restore the file from a backup/.test(e.message),
             name + via,
           )
           assert.deepEqual(snapshot(dir), before, `${name}${via}: the file is byte-for-byte untouched and no sidecar was left`)
@@ -164,9 +164,9 @@ describe('corrupt and foreign files', { skip }, () => {
       const run = await runChild(POKE, { dbPath, match: '[e1@g]' })
       assertChildClean(run, 'corrupt page')
       const { opened, openError, results } = run.report
-      if (!opened) assert.equal(openError.code, 'STORE_CORRUPT', openError.message)
+      if (!opened) assert.deepEqual([openError.code, openError.reason], ['STORE_CORRUPT', 'corrupt'], openError.message)
       for (const [name, r] of Object.entries(results)) if (!r.ok) assert.ok(r.protocol, `${name}: ${r.code} ${r.message}`)
-      assert.ok(!opened || Object.values(results).some((r) => !r.ok && r.code === 'STORE_CORRUPT'), 'the corruption is reported, not hidden')
+      assert.ok(!opened || Object.values(results).some((r) => !r.ok && r.code === 'STORE_CORRUPT' && r.reason === 'corrupt'), 'the corruption is reported as such, not hidden')
     } finally {
       fs.rmSync(work, { recursive: true, force: true })
     }
@@ -203,10 +203,16 @@ const summary = (report) =>
 function assertReadOnlyOutcome(report, entries, what) {
   if (!report.opened) {
     assert.equal(report.openError.code, 'STORE_CORRUPT', `${what}: open refused with a code: ${report.openError.message}`)
+    assert.equal(report.openError.reason, 'readonly', `${what}: ${report.openError.message}`)
     return
   }
   const r = report.results
   for (const [name, res] of Object.entries(r)) if (!res.ok) assert.ok(res.protocol, `${what}: ${name} failed without a protocol code: ${res.message}`)
+  for (const [name, res] of Object.entries(r)) {
+    if (res.ok || res.code !== 'STORE_CORRUPT') continue
+    assert.deepEqual([res.reason, res.retryable], ['readonly', false], `${what}: ${name}: ${res.message}`)
+    assert.match(res.message, /make the file and its folder writable/)
+  }
   for (const name of ['add', 'remove', 'recall', 'proposalAdd']) assert.equal(r[name].ok, false, `${what}: ${name} cannot succeed on a read-only store`)
   if (r.listEntries.ok) assert.equal(r.listEntries.value, entries.length, `${what}: reads see every entry`)
 }
@@ -312,6 +318,9 @@ describe('read-only and full file systems', { skip }, () => {
       assertChildClean(run, 'disk full')
       assert.equal(run.report.opened, true, run.report.openError?.message)
       assert.ok(run.report.results.some((r) => !r.ok && /disk full|disk I\/O|database or disk is full/i.test(r.message)), 'the failure names the disk')
+      const refused = run.report.results.filter((r) => !r.ok && r.code === 'STORE_CORRUPT')
+      assert.ok(refused.length > 0 && refused.every((r) => r.reason === 'full' && r.retryable === false), JSON.stringify(refused.slice(0, 2)))
+      assert.match(refused[0].message, /free disk space, then retry/)
       // Reopening on the still-full disk: coded error or success, in a child (a full tmpfs
       // can SIGBUS a process that maps the -shm file).
       const full = await runChild(POKE, { dbPath })

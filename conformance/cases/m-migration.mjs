@@ -67,7 +67,7 @@ function schemaSql(version) {
 const q = (s) => `'${String(s).replaceAll("'", "''")}'`
 
 /** Builds a store of `version` holding three entries and one audit row; returns the fixture. */
-async function buildStore(sqlite, file, version) {
+export async function buildStore(sqlite, file, version) {
   const t0 = 1_700_000_000_000
   const rows = [
     { id: randomUUID(), track: 'user', scope: 'user-global', ws: '', text: 'legacy user fact', source: 'dsh-memento', c: t0, u: t0 + 5, s: 'old-session' },

@@ -22,7 +22,7 @@ use napi::Env;
 
 use super::{describe_thrown, describe_type, held, hold, take_exception, to_json, HeldFn};
 use super::{outcome_of, MemoryProvider};
-use crate::error::MemoryError;
+use crate::error::{MemoryError, StoreReason};
 use crate::protocol::{GateAnswer, Plan};
 use serde_json::Value;
 
@@ -266,7 +266,9 @@ fn settle(raw: sys::napi_env, token: u64, answer: Arrived) {
       let message = take_exception(raw).unwrap_or(e.reason);
       let failure = MemoryError::store(
         p.path.as_str(),
-        format!("memory write could not finish: {message}"),
+        StoreReason::Io,
+        "memory write could not finish",
+        Some(message),
       );
       match super::error_object(&env, &failure) {
         Ok(obj) => Err(obj),

@@ -9,7 +9,7 @@ import { openProvider } from './open.mjs'
 process.on('SIGXFSZ', () => {})
 const { dbPath, match } = JSON.parse(process.argv[2])
 const huge = { user: { userGlobal: 1e9, workspace: 1e9 }, agent: { userGlobal: 1e9, workspace: 1e9 } }
-const outcome = (e) => ({ ok: false, code: e?.code, message: String(e?.message ?? e), protocol: e instanceof Error && ERROR_CODES.includes(e.code) })
+const outcome = (e) => ({ ok: false, code: e?.code, reason: e?.details?.reason, retryable: e?.details?.retryable, message: String(e?.message ?? e), protocol: e instanceof Error && ERROR_CODES.includes(e.code) })
 const write = { agent: { session: { id: 'poke', header: { cwd: '/srv/fault/ws0' } } } }
 let provider
 try {
