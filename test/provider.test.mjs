@@ -1,6 +1,6 @@
 // Binding-level behaviour of the native provider that a user meets from JS: gate faults, hostile
 // input of every JS type, abort after approval, labels, policy off, files and permissions.
-import { test } from 'node:test'
+import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -11,9 +11,17 @@ import * as reference from './support/keys.mjs'
 const write = { agent: { session: { id: 's1', header: { cwd: '/tmp/ws', agentPreset: 'coder' } } } }
 const allow = async () => 'allowed-once'
 
+// Every store of this file lives under one temporary folder, removed at the end (on Windows a
+// store some test left open cannot be deleted: that is not a failure of the suite).
+const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'memento-provider-'))
+after(() => {
+  try {
+    fs.rmSync(TMP, { recursive: true, force: true, maxRetries: 3 })
+  } catch {}
+})
+
 function tmpDb() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memento-'))
-  return path.join(dir, 'memory.db')
+  return path.join(fs.mkdtempSync(path.join(TMP, 'store-')), 'memory.db')
 }
 
 function open(options = {}) {
@@ -232,7 +240,7 @@ test('construction errors are coded: no gate, bad options, garbage file untouche
 // SYSTEM and Administrators, and which new files and folders inherit.
 const WIN = process.platform === 'win32'
 test(WIN ? 'the store and its sidecars are created (with their folders) and writable; the default store lives in the user profile' : 'the store file and its sidecars are 0600, a created directory 0700', async () => {
-  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'memento-')), 'nested', 'dir')
+  const dir = path.join(fs.mkdtempSync(path.join(TMP, 'modes-')), 'nested', 'dir')
   const p = new MemoryProvider({ dbPath: path.join(dir, 'memory.db'), gate: allow })
   await p.add({ track: 'user', scope: 'workspace', text: 'secret-ish' }, write)
   if (WIN) {
