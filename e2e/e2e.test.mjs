@@ -13,6 +13,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import http from 'node:http'
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { CWD, E2E, env, FAKE, HOME, ok, overlay, persistent, PKG, profileJson, sessionEvents, sessionIds, sh, stageTarball, turn, drive, WORK } from './lib.mjs'
@@ -191,7 +192,20 @@ step('hot reload: a config change remounts cleanly, disable removes everything, 
   assert.equal(reload.enabled.commands, 1)
 })
 
-step('panel: the read-only routes and the client bundle answer under dsh web', {}, async () => {
+/** One HTTP request with exactly these headers (fetch cannot set Host). */
+function raw(port, path, { method = 'GET', headers = {} } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method, headers, setHost: false }, (res) => {
+      let body = ''
+      res.on('data', (d) => (body += d))
+      res.on('end', () => resolve({ status: res.statusCode, body }))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+step('panel: the read-only routes answer only the user\'s page, and the client bundle loads, under dsh web', {}, async () => {
   const port = 18990 + (process.pid % 500)
   const web = spawn('dsh', ['web', ...overlay('hmr'), '--no-open', '--port', String(port)], { cwd: CWD, env, stdio: 'ignore', detached: false })
   try {
@@ -215,6 +229,27 @@ step('panel: the read-only routes and the client bundle answer under dsh web', {
     const audit = await (await fetch(`${base}/api/memento/audit?limit=3`)).json()
     assert.ok(Array.isArray(audit.rows) && audit.rows.length <= 3)
     assert.deepEqual(await (await fetch(`${base}/api/memento/proposals`)).json(), { proposals: [], language: 'en' })
+    // Only the user's own page reads the store: the same answers as dsh's own /api/sessions.
+    const own = { host: `127.0.0.1:${port}`, origin: base, 'sec-fetch-site': 'same-origin' }
+    const foreign = {
+      'a rebound Host': { host: `evil.example:${port}` },
+      'a foreign Origin': { ...own, origin: 'http://evil.example' },
+      'a cross-site fetch': { ...own, 'sec-fetch-site': 'cross-site' },
+    }
+    for (const path of ['/api/memento/entries', '/api/memento/audit', '/api/memento/proposals']) {
+      assert.equal((await raw(port, path, { headers: own })).status, 200, `${path}: same origin`)
+      for (const [what, headers] of Object.entries(foreign)) {
+        const [ours, dsh] = [await raw(port, path, { headers }), await raw(port, '/api/sessions', { headers })]
+        assert.equal(dsh.status, 403, `dsh's /api/sessions refuses ${what}`)
+        assert.equal(ours.status, dsh.status, `${path} answers ${what} as dsh does: ${ours.status} ${ours.body.slice(0, 80)}`)
+        assert.doesNotMatch(ours.body, /user likes tea/)
+      }
+      for (const method of ['POST', 'DELETE']) {
+        const r = await raw(port, path, { method, headers: own })
+        assert.equal(r.status, 405, `${path}: ${method}`)
+        assert.doesNotMatch(r.body, /user likes tea/)
+      }
+    }
     const client = /\/plugins\/dsh-memento\/client\.js\?rev=[\w-]+/.exec(index)
     assert.ok(client, 'client module listed in the boot graph')
     const js = await fetch(`${base}${client[0]}`)

@@ -361,6 +361,39 @@ describe('web routes and recall', () => {
     assert.equal((await ctx.webServer.call('/api/memento/audit?limit=1')).json.rows.length, 1)
     assert.deepEqual((await ctx.webServer.call('/api/memento/proposals')).json, { proposals: [], language: 'en' })
   })
+  test('panel routes answer only the user\'s own page (dsh\'s /api rule), and only GET and HEAD', async () => {
+    const { ctx } = setup({ writePolicy: 'auto' })
+    await ctx.get('memory').add({ track: 'user', scope: 'user-global', text: 'likes tea' }, { agent: makeAgent() })
+    const own = { host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080', 'sec-fetch-site': 'same-origin' }
+    for (const path of ['/api/memento/entries', '/api/memento/audit', '/api/memento/proposals']) {
+      assert.equal((await ctx.webServer.call(path, { headers: own })).status, 200, path)
+      assert.equal((await ctx.webServer.call(path, { headers: { host: 'localhost:8080' } })).status, 200, `${path}: a local non-browser client`)
+      const refused = {
+        'a rebound Host': { host: 'evil.example:8080' },
+        'a foreign Origin': { ...own, origin: 'http://evil.example' },
+        'a cross-site fetch': { ...own, 'sec-fetch-site': 'cross-site' },
+        'no Host': {},
+        'a garbage Origin': { ...own, origin: 'not a url' },
+      }
+      for (const [what, headers] of Object.entries(refused)) {
+        const r = await ctx.webServer.call(path, { headers })
+        assert.deepEqual([r.status, r.body], [403, 'forbidden'], `${path}: ${what}`)
+      }
+      for (const method of ['POST', 'DELETE', 'PUT', 'PATCH']) {
+        const r = await ctx.webServer.call(path, { method, headers: own })
+        assert.equal(r.status, 405, `${path}: ${method}`)
+        assert.equal(r.headers.allow, 'GET, HEAD')
+        assert.doesNotMatch(r.body, /likes tea/, `${path}: ${method} returns no data`)
+        assert.equal((await ctx.webServer.call(path, { method, headers: { host: 'evil.example' } })).status, 403)
+      }
+      const head = await ctx.webServer.call(path, { method: 'HEAD', headers: own })
+      assert.deepEqual([head.status, head.body], [200, undefined], `${path}: HEAD has no body`)
+    }
+    // A deployment's declared trustedHosts (dsh's connection service) are trusted like loopback.
+    ctx.services.set('connection', { trustedHosts: ['harness.internal'] })
+    assert.equal((await ctx.webServer.call('/api/memento/entries', { headers: { host: 'harness.internal:9000' } })).status, 200)
+    assert.equal((await ctx.webServer.call('/api/memento/entries', { headers: { host: 'other.internal:9000' } })).status, 403)
+  })
   test('memory_recall degrades without sessionQuery and uses it when present', async () => {
     let s = setup({ writePolicy: 'auto' })
     const agent = makeAgent()

@@ -129,7 +129,7 @@ export function createApply(load) {
       sub.effect(() => dispose, 'dsh-memento: /memory')
     })
     ctx.tools.register(makeRecallTool({ service, config, getSessionQuery: () => ctx.get('sessionQuery'), isMemoryError }))
-    const routes = makeRoutes({ service, config })
+    const routes = makeRoutes({ service, config, trustedHosts: () => ctx.get('connection')?.trustedHosts ?? [] })
     ctx.inject(['webServer'], (sub) => {
       sub.effect(() => {
         const disposers = routes.map((route) => sub.webServer.register(route))

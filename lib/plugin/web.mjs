@@ -1,5 +1,9 @@
 // Read-only JSON routes for the web panel (§7.9). Management views never bump recall
-// counters (P3). Registered as one effect so a reload never leaves a stale route.
+// counters (P3). Registered as one effect so a reload never leaves a stale route. Only the
+// user's own page may read them (dsh's trusted-request rule, ./trust.mjs); they answer GET and
+// HEAD, and nothing else.
+import { isTrustedApiRequest } from './trust.mjs'
+
 export const PANEL_AUDIT_CEILING = 200
 
 const positive = (v) => {
@@ -8,19 +12,31 @@ const positive = (v) => {
   return n > 0 ? n : null
 }
 
-function send(res, status, body) {
+function send(req, res, status, body) {
   res.statusCode = status
   res.setHeader('content-type', 'application/json; charset=utf-8')
-  res.end(JSON.stringify(body))
+  res.end(req.method === 'HEAD' ? undefined : JSON.stringify(body))
 }
 
-export function makeRoutes({ service, config }) {
+/** `trustedHosts()`: the deployment's non-loopback authorities (dsh's connection service's). */
+export function makeRoutes({ service, config, trustedHosts = () => [] }) {
   const language = config.language
   const wrap = (fn) => (req, res) => {
+    // As dsh's own /api answers a foreign page: a bare 403, whatever the method.
+    if (!isTrustedApiRequest(req, trustedHosts())) {
+      res.statusCode = 403
+      res.end('forbidden')
+      return
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD')
+      send(req, res, 405, { error: `${req.method} is not allowed: these routes only read` })
+      return
+    }
     try {
-      send(res, 200, fn(new URL(req.url ?? '/', 'http://localhost').searchParams))
+      send(req, res, 200, fn(new URL(req.url ?? '/', 'http://localhost').searchParams))
     } catch (e) {
-      send(res, 500, { error: String(e?.message ?? e) })
+      send(req, res, 500, { error: String(e?.message ?? e) })
     }
   }
   return [

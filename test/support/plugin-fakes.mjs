@@ -328,12 +328,17 @@ export function mockCtx({ approvalPolicy = 'ask', withCommands = true, withWeb =
         routes.set(key, r)
         return () => routes.delete(key)
       },
-      async call(url) {
+      /** One request as dsh's web server hands it over (default: a same-origin GET of the page). */
+      async call(url, { method = 'GET', headers = { host: '127.0.0.1:8080' } } = {}) {
         const u = new URL(url, 'http://x')
         const r = routes.get(`exact ${u.pathname}`)
-        const res = { statusCode: 0, headers: {}, body: '', setHeader(k, v) { this.headers[k] = v }, end(b) { this.body = b } }
-        r.handler({ url, method: 'GET' }, res)
-        return { status: res.statusCode, headers: res.headers, json: JSON.parse(res.body) }
+        const res = { statusCode: 0, headers: {}, body: undefined, setHeader(k, v) { this.headers[k] = v }, end(b) { this.body = b } }
+        r.handler({ url, method, headers }, res)
+        let json
+        try {
+          json = JSON.parse(res.body)
+        } catch {}
+        return { status: res.statusCode, headers: res.headers, body: res.body, json }
       },
     }
     services.set('webServer', ctx.webServer)
