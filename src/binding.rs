@@ -51,6 +51,20 @@ fn error_object<'e>(env: &'e Env, e: &MemoryError) -> Result<Unknown<'e>> {
   Ok(obj.to_unknown())
 }
 
+/// What a failed write rejects with: the coded error, or — when building it fails (a hostile
+/// setter on `Error.prototype`, a pending exception) — its code and message as a string, so
+/// the caller's promise still settles.
+fn error_value<'e>(env: &'e Env, e: &MemoryError) -> Result<Unknown<'e>> {
+  error_object(env, e).or_else(|_| {
+    take_exception(env.raw());
+    Ok(
+      env
+        .create_string(format!("{}: {e}", e.code()))?
+        .to_unknown(),
+    )
+  })
+}
+
 /// For sync methods: the thrown value.
 fn throw(env: &Env, e: MemoryError) -> Error {
   match error_object(env, &e) {
@@ -65,7 +79,7 @@ fn rejected<'e>(env: &Env, value: Unknown<'_>) -> Result<PromiseRaw<'e, Unknown<
 }
 
 fn reject_with<'e>(env: &Env, e: &MemoryError) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-  rejected(env, error_object(env, e)?)
+  rejected(env, error_value(env, e)?)
 }
 
 fn resolved<'e>(env: &Env, value: Value) -> Result<PromiseRaw<'e, Unknown<'e>>> {
@@ -622,7 +636,7 @@ impl MemoryProvider {
       .unwrap_or(false);
     let result = self.run(|memory| memory.finish(plan, answer, label, aborted));
     let denied = |e: &MemoryError| -> Result<std::result::Result<Unknown<'e>, Unknown<'e>>> {
-      Ok(Err(error_object(env, e)?))
+      Ok(Err(error_value(env, e)?))
     };
     match result {
       Ok(Finished::Written(value)) => Ok(Ok(

@@ -270,9 +270,15 @@ fn settle(raw: sys::napi_env, token: u64, answer: Arrived) {
         "memory write could not finish",
         Some(message),
       );
-      match super::error_object(&env, &failure) {
-        Ok(obj) => Err(obj),
-        Err(_) => return,
+      match super::error_value(&env, &failure) {
+        Ok(value) => Err(value),
+        // Not even a string could be made: settle with `undefined` rather than never.
+        Err(_) => {
+          take_exception(raw);
+          let mut undefined = ptr::null_mut();
+          unsafe { sys::napi_get_undefined(raw, &mut undefined) };
+          Err(unsafe { Unknown::from_raw_unchecked(raw, undefined) })
+        }
       }
     }
   };
