@@ -136,7 +136,9 @@ async function loadModule() {
   try {
     return await import(spec)
   } catch (e) {
-    throw new Error(`cannot load the dsh-memento provider (${fileURLToPath(spec)}): ${e.message}. Is the native module built for ${process.platform}-${process.arch}?`)
+    // The loader's own error names the platform and what to do.
+    if (e?.code === 'NATIVE_BINDING_MISSING') throw e
+    throw new Error(`cannot load the dsh-memento provider (${fileURLToPath(spec)}): ${e.message}`)
   }
 }
 
