@@ -5,7 +5,7 @@
 use std::fs::{self, OpenOptions};
 use std::io::Read;
 use std::path::Path;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction, TransactionBehavior};
 
@@ -212,13 +212,12 @@ impl Store {
     let mut conn = Connection::open(path).map_err(fail)?;
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     conn
-      .busy_timeout(std::time::Duration::from_millis(u64::from(BUSY_TIMEOUT_MS)))
+      .busy_timeout(Duration::from_millis(u64::from(BUSY_TIMEOUT_MS)))
       .map_err(fail)?;
     // Switching to WAL and migrating take the file's write lock without SQLite's busy wait when
     // another process is creating or migrating the same store at this instant: wait for it
     // (each migration step re-reads the version inside its own immediate transaction).
-    let deadline =
-      std::time::Instant::now() + std::time::Duration::from_millis(u64::from(BUSY_TIMEOUT_MS));
+    let deadline = Instant::now() + Duration::from_millis(u64::from(BUSY_TIMEOUT_MS));
     loop {
       let attempt = conn
         .execute_batch(
@@ -233,11 +232,8 @@ impl Store {
         })
         .and_then(|()| schema::migrate(&mut conn, &shown));
       match attempt {
-        Err(e)
-          if e.store_reason() == Some(StoreReason::Busy)
-            && std::time::Instant::now() < deadline =>
-        {
-          std::thread::sleep(std::time::Duration::from_millis(5));
+        Err(e) if e.store_reason() == Some(StoreReason::Busy) && Instant::now() < deadline => {
+          std::thread::sleep(Duration::from_millis(5));
         }
         other => break other?,
       }
@@ -673,7 +669,7 @@ mod tests {
     let store = Store::open(&path, 0)?;
     let holder = Connection::open(&path)?;
     holder.execute_batch("BEGIN EXCLUSIVE")?;
-    store.conn().busy_timeout(std::time::Duration::ZERO)?;
+    store.conn().busy_timeout(Duration::ZERO)?;
     let err = store
       .conn()
       .execute("DELETE FROM entries", [])
