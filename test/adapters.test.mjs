@@ -245,10 +245,43 @@ describe('real-world variations (formats as other tools actually write them)', (
 
   it('mem0: JSON Lines exports, platform "categories", "text" items and paginated results', () => {
     const jsonl = '{"id":"1","memory":"likes tea","categories":["food"],"user_id":"u"}\n\n{"id":"2","text":"agent note","agent_id":"a"}\n'
-    assert.deepEqual(registry.adapt('mem0', jsonl).entries.map((e) => [e.track, e.text, e.tags]), [['user', 'likes tea', ['food']], ['agent', 'agent note', undefined]])
+    assert.deepEqual(registry.adapt('mem0', jsonl).entries.map((e) => [e.track, e.text, e.tags]), [['user', 'likes tea', ['food', 'user:u']], ['agent', 'agent note', ['agent:a']]])
     assert.throws(() => registry.adapt('mem0', '{"id":"1","memory":"ok"}\n{"id":"2","memory":""}\n'), (e) => e.code === 'ADAPTER_PAYLOAD' && e.details.line === 2)
     const page = { count: 2, next: null, previous: null, results: [{ memory: 'p1' }, { memory: 'p2' }] }
     assert.equal(registry.adapt('mem0', page).entries.length, 2)
+  })
+
+  it('mem0: only ADD and UPDATE results land, with their new text; DELETE and NONE never bring a fact back', () => {
+    const r = registry.adapt('mem0', {
+      results: [
+        { id: '1', memory: 'likes tea', event: 'ADD' },
+        { id: '2', memory: 'lives in Paris', event: 'DELETE' },
+        { id: '3', memory: 'likes jazz', event: 'NONE' },
+        { id: '4', memory: 'lives in Lyon', previous_memory: 'lives in Paris', event: 'UPDATE' },
+      ],
+    })
+    assert.deepEqual(r.entries.map((e) => e.text), ['likes tea', 'lives in Lyon'])
+    assert.match(r.warnings.map((w) => w.message).join('\n'), /not imported: 1 DELETE result .*1 NONE result/)
+    assert.throws(() => registry.adapt('mem0', { results: [{ id: '2', memory: 'gone', event: 'DELETE' }] }), (e) => e.code === 'ADAPTER_PAYLOAD' && /no memory to import: 1 DELETE/.test(e.message))
+  })
+
+  it('mem0: the CLI --json output, one get() object and the platform add response import', () => {
+    const cli = { status: 'success', command: 'list', data: [{ id: '1', memory: 'from the CLI', user_id: 'alice' }] }
+    assert.deepEqual(registry.adapt('mem0', cli).entries.map((e) => [e.text, e.tags]), [['from the CLI', ['user:alice']]])
+    const one = { id: '1', memory: 'one get()', hash: 'h', metadata: { category: 'food' }, user_id: 'alice', created_at: '2024-01-01T00:00:00Z' }
+    assert.deepEqual(registry.adapt('mem0', one).entries.map((e) => [e.text, e.tags]), [['one get()', ['food', 'user:alice']]])
+    const added = { results: [{ id: '1', event: 'ADD', data: { memory: 'platform add' } }] }
+    assert.deepEqual(registry.adapt('mem0', added).entries.map((e) => e.text), ['platform add'])
+    assert.throws(() => registry.adapt('mem0', { status: 'success', command: 'get', data: { id: '1', memory: '' } }), (e) => e.code === 'ADAPTER_PAYLOAD' && e.details.path === '/data')
+  })
+
+  it('mem0: a paginated get_all page and a dump mixing identities are warned about', () => {
+    const page = registry.adapt('mem0', { count: 30, next: 'https://api.mem0.ai/v1/memories/?page=2', previous: null, results: [{ memory: 'p1' }] })
+    assert.deepEqual(page.entries.map((e) => e.text), ['p1'])
+    assert.match(page.warnings[0].message, /one page of a paginated get_all \(1 of 30 memories; next: https:\/\/api\.mem0\.ai\/v1\/memories\/\?page=2\): only this page is imported/)
+    const group = registry.adapt('mem0', [{ memory: 'likes tea', user_id: 'alice' }, { memory: 'hates tea', user_id: 'bob', actor_id: 'bob-phone' }])
+    assert.deepEqual(group.entries.map((e) => e.tags), [['user:alice'], ['user:bob', 'actor:bob-phone']])
+    assert.match(group.warnings.map((w) => w.message).join('\n'), /2 different mem0 user identities mix in this payload \(alice, bob\)/)
   })
 
   it('claude-code: setext headings, tables, multi-line comments, rule frontmatter, numbered continuations', () => {
