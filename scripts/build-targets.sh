@@ -42,14 +42,7 @@ install_tools() {
   while read -r platform target how; do
     [ -n "$platform" ] && selected "$platform" && triples+=("${target%.2.17}")
   done <<<"$PLATFORMS"
-  local missing=()
-  for t in "${triples[@]}"; do
-    rustup target list --installed | grep -qx "$t" || missing+=("$t")
-  done
-  if [ ${#missing[@]} -gt 0 ]; then
-    say "rustup target add ${missing[*]}"
-    rustup target add "${missing[@]}"
-  fi
+  rustup_ensure "${triples[@]}"
   if [ ! -x "$TOOLS/venv/bin/cargo-zigbuild" ] \
     || ! "$TOOLS/venv/bin/cargo-zigbuild" --version | grep -q "$ZIGBUILD_VERSION"; then
     say "cargo-zigbuild $ZIGBUILD_VERSION and zig $ZIG_VERSION (PyPI) into $TOOLS/venv"

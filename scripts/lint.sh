@@ -9,7 +9,7 @@ cargo fmt --check
 cargo clippy --all-targets -- -D warnings
 cargo clippy --all-targets --no-default-features -- -D warnings
 # Checking the core for Windows compiles the bundled SQLite with the mingw C compiler.
-rustup target list --installed | grep -qx x86_64-pc-windows-gnu || rustup target add x86_64-pc-windows-gnu
+rustup_ensure x86_64-pc-windows-gnu
 apt_ensure gcc-mingw-w64-x86-64
 cargo clippy --lib --no-default-features --target x86_64-pc-windows-gnu -- -D warnings
 npx tsc --noEmit -p .

@@ -44,6 +44,16 @@ apt_ensure() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# `rustup_ensure TARGET...`: add the Rust targets that are not installed yet.
+rustup_ensure() {
+  local installed missing=() t
+  installed=$(rustup target list --installed)
+  for t in "$@"; do grep -qx "$t" <<<"$installed" || missing+=("$t"); done
+  ((${#missing[@]})) || return 0
+  say "rustup target add ${missing[*]}"
+  rustup target add "${missing[@]}"
+}
+
 # The machine's own Debian mirror (same host for the other suite), `$DEBIAN_MIRROR` to override.
 debian_mirror() {
   if [[ -n ${DEBIAN_MIRROR:-} ]]; then

@@ -46,13 +46,19 @@ impl Paths {
   /// The workspace key of a session cwd: `''` without one, else its resolved absolute path,
   /// lowercased under Windows rules.
   pub fn workspace_key_of(self, cwd: Option<&str>) -> String {
-    let key = match cwd {
-      None | Some("") => return String::new(),
-      // The process cwd is only read (a syscall) for a relative cwd.
-      Some(c) if self.is_absolute(c) => self.resolve("", c),
-      Some(c) => self.resolve(&process_cwd(), c),
-    };
-    self.fold_case(key)
+    match cwd {
+      None | Some("") => String::new(),
+      Some(c) => self.fold_case(self.resolve_here(c)),
+    }
+  }
+
+  /// `path` resolved against the process cwd, which is only read (a syscall) for a relative one.
+  fn resolve_here(self, path: &str) -> String {
+    if self.is_absolute(path) {
+      self.resolve("", path)
+    } else {
+      self.resolve(&process_cwd(), path)
+    }
   }
 
   /// The agent key of a session's agent preset: `''` without one, else the trimmed preset,
@@ -197,10 +203,10 @@ pub fn agent_key_of(preset: Option<&str>) -> String {
 /// directory (`os.homedir()`: `$HOME` on POSIX, `%USERPROFILE%` on Windows).
 pub fn dsh_home(paths: Paths, dsh_home_env: Option<&str>, user_home: Option<&str>) -> String {
   match dsh_home_env {
-    Some(h) if !h.is_empty() => paths.resolve(&process_cwd(), h),
+    Some(h) if !h.is_empty() => paths.resolve_here(h),
     _ => {
       let home = user_home.filter(|h| !h.is_empty()).unwrap_or("/");
-      paths.resolve(&process_cwd(), &format!("{home}/.dsh"))
+      paths.resolve_here(&format!("{home}/.dsh"))
     }
   }
 }

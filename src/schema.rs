@@ -233,17 +233,21 @@ fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<
   stmt.exists(rusqlite::params![table, column])
 }
 
+/// `STORE_CORRUPT` (with SQLite's reason: busy, corrupt, …) for a step of opening that reads or
+/// changes the schema.
+pub fn invalid(path: &str, e: rusqlite::Error) -> MemoryError {
+  store::failed(
+    path,
+    &format!("memory database at {path} failed schema validation"),
+    e,
+  )
+}
+
 /// The version a store is at: `0` for an empty file, the `meta` row when present, and — for a
 /// `meta` table that lost its row (the JS plugin never re-inserts it) — the version its shape
 /// shows.
 fn current_version(conn: &Connection, path: &str) -> Result<i64> {
-  let storage = |e| {
-    store::failed(
-      path,
-      &format!("memory database at {path} failed schema validation"),
-      e,
-    )
-  };
+  let storage = |e| invalid(path, e);
   let tables = table_names(conn).map_err(storage)?;
   if tables.is_empty() {
     return Ok(0);
@@ -303,13 +307,7 @@ fn current_version(conn: &Connection, path: &str) -> Result<i64> {
 /// `STORE_UNSUPPORTED_VERSION` for a newer store; `STORE_CORRUPT` for a file that is not a
 /// dsh-memento store, a bad version row, or a failing step (which leaves the previous version).
 pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
-  let fail = |e| {
-    store::failed(
-      path,
-      &format!("memory database at {path} failed schema validation"),
-      e,
-    )
-  };
+  let fail = |e| invalid(path, e);
   loop {
     let tx = conn
       .transaction_with_behavior(TransactionBehavior::Immediate)

@@ -223,13 +223,7 @@ impl Store {
         .execute_batch(
           "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;",
         )
-        .map_err(|e| {
-          failed(
-            &shown,
-            &format!("memory database at {shown} failed schema validation"),
-            e,
-          )
-        })
+        .map_err(|e| schema::invalid(&shown, e))
         .and_then(|()| schema::migrate(&mut conn, &shown));
       match attempt {
         Err(e) if e.store_reason() == Some(StoreReason::Busy) && Instant::now() < deadline => {
