@@ -16,14 +16,14 @@ use std::collections::HashMap;
 
 use rusqlite::Connection;
 
-use crate::audit;
 use crate::entry_id::{EntryId, IdSlots};
 use crate::grams::Grams;
-use crate::model::{Entry, Scope, Track};
 use crate::postings::Slot;
-use crate::reads::{self, IndexRow};
+use crate::protocol::model::{Entry, Scope, Track};
+use crate::protocol::text::fold;
+use crate::store::audit;
+use crate::store::reads::{self, IndexRow};
 use crate::store::{in_read_tx, Visibility};
-use crate::text::fold;
 
 /// What a search reads of every candidate: ranking and visibility keys, 32 bytes, in one
 /// dense array (a common word walks tens of thousands of them).

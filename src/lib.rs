@@ -20,27 +20,19 @@
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
-pub mod audit;
 pub mod cache;
+pub mod engine;
 pub mod entry_id;
 pub mod error;
 pub mod fx;
 pub mod grams;
-pub mod keys;
-pub mod model;
 pub mod postings;
 pub mod protocol;
-pub mod reads;
-pub mod schema;
-pub mod screen;
-pub mod sha256;
-pub mod snapshot;
 pub mod store;
-pub mod text;
 pub mod words;
 
 #[cfg(all(feature = "node", not(test)))]
 mod binding;
 
+pub use engine::{Config, Memory};
 pub use error::{MemoryError, Result};
-pub use protocol::{Config, Memory};

@@ -27,10 +27,10 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use dsh_memento::model::{Budgets, Writer};
-use dsh_memento::protocol::{
+use dsh_memento::engine::{
   Config, Finished, GateAnswer, Memory, Plan, ProposalInput, QueryOptions,
 };
+use dsh_memento::protocol::model::{Budgets, Writer};
 use dsh_memento::store::{Store, Visibility};
 use dsh_memento::MemoryError;
 use rusqlite::Connection;
@@ -333,8 +333,8 @@ fn check_store(path: &Path, committed: &HashSet<String>, seed: u64, when: &str) 
   recount.retain(|_, v| *v != 0);
   assert_eq!(maintained, recount, "{ctx}: maintained usage = recount");
   for ((t, s, w), used) in &recount {
-    let track = dsh_memento::model::Track::parse(t).expect("track");
-    let scope = dsh_memento::model::Scope::parse(s).expect("scope");
+    let track = dsh_memento::protocol::model::Track::parse(t).expect("track");
+    let scope = dsh_memento::protocol::model::Scope::parse(s).expect("scope");
     let limit = budgets.limit(track, scope) as i64;
     assert!(
       *used <= limit,

@@ -22,8 +22,8 @@ use napi::Env;
 
 use super::{describe_thrown, describe_type, held, hold, take_exception, to_json, HeldFn};
 use super::{outcome_of, MemoryProvider};
+use crate::engine::{GateAnswer, Plan};
 use crate::error::{MemoryError, StoreReason};
-use crate::protocol::{GateAnswer, Plan};
 use serde_json::Value;
 
 /// A write whose gate was asked and has not answered.

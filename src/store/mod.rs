@@ -2,6 +2,11 @@
 //! statements the protocol layer composes into transactions. No protocol policy lives here.
 #![forbid(unsafe_code)]
 
+pub mod audit;
+pub mod reads;
+pub mod schema;
+pub mod sha256;
+
 use std::fs::{self, OpenOptions};
 use std::io::Read;
 use std::path::Path;
@@ -9,10 +14,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction, TransactionBehavior};
 
-use crate::audit;
 use crate::error::{MemoryError, Result, StoreReason};
-use crate::model::{Entry, Proposal, Scope, Track};
-use crate::schema;
+use crate::protocol::model::{Entry, Proposal, Scope, Track};
 
 pub(crate) const ENTRY_COLUMNS: &str = "id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id";
 const PROPOSAL_COLUMNS: &str =
@@ -509,7 +512,7 @@ pub fn insert_entry(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
     e.last_recalled,
     e.recall_count,
     e.session_id,
-    crate::text::units(&e.text) as i64,
+    crate::protocol::text::units(&e.text) as i64,
   ])?;
   Ok(())
 }
@@ -526,7 +529,7 @@ pub fn update_entry(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
     e.version,
     e.updated_at,
     e.session_id,
-    crate::text::units(&e.text) as i64
+    crate::protocol::text::units(&e.text) as i64
   ])?;
   Ok(())
 }

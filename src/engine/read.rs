@@ -133,10 +133,14 @@ impl Memory {
   ///
   /// # Errors
   /// `STORE_CORRUPT`.
-  pub fn snapshot(&self, vis: &Visibility, labels: &crate::snapshot::Labels) -> Result<String> {
+  pub fn snapshot(
+    &self,
+    vis: &Visibility,
+    labels: &crate::protocol::snapshot::Labels,
+  ) -> Result<String> {
     let entries = reads::visible_entries(self.store.conn(), Some(vis)).map_err(|e| self.fail(e))?;
     let usage = self.budgets(vis.workspace_key.as_deref())?;
-    Ok(crate::snapshot::render(&entries, &usage, labels))
+    Ok(crate::protocol::snapshot::render(&entries, &usage, labels))
   }
 
   /// The newest `limit` audit rows.

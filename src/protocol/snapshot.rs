@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::error::{MemoryError, Result};
-use crate::model::{Entry, Scope, Track, Usage};
+use crate::protocol::model::{Entry, Scope, Track, Usage};
 
 /// The layers in snapshot order.
 pub const ORDER: [(Track, Scope); 4] = [

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{MemoryError, Result};
-use crate::text::normalize_tags;
+use crate::protocol::text::normalize_tags;
 
 /// Most matches one consolidate may name.
 pub const MAX_CONSOLIDATE_MATCHES: usize = 20;
@@ -259,8 +259,8 @@ impl Writer {
     match session_id {
       Some(id) if !id.is_empty() => Ok(Self {
         session_id: id.to_string(),
-        workspace_key: crate::keys::workspace_key_of(cwd),
-        agent_key: crate::keys::agent_key_of(agent_preset),
+        workspace_key: crate::protocol::keys::workspace_key_of(cwd),
+        agent_key: crate::protocol::keys::agent_key_of(agent_preset),
       }),
       _ => Err(MemoryError::WriteRequiresAgent),
     }

@@ -12,8 +12,8 @@
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
 use crate::error::{MemoryError, Result, StoreReason};
+use crate::protocol::text::units;
 use crate::store;
-use crate::text::units;
 
 /// The store schema version this build writes.
 pub const SCHEMA_VERSION: i64 = 9;
@@ -213,7 +213,7 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
     }
     6 => {
       conn.execute_batch(V6)?;
-      crate::audit::backfill(conn)
+      crate::store::audit::backfill(conn)
     }
     7 => conn.execute_batch(V7),
     8 => conn.execute_batch(V8),

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use rusqlite::{params, Connection, Row};
 
-use crate::model::{Entry, Scope, Track};
+use crate::protocol::model::{Entry, Scope, Track};
 use crate::store::{entry_from_row, Visibility, ENTRY_COLUMNS};
 
 /// An entry and its rowid (the creation-order tie-break).
@@ -224,7 +224,7 @@ fn layer_rows(
     rows
       .into_iter()
       .filter(|(_, e)| vis.admits(e))
-      .filter(|(_, e)| folded.is_none_or(|n| crate::text::fold(&e.text).contains(n)))
+      .filter(|(_, e)| folded.is_none_or(|n| crate::protocol::text::fold(&e.text).contains(n)))
       .collect(),
   )
 }

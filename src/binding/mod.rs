@@ -14,14 +14,14 @@ use napi::{Env, JsString, ValueType};
 use napi_derive::napi;
 use serde_json::{Map, Value};
 
-use crate::error::{MemoryError, StoreReason};
-use crate::keys;
-use crate::model::{Budgets, Writer};
-use crate::protocol::{
+use crate::engine::{
   Config, Finished, GateAnswer, Memory, Plan, ProposalInput, QueryOptions, SecretPolicy,
   WritePolicy,
 };
-use crate::snapshot::Labels;
+use crate::error::{MemoryError, StoreReason};
+use crate::protocol::keys;
+use crate::protocol::model::{Budgets, Writer};
+use crate::protocol::snapshot::Labels;
 use crate::store::{Store, Visibility};
 
 mod gate;
@@ -421,7 +421,7 @@ fn config_of(options: &Unknown<'_>) -> crate::Result<(Config, String, u64)> {
   let default_query_limit = positive("defaultQueryLimit", 20, false)?;
   let retention = positive("auditRetentionDays", 0, true)?;
   let source_label = match field("sourceLabel")? {
-    Value::Null => crate::model::DEFAULT_SOURCE.to_string(),
+    Value::Null => crate::protocol::model::DEFAULT_SOURCE.to_string(),
     Value::String(s) if !s.is_empty() => s,
     _ => {
       return Err(MemoryError::invalid(

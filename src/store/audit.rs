@@ -11,9 +11,9 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::model::AuditRow;
-use crate::sha256::hex_digest;
-use crate::store::now_ms;
+use super::now_ms;
+use super::sha256::hex_digest;
+use crate::protocol::model::AuditRow;
 
 /// Meta key holding the hash of the last pruned row (the chain's starting point).
 const CHECKPOINT_KEY: &str = "audit_checkpoint";
@@ -289,7 +289,7 @@ pub fn backfill(conn: &Connection) -> rusqlite::Result<()> {
 #[cfg(test)]
 mod tests {
   use super::*;
-  use crate::schema::migrate;
+  use crate::store::schema::migrate;
 
   fn ledger(rows: usize) -> rusqlite::Result<Connection> {
     let mut conn = Connection::open_in_memory()?;

@@ -1,0 +1,395 @@
+//! The write pipeline and reads of `dsh-memory-protocol/v1`.
+//!
+//! A write is two calls with the approval in between, and nothing else can touch the store:
+//! [`Memory::plan_add`] (and siblings) validate, resolve the target in the writer's visible set,
+//! pre-check the budget and build the approve-what-you-see payload; the caller asks its gate;
+//! [`Memory::finish`] then either records the denial, or — in ONE `BEGIN IMMEDIATE`
+//! transaction — re-finds the approved target by id within the visible set, re-checks the
+//! budget, mutates and appends the audit rows.
+//!
+//! `plan` builds checked writes, `commit` finishes them, `read` answers queries, `records` keeps
+//! proposals and frozen snapshots; this file holds the types they share.
+#![forbid(unsafe_code)]
+
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use crate::cache::{EntryCache, Search};
+use crate::error::{json_str, Changed, MemoryError, Result};
+use crate::protocol::model::{
+  self, as_object, AuditRow, Budgets, Entry, EntryInput, Proposal, Scope, Track, Usage, Writer,
+  MAX_QUERY_LIMIT,
+};
+use crate::protocol::screen;
+use crate::protocol::text::{excerpt, fold, units};
+use crate::store::audit::{self, NewAudit, Verification};
+use crate::store::reads;
+use crate::store::{self, fail_at, now_ms, Store, Visibility};
+
+/// The global write policy. `off` refuses every write without asking; `ask` and `auto` both ask
+/// the gate (the policy is the gate's business) and are named in the audit label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WritePolicy {
+  /// Ask the gate.
+  Ask,
+  /// Ask the gate (its answerer approves on its own).
+  Auto,
+  /// Refuse without asking.
+  Off,
+}
+
+impl WritePolicy {
+  /// Parse `ask|auto|off`.
+  ///
+  /// # Errors
+  /// `INVALID_INPUT` (`invalid writePolicy …`).
+  pub fn parse(value: &str) -> Result<Self> {
+    match value {
+      "ask" => Ok(Self::Ask),
+      "auto" => Ok(Self::Auto),
+      "off" => Ok(Self::Off),
+      other => Err(MemoryError::invalid(format!(
+        "invalid writePolicy {} (one of ask|auto|off)",
+        json_str(other)
+      ))),
+    }
+  }
+  /// The wire name.
+  pub fn as_str(self) -> &'static str {
+    match self {
+      Self::Ask => "ask",
+      Self::Auto => "auto",
+      Self::Off => "off",
+    }
+  }
+}
+
+/// What to do with text that looks like a credential.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecretPolicy {
+  /// Refuse the write with `INVALID_INPUT` (`details.reason = "secret"`).
+  Refuse,
+  /// Ask anyway, with a warning in the approval payload.
+  Warn,
+}
+
+impl SecretPolicy {
+  /// Parse `refuse|warn`.
+  ///
+  /// # Errors
+  /// `INVALID_INPUT`.
+  pub fn parse(value: &str) -> Result<Self> {
+    match value {
+      "refuse" => Ok(Self::Refuse),
+      "warn" => Ok(Self::Warn),
+      other => Err(MemoryError::invalid(format!(
+        "invalid secretPolicy {} (one of refuse|warn)",
+        json_str(other)
+      ))),
+    }
+  }
+}
+
+/// Provider configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+  /// Per-layer limits.
+  pub budgets: Budgets,
+  /// Global write policy.
+  pub write_policy: WritePolicy,
+  /// Default page size of `query`.
+  pub default_query_limit: u64,
+  /// Source of entries whose input names none.
+  pub source_label: String,
+  /// Credential-looking text: refuse (default) or warn.
+  pub secret_policy: SecretPolicy,
+}
+
+impl Default for Config {
+  fn default() -> Self {
+    Self {
+      budgets: Budgets::default(),
+      write_policy: WritePolicy::Ask,
+      default_query_limit: 20,
+      source_label: model::DEFAULT_SOURCE.to_string(),
+      secret_policy: SecretPolicy::Refuse,
+    }
+  }
+}
+
+/// What the approver is shown: the complete change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Payload {
+  /// `add`, `replace`, `remove`, `consolidate` or `seed`.
+  pub action: &'static str,
+  /// Track, or `batch` for seed.
+  pub track: String,
+  /// Scope, or `batch` for seed.
+  pub scope: String,
+  /// The change in full.
+  pub text: String,
+  /// Source (absent for seed).
+  pub source: Option<String>,
+  /// Seed only: entries in the batch.
+  pub count: Option<usize>,
+  /// What the approver should notice (instruction-like text, invisible characters, a possible
+  /// secret under `secretPolicy: warn`).
+  pub warnings: Vec<String>,
+  /// The entries the write changes, as `(id, version)`: it commits only on exactly these.
+  pub targets: Vec<(String, i64)>,
+}
+
+impl Payload {
+  /// The payload as the gate receives it.
+  pub fn to_json(&self) -> Value {
+    let mut v =
+      json!({ "action": self.action, "track": self.track, "scope": self.scope, "text": self.text });
+    if let Some(source) = &self.source {
+      v["source"] = json!(source);
+    }
+    if let Some(count) = self.count {
+      v["count"] = json!(count);
+    }
+    if !self.warnings.is_empty() {
+      v["warnings"] = json!(self.warnings);
+    }
+    if !self.targets.is_empty() {
+      let targets: Vec<Value> = self
+        .targets
+        .iter()
+        .map(|(id, version)| json!({ "id": id, "version": version }))
+        .collect();
+      v["targets"] = json!(targets);
+    }
+    v
+  }
+}
+
+#[derive(Debug, Clone)]
+struct Target {
+  track: Track,
+  scope: Scope,
+  id: String,
+  /// The version the approval payload showed: the commit lands only on that version.
+  version: i64,
+  needle: String,
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+  Add(Entry),
+  Replace {
+    vis: Visibility,
+    target: Target,
+    text: String,
+    tags: Option<Vec<String>>,
+  },
+  Remove {
+    vis: Visibility,
+    target: Target,
+  },
+  Consolidate {
+    vis: Visibility,
+    targets: Vec<Target>,
+    new: Entry,
+  },
+  Seed(Vec<Entry>),
+  Approve {
+    proposal_id: String,
+    new: Entry,
+  },
+}
+
+/// A checked write waiting for its approval.
+#[derive(Debug, Clone)]
+pub struct Plan {
+  writer: Writer,
+  payload: Payload,
+  op: Op,
+}
+
+impl Plan {
+  /// What the gate is asked to approve.
+  pub fn payload(&self) -> &Payload {
+    &self.payload
+  }
+}
+
+/// What the gate answered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GateAnswer {
+  /// The gate resolved to a string outcome.
+  Outcome(String),
+  /// The gate resolved to something that is not a string (described).
+  NotAString(String),
+  /// The gate threw or rejected (its message).
+  Failed(String),
+}
+
+/// How a planned write ended when it did not fail.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Finished {
+  /// Committed; the protocol result object.
+  Written(Value),
+  /// Approved, but the caller's abort signal fired before commit; an `{action}-aborted` row
+  /// records it and nothing was written.
+  Aborted,
+}
+
+/// Options of a query.
+#[derive(Debug, Clone, Default)]
+pub struct QueryOptions {
+  /// Records a `recalled` row for this session.
+  pub session_id: Option<String>,
+  /// The session's visible set.
+  pub visibility: Visibility,
+  /// Bump recall counters (management views pass `false`).
+  pub count_recall: bool,
+}
+
+/// A page of query results.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct QueryResult {
+  /// The ranked page (pre-query counters).
+  pub entries: Vec<Entry>,
+  /// Every match, not only this page.
+  pub total: u64,
+  /// `total > entries.len()`.
+  pub truncated: bool,
+}
+
+/// A proposal to record.
+#[derive(Debug, Clone)]
+pub struct ProposalInput {
+  /// Kind, e.g. `compaction-summary`.
+  pub kind: String,
+  /// Raw input (track, scope, text, source?, workspaceKey?, agentKey?).
+  pub input: Value,
+  /// Proposing session.
+  pub session_id: Option<String>,
+}
+
+/// The protocol engine over one store.
+#[derive(Debug)]
+pub struct Memory {
+  store: Store,
+  config: Config,
+  cache: EntryCache,
+}
+
+fn layer_key(scope: Scope, workspace_key: &str) -> &str {
+  match scope {
+    Scope::Workspace => workspace_key,
+    Scope::UserGlobal => "",
+  }
+}
+
+fn check_budget(track: Track, scope: Scope, used: u64, limit: u64, delta: i64) -> Result<()> {
+  let needed = (used as i64 + delta).max(0) as u64;
+  if needed > limit {
+    return Err(MemoryError::BudgetExceeded {
+      track: track.as_str().into(),
+      scope: scope.as_str().into(),
+      used,
+      limit,
+      needed,
+    });
+  }
+  Ok(())
+}
+
+fn target_error(track: Track, scope: Scope, needle: &str, hits: &[Entry]) -> MemoryError {
+  if hits.is_empty() {
+    MemoryError::EntryNotFound {
+      track: track.as_str().into(),
+      scope: scope.as_str().into(),
+      r#match: needle.into(),
+      changed: None,
+    }
+  } else {
+    MemoryError::AmbiguousMatch {
+      track: track.as_str().into(),
+      scope: scope.as_str().into(),
+      r#match: needle.into(),
+      candidates: hits.len() as u64,
+      sample: hits.iter().map(|e| excerpt(&e.text, 200)).collect(),
+    }
+  }
+}
+
+impl Memory {
+  /// An engine over an open store.
+  pub fn new(store: Store, config: Config) -> Self {
+    Self {
+      store,
+      config,
+      cache: EntryCache::default(),
+    }
+  }
+
+  /// The store file's path.
+  pub fn path(&self) -> &str {
+    self.store.path()
+  }
+
+  pub(super) fn fail(&self, e: rusqlite::Error) -> MemoryError {
+    self.store.fail(e)
+  }
+
+  /// The default audit label: `{outcome} (via approval, writePolicy {policy})`.
+  pub fn default_label(&self, outcome: &str) -> String {
+    format!(
+      "{outcome} (via approval, writePolicy {})",
+      self.config.write_policy.as_str()
+    )
+  }
+
+  /// `Some(outcome)` when the policy answers without asking the gate (`off` → `rejected`).
+  pub fn policy_answer(&self) -> Option<&'static str> {
+    (self.config.write_policy == WritePolicy::Off).then_some("rejected")
+  }
+
+  // ---- planning ----
+
+  /// Plan a write inside one read transaction: its target lookups, budget pre-check and the
+  /// read model's catch-up see one snapshot of the file and take its locks once (a `replace`
+  /// ran four transactions, one per statement, before asking its gate).
+  ///
+  /// # Errors
+  /// Whatever `plan` returns, or `STORE_CORRUPT` when the transaction cannot begin or end.
+  pub fn planned(&mut self, plan: impl FnOnce(&mut Self) -> Result<Plan>) -> Result<Plan> {
+    let began = store::begin_read(self.store.conn()).map_err(|e| self.fail(e))?;
+    let planned = plan(self);
+    if began {
+      store::end_read(self.store.conn()).map_err(|e| self.fail(e))?;
+    }
+    planned
+  }
+
+  /// Bring the in-memory read model up to date with the store.
+  pub(super) fn sync(&mut self) -> Result<()> {
+    let Self { store, cache, .. } = self;
+    if cache
+      .sync(store.conn(), store.pending_recalls())
+      .map_err(|e| store.fail(e))?
+    {
+      // What was read from the file does not have this connection's pending recalls yet.
+      for (id, at) in store.pending_recalls() {
+        cache.bump(std::slice::from_ref(id), *at);
+      }
+    }
+    Ok(())
+  }
+
+  // ---- finishing ----
+
+  // ---- reads and non-memory writes ----
+}
+
+mod commit;
+mod plan;
+mod read;
+mod records;
+
+#[cfg(test)]
+mod tests;
