@@ -287,7 +287,7 @@ describe('real-world variations (formats as other tools actually write them)', (
   it('claude-code: setext headings, tables, multi-line comments, rule frontmatter, numbered continuations', () => {
     const md = '---\npaths: ["src/**"]\n---\nTitle\n=====\n\nBuild\n-----\n<!--\n## hidden\n-->\n| cmd | what |\n|---|---|\n| make | build |\n\n1. first\n   more\n2) second\n'
     const r = registry.adapt('claude-code-memory-md', md)
-    assert.deepEqual(r.entries.map((e) => [e.text, e.tags]), [['| cmd | what |\n|---|---|\n| make | build |', ['Build']], ['first\nmore', ['Build']], ['second', ['Build']]])
+    assert.deepEqual(r.entries.map((e) => [e.text, e.tags]), [['| cmd | what |\n|---|---|\n| make | build |', ['Title', 'Build']], ['first\nmore', ['Title', 'Build']], ['second', ['Title', 'Build']]])
     assert.match(r.warnings[0].message, /paths/)
   })
 

@@ -1,29 +1,52 @@
-// CLAUDE.md / AGENTS.md style markdown <-> protocol entries. Pure: no I/O, no model.
+// CLAUDE.md / AGENTS.md style markdown <-> protocol entries. No model; files are read only
+// through the readFile/realpath functions a caller passes with followImports.
 //
 // Import rules (lenient, like Claude Code reads these files):
-// - "## " .. "###### " headings become tags (the open heading path, outermost first); a "# " title
-//   resets the path and is otherwise ignored, unless it names a layer ("# ... agent/workspace"),
-//   which then places the entries below it (this is how our own export marks layers).
+// - "# " .. "###### " headings become tags (the open heading path, outermost first), except our
+//   export's layer titles ("# dsh-memento memory: agent/workspace"), which place the entries below
+//   them. A heading longer than a tag allows is cut in the tag and kept whole in the source
+//   ("claude-code-memory-md § <full heading>"), so export writes it back unchanged.
 // - A bullet ("- ", "* ", "+ ", "1. ") is one entry; lines indented under it (blank lines
 //   included) continue it with their newlines kept, so nested bullets stay with their parent.
 // - Other consecutive lines form a paragraph entry (soft-wrapped lines joined with one space);
-//   fenced code blocks stay verbatim, with their newlines.
-// - "@path" import lines and auto-memory index links ("- [Title](topic.md) — hook") are reported,
-//   never followed. YAML frontmatter "type: user" (auto-memory topic files) selects the user track.
+//   fenced and indented code stays code, with its newlines; "> " quote markers are dropped.
+// - A lead-in ("Key features:", "**Testing:**", a bold-only line) is one entry with the list,
+//   code or paragraph it introduces.
+// - "@path" import lines, and index links ("- [Title](topic.md) — hook") in an auto-memory
+//   MEMORY.md (one in a memory/ directory), are reported, or followed with followImports
+//   (relative to the file, at most 5 hops, each file once). Anywhere else link bullets are content.
+// - YAML frontmatter "type: user" (auto-memory topic files) selects the user track.
+// - Text must be UTF-8: other bytes, or U+FFFD left by a lossy read, are refused with their line.
 
+import os from 'node:os'
+import path from 'node:path'
 import { adapterPayload } from '../errors.mjs'
-import { SCOPES, TRACKS, finishTags, labelToTag, markdownPayload, placement, splitLines } from './util.mjs'
+import { SCOPES, TRACKS, cleanLabel, decodeUtf8, finishTags, labelToTag, markdownPayload, placement, refuseReplacementChar, splitLines } from './util.mjs'
 
 const ID = 'claude-code-memory-md'
 const HEADING = /^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/
-const BULLET = /^( ?)([-*+]|\d{1,9}[.)])[ \t]+(.*)$/
-const LAYER = /(?:^|[\s(:])(user|agent)\/(user-global|workspace)(?=$|[\s),.])/
+const BULLET = /^( {0,3})([-*+]|\d{1,9}[.)])[ \t]+(.*)$/
+const LAYER_TITLE = /^dsh-memento memory: (user|agent)\/(user-global|workspace)$/
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/
+const QUOTE = /^\s{0,3}>[ \t]?/
+const IMPORT_LINE = /^@[^\s@]\S*(?:\s+@[^\s@]\S*)*$/
+const INDEX_LINK = /^\[([^\]]+)\]\(([^)\s]+\.md)\)\s*(.*)$/
+const LEAD_COLON = /[:：](?:\*\*|__|\*|_)?$/
+const LEAD_BOLD = /^(\*\*|__)[^*_].*\1$/
+const SECTION = ' § '
 const MAX_EXPORT_TAGS = 5
+const MAX_HOPS = 5
 
-function defaultScope(file) {
-  return typeof file === 'string' && /^~[\\/]\.claude[\\/]/.test(file) ? 'user-global' : 'workspace'
+const isUserMemory = (file) => {
+  if (/^~[\\/]\.claude[\\/]/.test(file)) return true
+  const home = path.join(os.homedir(), '.claude') + path.sep
+  const abs = path.resolve(file)
+  return process.platform === 'win32' ? abs.toLowerCase().startsWith(home.toLowerCase()) : abs.startsWith(home)
 }
+const defaultScope = (file) => (typeof file === 'string' && isUserMemory(file) ? 'user-global' : 'workspace')
+const isAutoMemoryIndex = (file) => typeof file === 'string' && /(?:^|[\\/])memory[\\/]MEMORY\.md$/.test(file)
+const indentOf = (raw) => /^[ \t]*/.exec(raw)[0].replace(/\t/g, '    ').length
+const structural = (l) => BULLET.test(l) || FENCE.test(l) || /^\s*\|/.test(l)
 
 function frontmatter(lines) {
   if (lines[0]?.trim() !== '---') return { skip: 0, fields: {} }
@@ -37,140 +60,292 @@ function frontmatter(lines) {
   return { skip: end + 1, fields }
 }
 
+/** Cut `n` columns of indentation (a tab counts as reaching the next multiple of 4). */
+function dedent(raw, n) {
+  let col = 0
+  let i = 0
+  while (i < raw.length && col < n && (raw[i] === ' ' || raw[i] === '\t')) {
+    col = raw[i] === '\t' ? col + 4 - (col % 4) : col + 1
+    i++
+  }
+  return raw.slice(i)
+}
+
 /**
- * @param {string | {text: string, file?: string, track?: string, scope?: string}} payload
- * @param {{track?: string, scope?: string, file?: string, source?: string}} [options]
+ * Lines -> blocks: {type: 'heading'|'import'|'link'|'break'|'item'|'para'|'code'|'quote', line, ...}.
+ * @param {string[]} lines
+ * @param {number} start first line after the frontmatter
+ * @param {boolean} autoIndex link bullets are index links
+ * @param {object[]} warnings
  */
-function adapt(payload, options = {}) {
-  const { text, file, hints } = markdownPayload(ID, payload)
-  const lines = splitLines(text)
-  const warnings = []
-  const fm = frontmatter(lines)
-  const fmTrack = fm.fields.type ? (fm.fields.type === 'user' ? 'user' : 'agent') : undefined
-  const base = placement(ID, options, { ...hints, track: hints.track ?? fmTrack }, {
-    track: 'agent',
-    scope: defaultScope(options.file ?? file),
-  })
-  const source = options.source ?? ID
-  if (fm.fields.paths !== undefined || fm.fields.globs !== undefined) {
-    warnings.push({ line: 1, message: `frontmatter limits this rule to paths ${fm.fields.paths ?? fm.fields.globs}; entries have no path scope, so they apply to the whole ${base.scope}` })
-  }
-  let layer = { ...base }
-  const fixedLayer = options.track !== undefined || options.scope !== undefined
-  let path = [] // index 0 = "##"
-  const entries = []
-  const locations = []
-  let block = null // {kind: 'bullet'|'para', text, line, indent, blanks, code}
+function scan(lines, start, autoIndex, warnings) {
+  const blocks = []
+  let cur = null
   let fence = null
-
-  const flush = () => {
-    if (block) {
-      const t = block.text.replace(/\s+$/, '')
-      if (t.trim()) {
-        const input = { track: layer.track, scope: layer.scope, text: t.replace(/^\s+/, ''), source }
-        const tags = finishTags(path.filter(Boolean), warnings, block.line)
-        if (tags.length) input.tags = tags
-        entries.push(input)
-        locations.push(block.line)
-      }
-    }
-    block = null
+  const end = () => {
+    if (cur) blocks.push(cur)
+    cur = null
   }
-
-  for (let idx = fm.skip; idx < lines.length; idx++) {
+  for (let idx = start; idx < lines.length; idx++) {
     const raw = lines[idx]
     const n = idx + 1
     const blank = raw.trim() === ''
     if (fence) {
-      block.text += `\n${raw}`
+      cur.text += `\n${raw}`
       if (new RegExp(`^\\s{0,3}${fence[0]}{${fence.length},}\\s*$`).test(raw)) {
         fence = null
-        block.code = true
+        cur.code = true
       }
       continue
     }
-    if (block?.kind === 'bullet') {
-      if (blank) { block.blanks++; continue }
-      const lead = /^[ \t]*/.exec(raw)[0].replace(/\t/g, '    ').length
-      if (lead >= 2) {
+    if (cur?.type === 'item') {
+      if (blank) { cur.blanks++; continue }
+      if (indentOf(raw) >= 2) {
         let cut = raw
-        for (let k = 0; k < block.indent && /^[ \t]/.test(cut); k++) cut = cut.slice(1)
-        block.text += '\n'.repeat(block.blanks + 1) + cut
-        block.blanks = 0
+        for (let k = 0; k < cur.indent && /^[ \t]/.test(cut); k++) cut = cut.slice(1)
+        cur.text += '\n'.repeat(cur.blanks + 1) + cut
+        cur.blanks = 0
         continue
       }
-      if (block.blanks === 0 && !HEADING.test(raw) && !BULLET.test(raw) && !FENCE.test(raw) && !raw.startsWith('@')) {
-        block.text += ` ${raw.trim()}` // lazy continuation
+      if (cur.blanks === 0 && !HEADING.test(raw) && !BULLET.test(raw) && !FENCE.test(raw) && !QUOTE.test(raw) && !/^\s*<!--/.test(raw) && !IMPORT_LINE.test(raw.trim())) {
+        cur.text += ` ${raw.trim()}` // lazy continuation
         continue
       }
-      flush()
+      end()
     }
-    if (blank) { flush(); continue }
+    if (cur?.type === 'code') {
+      if (blank) { cur.blanks++; continue }
+      if (indentOf(raw) >= 4) {
+        cur.lines.push(...Array(cur.blanks).fill(''), dedent(raw, 4))
+        cur.blanks = 0
+        continue
+      }
+      end()
+    }
+    if (cur?.type === 'quote') {
+      if (QUOTE.test(raw)) { cur.lines.push(raw.replace(QUOTE, '')); continue }
+      if (!blank && cur.lines.at(-1).trim() && !HEADING.test(raw) && !structural(raw)) { cur.lines.push(raw.trim()); continue }
+      end()
+    }
+    if (blank) { end(); continue }
     if (/^\s*<!--/.test(raw) && !raw.includes('-->')) {
-      flush()
+      end()
       while (idx + 1 < lines.length && !lines[idx].includes('-->')) idx++
       continue
     }
     // Setext heading: a one-line paragraph underlined with === (level 1) or --- (level 2).
-    const setext = block?.kind === 'para' && !block.text.includes('\n') && !block.code && /^\s{0,3}(=+|-+)\s*$/.exec(raw)
-    const h = setext ? [raw, setext[1][0] === '=' ? '#' : '##', block.text] : HEADING.exec(raw)
-    if (setext) block = null
+    const setext = cur?.type === 'para' && !cur.text.includes('\n') && !cur.code && !cur.table && /^\s{0,3}(=+|-+)\s*$/.exec(raw)
+    if (setext) {
+      blocks.push({ type: 'heading', level: setext[1][0] === '=' ? 1 : 2, label: cur.text, line: cur.line })
+      cur = null
+      continue
+    }
+    const h = HEADING.exec(raw)
     if (h) {
-      flush()
-      const level = h[1].length
-      if (level === 1) {
-        path = []
-        const m = LAYER.exec(h[2])
-        if (m && !fixedLayer) layer = { track: m[1], scope: m[2] }
-      } else {
-        path = path.slice(0, level - 2)
-        while (path.length < level - 2) path.push(null)
-        path.push(labelToTag(h[2], warnings, n))
-      }
+      end()
+      blocks.push({ type: 'heading', level: h[1].length, label: h[2], line: n })
       continue
     }
-    if (/^@[^\s@]+/.test(raw.trim())) {
-      flush()
-      warnings.push({ line: n, message: `import ${JSON.stringify(raw.trim())} was not followed (adapters never read other files); import that file separately` })
+    if (IMPORT_LINE.test(raw.trim())) {
+      end()
+      for (const t of raw.trim().split(/\s+/)) blocks.push({ type: 'import', target: t.slice(1), line: n })
       continue
     }
-    if (/^\s*<!--.*-->\s*$/.test(raw) || /^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(raw)) { flush(); continue }
+    if (/^\s*<!--.*-->\s*$/.test(raw) || /^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(raw)) {
+      end()
+      blocks.push({ type: 'break', line: n })
+      continue
+    }
     const f = FENCE.exec(raw)
     if (f) {
       fence = f[1]
-      if (block?.kind === 'para') block.text += `\n${raw}`
-      else { flush(); block = { kind: 'para', text: raw, line: n } }
+      if (cur?.type === 'para') cur.text += `\n${raw}`
+      else { end(); cur = { type: 'para', text: raw, line: n } }
       continue
     }
     const b = BULLET.exec(raw)
     if (b) {
-      flush()
-      const body = b[3]
-      const link = /^\[([^\]]+)\]\(([^)\s]+\.md)\)\s*(.*)$/.exec(body.trim())
-      if (link) {
-        warnings.push({ line: n, message: `index link to ${link[2]} (${link[1]}) was not followed; import that topic file separately` })
+      end()
+      const body = b[3].trim()
+      const link = autoIndex && INDEX_LINK.exec(body)
+      if (link && !/^[a-z][a-z0-9+.-]*:/i.test(link[2])) {
+        blocks.push({ type: 'link', target: link[2], title: link[1], line: n })
         continue
       }
-      if (!body.trim()) continue
-      block = { kind: 'bullet', text: body.trim(), line: n, indent: b[1].length + b[2].length + 1, blanks: 0 }
+      if (!body) continue
+      cur = { type: 'item', marker: b[2], text: body, line: n, indent: b[1].length + b[2].length + 1, blanks: 0 }
+      continue
+    }
+    if (QUOTE.test(raw)) {
+      end()
+      cur = { type: 'quote', lines: [raw.replace(QUOTE, '')], line: n }
+      continue
+    }
+    if (!cur && indentOf(raw) >= 4) {
+      cur = { type: 'code', lines: [dedent(raw, 4)], blanks: 0, line: n }
       continue
     }
     const row = /^\s*\|/.test(raw)
-    if (block?.kind === 'para') {
-      block.text += (block.code || row || block.table ? '\n' : ' ') + raw.trim()
-      block.table = row
-    } else { flush(); block = { kind: 'para', text: raw.trim(), line: n, table: row } }
+    if (cur?.type === 'para') {
+      cur.text += (cur.code || row || cur.table ? '\n' : ' ') + raw.trim()
+      cur.table = row
+    } else { end(); cur = { type: 'para', text: raw.trim(), line: n, table: row } }
   }
   if (fence) warnings.push({ message: 'a fenced code block was not closed before the end of the file; it was kept as text' })
-  flush()
-  return { entries, warnings, locations }
+  end()
+  return blocks
 }
 
-function cmpTags(a, b) {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1
+/** Quote lines (markers gone): soft-wrapped lines joined with a space, structure kept. */
+function quoteText(lines) {
+  let out = ''
+  let prev = ''
+  for (const l of lines) {
+    const t = l.trimEnd()
+    if (!out) out = t.trim()
+    else if (!t.trim()) out += '\n'
+    else out += (!prev.trim() || structural(t) || structural(prev) ? '\n' : ' ') + (structural(t) ? t : t.trim())
+    prev = t
   }
-  return a.length - b.length
+  return out.replace(/\n{3,}/g, '\n\n')
+}
+
+function textOf(b) {
+  if (b.type === 'code') {
+    const body = b.lines.join('\n')
+    const ticks = '`'.repeat(Math.max(3, ...(body.match(/`{3,}/g) ?? []).map((m) => m.length + 1)))
+    return `${ticks}\n${body}\n${ticks}`
+  }
+  if (b.type === 'quote') return quoteText(b.lines)
+  return b.text.replace(/\s+$/, '').replace(/^\s+/, '')
+}
+
+/** An item as a markdown list line again (when it joins a lead-in's entry). */
+const itemMarkdown = (b) => `${b.marker} ${textOf(b).split('\n').map((l, i) => (i && l.trim() ? `  ${l}` : l)).join('\n')}`
+const isLeadIn = (b) => (b.type === 'item' || b.type === 'para') && !b.code && !b.table && ((t) => LEAD_COLON.test(t) || LEAD_BOLD.test(t))(textOf(b).split('\n').at(-1).trim())
+const CONTENT = new Set(['item', 'para', 'code', 'quote'])
+
+/**
+ * @param {string | Uint8Array | {text: string, file?: string, track?: string, scope?: string}} payload
+ * @param {{track?: string, scope?: string, file?: string, source?: string, followImports?: boolean,
+ *   readFile?: (path: string) => string | Uint8Array, realpath?: (path: string) => string, visited?: Set<string>}} [options]
+ *   followImports reads "@path" imports (and auto-memory index links) with readFile, relative to
+ *   `file`; `visited` (realpaths) may be shared across calls so each file is imported once.
+ */
+function adapt(payload, options = {}) {
+  const { text, file, hints } = payload instanceof Uint8Array ? { text: decodeUtf8(ID, payload), hints: {} } : markdownPayload(ID, payload)
+  refuseReplacementChar(ID, text)
+  if (options.followImports && typeof options.readFile !== 'function') {
+    throw adapterPayload(ID, 'followImports needs a readFile(path) option (the adapter reads no files by itself)')
+  }
+  const root = options.file ?? file
+  const visited = options.visited ?? new Set()
+  if (options.followImports && root) {
+    const key = canonical(options, root)
+    if (visited.has(key)) return { entries: [], warnings: [{ message: `${root} was already imported (through an @import); it is imported once` }], locations: [] }
+    visited.add(key)
+  }
+  return parse(text, { options, file: root, hints, visited, hops: 0, rootDir: root ? path.dirname(path.resolve(root)) : undefined })
+}
+
+function canonical(options, p) {
+  try {
+    return options.realpath ? options.realpath(p) : path.resolve(p)
+  } catch {
+    return path.resolve(p)
+  }
+}
+
+function parse(text, ctx) {
+  const { options } = ctx
+  const lines = splitLines(text)
+  const warnings = []
+  const fm = frontmatter(lines)
+  const fmTrack = fm.fields.type ? (fm.fields.type === 'user' ? 'user' : 'agent') : undefined
+  const base = ctx.inherit
+    ? placement(ID, options, { track: fmTrack }, ctx.inherit)
+    : placement(ID, options, { ...ctx.hints, track: ctx.hints.track ?? fmTrack }, { track: 'agent', scope: defaultScope(ctx.file) })
+  if (fm.fields.paths !== undefined || fm.fields.globs !== undefined) {
+    warnings.push({ line: 1, message: `frontmatter limits this rule to paths ${fm.fields.paths ?? fm.fields.globs}; entries have no path scope, so they apply to the whole ${base.scope}` })
+  }
+  const fixedLayer = options.track !== undefined || options.scope !== undefined
+  const blocks = scan(lines, fm.skip, isAutoMemoryIndex(ctx.file), warnings)
+  let layer = { ...base }
+  let trail = [] // index 0 = "#": {tag, full} or null
+  const entries = []
+  const locations = []
+  const { visited } = ctx
+
+  const emit = (body, line) => {
+    const input = { track: layer.track, scope: layer.scope, text: body, source: options.source ?? ID }
+    const open = trail.filter(Boolean)
+    const tags = finishTags(open.map((s) => s.tag), warnings, line)
+    if (tags.length) input.tags = tags
+    const cut = open.filter((s) => s.full !== s.tag).map((s) => s.full)
+    if (cut.length && options.source === undefined) input.source = `${ID}${SECTION}${cut.join(SECTION)}`
+    entries.push(input)
+    locations.push(line)
+  }
+
+  const follow = (b) => {
+    const what = b.type === 'link' ? `index link to ${b.target} (${b.title})` : `import ${JSON.stringify(`@${b.target}`)}`
+    const skip = (why) => warnings.push({ line: b.line, message: `${what} was not followed${why}` })
+    if (!options.followImports) return skip('; pass --follow-imports (option followImports) to import it, or import that file separately')
+    if (ctx.hops >= MAX_HOPS) return skip(`: it is more than ${MAX_HOPS} hops from the first file (Claude Code's import limit)`)
+    let abs
+    if (b.target.startsWith('~/')) abs = path.join(os.homedir(), b.target.slice(2))
+    else if (path.isAbsolute(b.target)) abs = b.target
+    else if (ctx.file) abs = path.resolve(path.dirname(ctx.file), b.target)
+    else return skip(': it is relative and the importing file is unknown (pass its path as file)')
+    const label = ctx.rootDir ? path.relative(ctx.rootDir, abs).split(path.sep).join('/') : abs
+    let data
+    let key
+    try {
+      key = options.realpath ? options.realpath(abs) : path.resolve(abs)
+      if (visited.has(key)) return skip(`: ${label} is already imported (an import cycle or a repeat); each file is imported once`)
+      data = options.readFile(abs)
+    } catch (e) {
+      return skip(`: ${label} cannot be read (${e?.code === 'ENOENT' ? 'no such file' : e?.message ?? e})`)
+    }
+    visited.add(key)
+    const sub = typeof data === 'string' ? data : decodeUtf8(ID, data, label)
+    refuseReplacementChar(ID, sub, label)
+    const got = parse(sub, { ...ctx, file: abs, hops: ctx.hops + 1, inherit: layer })
+    entries.push(...got.entries)
+    locations.push(...got.entries.map(() => null))
+    warnings.push(...got.warnings.map((w) => (w.file ? w : { file: label, message: `${label}${w.line ? ` line ${w.line}` : ''}: ${w.message}` })))
+  }
+
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i]
+    if (b.type === 'heading') {
+      const title = b.level === 1 && LAYER_TITLE.exec(cleanLabel(b.label))
+      if (title) {
+        trail = []
+        if (!fixedLayer) layer = { track: title[1], scope: title[2] }
+        continue
+      }
+      trail = trail.slice(0, b.level - 1)
+      while (trail.length < b.level - 1) trail.push(null)
+      const tag = labelToTag(b.label, warnings, b.line, 'the full heading is kept in the source')
+      trail.push(tag ? { tag, full: cleanLabel(b.label) } : null)
+      continue
+    }
+    if (b.type === 'import' || b.type === 'link') { follow(b); continue }
+    if (!CONTENT.has(b.type)) continue
+    let body = textOf(b)
+    let last = b
+    while (isLeadIn(last) && CONTENT.has(blocks[i + 1]?.type)) {
+      if (blocks[i + 1].type === 'item') {
+        while (blocks[i + 1]?.type === 'item') body += `\n${itemMarkdown(blocks[++i])}`
+        break
+      }
+      last = blocks[++i]
+      body += `\n${textOf(last)}`
+    }
+    if (body) emit(body, b.line)
+  }
+  return { entries, warnings, locations }
 }
 
 function bulletOf(text) {
@@ -178,45 +353,51 @@ function bulletOf(text) {
   return `- ${lines[0]}${lines.slice(1).map((l) => (l.trim() ? `\n  ${l}` : '\n')).join('')}`
 }
 
+/** The heading a tag came from: the full one our import kept in the source, else the tag. */
+function headingOf(e, tag) {
+  if (typeof e.source !== 'string' || !e.source.startsWith(`${ID}${SECTION}`)) return tag
+  return e.source.slice(ID.length + SECTION.length).split(SECTION).find((h) => h !== tag && labelToTag(h, [], 0) === tag) ?? tag
+}
+
 /**
  * Export one markdown document: a "# dsh-memento memory: <track>/<scope>" title per layer, then
- * entries as bullets under "##".."######" headings built from their tags (first tag outermost).
- * Multi-line texts become indented continuation lines, so they come back with their newlines.
+ * entries as bullets, in the order given, under "##".."######" headings built from their tags
+ * (first tag outermost; a heading cut to a tag on import is written whole again). Multi-line
+ * texts become indented continuation lines, so they come back with their newlines.
  * @returns {{plugin: string, text: string, warnings: object[]}}
  */
 function exportEntries(entries) {
   const warnings = []
   const out = []
+  const gap = () => { if (out.length && out.at(-1) !== '') out.push('') }
   for (const track of TRACKS) {
     for (const scope of SCOPES) {
       const layer = entries.filter((e) => e.track === track && e.scope === scope)
       if (!layer.length) continue
-      out.push(`# dsh-memento memory: ${track}/${scope}`, '')
-      const groups = new Map()
+      const title = `# dsh-memento memory: ${track}/${scope}`
+      gap()
+      out.push(title, '')
+      let open = []
       for (const e of layer) {
         const tags = (e.tags ?? []).slice(0, MAX_EXPORT_TAGS)
         if ((e.tags ?? []).length > MAX_EXPORT_TAGS) {
           warnings.push({ message: `entry ${e.id ?? ''}: only its first ${MAX_EXPORT_TAGS} tags fit the heading levels; dropped ${(e.tags).slice(MAX_EXPORT_TAGS).join(', ')}` })
         }
-        for (const t of tags) {
-          if (HEADING.exec(`## ${t}`)?.[2] !== t) warnings.push({ message: `tag ${JSON.stringify(t)} does not survive as a heading` })
+        const heads = tags.map((t) => headingOf(e, t))
+        for (const h of heads) {
+          if (HEADING.exec(`## ${h}`)?.[2] !== h) warnings.push({ message: `tag ${JSON.stringify(h)} does not survive as a heading` })
         }
-        const key = JSON.stringify(tags)
-        if (!groups.has(key)) groups.set(key, { tags, items: [] })
-        groups.get(key).items.push(e)
-      }
-      let open = []
-      for (const g of [...groups.values()].sort((a, b) => cmpTags(a.tags, b.tags))) {
         let common = 0
-        while (common < open.length && common < g.tags.length && open[common] === g.tags[common]) common++
-        for (let i = common; i < g.tags.length; i++) out.push(`${'#'.repeat(i + 2)} ${g.tags[i]}`, '')
-        open = g.tags
-        for (const e of g.items) out.push(bulletOf(e.text))
-        out.push('')
+        while (common < open.length && common < heads.length && open[common] === heads[common]) common++
+        // back up to a parent (or to no heading): only a new layer title closes the open headings
+        if (common === heads.length && common < open.length) { gap(); out.push(title, ''); common = 0 }
+        for (let i = common; i < heads.length; i++) { gap(); out.push(`${'#'.repeat(i + 2)} ${heads[i]}`, '') }
+        open = heads
+        out.push(bulletOf(e.text))
       }
     }
   }
-  return { plugin: ID, text: out.join('\n').replace(/\n+$/, '\n'), warnings }
+  return { plugin: ID, text: out.length ? `${out.join('\n').replace(/\n+$/, '')}\n` : '', warnings }
 }
 
 /** @type {import('./registry.mjs').MemoryAdapter} */
