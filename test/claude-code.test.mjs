@@ -177,7 +177,7 @@ describe('claude-code through the CLI', { skip }, () => {
     fs.copyFileSync(path.join(proj, 'AGENTS.md'), path.join(proj, 'CLAUDE.md'))
     r = run(['import', '--dry-run', '--json', '--adapter', ID, proj]).json()
     assert.equal(r.entries.length, 2)
-    assert.match(r.warnings.map((w) => w.message).join('\n'), /CLAUDE\.md has the same content as AGENTS\.md; imported once/)
+    assert.match(r.warnings.map((w) => w.message).join('\n'), /AGENTS\.md has the same content as CLAUDE\.md; imported once/)
   })
 
   it('a Windows-1252 file is refused with ADAPTER_PAYLOAD at its line, and nothing is written', () => {
