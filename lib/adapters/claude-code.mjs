@@ -4,9 +4,9 @@
 // Import rules (lenient, like Claude Code reads these files):
 // - "# " .. "###### " headings become tags (the open heading path, outermost first), except our
 //   export's layer titles ("# dsh-memento memory: agent/workspace"), which place the entries below
-//   them. A heading longer than a tag allows is cut in the tag and kept whole in the source
-//   ("claude-code-memory-md § <full heading>"), so export writes it back unchanged.
-// - A bullet ("- ", "* ", "+ ", "1. ") is one entry; lines indented under it (blank lines
+//   them. A heading longer than a tag allows becomes several tags, split between words, and is
+//   kept whole in the source ("claude-code-memory-md § <full heading>") for export.
+// - A bullet ("- ", "* ", "+ ", "1. ", numbers kept) is one entry; lines indented under it (blank lines
 //   included) continue it with their newlines kept, so nested bullets stay with their parent.
 // - Other consecutive lines form a paragraph entry (soft-wrapped lines joined with one space);
 //   fenced and indented code stays code, with its newlines; "> " quote markers are dropped.
@@ -15,13 +15,13 @@
 // - "@path" import lines, and index links ("- [Title](topic.md) — hook") in an auto-memory
 //   MEMORY.md (one in a memory/ directory), are reported, or followed with followImports
 //   (relative to the file, at most 5 hops, each file once). Anywhere else link bullets are content.
-// - YAML frontmatter "type: user" (auto-memory topic files) selects the user track.
+// - YAML frontmatter "type: user" (auto-memory topic files) selects the user track; "name" is a tag.
 // - Text must be UTF-8: other bytes, or U+FFFD left by a lossy read, are refused with their line.
 
 import os from 'node:os'
 import path from 'node:path'
 import { adapterPayload } from '../errors.mjs'
-import { SCOPES, TRACKS, cleanLabel, decodeUtf8, finishTags, labelToTag, markdownPayload, placement, refuseReplacementChar, splitLines } from './util.mjs'
+import { MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, decodeUtf8, finishTags, markdownPayload, placement, refuseReplacementChar, splitLines } from './util.mjs'
 
 const ID = 'claude-code-memory-md'
 const HEADING = /^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/
@@ -58,6 +58,28 @@ function frontmatter(lines) {
     if (m) fields[m[1]] = m[2].replace(/^["']|["']$/g, '')
   }
   return { skip: end + 1, fields }
+}
+
+/**
+ * A heading as tags: itself, or when longer than a tag may be, pieces of at most 32 UTF-16 units
+ * split between words (a longer word is cut, never inside a surrogate pair), so no word is lost.
+ */
+function headingTags(label) {
+  const full = cleanLabel(label)
+  if (full.length <= MAX_TAG_LENGTH) return full ? [full] : []
+  const out = []
+  let cur = ''
+  for (const word of full.split(' ')) {
+    if (cur && cur.length + 1 + word.length <= MAX_TAG_LENGTH) { cur += ` ${word}`; continue }
+    if (cur) out.push(cur)
+    cur = ''
+    for (const ch of word) {
+      if (cur.length + ch.length > MAX_TAG_LENGTH) { out.push(cur); cur = '' }
+      cur += ch
+    }
+  }
+  if (cur) out.push(cur)
+  return out
 }
 
 /** Cut `n` columns of indentation (a tab counts as reaching the next multiple of 4). */
@@ -173,7 +195,8 @@ function scan(lines, start, autoIndex, warnings) {
         continue
       }
       if (!body) continue
-      cur = { type: 'item', marker: b[2], text: body, line: n, indent: b[1].length + b[2].length + 1, blanks: 0 }
+      const ordered = /\d/.test(b[2])
+      cur = { type: 'item', marker: b[2], ordered, text: ordered ? `${b[2]} ${body}` : body, line: n, indent: b[1].length + b[2].length + 1, blanks: 0 }
       continue
     }
     if (QUOTE.test(raw)) {
@@ -221,7 +244,10 @@ function textOf(b) {
 }
 
 /** An item as a markdown list line again (when it joins a lead-in's entry). */
-const itemMarkdown = (b) => `${b.marker} ${textOf(b).split('\n').map((l, i) => (i && l.trim() ? `  ${l}` : l)).join('\n')}`
+const itemMarkdown = (b) => {
+  const lines = textOf(b).split('\n').map((l, i) => (i && l.trim() ? `${' '.repeat(b.marker.length + 1)}${l}` : l))
+  return b.ordered ? lines.join('\n') : `${b.marker} ${lines.join('\n')}`
+}
 const isLeadIn = (b) => (b.type === 'item' || b.type === 'para') && !b.code && !b.table && ((t) => LEAD_COLON.test(t) || LEAD_BOLD.test(t))(textOf(b).split('\n').at(-1).trim())
 const CONTENT = new Set(['item', 'para', 'code', 'quote'])
 
@@ -271,17 +297,19 @@ function parse(text, ctx) {
   const fixedLayer = options.track !== undefined || options.scope !== undefined
   const blocks = scan(lines, fm.skip, isAutoMemoryIndex(ctx.file), warnings)
   let layer = { ...base }
-  let trail = [] // index 0 = "#": {tag, full} or null
+  let trail = [] // index 0 = "#": {tags, full} or null
+  // an auto-memory topic's frontmatter name is its title, like a "# " heading
+  const named = fm.fields.name ? [{ tags: headingTags(fm.fields.name), full: cleanLabel(fm.fields.name) }].filter((s) => s.tags.length) : []
   const entries = []
   const locations = []
   const { visited } = ctx
 
   const emit = (body, line) => {
     const input = { track: layer.track, scope: layer.scope, text: body, source: options.source ?? ID }
-    const open = trail.filter(Boolean)
-    const tags = finishTags(open.map((s) => s.tag), warnings, line)
+    const open = [...named, ...trail.filter(Boolean)]
+    const tags = finishTags(open.flatMap((s) => s.tags), warnings, line)
     if (tags.length) input.tags = tags
-    const cut = open.filter((s) => s.full !== s.tag).map((s) => s.full)
+    const cut = open.filter((s) => s.tags.length > 1).map((s) => s.full)
     if (cut.length && options.source === undefined) input.source = `${ID}${SECTION}${cut.join(SECTION)}`
     entries.push(input)
     locations.push(line)
@@ -327,8 +355,9 @@ function parse(text, ctx) {
       }
       trail = trail.slice(0, b.level - 1)
       while (trail.length < b.level - 1) trail.push(null)
-      const tag = labelToTag(b.label, warnings, b.line, 'the full heading is kept in the source')
-      trail.push(tag ? { tag, full: cleanLabel(b.label) } : null)
+      const tags = headingTags(b.label)
+      if (tags.length > 1) warnings.push({ line: b.line, message: `heading ${JSON.stringify(cleanLabel(b.label))} is longer than a tag (${MAX_TAG_LENGTH} chars): its tags are ${tags.map((t) => JSON.stringify(t)).join(', ')}, and the full heading is kept in the source` })
+      trail.push(tags.length ? { tags, full: cleanLabel(b.label) } : null)
       continue
     }
     if (b.type === 'import' || b.type === 'link') { follow(b); continue }
@@ -353,10 +382,17 @@ function bulletOf(text) {
   return `- ${lines[0]}${lines.slice(1).map((l) => (l.trim() ? `\n  ${l}` : '\n')).join('')}`
 }
 
-/** The heading a tag came from: the full one our import kept in the source, else the tag. */
-function headingOf(e, tag) {
-  if (typeof e.source !== 'string' || !e.source.startsWith(`${ID}${SECTION}`)) return tag
-  return e.source.slice(ID.length + SECTION.length).split(SECTION).find((h) => h !== tag && labelToTag(h, [], 0) === tag) ?? tag
+/** The headings an entry's tags came from: a long heading our import split into tags (and kept whole in the source) is one again. */
+function headingsOf(e) {
+  const tags = e.tags ?? []
+  const long = typeof e.source === 'string' && e.source.startsWith(`${ID}${SECTION}`) ? e.source.slice(ID.length + SECTION.length).split(SECTION).map((h) => [h, headingTags(h)]) : []
+  const out = []
+  for (let i = 0; i < tags.length;) {
+    const hit = long.find(([, parts]) => parts.length > 1 && parts.every((t, k) => tags[i + k] === t))
+    out.push(hit ? hit[0] : tags[i])
+    i += hit ? hit[1].length : 1
+  }
+  return out
 }
 
 /**
@@ -379,11 +415,11 @@ function exportEntries(entries) {
       out.push(title, '')
       let open = []
       for (const e of layer) {
-        const tags = (e.tags ?? []).slice(0, MAX_EXPORT_TAGS)
-        if ((e.tags ?? []).length > MAX_EXPORT_TAGS) {
-          warnings.push({ message: `entry ${e.id ?? ''}: only its first ${MAX_EXPORT_TAGS} tags fit the heading levels; dropped ${(e.tags).slice(MAX_EXPORT_TAGS).join(', ')}` })
+        const all = headingsOf(e)
+        const heads = all.slice(0, MAX_EXPORT_TAGS)
+        if (all.length > MAX_EXPORT_TAGS) {
+          warnings.push({ message: `entry ${e.id ?? ''}: only its first ${MAX_EXPORT_TAGS} tags fit the heading levels; dropped ${all.slice(MAX_EXPORT_TAGS).join(', ')}` })
         }
-        const heads = tags.map((t) => headingOf(e, t))
         for (const h of heads) {
           if (HEADING.exec(`## ${h}`)?.[2] !== h) warnings.push({ message: `tag ${JSON.stringify(h)} does not survive as a heading` })
         }

@@ -91,7 +91,7 @@ export function refuseReplacementChar(adapterId, text, file) {
  * longer than 32 UTF-16 units is shortened (never split inside a surrogate pair) and reported.
  * @returns {string | null} null when nothing is left
  */
-export function labelToTag(label, warnings, line, kept = 'the entry text is complete') {
+export function labelToTag(label, warnings, line) {
   let tag = cleanLabel(label)
   if (!tag) return null
   if (tag.length > MAX_TAG_LENGTH) {
@@ -100,7 +100,7 @@ export function labelToTag(label, warnings, line, kept = 'the entry text is comp
       if (cut.length + ch.length > MAX_TAG_LENGTH) break
       cut += ch
     }
-    warnings.push({ line, message: `heading ${JSON.stringify(tag)} is longer than ${MAX_TAG_LENGTH} chars; its tag was shortened to ${JSON.stringify(cut.trim())} (${kept})` })
+    warnings.push({ line, message: `heading ${JSON.stringify(tag)} is longer than ${MAX_TAG_LENGTH} chars; its tag was shortened to ${JSON.stringify(cut.trim())} (the entry text is complete)` })
     tag = cut.trim()
   }
   return tag
