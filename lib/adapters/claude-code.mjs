@@ -441,12 +441,12 @@ export const claudeCodeAdapter = {
   id: ID,
   name: 'CLAUDE.md / AGENTS.md memory',
   description:
-    'CLAUDE.md / AGENTS.md / Claude Code auto-memory markdown: bullets and paragraphs become entries, "##".."######" headings become tags, ' +
-    'indented continuation lines keep newlines, fenced code stays verbatim; @imports and index links are reported, never followed. ' +
-    'Default placement agent/workspace (~/.claude/... files: user-global; frontmatter type:user: user track). ' +
-    'Export writes one document with a "# dsh-memento memory: <track>/<scope>" title per layer and tags as headings. ' +
-    'Round trip keeps text, track, scope and up to 5 tags (in order); it loses keys, source, ids, timestamps, tags past the fifth, entry order across tag groups, and whitespace at the ends of a text.',
-  version: '2.0.0',
+    'CLAUDE.md / AGENTS.md / Claude Code auto-memory markdown: bullets and paragraphs become entries, "#".."######" headings become tags (a long one split between words), ' +
+    'a lead-in stays with the list or code it introduces, indented lines keep newlines, code stays code; @imports (and index links in an auto-memory memory/MEMORY.md) are reported, or followed with followImports. ' +
+    'Default placement agent/workspace (~/.claude/... files: user-global; frontmatter type:user: user track). Non-UTF-8 text is refused. ' +
+    'Export writes one document with a "# dsh-memento memory: <track>/<scope>" title per layer and tags as headings, entries in the order given. ' +
+    'Round trip keeps text, track, scope, up to 5 heading levels of tags (full heading names included) and entry order within a layer; it loses keys, other sources, ids, timestamps, tags past the fifth heading, and whitespace at the ends of a text.',
+  version: '3.0.0',
   importFormats: ['claude-code-memory-md', 'agents-md', 'claude-auto-memory-md'],
   exportFormat: 'claude-code-memory-md',
   adapt,
