@@ -101,6 +101,16 @@ describe('claude-code import: what real files contain', () => {
     assert.throws(() => adapt('@x.md', { followImports: true }), (e) => e.code === 'ADAPTER_PAYLOAD' && /readFile/.test(e.message))
   })
 
+  it('a path mentioned inline ("git workflow: @docs/git.md") is an import too; the text stays', () => {
+    const file = path.join(FIX, 'imports/GUIDE.md')
+    const bare = adapt(read('imports/GUIDE.md'), { file })
+    assert.deepEqual(texts(bare), ['git workflow: @docs/git.md', 'mail ops@example.com for access', '`@docs/none.md` is only code'])
+    assert.deepEqual(bare.warnings.map((w) => [w.line, /inline import "@docs\/git\.md" .*--follow-imports/.test(w.message)]), [[1, true]])
+    const r = adapt(read('imports/GUIDE.md'), { file, ...follow })
+    assert.deepEqual(texts(r), ['git workflow: @docs/git.md', 'Rebase; never merge main into a feature branch.', 'mail ops@example.com for access', '`@docs/none.md` is only code'])
+    assert.deepEqual(r.warnings, [])
+  })
+
   it('~/.claude/CLAUDE.md is user-global by its real path, not only a literal "~"', () => {
     assert.equal(adapt({ text: '- terse answers', file: path.join(os.homedir(), '.claude', 'CLAUDE.md') }).entries[0].scope, 'user-global')
     assert.equal(adapt({ text: '- terse answers', file: '~/.claude/CLAUDE.md' }).entries[0].scope, 'user-global')

@@ -32,7 +32,8 @@ const QUOTE = /^\s{0,3}>[ \t]?/
 const IMPORT_LINE = /^@[^\s@]\S*(?:\s+@[^\s@]\S*)*$/
 const INDEX_LINK = /^\[([^\]]+)\]\(([^)\s]+\.md)\)\s*(.*)$/
 const LEAD_COLON = /[:：](?:\*\*|__|\*|_)?$/
-const LEAD_BOLD = /^(\*\*|__)[^*_].*\1$/
+const LEAD_BOLD = /^(\*\*|__)(?:(?!\1).)+\1$/
+const MENTION = /(?:^|\s)@([^\s@`"'()<>[\]]*[./][^\s@`"'()<>[\]]*)/g
 const SECTION = ' § '
 const MAX_EXPORT_TAGS = 5
 const MAX_HOPS = 5
@@ -243,6 +244,12 @@ function textOf(b) {
   return b.text.replace(/\s+$/, '').replace(/^\s+/, '')
 }
 
+/** Path-like "@x/y" or "@x.md" mentions outside code (not e-mail addresses: "@" starts a word). */
+function mentions(body) {
+  const prose = body.replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '')
+  return [...prose.matchAll(MENTION)].map((m) => m[1].replace(/[.,;:!?]+$/, '')).filter((t) => /[./]/.test(t))
+}
+
 /** An item as a markdown list line again (when it joins a lead-in's entry). */
 const itemMarkdown = (b) => {
   const lines = textOf(b).split('\n').map((l, i) => (i && l.trim() ? `${' '.repeat(b.marker.length + 1)}${l}` : l))
@@ -316,7 +323,7 @@ function parse(text, ctx) {
   }
 
   const follow = (b) => {
-    const what = b.type === 'link' ? `index link to ${b.target} (${b.title})` : `import ${JSON.stringify(`@${b.target}`)}`
+    const what = b.type === 'link' ? `index link to ${b.target} (${b.title})` : `${b.inline ? 'inline ' : ''}import ${JSON.stringify(`@${b.target}`)}${b.inline ? ' (the text is kept)' : ''}`
     const skip = (why) => warnings.push({ line: b.line, message: `${what} was not followed${why}` })
     if (!options.followImports) return skip('; pass --follow-imports (option followImports) to import it, or import that file separately')
     if (ctx.hops >= MAX_HOPS) return skip(`: it is more than ${MAX_HOPS} hops from the first file (Claude Code's import limit)`)
@@ -372,7 +379,10 @@ function parse(text, ctx) {
       last = blocks[++i]
       body += `\n${textOf(last)}`
     }
-    if (body) emit(body, b.line)
+    if (!body) continue
+    emit(body, b.line)
+    // "- git workflow @docs/git.md": Claude Code imports a path mentioned in text too (the text stays)
+    for (const target of mentions(body)) follow({ type: 'import', target, line: b.line, inline: true })
   }
   return { entries, warnings, locations }
 }
