@@ -63,6 +63,16 @@ describe('claude-code import: what real files contain', () => {
     assert.deepEqual(r.locations, [3, 7, 12, 18, 22, 26])
   })
 
+  it('text after a closing fence is a new block (a lead-in there owns its list); a sentence over "---" is text, not a heading', () => {
+    const r = adapt('Commits, e.g.:\n```\nfeat(api): add paging\n```\nPRs must:\n1. link an issue\n2. add screenshots\n\n## Tips\nNever log tokens.\n---\nHeading\n---\n- under it\n')
+    assert.deepEqual(r.entries.map((e) => [e.text, e.tags ?? []]), [
+      ['Commits, e.g.:\n```\nfeat(api): add paging\n```', []],
+      ['PRs must:\n1. link an issue\n2. add screenshots', []],
+      ['Never log tokens.', ['Tips']],
+      ['under it', ['Heading']],
+    ])
+  })
+
   it('"# " headings mid-file tag their sections, a long heading is split between words; indented code stays code; "> " markers are stripped', () => {
     const r = adapt(read('sections.md'))
     const long = 'Adding a New Configuration Option to the Scheduler'

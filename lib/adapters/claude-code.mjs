@@ -117,7 +117,7 @@ function scan(lines, start, autoIndex, warnings) {
       cur.text += `\n${raw}`
       if (new RegExp(`^\\s{0,3}${fence[0]}{${fence.length},}\\s*$`).test(raw)) {
         fence = null
-        cur.code = true
+        end() // text after the closing fence starts a new block
       }
       continue
     }
@@ -156,9 +156,11 @@ function scan(lines, start, autoIndex, warnings) {
       while (idx + 1 < lines.length && !lines[idx].includes('-->')) idx++
       continue
     }
-    // Setext heading: a one-line paragraph underlined with === (level 1) or --- (level 2).
-    const setext = cur?.type === 'para' && !cur.text.includes('\n') && !cur.code && !cur.table && /^\s{0,3}(=+|-+)\s*$/.exec(raw)
-    if (setext) {
+    // Setext heading: a one-line paragraph underlined with === (level 1) or --- (level 2); a
+    // sentence ("Never log tokens.") over --- is taken for text above a rule, as people mean it.
+    const setext = cur?.type === 'para' && !cur.text.includes('\n') && !cur.table && /^\s{0,3}(=+|-+)\s*$/.exec(raw)
+    if (setext && setext[1][0] === '-' && /[.!?。！？:：]$/.test(cur.text)) end()
+    else if (setext) {
       blocks.push({ type: 'heading', level: setext[1][0] === '=' ? 1 : 2, label: cur.text, line: cur.line })
       cur = null
       continue
@@ -211,7 +213,7 @@ function scan(lines, start, autoIndex, warnings) {
     }
     const row = /^\s*\|/.test(raw)
     if (cur?.type === 'para') {
-      cur.text += (cur.code || row || cur.table ? '\n' : ' ') + raw.trim()
+      cur.text += (row || cur.table ? '\n' : ' ') + raw.trim()
       cur.table = row
     } else { end(); cur = { type: 'para', text: raw.trim(), line: n, table: row } }
   }
@@ -255,7 +257,7 @@ const itemMarkdown = (b) => {
   const lines = textOf(b).split('\n').map((l, i) => (i && l.trim() ? `${' '.repeat(b.marker.length + 1)}${l}` : l))
   return b.ordered ? lines.join('\n') : `${b.marker} ${lines.join('\n')}`
 }
-const isLeadIn = (b) => (b.type === 'item' || b.type === 'para') && !b.code && !b.table && ((t) => LEAD_COLON.test(t) || LEAD_BOLD.test(t))(textOf(b).split('\n').at(-1).trim())
+const isLeadIn = (b) => (b.type === 'item' || b.type === 'para') && ((t) => LEAD_COLON.test(t) || LEAD_BOLD.test(t))(textOf(b).split('\n').at(-1).trim())
 const CONTENT = new Set(['item', 'para', 'code', 'quote'])
 
 /**
