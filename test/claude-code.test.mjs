@@ -73,6 +73,14 @@ describe('claude-code import: what real files contain', () => {
     ])
   })
 
+  it('a lead-in right before a subsection goes with what that subsection starts with', () => {
+    const r = adapt('## Commands\nCommon commands:\n### Build\n- make\n- make all\n### Test\n- make test\n')
+    assert.deepEqual(r.entries.map((e) => [e.text, e.tags]), [
+      ['Common commands:\n- make\n- make all', ['Commands', 'Build']],
+      ['make test', ['Commands', 'Test']],
+    ])
+  })
+
   it('"# " headings mid-file tag their sections, a long heading is split between words; indented code stays code; "> " markers are stripped', () => {
     const r = adapt(read('sections.md'))
     const long = 'Adding a New Configuration Option to the Scheduler'

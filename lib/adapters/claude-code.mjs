@@ -353,27 +353,32 @@ function parse(text, ctx) {
     warnings.push(...got.warnings.map((w) => (w.file ? w : { file: label, message: `${label}${w.line ? ` line ${w.line}` : ''}: ${w.message}` })))
   }
 
+  const heading = (b) => {
+    const title = b.level === 1 && LAYER_TITLE.exec(cleanLabel(b.label))
+    if (title) {
+      trail = []
+      if (!fixedLayer) layer = { track: title[1], scope: title[2] }
+      return
+    }
+    trail = trail.slice(0, b.level - 1)
+    while (trail.length < b.level - 1) trail.push(null)
+    const tags = headingTags(b.label)
+    if (tags.length > 1) warnings.push({ line: b.line, message: `heading ${JSON.stringify(cleanLabel(b.label))} is longer than a tag (${MAX_TAG_LENGTH} chars): its tags are ${tags.map((t) => JSON.stringify(t)).join(', ')}, and the full heading is kept in the source` })
+    trail.push(tags.length ? { tags, full: cleanLabel(b.label) } : null)
+  }
+
   for (let i = 0; i < blocks.length; i++) {
     const b = blocks[i]
-    if (b.type === 'heading') {
-      const title = b.level === 1 && LAYER_TITLE.exec(cleanLabel(b.label))
-      if (title) {
-        trail = []
-        if (!fixedLayer) layer = { track: title[1], scope: title[2] }
-        continue
-      }
-      trail = trail.slice(0, b.level - 1)
-      while (trail.length < b.level - 1) trail.push(null)
-      const tags = headingTags(b.label)
-      if (tags.length > 1) warnings.push({ line: b.line, message: `heading ${JSON.stringify(cleanLabel(b.label))} is longer than a tag (${MAX_TAG_LENGTH} chars): its tags are ${tags.map((t) => JSON.stringify(t)).join(', ')}, and the full heading is kept in the source` })
-      trail.push(tags.length ? { tags, full: cleanLabel(b.label) } : null)
-      continue
-    }
+    if (b.type === 'heading') { heading(b); continue }
     if (b.type === 'import' || b.type === 'link') { follow(b); continue }
     if (!CONTENT.has(b.type)) continue
     let body = textOf(b)
     let last = b
-    while (isLeadIn(last) && CONTENT.has(blocks[i + 1]?.type)) {
+    for (;;) {
+      if (!isLeadIn(last)) break
+      // "Common commands:" right before a subsection introduces what that subsection holds
+      if (blocks[i + 1]?.type === 'heading' && blocks[i + 1].level > trail.length && !LAYER_TITLE.test(cleanLabel(blocks[i + 1].label))) { heading(blocks[++i]); continue }
+      if (!CONTENT.has(blocks[i + 1]?.type)) break
       if (blocks[i + 1].type === 'item') {
         while (blocks[i + 1]?.type === 'item') body += `\n${itemMarkdown(blocks[++i])}`
         break
