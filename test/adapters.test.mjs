@@ -289,6 +289,7 @@ describe('real-world variations (formats as other tools actually write them)', (
     const r = registry.adapt('claude-code-memory-md', md)
     assert.deepEqual(r.entries.map((e) => [e.text, e.tags]), [['| cmd | what |\n|---|---|\n| make | build |', ['Title', 'Build']], ['1. first\nmore', ['Title', 'Build']], ['2) second', ['Title', 'Build']]])
     assert.match(r.warnings[0].message, /paths/)
+    assert.deepEqual([r.warnings[1].line, r.warnings[1].message], [9, 'HTML comments (notes for people editing the file) were not imported: line 9'])
   })
 
   it('memory-standard: CRLF files, an index without header, custom note paths, case-insensitive lookup', () => {

@@ -103,6 +103,7 @@ function dedent(raw, n) {
  */
 function scan(lines, start, autoIndex, warnings) {
   const blocks = []
+  const comments = []
   let cur = null
   let fence = null
   const end = () => {
@@ -153,6 +154,7 @@ function scan(lines, start, autoIndex, warnings) {
     if (blank) { end(); continue }
     if (/^\s*<!--/.test(raw) && !raw.includes('-->')) {
       end()
+      comments.push(n)
       while (idx + 1 < lines.length && !lines[idx].includes('-->')) idx++
       continue
     }
@@ -178,6 +180,7 @@ function scan(lines, start, autoIndex, warnings) {
     }
     if (/^\s*<!--.*-->\s*$/.test(raw) || /^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(raw)) {
       end()
+      if (raw.includes('<!--')) comments.push(n)
       blocks.push({ type: 'break', line: n })
       continue
     }
@@ -218,6 +221,7 @@ function scan(lines, start, autoIndex, warnings) {
     } else { end(); cur = { type: 'para', text: raw.trim(), line: n, table: row } }
   }
   if (fence) warnings.push({ message: 'a fenced code block was not closed before the end of the file; it was kept as text' })
+  if (comments.length) warnings.push({ line: comments[0], message: `HTML comments (notes for people editing the file) were not imported: line${comments.length > 1 ? 's' : ''} ${comments.join(', ')}` })
   end()
   return blocks
 }
