@@ -191,6 +191,10 @@ describe('claude-code through the CLI', { skip }, () => {
     assert.match(r.err, /ADAPTER_PAYLOAD: .*contains no entries.*import "@AGENTS\.md" was not followed.*--follow-imports/)
     const ok = run(['import', '-y', '--adapter', ID, '--follow-imports', file])
     assert.match(ok.out, /^Imported 5 entries via adapter claude-code-memory-md/)
+    // the directory holds CLAUDE.md (@AGENTS.md) and AGENTS.md: AGENTS.md lands once
+    const dir = run(['import', '--dry-run', '--json', '--adapter', ID, '--follow-imports', path.dirname(file)]).json()
+    assert.equal(dir.entries.length, 5)
+    assert.match(dir.warnings.map((w) => w.message).join('\n'), /AGENTS\.md: this file was already imported through an @import of another file; it is imported once/)
   })
 
   it('a directory whose CLAUDE.md is a symlink to (or a copy of) AGENTS.md imports it once', () => {

@@ -281,7 +281,7 @@ function adapt(payload, options = {}) {
   const visited = options.visited ?? new Set()
   if (options.followImports && root) {
     const key = canonical(options, root)
-    if (visited.has(key)) return { entries: [], warnings: [{ message: `${root} was already imported (through an @import); it is imported once` }], locations: [] }
+    if (visited.has(key)) return { entries: [], warnings: [{ message: 'this file was already imported through an @import of another file; it is imported once' }], locations: [] }
     visited.add(key)
   }
   return parse(text, { options, file: root, hints, visited, hops: 0, rootDir: root ? path.dirname(path.resolve(root)) : undefined })
