@@ -162,6 +162,14 @@ describe('claude-code export keeps section order and names', () => {
     assert.deepEqual(again, first)
   })
 
+  it('an entry ending in ":" stays apart from the next one, and a heading ending in " #" survives', () => {
+    const e = (text, tags) => ({ id: 'x', track: 'agent', scope: 'workspace', text, tags, source: 's', workspaceKey: '/w', agentKey: '' })
+    const entries = [e('Steps:', ['C# #']), e('run make', ['C# #']), e('**Note**', ['C# #']), e('```\ncode\n```', ['C# #'])]
+    const { text, warnings } = registry.export(ID, entries)
+    assert.deepEqual(warnings, [])
+    assert.deepEqual(adapt(text).entries.map((x) => [x.text, x.tags]), entries.map((x) => [x.text, x.tags]))
+  })
+
   it('an untagged entry after tagged ones is not pulled under their heading', () => {
     const e = (text, tags) => ({ id: 'x', track: 'user', scope: 'user-global', text, tags, source: 's', workspaceKey: '', agentKey: '' })
     const { text } = registry.export(ID, [e('under a', ['a']), e('no tags', [])])

@@ -237,7 +237,7 @@ function quoteText(lines) {
     else out += (!prev.trim() || structural(t) || structural(prev) ? '\n' : ' ') + (structural(t) ? t : t.trim())
     prev = t
   }
-  return out.replace(/\n{3,}/g, '\n\n')
+  return out.replace(/\n{3,}/g, '\n\n').trimEnd()
 }
 
 function textOf(b) {
@@ -378,18 +378,23 @@ function parse(text, ctx) {
     if (!CONTENT.has(b.type)) continue
     let body = textOf(b)
     let last = b
+    // A paragraph lead-in takes what follows; a bullet lead-in only code (its sibling bullets are
+    // entries of their own, which is also how an exported entry ending in ":" comes back).
     for (;;) {
       if (!isLeadIn(last)) break
+      const next = blocks[i + 1]
+      if (last.type === 'item' && !(next?.type === 'code' || (next?.type === 'para' && FENCE.test(next.text)))) break
       // "Common commands:" right before a subsection introduces what that subsection holds
-      if (blocks[i + 1]?.type === 'heading' && blocks[i + 1].level > trail.length && !LAYER_TITLE.test(cleanLabel(blocks[i + 1].label))) { heading(blocks[++i]); continue }
-      if (!CONTENT.has(blocks[i + 1]?.type)) break
-      if (blocks[i + 1].type === 'item') {
+      if (next?.type === 'heading' && next.level > trail.length && !LAYER_TITLE.test(cleanLabel(next.label))) { heading(blocks[++i]); continue }
+      if (!CONTENT.has(next?.type)) break
+      if (next.type === 'item') {
         while (blocks[i + 1]?.type === 'item') body += `\n${itemMarkdown(blocks[++i])}`
         break
       }
       last = blocks[++i]
       body += `\n${textOf(last)}`
     }
+    body = body.replace(/\s+$/, '')
     if (!body) continue
     emit(body, b.line)
     // "- git workflow @docs/git.md": Claude Code imports a path mentioned in text too (the text stays)
@@ -402,6 +407,9 @@ function bulletOf(text) {
   const lines = text.replace(/\r\n/g, '\n').trim().split('\n')
   return `- ${lines[0]}${lines.slice(1).map((l) => (l.trim() ? `\n  ${l}` : '\n')).join('')}`
 }
+
+/** A heading ending in " #" gets a closing "#" so the reader does not take its own for one. */
+const headingLine = (h) => (/[ \t]#+$/.test(h) ? `${h} #` : h)
 
 /** The headings an entry's tags came from: a long heading our import split into tags (and kept whole in the source) is one again. */
 function headingsOf(e) {
@@ -442,13 +450,13 @@ function exportEntries(entries) {
           warnings.push({ message: `entry ${e.id ?? ''}: only its first ${MAX_EXPORT_TAGS} tags fit the heading levels; dropped ${all.slice(MAX_EXPORT_TAGS).join(', ')}` })
         }
         for (const h of heads) {
-          if (HEADING.exec(`## ${h}`)?.[2] !== h) warnings.push({ message: `tag ${JSON.stringify(h)} does not survive as a heading` })
+          if (HEADING.exec(`## ${headingLine(h)}`)?.[2] !== h) warnings.push({ message: `tag ${JSON.stringify(h)} does not survive as a heading` })
         }
         let common = 0
         while (common < open.length && common < heads.length && open[common] === heads[common]) common++
         // back up to a parent (or to no heading): only a new layer title closes the open headings
         if (common === heads.length && common < open.length) { gap(); out.push(title, ''); common = 0 }
-        for (let i = common; i < heads.length; i++) { gap(); out.push(`${'#'.repeat(i + 2)} ${heads[i]}`, '') }
+        for (let i = common; i < heads.length; i++) { gap(); out.push(`${'#'.repeat(i + 2)} ${headingLine(heads[i])}`, '') }
         open = heads
         out.push(bulletOf(e.text))
       }
