@@ -486,7 +486,9 @@ function readDirFiles(dir, filter) {
 function adapterPayloads(id, arg) {
   if (arg !== '-' && fs.existsSync(arg) && fs.statSync(arg).isDirectory()) {
     if (id === 'memory-standard') return [{ payload: { files: readDirFiles(arg, (r) => r.endsWith('.md')) }, file: arg }]
-    const names = id === 'hermes-memory-md' ? ['MEMORY.md', 'USER.md'] : id === 'claude-code-memory-md' ? ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md'] : []
+    // a Claude Code auto-memory directory (~/.claude/projects/<slug>/memory) has a MEMORY.md index
+    const autoMemory = path.basename(path.resolve(arg)) === 'memory' ? ['MEMORY.md'] : []
+    const names = id === 'hermes-memory-md' ? ['MEMORY.md', 'USER.md'] : id === 'claude-code-memory-md' ? ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md', ...autoMemory] : []
     const found = names.filter((n) => fs.existsSync(path.join(arg, n)))
     if (!found.length) throw new UsageError(`${arg} is a directory${names.length ? ` with none of ${names.join(', ')}` : `; adapter ${id} reads a file`}`)
     // CLAUDE.md is often a symlink to (or a copy of) AGENTS.md: import each file once

@@ -221,6 +221,17 @@ describe('claude-code through the CLI', { skip }, () => {
     assert.match(r.warnings.map((w) => w.message).join('\n'), /AGENTS\.md has the same content as CLAUDE\.md; imported once/)
   })
 
+  it('an auto-memory directory imports its MEMORY.md, and with --follow-imports the topic files it links', () => {
+    const { run } = sandbox()
+    const dir = path.join(FIX, 'memory')
+    const bare = run(['import', '--dry-run', '--json', '--adapter', ID, dir]).json()
+    assert.deepEqual(bare.entries.map((e) => e.text), ['Release branches are cut every second Tuesday.'])
+    assert.match(bare.warnings[0].message, /^MEMORY\.md: index link to feedback_testing\.md .*--follow-imports/)
+    const all = run(['import', '--dry-run', '--json', '--adapter', ID, '--follow-imports', dir]).json()
+    assert.deepEqual(all.entries.map((e) => e.track), ['agent', 'agent', 'user', 'agent'])
+    assert.deepEqual(all.warnings, [])
+  })
+
   it('a Windows-1252 file is refused with ADAPTER_PAYLOAD at its line, and nothing is written', () => {
     const { run } = sandbox()
     const r = run(['import', '-y', '--adapter', ID, path.join(FIX, 'cp1252.md')])

@@ -45,7 +45,7 @@ const isUserMemory = (file) => {
   return process.platform === 'win32' ? abs.toLowerCase().startsWith(home.toLowerCase()) : abs.startsWith(home)
 }
 const defaultScope = (file) => (typeof file === 'string' && isUserMemory(file) ? 'user-global' : 'workspace')
-const isAutoMemoryIndex = (file) => typeof file === 'string' && /(?:^|[\\/])memory[\\/]MEMORY\.md$/.test(file)
+const isAutoMemoryIndex = (file) => typeof file === 'string' && /[\\/]memory[\\/]MEMORY\.md$/.test(path.resolve(file))
 const indentOf = (raw) => /^[ \t]*/.exec(raw)[0].replace(/\t/g, '    ').length
 const structural = (l) => BULLET.test(l) || FENCE.test(l) || /^\s*\|/.test(l)
 
