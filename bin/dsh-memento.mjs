@@ -498,7 +498,7 @@ function adapterPayloads(id, arg) {
       const file = path.join(arg, n)
       const real = fs.realpathSync(file)
       const payload = fs.readFileSync(file, 'utf8')
-      const same = seen.find((o) => o.real === real) ?? seen.find((o) => o.payload === payload)
+      const same = id === 'claude-code-memory-md' && (seen.find((o) => o.real === real) ?? seen.find((o) => o.payload === payload))
       if (same) return [{ warning: { message: `${n} ${same.real === real ? 'is the same file as' : 'has the same content as'} ${same.n}; imported once` } }]
       seen.push({ n, real, payload })
       return [{ payload, file }]
