@@ -164,17 +164,14 @@ fn lookup(conn: &Connection, t: &Target, id: &str, st: Statements) -> Res<()> {
   if st == Statements::Minimal {
     return Ok(());
   }
-  if t.scope != "workspace" {
-    return Err(
-      format!(
-        "lookup: the floor reads workspace layers (every bench target), not {}",
-        t.scope
-      )
-      .into(),
-    );
-  }
+  // A user-global layer's rows carry the workspace key ''.
+  let workspace_key = if t.scope == "workspace" {
+    t.workspace_key.as_str()
+  } else {
+    ""
+  };
   let select = format!(
-    "SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE track = ?1 AND scope = 'workspace' AND workspace_key = ?2"
+    "SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE track = ?1 AND scope = ?5 AND workspace_key = ?2"
   );
   let filter = "AND (?3 IS NULL OR instr(lower(text), ?3) > 0)";
   let sql = format!(
@@ -183,7 +180,7 @@ fn lookup(conn: &Connection, t: &Target, id: &str, st: Statements) -> Res<()> {
   let hits = conn
     .prepare_cached(&sql)?
     .query_map(
-      params![t.track, t.workspace_key, t.needle, t.agent_key],
+      params![t.track, workspace_key, t.needle, t.agent_key, t.scope],
       |r| {
         let row = super::read_row(r)?;
         Ok((r.get::<_, String>(0)?, row))
