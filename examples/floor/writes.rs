@@ -159,7 +159,10 @@ fn target_usage(conn: &Connection, t: &Target, st: Statements) -> Res<()> {
 }
 
 /// The target lookup (`Same` only): the matching rows of the target's layer in the writer's
-/// view, every column, as the provider reads them; it must find exactly `id`.
+/// view, every column, as the provider reads them; it must find exactly `id`. A needle of 3+
+/// characters is looked up through the provider's FTS index when its schema has one (issue 14:
+/// a targeted write finds its match through the index, not by reading every text of the layer),
+/// re-checked by `instr`; otherwise the layer's rows are scanned.
 fn lookup(conn: &Connection, t: &Target, id: &str, st: Statements) -> Res<()> {
   if st == Statements::Minimal {
     return Ok(());
@@ -170,17 +173,31 @@ fn lookup(conn: &Connection, t: &Target, id: &str, st: Statements) -> Res<()> {
   } else {
     ""
   };
-  let select = format!(
-    "SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE track = ?1 AND scope = ?5 AND workspace_key = ?2"
-  );
+  let by_index =
+    super::PROVIDER_FTS.get().copied().unwrap_or(false) && t.needle.chars().count() >= 3;
+  // Through the index, the layer's columns are filters only (`+`): the planner must not walk
+  // the layer by its index.
+  let select = if by_index {
+    format!("SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE fts_id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?6) AND +track = ?1 AND +scope = ?5 AND +workspace_key = ?2")
+  } else {
+    format!("SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE track = ?1 AND scope = ?5 AND workspace_key = ?2 AND ?6 IS NOT NULL")
+  };
   let filter = "AND (?3 IS NULL OR instr(lower(text), ?3) > 0)";
   let sql = format!(
     "{select} AND agent_key = '' {filter} UNION ALL {select} AND agent_key = ?4 AND ?4 <> '' {filter}"
   );
+  let phrase = format!("\"{}\"", t.needle.replace('"', "\"\""));
   let hits = conn
     .prepare_cached(&sql)?
     .query_map(
-      params![t.track, workspace_key, t.needle, t.agent_key, t.scope],
+      params![
+        t.track,
+        workspace_key,
+        t.needle,
+        t.agent_key,
+        t.scope,
+        phrase
+      ],
       |r| {
         let row = super::read_row(r)?;
         Ok((r.get::<_, String>(0)?, row))
