@@ -109,6 +109,67 @@ function buildFloor() {
 // ---------------------------------------------------------------------------------------------
 // one store: build, reads, first queries, floor, writes in rounds, the big audit table
 
+/** For one store: a worker process of ours (phase + extra config), a floor subcommand. */
+function runners(cfg, sub) {
+  const runWorker = (phase, extra = {}) => {
+    const name = [phase, extra.round ?? extra.sample].filter((x) => x != null).join('-')
+    const file = path.join(sub, `cfg-${name}.json`)
+    const out = path.join(sub, `ours-${name}.json`)
+    writeFileSync(file, JSON.stringify({ ...cfg, ...extra, phase, out }))
+    const w = spawnSync(process.execPath, [WORKER, file], { stdio: ['ignore', 'inherit', 'inherit'] })
+    if (w.status !== 0) throw new Error(`${name} worker for ${cfg.shape} ${cfg.n} failed (exit ${w.status})`)
+    return JSON.parse(readFileSync(out, 'utf8'))
+  }
+  const runFloor = (...argv) => {
+    const r = spawnSync(cfg.floorBin, argv, { encoding: 'utf8', maxBuffer: 1 << 26 })
+    if (r.status !== 0) throw new Error(`floor ${argv[0]} failed: ${r.stderr}`)
+    return JSON.parse(r.stdout)
+  }
+  return { runWorker, runFloor }
+}
+
+/**
+ * The writes, in rounds: ours, then the floor, on the round's share of the plan, so that the two
+ * sides of each ratio are measured at the same moments (this VM's speed drifts by tens of
+ * percent over a minute). Folds the pooled samples into `ours.ops` and `floorRes` (each write's
+ * floor ratio: the median of the rounds' ratios).
+ */
+function writeRounds({ runWorker, runFloor }, run, floorArgs, ours, floorRes) {
+  const samples = { ours: {}, same: {}, minimal: {} }
+  const paired = { same: {}, minimal: {} }
+  const add = (into, op, xs) => (into[op] ??= []).push(...xs)
+  for (let round = 0; round < run.rounds; round++) {
+    const w = runWorker('writes', { round, rounds: run.rounds, warmCycles: run.warmCycles })
+    for (const [op, xs] of Object.entries(w.samples)) add(samples.ours, op, xs)
+    Object.assign(ours.ops, w.errors)
+    ours.checks.push(...w.checks)
+    ours.rss.writesPeakMB = Math.max(ours.rss.writesPeakMB ?? 0, w.peakMB)
+    if (!floorRes) continue
+    const f = runFloor('writes', ...floorArgs, '--round', String(round), '--rounds', String(run.rounds), '--warm', String(run.warmCycles))
+    // Pool the samples, and keep this round's ratio per write (same moment, same store state).
+    for (const [op, x] of Object.entries(f)) {
+      const o = stats(w.samples[op] ?? [])?.median
+      for (const kind of ['same', 'minimal']) {
+        add(samples[kind], op, x[kind])
+        const m = stats(x[kind])?.median
+        if (o && m) add(paired[kind], op, [o / m])
+      }
+    }
+    const line = Object.keys(f).map((op) => `${op} ${fmt(stats(w.samples[op] ?? [])?.median)}/${fmt(stats(f[op].same)?.median)}`)
+    log(`  round ${round + 1}/${run.rounds} (ours/floor µs): ${line.join(', ')}`)
+  }
+  const per100 = (st) => st && { median: st.median / 100, p95: st.p95 / 100, mean: st.mean / 100, n: st.n, ratio: st.ratio }
+  for (const [op, xs] of Object.entries(samples.ours)) if (!ours.ops[op]?.error) ours.ops[op] = stats(xs)
+  ours.ops['seed.entry'] = per100(ours.ops['seed.batch100'])
+  if (!floorRes) return
+  for (const op of Object.keys(samples.same)) {
+    floorRes.ops[op] = { ...stats(samples.same[op]), ratio: stats(paired.same[op] ?? [])?.median }
+    floorRes.info[`${op}.minimal`] = { ...stats(samples.minimal[op]), ratio: stats(paired.minimal[op] ?? [])?.median }
+  }
+  floorRes.ops['seed.entry'] = per100(floorRes.ops['seed.batch100'])
+  floorRes.info['seed.entry.minimal'] = per100(floorRes.info['seed.batch100.minimal'])
+}
+
 /**
  * Measures one store (`job`: {shape, n, auditRows, snapshot, firstSamples}) in `sub`: ours
  * through worker processes, the floor's through its binary. Returns {n, shape, big, ours, floor}.
@@ -131,20 +192,8 @@ async function runStore(job, run) {
     snapshot: job.snapshot,
     floorBin: floor?.bin ?? null,
   }
-  const runWorker = (phase, extra = {}) => {
-    const name = [phase, extra.round ?? extra.sample].filter((x) => x != null).join('-')
-    const file = path.join(sub, `cfg-${name}.json`)
-    const out = path.join(sub, `ours-${name}.json`)
-    writeFileSync(file, JSON.stringify({ ...cfg, ...extra, phase, out }))
-    const w = spawnSync(process.execPath, [WORKER, file], { stdio: ['ignore', 'inherit', 'inherit'] })
-    if (w.status !== 0) throw new Error(`${name} worker for ${shape} ${n} failed (exit ${w.status})`)
-    return JSON.parse(readFileSync(out, 'utf8'))
-  }
-  const runFloor = (...argv) => {
-    const r = spawnSync(floor.bin, argv, { encoding: 'utf8', maxBuffer: 1 << 26 })
-    if (r.status !== 0) throw new Error(`floor ${argv[0]} failed: ${r.stderr}`)
-    return JSON.parse(r.stdout)
-  }
+  const go = runners(cfg, sub)
+  const { runWorker, runFloor } = go
   const t0 = performance.now()
   log(`${tag} provider…`)
   const built = runWorker('build')
@@ -173,45 +222,9 @@ async function runStore(job, run) {
     // The floor's first query after open, in fresh processes too (the folded index `bench` built).
     if (job.firstSamples) floorRes.ops.first = stats(Array.from({ length: job.firstSamples }, (_, s) => runFloor('first', '--db', floorDb, '--needle', plan.rare[s % plan.rare.length]).us))
   }
-  // The writes, in rounds: ours, then the floor, on the round's share of the plan, so that the
-  // two sides of each ratio are measured at the same moments (this VM's speed drifts by tens of
-  // percent over a minute).
   log(`${tag} writes, ${run.rounds} rounds…`)
-  const samples = { ours: {}, same: {}, minimal: {} }
-  const paired = { same: {}, minimal: {} }
-  const add = (into, op, xs) => (into[op] ??= []).push(...xs)
-  for (let round = 0; round < run.rounds; round++) {
-    const w = runWorker('writes', { round, rounds: run.rounds, warmCycles: run.warmCycles })
-    for (const [op, xs] of Object.entries(w.samples)) add(samples.ours, op, xs)
-    Object.assign(ours.ops, w.errors)
-    ours.checks.push(...w.checks)
-    ours.rss.writesPeakMB = Math.max(ours.rss.writesPeakMB ?? 0, w.peakMB)
-    if (!floor) continue
-    const f = runFloor('writes', '--db', floorDb, '--dataset', dataset, '--plan', planFile, '--ids', path.join(sub, 'floor-ids.json'), '--round', String(round), '--rounds', String(run.rounds), '--warm', String(run.warmCycles))
-    // Pool the samples, and keep this round's ratio per write (same moment, same store state).
-    for (const [op, x] of Object.entries(f)) {
-      const o = stats(w.samples[op] ?? [])?.median
-      for (const kind of ['same', 'minimal']) {
-        add(samples[kind], op, x[kind])
-        const m = stats(x[kind])?.median
-        if (o && m) add(paired[kind], op, [o / m])
-      }
-    }
-    const line = Object.keys(f).map((op) => `${op} ${fmt(stats(w.samples[op] ?? [])?.median)}/${fmt(stats(f[op].same)?.median)}`)
-    log(`  round ${round + 1}/${run.rounds} (ours/floor µs): ${line.join(', ')}`)
-  }
-  const per100 = (st) => st && { median: st.median / 100, p95: st.p95 / 100, mean: st.mean / 100, n: st.n, ratio: st.ratio }
-  for (const [op, xs] of Object.entries(samples.ours)) if (!ours.ops[op]?.error) ours.ops[op] = stats(xs)
-  ours.ops['seed.entry'] = per100(ours.ops['seed.batch100'])
+  writeRounds(go, run, ['--db', floorDb, '--dataset', dataset, '--plan', planFile, '--ids', path.join(sub, 'floor-ids.json')], ours, floorRes)
   ours.info.fileBytes = fileBytes(cfg.dbPath)
-  if (floorRes) {
-    for (const op of Object.keys(samples.same)) {
-      floorRes.ops[op] = { ...stats(samples.same[op]), ratio: stats(paired.same[op] ?? [])?.median }
-      floorRes.info[`${op}.minimal`] = { ...stats(samples.minimal[op]), ratio: stats(paired.minimal[op] ?? [])?.median }
-    }
-    floorRes.ops['seed.entry'] = per100(floorRes.ops['seed.batch100'])
-    floorRes.info['seed.entry.minimal'] = per100(floorRes.info['seed.batch100.minimal'])
-  }
   if (job.auditRows && floor) {
     log(`${tag} audit table of ${job.auditRows} rows…`)
     const filled = runWorker('filled')
