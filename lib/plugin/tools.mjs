@@ -3,6 +3,7 @@
 import { strings } from './strings.mjs'
 import { validate } from './jsonschema.mjs'
 import { extractEventText } from './extract.mjs'
+import { isMemoryError } from '../errors.mjs'
 
 const str = { type: 'string' }
 const int = { type: 'integer' }
@@ -68,10 +69,6 @@ export function memoryParameters(language) {
 export const publicEntry = (e) => ({ id: e.id, track: e.track, scope: e.scope, text: e.text, source: e.source, tags: [...(e.tags ?? [])] })
 const usageOf = (u) => ({ track: u.track, scope: u.scope, used: u.used, limit: u.limit })
 
-export function isMemoryErrorLike(e) {
-  return e !== null && typeof e === 'object' && typeof e.code === 'string' && /^[A-Z_]+$/.test(e.code) && typeof e.message === 'string'
-}
-
 /** The structured error the model sees: code, message and the details it can act on. */
 export function toolError(e) {
   const d = e.details ?? {}
@@ -105,7 +102,7 @@ export function renderMemoryResult(value, language = 'en') {
   return [{ type: 'text', text }]
 }
 
-export function makeMemoryTool({ service, config, isMemoryError = isMemoryErrorLike }) {
+export function makeMemoryTool({ service, config }) {
   const language = config.language
   const parameters = memoryParameters(language)
   return {
@@ -231,7 +228,7 @@ export function renderRecallResult(value, language = 'en') {
   return [{ type: 'text', text: lines.join('\n') }]
 }
 
-export function makeRecallTool({ service, config, getSessionQuery, isMemoryError = isMemoryErrorLike }) {
+export function makeRecallTool({ service, config, getSessionQuery }) {
   const language = config.language
   const parameters = recallParameters(language, config)
   return {
