@@ -59,6 +59,8 @@ const en = {
     historySession: (id, m) => `- session ${id}: ${m} event match${m === 1 ? '' : 'es'}`,
   },
 
+  // The web panel (client/client.js), sent with /api/memento/entries.
+  panel: { open: '🧠 Memory', title: 'dsh-memento memory', refresh: 'Refresh', close: 'Close', filter: 'Filter entries…', entries: 'Entries', budgets: 'Budgets', audit: 'Recent audit', proposals: 'Pending proposals', none: 'None.', truncated: 'Showing the first {n} of {total}.', agent: 'agent', failed: 'Could not load: ' },
   // `/memory` and the CLI (lib/commands): result texts, then each surface's own syntax.
   cmd: {
     empty: 'Memory is empty.',
@@ -254,6 +256,7 @@ const zh = {
     historyNone: '历史：没有匹配的会话',
     historySession: (id, m) => `- 会话 ${id}：${m} 个事件匹配`,
   },
+  panel: { open: '🧠 记忆', title: 'dsh-memento 记忆', refresh: '刷新', close: '关闭', filter: '过滤条目…', entries: '条目', budgets: '预算', audit: '最近审计', proposals: '待审批提案', none: '无。', truncated: '显示 {total} 条中的前 {n} 条。', agent: '代理', failed: '加载失败：' },
   cmd: {
     ...en.cmd,
     empty: '记忆为空。',
