@@ -12,7 +12,7 @@ import path from 'node:path'
 import readline from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { createDefaultRegistry } from '../lib/adapters/index.mjs'
-import { emptyStore, renderVerb, runVerb, UsageError } from '../lib/commands/index.mjs'
+import { emptyStore, renderVerb, runVerb, usageFor, UsageError } from '../lib/commands/index.mjs'
 import { findSessionLogs, recordProposals, scanFile, toProposals } from '../lib/digest.mjs'
 import { exportEntry, renderExport } from '../lib/envelope.mjs'
 import { isMemoryError } from '../lib/errors.mjs'
@@ -21,7 +21,7 @@ import { strings } from '../lib/plugin/strings.mjs'
 
 const SURFACE = 'dsh-memento'
 const { cmd: t, cli: s } = strings('en')
-const usage = (key) => new UsageError(t[key] ?? t.usageLine(t.need[key], t[SURFACE].synopsis[key]))
+const usage = usageFor(t, SURFACE)
 
 const VALUE_FLAGS = new Set(['db', 'budgets', 'secret-policy', 'track', 'scope', 'limit', 'tags', 'source', 'agent', 'workspace', 'adapter', 'out', 'out-dir', 'part-size', 'text', 'to', 'file', 'max-sessions', 'memory-id', 'events'])
 const BOOL_FLAGS = new Set(['json', 'yes', 'help', 'verify', 'skip-existing', 'dry-run', 'force', 'sessions'])
@@ -148,25 +148,43 @@ function makeGate(flags) {
   return { gate, auditLabel, close: () => rl?.close() }
 }
 
-/** The store (an empty stand-in for reads of a store that does not exist yet) and the verb env. */
+/**
+ * The verb env. Its store opens on first use (after the verb checked its arguments); a read of a
+ * store that does not exist yet gets an empty stand-in instead of creating the file.
+ */
 async function open(flags, { write = false } = {}) {
   const mod = await loadModule()
   const dbPath = mod.resolveDbPath(flags.db === undefined ? '' : path.resolve(flags.db), process.env)
   const cwd = path.resolve(flags.workspace ?? process.cwd())
   const keys = { workspaceKey: mod.workspaceKeyOf(cwd), agentKey: mod.agentKeyOf(flags.agent ?? '') }
   const header = { cwd, ...(flags.agent !== undefined ? { agentPreset: flags.agent } : {}) }
-  const env = { mod, keys, registry: createDefaultRegistry(), usage, warn: (ws) => ws.forEach((w) => err(t.warning(w))), write: () => ({ agent: { session: { id: `cli:${randomUUID()}`, header } } }) }
   const budgets = budgetsFlag(flags)
-  if (!write && !fs.existsSync(dbPath)) {
-    const b = { user: { ...mod.DEFAULT_BUDGETS.user, ...budgets?.user }, agent: { ...mod.DEFAULT_BUDGETS.agent, ...budgets?.agent } }
-    const rows = [['user', 'user-global'], ['user', 'workspace'], ['agent', 'user-global'], ['agent', 'workspace']].map(([track, scope]) => ({ track, scope, used: 0, limit: b[track][scope === 'user-global' ? 'userGlobal' : 'workspace'] }))
-    return { ...env, provider: emptyStore(rows), close: () => {} }
-  }
+  const secretPolicy = choice(flags, 'secret-policy', ['refuse', 'warn'])
+  let store = null
   const g = makeGate(flags)
-  const options = { dbPath, gate: g.gate, auditLabel: g.auditLabel, ...(budgets ? { budgets } : {}) }
-  if (flags['secret-policy'] !== undefined) options.secretPolicy = choice(flags, 'secret-policy', ['refuse', 'warn'])
-  const provider = new mod.MemoryProvider(options)
-  return { ...env, provider, close: () => { g.close(); provider.close() } }
+  const connect = () => {
+    if (!write && !fs.existsSync(dbPath)) {
+      const b = { user: { ...mod.DEFAULT_BUDGETS.user, ...budgets?.user }, agent: { ...mod.DEFAULT_BUDGETS.agent, ...budgets?.agent } }
+      return emptyStore([['user', 'user-global'], ['user', 'workspace'], ['agent', 'user-global'], ['agent', 'workspace']].map(([track, scope]) => ({ track, scope, used: 0, limit: b[track][scope === 'user-global' ? 'userGlobal' : 'workspace'] })))
+    }
+    return new mod.MemoryProvider({ dbPath, gate: g.gate, auditLabel: g.auditLabel, ...(budgets ? { budgets } : {}), ...(secretPolicy ? { secretPolicy } : {}) })
+  }
+  return {
+    mod,
+    keys,
+    registry: createDefaultRegistry(),
+    usage,
+    warn: (ws) => ws.forEach((w) => err(t.warning(w))),
+    write: () => ({ agent: { session: { id: `cli:${randomUUID()}`, header } } }),
+    get provider() {
+      store ??= connect()
+      return store
+    },
+    close: () => {
+      g.close()
+      store?.close?.()
+    },
+  }
 }
 
 // ---- commands ---------------------------------------------------------------------------------

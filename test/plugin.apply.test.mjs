@@ -181,6 +181,10 @@ describe('memory tool', { skip }, () => {
     assert.equal(nf.error.code, 'ENTRY_NOT_FOUND')
     assert.equal((await run(tool, { action: 'fly' }, agent)).error.code, 'INVALID_INPUT')
     assert.equal((await run(tool, { action: 'add', text: 'x' }, undefined)).error.code, 'WRITE_REQUIRES_AGENT')
+    // An agent whose session has no id cannot route an approval either: the provider refuses it.
+    const asked = ctx.approval.requests.length
+    assert.equal((await run(tool, { action: 'remove', match: 'tea 1' }, { session: { header: {} } })).error.code, 'WRITE_REQUIRES_AGENT')
+    assert.equal(ctx.approval.requests.length, asked, 'nothing was asked')
   })
   test('replace, consolidate, remove and query round trip; query sees only the visible set (D1)', async () => {
     const { ctx, tool } = setup()
@@ -300,6 +304,9 @@ describe('/memory command', { skip }, () => {
     assert.equal((await cmd(ctx, agent, '/memory fly')).kind, 'error')
     assert.equal((await cmd(ctx, agent, '/memory add')).text, 'add needs text: /memory add [--track=user|agent] [--scope=user-global|workspace] <text>')
     assert.equal((await cmd(ctx, agent, '/memory consolidate a b')).text.startsWith('consolidate usage:'), true)
+    assert.equal((await cmd(ctx, agent, '/memory consolidate => x')).text, 'consolidate needs 1..20 unique substrings (left of =>)')
+    assert.deepEqual(await cmd(ctx, agent, '/memory proposals frob'), { kind: 'error', text: 'proposals usage: /memory proposals | proposals approve <id> | proposals dismiss <id>' })
+    assert.equal((await cmd(ctx, agent, '/memory export extra')).text, 'export takes no arguments: /memory export [--adapter=<id>]')
   })
   test('export → import round trip keeps keys and tags (B11) and sessionId in export (D4)', async () => {
     const { ctx, memory } = setup()

@@ -4,12 +4,19 @@
 // provider; this layer only shapes calls, reads import sources, and words results.
 //
 // `env`: {provider, registry, write() → write context, keys?: {workspaceKey, agentKey},
-//         usage(verb) → UsageError, warn?(warnings)}.
+//         usage(key) → UsageError, warn?(warnings)}. A verb checks its arguments before it
+//         touches `env.provider`, so a surface may open the store lazily (the CLI does).
 import { exportStore, importEntries } from '../envelope.mjs'
 import { readImport } from './sources.mjs'
 
 /** A command typed wrong; its message is the surface's own usage text. */
 export class UsageError extends Error {}
+
+/** `usage(key)` for a surface: what is missing, then the surface's synopsis of the verb. */
+export const usageFor = (t, surface) => (key) => {
+  const synopsis = t[surface].synopsis[key]
+  return new UsageError(synopsis ? t.usageLine(t.need[key], synopsis) : t.need[key])
+}
 
 const EMPTY = { entries: [], total: 0, truncated: false }
 const inLayer = (a) => (e) => (!a.track || e.track === a.track) && (!a.scope || e.scope === a.scope)
@@ -34,29 +41,29 @@ const VERBS = {
     const entries = all.slice(0, a.limit ?? Infinity)
     return { entries, total: all.length, truncated: entries.length < all.length }
   },
-  query: ({ provider, usage }, a) => {
-    if (blank(a.text)) throw usage('query')
-    return provider.query({ text: a.text, track: a.track, scope: a.scope, limit: a.limit }, { countRecall: false })
+  query: (env, a) => {
+    if (blank(a.text)) throw env.usage('query')
+    return env.provider.query({ text: a.text, track: a.track, scope: a.scope, limit: a.limit }, { countRecall: false })
   },
   budgets: ({ provider }, a) => provider.budgets(a.workspaceKey ? { workspaceKey: a.workspaceKey } : undefined),
   audit: ({ provider }, a) => (a.verify ? { verify: provider.auditVerify() } : { rows: provider.auditList(a.limit) }),
-  add: ({ provider, usage, write }, a) => {
-    if (blank(a.text)) throw usage('add')
-    return provider.add(entryInput(a, { text: a.text }), write())
+  add: (env, a) => {
+    if (blank(a.text)) throw env.usage('add')
+    return env.provider.add(entryInput(a, { text: a.text }), env.write())
   },
-  remove: ({ provider, usage, write }, a) => {
-    if (blank(a.match)) throw usage('remove')
-    return provider.remove({ ...layer(a), match: a.match }, write())
+  remove: (env, a) => {
+    if (blank(a.match)) throw env.usage('remove')
+    return env.provider.remove({ ...layer(a), match: a.match }, env.write())
   },
-  replace: ({ provider, usage, write }, a) => {
-    if (blank(a.match) || blank(a.text)) throw usage('replace')
-    return provider.replace(entryInput(a, { match: a.match, text: a.text }), write())
+  replace: (env, a) => {
+    if (blank(a.match) || blank(a.text)) throw env.usage('replace')
+    return env.provider.replace(entryInput(a, { match: a.match, text: a.text }), env.write())
   },
-  consolidate: ({ provider, usage, write }, a) => {
-    if (!a.matches) throw usage('consolidate')
-    if (a.matches.length === 0 || a.matches.length > 20) throw usage('consolidateCount')
-    if (blank(a.text)) throw usage('consolidateText')
-    return provider.consolidate(entryInput(a, { matches: a.matches, text: a.text }), write())
+  consolidate: (env, a) => {
+    if (!a.matches) throw env.usage('consolidate')
+    if (a.matches.length === 0 || a.matches.length > 20) throw env.usage('consolidateCount')
+    if (blank(a.text)) throw env.usage('consolidateText')
+    return env.provider.consolidate(entryInput(a, { matches: a.matches, text: a.text }), env.write())
   },
   proposals: ({ provider }, a) => provider.proposalList('pending', a.limit),
   approve: ({ provider, write }, a) => provider.proposalDecide(a.id, 'approved', write()),
@@ -67,13 +74,13 @@ const VERBS = {
     const entries = provider.listEntries().filter(inLayer(a))
     return { adapter: a.adapter, count: entries.length, value: registry.export(a.adapter, entries, a.memoryId ? { memoryId: a.memoryId } : undefined) }
   },
-  import: async ({ provider, registry, usage, write, keys, warn }, a) => {
-    if (!a.sources?.length) throw usage('import')
-    if (a.adapter !== undefined && a.sources.length !== 1) throw usage('importAdapter')
-    const { inputs, warnings, from } = readImport(registry, a)
-    warn?.(warnings)
+  import: async (env, a) => {
+    if (!a.sources?.length) throw env.usage('import')
+    if (a.adapter !== undefined && a.sources.length !== 1) throw env.usage('importAdapter')
+    const { inputs, warnings, from } = readImport(env.registry, a)
+    env.warn?.(warnings)
     if (a.dryRun) return { dryRun: true, entries: inputs, warnings, from }
-    const res = await importEntries(provider, inputs, write(), { skipExisting: Boolean(a.skipExisting), defaultKeys: keys, onProgress: a.onProgress })
+    const res = await importEntries(env.provider, inputs, env.write(), { skipExisting: Boolean(a.skipExisting), defaultKeys: env.keys, onProgress: a.onProgress })
     return { added: res.added, skipped: res.skipped, warnings, from }
   },
 }

@@ -5,7 +5,7 @@
 // the verb are dropped.
 import { strings } from './strings.mjs'
 import { isMemoryError } from '../errors.mjs'
-import { isVerb, renderVerb, runVerb, UsageError } from '../commands/index.mjs'
+import { isVerb, renderVerb, runVerb, usageFor, UsageError } from '../commands/index.mjs'
 
 const SURFACE = '/memory'
 const TRACKS = ['user', 'agent']
@@ -98,7 +98,7 @@ function parse(verb, rest, config) {
 export function makeMemoryCommand({ provider, service, config, commandWrite, registry }) {
   const t = strings(config.language).cmd
   const own = t[SURFACE]
-  const usage = (key) => new UsageError(t[key] ?? t.usageLine(t.need[key], own.synopsis[key]))
+  const usage = usageFor(t, SURFACE)
 
   async function run({ rawInput, agent, signal }) {
     const { verb: typed, rest } = splitVerb(rawInput)

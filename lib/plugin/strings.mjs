@@ -80,8 +80,6 @@ const en = {
     removed: (t, s, text) => `Removed (${t}/${s}): ${text}`,
     replaced: (t, s, before, text) => `Replaced (${t}/${s}): ${before}\n  -> ${text}`,
     consolidated: (t, s, k, text) => `Consolidated (${t}/${s}): removed ${k}, added 1.\nNew entry: ${text}`,
-    consolidateCount: 'consolidate needs 1..20 unique substrings (left of =>)',
-    consolidateText: 'consolidate needs new text (right of =>, or --text)',
     noProposals: 'No pending memory proposals.',
     proposals: (n) => `Pending proposals (${n}):`,
     approved: (t, s, text) => `Proposal approved and written to memory (${t}/${s}): ${text}`,
@@ -99,7 +97,8 @@ const en = {
     memoryError: (code, msg) => `memory ${code}: ${msg}`,
     failed: (msg) => `memory command failed: ${msg}`,
     usageLine: (need, synopsis) => `${need}: ${synopsis}`,
-    need: { query: 'query needs a word', add: 'add needs text', remove: 'remove needs a unique substring', replace: 'replace needs a unique substring and new text', consolidate: 'consolidate usage', proposals: 'proposals usage', export: 'export takes no arguments', import: 'import restores entries from an export document', importAdapter: 'import --adapter takes exactly one file or directory' },
+    // What a mistyped command lacks; followed by the surface's synopsis of the verb where it has one.
+    need: { query: 'query needs a word', add: 'add needs text', remove: 'remove needs a unique substring', replace: 'replace needs a unique substring and new text', consolidate: 'consolidate usage', proposals: 'proposals usage', export: 'export takes no arguments', import: 'import restores entries from an export document', importAdapter: 'import --adapter takes exactly one file or directory', consolidateCount: 'consolidate needs 1..20 unique substrings (left of =>)', consolidateText: 'consolidate needs new text (right of =>, or --text)' },
     '/memory': {
       description: 'View/manage dsh-memento memory: list | query <word> | add [--track=user|agent] [--scope=user-global|workspace] <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
       hint: 'list | query | add | replace | remove | consolidate | proposals | budgets | audit | adapters | export | import',
@@ -276,8 +275,6 @@ const zh = {
     removed: (t, s, text) => `已删除（${t}/${s}）：${text}`,
     replaced: (t, s, before, text) => `已替换（${t}/${s}）：${before}\n  -> ${text}`,
     consolidated: (t, s, k, text) => `已合并（${t}/${s}）：删除 ${k} 条，新增 1 条。\n新条目：${text}`,
-    consolidateCount: 'consolidate 需要 1..20 个唯一子串（=> 左侧）',
-    consolidateText: 'consolidate 需要新文本（=> 右侧，或 --text）',
     noProposals: '没有待审批的记忆提案。',
     proposals: (n) => `待审批提案（${n} 条）：`,
     approved: (t, s, text) => `提案已批准并写入记忆（${t}/${s}）：${text}`,
@@ -294,7 +291,7 @@ const zh = {
     unknown: (verb, usage) => `未知子命令 "${verb}"。${usage}`,
     failed: (msg) => `memory 命令失败：${msg}`,
     usageLine: (need, synopsis) => `${need}：${synopsis}`,
-    need: { query: 'query 需要一个词', add: 'add 需要文本', remove: 'remove 需要唯一子串', replace: 'replace 需要唯一子串和新文本', consolidate: 'consolidate 用法', proposals: 'proposals 用法', export: 'export 不带参数', import: 'import 从导出文档恢复条目', importAdapter: 'import --adapter 只接受一个文件或目录' },
+    need: { query: 'query 需要一个词', add: 'add 需要文本', remove: 'remove 需要唯一子串', replace: 'replace 需要唯一子串和新文本', consolidate: 'consolidate 用法', proposals: 'proposals 用法', export: 'export 不带参数', import: 'import 从导出文档恢复条目', importAdapter: 'import --adapter 只接受一个文件或目录', consolidateCount: 'consolidate 需要 1..20 个唯一子串（=> 左侧）', consolidateText: 'consolidate 需要新文本（=> 右侧，或 --text）' },
     '/memory': {
       ...en.cmd['/memory'],
       description: '查看/管理 dsh-memento 记忆：list | query <词> | add [--track=user|agent] [--scope=user-global|workspace] <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',

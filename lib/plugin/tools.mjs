@@ -83,8 +83,6 @@ export function toolError(e) {
   return out
 }
 
-const NO_AGENT = 'memory write requires an owning agent session to route approval through; refuse rather than write unapproved'
-
 /** Pure render of a `memory` tool result into one text block. */
 export function renderMemoryResult(value, language = 'en') {
   const r = strings(language).render
@@ -136,7 +134,7 @@ export function makeMemoryTool({ service, config }) {
           case 'replace':
           case 'remove':
           case 'consolidate': {
-            if (agent == null || typeof session?.id !== 'string') return { action, ok: false, error: { code: 'WRITE_REQUIRES_AGENT', message: NO_AGENT } }
+            // No owning session: the provider refuses with WRITE_REQUIRES_AGENT before anything else.
             if (action === 'add') {
               const r = await service.add({ ...layer, text: args.text, source: 'memory-tool', ...tags }, write)
               return { action, ok: true, entry: publicEntry(r.entry), usage: usageOf(r.usage) }
