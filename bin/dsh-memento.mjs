@@ -12,7 +12,7 @@ import path from 'node:path'
 import readline from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { createDefaultRegistry } from '../lib/adapters/index.mjs'
-import { emptyStore, renderVerb, runVerb, usageFor, UsageError } from '../lib/commands/index.mjs'
+import { emptyStore, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError } from '../lib/commands/index.mjs'
 import { findSessionLogs, recordProposals, scanFile, toProposals } from '../lib/digest.mjs'
 import { exportEntry, renderExport } from '../lib/envelope.mjs'
 import { isMemoryError } from '../lib/errors.mjs'
@@ -79,7 +79,7 @@ function choice(flags, name, choices) {
   if (flags[name] !== undefined && !choices.includes(flags[name])) throw new UsageError(s.badChoice(name, choices, flags[name]))
   return flags[name]
 }
-const layerFlags = (flags) => ({ track: choice(flags, 'track', ['user', 'agent']), scope: choice(flags, 'scope', ['user-global', 'workspace']) })
+const layerFlags = (flags) => ({ track: choice(flags, 'track', TRACKS), scope: choice(flags, 'scope', SCOPES) })
 
 function limitFlag(flags, dflt) {
   if (flags.limit === undefined) return dflt
@@ -165,7 +165,7 @@ async function open(flags, { write = false } = {}) {
   const connect = () => {
     if (!write && !fs.existsSync(dbPath)) {
       const b = { user: { ...mod.DEFAULT_BUDGETS.user, ...budgets?.user }, agent: { ...mod.DEFAULT_BUDGETS.agent, ...budgets?.agent } }
-      return emptyStore([['user', 'user-global'], ['user', 'workspace'], ['agent', 'user-global'], ['agent', 'workspace']].map(([track, scope]) => ({ track, scope, used: 0, limit: b[track][scope === 'user-global' ? 'userGlobal' : 'workspace'] })))
+      return emptyStore(TRACKS.flatMap((track) => SCOPES.map((scope) => ({ track, scope, used: 0, limit: b[track][scope === 'user-global' ? 'userGlobal' : 'workspace'] }))))
     }
     return new mod.MemoryProvider({ dbPath, gate: g.gate, auditLabel: g.auditLabel, ...(budgets ? { budgets } : {}), ...(secretPolicy ? { secretPolicy } : {}) })
   }

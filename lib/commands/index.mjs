@@ -18,6 +18,10 @@ export const usageFor = (t, surface) => (key) => {
   return new UsageError(synopsis ? t.usageLine(t.need[key], synopsis) : t.need[key])
 }
 
+/** The layers' names, as both surfaces accept them in flags. */
+export const TRACKS = ['user', 'agent']
+export const SCOPES = ['user-global', 'workspace']
+
 const EMPTY = { entries: [], total: 0, truncated: false }
 const inLayer = (a) => (e) => (!a.track || e.track === a.track) && (!a.scope || e.scope === a.scope)
 /** The target layer of a write: user/workspace unless named. */

@@ -5,11 +5,9 @@
 // the verb are dropped.
 import { strings } from './strings.mjs'
 import { isMemoryError } from '../errors.mjs'
-import { isVerb, renderVerb, runVerb, usageFor, UsageError } from '../commands/index.mjs'
+import { isVerb, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError } from '../commands/index.mjs'
 
 const SURFACE = '/memory'
-const TRACKS = ['user', 'agent']
-const SCOPES = ['user-global', 'workspace']
 
 /** `{verb, rest}`; `rest` keeps everything after the verb verbatim. */
 export function splitVerb(rawInput) {

@@ -100,21 +100,36 @@ export function renderMemoryResult(value, language = 'en') {
   return [{ type: 'text', text }]
 }
 
-export function makeMemoryTool({ service, config }) {
-  const language = config.language
-  const parameters = memoryParameters(language)
+/** A registry tool that stops on an aborted signal and answers `invalid(args, error)` to arguments its schema refuses. */
+function defineTool({ name, description, parameters, schema, render, invalid, run }) {
   return {
-    name: 'memory',
-    description: strings(language).toolDescription,
+    name,
+    description,
     parameters,
-    output: { schema: MEMORY_OUTPUT_SCHEMA, render: (_args, value) => renderMemoryResult(value, language) },
+    output: { schema, render: (_args, value) => render(value) },
     async execute(args, exec) {
       exec?.signal?.throwIfAborted?.()
-      const action = args?.action
       const violations = validate(parameters, args ?? {}, 'arguments')
-      if (violations.length > 0) {
-        return { action: String(action ?? ''), ok: false, error: { code: 'INVALID_INPUT', message: `invalid arguments: ${violations.join('; ')}` } }
-      }
+      if (violations.length > 0) return invalid(args, { code: 'INVALID_INPUT', message: `invalid arguments: ${violations.join('; ')}` })
+      return run(args, exec)
+    },
+  }
+}
+
+/** Query options for a session's visible set (D1: its agent layer and its own workspace); a session id audits the recall. */
+const visibleTo = (keys) => ({ ...(keys.sessionId ? { sessionId: keys.sessionId } : {}), agentKey: keys.agentKey, workspaceKey: keys.workspaceKey })
+
+export function makeMemoryTool({ service, config }) {
+  const language = config.language
+  return defineTool({
+    name: 'memory',
+    description: strings(language).toolDescription,
+    parameters: memoryParameters(language),
+    schema: MEMORY_OUTPUT_SCHEMA,
+    render: (value) => renderMemoryResult(value, language),
+    invalid: (args, error) => ({ action: String(args?.action ?? ''), ok: false, error }),
+    async run(args, exec) {
+      const action = args.action
       const agent = exec?.agent
       const session = agent?.session
       const write = { agent, ...(exec?.callId ? { callId: exec.callId } : {}), ...(exec?.signal ? { signal: exec.signal } : {}) }
@@ -126,8 +141,7 @@ export function makeMemoryTool({ service, config }) {
             const keys = service.keysOf(session)
             const filter = {}
             for (const k of ['track', 'scope', 'text', 'limit']) if (args[k] !== undefined) filter[k] = args[k]
-            // D1: the session's visible set only (its agent layer and its own workspace).
-            const r = service.query(filter, { ...(keys.sessionId ? { sessionId: keys.sessionId } : {}), agentKey: keys.agentKey, workspaceKey: keys.workspaceKey })
+            const r = service.query(filter, visibleTo(keys))
             return { action, ok: true, entries: r.entries.map(publicEntry), total: r.total, truncated: r.truncated }
           }
           case 'add':
@@ -158,7 +172,7 @@ export function makeMemoryTool({ service, config }) {
         throw e
       }
     },
-  }
+   })
 }
 
 export function recallParameters(language, config) {
@@ -226,33 +240,32 @@ export function renderRecallResult(value, language = 'en') {
   return [{ type: 'text', text: lines.join('\n') }]
 }
 
+const NO_RECALL = { ok: false, memory: { entries: [], total: 0, truncated: false }, history: { available: false, sessions: [] } }
+
 export function makeRecallTool({ service, config, getSessionQuery }) {
   const language = config.language
-  const parameters = recallParameters(language, config)
-  return {
+  return defineTool({
     name: 'memory_recall',
     description: strings(language).recallDescription,
-    parameters,
-    output: { schema: RECALL_OUTPUT_SCHEMA, render: (_args, value) => renderRecallResult(value, language) },
-    async execute(args, exec) {
-      exec?.signal?.throwIfAborted?.()
-      const violations = validate(parameters, args ?? {}, 'arguments')
-      const empty = { ok: false, memory: { entries: [], total: 0, truncated: false }, history: { available: false, sessions: [] } }
-      if (violations.length > 0) return { ...empty, error: { code: 'INVALID_INPUT', message: `invalid arguments: ${violations.join('; ')}` } }
+    parameters: recallParameters(language, config),
+    schema: RECALL_OUTPUT_SCHEMA,
+    render: (value) => renderRecallResult(value, language),
+    invalid: (_args, error) => ({ ...NO_RECALL, error }),
+    async run(args, exec) {
       const session = exec?.agent?.session
       const keys = service.keysOf(session)
       const memoryLimit = Number.isInteger(args.memoryLimit) && args.memoryLimit > 0 ? args.memoryLimit : args.memoryLimit === undefined ? 10 : config.maxEntriesPerQuery
       const historyLimit = Number.isInteger(args.historyLimit) && args.historyLimit > 0 ? args.historyLimit : config.recall.historyLimitDefault
       let memory
       try {
-        const r = service.query({ text: args.query, limit: memoryLimit }, { ...(keys.sessionId ? { sessionId: keys.sessionId } : {}), agentKey: keys.agentKey, workspaceKey: keys.workspaceKey })
+        const r = service.query({ text: args.query, limit: memoryLimit }, visibleTo(keys))
         memory = { entries: r.entries.map(publicEntry), total: r.total, truncated: r.truncated }
       } catch (e) {
-        if (isMemoryError(e)) return { ...empty, error: { code: e.code, message: e.message } }
+        if (isMemoryError(e)) return { ...NO_RECALL, error: { code: e.code, message: e.message } }
         throw e
       }
       const history = await recallHistory(getSessionQuery(), { query: args.query, cwd: session?.header?.cwd, historyLimit, config, signal: exec?.signal })
       return { ok: true, memory, history }
     },
-  }
+   })
 }
