@@ -41,7 +41,7 @@ const cmd = async (ctx, agent, line) => (await ctx.commands.execute(agent, line)
 
 beforeEach(() => clearFrozenSnapshots())
 
-describe('config', { skip }, () => {
+describe('config', () => {
   test('defaults fill every key; a partial config works', () => {
     const c = resolveConfig({ budgets: { user: { workspace: 10 } } })
     assert.equal(c.budgets.user.workspace, 10)
@@ -79,7 +79,7 @@ describe('config', { skip }, () => {
   })
 })
 
-describe('policy', { skip }, () => {
+describe('policy', () => {
   test('reason round trip (§5.1)', () => {
     const p = { action: 'add', track: 'user', scope: 'workspace', text: 'likes\n tea', source: 'memory-tool' }
     const r = buildReason(p)
@@ -351,6 +351,10 @@ describe('/memory command', { skip }, () => {
   test('zh output', async () => {
     const { ctx } = setup({ language: 'zh' })
     assert.deepEqual(await cmd(ctx, makeAgent(), '/memory list'), { kind: 'success', text: '记忆为空。' })
+    const doc = { plugin: 'dsh-memento', schema: 'memory-export-v1', entries: [{ track: 'user', scope: 'user-global', text: '喜欢茶' }] }
+    assert.equal((await cmd(ctx, makeAgent(), `/memory import ${JSON.stringify(doc)}`)).text, '已从导出文档导入 1 条记忆（一次批准，一个事务；已检查预算）。条目获得新的 id 和时间戳；标签、来源和键保留。')
+    assert.equal((await cmd(ctx, makeAgent(), '/memory list')).text, '记忆条目（1 条）：\n- [user/user-global] 喜欢茶')
+    assert.equal((await cmd(ctx, makeAgent(), '/memory add')).text, 'add 需要文本：/memory add [--track=user|agent] [--scope=user-global|workspace] <文本>')
   })
 })
 
