@@ -93,4 +93,4 @@ const VERBS = {
 export const runVerb = (verb, env, args = {}) => VERBS[verb](env, args)
 export const isVerb = (verb) => Object.hasOwn(VERBS, verb)
 
-export { renderVerb, entryLine } from './render.mjs'
+export { renderVerb } from './render.mjs'

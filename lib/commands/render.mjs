@@ -6,7 +6,7 @@ const indent = (text) => text.replace(/\n/g, '\n  ')
 const lines = (...xs) => xs.flat().join('\n')
 
 /** One entry: `- [track/scope @workspace #agent] text  (tags: …)`. */
-export function entryLine(e, t) {
+function entryLine(e, t) {
   const where = `${e.track}/${e.scope}${e.scope === 'workspace' && e.workspaceKey ? ` @${e.workspaceKey}` : ''}${e.agentKey ? ` #${e.agentKey}` : ''}`
   return `- [${where}] ${indent(e.text)}${e.tags?.length ? t.tags(e.tags) : ''}`
 }

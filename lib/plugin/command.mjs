@@ -10,7 +10,7 @@ import { isVerb, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError } fro
 const SURFACE = '/memory'
 
 /** `{verb, rest}`; `rest` keeps everything after the verb verbatim. */
-export function splitVerb(rawInput) {
+function splitVerb(rawInput) {
   const m = /^\s*(\S+)([\s\S]*)$/.exec(String(rawInput ?? ''))
   return m ? { verb: m[1], rest: m[2] } : { verb: '', rest: '' }
 }
@@ -22,7 +22,7 @@ const exportFlag = (name, value) => name === 'adapter' || layerFlag(name, value)
  * Pull flags (`--name=value` tokens accepted by `accept`) out of `rest` anywhere; the other
  * tokens keep the whitespace between them. Returns `{flags, text}`.
  */
-export function takeFlags(rest, accept = layerFlag) {
+function takeFlags(rest, accept = layerFlag) {
   const flags = {}
   let text = ''
   for (const [, ws, tok] of rest.matchAll(/(\s*)(\S+)/g)) {
@@ -37,7 +37,7 @@ export function takeFlags(rest, accept = layerFlag) {
 }
 
 /** `<left> => <right>`: the substrings left of `=>` (tokens or "double-quoted phrases"), layer flags anywhere on the left. */
-export function arrowArgs(rest) {
+function arrowArgs(rest) {
   const m = /\s=>(?:\s|$)/.exec(rest)
   if (!m) return null
   const { flags, text: left } = takeFlags(rest.slice(0, m.index))
