@@ -218,6 +218,7 @@ step('panel: the read-only routes answer only the user\'s page, and the client b
     assert.equal(entries.headers.get('content-type'), 'application/json; charset=utf-8')
     const body = await entries.json()
     assert.equal(body.language, 'en')
+    assert.equal(body.labels.open, '🧠 Memory', 'the panel\'s labels come with the entries')
     assert.equal(body.budgets.length, 4)
     assert.ok(body.entries.some((e) => e.text === 'user likes tea'))
     const audit = await (await fetch(`${base}/api/memento/audit?limit=3`)).json()
