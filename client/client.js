@@ -3,12 +3,10 @@
 // approval UI or through /memory. Classic script, registered with the host module loader.
 ;(function () {
   'use strict'
-  var L = {
-    en: { open: '🧠 Memory', title: 'dsh-memento memory', refresh: 'Refresh', close: 'Close', filter: 'Filter entries…', entries: 'Entries', budgets: 'Budgets', audit: 'Recent audit', proposals: 'Pending proposals', none: 'None.', truncated: 'Showing the first {n} of {total}.', agent: 'agent', failed: 'Could not load: ' },
-    zh: { open: '🧠 记忆', title: 'dsh-memento 记忆', refresh: '刷新', close: '关闭', filter: '过滤条目…', entries: '条目', budgets: '预算', audit: '最近审计', proposals: '待审批提案', none: '无。', truncated: '显示 {total} 条中的前 {n} 条。', agent: '代理', failed: '加载失败：' },
-  }
-  var lang = 'en'
-  var t = function (k) { return (L[lang] || L.en)[k] }
+  // Labels come from the server's strings table (lib/plugin/strings.mjs `panel`), with each
+  // /api/memento/entries answer; until the first one arrives the button is just the icon.
+  var L = { open: '🧠' }
+  var t = function (k) { return L[k] == null ? '' : L[k] }
   var esc = function (s) {
     return String(s == null ? '' : s).replace(/[&<>"']/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c] })
   }
@@ -44,6 +42,10 @@
       $('mem-filter').placeholder = t('filter')
     }
     labels()
+    getJSON('/api/memento/entries?limit=1').then(function (data) {
+      if (data.labels) L = data.labels
+      labels()
+    }).catch(function () {})
     function renderEntries() {
       var data = state.entries
       if (!data) return
@@ -75,7 +77,7 @@
     }
     function refresh() {
       getJSON('/api/memento/entries?limit=200').then(function (data) {
-        lang = data.language === 'zh' ? 'zh' : 'en'
+        if (data.labels) L = data.labels
         labels()
         state.entries = data
         renderEntries()

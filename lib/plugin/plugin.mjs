@@ -12,21 +12,21 @@ import { resolveConfig } from './config.mjs'
 import { buildReason, describePolicy, isOwnRequest, parseReason, resolvePolicy, TOOL_NAME } from './policy.mjs'
 import { MemoryService } from './service.mjs'
 import { makeSnapshotProvider, SNAPSHOT_SECTION } from './snapshot.mjs'
-import { makeMemoryTool, makeRecallTool, isMemoryErrorLike } from './tools.mjs'
+import { makeMemoryTool, makeRecallTool } from './tools.mjs'
 import { makeMemoryCommand } from './command.mjs'
 import { makeRoutes } from './web.mjs'
 import { createDefaultRegistry } from '../adapters/index.mjs'
 import { makeProposalCapture } from './proposals.mjs'
 
 /**
- * @param load () => ({ MemoryProvider, workspaceKeyOf, agentKeyOf, isMemoryError? }) — the
- *   provider module (the native addon in production, a fake in unit tests).
+ * @param load () => ({ MemoryProvider, workspaceKeyOf, agentKeyOf }) — the provider module
+ *   (the native addon).
  */
 export function createApply(load) {
   return function apply(ctx, rawConfig) {
     const config = resolveConfig(rawConfig)
     if (!config.enabled) return
-    const { MemoryProvider, workspaceKeyOf, agentKeyOf, isMemoryError = isMemoryErrorLike } = load()
+    const { MemoryProvider, workspaceKeyOf, agentKeyOf } = load()
     const policyOf = (payload) => resolvePolicy(payload, config.writePolicy, config.writePolicies)
 
     // --- transports -------------------------------------------------------------------
@@ -118,17 +118,17 @@ export function createApply(load) {
       { prepend: true },
     )
 
-    ctx.tools.register(makeMemoryTool({ service, config, isMemoryError }))
+    ctx.tools.register(makeMemoryTool({ service, config }))
     ctx.systemPrompt.section({ name: SNAPSHOT_SECTION, order: config.snapshotOrder, text: makeSnapshotProvider({ service, provider, config, dbPath: provider.path ?? config.dbPath }) })
 
     // Optional services: a child fiber per service, re-run whenever the service is replaced
     // (L2); the command and route disposers are kept and run on unload (L3).
-    const command = makeMemoryCommand({ provider, service, config, commandWrite, getRegistry: () => registry, isMemoryError })
+    const command = makeMemoryCommand({ provider, service, config, commandWrite, registry })
     ctx.inject(['commands'], (sub) => {
       const dispose = sub.commands.register(command)
       sub.effect(() => dispose, 'dsh-memento: /memory')
     })
-    ctx.tools.register(makeRecallTool({ service, config, getSessionQuery: () => ctx.get('sessionQuery'), isMemoryError }))
+    ctx.tools.register(makeRecallTool({ service, config, getSessionQuery: () => ctx.get('sessionQuery') }))
     const routes = makeRoutes({ service, config, trustedHosts: () => ctx.get('connection')?.trustedHosts ?? [] })
     ctx.inject(['webServer'], (sub) => {
       sub.effect(() => {

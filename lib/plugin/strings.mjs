@@ -59,45 +59,146 @@ const en = {
     historySession: (id, m) => `- session ${id}: ${m} event match${m === 1 ? '' : 'es'}`,
   },
 
+  // The web panel (client/client.js), sent with /api/memento/entries.
+  panel: { open: '🧠 Memory', title: 'dsh-memento memory', refresh: 'Refresh', close: 'Close', filter: 'Filter entries…', entries: 'Entries', budgets: 'Budgets', audit: 'Recent audit', proposals: 'Pending proposals', none: 'None.', truncated: 'Showing the first {n} of {total}.', agent: 'agent', failed: 'Could not load: ' },
+  // `/memory` and the CLI (lib/commands): result texts, then each surface's own syntax.
   cmd: {
-    description: 'View/manage dsh-memento memory: list | query <word> | add [--track=user|agent] [--scope=user-global|workspace] <text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | budgets | audit | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
-    hint: 'list | query | add | remove | consolidate | proposals | budgets | audit | adapters | export | import',
-    usage: 'Usage: /memory list | query <word> | add <text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | budgets | audit | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
-    unknown: (verb, usage) => `Unknown subcommand "${verb}". ${usage}`,
     empty: 'Memory is empty.',
     entries: (n) => `Memory entries (${n}):`,
     entriesPartial: (total, shown) => `Memory entries (${total} total, showing first ${shown}):`,
-    queryUsage: 'query needs a word: /memory query <word>',
     noMatch: (q) => `No entry contains ${JSON.stringify(q)}.`,
     matches: (n) => `Matches (${n}):`,
     matchesPartial: (total, shown) => `Matches (${total} total, showing first ${shown}):`,
+    tags: (tags) => `  (tags: ${tags.join(', ')})`,
     budgets: 'Budget usage:',
     auditEmpty: 'Audit is empty.',
     audit: (n) => `Recent audit (${n} rows):`,
     auditVerified: (n, head) => `Audit chain verified: ${n} rows, head ${head ?? '(empty)'}`,
     auditBroken: (seq, reason, n) => `Audit chain BROKEN at row ${seq}: ${reason} (${n} rows checked)`,
-    addUsage: 'add needs text: /memory add [--track=user|agent] [--scope=user-global|workspace] <text>',
-    added: (t, s, text, u, l) => `Added (${t}/${s}): ${text}\nLayer usage: ${u}/${l}`,
-    removeUsage: 'remove needs a unique substring: /memory remove [--track=user|agent] [--scope=user-global|workspace] <substring>',
-    removed: (t, s, text, u, l) => `Removed (${t}/${s}): ${text}\nLayer usage: ${u}/${l}`,
-    consolidateUsage: 'consolidate usage: /memory consolidate [--track=user|agent] [--scope=user-global|workspace] <substring1> [<substring2> ...] => <new text>',
-    consolidateCount: 'consolidate needs 1..20 unique substrings (left of =>)',
-    consolidateText: 'consolidate needs new text (right of =>)',
-    consolidated: (t, s, k, text, u, l) => `Consolidated (${t}/${s}): removed ${k}, added 1.\nNew entry: ${text}\nLayer usage: ${u}/${l}`,
+    usage: (u, l) => `Layer usage: ${u}/${l}`,
+    added: (t, s, text) => `Added (${t}/${s}): ${text}`,
+    removed: (t, s, text) => `Removed (${t}/${s}): ${text}`,
+    replaced: (t, s, before, text) => `Replaced (${t}/${s}): ${before}\n  -> ${text}`,
+    consolidated: (t, s, k, text) => `Consolidated (${t}/${s}): removed ${k}, added 1.\nNew entry: ${text}`,
     noProposals: 'No pending memory proposals.',
     proposals: (n) => `Pending proposals (${n}):`,
-    proposalsFooter: 'Approve: /memory proposals approve <id>; dismiss: /memory proposals dismiss <id>',
-    proposalsUsage: 'proposals usage: /memory proposals | proposals approve <id> | proposals dismiss <id>',
-    approved: (t, s, text, u, l) => `Proposal approved and written to memory (${t}/${s}): ${text}\nLayer usage: ${u}/${l}`,
+    approved: (t, s, text) => `Proposal approved and written to memory (${t}/${s}): ${text}`,
     dismissed: (id) => `Proposal ${id} dismissed.`,
     noAdapters: 'No memory adapters registered.',
     adapters: (n) => `Memory adapters (${n}):`,
-    adaptersFooter: 'Import: /memory import --adapter=<id> <path|inline JSON>; export: /memory export --adapter=<id>',
-    exportUsage: 'export dumps all entries + budgets as one JSON document (read-only; redirect it to a file for backup/migration): /memory export',
-    imported: (n) => `Imported ${n} entries into memory (single approval; budgets re-checked). Entries get fresh ids and timestamps; proposals, audit rows and recall counts are not migrated.`,
-    importedVia: (n, id) => `Imported ${n} entries via adapter ${id} (single approval; budgets re-checked). Entries get fresh ids and timestamps.`,
+    adapterFormats: (i, e) => `import: ${i}; export: ${e}`,
+    from: { document: 'from the export document', parts: (n) => `from ${n} parts`, adapter: (id) => `via adapter ${id}` },
+    imported: (n, from) => `Imported ${n} entries ${from} (one approval, one transaction; budgets checked).`,
+    skipped: (n) => ` Skipped ${n} already present.`,
+    importNote: ' Entries get fresh ids and timestamps; tags, sources and keys are kept.',
+    wouldImport: (n, from) => `Would import ${n} entries ${from} (dry run; nothing was written):`,
+    warning: (w) => `warning: ${w.line ? `line ${w.line}: ` : ''}${w.message}`,
+    unknown: (verb, usage) => `Unknown subcommand "${verb}". ${usage}`,
     memoryError: (code, msg) => `memory ${code}: ${msg}`,
     failed: (msg) => `memory command failed: ${msg}`,
+    usageLine: (need, synopsis) => `${need}: ${synopsis}`,
+    // What a mistyped command lacks; followed by the surface's synopsis of the verb where it has one.
+    need: { query: 'query needs a word', add: 'add needs text', remove: 'remove needs a unique substring', replace: 'replace needs a unique substring and new text', consolidate: 'consolidate usage', proposals: 'proposals usage', export: 'export takes no arguments', import: 'import restores entries from an export document', importAdapter: 'import --adapter takes exactly one file or directory', consolidateCount: 'consolidate needs 1..20 unique substrings (left of =>)', consolidateText: 'consolidate needs new text (right of =>, or --text)' },
+    '/memory': {
+      description: 'View/manage dsh-memento memory: list | query <word> | add [--track=user|agent] [--scope=user-global|workspace] <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
+      hint: 'list | query | add | replace | remove | consolidate | proposals | budgets | audit | adapters | export | import',
+      usage: 'Usage: /memory list | query <word> | add <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
+      synopsis: {
+        query: '/memory query <word>',
+        add: '/memory add [--track=user|agent] [--scope=user-global|workspace] <text>',
+        remove: '/memory remove [--track=user|agent] [--scope=user-global|workspace] <substring>',
+        replace: '/memory replace [--track=user|agent] [--scope=user-global|workspace] <substring> => <new text>',
+        consolidate: '/memory consolidate [--track=user|agent] [--scope=user-global|workspace] <substring1> [<substring2> ...] => <new text>',
+        proposals: '/memory proposals | proposals approve <id> | proposals dismiss <id>',
+        export: '/memory export [--adapter=<id>]',
+        import: '/memory import <path> | /memory import \'{"plugin":"dsh-memento",...}\' | /memory import --adapter=<id> <path|inline JSON>',
+        importAdapter: '/memory import --adapter=<id> <path|inline JSON>',
+      },
+      proposalsFooter: 'Approve: /memory proposals approve <id>; dismiss: /memory proposals dismiss <id>',
+      adaptersFooter: 'Import: /memory import --adapter=<id> <path|inline JSON>; export: /memory export --adapter=<id>',
+    },
+    'dsh-memento': {
+      synopsis: {
+        query: 'dsh-memento query <text>',
+        add: 'dsh-memento add [--track user|agent] [--scope user-global|workspace] [--tags a,b] <text>',
+        remove: 'dsh-memento remove [--track T] [--scope S] <substring>',
+        replace: 'dsh-memento replace [--track T] [--scope S] <substring> <new text>  (or --text <new text>)',
+        consolidate: 'dsh-memento consolidate <sub1> [<sub2> ...] --text <new text>  (or: sub1 sub2 => new text)',
+        proposals: 'dsh-memento proposals | proposals approve <id> | proposals dismiss <id>',
+        export: 'dsh-memento export [--out FILE | --out-dir DIR] (no positional arguments)',
+        import: 'dsh-memento import <file|dir|-|inline JSON> (or --adapter <id> <path>)',
+        importAdapter: 'dsh-memento import --adapter <id> <file|dir>',
+      },
+      proposalsFooter: 'Approve: dsh-memento proposals approve <id>; dismiss: dsh-memento proposals dismiss <id>',
+      adaptersFooter: 'Import: dsh-memento import --adapter <id> <path>; export: dsh-memento export --adapter <id> [--out <path>]',
+    },
+  },
+  // The dsh-memento CLI's own texts (English only: a terminal tool).
+  cli: {
+    help: `Usage: dsh-memento <command> [options]
+
+Read commands (add --json for machine output):
+  list [--track T] [--scope S] [--limit N]     every entry (all agents and workspaces), oldest first
+  query <text> [--track T] [--scope S] [--limit N]
+  budgets                                      used/limit per track x scope
+  audit [--limit N] [--verify]                 newest first
+  proposals                                    pending proposals
+  adapters                                     registered import/export adapters
+  export [--out FILE | --out-dir DIR] [--part-size N]
+  export --adapter ID [--track T] [--scope S] [--out FILE|DIR]
+
+Write commands (each asks for approval showing the full change, unless --yes):
+  add [--track user|agent] [--scope user-global|workspace] [--tags a,b] <text>
+  remove [--track T] [--scope S] <substring>
+  replace [--track T] [--scope S] [--tags a,b] <substring> <new text>     (or --text <new text>)
+  consolidate [--track T] [--scope S] <sub1> [<sub2> ...] --text <new text>   (or: sub1 sub2 => new text)
+  import <file|dir|-|inline JSON> [more files] [--skip-existing] [--dry-run]
+  import --adapter ID <file|dir> [--track T] [--scope S] [--dry-run] [--follow-imports]
+                                    (--follow-imports: read CLAUDE.md @imports, 5 hops deep)
+  proposals approve <id> | proposals dismiss <id>
+  digest <file...> | digest --sessions [--max-sessions N]   (records proposals, never entries; --dry-run)
+  mirror --to claude-md --file <CLAUDE.md|AGENTS.md> [--track T] [--scope S]
+  mirror --to memory-standard --out <dir> [--track T] [--scope S] [--force]
+
+Options:
+  --db PATH          store file (default $DSH_HOME/dsh-memento/memory.db; $DSH_HOME defaults to ~/.dsh)
+  --budgets JSON     layer limits when your plugin config changed them, e.g. '{"user":{"workspace":4000}}'
+                     (also $DSH_MEMENTO_BUDGETS; default 2000/2000 user, 4000/4000 agent)
+  --secret-policy P  refuse (default) or warn: credential-looking text is refused, or shown as a warning
+  --agent PRESET     act as this agent preset (default: the shared layer)
+  --workspace DIR    workspace (cwd) for workspace-scope entries (default: the current directory)
+  --yes, -y          approve writes without asking (audited as "allowed-once (via cli --yes)")
+  --json             JSON output
+  -h, --help         this help`,
+    unknownCommand: (cmd) => `unknown command ${JSON.stringify(cmd)}`,
+    unknownOption: (a) => `unknown option ${a}`,
+    noValue: (name) => `--${name} takes no value`,
+    needsValue: (name) => `--${name} needs a value`,
+    badChoice: (name, choices, got) => `--${name} must be ${choices.join(' or ')}${got === undefined ? '' : `, got ${JSON.stringify(got)}`}`,
+    badLimit: (got) => `--limit must be a positive integer, got ${JSON.stringify(got)}`,
+    badBudgets: `--budgets must be a JSON object like '{"user":{"userGlobal":2000,"workspace":2000}}'`,
+    noArguments: (cmd, hint) => `${cmd} takes no positional arguments${hint ? ` (${hint})` : ''}`,
+    stdinNeedsYes: 'import from stdin needs --yes (the terminal cannot both feed data and answer the approval)',
+    cannotLoad: (file, msg) => `cannot load the dsh-memento provider (${file}): ${msg}`,
+    noTerminal: 'no terminal to ask for approval on; pass --yes to approve this write non-interactively',
+    approveHeader: (p) => `\nApprove memory write: ${p.action} (${p.track === 'batch' ? `batch of ${p.count} entries` : `${p.track}/${p.scope}`})${p.source ? ` source ${p.source}` : ''}`,
+    approvePrompt: 'Approve? [y/N] ',
+    gateWarning: (action, w) => `warning (${action}): ${w}`,
+    notEmpty: (dir) => `${dir} is not empty; pass --force to write into it`,
+    needsOutDir: (id, names) => `adapter ${id} writes several files (${names.join(', ')}): pass --out <dir>`,
+    exportedFiles: (n, id, dir, k) => `exported ${n} entries via ${id} into ${dir} (${k} files)`,
+    exportedFile: (n, id, file) => `exported ${n} entries via ${id} to ${file}`,
+    exportedParts: (n, k, dir) => `exported ${n} entries in ${k} part(s) into ${dir}`,
+    exported: (n, k, file) => `exported ${n} entries${k > 1 ? ` as ${k} parts (a JSON array of envelopes)` : ''} to ${file}`,
+    importAsking: (n, ms) => `import: ${n} entries validated; asking for one approval (${ms} ms)`,
+    importWritten: (n, ms) => `import: ${n} entries written in one transaction (${ms} ms)`,
+    digestUsage: 'digest needs files or --sessions: dsh-memento digest <file...> | digest --sessions',
+    digestDry: (files, n, skipped) => `Digest of ${files} file(s): ${n} new candidate(s), ${skipped} skipped (dry run; nothing recorded).`,
+    digested: (files, n, before, skipped) => `Digest of ${files} file(s): ${n} proposal(s) recorded, ${before} proposed before, ${skipped} skipped. Nothing was written to memory; review with: dsh-memento proposals`,
+    digestSkipped: (reason, text) => `  skipped (${reason}): ${text}`,
+    mirrorNeeds: (what) => `mirror ${what}`,
+    mirroredFile: (n, file, changed) => `Mirrored ${n} entries into the dsh-memento block of ${file}${changed ? '' : ' (unchanged)'}.`,
+    mirroredRoot: (n, r) => `Mirrored ${n} entries into ${r.dir} (${r.written.length} files written, ${r.removed.length} stale notes removed; index ${r.usage.lines}/${r.usage.lineCap} lines, ${r.usage.bytes}/${r.usage.byteCap} bytes).`,
   },
 }
 
@@ -155,43 +256,60 @@ const zh = {
     historyNone: '历史：没有匹配的会话',
     historySession: (id, m) => `- 会话 ${id}：${m} 个事件匹配`,
   },
+  panel: { open: '🧠 记忆', title: 'dsh-memento 记忆', refresh: '刷新', close: '关闭', filter: '过滤条目…', entries: '条目', budgets: '预算', audit: '最近审计', proposals: '待审批提案', none: '无。', truncated: '显示 {total} 条中的前 {n} 条。', agent: '代理', failed: '加载失败：' },
   cmd: {
     ...en.cmd,
-    description: '查看/管理 dsh-memento 记忆：list | query <词> | add [--track=user|agent] [--scope=user-global|workspace] <文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | budgets | audit | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
-    usage: '用法：/memory list | query <词> | add <文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | budgets | audit | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
-    unknown: (verb, usage) => `未知子命令 "${verb}"。${usage}`,
     empty: '记忆为空。',
     entries: (n) => `记忆条目（${n} 条）：`,
     entriesPartial: (total, shown) => `记忆条目（共 ${total} 条，显示前 ${shown} 条）：`,
-    queryUsage: 'query 需要一个词：/memory query <词>',
     noMatch: (q) => `没有条目包含 ${JSON.stringify(q)}。`,
     matches: (n) => `命中（${n} 条）：`,
     matchesPartial: (total, shown) => `命中（共 ${total} 条，显示前 ${shown} 条）：`,
+    tags: (tags) => `  （标签：${tags.join('、')}）`,
     budgets: '预算用量：',
     auditEmpty: '审计为空。',
     audit: (n) => `最近审计（${n} 行）：`,
     auditVerified: (n, head) => `审计链校验通过：${n} 行，链头 ${head ?? '（空）'}`,
     auditBroken: (seq, reason, n) => `审计链在第 ${seq} 行断裂：${reason}（已检查 ${n} 行）`,
-    addUsage: 'add 需要文本：/memory add [--track=user|agent] [--scope=user-global|workspace] <文本>',
-    added: (t, s, text, u, l) => `已添加（${t}/${s}）：${text}\n该层用量：${u}/${l}`,
-    removeUsage: 'remove 需要唯一子串：/memory remove [--track=user|agent] [--scope=user-global|workspace] <子串>',
-    removed: (t, s, text, u, l) => `已删除（${t}/${s}）：${text}\n该层用量：${u}/${l}`,
-    consolidateUsage: 'consolidate 用法：/memory consolidate [--track=user|agent] [--scope=user-global|workspace] <子串1> [<子串2> ...] => <新文本>',
-    consolidateCount: 'consolidate 需要 1..20 个唯一子串（=> 左侧）',
-    consolidateText: 'consolidate 需要新文本（=> 右侧）',
-    consolidated: (t, s, k, text, u, l) => `已合并（${t}/${s}）：删除 ${k} 条，新增 1 条。\n新条目：${text}\n该层用量：${u}/${l}`,
+    usage: (u, l) => `该层用量：${u}/${l}`,
+    added: (t, s, text) => `已添加（${t}/${s}）：${text}`,
+    removed: (t, s, text) => `已删除（${t}/${s}）：${text}`,
+    replaced: (t, s, before, text) => `已替换（${t}/${s}）：${before}\n  -> ${text}`,
+    consolidated: (t, s, k, text) => `已合并（${t}/${s}）：删除 ${k} 条，新增 1 条。\n新条目：${text}`,
     noProposals: '没有待审批的记忆提案。',
     proposals: (n) => `待审批提案（${n} 条）：`,
-    proposalsFooter: '批准：/memory proposals approve <id>；驳回：/memory proposals dismiss <id>',
-    proposalsUsage: 'proposals 用法：/memory proposals | proposals approve <id> | proposals dismiss <id>',
-    approved: (t, s, text, u, l) => `提案已批准并写入记忆（${t}/${s}）：${text}\n该层用量：${u}/${l}`,
+    approved: (t, s, text) => `提案已批准并写入记忆（${t}/${s}）：${text}`,
     dismissed: (id) => `已驳回提案 ${id}。`,
     noAdapters: '没有已注册的记忆适配器。',
     adapters: (n) => `记忆适配器（${n} 个）：`,
-    adaptersFooter: '导入：/memory import --adapter=<id> <路径|内联 JSON>；导出：/memory export --adapter=<id>',
-    imported: (n) => `已导入 ${n} 条记忆（一次批准；已重新检查预算）。条目获得新的 id 和时间戳；提案、审计行和回忆计数不迁移。`,
-    importedVia: (n, id) => `已通过适配器 ${id} 导入 ${n} 条记忆（一次批准；已重新检查预算）。条目获得新的 id 和时间戳。`,
+    adapterFormats: (i, e) => `导入：${i}；导出：${e}`,
+    from: { document: '从导出文档', parts: (n) => `从 ${n} 个分片`, adapter: (id) => `通过适配器 ${id} ` },
+    imported: (n, from) => `已${from}导入 ${n} 条记忆（一次批准，一个事务；已检查预算）。`,
+    skipped: (n) => `跳过 ${n} 条已存在的条目。`,
+    importNote: '条目获得新的 id 和时间戳；标签、来源和键保留。',
+    wouldImport: (n, from) => `将${from}导入 ${n} 条记忆（试运行；未写入任何内容）：`,
+    warning: (w) => `警告：${w.line ? `第 ${w.line} 行：` : ''}${w.message}`,
+    unknown: (verb, usage) => `未知子命令 "${verb}"。${usage}`,
     failed: (msg) => `memory 命令失败：${msg}`,
+    usageLine: (need, synopsis) => `${need}：${synopsis}`,
+    need: { query: 'query 需要一个词', add: 'add 需要文本', remove: 'remove 需要唯一子串', replace: 'replace 需要唯一子串和新文本', consolidate: 'consolidate 用法', proposals: 'proposals 用法', export: 'export 不带参数', import: 'import 从导出文档恢复条目', importAdapter: 'import --adapter 只接受一个文件或目录', consolidateCount: 'consolidate 需要 1..20 个唯一子串（=> 左侧）', consolidateText: 'consolidate 需要新文本（=> 右侧，或 --text）' },
+    '/memory': {
+      ...en.cmd['/memory'],
+      description: '查看/管理 dsh-memento 记忆：list | query <词> | add [--track=user|agent] [--scope=user-global|workspace] <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
+      usage: '用法：/memory list | query <词> | add <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
+      synopsis: {
+        ...en.cmd['/memory'].synopsis,
+        query: '/memory query <词>',
+        add: '/memory add [--track=user|agent] [--scope=user-global|workspace] <文本>',
+        remove: '/memory remove [--track=user|agent] [--scope=user-global|workspace] <子串>',
+        replace: '/memory replace [--track=user|agent] [--scope=user-global|workspace] <子串> => <新文本>',
+        consolidate: '/memory consolidate [--track=user|agent] [--scope=user-global|workspace] <子串1> [<子串2> ...] => <新文本>',
+        import: '/memory import <路径> | /memory import \'{"plugin":"dsh-memento",...}\' | /memory import --adapter=<id> <路径|内联 JSON>',
+        importAdapter: '/memory import --adapter=<id> <路径|内联 JSON>',
+      },
+      proposalsFooter: '批准：/memory proposals approve <id>；驳回：/memory proposals dismiss <id>',
+      adaptersFooter: '导入：/memory import --adapter=<id> <路径|内联 JSON>；导出：/memory export --adapter=<id>',
+    },
   },
 }
 

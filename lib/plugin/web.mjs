@@ -1,8 +1,10 @@
-// Read-only JSON routes for the web panel (§7.9). Management views never bump recall
+// Read-only JSON routes for the web panel (§7.9); the entries route carries the panel's labels
+// (the browser script has no access to the strings table). Management views never bump recall
 // counters (P3). Registered as one effect so a reload never leaves a stale route. Only the
 // user's own page may read them (dsh's trusted-request rule, ./trust.mjs); they answer GET and
 // HEAD, and nothing else.
 import { isTrustedApiRequest } from './trust.mjs'
+import { strings } from './strings.mjs'
 
 export const PANEL_AUDIT_CEILING = 200
 
@@ -21,6 +23,7 @@ function send(req, res, status, body) {
 /** `trustedHosts()`: the deployment's non-loopback authorities (dsh's connection service's). */
 export function makeRoutes({ service, config, trustedHosts = () => [] }) {
   const language = config.language
+  const labels = strings(language).panel
   const wrap = (fn) => (req, res) => {
     // As dsh's own /api answers a foreign page: a bare 403, whatever the method.
     if (!isTrustedApiRequest(req, trustedHosts())) {
@@ -50,7 +53,7 @@ export function makeRoutes({ service, config, trustedHosts = () => [] }) {
         if (limit !== null) filter.limit = Math.min(limit, config.panelEntriesLimit)
         const r = service.query(filter, { countRecall: false })
         const workspace = q.get('workspace')
-        return { entries: r.entries, total: r.total, truncated: r.truncated, budgets: service.budgets(workspace ? { workspaceKey: workspace } : undefined), language }
+        return { entries: r.entries, total: r.total, truncated: r.truncated, budgets: service.budgets(workspace ? { workspaceKey: workspace } : undefined), language, labels }
       }),
     },
     {
