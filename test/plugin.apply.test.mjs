@@ -426,6 +426,6 @@ describe('lifecycle', () => {
     assert.equal(ctx.webServer.routes.size, 0)
     apply(ctx, {})
     assert.equal(ctx.tools.map.size, 2)
-    assert.equal(ctx.webServer.routes.size, 3)
+    assert.equal(ctx.webServer.routes.size, 6) // the panel: bootstrap, entries, audit, proposals, version, write
   })
 })
