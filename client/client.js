@@ -23,7 +23,7 @@
   }
 
   const STYLE = `
-#dsh-memento-panel{--mm-fg:var(--dsw-alias-label-primary,#0f1115);--mm-fg2:var(--dsw-alias-label-secondary,#5c6370);--mm-fg3:var(--dsw-alias-label-tertiary,#8a8f98);--mm-bg:var(--dsw-alias-bg-layer-2,#fff);--mm-bg2:var(--dsw-alias-bg-module-platform,#f5f6f7);--mm-line:var(--dsw-alias-border-l2,#0000001a);--mm-hover:var(--dsw-alias-interactive-bg-hover,#0000000a);--mm-strong:var(--dsw-alias-button-primary-fill,#0f1115);--mm-on-strong:var(--dsw-alias-label-primary-inverted,#fff);--mm-ok:var(--dsw-alias-state-success-primary,#16a34a);--mm-warn:var(--dsw-alias-state-warn-primary,#f59e0b);--mm-err:var(--dsw-alias-state-error-primary,#dc2626);--mm-err-bg:var(--dsw-alias-state-error-secondary,#fdecec);font-family:var(--dsw-font-family,-apple-system,BlinkMacSystemFont,"Segoe UI","PingFang SC","Hiragino Sans GB","Microsoft YaHei","Helvetica Neue",Helvetica,Arial,sans-serif);font-size:14px;line-height:22px;color:var(--mm-fg)}
+#dsh-memento-panel{--mm-fg:var(--dsw-alias-label-primary,#0f1115);--mm-fg2:var(--dsw-alias-label-secondary,#5c6370);--mm-fg3:var(--dsw-alias-label-tertiary,#8a8f98);--mm-bg:var(--dsw-alias-bg-layer-2,#fff);--mm-bg2:var(--dsw-alias-bg-module-platform,#f5f6f7);--mm-line:var(--dsw-alias-border-l2,#0000001a);--mm-hover:var(--dsw-alias-interactive-bg-hover,#0000000a);--mm-strong:var(--dsw-alias-button-primary-fill,#0f1115);--mm-on-strong:var(--dsw-alias-label-primary-inverted,#fff);--mm-ok:var(--dsw-alias-state-success-primary,#16a34a);--mm-warn:var(--dsw-alias-state-warn-primary,#f59e0b);--mm-err:var(--dsw-alias-state-error-primary,#dc2626);font-family:var(--dsw-font-family,-apple-system,BlinkMacSystemFont,"Segoe UI","PingFang SC","Hiragino Sans GB","Microsoft YaHei","Helvetica Neue",Helvetica,Arial,sans-serif);font-size:14px;line-height:22px;color:var(--mm-fg)}
 #dsh-memento-panel *{box-sizing:border-box}
 #dsh-memento-panel button,#dsh-memento-panel input,#dsh-memento-panel select,#dsh-memento-panel textarea{font:inherit;color:inherit}
 .mm-open{position:fixed;right:16px;bottom:16px;z-index:9998;height:36px;padding:0 14px;border-radius:18px;border:1px solid var(--mm-line);background:var(--mm-bg);box-shadow:var(--dsw-shadow-lv2,0 2px 8px #0000000f);cursor:pointer}
@@ -56,7 +56,7 @@
 .mm-search{flex:1 1 100%;height:34px;padding:0 12px;border-radius:10px;border:1px solid var(--mm-line);background:var(--mm-bg2);outline:none;min-width:0}
 .mm-search:focus,.mm-input:focus{border-color:var(--mm-fg3)}
 .mm-select{height:28px;max-width:100%;min-width:0;flex:1 1 0;border-radius:8px;border:1px solid var(--mm-line);background:var(--mm-bg);padding:0 6px;font-size:13px!important;text-overflow:ellipsis}
-.mm-banner{border-radius:10px;padding:8px 12px;margin:0 0 10px;background:var(--mm-err-bg);color:var(--mm-fg);overflow-wrap:anywhere}
+.mm-banner{border-radius:10px;padding:8px 12px;margin:0 0 10px;background:var(--mm-bg2);border:1px solid var(--mm-err);color:var(--mm-fg);overflow-wrap:anywhere}
 .mm-banner b{color:var(--mm-err);font-family:var(--ds-font-family-code,ui-monospace,monospace);font-size:12px;margin-right:6px}
 .mm-banner small{display:block;color:var(--mm-fg2)}
 .mm-note{color:var(--mm-fg3);font-size:13px;margin:12px 0}
@@ -73,7 +73,11 @@
 .mm-tags{display:flex;flex-wrap:wrap;gap:4px;margin-top:6px}
 .mm-tag{font-size:12px;line-height:18px;padding:0 8px;border-radius:9px;background:var(--mm-bg2);color:var(--mm-fg2);overflow-wrap:anywhere;max-width:100%}
 .mm-meta{margin-top:4px;font-size:12px;line-height:18px;color:var(--mm-fg3);overflow-wrap:anywhere}
-.mm-actions{display:flex;flex-direction:column;gap:4px;flex:none}
+.mm-foot{display:flex;align-items:flex-end;gap:8px;min-width:0}
+.mm-foot .mm-meta{flex:1;min-width:0}
+.mm-actions{display:flex;gap:4px;flex:none}
+.mm-actions .mm-btn{height:24px;padding:0 8px;font-size:12px!important;border-color:transparent;color:var(--mm-fg2)}
+.mm-entry:hover .mm-actions .mm-btn,.mm-actions .mm-btn:focus-visible{border-color:var(--mm-line)}
 .mm-check{flex:none;padding-top:3px}
 .mm-form{display:flex;flex-direction:column;gap:8px;min-width:0}
 .mm-input{width:100%;min-width:0;border-radius:10px;border:1px solid var(--mm-line);background:var(--mm-bg2);padding:6px 10px;outline:none}
@@ -231,8 +235,8 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
         `<div class="mm-main"><div class="mm-text${long && !open ? ' mm-collapsed' : ''}">${esc(e.text)}</div>` +
         (long ? `<button class="mm-link" type="button" data-act="expand" data-id="${esc(e.id)}" aria-expanded="${open}">${esc(open ? L.showLess : L.showMore)}</button>` : '') +
         (e.tags.length ? `<div class="mm-tags">${e.tags.map((t) => `<span class="mm-tag">#${esc(t)}</span>`).join('')}</div>` : '') +
-        `<div class="mm-meta">${meta.map(esc).join(' · ')}</div></div>` +
-        `<div class="mm-actions"><button class="mm-btn" type="button" data-act="edit" data-id="${esc(e.id)}">${esc(L.edit)}</button><button class="mm-btn mm-danger" type="button" data-act="remove" data-id="${esc(e.id)}">${esc(L.remove)}</button></div></article>`
+        `<div class="mm-foot"><div class="mm-meta">${meta.map(esc).join(' · ')}</div>` +
+        `<div class="mm-actions"><button class="mm-btn" type="button" data-act="edit" data-id="${esc(e.id)}">${esc(L.edit)}</button><button class="mm-btn mm-danger" type="button" data-act="remove" data-id="${esc(e.id)}">${esc(L.remove)}</button></div></div></div></article>`
     }
 
     function renderEntries() {

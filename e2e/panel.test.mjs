@@ -62,9 +62,9 @@ function seedInputs() {
     { track: 'agent', scope: 'workspace', text: 'merge-a-token: run cargo fmt' },
     { track: 'agent', scope: 'workspace', text: 'merge-b-token: run cargo clippy' },
   ]
-  // The generic entries are seeded first, so the special ones are the newest of their layers
-  // except kiwi, which sorts last: an agent/workspace entry of another workspace.
-  return [special[0], ...out.slice(0, 300 - special.length), ...special.slice(1)]
+  // Two batches: the special entries are the newest of their layers (kiwi still sorts last of
+  // all: an agent/workspace entry of another workspace).
+  return [out.slice(0, 300 - special.length), special]
 }
 
 async function waitFor(fn, what, ms = 15_000) {
@@ -158,8 +158,12 @@ before(async () => {
   ok(sh('dsh', ['plugin', '--profile', 'web', 'add', stageTarball()], { timeout: 300_000 }), 'dsh plugin --profile web add')
   ok(await turn('hello'), 'a first session in the project') // the session the page opens
   await withStore(async (s) => {
-    const r = await s.seed(seedInputs(), writer)
-    assert.equal(r.added, 300)
+    let added = 0
+    for (const batch of seedInputs()) {
+      added += (await s.seed(batch, writer)).added
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    assert.equal(added, 300)
     s.proposalAdd({ kind: 'e2e', track: 'user', scope: 'user-global', text: 'proposal-approve-token: prefers dark roast coffee' })
     s.proposalAdd({ kind: 'e2e-2', track: 'user', scope: 'user-global', text: 'proposal-dismiss-token: likes loud music' })
   })
@@ -420,6 +424,8 @@ step('panel refused write: under writePolicy off the panel shows the protocol co
   assert.equal(await banner.locator('b').textContent(), 'WRITE_DENIED')
   assert.match(await banner.textContent(), /writePolicy off/)
   assert.deepEqual(await texts(), ['added-in-panel: prefers short answers'], 'the entry is still there')
+  const denied = (await audit(5)).find((r) => r.action === 'remove-denied')
+  assert.equal(denied?.outcome, 'rejected (via panel, writePolicy off)')
   await shot('panel-refused.png', 'a remove refused under writePolicy off: WRITE_DENIED with the reason and advice; the entry stays')
 })
 

@@ -394,6 +394,43 @@ describe('web routes and recall', () => {
     assert.equal((await ctx.webServer.call('/api/memento/entries', { headers: { host: 'harness.internal:9000' } })).status, 200)
     assert.equal((await ctx.webServer.call('/api/memento/entries', { headers: { host: 'other.internal:9000' } })).status, 403)
   })
+  test('panel writes: same-origin JSON POST with the page token, for a live session; the user\'s consent, audited (via panel)', async () => {
+    const agent = makeAgent()
+    const agents = new Map([[agent.session.id, agent]])
+    const post = async (ctx, body, headers = {}) => {
+      const route = ctx.webServer.routes.get('exact /api/memento/write')
+      const token = (await ctx.webServer.call('/api/memento/panel')).json.token
+      const own = { host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080', 'sec-fetch-site': 'same-origin', 'content-type': 'application/json', 'x-memento-token': token }
+      const req = { url: '/api/memento/write', method: 'POST', headers: Object.fromEntries(Object.entries({ ...own, ...headers }).filter(([, v]) => v !== undefined)), body: JSON.stringify(body) }
+      const res = { statusCode: 0, headers: {}, setHeader(k, v) { this.headers[k] = v }, end(b) { this.body = b } }
+      await route.handler(req, res)
+      return { status: res.statusCode, body: res.body, json: res.body?.startsWith('{') ? JSON.parse(res.body) : undefined }
+    }
+    let s = setup()
+    s.ctx.services.set('agents', { get: (id) => agents.get(id) })
+    const add = { op: 'add', session: agent.session.id, track: 'user', scope: 'user-global', text: 'likes tea' }
+    for (const [what, headers] of [['no token', { 'x-memento-token': undefined }], ['a forged token', { 'x-memento-token': 'a.b' }], ['a foreign origin', { origin: 'http://evil.example' }], ['no origin', { origin: undefined }], ['a form', { 'content-type': 'text/plain' }]]) {
+      assert.equal((await post(s.ctx, add, headers)).status, 403, what)
+    }
+    assert.equal((await s.ctx.webServer.call('/api/memento/write')).status, 405, 'never GET')
+    const orphan = await post(s.ctx, { ...add, session: 'not-open' })
+    assert.deepEqual([orphan.status, orphan.json.error.code], [409, 'WRITE_REQUIRES_AGENT'])
+    assert.equal(s.provider.entries.length, 0, 'no refused request wrote')
+    const r = await post(s.ctx, add)
+    assert.equal(r.status, 200, r.body)
+    assert.equal(s.provider.auditList()[0].outcome, 'allowed-once (via panel, writePolicy ask)')
+    const [entry] = (await s.ctx.webServer.call('/api/memento/entries')).json.entries
+    const stale = await post(s.ctx, { op: 'remove', session: agent.session.id, id: entry.id, version: entry.version + 1 })
+    assert.deepEqual([stale.status, stale.json.error.code], [409, 'ENTRY_NOT_FOUND'], 'the panel removes only the version it showed')
+    assert.equal((await post(s.ctx, { op: 'remove', session: agent.session.id, id: entry.id, version: entry.version })).status, 200)
+    assert.equal(s.provider.entries.length, 0)
+    s = setup({}, { approvalPolicy: 'never' })
+    s.ctx.services.set('agents', { get: (id) => agents.get(id) })
+    const never = await post(s.ctx, add)
+    assert.equal(never.json.error.code, 'WRITE_DENIED')
+    assert.match(never.json.error.advice, /never/)
+    assert.equal(s.provider.auditList()[0].outcome, 'rejected (via panel, session approval policy never)')
+  })
   test('memory_recall degrades without sessionQuery and uses it when present', async () => {
     let s = setup({ writePolicy: 'auto' })
     const agent = makeAgent()
