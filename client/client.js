@@ -200,7 +200,8 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
           return `<div class="mm-budget" data-layer="${esc(b.track + '/' + b.scope)}"><div class="mm-budget-row"><span>${esc(layerName(b))}</span><span>${esc(b.used)}/${esc(b.limit)}</span></div>` +
             `<div class="mm-meter" role="meter" aria-valuemin="0" aria-valuemax="${esc(b.limit)}" aria-valuenow="${esc(b.used)}"><i class="${pct >= 100 ? 'mm-full' : pct >= 85 ? 'mm-high' : ''}" style="width:${pct}%"></i></div></div>`
         })
-      $('.mm-budgets').innerHTML = `<div class="mm-budgets-title">${esc(ws ? fill(L.budgetsFor, { ws }) : ws === '' ? fill(L.budgetsFor, { ws: L.noWorkspace }) : L.budgetsGlobal)}</div>${rows.join('')}`
+      const who = d.session && d.session.agentKey ? ` · ${fill(L.agent, { key: d.session.agentKey })}` : ''
+      $('.mm-budgets').innerHTML = `<div class="mm-budgets-title">${esc(ws ? fill(L.budgetsFor, { ws }) + who : ws === '' ? fill(L.budgetsFor, { ws: L.noWorkspace }) + who : L.budgetsGlobal)}</div>${rows.join('')}`
     }
 
     function renderFilters() {

@@ -101,13 +101,18 @@ async function shot(name, what) {
 async function openPanel() {
   await page.goto(`${BASE}/`)
   await page.locator('.mm-open').waitFor({ timeout: 30_000 })
-  // dsh web's first-run notice comes up a moment after the page.
+  // dsh web's first-run notice comes up a moment after the page; the session of the earlier
+  // turn is a row of the project's workspace (or of Ungrouped), which may start collapsed.
   const notice = page.getByRole('button', { name: 'Continue' })
-  await notice.waitFor({ timeout: 4000 }).then(() => notice.click(), () => {})
-  // The session of the earlier turn, in the project's workspace (or under Ungrouped).
   const tree = page.getByRole('tree', { name: 'Sessions' })
   const row = tree.locator('[role=treeitem][aria-selected]').filter({ hasNotText: 'New Session' }).first()
-  if (!(await row.isVisible())) await tree.locator('[role=treeitem][aria-expanded=false]').first().click()
+  await waitFor(async () => {
+    if (await notice.isVisible()) await notice.click()
+    else if (await row.isVisible()) return true
+    else if (await tree.locator('[role=treeitem][aria-expanded=false]').first().isVisible()) await tree.locator('[role=treeitem][aria-expanded=false]').first().click({ position: { x: 40, y: 10 } })
+    await page.waitForTimeout(400)
+    return false
+  }, 'the session row in the sidebar', 30_000)
   await row.click({ position: { x: 24, y: 10 } })
   await waitFor(async () => (await row.getAttribute('aria-selected')) === 'true', 'the session selected')
   await page.locator('.mm-open').click()
