@@ -109,13 +109,14 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
     style.dataset.plugin = 'dsh-memento'
     style.textContent = STYLE
     let L = null
+    let lang = null
     let token = null
     let LAYERS = []
     let pageSize = 50
     let timer = null
     let debounce = null
     let alive = true
-    const st = { open: false, tab: 'entries', data: null, entries: [], expanded: new Set(), picked: new Map(), editing: null, adding: false, error: null, seq: null, proposals: [], audit: [], confirm: null, sessionKey: '' }
+    const st = { open: false, tab: 'entries', data: null, entries: [], keep: 0, expanded: new Set(), picked: new Map(), editing: null, adding: false, error: null, seq: null, proposals: [], audit: [], confirm: null, sessionKey: '' }
 
     const $ = (sel) => root.querySelector(sel)
     const layerName = (e) => L.layers[`${e.track}/${e.scope}`] || `${e.track}/${e.scope}`
@@ -208,11 +209,9 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
       const d = st.data
       const keep = {}
       for (const sel of root.querySelectorAll('[data-filter]')) keep[sel.dataset.filter] = sel.value
-      const opt = (v, label) => `<option value="${esc(v)}"${keep.current === v ? ' selected' : ''}>${esc(label)}</option>`
       const set = (name, options) => {
-        keep.current = keep[name]
         const sel = $(`[data-filter="${name}"]`)
-        sel.innerHTML = options.map(([v, label]) => opt(v, label)).join('')
+        sel.innerHTML = options.map(([v, label]) => `<option value="${esc(v)}">${esc(label)}</option>`).join('')
         sel.value = options.some(([v]) => v === keep[name]) ? keep[name] : ''
       }
       const own = d.session && d.session.workspaceKey
@@ -341,6 +340,7 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
       if (!alive || !st.open) return
       try {
         const v = await call('version')
+        if (v.language && v.language !== lang) return relabel()
         const key = JSON.stringify(session())
         if ((st.seq !== null && v.seq !== st.seq) || key !== st.sessionKey) {
           st.sessionKey = key
@@ -394,8 +394,14 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
       const s = session()
       closeConfirm()
       if (!s) return showError({ code: 'WRITE_REQUIRES_AGENT', message: L.needSession })
+      const send = () => call('write', { method: 'POST', headers: { 'content-type': 'application/json', 'x-memento-token': token }, body: JSON.stringify(Object.assign({ session: s.id }, c.body)) })
       try {
-        await call('write', { method: 'POST', headers: { 'content-type': 'application/json', 'x-memento-token': token }, body: JSON.stringify(Object.assign({ session: s.id }, c.body)) })
+        // A reloaded plugin has a new key: fetch a fresh token and send the confirmed change once more.
+        await send().catch(async (e) => {
+          if (!e || e.code !== 'FORBIDDEN') throw e
+          await boot(true)
+          return send()
+        })
         showError(null)
         st.editing = null
         st.adding = false
@@ -403,7 +409,6 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
         renderAdding()
       } catch (e) {
         showError(e)
-        if (e && e.code === 'FORBIDDEN') boot(true) // a reloaded plugin: fetch a fresh token
       }
       await reload()
     }
@@ -510,24 +515,34 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
       actions[el.dataset.act](el)
     }
     const onKey = (ev) => {
-      if (ev.key !== 'Escape' || !st.open) return
+      // Escape inside the drawer (or with nothing focused) is ours; elsewhere dsh keeps it.
+      if (ev.key !== 'Escape' || !st.open || !(root.contains(ev.target) || ev.target === document.body)) return
       ev.stopPropagation()
       if (st.confirm) closeConfirm()
       else setOpen(false)
     }
 
+    /** The plugin was reloaded in another language: redraw with the new words. */
+    function relabel() {
+      closeConfirm()
+      st.editing = null
+      st.adding = false
+      return boot(false)
+    }
     /** Labels and the page token first: nothing is drawn before the words are known. */
     async function boot(tokenOnly) {
       try {
         const b = await call('panel')
         token = b.token
         if (tokenOnly || !alive) return
+        lang = b.language
         L = b.labels
         LAYERS = b.layers
         pageSize = b.pageSize
         skeleton()
         document.head.appendChild(style)
         document.body.appendChild(root)
+        if (st.open) setOpen(true)
       } catch (e) {
         if (!tokenOnly && alive) setTimeout(boot, 3000) // dsh web restarting: try again
       }

@@ -37,13 +37,17 @@ class PanelError extends Error {
 }
 
 async function readJson(req) {
-  let body = ''
+  let body = typeof req.body === 'string' ? req.body : ''
   if (typeof req[Symbol.asyncIterator] === 'function') {
+    const chunks = []
+    let size = 0
     for await (const chunk of req) {
-      body += chunk
-      if (body.length > BODY_CEILING) throw new PanelError('INVALID_INPUT', `request body over ${BODY_CEILING} bytes`, 413)
+      size += chunk.length
+      if (size > BODY_CEILING) throw new PanelError('INVALID_INPUT', `request body over ${BODY_CEILING} bytes`, 413)
+      chunks.push(Buffer.from(chunk))
     }
-  } else if (typeof req.body === 'string') body = req.body
+    body = Buffer.concat(chunks).toString('utf8')
+  }
   try {
     const v = JSON.parse(body)
     if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object')
@@ -139,7 +143,11 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
     if (typeof v !== 'string' || v === '') throw new PanelError('INVALID_INPUT', `${what} is required`)
     return v
   }
-  const tagsOf = (v) => (v === undefined || v === null ? undefined : Array.isArray(v) && v.every((t) => typeof t === 'string') ? v : (() => { throw new PanelError('INVALID_INPUT', 'tags must be an array of strings') })())
+  const tagsOf = (v) => {
+    if (v === undefined || v === null) return undefined
+    if (!Array.isArray(v) || !v.every((t) => typeof t === 'string')) throw new PanelError('INVALID_INPUT', 'tags must be an array of strings')
+    return v
+  }
   /** The entry the user saw, unchanged since: the panel targets exactly what it showed. */
   function shown(id, version) {
     const e = service.listEntries().find((x) => x.id === id)
@@ -221,7 +229,7 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
     },
     { kind: 'exact', path: '/api/memento/proposals', handler: read(() => ({ proposals: service.proposalList('pending', 50), language })) },
     // The newest audit seq: every memory change writes a row, so the open panel polls this.
-    { kind: 'exact', path: '/api/memento/version', handler: read(() => ({ seq: service.auditList(1)[0]?.seq ?? 0 })) },
+    { kind: 'exact', path: '/api/memento/version', handler: read(() => ({ seq: service.auditList(1)[0]?.seq ?? 0, language })) },
     {
       kind: 'exact',
       path: '/api/memento/write',
