@@ -232,6 +232,7 @@ step('panel layout: the session\'s budgets pinned on top, the four layers in ord
   await page.locator('.mm-more').click()
   await waitFor(async () => (await page.locator('.mm-entry').count()) === 100, 'page 2 appended')
   assert.deepEqual(await page.locator('.mm-ws b').allTextContents(), [CWD, OTHER, LONG_WS].sort((a, b) => (a === CWD ? -1 : b === CWD ? 1 : a < b ? -1 : 1)), 'other workspaces follow, labelled by path')
+  await page.locator('.mm-ws', { hasText: LONG_WS }).evaluate((el) => el.scrollIntoView({ block: 'center' }))
   await shot('panel-workspaces.png', 'agent/workspace entries grouped by workspace path: this workspace first, a long CJK path wrapped, another repo')
   await page.locator('[data-filter="layer"]').selectOption('')
 })
@@ -339,6 +340,7 @@ step('panel remove, consolidate, add and proposals: each confirmed, each audited
   await search('added-in-panel')
   assert.deepEqual(await texts(), ['added-in-panel: prefers short answers'])
   await page.getByRole('tab', { name: /Proposals/ }).click()
+  await shot('panel-proposals.png', 'the proposals tab: two pending proposals, each with Approve and Dismiss')
   await page.locator('.mm-proposal', { hasText: 'proposal-approve-token' }).getByRole('button', { name: 'Approve' }).click()
   await dialog.getByRole('button', { name: 'Confirm' }).click()
   await waitFor(async () => (await page.locator('.mm-proposal').count()) === 1, 'one proposal left')
@@ -366,6 +368,28 @@ step('panel refresh and Escape: a change made elsewhere appears by itself; Escap
   await waitFor(async () => (await texts()).includes('written-elsewhere: by the CLI, while the panel is open'), 'the auto-refresh', 10_000)
   await page.keyboard.press('Escape')
   assert.equal(await page.locator('.mm-drawer').isHidden(), true)
+})
+
+step('panel refused write: a session whose approval policy is never (dsh\'s Full access) refuses panel writes and says why', async () => {
+  const preset = async (from, to) => {
+    await page.getByText(from, { exact: true }).first().click()
+    await page.getByRole('menuitem', { name: to }).click()
+  }
+  await preset('Workspace Write', 'Full access')
+  await page.getByText('I understand the risks and want to continue').click()
+  await page.getByRole('button', { name: 'Enable Full access' }).click()
+  await page.locator('.mm-open').click()
+  await search('added-in-panel')
+  await page.getByRole('button', { name: 'Remove', exact: true }).click()
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Confirm' }).click()
+  await page.locator('.mm-banner').waitFor({ state: 'visible' })
+  assert.equal(await page.locator('.mm-banner b').textContent(), 'WRITE_DENIED')
+  assert.match(await page.locator('.mm-banner small').textContent(), /approval policy is "never"/)
+  assert.deepEqual(await texts(), ['added-in-panel: prefers short answers'], 'the entry is still there')
+  assert.equal((await audit(3)).find((r) => r.action === 'remove-denied')?.outcome, 'rejected (via panel, session approval policy never)')
+  await shot('panel-refused-never.png', 'a remove refused because the session runs with dsh\'s Full access preset (approval policy never): WRITE_DENIED with the advice')
+  await page.keyboard.press('Escape')
+  await preset('Full access', 'Workspace Write')
 })
 
 step('panel write routes: same-origin POST with the page token only; GET, foreign origins, no token and hostile queries refused', async () => {
