@@ -263,6 +263,7 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
       if (!st.entries.length) html = `<p class="mm-note">${esc($('.mm-search').value.trim() ? L.noMatch : L.none)}</p>`
       else html += `<p class="mm-note" data-showing>${esc(fill(L.showing, { shown: st.entries.length, total: d.total }))}</p>`
       if (st.entries.length < d.total) html += `<button class="mm-btn mm-more" type="button" data-act="more">${esc(L.more)}</button>`
+      if (d.capped) html += `<p class="mm-note">${esc(L.capped)}</p>`
       $('.mm-list').innerHTML = html
       const picker = $('.mm-picker')
       picker.hidden = st.picked.size === 0
