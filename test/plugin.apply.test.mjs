@@ -398,9 +398,10 @@ describe('web routes and recall', { skip }, () => {
     assert.equal(e.json.entries[0].text, 'likes tea')
     assert.equal(e.json.budgets.length, 4)
     assert.equal(e.json.language, 'en')
-    assert.deepEqual([e.json.labels.open, e.json.labels.truncated], ['🧠 Memory', 'Showing the first {n} of {total}.'], 'the panel is labelled from the strings table')
+    const panel = (await ctx.webServer.call('/api/memento/panel')).json
+    assert.deepEqual([panel.labels.open, panel.labels.tabs.audit], ['🧠 Memory', 'Audit'], 'the panel is labelled from the strings table')
     const zh = setup({ language: 'zh' })
-    assert.equal((await zh.ctx.webServer.call('/api/memento/entries')).json.labels.open, '🧠 记忆')
+    assert.equal((await zh.ctx.webServer.call('/api/memento/panel')).json.labels.open, '🧠 记忆')
     assert.equal(memory.listEntries()[0].recallCount, 0)
     assert.equal((await ctx.webServer.call('/api/memento/audit?limit=1')).json.rows.length, 1)
     assert.deepEqual((await ctx.webServer.call('/api/memento/proposals')).json, { proposals: [], language: 'en' })
@@ -438,6 +439,68 @@ describe('web routes and recall', { skip }, () => {
     assert.equal((await ctx.webServer.call('/api/memento/entries', { headers: { host: 'harness.internal:9000' } })).status, 200)
     assert.equal((await ctx.webServer.call('/api/memento/entries', { headers: { host: 'other.internal:9000' } })).status, 403)
   })
+  test('panel entries: search, filters and paging on the server, the four layers in order, the session\'s workspace first', async () => {
+    const { ctx, memory } = setup({ writePolicy: 'auto' })
+    const here = makeAgent({ cwd: '/work/here' })
+    const there = makeAgent({ cwd: '/work/there', agentPreset: 'coder' })
+    await memory.add({ track: 'agent', scope: 'workspace', text: 'there fact' }, { agent: there })
+    await memory.add({ track: 'agent', scope: 'workspace', text: 'here fact' }, { agent: here })
+    for (let i = 0; i < 5; i++) await memory.add({ track: 'user', scope: 'user-global', text: `global ${i}` }, { agent: here })
+    await memory.add({ track: 'user', scope: 'workspace', text: 'here pref' }, { agent: here })
+    const get = async (q) => (await ctx.webServer.call(`/api/memento/entries?${q}`)).json
+    const all = await get(`session=${here.session.id}&cwd=/work/here`)
+    assert.equal(all.total, 8)
+    assert.deepEqual(all.entries.map((e) => `${e.track}/${e.scope}`), ['user/user-global', 'user/user-global', 'user/user-global', 'user/user-global', 'user/user-global', 'user/workspace', 'agent/workspace', 'agent/workspace'])
+    assert.deepEqual(all.entries.slice(-2).map((e) => e.text), ['here fact', 'there fact'], 'the session\'s workspace first')
+    assert.deepEqual(all.session, { id: here.session.id, live: false, workspaceKey: workspaceKeyOf('/work/here'), agentKey: '' })
+    assert.deepEqual(all.workspaces.map((w) => [w.key, w.count]), [[workspaceKeyOf('/work/here'), 2], [workspaceKeyOf('/work/there'), 1]])
+    const page2 = await get('offset=3&limit=3')
+    assert.deepEqual([page2.entries.length, page2.total, page2.offset, page2.truncated], [3, 8, 3, true])
+    assert.deepEqual((await get('text=FACT')).entries.map((e) => e.text).sort(), ['here fact', 'there fact'])
+    assert.equal((await get('layer=user/user-global')).total, 5)
+    assert.deepEqual((await get(`workspace=${encodeURIComponent(workspaceKeyOf('/work/there'))}`)).entries.map((e) => e.text), ['there fact'])
+    assert.equal((await get('workspace=-')).total, 5, 'global only')
+    assert.deepEqual((await get('agent=coder')).entries.map((e) => e.text), ['there fact'])
+    assert.equal((await get('agent=-')).total, 7, 'shared only')
+    for (const q of ['limit=-1', 'offset=abc', 'layer=nope/nope', 'limit=1e9']) assert.equal((await ctx.webServer.call(`/api/memento/entries?${q}`)).status, 200, q)
+  })
+  test('panel writes: same-origin JSON POST with the page token, for a live session; the user\'s consent, audited (via panel)', async () => {
+    const agent = makeAgent()
+    const agents = new Map([[agent.session.id, agent]])
+    const post = async (ctx, body, headers = {}) => {
+      const route = ctx.webServer.routes.get('exact /api/memento/write')
+      const token = (await ctx.webServer.call('/api/memento/panel')).json.token
+      const own = { host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080', 'sec-fetch-site': 'same-origin', 'content-type': 'application/json', 'x-memento-token': token }
+      const req = { url: '/api/memento/write', method: 'POST', headers: Object.fromEntries(Object.entries({ ...own, ...headers }).filter(([, v]) => v !== undefined)), body: JSON.stringify(body) }
+      const res = { statusCode: 0, headers: {}, setHeader(k, v) { this.headers[k] = v }, end(b) { this.body = b } }
+      await route.handler(req, res)
+      return { status: res.statusCode, body: res.body, json: res.body?.startsWith('{') ? JSON.parse(res.body) : undefined }
+    }
+    let s = setup()
+    s.ctx.services.set('agents', { get: (id) => agents.get(id) })
+    const add = { op: 'add', session: agent.session.id, track: 'user', scope: 'user-global', text: 'likes tea' }
+    for (const [what, headers] of [['no token', { 'x-memento-token': undefined }], ['a forged token', { 'x-memento-token': 'a.b' }], ['a foreign origin', { origin: 'http://evil.example' }], ['no origin', { origin: undefined }], ['a form', { 'content-type': 'text/plain' }]]) {
+      assert.equal((await post(s.ctx, add, headers)).status, 403, what)
+    }
+    assert.equal((await s.ctx.webServer.call('/api/memento/write')).status, 405, 'never GET')
+    const orphan = await post(s.ctx, { ...add, session: 'not-open' })
+    assert.deepEqual([orphan.status, orphan.json.error.code], [409, 'WRITE_REQUIRES_AGENT'])
+    assert.equal(s.memory.listEntries().length, 0, 'no refused request wrote')
+    const r = await post(s.ctx, add)
+    assert.equal(r.status, 200, r.body)
+    assert.equal(s.memory.auditList(1)[0].outcome, 'allowed-once (via panel, writePolicy ask)')
+    const [entry] = (await s.ctx.webServer.call('/api/memento/entries')).json.entries
+    const stale = await post(s.ctx, { op: 'remove', session: agent.session.id, id: entry.id, version: entry.version + 1 })
+    assert.deepEqual([stale.status, stale.json.error.code], [409, 'ENTRY_NOT_FOUND'], 'the panel removes only the version it showed')
+    assert.equal((await post(s.ctx, { op: 'remove', session: agent.session.id, id: entry.id, version: entry.version })).status, 200)
+    assert.equal(s.memory.listEntries().length, 0)
+    s = setup({}, { approvalPolicy: 'never' })
+    s.ctx.services.set('agents', { get: (id) => agents.get(id) })
+    const never = await post(s.ctx, add)
+    assert.equal(never.json.error.code, 'WRITE_DENIED')
+    assert.match(never.json.error.advice, /never/)
+    assert.equal(s.memory.auditList(1)[0].outcome, 'rejected (via panel, session approval policy never)')
+  })
   test('memory_recall degrades without sessionQuery and uses it when present', async () => {
     let s = setup({ writePolicy: 'auto' })
     const agent = makeAgent()
@@ -470,7 +533,7 @@ describe('lifecycle', { skip }, () => {
     assert.equal(ctx.webServer.routes.size, 0)
     apply(ctx, {})
     assert.equal(ctx.tools.map.size, 2)
-    assert.equal(ctx.webServer.routes.size, 3)
+    assert.equal(ctx.webServer.routes.size, 6) // the panel: bootstrap, entries, audit, proposals, version, write
   })
 })
 

@@ -5,9 +5,10 @@
 // * in-turn (default, every ctx.memory caller and the `memory` tool): `ctx.approval.request`
 //   with the §5.1 reason, so the harness UI shows the full change and logs
 //   approval/asked + approval/decided. The answerer below applies writePolicy/writePolicies.
-// * command (`/memory …` typed by the user): the command is the user's consent; refused only
-//   under policy `off` or a session `never` policy. Bound to write contexts the command
-//   handler mints itself (a private WeakSet), so no caller can select it.
+// * user consent (`/memory …` typed by the user, or a confirmed click in the web panel): the
+//   user's own act is the consent; refused only under policy `off` or a session `never`
+//   policy, audited `(via command, …)` / `(via panel, …)`. Bound to write contexts the command
+//   handler and the panel routes mint themselves (a private WeakMap), so no caller can select it.
 import { resolveConfig } from './config.mjs'
 import { buildReason, describePolicy, isOwnRequest, parseReason, resolvePolicy, TOOL_NAME } from './policy.mjs'
 import { MemoryService } from './service.mjs'
@@ -30,7 +31,7 @@ export function createApply(load) {
     const policyOf = (payload) => resolvePolicy(payload, config.writePolicy, config.writePolicies)
 
     // --- transports -------------------------------------------------------------------
-    const commandWrites = new WeakSet()
+    const userWrites = new WeakMap() // write context → 'command' | 'panel'
     const askFailures = new WeakMap()
     const approval = () => ctx.get('approval')
     const sessionNever = (write) => {
@@ -44,13 +45,14 @@ export function createApply(load) {
         return false
       }
     }
-    const commandWrite = (agent, signal) => {
+    const userWrite = (via) => (agent, signal) => {
       const write = { agent, ...(signal ? { signal } : {}) }
-      commandWrites.add(write)
+      userWrites.set(write, via)
       return write
     }
+    const commandWrite = userWrite('command')
     async function gate(payload, write) {
-      if (commandWrites.has(write)) {
+      if (userWrites.has(write)) {
         if (sessionNever(write)) return 'rejected'
         return policyOf(payload).policy === 'off' ? 'rejected' : 'allowed-once'
       }
@@ -73,7 +75,7 @@ export function createApply(load) {
       }
     }
     function auditLabel(outcome, payload, write) {
-      const via = commandWrites.has(write) ? 'command' : 'approval'
+      const via = userWrites.get(write) ?? 'approval'
       const decider = sessionNever(write) ? 'session approval policy never' : describePolicy(policyOf(payload))
       const failure = askFailures.get(write)
       return `${outcome} (via ${via}, ${decider}${failure ? `; approval ask failed: ${failure}` : ''})`
@@ -129,7 +131,13 @@ export function createApply(load) {
       sub.effect(() => dispose, 'dsh-memento: /memory')
     })
     ctx.tools.register(makeRecallTool({ service, config, getSessionQuery: () => ctx.get('sessionQuery') }))
-    const routes = makeRoutes({ service, config, trustedHosts: () => ctx.get('connection')?.trustedHosts ?? [] })
+    // The panel writes for the session its page shows, which must be live in this process.
+    const sessionOf = (id) => {
+      const agent = ctx.get('agents')?.get?.(id)
+      const session = agent?.session ?? ctx.get('sessions')?.get?.(id)
+      return session ? { agent, session } : undefined
+    }
+    const routes = makeRoutes({ service, provider, config, userWrite: userWrite('panel'), sessionOf, trustedHosts: () => ctx.get('connection')?.trustedHosts ?? [] })
     ctx.inject(['webServer'], (sub) => {
       sub.effect(() => {
         const disposers = routes.map((route) => sub.webServer.register(route))
