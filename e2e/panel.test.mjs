@@ -9,9 +9,8 @@ import { spawn } from 'node:child_process'
 import http from 'node:http'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { CWD, E2E, env, FAKE, HOME, ok, overlay, ROOT, sessionIds, sh, stageTarball, turn, WORK } from './lib.mjs'
+import { CWD, E2E, env, HOME, ok, overlay, ROOT, sessionIds, sh, stageTarball, turn, WORK } from './lib.mjs'
 
-const skip = FAKE ? 'the panel tests read the store the browser writes (native provider only)' : false
 const ART = join(E2E, 'artifacts')
 const DB = join(HOME, 'dsh-memento', 'memory.db')
 const BUDGETS = { user: { userGlobal: 100000, workspace: 100000 }, agent: { userGlobal: 100000, workspace: 100000 } }
@@ -155,7 +154,6 @@ function raw(path, { method = 'GET', headers = {}, body } = {}) {
 }
 
 before(async () => {
-  if (skip) return
   ;({ MemoryProvider } = await import('../index.mjs'))
   const { chromium } = await import('playwright-core')
   mkdirSync(CWD, { recursive: true })
@@ -193,7 +191,7 @@ after(async () => {
   else process.stderr.write(`e2e scratch kept: ${WORK}\n`)
 })
 const step = (name, fn) =>
-  test(name, { skip }, async () => {
+  test(name, async () => {
     try {
       await fn()
     } catch (e) {
