@@ -1,451 +1,86 @@
-//! The only file that names napi: the `MemoryProvider` JS class over [`Memory`].
+//! The only code that names napi: the `MemoryProvider` JS class over [`Memory`], and the rule
+//! functions the JS layer calls instead of keeping its own copy.
 //!
-//! Every method converts its arguments (rejecting BigInt, Symbol, functions and lone surrogates
-//! with `INVALID_INPUT` instead of crashing), calls the core, and maps [`MemoryError`] to a JS
-//! `Error` with `.code` and `.details`. Writes call the provider's own approval callback on the
-//! main thread, await its answer ([`gate`]), and finish in one synchronous core call.
-#![allow(unsafe_code)] // napi-derive expands to unsafe glue; `Unknown::cast` after a type check.
+//! Every method converts its arguments ([`js::data`]: JSON, refusing what JSON cannot carry),
+//! calls the core, and maps [`MemoryError`] to a JS `Error` with `.code` and `.details`. Writes
+//! ask the provider's own approval callback and finish in one synchronous core call ([`gate`]).
+#![allow(unsafe_code)] // napi-derive expands to unsafe glue.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use napi::bindgen_prelude::*;
-use napi::{Env, JsString, ValueType};
+use napi::{sys, Env, ValueType};
 use napi_derive::napi;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::engine::{
-  Config, Finished, GateAnswer, Memory, Plan, ProposalInput, QueryOptions, SecretPolicy,
-  WritePolicy,
-};
+use crate::engine::{Memory, Plan, ProposalInput, QueryOptions};
 use crate::error::{MemoryError, StoreReason};
-use crate::protocol::keys;
-use crate::protocol::model::{Budgets, Writer};
+use crate::protocol::model::Writer;
 use crate::protocol::snapshot::Labels;
+use crate::protocol::{config, inputs, keys, pending};
 use crate::store::{Store, Visibility};
 
 mod gate;
+mod js;
 
-type Shared = Rc<RefCell<Option<Memory>>>;
-/// A held JS function (released by napi when the class is collected).
-type HeldFn = FunctionRef<FnArgs<(Unknown<'static>,)>, Unknown<'static>>;
-/// A JS function taking `A` (an `FnArgs` tuple) and returning anything.
-type JsFn<'e, A> = Function<'e, FnArgs<A>, Unknown<'e>>;
+use js::{data, field, settled, text, throw, to_js};
 
-/// Deepest nesting accepted in caller data.
-const MAX_DEPTH: u32 = 64;
-/// Longest array accepted in caller data (a sparse `length = 1e9` must not be walked).
-const MAX_ARRAY: u32 = 1_000_000;
-
-/// A JS `Error` carrying the protocol `code` and `details`.
-fn error_object<'e>(env: &'e Env, e: &MemoryError) -> Result<Unknown<'e>> {
-  let mut obj = env.create_error(Error::new(Status::GenericFailure, e.to_string()))?;
-  obj.set_named_property("code", e.code())?;
-  obj.set_named_property("details", env.to_js_value(&e.details())?)?;
-  if let Some(cause) = e.cause() {
-    obj.set_named_property(
-      "cause",
-      env.create_error(Error::new(Status::GenericFailure, cause))?,
-    )?;
-  }
-  Ok(obj.to_unknown())
+/// What a write's promise and every read share: the engine and the JS functions given at
+/// construction (held until the last pending write is done with them).
+struct Core {
+  memory: RefCell<Option<Memory>>,
+  gate: FunctionRef<FnArgs<(sys::napi_value, sys::napi_value)>, Unknown<'static>>,
+  audit_label: Option<FunctionRef<FnArgs<(sys::napi_value, sys::napi_value, sys::napi_value)>, Unknown<'static>>>,
+  path: String,
 }
 
-/// What a failed write rejects with: the coded error, or — when building it fails (a hostile
-/// setter on `Error.prototype`, a pending exception) — its code and message as a string, so
-/// the caller's promise still settles.
-fn error_value<'e>(env: &'e Env, e: &MemoryError) -> Result<Unknown<'e>> {
-  error_object(env, e).or_else(|_| {
-    take_exception(env.raw());
-    Ok(
-      env
-        .create_string(format!("{}: {e}", e.code()))?
-        .to_unknown(),
-    )
-  })
-}
-
-/// For sync methods: the thrown value.
-fn throw(env: &Env, e: MemoryError) -> Error {
-  match error_object(env, &e) {
-    Ok(obj) => Error::from(obj),
-    Err(napi_err) => napi_err,
+impl Core {
+  /// Run `f` on the open engine. No JS runs while it holds the engine, so a re-entrant call
+  /// (a gate or getter calling back into the provider) always finds it free.
+  fn run<T>(&self, f: impl FnOnce(&mut Memory) -> crate::Result<T>) -> crate::Result<T> {
+    let store = |reason, what: &str| MemoryError::store(&self.path, reason, what, None);
+    let mut memory = self
+      .memory
+      .try_borrow_mut()
+      .map_err(|_| store(StoreReason::Busy, "memory store is busy in a re-entrant call"))?;
+    let closed = format!("memory store at {} is closed", self.path);
+    f(memory.as_mut().ok_or_else(|| store(StoreReason::Closed, &closed))?)
   }
 }
 
-fn rejected<'e>(env: &Env, value: Unknown<'_>) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-  let p = PromiseRaw::<Unknown>::reject(env, value)?;
-  Ok(PromiseRaw::new(env.raw(), p.raw()))
-}
-
-fn reject_with<'e>(env: &Env, e: &MemoryError) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-  rejected(env, error_value(env, e)?)
-}
-
-fn resolved<'e>(env: &Env, value: Value) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-  let p = PromiseRaw::resolve(env, Json::of(&value).map_err(|e| throw(env, e))?)?;
-  Ok(PromiseRaw::new(env.raw(), p.raw()))
-}
-
-/// Data crossing to JS as JSON text, parsed by the engine's own `JSON.parse`: an order of
-/// magnitude faster than building objects property by property through Node-API.
-pub struct Json(String);
-
-impl Json {
-  fn of<T: serde::Serialize>(value: &T) -> crate::Result<Self> {
-    serde_json::to_string(value)
-      .map(Json)
-      .map_err(|e| MemoryError::invalid(format!("result is not serializable: {e}")))
-  }
-}
-
-impl TypeName for Json {
-  fn type_name() -> &'static str {
-    "JSON"
-  }
-  fn value_type() -> ValueType {
-    ValueType::Object
-  }
-}
-
-impl Json {
-  /// The value in JS (one `JSON.parse`).
-  fn into_js(self, env: &Env) -> Result<Unknown<'_>> {
-    let raw = unsafe { Json::to_napi_value(env.raw(), self) }?;
-    Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), raw) })
-  }
-}
-
-impl ToNapiValue for Json {
-  unsafe fn to_napi_value(raw: napi::sys::napi_env, value: Self) -> Result<napi::sys::napi_value> {
-    let env = Env::from_raw(raw);
-    let json: Object = env.get_global()?.get_named_property("JSON")?;
-    let parse: Function<String, Unknown> = json.get_named_property("parse")?;
-    Ok(parse.call(value.0)?.raw())
-  }
-}
-
-fn closed(path: &str) -> MemoryError {
-  MemoryError::store(
-    path,
-    StoreReason::Closed,
-    &format!("memory store at {path} is closed"),
-    None,
+/// The writer of a write context `{agent: {session: {id, header: {cwd, agentPreset}}}}`.
+fn writer_of(env: &Env, write: Option<&Unknown<'_>>) -> crate::Result<Writer> {
+  let session = write.and_then(|w| field(env, w, "agent")).and_then(|a| field(env, &a, "session"));
+  let header = session.and_then(|s| field(env, &s, "header"));
+  let at = |v: Option<Unknown>, key| v.and_then(|v| field(env, &v, key)).and_then(|s| text(&s));
+  Writer::new(
+    at(session, "id").as_deref(),
+    at(header, "cwd").as_deref(),
+    at(header, "agentPreset").as_deref(),
   )
 }
 
-/// Take the JS exception a failed Node-API call left pending (a throwing getter, a Proxy trap, a
-/// throwing gate), so it never escapes past our coded error. Returns what it said.
-fn take_exception(env: napi::sys::napi_env) -> Option<String> {
-  let mut pending = false;
-  if unsafe { napi::sys::napi_is_exception_pending(env, &mut pending) }
-    != napi::sys::Status::napi_ok
-    || !pending
-  {
-    return None;
-  }
-  let mut raw = std::ptr::null_mut();
-  if unsafe { napi::sys::napi_get_and_clear_last_exception(env, &mut raw) }
-    != napi::sys::Status::napi_ok
-    || raw.is_null()
-  {
-    return None;
-  }
-  let thrown = unsafe { Unknown::from_raw_unchecked(env, raw) };
-  Some(match thrown.get_type() {
-    Ok(ValueType::String) => {
-      unsafe { thrown.cast::<String>() }.unwrap_or_else(|_| "a string".into())
-    }
-    Ok(ValueType::Object) => {
-      let message = unsafe { thrown.cast::<Object>() }
-        .and_then(|o| o.get_named_property::<Unknown>("message"))
-        .ok()
-        .filter(|m| m.get_type().ok() == Some(ValueType::String))
-        .and_then(|m| unsafe { m.cast::<String>() }.ok());
-      // A hostile `message` getter may have thrown in turn: drop that one too.
-      let mut again = std::ptr::null_mut();
-      unsafe { napi::sys::napi_get_and_clear_last_exception(env, &mut again) };
-      message.unwrap_or_else(|| "an exception object".into())
-    }
-    Ok(other) => format!("a thrown {other:?}").to_lowercase(),
-    Err(_) => "an exception".into(),
-  })
-}
-
-/// Caller data as JSON, refusing what JSON cannot carry. `undefined` object fields are dropped.
-fn to_json(value: &Unknown<'_>, depth: u32) -> std::result::Result<Value, String> {
-  if depth > MAX_DEPTH {
-    return Err(format!("nests deeper than {MAX_DEPTH} levels"));
-  }
-  let env = value.value().env;
-  let fail = |e: Error| take_exception(env).unwrap_or_else(|| e.reason.clone());
-  match value.get_type().map_err(fail)? {
-    ValueType::Undefined | ValueType::Null => Ok(Value::Null),
-    ValueType::Boolean => Ok(Value::Bool(unsafe { value.cast::<bool>() }.map_err(fail)?)),
-    ValueType::Number => {
-      let n = unsafe { value.cast::<f64>() }.map_err(fail)?;
-      if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
-        Ok(Value::from(n as i64))
-      } else {
-        Ok(
-          serde_json::Number::from_f64(n)
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
-        )
-      }
-    }
-    ValueType::String => {
-      let s = unsafe { value.cast::<JsString>() }.map_err(fail)?;
-      let utf16 = s.into_utf16().map_err(fail)?;
-      utf16
-        .as_str()
-        .map(Value::String)
-        .map_err(|_| "contains a lone surrogate (not valid Unicode text)".to_string())
-    }
-    ValueType::Object => {
-      let obj = unsafe { value.cast::<Object>() }.map_err(fail)?;
-      if obj.is_array().map_err(fail)? {
-        let len = obj.get_array_length().map_err(fail)?;
-        if len > MAX_ARRAY {
-          return Err(format!(
-            "is an array of {len} elements; at most {MAX_ARRAY} are accepted"
-          ));
-        }
-        let mut items = Vec::with_capacity(len.min(1 << 16) as usize);
-        for i in 0..len {
-          let item: Unknown = obj.get_element(i).map_err(fail)?;
-          items.push(to_json(&item, depth + 1)?);
-        }
-        return Ok(Value::Array(items));
-      }
-      // Each property is read by the key value the engine listed (no key string is re-made).
-      let raw = value.value().env;
-      let status = |s: napi::sys::napi_status| {
-        if s == napi::sys::Status::napi_ok {
-          Ok(())
-        } else {
-          Err(take_exception(raw).unwrap_or_else(|| "cannot be read".into()))
-        }
-      };
-      let mut names = std::ptr::null_mut();
-      status(unsafe { napi::sys::napi_get_property_names(raw, obj.raw(), &mut names) })?;
-      let mut len = 0u32;
-      status(unsafe { napi::sys::napi_get_array_length(raw, names, &mut len) })?;
-      let mut map = Map::new();
-      for i in 0..len {
-        let (mut key, mut item) = (std::ptr::null_mut(), std::ptr::null_mut());
-        status(unsafe { napi::sys::napi_get_element(raw, names, i, &mut key) })?;
-        status(unsafe { napi::sys::napi_get_property(raw, obj.raw(), key, &mut item) })?;
-        let item = unsafe { Unknown::from_raw_unchecked(raw, item) };
-        if item.get_type().map_err(fail)? == ValueType::Undefined {
-          continue;
-        }
-        let key = match to_json(&unsafe { Unknown::from_raw_unchecked(raw, key) }, depth + 1)? {
-          Value::String(k) => k,
-          other => other.to_string(),
-        };
-        let item = to_json(&item, depth + 1).map_err(|e| format!("{key}: {e}"))?;
-        map.insert(key, item);
-      }
-      Ok(Value::Object(map))
-    }
-    ValueType::BigInt => Err("is a BigInt".into()),
-    ValueType::Symbol => Err("is a Symbol".into()),
-    ValueType::Function => Err("is a function".into()),
-    ValueType::External | ValueType::Unknown => Err("is not plain data".into()),
-  }
-}
-
-fn json_arg(what: &str, value: Option<&Unknown<'_>>) -> crate::Result<Value> {
-  match value {
-    None => Ok(Value::Null),
-    Some(v) => to_json(v, 0)
-      .map_err(|e| MemoryError::invalid(format!("{what} must be plain JSON-like data: {e}"))),
-  }
-}
-
 /// `opts[key]` when it is a string.
-fn json_string(opts: &Value, key: &str) -> Option<String> {
+fn string_of(opts: &Value, key: &str) -> Option<String> {
   opts.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
 /// The `{agentKey, workspaceKey}` of an options object (absent or not a string: no filter).
 fn visibility_of(opts: &Value) -> Visibility {
-  Visibility {
-    agent_key: json_string(opts, "agentKey"),
-    workspace_key: json_string(opts, "workspaceKey"),
-  }
+  Visibility { agent_key: string_of(opts, "agentKey"), workspace_key: string_of(opts, "workspaceKey") }
 }
 
-/// `obj[a][b]…`, or `None` as soon as a step is not an object.
-fn path<'e>(value: &Unknown<'e>, steps: &[&str]) -> Option<Unknown<'e>> {
-  let mut current = *value;
-  for step in steps {
-    if current.get_type().ok()? != ValueType::Object {
-      return None;
-    }
-    let obj = unsafe { current.cast::<Object>() }.ok()?;
-    match obj.get_named_property::<Unknown>(step) {
-      Ok(next) => current = next,
-      Err(_) => {
-        take_exception(current.value().env);
-        return None;
-      }
-    }
-  }
-  Some(current)
-}
-
-fn string_at(value: &Unknown<'_>, steps: &[&str]) -> Option<String> {
-  let v = path(value, steps)?;
-  if v.get_type().ok()? != ValueType::String {
-    return None;
-  }
-  match to_json(&v, 0).ok()? {
-    Value::String(s) => Some(s),
-    _ => None,
-  }
-}
-
-/// The writer of a write context `{agent: {session: {id, header: {cwd, agentPreset}}}}`.
-fn writer_of(write: Option<&Unknown<'_>>) -> crate::Result<Writer> {
-  let Some(write) = write else {
-    return Err(MemoryError::WriteRequiresAgent);
-  };
-  let session = path(write, &["agent", "session"]);
-  let header = session.as_ref().and_then(|s| path(s, &["header"]));
-  let at = |from: &Option<Unknown<'_>>, key: &str| from.as_ref().and_then(|v| string_at(v, &[key]));
-  Writer::new(
-    at(&session, "id").as_deref(),
-    at(&header, "cwd").as_deref(),
-    at(&header, "agentPreset").as_deref(),
-  )
-}
-
-fn function_of<'e, A>(value: &Unknown<'e>) -> Option<JsFn<'e, A>>
-where
-  FnArgs<A>: JsValuesTupleIntoVec,
-{
-  if value.get_type().ok()? != ValueType::Function {
-    return None;
-  }
-  unsafe { value.cast::<JsFn<A>>() }.ok()
-}
-
-/// Keep a JS function alive across calls.
-fn hold(f: &Unknown<'_>) -> Result<HeldFn> {
-  let f = unsafe { f.cast::<Function<FnArgs<(Unknown<'static>,)>, Unknown<'static>>>() }?;
-  f.create_ref()
-}
-
-/// The held function as a value of this scope.
-fn held<'e>(env: &'e Env, f: &HeldFn) -> Result<Unknown<'e>> {
-  let f = f.borrow_back(env)?;
-  Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), f.raw()) })
-}
-
-fn is_function(value: &Unknown<'_>) -> bool {
-  value.get_type().ok() == Some(ValueType::Function)
-}
-
-fn describe_thrown(value: &Unknown<'_>) -> String {
-  string_at(value, &["message"])
-    .or_else(|| match to_json(value, 0) {
-      Ok(Value::String(s)) => Some(s),
-      Ok(other) => Some(other.to_string()),
-      Err(e) => Some(format!("a value that {e}")),
-    })
-    .unwrap_or_else(|| "unknown error".into())
-}
-
-fn describe_type(value: &Unknown<'_>) -> String {
-  match value.get_type() {
-    Ok(ValueType::Undefined) => "undefined".into(),
-    Ok(ValueType::Null) => "null".into(),
-    Ok(ValueType::Boolean) => "a boolean".into(),
-    Ok(ValueType::Number) => "a number".into(),
-    Ok(ValueType::Object) => "an object".into(),
-    Ok(ValueType::Function) => "a function".into(),
-    Ok(ValueType::BigInt) => "a BigInt".into(),
-    Ok(ValueType::Symbol) => "a Symbol".into(),
-    _ => "a non-string value".into(),
-  }
+/// A positive count argument, else `default`.
+fn count_of(value: &Value, default: u64) -> u64 {
+  value.as_u64().filter(|n| *n > 0).unwrap_or(default)
 }
 
 /// The native memory provider. Writes are async and gated by the `gate` given at construction;
 /// reads are synchronous.
 #[napi]
 pub struct MemoryProvider {
-  inner: Shared,
-  gate: Rc<HeldFn>,
-  audit_label: Option<Rc<HeldFn>>,
-  /// The native answer callback and `Function.prototype.bind`, taken at construction.
-  answer: Rc<gate::Answer>,
-  path: String,
-}
-
-fn option_field<'e>(options: &Unknown<'e>, name: &str) -> Option<Unknown<'e>> {
-  path(options, &[name])
-    .filter(|v| !matches!(v.get_type(), Ok(ValueType::Undefined) | Ok(ValueType::Null)))
-}
-
-fn config_of(options: &Unknown<'_>) -> crate::Result<(Config, String, u64)> {
-  let field =
-    |name: &str| -> crate::Result<Value> { json_arg(name, option_field(options, name).as_ref()) };
-  let budgets = Budgets::from_config(Some(&field("budgets")?))?;
-  let write_policy = match field("writePolicy")? {
-    Value::Null => WritePolicy::Ask,
-    Value::String(s) => WritePolicy::parse(&s)?,
-    other => WritePolicy::parse(&other.to_string())?,
-  };
-  let positive = |name: &str, default: u64, allow_zero: bool| -> crate::Result<u64> {
-    match field(name)? {
-      Value::Null => Ok(default),
-      v => v.as_u64().filter(|n| allow_zero || *n > 0).ok_or_else(|| {
-        MemoryError::invalid(format!(
-          "{name} must be a {} integer",
-          if allow_zero {
-            "non-negative"
-          } else {
-            "positive"
-          }
-        ))
-      }),
-    }
-  };
-  let secret_policy = match field("secretPolicy")? {
-    Value::Null => SecretPolicy::Refuse,
-    Value::String(s) => SecretPolicy::parse(&s)?,
-    other => SecretPolicy::parse(&other.to_string())?,
-  };
-  let default_query_limit = positive("defaultQueryLimit", 20, false)?;
-  let retention = positive("auditRetentionDays", 0, true)?;
-  let source_label = match field("sourceLabel")? {
-    Value::Null => crate::protocol::model::DEFAULT_SOURCE.to_string(),
-    Value::String(s) if !s.is_empty() => s,
-    _ => {
-      return Err(MemoryError::invalid(
-        "sourceLabel must be a non-empty string",
-      ))
-    }
-  };
-  let db_path = match field("dbPath")? {
-    Value::Null => String::new(),
-    Value::String(s) => s,
-    _ => return Err(MemoryError::invalid("dbPath must be a string")),
-  };
-  let db_path = keys::store_path(&db_path);
-  Ok((
-    Config {
-      budgets,
-      write_policy,
-      default_query_limit,
-      source_label,
-      secret_policy,
-    },
-    db_path,
-    retention,
-  ))
+  core: Rc<Core>,
 }
 
 #[napi]
@@ -454,281 +89,109 @@ impl MemoryProvider {
   ///
   /// Errors: `INVALID_INPUT` (bad options, missing gate), `STORE_CORRUPT`,
   /// `STORE_UNSUPPORTED_VERSION`.
-  #[napi(
-    constructor,
-    ts_args_type = "options: import('./index').ProviderOptions"
-  )]
+  #[napi(constructor, ts_args_type = "options: import('./index').ProviderOptions")]
   pub fn new(env: Env, options: Unknown) -> Result<Self> {
     let bad = |m: &str| throw(&env, MemoryError::invalid(m));
     if options.get_type()? != ValueType::Object {
       return Err(bad("MemoryProvider options must be an object"));
     }
-    let gate = option_field(&options, "gate")
-      .filter(is_function)
-      .ok_or_else(|| bad("MemoryProvider requires options.gate: the async approval callback (payload, write) => outcome"))?;
-    let audit_label = match option_field(&options, "auditLabel") {
-      None => None,
-      Some(f) if is_function(&f) => Some(Rc::new(hold(&f)?)),
-      Some(_) => {
-        return Err(bad(
-          "auditLabel must be a function (outcome, payload, write) => string",
-        ))
+    let function = |name| {
+      let f = field(&env, &options, name).filter(|f| !matches!(f.get_type(), Ok(ValueType::Undefined | ValueType::Null)));
+      match f {
+        Some(f) if f.get_type().ok() == Some(ValueType::Function) => Ok(Some(f)),
+        None => Ok(None),
+        Some(_) => Err(()),
       }
     };
-    let (config, db_path, retention) = config_of(&options).map_err(|e| throw(&env, e))?;
-    let store =
-      Store::open(std::path::Path::new(&db_path), retention).map_err(|e| throw(&env, e))?;
-    Ok(Self {
-      inner: Rc::new(RefCell::new(Some(Memory::new(store, config)))),
-      gate: Rc::new(hold(&gate)?),
-      audit_label,
-      answer: Rc::new(gate::Answer::new(&env)?),
-      path: db_path,
-    })
+    let gate = function("gate").ok().flatten().ok_or_else(|| {
+      bad("MemoryProvider requires options.gate: the async approval callback (payload, write) => outcome")
+    })?;
+    let audit_label = function("auditLabel")
+      .map_err(|_| bad("auditLabel must be a function (outcome, payload, write) => string"))?;
+    let mut given = serde_json::Map::new();
+    for name in config::PROVIDER_OPTIONS {
+      let value = data(&env, name, field(&env, &options, name).as_ref()).map_err(|e| throw(&env, e))?;
+      given.insert(name.to_string(), value);
+    }
+    let opts = config::provider(&Value::Object(given)).map_err(|e| throw(&env, e))?;
+    let store = Store::open(std::path::Path::new(&opts.db_path), opts.audit_retention_days)
+      .map_err(|e| throw(&env, e))?;
+    let core = Core {
+      memory: RefCell::new(Some(Memory::new(store, opts.config))),
+      gate: Function::from_unknown(gate)?.create_ref()?,
+      audit_label: audit_label.map(|f| Function::from_unknown(f)?.create_ref()).transpose()?,
+      path: opts.db_path,
+    };
+    Ok(Self { core: Rc::new(core) })
   }
 
   /// Absolute path of the store file.
   #[napi(getter)]
   pub fn path(&self) -> String {
-    self.path.clone()
+    self.core.path.clone()
   }
 
-  /// Run `f` on the open engine. No JS runs while it holds the engine, so a re-entrant call
-  /// (a gate or getter calling back into the provider) always finds it free.
-  fn run<T>(&self, f: impl FnOnce(&mut Memory) -> crate::Result<T>) -> crate::Result<T> {
-    let mut guard = self.inner.try_borrow_mut().map_err(|_| {
-      MemoryError::store(
-        &self.path,
-        StoreReason::Busy,
-        "memory store is busy in a re-entrant call",
-        None,
-      )
-    })?;
-    f(guard.as_mut().ok_or_else(|| closed(&self.path))?)
+  fn read<'e, T: serde::Serialize>(
+    &self,
+    env: &'e Env,
+    f: impl FnOnce(&mut Memory) -> crate::Result<T>,
+  ) -> Result<Unknown<'e>> {
+    let value = self.core.run(f).map_err(|e| throw(env, e))?;
+    to_js(env, &value)
   }
 
-  fn with<T>(&self, env: &Env, f: impl FnOnce(&mut Memory) -> crate::Result<T>) -> Result<T> {
-    self.run(f).map_err(|e| throw(env, e))
-  }
-
-  /// The shared write path: writer check, plan, gate, finish.
+  /// The shared write path: writer check, input, plan, gate, finish.
   fn gated<'e>(
     &self,
     env: &'e Env,
+    what: &str,
+    input: Option<Unknown<'e>>,
     write: Option<Unknown<'e>>,
-    plan: impl FnOnce(&mut Memory, Writer) -> crate::Result<Plan>,
+    plan: impl FnOnce(&mut Memory, &Value, Writer) -> crate::Result<Plan>,
   ) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-    let planned = writer_of(write.as_ref()).and_then(|writer| {
-      self.run(|memory| Ok((memory.planned(|m| plan(m, writer))?, memory.policy_answer())))
+    let planned = writer_of(env, write.as_ref()).and_then(|writer| {
+      let input = data(env, what, input.as_ref())?;
+      self.core.run(|m| Ok((m.planned(|m| plan(m, &input, writer))?, m.policy_answer())))
     });
-    let (plan, policy_answer) = match planned {
-      Ok(p) => p,
-      Err(e) => return reject_with(env, &e),
-    };
-    let write = match write {
-      Some(w) => w,
-      None => return reject_with(env, &MemoryError::WriteRequiresAgent),
-    };
-    let payload = Json::of(&plan.payload().to_json())
-      .map_err(|e| throw(env, e))?
-      .into_js(env)?;
-    if let Some(outcome) = policy_answer {
-      let label = self.label(env, outcome, &plan, &write);
-      return self.settle(
-        env,
-        &plan,
-        GateAnswer::Outcome(outcome.into()),
-        label,
-        &write,
-      );
-    }
-    let gate_value = held(env, &self.gate)?;
-    let Some(gate) = function_of::<(Unknown, Unknown)>(&gate_value) else {
-      return self.settle(
-        env,
-        &plan,
-        GateAnswer::NotAString("no gate".into()),
-        None,
-        &write,
-      );
-    };
-    let returned = match gate.call(FnArgs::from((payload, write))) {
-      Ok(v) => v,
-      Err(e) => {
-        let answer =
-          GateAnswer::Failed(take_exception(env.raw()).unwrap_or_else(|| e.reason.clone()));
-        let label = self.label(env, "unavailable", &plan, &write);
-        return self.settle(env, &plan, answer, label, &write);
-      }
-    };
-    gate::await_answer(env, self.clone_handles(), plan, write, returned)
-  }
-
-  fn clone_handles(&self) -> Self {
-    Self {
-      inner: self.inner.clone(),
-      gate: self.gate.clone(),
-      audit_label: self.audit_label.clone(),
-      answer: self.answer.clone(),
-      path: self.path.clone(),
-    }
-  }
-
-  /// The caller's audit label for this outcome, if it gave a labeller that returns a string.
-  fn label(&self, env: &Env, outcome: &str, plan: &Plan, write: &Unknown<'_>) -> Option<String> {
-    let labeller = held(env, self.audit_label.as_ref()?).ok()?;
-    let f = function_of::<(Unknown, Unknown, Unknown)>(&labeller)?;
-    let payload = Json::of(&plan.payload().to_json())
-      .ok()?
-      .into_js(env)
-      .ok()?;
-    let outcome = env.to_js_value(&Value::String(outcome.into())).ok()?;
-    let label = match f.call(FnArgs::from((outcome, payload, *write))) {
-      Ok(label) => label,
-      Err(_) => {
-        take_exception(env.raw());
-        return None;
-      }
-    };
-    match to_json(&label, 0).ok()? {
-      Value::String(s) if !s.is_empty() => Some(s),
-      _ => None,
-    }
-  }
-
-  /// Finish `plan` with the gate's `answer`, as a settled promise.
-  fn settle<'e>(
-    &self,
-    env: &Env,
-    plan: &Plan,
-    answer: GateAnswer,
-    label: Option<String>,
-    write: &Unknown<'_>,
-  ) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-    match self.conclude(env, plan, answer, label, write)? {
-      Ok(value) => {
-        let p = PromiseRaw::<Unknown>::resolve(env, value)?;
-        Ok(PromiseRaw::new(env.raw(), p.raw()))
-      }
-      Err(reason) => rejected(env, reason),
-    }
-  }
-
-  /// Finish `plan` with the gate's `answer`: `Ok(result)` to resolve the write's promise with,
-  /// or `Err(reason)` to reject it with (a coded error, or the caller's abort reason).
-  fn conclude<'e>(
-    &self,
-    env: &'e Env,
-    plan: &Plan,
-    answer: GateAnswer,
-    label: Option<String>,
-    write: &Unknown<'_>,
-  ) -> Result<std::result::Result<Unknown<'e>, Unknown<'e>>> {
-    let signal = path(write, &["signal"]);
-    let aborted = signal
-      .as_ref()
-      .and_then(|s| path(s, &["aborted"]))
-      .and_then(|a| {
-        unsafe { a.cast::<bool>() }
-          .ok()
-          .filter(|_| a.get_type().ok() == Some(ValueType::Boolean))
-      })
-      .unwrap_or(false);
-    let result = self.run(|memory| memory.finish(plan, answer, label, aborted));
-    let denied = |e: &MemoryError| -> Result<std::result::Result<Unknown<'e>, Unknown<'e>>> {
-      Ok(Err(error_value(env, e)?))
-    };
-    match result {
-      Ok(Finished::Written(value)) => Ok(Ok(
-        Json::of(&value).map_err(|e| throw(env, e))?.into_js(env)?,
-      )),
-      Ok(Finished::Aborted) => match signal.as_ref().and_then(|s| path(s, &["reason"])) {
-        Some(reason) => Ok(Err(unsafe {
-          Unknown::from_raw_unchecked(env.raw(), reason.raw())
-        })),
-        None => denied(&MemoryError::WriteDenied {
-          outcome: "aborted".into(),
-          detail: None,
-        }),
-      },
-      Err(e) => denied(&e),
+    match (planned, write) {
+      (Ok((plan, policy)), Some(write)) => gate::ask(env, self.core.clone(), plan, policy, write),
+      (Err(e), _) => settled::<()>(env, Err(e)),
+      (Ok(_), None) => settled::<()>(env, Err(MemoryError::WriteRequiresAgent)),
     }
   }
 
   /// Insert a new entry (fresh id, version 1) after approval.
-  #[napi(
-    ts_args_type = "input: import('./index').EntryInput, write: import('./index').WriteContext"
-  )]
-  pub fn add<'e>(
-    &self,
-    env: &'e Env,
-    input: Option<Unknown<'e>>,
-    write: Option<Unknown<'e>>,
-  ) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-    let input = json_arg("add input", input.as_ref());
-    self.gated(env, write, |m, w| m.plan_add(&input?, w))
+  #[napi(ts_args_type = "input: import('./index').EntryInput, write: import('./index').WriteContext")]
+  pub fn add<'e>(&self, env: &'e Env, input: Option<Unknown<'e>>, write: Option<Unknown<'e>>) -> Result<PromiseRaw<'e, Unknown<'e>>> {
+    self.gated(env, "add input", input, write, |m, input, w| m.plan_add(input, w))
   }
 
   /// Rewrite exactly one entry located by a unique substring; id stable, version + 1.
-  #[napi(
-    ts_args_type = "input: import('./index').ReplaceInput, write: import('./index').WriteContext"
-  )]
-  pub fn replace<'e>(
-    &self,
-    env: &'e Env,
-    input: Option<Unknown<'e>>,
-    write: Option<Unknown<'e>>,
-  ) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-    let input = json_arg("replace input", input.as_ref());
-    self.gated(env, write, |m, w| m.plan_replace(&input?, w))
+  #[napi(ts_args_type = "input: import('./index').ReplaceInput, write: import('./index').WriteContext")]
+  pub fn replace<'e>(&self, env: &'e Env, input: Option<Unknown<'e>>, write: Option<Unknown<'e>>) -> Result<PromiseRaw<'e, Unknown<'e>>> {
+    self.gated(env, "replace input", input, write, |m, input, w| m.plan_replace(input, w))
   }
 
   /// Delete exactly one entry located by a unique substring.
-  #[napi(
-    ts_args_type = "input: import('./index').RemoveInput, write: import('./index').WriteContext"
-  )]
-  pub fn remove<'e>(
-    &self,
-    env: &'e Env,
-    input: Option<Unknown<'e>>,
-    write: Option<Unknown<'e>>,
-  ) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-    let input = json_arg("remove input", input.as_ref());
-    self.gated(env, write, |m, w| m.plan_remove(&input?, w))
+  #[napi(ts_args_type = "input: import('./index').RemoveInput, write: import('./index').WriteContext")]
+  pub fn remove<'e>(&self, env: &'e Env, input: Option<Unknown<'e>>, write: Option<Unknown<'e>>) -> Result<PromiseRaw<'e, Unknown<'e>>> {
+    self.gated(env, "remove input", input, write, |m, input, w| m.plan_remove(input, w))
   }
 
   /// Atomically replace 1..20 entries with one new entry: one approval, one transaction.
-  #[napi(
-    ts_args_type = "input: import('./index').ConsolidateInput, write: import('./index').WriteContext"
-  )]
-  pub fn consolidate<'e>(
-    &self,
-    env: &'e Env,
-    input: Option<Unknown<'e>>,
-    write: Option<Unknown<'e>>,
-  ) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-    let input = json_arg("consolidate input", input.as_ref());
-    self.gated(env, write, |m, w| m.plan_consolidate(&input?, w))
+  #[napi(ts_args_type = "input: import('./index').ConsolidateInput, write: import('./index').WriteContext")]
+  pub fn consolidate<'e>(&self, env: &'e Env, input: Option<Unknown<'e>>, write: Option<Unknown<'e>>) -> Result<PromiseRaw<'e, Unknown<'e>>> {
+    self.gated(env, "consolidate input", input, write, |m, input, w| m.plan_consolidate(input, w))
   }
 
   /// Insert a batch under one approval; all or nothing, budgets checked before asking.
-  #[napi(
-    ts_args_type = "inputs: import('./index').EntryInput[], write: import('./index').WriteContext"
-  )]
-  pub fn seed<'e>(
-    &self,
-    env: &'e Env,
-    inputs: Option<Unknown<'e>>,
-    write: Option<Unknown<'e>>,
-  ) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-    let inputs = json_arg("seed inputs", inputs.as_ref());
-    self.gated(env, write, |m, w| m.plan_seed(&inputs?, w))
+  #[napi(ts_args_type = "inputs: import('./index').EntryInput[], write: import('./index').WriteContext")]
+  pub fn seed<'e>(&self, env: &'e Env, inputs: Option<Unknown<'e>>, write: Option<Unknown<'e>>) -> Result<PromiseRaw<'e, Unknown<'e>>> {
+    self.gated(env, "seed inputs", inputs, write, |m, inputs, w| m.plan_seed(inputs, w))
   }
 
   /// Decide a pending proposal: `approved` is a gated add committed with the decision.
-  #[napi(
-    ts_args_type = "id: string, decision: 'approved' | 'dismissed', write: import('./index').WriteContext"
-  )]
+  #[napi(ts_args_type = "id: string, decision: 'approved' | 'dismissed', write: import('./index').WriteContext")]
   pub fn proposal_decide<'e>(
     &self,
     env: &'e Env,
@@ -736,35 +199,18 @@ impl MemoryProvider {
     decision: Option<Unknown<'e>>,
     write: Option<Unknown<'e>>,
   ) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-    let id = match json_arg("proposal id", id.as_ref()) {
-      Ok(Value::String(s)) if !s.is_empty() => s,
-      Ok(_) => {
-        return reject_with(
-          env,
-          &MemoryError::invalid("proposal id must be a non-empty string"),
-        )
-      }
-      Err(e) => return reject_with(env, &e),
+    let Some(id) = id.and_then(|id| text(&id)).filter(|id| !id.is_empty()) else {
+      return settled::<()>(env, Err(MemoryError::invalid("proposal id must be a non-empty string")));
     };
-    match json_arg("proposal decision", decision.as_ref()) {
-      Ok(Value::String(d)) if d == "approved" => {
-        self.gated(env, write, |m, w| m.plan_approve(&id, w))
+    match decision.and_then(|d| text(&d)).as_deref() {
+      Some("approved") => self.gated(env, "proposal id", None, write, |m, _, w| m.plan_approve(&id, w)),
+      Some("dismissed") => {
+        let dismissed = writer_of(env, write.as_ref())
+          .and_then(|w| self.core.run(|m| m.proposal_dismiss(&id, &w)))
+          .map(|p| serde_json::json!({ "proposal": p }));
+        settled(env, dismissed)
       }
-      Ok(Value::String(d)) if d == "dismissed" => {
-        let dismissed = writer_of(write.as_ref())
-          .and_then(|w| self.run(|memory| memory.proposal_dismiss(&id, &w)));
-        match dismissed {
-          Ok(p) => resolved(env, serde_json::json!({ "proposal": p })),
-          Err(e) => reject_with(env, &e),
-        }
-      }
-      Ok(other) => reject_with(
-        env,
-        &MemoryError::invalid(format!(
-          "proposal decision must be approved or dismissed, got {other}"
-        )),
-      ),
-      Err(e) => reject_with(env, &e),
+      _ => settled::<()>(env, Err(MemoryError::invalid("proposal decision must be approved or dismissed"))),
     }
   }
 
@@ -773,29 +219,23 @@ impl MemoryProvider {
     ts_args_type = "filter?: import('./index').QueryFilter, opts?: import('./index').QueryOptions",
     ts_return_type = "import('./index').QueryResult"
   )]
-  pub fn query(&self, env: Env, filter: Option<Unknown>, opts: Option<Unknown>) -> Result<Json> {
-    let filter = json_arg("query filter", filter.as_ref()).map_err(|e| throw(&env, e))?;
-    let opts = json_arg("query options", opts.as_ref()).map_err(|e| throw(&env, e))?;
+  pub fn query<'e>(&self, env: &'e Env, filter: Option<Unknown>, opts: Option<Unknown>) -> Result<Unknown<'e>> {
+    let filter = data(env, "query filter", filter.as_ref()).map_err(|e| throw(env, e))?;
+    let opts = data(env, "query options", opts.as_ref()).map_err(|e| throw(env, e))?;
     let options = QueryOptions {
-      session_id: json_string(&opts, "sessionId"),
+      session_id: string_of(&opts, "sessionId"),
       visibility: visibility_of(&opts),
-      count_recall: opts
-        .get("countRecall")
-        .and_then(Value::as_bool)
-        .unwrap_or(true),
+      count_recall: opts.get("countRecall").and_then(Value::as_bool).unwrap_or(true),
     };
-    self.with(&env, |m| Json::of(&m.query(&filter, &options)?))
+    self.read(env, |m| m.query(&filter, &options))
   }
 
   /// Usage per layer (4 rows). `{workspaceKey}` reports that workspace's layers.
-  #[napi(
-    ts_args_type = "opts?: { workspaceKey?: string }",
-    ts_return_type = "import('./index').BudgetRow[]"
-  )]
-  pub fn budgets(&self, env: Env, opts: Option<Unknown>) -> Result<Json> {
-    let opts = json_arg("budgets options", opts.as_ref()).map_err(|e| throw(&env, e))?;
-    let ws = json_string(&opts, "workspaceKey");
-    self.with(&env, |m| Json::of(&m.budgets(ws.as_deref())?))
+  #[napi(ts_args_type = "opts?: { workspaceKey?: string }", ts_return_type = "import('./index').BudgetRow[]")]
+  pub fn budgets<'e>(&self, env: &'e Env, opts: Option<Unknown>) -> Result<Unknown<'e>> {
+    let opts = data(env, "budgets options", opts.as_ref()).map_err(|e| throw(env, e))?;
+    let ws = string_of(&opts, "workspaceKey");
+    self.read(env, |m| m.budgets(ws.as_deref()))
   }
 
   /// Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set.
@@ -803,97 +243,69 @@ impl MemoryProvider {
     ts_args_type = "opts?: { agentKey?: string; workspaceKey?: string }",
     ts_return_type = "import('./index').MemoryEntry[]"
   )]
-  pub fn list_entries(&self, env: Env, opts: Option<Unknown>) -> Result<Json> {
-    let opts = json_arg("listEntries options", opts.as_ref()).map_err(|e| throw(&env, e))?;
-    let visibility = visibility_of(&opts);
-    let narrowed = visibility.agent_key.is_some() || visibility.workspace_key.is_some();
-    self.with(&env, |m| {
-      Json::of(&m.list_entries(narrowed.then_some(&visibility))?)
-    })
+  pub fn list_entries<'e>(&self, env: &'e Env, opts: Option<Unknown>) -> Result<Unknown<'e>> {
+    let opts = data(env, "listEntries options", opts.as_ref()).map_err(|e| throw(env, e))?;
+    let vis = visibility_of(&opts);
+    let narrowed = vis.agent_key.is_some() || vis.workspace_key.is_some();
+    self.read(env, |m| m.list_entries(narrowed.then_some(&vis)))
   }
 
   /// Newest audit rows first (default 100).
-  #[napi(
-    ts_args_type = "limit?: number",
-    ts_return_type = "import('./index').AuditRow[]"
-  )]
-  pub fn audit_list(&self, env: Env, limit: Option<Unknown>) -> Result<Json> {
-    let limit = json_arg("audit limit", limit.as_ref())
-      .map_err(|e| throw(&env, e))?
-      .as_u64()
-      .filter(|n| *n > 0)
-      .unwrap_or(100);
-    self.with(&env, |m| Json::of(&m.audit_list(limit)?))
+  #[napi(ts_args_type = "limit?: number", ts_return_type = "import('./index').AuditRow[]")]
+  pub fn audit_list<'e>(&self, env: &'e Env, limit: Option<Unknown>) -> Result<Unknown<'e>> {
+    let limit = count_of(&data(env, "audit limit", limit.as_ref()).map_err(|e| throw(env, e))?, 100);
+    self.read(env, |m| m.audit_list(limit))
   }
 
   /// The snapshot text of a session's visible set (`labels`: the plugin's words; English by
-  /// default). Reads only; [`MemoryProvider::snapshot_record`] freezes it.
+  /// default), followed by up to `maxProposals` of its pending proposals. Reads only;
+  /// [`MemoryProvider::snapshot_record`] freezes it.
   #[napi(
-    ts_args_type = "keys?: { agentKey?: string; workspaceKey?: string }, labels?: import('./index').SnapshotLabels"
+    ts_args_type = "keys?: { agentKey?: string; workspaceKey?: string }, labels?: import('./index').SnapshotLabels, maxProposals?: number"
   )]
-  pub fn snapshot(
-    &self,
-    env: Env,
-    keys: Option<Unknown>,
-    labels: Option<Unknown>,
-  ) -> Result<String> {
-    let keys = json_arg("snapshot keys", keys.as_ref()).map_err(|e| throw(&env, e))?;
-    let labels = json_arg("snapshot labels", labels.as_ref())
-      .and_then(|l| Labels::from_json(&l))
-      .map_err(|e| throw(&env, e))?;
-    let visibility = visibility_of(&keys);
-    self.with(&env, |m| m.snapshot(&visibility, &labels))
+  pub fn snapshot(&self, env: Env, keys: Option<Unknown>, labels: Option<Unknown>, max_proposals: Option<Unknown>) -> Result<String> {
+    let rendered = (|| {
+      let vis = visibility_of(&data(&env, "snapshot keys", keys.as_ref())?);
+      let labels = data(&env, "snapshot labels", labels.as_ref())?;
+      let max = count_of(&data(&env, "maxProposals", max_proposals.as_ref())?, 0);
+      self.core.run(|m| {
+        let text = m.snapshot(&vis, &Labels::from_json(&labels)?)?;
+        let proposals = match max {
+          0 => Vec::new(),
+          _ => m.proposal_list(Some("pending"), pending::SCAN)?,
+        };
+        pending::append(text, &serde_json::to_value(proposals).unwrap_or_default(), &vis, max, &labels)
+      })
+    })();
+    rendered.map_err(|e| throw(&env, e))
   }
 
   /// Freeze a session's snapshot: the first text recorded for the session id wins and is audited
   /// once; later calls (any process, any reload) return that text.
   #[napi(ts_args_type = "sessionId: string, text: string")]
-  pub fn snapshot_record(
-    &self,
-    env: Env,
-    session_id: Option<Unknown>,
-    text: Option<Unknown>,
-  ) -> Result<String> {
-    let session =
-      json_arg("snapshot session id", session_id.as_ref()).map_err(|e| throw(&env, e))?;
-    let text = json_arg("snapshot text", text.as_ref()).map_err(|e| throw(&env, e))?;
-    let (Value::String(session), Value::String(text)) = (session, text) else {
-      return Err(throw(
-        &env,
-        MemoryError::invalid("snapshotRecord takes (sessionId: string, text: string)"),
-      ));
+  pub fn snapshot_record(&self, env: Env, session_id: Option<Unknown>, text: Option<Unknown>) -> Result<String> {
+    let (Some(session), Some(text)) = (session_id.and_then(|s| js::text(&s)), text.and_then(|t| js::text(&t))) else {
+      return Err(throw(&env, MemoryError::invalid("snapshotRecord takes (sessionId: string, text: string)")));
     };
-    self.with(&env, |m| m.snapshot_record(&session, &text))
+    self.core.run(|m| m.snapshot_record(&session, &text)).map_err(|e| throw(&env, e))
   }
 
   /// Walk the audit hash chain: `{ok, checked, head, firstBroken}`.
   #[napi(ts_return_type = "import('./index').AuditVerification")]
-  pub fn audit_verify(&self, env: Env) -> Result<Json> {
-    self.with(&env, |m| Json::of(&m.audit_verify()?))
+  pub fn audit_verify<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
+    self.read(env, |m| m.audit_verify())
   }
 
   /// Record a pending proposal; `null` when this session already has one of this kind pending.
-  #[napi(
-    ts_args_type = "input: import('./index').ProposalInput",
-    ts_return_type = "import('./index').Proposal | null"
-  )]
-  pub fn proposal_add(&self, env: Env, input: Option<Unknown>) -> Result<Json> {
-    let input = json_arg("proposal input", input.as_ref()).map_err(|e| throw(&env, e))?;
-    let kind = input
-      .get("kind")
-      .and_then(Value::as_str)
-      .unwrap_or_default()
-      .to_string();
-    let session_id = input
-      .get("sessionId")
-      .and_then(Value::as_str)
-      .map(str::to_string);
+  #[napi(ts_args_type = "input: import('./index').ProposalInput", ts_return_type = "import('./index').Proposal | null")]
+  pub fn proposal_add<'e>(&self, env: &'e Env, input: Option<Unknown>) -> Result<Unknown<'e>> {
+    let input = data(env, "proposal input", input.as_ref()).map_err(|e| throw(env, e))?;
     let proposal = ProposalInput {
-      kind,
+      kind: string_of(&input, "kind").unwrap_or_default(),
+      session_id: string_of(&input, "sessionId"),
       input,
-      session_id,
     };
-    self.with(&env, |m| Json::of(&m.proposal_add(proposal)?))
+    self.read(env, |m| m.proposal_add(proposal))
   }
 
   /// Proposals, optionally of one status, oldest first (default limit 100).
@@ -901,68 +313,62 @@ impl MemoryProvider {
     ts_args_type = "status?: import('./index').ProposalStatus, limit?: number",
     ts_return_type = "import('./index').Proposal[]"
   )]
-  pub fn proposal_list(
-    &self,
-    env: Env,
-    status: Option<Unknown>,
-    limit: Option<Unknown>,
-  ) -> Result<Json> {
-    let status = json_arg("proposal status", status.as_ref()).map_err(|e| throw(&env, e))?;
-    let limit = json_arg("proposal limit", limit.as_ref())
-      .map_err(|e| throw(&env, e))?
-      .as_u64()
-      .filter(|n| *n > 0)
-      .unwrap_or(100);
-    let status = match status {
+  pub fn proposal_list<'e>(&self, env: &'e Env, status: Option<Unknown>, limit: Option<Unknown>) -> Result<Unknown<'e>> {
+    let status = match data(env, "proposal status", status.as_ref()).map_err(|e| throw(env, e))? {
       Value::Null => None,
       Value::String(s) => Some(s),
-      other => {
-        return Err(throw(
-          &env,
-          MemoryError::invalid(format!("proposal status must be a string, got {other}")),
-        ))
-      }
+      other => return Err(throw(env, MemoryError::invalid(format!("proposal status must be a string, got {other}")))),
     };
-    self.with(&env, |m| {
-      Json::of(&m.proposal_list(status.as_deref(), limit)?)
-    })
+    let limit = count_of(&data(env, "proposal limit", limit.as_ref()).map_err(|e| throw(env, e))?, 100);
+    self.read(env, |m| m.proposal_list(status.as_deref(), limit))
   }
 
   /// Close the store. Idempotent; later calls fail with `STORE_CORRUPT` ("closed").
   #[napi]
   pub fn close(&self) {
-    if let Ok(mut guard) = self.inner.try_borrow_mut() {
-      guard.take();
+    if let Ok(mut memory) = self.core.memory.try_borrow_mut() {
+      memory.take();
     }
-  }
-}
-
-fn outcome_of(answer: &GateAnswer) -> &str {
-  match answer {
-    GateAnswer::Outcome(o) => o,
-    GateAnswer::NotAString(_) | GateAnswer::Failed(_) => "unavailable",
   }
 }
 
 /// Where the store of `dbPath` lives (`$DSH_HOME`, fallback `~/.dsh`), as the provider resolves it.
 #[napi(ts_args_type = "dbPath?: string")]
 pub fn resolve_db_path(env: Env, db_path: Option<Unknown>) -> Result<String> {
-  let db_path = match json_arg("dbPath", db_path.as_ref()).map_err(|e| throw(&env, e))? {
-    Value::Null => None,
-    Value::String(s) => Some(s),
-    _ => return Err(throw(&env, MemoryError::invalid("dbPath must be a string"))),
-  };
-  Ok(keys::store_path(db_path.as_deref().unwrap_or("")))
+  match data(&env, "dbPath", db_path.as_ref()).map_err(|e| throw(&env, e))? {
+    Value::Null => Ok(keys::store_path("")),
+    Value::String(s) => Ok(keys::store_path(&s)),
+    _ => Err(throw(&env, MemoryError::invalid("dbPath must be a string"))),
+  }
 }
 
 /// Normalized workspace key of a cwd (`''` when none).
 #[napi(ts_args_type = "cwd: unknown")]
 pub fn workspace_key_of(cwd: Option<Unknown>) -> String {
-  keys::workspace_key_of(cwd.as_ref().and_then(|c| string_at(c, &[])).as_deref())
+  keys::workspace_key_of(cwd.and_then(|c| text(&c)).as_deref())
 }
 
 /// Normalized agent key of an agent preset (`''` when none).
 #[napi(ts_args_type = "preset: unknown")]
 pub fn agent_key_of(preset: Option<Unknown>) -> String {
-  keys::agent_key_of(preset.as_ref().and_then(|p| string_at(p, &[])).as_deref())
+  keys::agent_key_of(preset.and_then(|p| text(&p)).as_deref())
+}
+
+/// The plugin config with every default filled in, checked in the reference order (throws
+/// `INVALID_INPUT` with the reference messages). `enabled: false` skips the checks.
+#[napi(ts_args_type = "raw?: unknown", ts_return_type = "import('./index').PluginConfig")]
+pub fn resolve_config<'e>(env: &'e Env, raw: Option<Unknown>) -> Result<Unknown<'e>> {
+  let resolved = data(env, "dsh-memento config", raw.as_ref()).and_then(|raw| config::resolve(&raw));
+  to_js(env, &resolved.map_err(|e| throw(env, e))?)
+}
+
+/// Check a batch of entry inputs as `add`/`seed` do: `{inputs}` (normalized copies) or the first
+/// failure, `{index, message}`.
+#[napi(
+  ts_args_type = "inputs: unknown[]",
+  ts_return_type = "{ inputs: import('./index').EntryInput[] } | { index: number; message: string }"
+)]
+pub fn validate_entry_inputs<'e>(env: &'e Env, inputs: Option<Unknown>) -> Result<Unknown<'e>> {
+  let inputs = data(env, "entry inputs", inputs.as_ref()).map_err(|e| throw(env, e))?;
+  to_js(env, &inputs::check(&inputs))
 }
