@@ -27,8 +27,8 @@ pub(super) fn ask<'e>(
   core: Rc<Core>,
   plan: Plan,
   policy: Option<&str>,
-  write: Unknown<'e>,
-) -> Result<PromiseRaw<'e, Unknown<'e>>> {
+  write: Unknown<'_>,
+) -> Result<Unknown<'e>> {
   if let Some(outcome) = policy {
     return finish(env, &core, plan, GateAnswer::Outcome(outcome.into()), write);
   }
@@ -36,7 +36,15 @@ pub(super) fn ask<'e>(
   let gate = core.gate.borrow_back(env)?;
   let returned = match gate.call(FnArgs::from((payload.raw(), write.raw()))) {
     Ok(v) => v,
-    Err(e) => return finish(env, &core, plan, GateAnswer::Failed(failure(env, &e)), write),
+    Err(e) => {
+      return finish(
+        env,
+        &core,
+        plan,
+        GateAnswer::Failed(failure(env, &e)),
+        write,
+      )
+    }
   };
   let adopted = PromiseRaw::<Unknown>::resolve(env, returned)?;
   let waiting: Waiting = Rc::new(RefCell::new(Some((core, plan))));
@@ -54,7 +62,7 @@ pub(super) fn ask<'e>(
     then.apply(adopted, FnArgs::from((on(true)?, on(false)?)))
   })();
   match chained {
-    Ok(p) => Ok(PromiseRaw::new(env.raw(), p.raw())),
+    Ok(p) => Ok(p),
     Err(e) => {
       let reason = format!("cannot await the gate: {}", failure(env, &e));
       match waiting.borrow_mut().take() {
@@ -66,7 +74,11 @@ pub(super) fn ask<'e>(
 }
 
 /// A `then` callback: `(value)` with the write context as `this`.
-fn answered(ctx: FunctionCallContext, waiting: &Waiting, fulfilled: bool) -> Result<sys::napi_value> {
+fn answered(
+  ctx: FunctionCallContext,
+  waiting: &Waiting,
+  fulfilled: bool,
+) -> Result<sys::napi_value> {
   let env: &Env = ctx.env;
   let value = ctx.get::<Unknown>(0)?;
   let Some((core, plan)) = waiting.borrow_mut().take() else {
@@ -81,7 +93,12 @@ fn answered(ctx: FunctionCallContext, waiting: &Waiting, fulfilled: bool) -> Res
   let path = core.path.clone();
   let done = finish(env, &core, plan, answer, write).or_else(|e| {
     let cause = failure(env, &e);
-    let failed = MemoryError::store(&path, StoreReason::Io, "memory write could not finish", Some(cause));
+    let failed = MemoryError::store(
+      &path,
+      StoreReason::Io,
+      "memory write could not finish",
+      Some(cause),
+    );
     rejected(env, error_value(env, &failed)?)
   })?;
   Ok(done.raw())
@@ -94,20 +111,27 @@ fn finish<'e>(
   plan: Plan,
   answer: GateAnswer,
   write: Unknown<'_>,
-) -> Result<PromiseRaw<'e, Unknown<'e>>> {
+) -> Result<Unknown<'e>> {
   let outcome = match &answer {
     GateAnswer::Outcome(o) => o.as_str(),
     GateAnswer::NotAString(_) | GateAnswer::Failed(_) => "unavailable",
   };
   let label = label(env, core, outcome, &plan, write);
-  let signal = field(env, &write, "signal");
-  let aborted = signal.and_then(|s| field(env, &s, "aborted"));
-  let aborted = aborted.is_some_and(|a| a.get_type().ok() == Some(ValueType::Boolean) && bool::from_unknown(a).unwrap_or(false));
+  let signal = field(env, Some(write), "signal");
+  let aborted = field(env, signal, "aborted");
+  let aborted = aborted.is_some_and(|a| {
+    a.get_type().ok() == Some(ValueType::Boolean) && bool::from_unknown(a).unwrap_or(false)
+  });
   let failed = match core.run(|m| m.finish(&plan, answer, label, aborted)) {
-    Ok(Finished::Written(value)) => return PromiseRaw::resolve(env, to_js(env, &value)?),
-    Ok(Finished::Aborted) => match signal.and_then(|s| field(env, &s, "reason")) {
+    Ok(Finished::Written(value)) => {
+      return Ok(PromiseRaw::resolve(env, to_js(env, &value)?)?.to_unknown())
+    }
+    Ok(Finished::Aborted) => match field(env, signal, "reason") {
       Some(reason) => return rejected(env, reason),
-      None => MemoryError::WriteDenied { outcome: "aborted".into(), detail: None },
+      None => MemoryError::WriteDenied {
+        outcome: "aborted".into(),
+        detail: None,
+      },
     },
     Err(e) => e,
   };
@@ -130,22 +154,12 @@ fn label(env: &Env, core: &Core, outcome: &str, plan: &Plan, write: Unknown<'_>)
 
 fn describe_thrown(env: &Env, value: &Unknown<'_>) -> String {
   text(value)
-    .or_else(|| field(env, value, "message").and_then(|m| text(&m)))
+    .or_else(|| field(env, Some(*value), "message").and_then(|m| text(&m)))
     .unwrap_or_else(|| format!("a thrown {}", describe_type(value)))
 }
 
 fn describe_type(value: &Unknown<'_>) -> String {
-  match value.get_type() {
-    Ok(ValueType::Undefined) => "undefined",
-    Ok(ValueType::Null) => "null",
-    Ok(ValueType::Boolean) => "a boolean",
-    Ok(ValueType::Number) => "a number",
-    Ok(ValueType::String) => "a string that is not Unicode text",
-    Ok(ValueType::Object) => "an object",
-    Ok(ValueType::Function) => "a function",
-    Ok(ValueType::BigInt) => "a BigInt",
-    Ok(ValueType::Symbol) => "a Symbol",
-    _ => "a value of unknown type",
-  }
-  .into()
+  value
+    .get_type()
+    .map_or("unknown".into(), |t| format!("{t:?}").to_lowercase())
 }

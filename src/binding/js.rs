@@ -41,15 +41,18 @@ pub(super) fn text(value: &Unknown<'_>) -> Option<String> {
   if value.get_type().ok()? != ValueType::String {
     return None;
   }
-  JsString::from_unknown(*value).ok()?.into_utf16().ok()?.as_str().ok()
+  JsString::from_unknown(*value)
+    .ok()?
+    .into_utf16()
+    .ok()?
+    .as_str()
+    .ok()
 }
 
 /// `obj[name]` when `obj` is an object and reading it does not throw.
-pub(super) fn field<'e>(env: &Env, obj: &Unknown<'e>, name: &str) -> Option<Unknown<'e>> {
-  if !matches!(obj.get_type().ok()?, ValueType::Object | ValueType::Function) {
-    return None;
-  }
-  let got = Object::from_unknown(*obj).and_then(|o| o.get_named_property::<Unknown>(name));
+pub(super) fn field<'e>(env: &Env, obj: Option<Unknown<'e>>, name: &str) -> Option<Unknown<'e>> {
+  let obj = obj.filter(|o| matches!(o.get_type(), Ok(ValueType::Object | ValueType::Function)))?;
+  let got = Object::from_unknown(obj).and_then(|o| o.get_named_property::<Unknown>(name));
   got.map_err(|e| failure(env, &e)).ok()
 }
 
@@ -67,7 +70,10 @@ pub(super) fn data(env: &Env, what: &str, value: Option<&Unknown<'_>>) -> crate:
     let replacer = env.create_function_from_closure::<FnArgs<(Unknown, Unknown)>, _, _>(
       "memoryData",
       move |ctx| {
-        let (key, value) = (ctx.get::<Unknown<'static>>(0)?, ctx.get::<Unknown<'static>>(1)?);
+        let (key, value) = (
+          ctx.get::<Unknown<'static>>(0)?,
+          ctx.get::<Unknown<'static>>(1)?,
+        );
         let kind = match value.get_type()? {
           ValueType::BigInt => Some("a BigInt".to_string()),
           ValueType::Symbol => Some("a Symbol".into()),
@@ -94,7 +100,14 @@ pub(super) fn data(env: &Env, what: &str, value: Option<&Unknown<'_>>) -> crate:
     let stringify: Stringify = json.get_named_property("stringify")?;
     stringify.call(FnArgs::from((*value, replacer.to_unknown())))
   })();
-  let json = json.map_err(|e| bad(refused.borrow_mut().take().unwrap_or_else(|| failure(env, &e))))?;
+  let json = json.map_err(|e| {
+    bad(
+      refused
+        .borrow_mut()
+        .take()
+        .unwrap_or_else(|| failure(env, &e)),
+    )
+  })?;
   match text(&json) {
     None => Ok(Value::Null), // `JSON.stringify` gave `undefined`
     Some(s) => serde_json::from_str(&s).map_err(|e| bad(format!("{e}"))),
@@ -126,7 +139,11 @@ fn error_object<'e>(env: &'e Env, e: &MemoryError) -> Result<Unknown<'e>> {
 pub(super) fn error_value<'e>(env: &'e Env, e: &MemoryError) -> Result<Unknown<'e>> {
   error_object(env, e).or_else(|err| {
     failure(env, &err);
-    Ok(env.create_string(&format!("{}: {e}", e.code()))?.to_unknown())
+    Ok(
+      env
+        .create_string(&format!("{}: {e}", e.code()))?
+        .to_unknown(),
+    )
   })
 }
 
@@ -142,16 +159,15 @@ pub(super) fn throw(env: &Env, e: MemoryError) -> Error {
 pub(super) fn settled<'e, T: Serialize>(
   env: &'e Env,
   result: crate::Result<T>,
-) -> Result<PromiseRaw<'e, Unknown<'e>>> {
+) -> Result<Unknown<'e>> {
   let value = result.and_then(|v| to_js(env, &v).map_err(|e| MemoryError::invalid(e.reason)));
   match value {
-    Ok(v) => PromiseRaw::resolve(env, v),
+    Ok(v) => Ok(PromiseRaw::resolve(env, v)?.to_unknown()),
     Err(e) => rejected(env, error_value(env, &e)?),
   }
 }
 
 /// A promise rejected with `reason`.
-pub(super) fn rejected<'e>(env: &'e Env, reason: Unknown<'_>) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-  let p = PromiseRaw::<Unknown>::reject(env, reason)?;
-  Ok(PromiseRaw::new(env.raw(), p.raw()))
+pub(super) fn rejected<'e>(env: &'e Env, reason: Unknown<'_>) -> Result<Unknown<'e>> {
+  Ok(PromiseRaw::<Unknown>::reject(env, reason)?.to_unknown())
 }

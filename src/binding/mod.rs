@@ -26,12 +26,16 @@ mod js;
 
 use js::{data, field, settled, text, throw, to_js};
 
+/// A JS function held across calls, called with raw values.
+type Held<A> = FunctionRef<FnArgs<A>, Unknown<'static>>;
+type Raw = sys::napi_value;
+
 /// What a write's promise and every read share: the engine and the JS functions given at
 /// construction (held until the last pending write is done with them).
 struct Core {
   memory: RefCell<Option<Memory>>,
-  gate: FunctionRef<FnArgs<(sys::napi_value, sys::napi_value)>, Unknown<'static>>,
-  audit_label: Option<FunctionRef<FnArgs<(sys::napi_value, sys::napi_value, sys::napi_value)>, Unknown<'static>>>,
+  gate: Held<(Raw, Raw)>,
+  audit_label: Option<Held<(Raw, Raw, Raw)>>,
   path: String,
 }
 
@@ -39,25 +43,47 @@ impl Core {
   /// Run `f` on the open engine. No JS runs while it holds the engine, so a re-entrant call
   /// (a gate or getter calling back into the provider) always finds it free.
   fn run<T>(&self, f: impl FnOnce(&mut Memory) -> crate::Result<T>) -> crate::Result<T> {
-    let store = |reason, what: &str| MemoryError::store(&self.path, reason, what, None);
-    let mut memory = self
-      .memory
-      .try_borrow_mut()
-      .map_err(|_| store(StoreReason::Busy, "memory store is busy in a re-entrant call"))?;
-    let closed = format!("memory store at {} is closed", self.path);
-    f(memory.as_mut().ok_or_else(|| store(StoreReason::Closed, &closed))?)
+    let fail = |reason, what: String| MemoryError::store(&self.path, reason, &what, None);
+    let busy = || {
+      fail(
+        StoreReason::Busy,
+        "memory store is busy in a re-entrant call".into(),
+      )
+    };
+    let mut memory = self.memory.try_borrow_mut().map_err(|_| busy())?;
+    let closed = || {
+      fail(
+        StoreReason::Closed,
+        format!("memory store at {} is closed", self.path),
+      )
+    };
+    f(memory.as_mut().ok_or_else(closed)?)
   }
+}
+
+/// Keep a JS function for later calls.
+fn held<A>(f: Unknown) -> Result<Held<A>>
+where
+  FnArgs<A>: JsValuesTupleIntoVec,
+{
+  Function::from_unknown(f)?.create_ref()
+}
+
+/// Caller data for a sync method (a coded error is thrown).
+fn arg(env: &Env, what: &str, value: Option<Unknown>) -> Result<Value> {
+  data(env, what, value.as_ref()).map_err(|e| throw(env, e))
 }
 
 /// The writer of a write context `{agent: {session: {id, header: {cwd, agentPreset}}}}`.
 fn writer_of(env: &Env, write: Option<&Unknown<'_>>) -> crate::Result<Writer> {
-  let session = write.and_then(|w| field(env, w, "agent")).and_then(|a| field(env, &a, "session"));
-  let header = session.and_then(|s| field(env, &s, "header"));
-  let at = |v: Option<Unknown>, key| v.and_then(|v| field(env, &v, key)).and_then(|s| text(&s));
+  let session = field(env, field(env, write.copied(), "agent"), "session");
+  let header = field(env, session, "header");
+  let text_at = |v, key| field(env, v, key).and_then(|s| text(&s));
+  let (cwd, preset) = (text_at(header, "cwd"), text_at(header, "agentPreset"));
   Writer::new(
-    at(session, "id").as_deref(),
-    at(header, "cwd").as_deref(),
-    at(header, "agentPreset").as_deref(),
+    text_at(session, "id").as_deref(),
+    cwd.as_deref(),
+    preset.as_deref(),
   )
 }
 
@@ -68,7 +94,11 @@ fn string_of(opts: &Value, key: &str) -> Option<String> {
 
 /// The `{agentKey, workspaceKey}` of an options object (absent or not a string: no filter).
 fn visibility_of(opts: &Value) -> Visibility {
-  Visibility { agent_key: string_of(opts, "agentKey"), workspace_key: string_of(opts, "workspaceKey") }
+  let (agent_key, workspace_key) = (string_of(opts, "agentKey"), string_of(opts, "workspaceKey"));
+  Visibility {
+    agent_key,
+    workspace_key,
+  }
 }
 
 /// A positive count argument, else `default`.
@@ -89,40 +119,49 @@ impl MemoryProvider {
   ///
   /// Errors: `INVALID_INPUT` (bad options, missing gate), `STORE_CORRUPT`,
   /// `STORE_UNSUPPORTED_VERSION`.
-  #[napi(constructor, ts_args_type = "options: import('./index').ProviderOptions")]
+  #[napi(constructor)]
   pub fn new(env: Env, options: Unknown) -> Result<Self> {
     let bad = |m: &str| throw(&env, MemoryError::invalid(m));
     if options.get_type()? != ValueType::Object {
       return Err(bad("MemoryProvider options must be an object"));
     }
-    let function = |name| {
-      let f = field(&env, &options, name).filter(|f| !matches!(f.get_type(), Ok(ValueType::Undefined | ValueType::Null)));
-      match f {
-        Some(f) if f.get_type().ok() == Some(ValueType::Function) => Ok(Some(f)),
-        None => Ok(None),
-        Some(_) => Err(()),
-      }
+    let given = |name| {
+      field(&env, Some(options), name)
+        .filter(|f| !matches!(f.get_type(), Ok(ValueType::Undefined | ValueType::Null)))
     };
-    let gate = function("gate").ok().flatten().ok_or_else(|| {
+    let is_fn = |f: &Unknown| f.get_type().ok() == Some(ValueType::Function);
+    let gate = given("gate").filter(is_fn).ok_or_else(|| {
       bad("MemoryProvider requires options.gate: the async approval callback (payload, write) => outcome")
     })?;
-    let audit_label = function("auditLabel")
-      .map_err(|_| bad("auditLabel must be a function (outcome, payload, write) => string"))?;
-    let mut given = serde_json::Map::new();
-    for name in config::PROVIDER_OPTIONS {
-      let value = data(&env, name, field(&env, &options, name).as_ref()).map_err(|e| throw(&env, e))?;
-      given.insert(name.to_string(), value);
+    let audit_label = given("auditLabel");
+    if audit_label.as_ref().is_some_and(|f| !is_fn(f)) {
+      return Err(bad(
+        "auditLabel must be a function (outcome, payload, write) => string",
+      ));
     }
-    let opts = config::provider(&Value::Object(given)).map_err(|e| throw(&env, e))?;
-    let store = Store::open(std::path::Path::new(&opts.db_path), opts.audit_retention_days)
-      .map_err(|e| throw(&env, e))?;
+    let mut opts = serde_json::Map::new();
+    for name in config::PROVIDER_OPTIONS {
+      opts.insert(
+        name.into(),
+        arg(&env, name, field(&env, Some(options), name))?,
+      );
+    }
+    let opts = config::provider(&Value::Object(opts)).map_err(|e| throw(&env, e))?;
+    let store = Store::open(
+      std::path::Path::new(&opts.db_path),
+      opts.audit_retention_days,
+    );
+    let memory = Memory::new(store.map_err(|e| throw(&env, e))?, opts.config);
+    let (gate, audit_label) = (held(gate)?, audit_label.map(held).transpose()?);
     let core = Core {
-      memory: RefCell::new(Some(Memory::new(store, opts.config))),
-      gate: Function::from_unknown(gate)?.create_ref()?,
-      audit_label: audit_label.map(|f| Function::from_unknown(f)?.create_ref()).transpose()?,
+      memory: RefCell::new(Some(memory)),
+      gate,
+      audit_label,
       path: opts.db_path,
     };
-    Ok(Self { core: Rc::new(core) })
+    Ok(Self {
+      core: Rc::new(core),
+    })
   }
 
   /// Absolute path of the store file.
@@ -136,8 +175,7 @@ impl MemoryProvider {
     env: &'e Env,
     f: impl FnOnce(&mut Memory) -> crate::Result<T>,
   ) -> Result<Unknown<'e>> {
-    let value = self.core.run(f).map_err(|e| throw(env, e))?;
-    to_js(env, &value)
+    to_js(env, &self.core.run(f).map_err(|e| throw(env, e))?)
   }
 
   /// The shared write path: writer check, input, plan, gate, finish.
@@ -145,13 +183,15 @@ impl MemoryProvider {
     &self,
     env: &'e Env,
     what: &str,
-    input: Option<Unknown<'e>>,
-    write: Option<Unknown<'e>>,
+    input: Option<Unknown>,
+    write: Option<Unknown>,
     plan: impl FnOnce(&mut Memory, &Value, Writer) -> crate::Result<Plan>,
-  ) -> Result<PromiseRaw<'e, Unknown<'e>>> {
+  ) -> Result<Unknown<'e>> {
     let planned = writer_of(env, write.as_ref()).and_then(|writer| {
       let input = data(env, what, input.as_ref())?;
-      self.core.run(|m| Ok((m.planned(|m| plan(m, &input, writer))?, m.policy_answer())))
+      self
+        .core
+        .run(|m| Ok((m.planned(|m| plan(m, &input, writer))?, m.policy_answer())))
     });
     match (planned, write) {
       (Ok((plan, policy)), Some(write)) => gate::ask(env, self.core.clone(), plan, policy, write),
@@ -161,165 +201,248 @@ impl MemoryProvider {
   }
 
   /// Insert a new entry (fresh id, version 1) after approval.
-  #[napi(ts_args_type = "input: import('./index').EntryInput, write: import('./index').WriteContext")]
-  pub fn add<'e>(&self, env: &'e Env, input: Option<Unknown<'e>>, write: Option<Unknown<'e>>) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-    self.gated(env, "add input", input, write, |m, input, w| m.plan_add(input, w))
+  #[napi]
+  pub fn add<'e>(
+    &self,
+    env: &'e Env,
+    input: Option<Unknown>,
+    write: Option<Unknown>,
+  ) -> Result<Unknown<'e>> {
+    self.gated(env, "add input", input, write, |m, input, w| {
+      m.plan_add(input, w)
+    })
   }
 
   /// Rewrite exactly one entry located by a unique substring; id stable, version + 1.
-  #[napi(ts_args_type = "input: import('./index').ReplaceInput, write: import('./index').WriteContext")]
-  pub fn replace<'e>(&self, env: &'e Env, input: Option<Unknown<'e>>, write: Option<Unknown<'e>>) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-    self.gated(env, "replace input", input, write, |m, input, w| m.plan_replace(input, w))
+  #[napi]
+  pub fn replace<'e>(
+    &self,
+    env: &'e Env,
+    input: Option<Unknown>,
+    write: Option<Unknown>,
+  ) -> Result<Unknown<'e>> {
+    self.gated(env, "replace input", input, write, |m, input, w| {
+      m.plan_replace(input, w)
+    })
   }
 
   /// Delete exactly one entry located by a unique substring.
-  #[napi(ts_args_type = "input: import('./index').RemoveInput, write: import('./index').WriteContext")]
-  pub fn remove<'e>(&self, env: &'e Env, input: Option<Unknown<'e>>, write: Option<Unknown<'e>>) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-    self.gated(env, "remove input", input, write, |m, input, w| m.plan_remove(input, w))
+  #[napi]
+  pub fn remove<'e>(
+    &self,
+    env: &'e Env,
+    input: Option<Unknown>,
+    write: Option<Unknown>,
+  ) -> Result<Unknown<'e>> {
+    self.gated(env, "remove input", input, write, |m, input, w| {
+      m.plan_remove(input, w)
+    })
   }
 
   /// Atomically replace 1..20 entries with one new entry: one approval, one transaction.
-  #[napi(ts_args_type = "input: import('./index').ConsolidateInput, write: import('./index').WriteContext")]
-  pub fn consolidate<'e>(&self, env: &'e Env, input: Option<Unknown<'e>>, write: Option<Unknown<'e>>) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-    self.gated(env, "consolidate input", input, write, |m, input, w| m.plan_consolidate(input, w))
+  #[napi]
+  pub fn consolidate<'e>(
+    &self,
+    env: &'e Env,
+    input: Option<Unknown>,
+    write: Option<Unknown>,
+  ) -> Result<Unknown<'e>> {
+    self.gated(env, "consolidate input", input, write, |m, input, w| {
+      m.plan_consolidate(input, w)
+    })
   }
 
   /// Insert a batch under one approval; all or nothing, budgets checked before asking.
-  #[napi(ts_args_type = "inputs: import('./index').EntryInput[], write: import('./index').WriteContext")]
-  pub fn seed<'e>(&self, env: &'e Env, inputs: Option<Unknown<'e>>, write: Option<Unknown<'e>>) -> Result<PromiseRaw<'e, Unknown<'e>>> {
-    self.gated(env, "seed inputs", inputs, write, |m, inputs, w| m.plan_seed(inputs, w))
+  #[napi]
+  pub fn seed<'e>(
+    &self,
+    env: &'e Env,
+    inputs: Option<Unknown>,
+    write: Option<Unknown>,
+  ) -> Result<Unknown<'e>> {
+    self.gated(env, "seed inputs", inputs, write, |m, inputs, w| {
+      m.plan_seed(inputs, w)
+    })
   }
 
   /// Decide a pending proposal: `approved` is a gated add committed with the decision.
-  #[napi(ts_args_type = "id: string, decision: 'approved' | 'dismissed', write: import('./index').WriteContext")]
+  #[napi]
   pub fn proposal_decide<'e>(
     &self,
     env: &'e Env,
-    id: Option<Unknown<'e>>,
-    decision: Option<Unknown<'e>>,
-    write: Option<Unknown<'e>>,
-  ) -> Result<PromiseRaw<'e, Unknown<'e>>> {
+    id: Option<Unknown>,
+    decision: Option<Unknown>,
+    write: Option<Unknown>,
+  ) -> Result<Unknown<'e>> {
     let Some(id) = id.and_then(|id| text(&id)).filter(|id| !id.is_empty()) else {
-      return settled::<()>(env, Err(MemoryError::invalid("proposal id must be a non-empty string")));
+      return settled::<()>(
+        env,
+        Err(MemoryError::invalid(
+          "proposal id must be a non-empty string",
+        )),
+      );
     };
     match decision.and_then(|d| text(&d)).as_deref() {
-      Some("approved") => self.gated(env, "proposal id", None, write, |m, _, w| m.plan_approve(&id, w)),
+      Some("approved") => self.gated(env, "", None, write, |m, _, w| m.plan_approve(&id, w)),
       Some("dismissed") => {
         let dismissed = writer_of(env, write.as_ref())
-          .and_then(|w| self.core.run(|m| m.proposal_dismiss(&id, &w)))
-          .map(|p| serde_json::json!({ "proposal": p }));
-        settled(env, dismissed)
+          .and_then(|w| self.core.run(|m| m.proposal_dismiss(&id, &w)));
+        settled(env, dismissed.map(|p| serde_json::json!({ "proposal": p })))
       }
-      _ => settled::<()>(env, Err(MemoryError::invalid("proposal decision must be approved or dismissed"))),
+      _ => settled::<()>(
+        env,
+        Err(MemoryError::invalid(
+          "proposal decision must be approved or dismissed",
+        )),
+      ),
     }
   }
 
   /// Substring search ranked by recall count then recency; bumps recall counters.
-  #[napi(
-    ts_args_type = "filter?: import('./index').QueryFilter, opts?: import('./index').QueryOptions",
-    ts_return_type = "import('./index').QueryResult"
-  )]
-  pub fn query<'e>(&self, env: &'e Env, filter: Option<Unknown>, opts: Option<Unknown>) -> Result<Unknown<'e>> {
-    let filter = data(env, "query filter", filter.as_ref()).map_err(|e| throw(env, e))?;
-    let opts = data(env, "query options", opts.as_ref()).map_err(|e| throw(env, e))?;
+  #[napi]
+  pub fn query<'e>(
+    &self,
+    env: &'e Env,
+    filter: Option<Unknown>,
+    opts: Option<Unknown>,
+  ) -> Result<Unknown<'e>> {
+    let (filter, opts) = (
+      arg(env, "query filter", filter)?,
+      arg(env, "query options", opts)?,
+    );
+    let count_recall = opts
+      .get("countRecall")
+      .and_then(Value::as_bool)
+      .unwrap_or(true);
+    let (session_id, visibility) = (string_of(&opts, "sessionId"), visibility_of(&opts));
     let options = QueryOptions {
-      session_id: string_of(&opts, "sessionId"),
-      visibility: visibility_of(&opts),
-      count_recall: opts.get("countRecall").and_then(Value::as_bool).unwrap_or(true),
+      session_id,
+      visibility,
+      count_recall,
     };
     self.read(env, |m| m.query(&filter, &options))
   }
 
   /// Usage per layer (4 rows). `{workspaceKey}` reports that workspace's layers.
-  #[napi(ts_args_type = "opts?: { workspaceKey?: string }", ts_return_type = "import('./index').BudgetRow[]")]
+  #[napi]
   pub fn budgets<'e>(&self, env: &'e Env, opts: Option<Unknown>) -> Result<Unknown<'e>> {
-    let opts = data(env, "budgets options", opts.as_ref()).map_err(|e| throw(env, e))?;
-    let ws = string_of(&opts, "workspaceKey");
+    let ws = string_of(&arg(env, "budgets options", opts)?, "workspaceKey");
     self.read(env, |m| m.budgets(ws.as_deref()))
   }
 
   /// Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set.
-  #[napi(
-    ts_args_type = "opts?: { agentKey?: string; workspaceKey?: string }",
-    ts_return_type = "import('./index').MemoryEntry[]"
-  )]
+  #[napi]
   pub fn list_entries<'e>(&self, env: &'e Env, opts: Option<Unknown>) -> Result<Unknown<'e>> {
-    let opts = data(env, "listEntries options", opts.as_ref()).map_err(|e| throw(env, e))?;
-    let vis = visibility_of(&opts);
+    let vis = visibility_of(&arg(env, "listEntries options", opts)?);
     let narrowed = vis.agent_key.is_some() || vis.workspace_key.is_some();
     self.read(env, |m| m.list_entries(narrowed.then_some(&vis)))
   }
 
   /// Newest audit rows first (default 100).
-  #[napi(ts_args_type = "limit?: number", ts_return_type = "import('./index').AuditRow[]")]
+  #[napi]
   pub fn audit_list<'e>(&self, env: &'e Env, limit: Option<Unknown>) -> Result<Unknown<'e>> {
-    let limit = count_of(&data(env, "audit limit", limit.as_ref()).map_err(|e| throw(env, e))?, 100);
+    let limit = count_of(&arg(env, "audit limit", limit)?, 100);
     self.read(env, |m| m.audit_list(limit))
   }
 
   /// The snapshot text of a session's visible set (`labels`: the plugin's words; English by
-  /// default), followed by up to `maxProposals` of its pending proposals. Reads only;
+  /// default), then up to `maxProposals` of the pending proposals it sees. Reads only;
   /// [`MemoryProvider::snapshot_record`] freezes it.
-  #[napi(
-    ts_args_type = "keys?: { agentKey?: string; workspaceKey?: string }, labels?: import('./index').SnapshotLabels, maxProposals?: number"
-  )]
-  pub fn snapshot(&self, env: Env, keys: Option<Unknown>, labels: Option<Unknown>, max_proposals: Option<Unknown>) -> Result<String> {
-    let rendered = (|| {
-      let vis = visibility_of(&data(&env, "snapshot keys", keys.as_ref())?);
-      let labels = data(&env, "snapshot labels", labels.as_ref())?;
-      let max = count_of(&data(&env, "maxProposals", max_proposals.as_ref())?, 0);
-      self.core.run(|m| {
-        let text = m.snapshot(&vis, &Labels::from_json(&labels)?)?;
-        let proposals = match max {
-          0 => Vec::new(),
-          _ => m.proposal_list(Some("pending"), pending::SCAN)?,
-        };
-        pending::append(text, &serde_json::to_value(proposals).unwrap_or_default(), &vis, max, &labels)
-      })
-    })();
+  #[napi]
+  pub fn snapshot(
+    &self,
+    env: Env,
+    keys: Option<Unknown>,
+    labels: Option<Unknown>,
+    max_proposals: Option<Unknown>,
+  ) -> Result<String> {
+    let vis = visibility_of(&arg(&env, "snapshot keys", keys)?);
+    let labels = arg(&env, "snapshot labels", labels)?;
+    let max = count_of(&arg(&env, "maxProposals", max_proposals)?, 0);
+    let rendered = self.core.run(|m| {
+      let text = m.snapshot(&vis, &Labels::from_json(&labels)?)?;
+      let pending = if max == 0 {
+        Vec::new()
+      } else {
+        m.proposal_list(Some("pending"), pending::SCAN)?
+      };
+      pending::append(
+        text,
+        &serde_json::to_value(pending).unwrap_or_default(),
+        &vis,
+        max,
+        &labels,
+      )
+    });
     rendered.map_err(|e| throw(&env, e))
   }
 
   /// Freeze a session's snapshot: the first text recorded for the session id wins and is audited
   /// once; later calls (any process, any reload) return that text.
-  #[napi(ts_args_type = "sessionId: string, text: string")]
-  pub fn snapshot_record(&self, env: Env, session_id: Option<Unknown>, text: Option<Unknown>) -> Result<String> {
-    let (Some(session), Some(text)) = (session_id.and_then(|s| js::text(&s)), text.and_then(|t| js::text(&t))) else {
-      return Err(throw(&env, MemoryError::invalid("snapshotRecord takes (sessionId: string, text: string)")));
+  #[napi]
+  pub fn snapshot_record(
+    &self,
+    env: Env,
+    session_id: Option<Unknown>,
+    text: Option<Unknown>,
+  ) -> Result<String> {
+    let (Some(session), Some(text)) = (
+      session_id.and_then(|s| js::text(&s)),
+      text.and_then(|t| js::text(&t)),
+    ) else {
+      return Err(throw(
+        &env,
+        MemoryError::invalid("snapshotRecord takes (sessionId: string, text: string)"),
+      ));
     };
-    self.core.run(|m| m.snapshot_record(&session, &text)).map_err(|e| throw(&env, e))
+    self
+      .core
+      .run(|m| m.snapshot_record(&session, &text))
+      .map_err(|e| throw(&env, e))
   }
 
   /// Walk the audit hash chain: `{ok, checked, head, firstBroken}`.
-  #[napi(ts_return_type = "import('./index').AuditVerification")]
+  #[napi]
   pub fn audit_verify<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
     self.read(env, |m| m.audit_verify())
   }
 
   /// Record a pending proposal; `null` when this session already has one of this kind pending.
-  #[napi(ts_args_type = "input: import('./index').ProposalInput", ts_return_type = "import('./index').Proposal | null")]
+  #[napi]
   pub fn proposal_add<'e>(&self, env: &'e Env, input: Option<Unknown>) -> Result<Unknown<'e>> {
-    let input = data(env, "proposal input", input.as_ref()).map_err(|e| throw(env, e))?;
-    let proposal = ProposalInput {
-      kind: string_of(&input, "kind").unwrap_or_default(),
-      session_id: string_of(&input, "sessionId"),
-      input,
-    };
-    self.read(env, |m| m.proposal_add(proposal))
+    let input = arg(env, "proposal input", input)?;
+    let (kind, session_id) = (
+      string_of(&input, "kind").unwrap_or_default(),
+      string_of(&input, "sessionId"),
+    );
+    self.read(env, |m| {
+      m.proposal_add(ProposalInput {
+        kind,
+        input,
+        session_id,
+      })
+    })
   }
 
   /// Proposals, optionally of one status, oldest first (default limit 100).
-  #[napi(
-    ts_args_type = "status?: import('./index').ProposalStatus, limit?: number",
-    ts_return_type = "import('./index').Proposal[]"
-  )]
-  pub fn proposal_list<'e>(&self, env: &'e Env, status: Option<Unknown>, limit: Option<Unknown>) -> Result<Unknown<'e>> {
-    let status = match data(env, "proposal status", status.as_ref()).map_err(|e| throw(env, e))? {
+  #[napi]
+  pub fn proposal_list<'e>(
+    &self,
+    env: &'e Env,
+    status: Option<Unknown>,
+    limit: Option<Unknown>,
+  ) -> Result<Unknown<'e>> {
+    let status = match arg(env, "proposal status", status)? {
       Value::Null => None,
       Value::String(s) => Some(s),
-      other => return Err(throw(env, MemoryError::invalid(format!("proposal status must be a string, got {other}")))),
+      other => {
+        return Err(throw(
+          env,
+          MemoryError::invalid(format!("proposal status must be a string, got {other}")),
+        ))
+      }
     };
-    let limit = count_of(&data(env, "proposal limit", limit.as_ref()).map_err(|e| throw(env, e))?, 100);
+    let limit = count_of(&arg(env, "proposal limit", limit)?, 100);
     self.read(env, |m| m.proposal_list(status.as_deref(), limit))
   }
 
@@ -333,9 +456,9 @@ impl MemoryProvider {
 }
 
 /// Where the store of `dbPath` lives (`$DSH_HOME`, fallback `~/.dsh`), as the provider resolves it.
-#[napi(ts_args_type = "dbPath?: string")]
+#[napi]
 pub fn resolve_db_path(env: Env, db_path: Option<Unknown>) -> Result<String> {
-  match data(&env, "dbPath", db_path.as_ref()).map_err(|e| throw(&env, e))? {
+  match arg(&env, "dbPath", db_path)? {
     Value::Null => Ok(keys::store_path("")),
     Value::String(s) => Ok(keys::store_path(&s)),
     _ => Err(throw(&env, MemoryError::invalid("dbPath must be a string"))),
@@ -343,32 +466,30 @@ pub fn resolve_db_path(env: Env, db_path: Option<Unknown>) -> Result<String> {
 }
 
 /// Normalized workspace key of a cwd (`''` when none).
-#[napi(ts_args_type = "cwd: unknown")]
+#[napi]
 pub fn workspace_key_of(cwd: Option<Unknown>) -> String {
   keys::workspace_key_of(cwd.and_then(|c| text(&c)).as_deref())
 }
 
 /// Normalized agent key of an agent preset (`''` when none).
-#[napi(ts_args_type = "preset: unknown")]
+#[napi]
 pub fn agent_key_of(preset: Option<Unknown>) -> String {
   keys::agent_key_of(preset.and_then(|p| text(&p)).as_deref())
 }
 
 /// The plugin config with every default filled in, checked in the reference order (throws
 /// `INVALID_INPUT` with the reference messages). `enabled: false` skips the checks.
-#[napi(ts_args_type = "raw?: unknown", ts_return_type = "import('./index').PluginConfig")]
+#[napi]
 pub fn resolve_config<'e>(env: &'e Env, raw: Option<Unknown>) -> Result<Unknown<'e>> {
-  let resolved = data(env, "dsh-memento config", raw.as_ref()).and_then(|raw| config::resolve(&raw));
-  to_js(env, &resolved.map_err(|e| throw(env, e))?)
+  to_js(
+    env,
+    &config::resolve(&arg(env, "dsh-memento config", raw)?).map_err(|e| throw(env, e))?,
+  )
 }
 
 /// Check a batch of entry inputs as `add`/`seed` do: `{inputs}` (normalized copies) or the first
 /// failure, `{index, message}`.
-#[napi(
-  ts_args_type = "inputs: unknown[]",
-  ts_return_type = "{ inputs: import('./index').EntryInput[] } | { index: number; message: string }"
-)]
+#[napi]
 pub fn validate_entry_inputs<'e>(env: &'e Env, inputs: Option<Unknown>) -> Result<Unknown<'e>> {
-  let inputs = data(env, "entry inputs", inputs.as_ref()).map_err(|e| throw(env, e))?;
-  to_js(env, &inputs::check(&inputs))
+  to_js(env, &inputs::check(&arg(env, "entry inputs", inputs)?))
 }

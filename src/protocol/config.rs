@@ -73,7 +73,12 @@ fn non_negative(value: &Value, name: &str) -> Result<u64> {
 }
 
 fn write_policy(value: &Value) -> Result<WritePolicy> {
-  WritePolicy::parse(value.as_str().map_or_else(|| value.to_string(), str::to_string).as_str())
+  WritePolicy::parse(
+    value
+      .as_str()
+      .map_or_else(|| value.to_string(), str::to_string)
+      .as_str(),
+  )
 }
 
 fn secret_policy(value: &Value) -> Result<SecretPolicy> {
@@ -94,9 +99,14 @@ fn write_policies(table: &Value) -> Result<()> {
     ));
   };
   for (key, value) in table {
-    let layer = key.split_once('/').is_some_and(|(t, s)| Track::parse(t).is_some() && Scope::parse(s).is_some());
+    let layer = key
+      .split_once('/')
+      .is_some_and(|(t, s)| Track::parse(t).is_some() && Scope::parse(s).is_some());
     let source = key.strip_prefix("source:").is_some_and(|name| {
-      !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+      !name.is_empty()
+        && name
+          .bytes()
+          .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
     });
     if !layer && !source {
       return Err(MemoryError::invalid(format!(
@@ -104,7 +114,10 @@ fn write_policies(table: &Value) -> Result<()> {
         Value::from(key.as_str())
       )));
     }
-    if !value.as_str().is_some_and(|v| WritePolicy::parse(v).is_ok()) {
+    if !value
+      .as_str()
+      .is_some_and(|v| WritePolicy::parse(v).is_ok())
+    {
       return Err(MemoryError::invalid(format!(
         "invalid writePolicies value for {}: {value} (one of ask|auto|off)",
         Value::from(key.as_str())
@@ -122,7 +135,11 @@ fn merge(defaults: &Value, value: Option<&Value>) -> Value {
       let mut out = Map::new();
       for (key, def) in d {
         let nested = def.as_object().is_some_and(|o| !o.is_empty());
-        let merged = if nested { merge(def, v.get(key)) } else { v.get(key).unwrap_or(def).clone() };
+        let merged = if nested {
+          merge(def, v.get(key))
+        } else {
+          v.get(key).unwrap_or(def).clone()
+        };
         out.insert(key.clone(), merged);
       }
       for (key, given) in v {
@@ -141,8 +158,15 @@ fn merge(defaults: &Value, value: Option<&Value>) -> Value {
 /// # Errors
 /// `INVALID_INPUT` with the reference messages.
 pub fn resolve(raw: &Value) -> Result<Value> {
-  let config = merge(&defaults(), Some(raw).filter(|r| !r.is_null()).or(Some(&json!({}))));
-  let at = |path: &str| path.split('.').fold(&config, |v, k| v.get(k).unwrap_or(&Value::Null));
+  let config = merge(
+    &defaults(),
+    Some(raw).filter(|r| !r.is_null()).or(Some(&json!({}))),
+  );
+  let at = |path: &str| {
+    path
+      .split('.')
+      .fold(&config, |v, k| v.get(k).unwrap_or(&Value::Null))
+  };
   let prefixed = |e: MemoryError| MemoryError::invalid(format!("dsh-memento config: {e}"));
   let fail = |m: &str| Err(prefixed(MemoryError::invalid(m)));
   match at("enabled") {
@@ -157,15 +181,27 @@ pub fn resolve(raw: &Value) -> Result<Value> {
   write_policy(at("writePolicy"))?;
   write_policies(at("writePolicies"))?;
   if !matches!(at("language").as_str(), Some("en" | "zh")) {
-    return fail(&format!("language must be 'en' or 'zh' (got {})", at("language")));
+    return fail(&format!(
+      "language must be 'en' or 'zh' (got {})",
+      at("language")
+    ));
   }
   if !at("snapshotOrder").is_number() {
     return fail("snapshotOrder must be a finite number");
   }
-  for key in ["maxEntriesPerQuery", "commandListLimit", "commandAuditLimit"]
-    .into_iter()
-    .chain(["recall.historyLimitDefault", "recall.snippetCap", "recall.snippetChars", "recall.windowDays"])
-    .chain(["panelEntriesLimit", "panelAuditLimit"])
+  for key in [
+    "maxEntriesPerQuery",
+    "commandListLimit",
+    "commandAuditLimit",
+  ]
+  .into_iter()
+  .chain([
+    "recall.historyLimitDefault",
+    "recall.snippetCap",
+    "recall.snippetChars",
+    "recall.windowDays",
+  ])
+  .chain(["panelEntriesLimit", "panelAuditLimit"])
   {
     positive(at(key), key).map_err(prefixed)?;
   }
@@ -187,7 +223,10 @@ pub fn resolve(raw: &Value) -> Result<Value> {
 /// `INVALID_INPUT` naming the first bad option.
 pub fn provider(options: &Value) -> Result<ProviderOptions> {
   let given = |name: &str| options.get(name).filter(|v| !v.is_null());
-  let mut config = Config { budgets: Budgets::from_config(given("budgets"))?, ..Config::default() };
+  let mut config = Config {
+    budgets: Budgets::from_config(given("budgets"))?,
+    ..Config::default()
+  };
   if let Some(v) = given("writePolicy") {
     config.write_policy = write_policy(v)?;
   }
@@ -200,15 +239,24 @@ pub fn provider(options: &Value) -> Result<ProviderOptions> {
   match given("sourceLabel") {
     None => config.source_label = DEFAULT_SOURCE.to_string(),
     Some(Value::String(s)) if !s.is_empty() => config.source_label = s.clone(),
-    Some(_) => return Err(MemoryError::invalid("sourceLabel must be a non-empty string")),
+    Some(_) => {
+      return Err(MemoryError::invalid(
+        "sourceLabel must be a non-empty string",
+      ))
+    }
   }
   let db_path = match given("dbPath") {
     None => keys::store_path(""),
     Some(Value::String(s)) => keys::store_path(s),
     Some(_) => return Err(MemoryError::invalid("dbPath must be a string")),
   };
-  let audit_retention_days = given("auditRetentionDays").map_or(Ok(0), |v| non_negative(v, "auditRetentionDays"))?;
-  Ok(ProviderOptions { config, db_path, audit_retention_days })
+  let audit_retention_days =
+    given("auditRetentionDays").map_or(Ok(0), |v| non_negative(v, "auditRetentionDays"))?;
+  Ok(ProviderOptions {
+    config,
+    db_path,
+    audit_retention_days,
+  })
 }
 
 #[cfg(test)]
@@ -224,9 +272,15 @@ mod tests {
     assert_eq!(resolve(&json!({}))?, defaults());
     assert_eq!(resolve(&Value::Null)?, defaults());
     let c = resolve(&json!({ "budgets": { "user": { "workspace": 10 } }, "extra": 1 }))?;
-    assert_eq!(c["budgets"]["user"], json!({ "userGlobal": 2000, "workspace": 10 }));
+    assert_eq!(
+      c["budgets"]["user"],
+      json!({ "userGlobal": 2000, "workspace": 10 })
+    );
     assert_eq!(c["extra"], 1);
-    let keys: Vec<&String> = c.as_object().map(|o| o.keys().collect()).unwrap_or_default();
+    let keys: Vec<&String> = c
+      .as_object()
+      .map(|o| o.keys().collect())
+      .unwrap_or_default();
     assert_eq!(keys.first().map(|k| k.as_str()), Some("enabled"));
     Ok(())
   }
@@ -248,21 +302,37 @@ mod tests {
     for (raw, expected) in cases {
       assert_eq!(message(raw).as_deref(), Some(expected));
     }
-    assert_eq!(message(json!({ "enabled": false, "language": "nonsense" })), None);
-    assert_eq!(message(json!({ "writePolicies": { "source:my-tool2": "off", "agent/workspace": "auto" } })), None);
+    assert_eq!(
+      message(json!({ "enabled": false, "language": "nonsense" })),
+      None
+    );
+    assert_eq!(
+      message(json!({ "writePolicies": { "source:my-tool2": "off", "agent/workspace": "auto" } })),
+      None
+    );
   }
 
   #[test]
   fn provider_options_default_and_check() -> Result<()> {
-    let o = provider(&json!({ "writePolicy": "off", "defaultQueryLimit": 5, "dbPath": "/tmp/x.db" }))?;
+    let o =
+      provider(&json!({ "writePolicy": "off", "defaultQueryLimit": 5, "dbPath": "/tmp/x.db" }))?;
     assert_eq!(o.config.write_policy, WritePolicy::Off);
     assert_eq!(o.config.default_query_limit, 5);
     assert_eq!(o.db_path, "/tmp/x.db");
     assert_eq!(o.config.source_label, DEFAULT_SOURCE);
     let bad = |v: Value| provider(&v).err().map(|e| e.to_string());
-    assert_eq!(bad(json!({ "writePolicy": "sometimes" })).as_deref(), Some("invalid writePolicy \"sometimes\" (one of ask|auto|off)"));
-    assert_eq!(bad(json!({ "defaultQueryLimit": 0 })).as_deref(), Some("defaultQueryLimit must be a positive integer"));
-    assert_eq!(bad(json!({ "sourceLabel": "" })).as_deref(), Some("sourceLabel must be a non-empty string"));
+    assert_eq!(
+      bad(json!({ "writePolicy": "sometimes" })).as_deref(),
+      Some("invalid writePolicy \"sometimes\" (one of ask|auto|off)")
+    );
+    assert_eq!(
+      bad(json!({ "defaultQueryLimit": 0 })).as_deref(),
+      Some("defaultQueryLimit must be a positive integer")
+    );
+    assert_eq!(
+      bad(json!({ "sourceLabel": "" })).as_deref(),
+      Some("sourceLabel must be a non-empty string")
+    );
     assert!(bad(json!({ "budgets": { "user": { "workspace": -1 } } })).is_some());
     Ok(())
   }

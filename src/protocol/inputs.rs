@@ -36,7 +36,12 @@ pub fn check(inputs: &Value) -> Checked {
   for (index, item) in items.iter().enumerate() {
     let e = match parse_entry_input(item) {
       Ok(e) => e,
-      Err(e) => return Checked::Invalid { index, message: e.to_string() },
+      Err(e) => {
+        return Checked::Invalid {
+          index,
+          message: e.to_string(),
+        }
+      }
     };
     let mut v = json!({ "track": e.track, "scope": e.scope, "text": e.text });
     let optional = [
@@ -61,21 +66,40 @@ mod tests {
 
   #[test]
   fn normalizes_valid_inputs_and_names_the_first_bad_one() {
-    let ok = check(&json!([{ "track": "user", "scope": "workspace", "text": "t", "tags": [" a", "a"], "agentKey": "" }]));
+    let ok = check(
+      &json!([{ "track": "user", "scope": "workspace", "text": "t", "tags": [" a", "a"], "agentKey": "" }]),
+    );
     let want = json!([{ "track": "user", "scope": "workspace", "text": "t", "tags": ["a"], "agentKey": "" }]);
-    assert_eq!(ok, Checked::Valid { inputs: want.as_array().cloned().unwrap_or_default() });
-    let bad = check(&json!([{ "track": "user", "scope": "user-global", "text": "ok" }, { "track": "user", "scope": "nowhere", "text": "x" }]));
-    let Checked::Invalid { index, message } = bad else { panic!("accepted") };
+    assert_eq!(
+      ok,
+      Checked::Valid {
+        inputs: want.as_array().cloned().unwrap_or_default()
+      }
+    );
+    let bad = check(
+      &json!([{ "track": "user", "scope": "user-global", "text": "ok" }, { "track": "user", "scope": "nowhere", "text": "x" }]),
+    );
+    let Checked::Invalid { index, message } = bad else {
+      panic!("accepted")
+    };
     assert_eq!(index, 1);
-    assert!(message.starts_with("invalid memory scope: track=\"user\" scope=\"nowhere\""), "{message}");
+    assert!(
+      message.starts_with("invalid memory scope: track=\"user\" scope=\"nowhere\""),
+      "{message}"
+    );
   }
 
   #[test]
   fn tag_length_counts_utf16_units_and_never_splits_a_pair() {
     let tag = "😀".repeat(17);
-    let Checked::Invalid { message, .. } = check(&json!([{ "track": "user", "scope": "workspace", "text": "t", "tags": [tag] }])) else {
+    let Checked::Invalid { message, .. } =
+      check(&json!([{ "track": "user", "scope": "workspace", "text": "t", "tags": [tag] }]))
+    else {
       panic!("a 34-unit tag was accepted")
     };
-    assert_eq!(message, format!("entry tag \"{}\"… exceeds 32 chars", "😀".repeat(10)));
+    assert_eq!(
+      message,
+      format!("entry tag \"{}\"… exceeds 32 chars", "😀".repeat(10))
+    );
   }
 }

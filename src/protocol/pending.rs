@@ -17,8 +17,15 @@ const DEFAULT_HEADER: &str =
 /// Whether `vis` sees proposal `p` (its JSON): shared or own agent; user-global or own workspace.
 fn visible(p: &Value, vis: &Visibility) -> bool {
   let key = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or_default();
-  let agent = vis.agent_key.as_deref().is_none_or(|a| key("agentKey").is_empty() || key("agentKey") == a);
-  let workspace = key("scope") != "workspace" || vis.workspace_key.as_deref().is_none_or(|w| key("workspaceKey") == w);
+  let agent = vis
+    .agent_key
+    .as_deref()
+    .is_none_or(|a| key("agentKey").is_empty() || key("agentKey") == a);
+  let workspace = key("scope") != "workspace"
+    || vis
+      .workspace_key
+      .as_deref()
+      .is_none_or(|w| key("workspaceKey") == w);
   agent && workspace
 }
 
@@ -28,10 +35,22 @@ fn visible(p: &Value, vis: &Visibility) -> bool {
 ///
 /// # Errors
 /// `INVALID_INPUT` when a label is not a string.
-pub fn append(text: String, proposals: &Value, vis: &Visibility, max: u64, labels: &Value) -> Result<String> {
+pub fn append(
+  text: String,
+  proposals: &Value,
+  vis: &Visibility,
+  max: u64,
+  labels: &Value,
+) -> Result<String> {
   let shown: Vec<&Value> = proposals
     .as_array()
-    .map(|all| all.iter().filter(|p| visible(p, vis)).take(max as usize).collect())
+    .map(|all| {
+      all
+        .iter()
+        .filter(|p| visible(p, vis))
+        .take(max as usize)
+        .collect()
+    })
     .unwrap_or_default();
   if shown.is_empty() {
     return Ok(text);
@@ -40,11 +59,26 @@ pub fn append(text: String, proposals: &Value, vis: &Visibility, max: u64, label
     Some(Value::String(h)) => h.clone(),
     _ => DEFAULT_HEADER.to_string(),
   };
-  let mut out = if text.is_empty() { Labels::from_json(labels)?.header } else { text };
+  let mut out = if text.is_empty() {
+    Labels::from_json(labels)?.header
+  } else {
+    text
+  };
   out.push_str(&format!("\n\n## {header}"));
   for p in shown {
-    let s = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-    out.push_str(&format!("\n- [{}] {}/{}: {}", s("id"), s("track"), s("scope"), s("text")));
+    let s = |k: &str| {
+      p.get(k)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+    };
+    out.push_str(&format!(
+      "\n- [{}] {}/{}: {}",
+      s("id"),
+      s("track"),
+      s("scope"),
+      s("text")
+    ));
   }
   Ok(out)
 }
@@ -56,16 +90,35 @@ mod tests {
 
   #[test]
   fn lists_only_visible_proposals_up_to_max() -> Result<()> {
-    let vis = Visibility { agent_key: Some("coder".into()), workspace_key: Some("/ws".into()) };
-    let p = |id: &str, scope: &str, ws: &str, agent: &str| {
-      json!({ "id": id, "track": "user", "scope": scope, "workspaceKey": ws, "agentKey": agent, "text": format!("t{id}") })
+    let vis = Visibility {
+      agent_key: Some("coder".into()),
+      workspace_key: Some("/ws".into()),
     };
-    let all = json!([p("1", "workspace", "/other", ""), p("2", "user-global", "", "reviewer"), p("3", "workspace", "/ws", "coder"), p("4", "user-global", "", ""), p("5", "user-global", "", "")]);
-    let text = append("SNAP".into(), &all, &vis, 2, &json!({ "proposalsHeader": "P" }))?;
-    assert_eq!(text, "SNAP\n\n## P\n- [3] user/workspace: t3\n- [4] user/user-global: t4");
+    let p = |id: &str, scope: &str, ws: &str, agent: &str| json!({ "id": id, "track": "user", "scope": scope, "workspaceKey": ws, "agentKey": agent, "text": format!("t{id}") });
+    let all = json!([
+      p("1", "workspace", "/other", ""),
+      p("2", "user-global", "", "reviewer"),
+      p("3", "workspace", "/ws", "coder"),
+      p("4", "user-global", "", ""),
+      p("5", "user-global", "", "")
+    ]);
+    let text = append(
+      "SNAP".into(),
+      &all,
+      &vis,
+      2,
+      &json!({ "proposalsHeader": "P" }),
+    )?;
+    assert_eq!(
+      text,
+      "SNAP\n\n## P\n- [3] user/workspace: t3\n- [4] user/user-global: t4"
+    );
     assert_eq!(append("SNAP".into(), &all, &vis, 0, &Value::Null)?, "SNAP");
     let empty = append(String::new(), &all, &vis, 1, &Value::Null)?;
-    assert!(empty.starts_with(&Labels::default().header) && empty.ends_with(&format!("## {DEFAULT_HEADER}\n- [3] user/workspace: t3")));
+    assert!(
+      empty.starts_with(&Labels::default().header)
+        && empty.ends_with(&format!("## {DEFAULT_HEADER}\n- [3] user/workspace: t3"))
+    );
     Ok(())
   }
 }

@@ -188,6 +188,19 @@ export class FakeProvider {
     Object.assign(p, { status: 'approved', decidedAt: Date.now() })
     return { proposal: { ...p }, entry: r.entry, usage: r.usage }
   }
+  /** The native snapshot's text for the fake's entries (a test double; the real one is src/protocol/snapshot.rs + pending.rs). */
+  snapshot(keys = {}, labels = {}, maxProposals = 0) {
+    const visible = (x) => (x.agentKey === '' || x.agentKey === keys.agentKey) && (x.scope === 'user-global' || x.workspaceKey === keys.workspaceKey)
+    const rows = this.budgets({ workspaceKey: keys.workspaceKey })
+    const sections = LAYERS.flatMap(([track, scope]) => {
+      const list = this.listEntries(keys).filter((e) => e.track === track && e.scope === scope)
+      const row = rows.find((b) => b.track === track && b.scope === scope)
+      return list.length ? [[`## ${labels.groups[`${track}/${scope}`]} — ${row.used}/${row.limit} ${labels.usageSuffix}`, ...list.map((e) => `- ${e.text}`)].join('\n')] : []
+    })
+    const pending = this.proposals.filter((p) => p.status === 'pending' && visible(p)).slice(0, maxProposals)
+    if (pending.length) sections.push([`## ${labels.proposalsHeader}`, ...pending.map((p) => `- [${p.id}] ${p.track}/${p.scope}: ${p.text}`)].join('\n'))
+    return sections.length ? [labels.header, ...sections].join('\n\n') : ''
+  }
   snapshotRecord(sessionId, text) {
     if (!this.snapshots.has(sessionId)) {
       this.snapshots.set(sessionId, text)
