@@ -1,5 +1,6 @@
 //! The only code that names napi: the `MemoryProvider` JS class over [`Memory`], and the rule
-//! functions the JS layer calls instead of keeping its own copy.
+//! functions the JS layer calls instead of keeping its own copy. The types users code to are
+//! index.d.ts; arguments arrive as `unknown`.
 //!
 //! Every method converts its arguments ([`js::data`]: JSON, refusing what JSON cannot carry),
 //! calls the core, and maps [`MemoryError`] to a JS `Error` with `.code` and `.details`. Writes
@@ -14,12 +15,11 @@ use napi::{sys, Env, ValueType};
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::engine::{Memory, Plan, ProposalInput, QueryOptions};
+use crate::engine::{Memory, Plan};
 use crate::error::{MemoryError, StoreReason};
+use crate::protocol::calls::{count, string, visibility};
 use crate::protocol::model::Writer;
-use crate::protocol::snapshot::Labels;
-use crate::protocol::{config, inputs, keys, pending};
-use crate::store::{Store, Visibility};
+use crate::protocol::{calls, config, inputs, keys, pending};
 
 mod gate;
 mod js;
@@ -29,6 +29,13 @@ use js::{data, field, settled, text, throw, to_js};
 /// A JS function held across calls, called with raw values.
 type Held<A> = FunctionRef<FnArgs<A>, Unknown<'static>>;
 type Raw = sys::napi_value;
+/// What internal helpers hand back: a JS value (a promise, for writes), or an exception.
+type Js<'e> = Result<Unknown<'e>>;
+/// A write: its name (for messages) and how it turns its input into a plan.
+type Op = (
+  &'static str,
+  fn(&mut Memory, &Value, Writer) -> crate::Result<Plan>,
+);
 
 /// What a write's promise and every read share: the engine and the JS functions given at
 /// construction (held until the last pending write is done with them).
@@ -43,67 +50,61 @@ impl Core {
   /// Run `f` on the open engine. No JS runs while it holds the engine, so a re-entrant call
   /// (a gate or getter calling back into the provider) always finds it free.
   fn run<T>(&self, f: impl FnOnce(&mut Memory) -> crate::Result<T>) -> crate::Result<T> {
-    let fail = |reason, what: String| MemoryError::store(&self.path, reason, &what, None);
-    let busy = || {
-      fail(
+    let at = &self.path;
+    let fail = |reason, what: &str| Err(MemoryError::store(at, reason, what, None));
+    let closed = || format!("memory store at {at} is closed");
+    let Ok(mut memory) = self.memory.try_borrow_mut() else {
+      return fail(
         StoreReason::Busy,
-        "memory store is busy in a re-entrant call".into(),
-      )
+        "memory store is busy in a re-entrant call",
+      );
     };
-    let mut memory = self.memory.try_borrow_mut().map_err(|_| busy())?;
-    let closed = || {
-      fail(
-        StoreReason::Closed,
-        format!("memory store at {} is closed", self.path),
-      )
-    };
-    f(memory.as_mut().ok_or_else(closed)?)
+    match memory.as_mut() {
+      Some(m) => f(m),
+      None => fail(StoreReason::Closed, &closed()),
+    }
   }
 }
 
-/// Keep a JS function for later calls.
-fn held<A>(f: Unknown) -> Result<Held<A>>
+/// A callback option, held for later calls: `None` when absent, `Err` when not a function.
+fn callback<A>(env: &Env, options: Unknown, name: &str) -> Result<Option<Held<A>>>
 where
   FnArgs<A>: JsValuesTupleIntoVec,
 {
-  Function::from_unknown(f)?.create_ref()
-}
-
-/// Caller data for a sync method (a coded error is thrown).
-fn arg(env: &Env, what: &str, value: Option<Unknown>) -> Result<Value> {
-  data(env, what, value.as_ref()).map_err(|e| throw(env, e))
-}
-
-/// The writer of a write context `{agent: {session: {id, header: {cwd, agentPreset}}}}`.
-fn writer_of(env: &Env, write: Option<&Unknown<'_>>) -> crate::Result<Writer> {
-  let session = field(env, field(env, write.copied(), "agent"), "session");
-  let header = field(env, session, "header");
-  let text_at = |v, key| field(env, v, key).and_then(|s| text(&s));
-  let (cwd, preset) = (text_at(header, "cwd"), text_at(header, "agentPreset"));
-  Writer::new(
-    text_at(session, "id").as_deref(),
-    cwd.as_deref(),
-    preset.as_deref(),
-  )
-}
-
-/// `opts[key]` when it is a string.
-fn string_of(opts: &Value, key: &str) -> Option<String> {
-  opts.get(key).and_then(Value::as_str).map(str::to_string)
-}
-
-/// The `{agentKey, workspaceKey}` of an options object (absent or not a string: no filter).
-fn visibility_of(opts: &Value) -> Visibility {
-  let (agent_key, workspace_key) = (string_of(opts, "agentKey"), string_of(opts, "workspaceKey"));
-  Visibility {
-    agent_key,
-    workspace_key,
+  match field(env, Some(options), name).map(|f| (f.get_type(), f)) {
+    Some((Ok(ValueType::Function), f)) => Ok(Some(Function::from_unknown(f)?.create_ref()?)),
+    None | Some((Ok(ValueType::Undefined | ValueType::Null), _)) => Ok(None),
+    _ => Err(Error::from_reason(name)),
   }
 }
 
-/// A positive count argument, else `default`.
-fn count_of(value: &Value, default: u64) -> u64 {
-  value.as_u64().filter(|n| *n > 0).unwrap_or(default)
+/// Caller data for a sync method (a coded error is thrown).
+fn arg(env: &Env, what: &str, value: Unknown) -> Result<Value> {
+  data(env, what, value).map_err(|e| throw(env, e))
+}
+
+/// An optional string argument: `None` for undefined or null, else a string or `INVALID_INPUT`.
+fn opt_text(env: &Env, what: &str, value: Unknown) -> Result<Option<String>> {
+  let bad = || MemoryError::invalid(format!("{what} must be a string"));
+  match value.get_type()? {
+    ValueType::Undefined | ValueType::Null => Ok(None),
+    _ => text(&value).map(Some).ok_or_else(|| throw(env, bad())),
+  }
+}
+
+/// A read's answer in JS, or its error thrown.
+fn read<'e, T: serde::Serialize>(env: &'e Env, result: crate::Result<T>) -> Js<'e> {
+  to_js(env, &result.map_err(|e| throw(env, e))?)
+}
+
+/// The writer of a write context `{agent: {session: {id, header: {cwd, agentPreset}}}}`.
+fn writer_of(env: &Env, write: Unknown) -> crate::Result<Writer> {
+  let session = field(env, field(env, Some(write), "agent"), "session");
+  let header = field(env, session, "header");
+  let text_at = |v, key| field(env, v, key).and_then(|s| text(&s));
+  let (id, cwd) = (text_at(session, "id"), text_at(header, "cwd"));
+  let preset = text_at(header, "agentPreset");
+  Writer::new(id.as_deref(), cwd.as_deref(), preset.as_deref())
 }
 
 /// The native memory provider. Writes are async and gated by the `gate` given at construction;
@@ -125,43 +126,26 @@ impl MemoryProvider {
     if options.get_type()? != ValueType::Object {
       return Err(bad("MemoryProvider options must be an object"));
     }
-    let given = |name| {
-      field(&env, Some(options), name)
-        .filter(|f| !matches!(f.get_type(), Ok(ValueType::Undefined | ValueType::Null)))
-    };
-    let is_fn = |f: &Unknown| f.get_type().ok() == Some(ValueType::Function);
-    let gate = given("gate").filter(is_fn).ok_or_else(|| {
+    let gate = callback(&env, options, "gate").ok().flatten().ok_or_else(|| {
       bad("MemoryProvider requires options.gate: the async approval callback (payload, write) => outcome")
     })?;
-    let audit_label = given("auditLabel");
-    if audit_label.as_ref().is_some_and(|f| !is_fn(f)) {
-      return Err(bad(
-        "auditLabel must be a function (outcome, payload, write) => string",
-      ));
-    }
-    let mut opts = serde_json::Map::new();
+    let audit_label = callback(&env, options, "auditLabel")
+      .map_err(|_| bad("auditLabel must be a function (outcome, payload, write) => string"))?;
+    let mut given = serde_json::Map::new();
     for name in config::PROVIDER_OPTIONS {
-      opts.insert(
-        name.into(),
-        arg(&env, name, field(&env, Some(options), name))?,
-      );
+      let value = field(&env, Some(options), name).map_or(Ok(Value::Null), |v| data(&env, name, v));
+      given.insert(name.into(), value.map_err(|e| throw(&env, e))?);
     }
-    let opts = config::provider(&Value::Object(opts)).map_err(|e| throw(&env, e))?;
-    let store = Store::open(
-      std::path::Path::new(&opts.db_path),
-      opts.audit_retention_days,
-    );
-    let memory = Memory::new(store.map_err(|e| throw(&env, e))?, opts.config);
-    let (gate, audit_label) = (held(gate)?, audit_label.map(held).transpose()?);
-    let core = Core {
-      memory: RefCell::new(Some(memory)),
+    let memory = config::open(&Value::Object(given)).map_err(|e| throw(&env, e))?;
+    let path = memory.path().to_string();
+    let memory = RefCell::new(Some(memory));
+    let core = Rc::new(Core {
+      memory,
       gate,
       audit_label,
-      path: opts.db_path,
-    };
-    Ok(Self {
-      core: Rc::new(core),
-    })
+      path,
+    });
+    Ok(Self { core })
   }
 
   /// Absolute path of the store file.
@@ -170,73 +154,36 @@ impl MemoryProvider {
     self.core.path.clone()
   }
 
-  fn read<'e, T: serde::Serialize>(
-    &self,
-    env: &'e Env,
-    f: impl FnOnce(&mut Memory) -> crate::Result<T>,
-  ) -> Result<Unknown<'e>> {
-    to_js(env, &self.core.run(f).map_err(|e| throw(env, e))?)
-  }
-
   /// The shared write path: writer check, input, plan, gate, finish.
-  fn gated<'e>(
-    &self,
-    env: &'e Env,
-    what: &str,
-    input: Option<Unknown>,
-    write: Option<Unknown>,
-    plan: impl FnOnce(&mut Memory, &Value, Writer) -> crate::Result<Plan>,
-  ) -> Result<Unknown<'e>> {
-    let planned = writer_of(env, write.as_ref()).and_then(|writer| {
-      let input = data(env, what, input.as_ref())?;
-      self
-        .core
-        .run(|m| Ok((m.planned(|m| plan(m, &input, writer))?, m.policy_answer())))
+  fn gated<'e>(&self, env: &'e Env, (what, plan): Op, input: Unknown, write: Unknown) -> Js<'e> {
+    let planned = writer_of(env, write).and_then(|writer| {
+      let input = data(env, &format!("{what} input"), input)?;
+      let planned =
+        |m: &mut Memory| Ok((m.planned(|m| plan(m, &input, writer))?, m.policy_answer()));
+      self.core.run(planned)
     });
-    match (planned, write) {
-      (Ok((plan, policy)), Some(write)) => gate::ask(env, self.core.clone(), plan, policy, write),
-      (Err(e), _) => settled::<()>(env, Err(e)),
-      (Ok(_), None) => settled::<()>(env, Err(MemoryError::WriteRequiresAgent)),
+    match planned {
+      Ok(planned) => gate::ask(env, self.core.clone(), planned, write),
+      Err(e) => settled::<()>(env, Err(e)),
     }
   }
 
   /// Insert a new entry (fresh id, version 1) after approval.
   #[napi]
-  pub fn add<'e>(
-    &self,
-    env: &'e Env,
-    input: Option<Unknown>,
-    write: Option<Unknown>,
-  ) -> Result<Unknown<'e>> {
-    self.gated(env, "add input", input, write, |m, input, w| {
-      m.plan_add(input, w)
-    })
+  pub fn add<'e>(&self, env: &'e Env, input: Unknown, write: Unknown) -> Result<Unknown<'e>> {
+    self.gated(env, ("add", Memory::plan_add), input, write)
   }
 
   /// Rewrite exactly one entry located by a unique substring; id stable, version + 1.
   #[napi]
-  pub fn replace<'e>(
-    &self,
-    env: &'e Env,
-    input: Option<Unknown>,
-    write: Option<Unknown>,
-  ) -> Result<Unknown<'e>> {
-    self.gated(env, "replace input", input, write, |m, input, w| {
-      m.plan_replace(input, w)
-    })
+  pub fn replace<'e>(&self, env: &'e Env, input: Unknown, write: Unknown) -> Result<Unknown<'e>> {
+    self.gated(env, ("replace", Memory::plan_replace), input, write)
   }
 
   /// Delete exactly one entry located by a unique substring.
   #[napi]
-  pub fn remove<'e>(
-    &self,
-    env: &'e Env,
-    input: Option<Unknown>,
-    write: Option<Unknown>,
-  ) -> Result<Unknown<'e>> {
-    self.gated(env, "remove input", input, write, |m, input, w| {
-      m.plan_remove(input, w)
-    })
+  pub fn remove<'e>(&self, env: &'e Env, input: Unknown, write: Unknown) -> Result<Unknown<'e>> {
+    self.gated(env, ("remove", Memory::plan_remove), input, write)
   }
 
   /// Atomically replace 1..20 entries with one new entry: one approval, one transaction.
@@ -244,25 +191,16 @@ impl MemoryProvider {
   pub fn consolidate<'e>(
     &self,
     env: &'e Env,
-    input: Option<Unknown>,
-    write: Option<Unknown>,
+    input: Unknown,
+    write: Unknown,
   ) -> Result<Unknown<'e>> {
-    self.gated(env, "consolidate input", input, write, |m, input, w| {
-      m.plan_consolidate(input, w)
-    })
+    self.gated(env, ("consolidate", Memory::plan_consolidate), input, write)
   }
 
   /// Insert a batch under one approval; all or nothing, budgets checked before asking.
   #[napi]
-  pub fn seed<'e>(
-    &self,
-    env: &'e Env,
-    inputs: Option<Unknown>,
-    write: Option<Unknown>,
-  ) -> Result<Unknown<'e>> {
-    self.gated(env, "seed inputs", inputs, write, |m, inputs, w| {
-      m.plan_seed(inputs, w)
-    })
+  pub fn seed<'e>(&self, env: &'e Env, inputs: Unknown, write: Unknown) -> Result<Unknown<'e>> {
+    self.gated(env, ("seed", Memory::plan_seed), inputs, write)
   }
 
   /// Decide a pending proposal: `approved` is a gated add committed with the decision.
@@ -270,158 +208,94 @@ impl MemoryProvider {
   pub fn proposal_decide<'e>(
     &self,
     env: &'e Env,
-    id: Option<Unknown>,
-    decision: Option<Unknown>,
-    write: Option<Unknown>,
+    id: Unknown,
+    decision: Unknown,
+    write: Unknown,
   ) -> Result<Unknown<'e>> {
-    let Some(id) = id.and_then(|id| text(&id)).filter(|id| !id.is_empty()) else {
-      return settled::<()>(
-        env,
-        Err(MemoryError::invalid(
-          "proposal id must be a non-empty string",
-        )),
-      );
+    let bad = |m: &str| settled::<()>(env, Err(MemoryError::invalid(m)));
+    let Some(id_text) = text(&id).filter(|id| !id.is_empty()) else {
+      return bad("proposal id must be a non-empty string");
     };
-    match decision.and_then(|d| text(&d)).as_deref() {
-      Some("approved") => self.gated(env, "", None, write, |m, _, w| m.plan_approve(&id, w)),
+    let approve: Op = ("proposal", |m, id, w| {
+      m.plan_approve(id.as_str().unwrap_or_default(), w)
+    });
+    match text(&decision).as_deref() {
+      Some("approved") => self.gated(env, approve, id, write),
       Some("dismissed") => {
-        let dismissed = writer_of(env, write.as_ref())
-          .and_then(|w| self.core.run(|m| m.proposal_dismiss(&id, &w)));
+        let dismiss = |m: &mut Memory, w: &Writer| m.proposal_dismiss(&id_text, w);
+        let dismissed = writer_of(env, write).and_then(|w| self.core.run(|m| dismiss(m, &w)));
         settled(env, dismissed.map(|p| serde_json::json!({ "proposal": p })))
       }
-      _ => settled::<()>(
-        env,
-        Err(MemoryError::invalid(
-          "proposal decision must be approved or dismissed",
-        )),
-      ),
+      _ => bad("proposal decision must be approved or dismissed"),
     }
   }
 
   /// Substring search ranked by recall count then recency; bumps recall counters.
   #[napi]
-  pub fn query<'e>(
-    &self,
-    env: &'e Env,
-    filter: Option<Unknown>,
-    opts: Option<Unknown>,
-  ) -> Result<Unknown<'e>> {
-    let (filter, opts) = (
-      arg(env, "query filter", filter)?,
-      arg(env, "query options", opts)?,
-    );
-    let count_recall = opts
-      .get("countRecall")
-      .and_then(Value::as_bool)
-      .unwrap_or(true);
-    let (session_id, visibility) = (string_of(&opts, "sessionId"), visibility_of(&opts));
-    let options = QueryOptions {
-      session_id,
-      visibility,
-      count_recall,
-    };
-    self.read(env, |m| m.query(&filter, &options))
+  pub fn query<'e>(&self, env: &'e Env, filter: Unknown, opts: Unknown) -> Result<Unknown<'e>> {
+    let filter = arg(env, "query filter", filter)?;
+    let options = calls::query_options(&arg(env, "query options", opts)?);
+    read(env, self.core.run(|m| m.query(&filter, &options)))
   }
 
   /// Usage per layer (4 rows). `{workspaceKey}` reports that workspace's layers.
   #[napi]
-  pub fn budgets<'e>(&self, env: &'e Env, opts: Option<Unknown>) -> Result<Unknown<'e>> {
-    let ws = string_of(&arg(env, "budgets options", opts)?, "workspaceKey");
-    self.read(env, |m| m.budgets(ws.as_deref()))
+  pub fn budgets<'e>(&self, env: &'e Env, opts: Unknown) -> Result<Unknown<'e>> {
+    let ws = string(&arg(env, "budgets options", opts)?, "workspaceKey");
+    read(env, self.core.run(|m| m.budgets(ws.as_deref())))
   }
 
   /// Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set.
   #[napi]
-  pub fn list_entries<'e>(&self, env: &'e Env, opts: Option<Unknown>) -> Result<Unknown<'e>> {
-    let vis = visibility_of(&arg(env, "listEntries options", opts)?);
+  pub fn list_entries<'e>(&self, env: &'e Env, opts: Unknown) -> Result<Unknown<'e>> {
+    let vis = visibility(&arg(env, "listEntries options", opts)?);
     let narrowed = vis.agent_key.is_some() || vis.workspace_key.is_some();
-    self.read(env, |m| m.list_entries(narrowed.then_some(&vis)))
+    let vis = narrowed.then_some(vis);
+    read(env, self.core.run(|m| m.list_entries(vis.as_ref())))
   }
 
   /// Newest audit rows first (default 100).
   #[napi]
-  pub fn audit_list<'e>(&self, env: &'e Env, limit: Option<Unknown>) -> Result<Unknown<'e>> {
-    let limit = count_of(&arg(env, "audit limit", limit)?, 100);
-    self.read(env, |m| m.audit_list(limit))
+  pub fn audit_list<'e>(&self, env: &'e Env, limit: Unknown) -> Result<Unknown<'e>> {
+    let limit = count(&arg(env, "audit limit", limit)?, 100);
+    read(env, self.core.run(|m| m.audit_list(limit)))
   }
 
   /// The snapshot text of a session's visible set (`labels`: the plugin's words; English by
   /// default), then up to `maxProposals` of the pending proposals it sees. Reads only;
   /// [`MemoryProvider::snapshot_record`] freezes it.
   #[napi]
-  pub fn snapshot(
-    &self,
-    env: Env,
-    keys: Option<Unknown>,
-    labels: Option<Unknown>,
-    max_proposals: Option<Unknown>,
-  ) -> Result<String> {
-    let vis = visibility_of(&arg(&env, "snapshot keys", keys)?);
+  pub fn snapshot(&self, env: Env, keys: Unknown, labels: Unknown, max: Unknown) -> Result<String> {
+    let vis = visibility(&arg(&env, "snapshot keys", keys)?);
     let labels = arg(&env, "snapshot labels", labels)?;
-    let max = count_of(&arg(&env, "maxProposals", max_proposals)?, 0);
-    let rendered = self.core.run(|m| {
-      let text = m.snapshot(&vis, &Labels::from_json(&labels)?)?;
-      let pending = if max == 0 {
-        Vec::new()
-      } else {
-        m.proposal_list(Some("pending"), pending::SCAN)?
-      };
-      pending::append(
-        text,
-        &serde_json::to_value(pending).unwrap_or_default(),
-        &vis,
-        max,
-        &labels,
-      )
-    });
+    let max = count(&arg(&env, "maxProposals", max)?, 0);
+    let rendered = self.core.run(|m| pending::snapshot(m, &vis, &labels, max));
     rendered.map_err(|e| throw(&env, e))
   }
 
   /// Freeze a session's snapshot: the first text recorded for the session id wins and is audited
   /// once; later calls (any process, any reload) return that text.
   #[napi]
-  pub fn snapshot_record(
-    &self,
-    env: Env,
-    session_id: Option<Unknown>,
-    text: Option<Unknown>,
-  ) -> Result<String> {
-    let (Some(session), Some(text)) = (
-      session_id.and_then(|s| js::text(&s)),
-      text.and_then(|t| js::text(&t)),
-    ) else {
-      return Err(throw(
-        &env,
-        MemoryError::invalid("snapshotRecord takes (sessionId: string, text: string)"),
-      ));
+  pub fn snapshot_record(&self, env: Env, session_id: Unknown, text: Unknown) -> Result<String> {
+    let (Some(session), Some(text)) = (js::text(&session_id), js::text(&text)) else {
+      let usage = "snapshotRecord takes (sessionId: string, text: string)";
+      return Err(throw(&env, MemoryError::invalid(usage)));
     };
-    self
-      .core
-      .run(|m| m.snapshot_record(&session, &text))
-      .map_err(|e| throw(&env, e))
+    let recorded = self.core.run(|m| m.snapshot_record(&session, &text));
+    recorded.map_err(|e| throw(&env, e))
   }
 
   /// Walk the audit hash chain: `{ok, checked, head, firstBroken}`.
   #[napi]
   pub fn audit_verify<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
-    self.read(env, |m| m.audit_verify())
+    read(env, self.core.run(|m| m.audit_verify()))
   }
 
   /// Record a pending proposal; `null` when this session already has one of this kind pending.
   #[napi]
-  pub fn proposal_add<'e>(&self, env: &'e Env, input: Option<Unknown>) -> Result<Unknown<'e>> {
-    let input = arg(env, "proposal input", input)?;
-    let (kind, session_id) = (
-      string_of(&input, "kind").unwrap_or_default(),
-      string_of(&input, "sessionId"),
-    );
-    self.read(env, |m| {
-      m.proposal_add(ProposalInput {
-        kind,
-        input,
-        session_id,
-      })
-    })
+  pub fn proposal_add<'e>(&self, env: &'e Env, input: Unknown) -> Result<Unknown<'e>> {
+    let proposal = calls::proposal_input(arg(env, "proposal input", input)?);
+    read(env, self.core.run(|m| m.proposal_add(proposal)))
   }
 
   /// Proposals, optionally of one status, oldest first (default limit 100).
@@ -429,21 +303,15 @@ impl MemoryProvider {
   pub fn proposal_list<'e>(
     &self,
     env: &'e Env,
-    status: Option<Unknown>,
-    limit: Option<Unknown>,
+    status: Unknown,
+    limit: Unknown,
   ) -> Result<Unknown<'e>> {
-    let status = match arg(env, "proposal status", status)? {
-      Value::Null => None,
-      Value::String(s) => Some(s),
-      other => {
-        return Err(throw(
-          env,
-          MemoryError::invalid(format!("proposal status must be a string, got {other}")),
-        ))
-      }
-    };
-    let limit = count_of(&arg(env, "proposal limit", limit)?, 100);
-    self.read(env, |m| m.proposal_list(status.as_deref(), limit))
+    let status = opt_text(env, "proposal status", status)?;
+    let limit = count(&arg(env, "proposal limit", limit)?, 100);
+    read(
+      env,
+      self.core.run(|m| m.proposal_list(status.as_deref(), limit)),
+    )
   }
 
   /// Close the store. Idempotent; later calls fail with `STORE_CORRUPT` ("closed").
@@ -457,39 +325,34 @@ impl MemoryProvider {
 
 /// Where the store of `dbPath` lives (`$DSH_HOME`, fallback `~/.dsh`), as the provider resolves it.
 #[napi]
-pub fn resolve_db_path(env: Env, db_path: Option<Unknown>) -> Result<String> {
-  match arg(&env, "dbPath", db_path)? {
-    Value::Null => Ok(keys::store_path("")),
-    Value::String(s) => Ok(keys::store_path(&s)),
-    _ => Err(throw(&env, MemoryError::invalid("dbPath must be a string"))),
-  }
+pub fn resolve_db_path(env: Env, db_path: Unknown) -> Result<String> {
+  let db_path = opt_text(&env, "dbPath", db_path)?;
+  Ok(keys::store_path(&db_path.unwrap_or_default()))
 }
 
 /// Normalized workspace key of a cwd (`''` when none).
 #[napi]
-pub fn workspace_key_of(cwd: Option<Unknown>) -> String {
-  keys::workspace_key_of(cwd.and_then(|c| text(&c)).as_deref())
+pub fn workspace_key_of(cwd: Unknown) -> String {
+  keys::workspace_key_of(text(&cwd).as_deref())
 }
 
 /// Normalized agent key of an agent preset (`''` when none).
 #[napi]
-pub fn agent_key_of(preset: Option<Unknown>) -> String {
-  keys::agent_key_of(preset.and_then(|p| text(&p)).as_deref())
+pub fn agent_key_of(preset: Unknown) -> String {
+  keys::agent_key_of(text(&preset).as_deref())
 }
 
 /// The plugin config with every default filled in, checked in the reference order (throws
 /// `INVALID_INPUT` with the reference messages). `enabled: false` skips the checks.
 #[napi]
-pub fn resolve_config<'e>(env: &'e Env, raw: Option<Unknown>) -> Result<Unknown<'e>> {
-  to_js(
-    env,
-    &config::resolve(&arg(env, "dsh-memento config", raw)?).map_err(|e| throw(env, e))?,
-  )
+pub fn resolve_config<'e>(env: &'e Env, raw: Unknown) -> Result<Unknown<'e>> {
+  let resolved = config::resolve(&arg(env, "dsh-memento config", raw)?);
+  to_js(env, &resolved.map_err(|e| throw(env, e))?)
 }
 
 /// Check a batch of entry inputs as `add`/`seed` do: `{inputs}` (normalized copies) or the first
 /// failure, `{index, message}`.
 #[napi]
-pub fn validate_entry_inputs<'e>(env: &'e Env, inputs: Option<Unknown>) -> Result<Unknown<'e>> {
+pub fn validate_entry_inputs<'e>(env: &'e Env, inputs: Unknown) -> Result<Unknown<'e>> {
   to_js(env, &inputs::check(&arg(env, "entry inputs", inputs)?))
 }

@@ -5,10 +5,11 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::engine::{Config, SecretPolicy, WritePolicy};
+use crate::engine::{Config, Memory, SecretPolicy, WritePolicy};
 use crate::error::{MemoryError, Result};
 use crate::protocol::keys;
 use crate::protocol::model::{Budgets, Scope, Track, DEFAULT_SOURCE};
+use crate::store::Store;
 
 /// The option names of `new MemoryProvider(options)` that are data (besides `gate`/`auditLabel`).
 pub const PROVIDER_OPTIONS: [&str; 7] = [
@@ -114,10 +115,7 @@ fn write_policies(table: &Value) -> Result<()> {
         Value::from(key.as_str())
       )));
     }
-    if !value
-      .as_str()
-      .is_some_and(|v| WritePolicy::parse(v).is_ok())
-    {
+    if value.as_str().is_none_or(|v| WritePolicy::parse(v).is_err()) {
       return Err(MemoryError::invalid(format!(
         "invalid writePolicies value for {}: {value} (one of ask|auto|off)",
         Value::from(key.as_str())
@@ -257,6 +255,16 @@ pub fn provider(options: &Value) -> Result<ProviderOptions> {
     db_path,
     audit_retention_days,
   })
+}
+
+/// The engine over the store `options` name, opened (created if needed).
+///
+/// # Errors
+/// `INVALID_INPUT` for a bad option; `STORE_CORRUPT`, `STORE_UNSUPPORTED_VERSION`.
+pub fn open(options: &Value) -> Result<Memory> {
+  let o = provider(options)?;
+  let store = Store::open(std::path::Path::new(&o.db_path), o.audit_retention_days)?;
+  Ok(Memory::new(store, o.config))
 }
 
 #[cfg(test)]

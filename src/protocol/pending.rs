@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use crate::engine::Memory;
 use crate::error::Result;
 use crate::protocol::snapshot::Labels;
 use crate::store::Visibility;
@@ -13,6 +14,26 @@ pub const SCAN: u64 = 1000;
 
 const DEFAULT_HEADER: &str =
   "Pending memory proposals (reviewed by the user; approve or dismiss via the /memory proposals command)";
+
+/// The snapshot of a session's visible set (`labels`: the plugin's words, `proposalsHeader`
+/// included), followed by up to `max` of the pending proposals it sees.
+///
+/// # Errors
+/// `INVALID_INPUT` for a label that is not a string; the store's errors.
+pub fn snapshot(m: &mut Memory, vis: &Visibility, labels: &Value, max: u64) -> Result<String> {
+  let text = m.snapshot(vis, &Labels::from_json(labels)?)?;
+  let pending = match max {
+    0 => Vec::new(),
+    _ => m.proposal_list(Some("pending"), SCAN)?,
+  };
+  append(
+    text,
+    &serde_json::to_value(pending).unwrap_or_default(),
+    vis,
+    max,
+    labels,
+  )
+}
 
 /// Whether `vis` sees proposal `p` (its JSON): shared or own agent; user-global or own workspace.
 fn visible(p: &Value, vis: &Visibility) -> bool {
@@ -35,7 +56,7 @@ fn visible(p: &Value, vis: &Visibility) -> bool {
 ///
 /// # Errors
 /// `INVALID_INPUT` when a label is not a string.
-pub fn append(
+fn append(
   text: String,
   proposals: &Value,
   vis: &Visibility,
