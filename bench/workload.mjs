@@ -1,19 +1,25 @@
 // The benchmark's data and workload, generated deterministically from an entry index so that
 // neither the worker (which seeds the provider) nor the parent (which writes the floor's input
-// file) has to hold 100k texts in memory, and both see exactly the same data.
+// file) has to hold 100k texts in memory, and both see exactly the same data. Two shapes:
 //
-// Store shape (realistic at the protocol's DEFAULT budgets, although the bench opens the store
-// with budgets of 10^9 so that the write loops never hit BUDGET_EXCEEDED):
+// "workspaces" (issue 5; `entryInput`, `plan`): realistic at the protocol's DEFAULT budgets,
+// although the bench opens the store with budgets of 10^9 so that the write loops never hit
+// BUDGET_EXCEEDED:
 //   - 45 user-global entries (15 user, 30 agent): the store-wide user-global layers;
 //   - then workspaces of 45 entries each: 15 user/workspace (≈1,700 of 2,000 units) and
 //     30 agent/workspace (≈3,450 of 4,000 units). 10k entries → 221 workspaces, 100k → 2,221.
 //   - agent keys: user-track entries are shared (''), agent-track entries are one third shared
 //     and two thirds split over 4 agent presets; so a session (agent, workspace) sees ≈ 90
 //     entries: a full default-budget snapshot.
-// Texts: 80–150 UTF-16 units, English/CJK mixed; every entry carries a unique ASCII token
-// (`Q` + 6 base36 chars, stored upper-case, queried lower-case: exercises ASCII folding) and
-// half of them a rare 2-character CJK name from CJK Extension A (never used by the common
-// vocabulary), so "rare" needles have 1 (or very few) hits. About 30% contain the word `tests`.
+//   Texts: 80–150 UTF-16 units, English/CJK mixed.
+// "large-layers" (issue 14; `SHAPES['large-layers']`): ONE workspace whose four layers hold n/4
+// entries each (budgets raised out of the way), texts of exactly 80 UTF-16 units, half of them
+// mostly Chinese; same agent keys rule within each layer, so a session sees ≈ 3/4 of the store.
+//
+// In both, every entry carries a unique ASCII token (`Q` + 6 base36 chars, stored upper-case,
+// queried lower-case: exercises ASCII folding) that the targeted writes and the rare query
+// match, and half of them a rare 2-character CJK name from CJK Extension A (never used by the
+// common vocabulary), so "rare" needles have 1 (or very few) hits. About 30% contain `tests`.
 
 export const AGENTS = ['coder', 'reviewer', 'planner', 'writer']
 export const GLOBAL_USER = 15
@@ -268,4 +274,119 @@ export function plan(n, iters) {
     warmAdds.push({ input: { track: 'agent', scope: 'workspace', text: textOf(newText()), tags: ['bench'], workspaceKey: ws, agentKey: 'coder' }, write: writer(ws, 'coder', `bench-warm-${j}`) })
   }
   return { n, iters, W, rare, cjk, common: COMMON_WORD, session, adds, seedBatches, replaces, removes, consolidates, warmAdds }
+}
+
+// ---------------------------------------------------------------------------------------------
+// "large-layers" (issue 14): one workspace, four layers of n/4 entries each.
+
+/** The one workspace of the large-layers shape. */
+export const LARGE_WS = wsKey(0)
+const LAYERS = [
+  ['user', 'user-global'],
+  ['user', 'workspace'],
+  ['agent', 'user-global'],
+  ['agent', 'workspace'],
+]
+const LARGE_UNITS = 80
+
+/** Layout of large-layers entry `i`: layer `i % 4`; agent keys as in the workspaces shape. */
+function largeLayoutOf(i) {
+  const [track, scope] = LAYERS[i % 4]
+  const j = i >> 2
+  return { track, scope, workspaceKey: scope === 'workspace' ? LARGE_WS : '', agentKey: track === 'user' || j % 3 === 0 ? '' : AGENTS[j % 4] }
+}
+
+/** Large-layers text `i`: exactly 80 UTF-16 units (all BMP), half of them mostly Chinese. */
+function largeTextOf(i) {
+  const r = prng(i * 2654435761 + 977)
+  const chinese = r() < 0.5
+  const parts = [`[${token(i)}]`]
+  const pair = cjkPair(i)
+  if (pair) parts.push(`联系人${pair}`)
+  if (r() < 0.3) parts.push(chinese ? '提交前先跑 tests' : EN_TESTS[Math.floor(r() * EN_TESTS.length)])
+  let text = parts.join(' ')
+  while (text.length < LARGE_UNITS) {
+    text += chinese ? `，${CJK[Math.floor(r() * CJK.length)]}` : `; ${EN_NO_TESTS[Math.floor(r() * EN_NO_TESTS.length)]}`
+  }
+  text = text.slice(0, LARGE_UNITS)
+  return /\s$/.test(text) ? `${text.slice(0, -1)}.` : text
+}
+
+function largeEntryInput(i) {
+  return { ...largeLayoutOf(i), text: largeTextOf(i), tags: tagsOf(i) }
+}
+
+/**
+ * The large-layers workload, shaped like `plan`'s (the floor reads both): adds and seeds spread
+ * over the four layers, and disjoint write targets drawn at random from the whole store — remove
+ * user-track entries, replace agent-owned ones, consolidate pairs of shared agent entries of one
+ * layer — so every targeted write searches a layer of n/4 entries.
+ */
+function largePlan(n, iters) {
+  const r = prng(n * 37 + iters)
+  const pick = (max) => Math.floor(r() * max)
+  const shuffled = (xs) => {
+    for (let k = xs.length - 1; k > 0; k--) {
+      const m = pick(k + 1)
+      ;[xs[k], xs[m]] = [xs[m], xs[k]]
+    }
+    return xs
+  }
+  let fresh = n + 1000
+  const writer = (agentPreset, sid) => ({ sessionId: sid, cwd: LARGE_WS, agentPreset })
+  const newInput = (j, tags) => {
+    const [track, scope] = LAYERS[j % 4]
+    return { track, scope, text: largeTextOf(fresh++), tags, workspaceKey: scope === 'workspace' ? LARGE_WS : '', agentKey: track === 'agent' ? 'coder' : '' }
+  }
+  const rare = []
+  const cjk = []
+  for (let q = 0; q < iters; q++) {
+    rare.push(token(pick(n)).toLowerCase())
+    cjk.push(cjkPair(pick(n) & ~1))
+  }
+  const session = { agentKey: 'coder', workspaceKey: LARGE_WS }
+  const adds = Array.from({ length: iters }, (_, j) => ({ input: newInput(j, ['bench']), write: writer('coder', `bench-add-${j}`) }))
+  const seedBatches = Array.from({ length: Math.max(3, Math.floor(iters / 10)) }, (_, b) => ({
+    inputs: Array.from({ length: 100 }, (_, e) => ({ ...newInput(e, []), agentKey: '' })),
+    write: writer('coder', `bench-seed-${b}`),
+  }))
+  const users = []
+  const owned = []
+  const shared = [[], []]
+  for (let i = 0; i < n; i++) {
+    const l = largeLayoutOf(i)
+    if (l.track === 'user') users.push(i)
+    else if (l.agentKey) owned.push(i)
+    else shared[l.scope === 'workspace' ? 1 : 0].push(i)
+  }
+  shuffled(users)
+  shuffled(owned)
+  shared.forEach(shuffled)
+  const targetOf = (i) => {
+    const l = largeLayoutOf(i)
+    return { track: l.track, scope: l.scope, match: token(i).toLowerCase(), workspaceKey: l.workspaceKey }
+  }
+  const replaces = []
+  const removes = []
+  const consolidates = []
+  for (let j = 0; j < iters; j++) {
+    const o = owned[j % owned.length]
+    const owner = largeLayoutOf(o).agentKey
+    replaces.push({ index: o, input: { ...targetOf(o), text: largeTextOf(fresh++), agentKey: owner }, write: writer(owner, `bench-replace-${j}`) })
+    const u = users[j % users.length]
+    removes.push({ index: u, input: targetOf(u), write: writer('coder', `bench-remove-${j}`) })
+    const pool = shared[j % 2]
+    const k = Math.floor(j / 2)
+    const [a, b] = [pool[(2 * k) % pool.length], pool[(2 * k + 1) % pool.length]]
+    const { match: ma, ...layer } = targetOf(a)
+    consolidates.push({ indices: [a, b], input: { ...layer, matches: [ma, targetOf(b).match], text: largeTextOf(fresh++), agentKey: '' }, write: writer('coder', `bench-consolidate-${j}`) })
+  }
+  const warmAdds = Array.from({ length: 2 * iters }, (_, j) => ({ input: newInput(j, ['bench']), write: writer('coder', `bench-warm-${j}`) }))
+  return { n, iters, W: 1, rare, cjk, common: COMMON_WORD, session, adds, seedBatches, replaces, removes, consolidates, warmAdds }
+}
+
+/** The two shapes by name: each an entry generator and a workload plan over it. */
+export const SHAPES = {
+  workspaces: { entryInput, plan },
+  'large-layers': { entryInput: largeEntryInput, plan: largePlan },
 }

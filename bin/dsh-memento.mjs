@@ -34,7 +34,8 @@ Write commands (each asks for approval showing the full change, unless --yes):
   replace [--track T] [--scope S] [--tags a,b] <substring> <new text>     (or --text <new text>)
   consolidate [--track T] [--scope S] <sub1> [<sub2> ...] --text <new text>   (or: sub1 sub2 => new text)
   import <file|dir|-|inline JSON> [more files] [--skip-existing] [--dry-run]
-  import --adapter ID <file|dir> [--track T] [--scope S] [--dry-run]
+  import --adapter ID <file|dir> [--track T] [--scope S] [--dry-run] [--follow-imports]
+                                    (--follow-imports: read CLAUDE.md @imports, 5 hops deep)
   proposals approve <id> | proposals dismiss <id>
   digest <file...> | digest --sessions [--max-sessions N]   (records proposals, never entries; --dry-run)
   mirror --to claude-md --file <CLAUDE.md|AGENTS.md> [--track T] [--scope S]
@@ -52,7 +53,7 @@ Options:
   -h, --help         this help`
 
 const VALUE_FLAGS = new Set(['db', 'budgets', 'secret-policy', 'track', 'scope', 'limit', 'tags', 'source', 'agent', 'workspace', 'adapter', 'out', 'out-dir', 'part-size', 'text', 'to', 'file', 'max-sessions', 'memory-id', 'events'])
-const BOOL_FLAGS = new Set(['json', 'yes', 'help', 'verify', 'skip-existing', 'dry-run', 'force', 'sessions'])
+const BOOL_FLAGS = new Set(['json', 'yes', 'help', 'verify', 'skip-existing', 'dry-run', 'force', 'sessions', 'follow-imports'])
 const SHORT = { y: 'yes', h: 'help' }
 
 class UsageError extends Error {}
@@ -485,10 +486,23 @@ function readDirFiles(dir, filter) {
 function adapterPayloads(id, arg) {
   if (arg !== '-' && fs.existsSync(arg) && fs.statSync(arg).isDirectory()) {
     if (id === 'memory-standard') return [{ payload: { files: readDirFiles(arg, (r) => r.endsWith('.md')) }, file: arg }]
-    const names = id === 'hermes-memory-md' ? ['MEMORY.md', 'USER.md'] : id === 'claude-code-memory-md' ? ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md'] : []
+    // a Claude Code auto-memory directory (~/.claude/projects/<slug>/memory) has a MEMORY.md index
+    const autoMemory = path.basename(path.resolve(arg)) === 'memory' ? ['MEMORY.md'] : []
+    const names = id === 'hermes-memory-md' ? ['MEMORY.md', 'USER.md'] : id === 'claude-code-memory-md' ? ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md', ...autoMemory] : []
     const found = names.filter((n) => fs.existsSync(path.join(arg, n)))
     if (!found.length) throw new UsageError(`${arg} is a directory${names.length ? ` with none of ${names.join(', ')}` : `; adapter ${id} reads a file`}`)
-    return found.map((n) => ({ payload: fs.readFileSync(path.join(arg, n), 'utf8'), file: path.join(arg, n) }))
+    // CLAUDE.md is often a symlink to (or a copy of) AGENTS.md: import each file once
+    const seen = []
+    const link = (n) => fs.lstatSync(path.join(arg, n)).isSymbolicLink()
+    return [...found.filter((n) => !link(n)), ...found.filter(link)].flatMap((n) => {
+      const file = path.join(arg, n)
+      const real = fs.realpathSync(file)
+      const payload = fs.readFileSync(file, 'utf8')
+      const same = id === 'claude-code-memory-md' && (seen.find((o) => o.real === real) ?? seen.find((o) => o.payload === payload))
+      if (same) return [{ warning: { message: `${n} ${same.real === real ? 'is the same file as' : 'has the same content as'} ${same.n}; imported once` } }]
+      seen.push({ n, real, payload })
+      return [{ payload, file }]
+    })
   }
   const { text } = readSource(arg)
   return [{ payload: text, file: arg === '-' ? undefined : arg }]
@@ -507,13 +521,15 @@ async function cmdImport(args, flags) {
     const registry = createDefaultRegistry()
     if (!registry.get(flags.adapter)) throw memoryError('ADAPTER_NOT_FOUND', `no memory adapter registered with id ${JSON.stringify(flags.adapter)}; run dsh-memento adapters for the list`, { adapterId: flags.adapter })
     inputs = []
-    for (const { payload, file } of adapterPayloads(flags.adapter, args[0])) {
-      const opts = { file, ...(track ? { track } : {}), ...(scope ? { scope } : {}) }
+    const follow = flags['follow-imports'] ? { followImports: true, readFile: (p) => fs.readFileSync(p), realpath: (p) => fs.realpathSync(p), visited: new Set() } : {}
+    for (const { payload, file, warning } of adapterPayloads(flags.adapter, args[0])) {
+      if (warning) { warnings.push(warning); continue }
+      const opts = { file, ...(track ? { track } : {}), ...(scope ? { scope } : {}), ...follow }
       const res = registry.adapt(flags.adapter, payload, opts)
       inputs.push(...validateEntryInputs(res.entries, { adapterId: flags.adapter, locations: res.locations }))
       warnings.push(...res.warnings.map((w) => ({ ...w, message: file ? `${path.basename(file)}: ${w.message}` : w.message })))
     }
-    if (!inputs.length) throw memoryError('ADAPTER_PAYLOAD', `adapter ${JSON.stringify(flags.adapter)}: the payload contains no entries`, { adapterId: flags.adapter })
+    if (!inputs.length) throw memoryError('ADAPTER_PAYLOAD', `adapter ${JSON.stringify(flags.adapter)}: the payload contains no entries${warnings.length ? ` (${warnings.map((w) => `${w.line ? `line ${w.line}: ` : ''}${w.message}`).join('; ')})` : ''}`, { adapterId: flags.adapter, warnings })
     what = `via adapter ${flags.adapter}`
   } else {
     const docs = []

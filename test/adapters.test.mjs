@@ -226,10 +226,10 @@ describe('round trips from store entries (what each description promises)', () =
     assert.match(over.warnings[0].message, /1375/)
   })
 
-  it('claude-code: long headings become shortened tags with a warning, never a failure', () => {
+  it('claude-code: a long heading becomes several tags split between words (no word lost), with a warning, never a failure', () => {
     const res = registry.adapt('claude-code-memory-md', `## ${'Very long heading '.repeat(4)}\n- fact\n`)
-    assert.equal(res.entries[0].tags[0].length <= 32, true)
-    assert.match(res.warnings[0].message, /shortened/)
+    assert.deepEqual(res.entries[0].tags, ['Very long heading Very long', 'heading Very long heading Very', 'long heading'])
+    assert.match(res.warnings[0].message, /longer than a tag .*full heading is kept in the source/)
     assert.equal(res.warnings[0].line, 1)
   })
 })
@@ -287,8 +287,9 @@ describe('real-world variations (formats as other tools actually write them)', (
   it('claude-code: setext headings, tables, multi-line comments, rule frontmatter, numbered continuations', () => {
     const md = '---\npaths: ["src/**"]\n---\nTitle\n=====\n\nBuild\n-----\n<!--\n## hidden\n-->\n| cmd | what |\n|---|---|\n| make | build |\n\n1. first\n   more\n2) second\n'
     const r = registry.adapt('claude-code-memory-md', md)
-    assert.deepEqual(r.entries.map((e) => [e.text, e.tags]), [['| cmd | what |\n|---|---|\n| make | build |', ['Build']], ['first\nmore', ['Build']], ['second', ['Build']]])
+    assert.deepEqual(r.entries.map((e) => [e.text, e.tags]), [['| cmd | what |\n|---|---|\n| make | build |', ['Title', 'Build']], ['1. first\nmore', ['Title', 'Build']], ['2) second', ['Title', 'Build']]])
     assert.match(r.warnings[0].message, /paths/)
+    assert.deepEqual([r.warnings[1].line, r.warnings[1].message], [9, 'HTML comments (notes for people editing the file) were not imported: line 9'])
   })
 
   it('memory-standard: CRLF files, an index without header, custom note paths, case-insensitive lookup', () => {

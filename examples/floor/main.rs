@@ -6,6 +6,7 @@
 //! floor bench --template T.db --dataset D.jsonl --plan P.json --dir DIR [--open-iters K] [--max-ms MS]
 //! floor writes --db DIR/floor.db --dataset D.jsonl --plan P.json --ids DIR/floor-ids.json --round R --rounds N [--warm CYCLES]
 //! floor filled --db DIR/floor.db --to N
+//! floor first --db DIR/floor.db --needle N
 //! floor no-fts --db DIR/floor.db --plan P.json
 //! floor fill-audit --db STORE.db (--to N | --add N)
 //! ```
@@ -32,7 +33,8 @@
 //!   rendered into the snapshot text.
 //! - `open`: open the file, set the pragmas, read the schema version (warm page cache).
 //!
-//! `writes` runs one round of the writes (see [`writes`]) and prints the raw samples; `filled`
+//! `first` times one fresh process's open + first rare query (run after `bench`, which builds
+//! the index it reads). `writes` runs one round of the writes (see [`writes`]) and prints the raw samples; `filled`
 //! fills the audit table to `--to` rows and measures `auditList` again; `no-fts` times add and
 //! seed without the provider's FTS triggers (it drops them: the bench runs it last).
 //!
@@ -61,6 +63,9 @@ const INSERT_ENTRY_PLAIN: &str = "INSERT INTO entries (id, track, scope, workspa
 /// assigned the way the provider assigns it.
 const INSERT_ENTRY_FTS_ID: &str = "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id, units, fts_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?9, NULL, 0, ?10, ?11, (SELECT coalesce(max(fts_id), 0) + 1 FROM entries))";
 static INSERT_ENTRY: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+/// Whether the provider's schema has its FTS index `entries_fts` keyed by `entries.fts_id`
+/// (a folded trigram index: the floor's target lookups go through it).
+static PROVIDER_FTS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
 const INSERT_AUDIT_PLAIN: &str = "INSERT INTO audit (ts, action, track, scope, entry_id, text, outcome, source, session_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
 /// For a schema with the audit hash chain (v6+): the same row shape (two 64-hex-char hashes),
 /// written in the INSERT itself, with no hashing: chaining is protocol work, not floor work.
@@ -164,6 +169,10 @@ fn open(path: &Path) -> Res<Connection> {
     let fts_id = conn
       .prepare("SELECT 1 FROM pragma_table_info('entries') WHERE name = 'fts_id'")?
       .exists([])?;
+    let fts = conn
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'entries_fts'")?
+      .exists([])?;
+    let _ = PROVIDER_FTS.set(fts_id && fts);
     let _ = INSERT_ENTRY.set(if fts_id {
       INSERT_ENTRY_FTS_ID
     } else {
@@ -801,6 +810,27 @@ fn main() -> Res<()> {
       }
       json!({ "auditFillSeconds": seconds, "auditRowsFilled": have, "auditList.filled": s.stats() })
     }
+    Some("first") => {
+      // A fresh process's time to its first answer: open (pragmas, schema version) + one rare
+      // query through the floor's exact folded index (built by `bench`).
+      let db = need(&args, "--db")?;
+      let needle = need(&args, "--needle")?;
+      let t = Instant::now();
+      let conn = open(Path::new(&db))?;
+      conn
+        .query_row(
+          "SELECT value FROM meta WHERE key = 'schema_version'",
+          [],
+          |r| r.get::<_, String>(0),
+        )
+        .optional()?;
+      let (hits, total) = query_folded_join(&conn, &needle, None)?;
+      let us = t.elapsed().as_secs_f64() * 1e6;
+      if total < 1 {
+        return Err(format!("first: no hit for {needle}").into());
+      }
+      json!({ "us": us, "hits": hits, "total": total })
+    }
     Some("no-fts") => {
       let mut conn = open(Path::new(&need(&args, "--db")?))?;
       let plan: Value = serde_json::from_str(&fs::read_to_string(need(&args, "--plan")?)?)?;
@@ -820,7 +850,7 @@ fn main() -> Res<()> {
       json!({ "auditRows": have, "seconds": t.elapsed().as_secs_f64() })
     }
     _ => return Err(
-      "usage: floor (bench | writes | filled | no-fts | fill-audit) …: see examples/floor/main.rs"
+      "usage: floor (bench | first | writes | filled | no-fts | fill-audit) …: see examples/floor/main.rs"
         .into(),
     ),
   };

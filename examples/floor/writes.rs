@@ -56,6 +56,51 @@ struct Target {
   agent_key: String,
   /// The lower-case needle.
   needle: String,
+  /// Whether the lookup goes through the provider's FTS index (see [`Target::new`]).
+  by_index: bool,
+}
+
+/// Layers of more rows than this are searched through the provider's FTS index, smaller ones
+/// scanned: the cheaper of the two exact lookups (a 7-character token's trigram postings cost
+/// more than reading a few dozen rows, and far less than reading thousands).
+const SCAN_MAX_ROWS: i64 = 500;
+
+impl Target {
+  /// The target of a write, its lookup chosen (untimed) by the size of its layer.
+  fn new(
+    conn: &Connection,
+    track: &str,
+    scope: &str,
+    workspace_key: &str,
+    agent_key: String,
+    needle: &str,
+  ) -> Res<Target> {
+    // A user-global layer's rows carry the workspace key ''.
+    let workspace_key = if scope == "workspace" {
+      workspace_key
+    } else {
+      ""
+    };
+    let indexed =
+      super::PROVIDER_FTS.get().copied().unwrap_or(false) && needle.chars().count() >= 3;
+    let rows: i64 = if indexed {
+      conn
+        .prepare_cached(
+          "SELECT count(*) FROM entries WHERE track = ?1 AND scope = ?2 AND workspace_key = ?3",
+        )?
+        .query_row(params![track, scope, workspace_key], |r| r.get(0))?
+    } else {
+      0
+    };
+    Ok(Target {
+      track: track.to_string(),
+      scope: scope.to_string(),
+      workspace_key: workspace_key.to_string(),
+      agent_key,
+      needle: needle.to_string(),
+      by_index: rows > SCAN_MAX_ROWS,
+    })
+  }
 }
 
 fn insert_entry(conn: &Connection, id: &str, e: &Input, at: i64, session: &str) -> Res<()> {
@@ -159,31 +204,37 @@ fn target_usage(conn: &Connection, t: &Target, st: Statements) -> Res<()> {
 }
 
 /// The target lookup (`Same` only): the matching rows of the target's layer in the writer's
-/// view, every column, as the provider reads them; it must find exactly `id`.
+/// view, every column, as the provider reads them; it must find exactly `id`. In a large layer
+/// the candidates come from the provider's FTS index (issue 14: a targeted write finds its match
+/// through the index, not by reading every text of the layer), re-checked by `instr`; a small
+/// layer's rows are scanned.
 fn lookup(conn: &Connection, t: &Target, id: &str, st: Statements) -> Res<()> {
   if st == Statements::Minimal {
     return Ok(());
   }
-  if t.scope != "workspace" {
-    return Err(
-      format!(
-        "lookup: the floor reads workspace layers (every bench target), not {}",
-        t.scope
-      )
-      .into(),
-    );
-  }
-  let select = format!(
-    "SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE track = ?1 AND scope = 'workspace' AND workspace_key = ?2"
-  );
+  // Through the index, the layer's columns are filters only (`+`): the planner must not walk
+  // the layer by its index.
+  let select = if t.by_index {
+    format!("SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE fts_id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?6) AND +track = ?1 AND +scope = ?5 AND +workspace_key = ?2")
+  } else {
+    format!("SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE track = ?1 AND scope = ?5 AND workspace_key = ?2 AND ?6 IS NOT NULL")
+  };
   let filter = "AND (?3 IS NULL OR instr(lower(text), ?3) > 0)";
   let sql = format!(
     "{select} AND agent_key = '' {filter} UNION ALL {select} AND agent_key = ?4 AND ?4 <> '' {filter}"
   );
+  let phrase = format!("\"{}\"", t.needle.replace('"', "\"\""));
   let hits = conn
     .prepare_cached(&sql)?
     .query_map(
-      params![t.track, t.workspace_key, t.needle, t.agent_key],
+      params![
+        t.track,
+        t.workspace_key,
+        t.needle,
+        t.agent_key,
+        t.scope,
+        phrase
+      ],
       |r| {
         let row = super::read_row(r)?;
         Ok((r.get::<_, String>(0)?, row))
@@ -380,18 +431,19 @@ impl Split {
 }
 
 /// The target a planned write names by `needle`, in the writer's view.
-fn target_of(item: &Value, needle: &str) -> Target {
+fn target_of(conn: &Connection, item: &Value, needle: &str) -> Res<Target> {
   let input = &item["input"];
   let agent = Some(str_of(input, "agentKey"))
     .filter(|a| !a.is_empty())
     .unwrap_or_else(|| str_of(&item["write"], "agentPreset"));
-  Target {
-    track: str_of(input, "track"),
-    scope: str_of(input, "scope"),
-    workspace_key: str_of(input, "workspaceKey"),
-    agent_key: agent,
-    needle: needle.to_string(),
-  }
+  Target::new(
+    conn,
+    &str_of(input, "track"),
+    &str_of(input, "scope"),
+    &str_of(input, "workspaceKey"),
+    agent,
+    needle,
+  )
 }
 
 /// The plan's items of kind `key` that belong to round `round` of `rounds`.
@@ -439,13 +491,14 @@ fn warm_cycle(conn: &mut Connection, token: &str) -> Res<()> {
     text: format!("warm-up entry {token}"),
     tags: "[]".into(),
   };
-  let t = Target {
-    track: e.track.clone(),
-    scope: e.scope.clone(),
-    workspace_key: e.workspace_key.clone(),
-    agent_key: e.agent_key.clone(),
-    needle: token,
-  };
+  let t = Target::new(
+    conn,
+    &e.track,
+    &e.scope,
+    &e.workspace_key,
+    e.agent_key.clone(),
+    &token,
+  )?;
   let session = "floor-warm";
   let id = add(conn, &e, session, Statements::Same)?;
   replace(conn, &t, &id, &e, session, Statements::Same)?;
@@ -499,7 +552,7 @@ pub fn round(
     let (id, _) = entry(index_of(r), "replace")?;
     let mut new = Input::from_json(&r["input"]);
     new.tags = "[]".into();
-    let t = target_of(r, &str_of(&r["input"], "match"));
+    let t = target_of(conn, r, &str_of(&r["input"], "match"))?;
     let sid = session_of(r);
     s.time(j, |st| replace(conn, &t, &id, &new, &sid, st))?;
   }
@@ -508,7 +561,7 @@ pub fn round(
   let mut s = Split::default();
   for (j, r) in share(plan, "removes", round, rounds).iter().enumerate() {
     let (id, old) = entry(index_of(r), "remove")?;
-    let t = target_of(r, &str_of(&r["input"], "match"));
+    let t = target_of(conn, r, &str_of(&r["input"], "match"))?;
     let sid = session_of(r);
     s.time(j, |st| remove(conn, &t, &id, &old, &sid, st))?;
   }
@@ -524,7 +577,7 @@ pub fn round(
     let mut olds = Vec::with_capacity(indices.len());
     for (i, needle) in indices.iter().zip(&needles) {
       let (id, old) = entry(i.as_u64().unwrap_or(u64::MAX) as usize, "consolidate")?;
-      olds.push((target_of(c, needle), id, old));
+      olds.push((target_of(conn, c, needle)?, id, old));
     }
     let new = Input::from_json(&c["input"]);
     let sid = session_of(c);

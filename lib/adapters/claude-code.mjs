@@ -1,29 +1,53 @@
-// CLAUDE.md / AGENTS.md style markdown <-> protocol entries. Pure: no I/O, no model.
+// CLAUDE.md / AGENTS.md style markdown <-> protocol entries. No model; files are read only
+// through the readFile/realpath functions a caller passes with followImports.
 //
 // Import rules (lenient, like Claude Code reads these files):
-// - "## " .. "###### " headings become tags (the open heading path, outermost first); a "# " title
-//   resets the path and is otherwise ignored, unless it names a layer ("# ... agent/workspace"),
-//   which then places the entries below it (this is how our own export marks layers).
-// - A bullet ("- ", "* ", "+ ", "1. ") is one entry; lines indented under it (blank lines
+// - "# " .. "###### " headings become tags (the open heading path, outermost first), except our
+//   export's layer titles ("# dsh-memento memory: agent/workspace"), which place the entries below
+//   them. A heading longer than a tag allows becomes several tags, split between words, and is
+//   kept whole in the source ("claude-code-memory-md § <full heading>") for export.
+// - A bullet ("- ", "* ", "+ ", "1. ", numbers kept) is one entry; lines indented under it (blank lines
 //   included) continue it with their newlines kept, so nested bullets stay with their parent.
 // - Other consecutive lines form a paragraph entry (soft-wrapped lines joined with one space);
-//   fenced code blocks stay verbatim, with their newlines.
-// - "@path" import lines and auto-memory index links ("- [Title](topic.md) — hook") are reported,
-//   never followed. YAML frontmatter "type: user" (auto-memory topic files) selects the user track.
+//   fenced and indented code stays code, with its newlines; "> " quote markers are dropped.
+// - A lead-in ("Key features:", "**Testing:**", a bold-only line) is one entry with the list,
+//   code or paragraph it introduces.
+// - "@path" import lines, and index links ("- [Title](topic.md) — hook") in an auto-memory
+//   MEMORY.md (one in a memory/ directory), are reported, or followed with followImports
+//   (relative to the file, at most 5 hops, each file once). Anywhere else link bullets are content.
+// - YAML frontmatter "type: user" (auto-memory topic files) selects the user track; "name" is a tag.
+// - Text must be UTF-8: other bytes, or U+FFFD left by a lossy read, are refused with their line.
 
+import os from 'node:os'
+import path from 'node:path'
 import { adapterPayload } from '../errors.mjs'
-import { SCOPES, TRACKS, finishTags, labelToTag, markdownPayload, placement, splitLines } from './util.mjs'
+import { MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, decodeUtf8, finishTags, markdownPayload, placement, refuseReplacementChar, splitLines } from './util.mjs'
 
 const ID = 'claude-code-memory-md'
 const HEADING = /^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/
-const BULLET = /^( ?)([-*+]|\d{1,9}[.)])[ \t]+(.*)$/
-const LAYER = /(?:^|[\s(:])(user|agent)\/(user-global|workspace)(?=$|[\s),.])/
+const BULLET = /^( {0,3})([-*+]|\d{1,9}[.)])[ \t]+(.*)$/
+const LAYER_TITLE = /^dsh-memento memory: (user|agent)\/(user-global|workspace)$/
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/
+const QUOTE = /^\s{0,3}>[ \t]?/
+const IMPORT_LINE = /^@[^\s@]\S*(?:\s+@[^\s@]\S*)*$/
+const INDEX_LINK = /^\[([^\]]+)\]\(([^)\s]+\.md)\)\s*(.*)$/
+const LEAD_COLON = /[:：](?:\*\*|__|\*|_)?$/
+const LEAD_BOLD = /^(\*\*|__)(?:(?!\1).)+\1$/
+const MENTION = /(?:^|\s)@([^\s@`"'()<>[\]]*[./][^\s@`"'()<>[\]]*)/g
+const SECTION = ' § '
 const MAX_EXPORT_TAGS = 5
+const MAX_HOPS = 5
 
-function defaultScope(file) {
-  return typeof file === 'string' && /^~[\\/]\.claude[\\/]/.test(file) ? 'user-global' : 'workspace'
+const isUserMemory = (file) => {
+  if (/^~[\\/]\.claude[\\/]/.test(file)) return true
+  const home = path.join(os.homedir(), '.claude') + path.sep
+  const abs = path.resolve(file)
+  return process.platform === 'win32' ? abs.toLowerCase().startsWith(home.toLowerCase()) : abs.startsWith(home)
 }
+const defaultScope = (file) => (typeof file === 'string' && isUserMemory(file) ? 'user-global' : 'workspace')
+const isAutoMemoryIndex = (file) => typeof file === 'string' && /[\\/]memory[\\/]MEMORY\.md$/.test(path.resolve(file))
+const indentOf = (raw) => /^[ \t]*/.exec(raw)[0].replace(/\t/g, '    ').length
+const structural = (l) => BULLET.test(l) || FENCE.test(l) || /^\s*\|/.test(l)
 
 function frontmatter(lines) {
   if (lines[0]?.trim() !== '---') return { skip: 0, fields: {} }
@@ -38,139 +62,345 @@ function frontmatter(lines) {
 }
 
 /**
- * @param {string | {text: string, file?: string, track?: string, scope?: string}} payload
- * @param {{track?: string, scope?: string, file?: string, source?: string}} [options]
+ * A heading as tags: itself, or when longer than a tag may be, pieces of at most 32 UTF-16 units
+ * split between words (a longer word is cut, never inside a surrogate pair), so no word is lost.
  */
-function adapt(payload, options = {}) {
-  const { text, file, hints } = markdownPayload(ID, payload)
-  const lines = splitLines(text)
-  const warnings = []
-  const fm = frontmatter(lines)
-  const fmTrack = fm.fields.type ? (fm.fields.type === 'user' ? 'user' : 'agent') : undefined
-  const base = placement(ID, options, { ...hints, track: hints.track ?? fmTrack }, {
-    track: 'agent',
-    scope: defaultScope(options.file ?? file),
-  })
-  const source = options.source ?? ID
-  if (fm.fields.paths !== undefined || fm.fields.globs !== undefined) {
-    warnings.push({ line: 1, message: `frontmatter limits this rule to paths ${fm.fields.paths ?? fm.fields.globs}; entries have no path scope, so they apply to the whole ${base.scope}` })
-  }
-  let layer = { ...base }
-  const fixedLayer = options.track !== undefined || options.scope !== undefined
-  let path = [] // index 0 = "##"
-  const entries = []
-  const locations = []
-  let block = null // {kind: 'bullet'|'para', text, line, indent, blanks, code}
-  let fence = null
-
-  const flush = () => {
-    if (block) {
-      const t = block.text.replace(/\s+$/, '')
-      if (t.trim()) {
-        const input = { track: layer.track, scope: layer.scope, text: t.replace(/^\s+/, ''), source }
-        const tags = finishTags(path.filter(Boolean), warnings, block.line)
-        if (tags.length) input.tags = tags
-        entries.push(input)
-        locations.push(block.line)
-      }
+function headingTags(label) {
+  const full = cleanLabel(label)
+  if (full.length <= MAX_TAG_LENGTH) return full ? [full] : []
+  const out = []
+  let cur = ''
+  for (const word of full.split(' ')) {
+    if (cur && cur.length + 1 + word.length <= MAX_TAG_LENGTH) { cur += ` ${word}`; continue }
+    if (cur) out.push(cur)
+    cur = ''
+    for (const ch of word) {
+      if (cur.length + ch.length > MAX_TAG_LENGTH) { out.push(cur); cur = '' }
+      cur += ch
     }
-    block = null
   }
+  if (cur) out.push(cur)
+  return out
+}
 
-  for (let idx = fm.skip; idx < lines.length; idx++) {
+/** Cut `n` columns of indentation (a tab counts as reaching the next multiple of 4). */
+function dedent(raw, n) {
+  let col = 0
+  let i = 0
+  while (i < raw.length && col < n && (raw[i] === ' ' || raw[i] === '\t')) {
+    col = raw[i] === '\t' ? col + 4 - (col % 4) : col + 1
+    i++
+  }
+  return raw.slice(i)
+}
+
+/**
+ * Lines -> blocks: {type: 'heading'|'import'|'link'|'break'|'item'|'para'|'code'|'quote', line, ...}.
+ * @param {string[]} lines
+ * @param {number} start first line after the frontmatter
+ * @param {boolean} autoIndex link bullets are index links
+ * @param {object[]} warnings
+ */
+function scan(lines, start, autoIndex, warnings) {
+  const blocks = []
+  const comments = []
+  let cur = null
+  let fence = null
+  const end = () => {
+    if (cur) blocks.push(cur)
+    cur = null
+  }
+  for (let idx = start; idx < lines.length; idx++) {
     const raw = lines[idx]
     const n = idx + 1
     const blank = raw.trim() === ''
     if (fence) {
-      block.text += `\n${raw}`
+      cur.text += `\n${raw}`
       if (new RegExp(`^\\s{0,3}${fence[0]}{${fence.length},}\\s*$`).test(raw)) {
         fence = null
-        block.code = true
+        end() // text after the closing fence starts a new block
       }
       continue
     }
-    if (block?.kind === 'bullet') {
-      if (blank) { block.blanks++; continue }
-      const lead = /^[ \t]*/.exec(raw)[0].replace(/\t/g, '    ').length
-      if (lead >= 2) {
+    if (cur?.type === 'item') {
+      if (blank) { cur.blanks++; continue }
+      if (indentOf(raw) >= 2) {
         let cut = raw
-        for (let k = 0; k < block.indent && /^[ \t]/.test(cut); k++) cut = cut.slice(1)
-        block.text += '\n'.repeat(block.blanks + 1) + cut
-        block.blanks = 0
+        for (let k = 0; k < cur.indent && /^[ \t]/.test(cut); k++) cut = cut.slice(1)
+        cur.text += '\n'.repeat(cur.blanks + 1) + cut
+        cur.blanks = 0
         continue
       }
-      if (block.blanks === 0 && !HEADING.test(raw) && !BULLET.test(raw) && !FENCE.test(raw) && !raw.startsWith('@')) {
-        block.text += ` ${raw.trim()}` // lazy continuation
+      if (cur.blanks === 0 && !HEADING.test(raw) && !BULLET.test(raw) && !FENCE.test(raw) && !QUOTE.test(raw) && !/^\s*<!--/.test(raw) && !IMPORT_LINE.test(raw.trim())) {
+        cur.text += ` ${raw.trim()}` // lazy continuation
         continue
       }
-      flush()
+      end()
     }
-    if (blank) { flush(); continue }
+    if (cur?.type === 'code') {
+      if (blank) { cur.blanks++; continue }
+      if (indentOf(raw) >= 4) {
+        cur.lines.push(...Array(cur.blanks).fill(''), dedent(raw, 4))
+        cur.blanks = 0
+        continue
+      }
+      end()
+    }
+    if (cur?.type === 'quote') {
+      if (QUOTE.test(raw)) { cur.lines.push(raw.replace(QUOTE, '')); continue }
+      if (!blank && cur.lines.at(-1).trim() && !HEADING.test(raw) && !structural(raw)) { cur.lines.push(raw.trim()); continue }
+      end()
+    }
+    if (blank) { end(); continue }
     if (/^\s*<!--/.test(raw) && !raw.includes('-->')) {
-      flush()
+      end()
+      comments.push(n)
       while (idx + 1 < lines.length && !lines[idx].includes('-->')) idx++
       continue
     }
-    // Setext heading: a one-line paragraph underlined with === (level 1) or --- (level 2).
-    const setext = block?.kind === 'para' && !block.text.includes('\n') && !block.code && /^\s{0,3}(=+|-+)\s*$/.exec(raw)
-    const h = setext ? [raw, setext[1][0] === '=' ? '#' : '##', block.text] : HEADING.exec(raw)
-    if (setext) block = null
+    // Setext heading: a one-line paragraph underlined with === (level 1) or --- (level 2); a
+    // sentence ("Never log tokens.") over --- is taken for text above a rule, as people mean it.
+    const setext = cur?.type === 'para' && !cur.text.includes('\n') && !cur.table && /^\s{0,3}(=+|-+)\s*$/.exec(raw)
+    if (setext && setext[1][0] === '-' && /[.!?。！？:：]$/.test(cur.text)) end()
+    else if (setext) {
+      blocks.push({ type: 'heading', level: setext[1][0] === '=' ? 1 : 2, label: cur.text, line: cur.line })
+      cur = null
+      continue
+    }
+    const h = HEADING.exec(raw)
     if (h) {
-      flush()
-      const level = h[1].length
-      if (level === 1) {
-        path = []
-        const m = LAYER.exec(h[2])
-        if (m && !fixedLayer) layer = { track: m[1], scope: m[2] }
-      } else {
-        path = path.slice(0, level - 2)
-        while (path.length < level - 2) path.push(null)
-        path.push(labelToTag(h[2], warnings, n))
-      }
+      end()
+      blocks.push({ type: 'heading', level: h[1].length, label: h[2], line: n })
       continue
     }
-    if (/^@[^\s@]+/.test(raw.trim())) {
-      flush()
-      warnings.push({ line: n, message: `import ${JSON.stringify(raw.trim())} was not followed (adapters never read other files); import that file separately` })
+    if (IMPORT_LINE.test(raw.trim())) {
+      end()
+      for (const t of raw.trim().split(/\s+/)) blocks.push({ type: 'import', target: t.slice(1), line: n })
       continue
     }
-    if (/^\s*<!--.*-->\s*$/.test(raw) || /^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(raw)) { flush(); continue }
+    if (/^\s*<!--.*-->\s*$/.test(raw) || /^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(raw)) {
+      end()
+      if (raw.includes('<!--')) comments.push(n)
+      blocks.push({ type: 'break', line: n })
+      continue
+    }
     const f = FENCE.exec(raw)
     if (f) {
       fence = f[1]
-      if (block?.kind === 'para') block.text += `\n${raw}`
-      else { flush(); block = { kind: 'para', text: raw, line: n } }
+      if (cur?.type === 'para') cur.text += `\n${raw}`
+      else { end(); cur = { type: 'para', text: raw, line: n } }
       continue
     }
     const b = BULLET.exec(raw)
     if (b) {
-      flush()
-      const body = b[3]
-      const link = /^\[([^\]]+)\]\(([^)\s]+\.md)\)\s*(.*)$/.exec(body.trim())
-      if (link) {
-        warnings.push({ line: n, message: `index link to ${link[2]} (${link[1]}) was not followed; import that topic file separately` })
+      end()
+      const body = b[3].trim()
+      const link = autoIndex && INDEX_LINK.exec(body)
+      if (link && !/^[a-z][a-z0-9+.-]*:/i.test(link[2])) {
+        blocks.push({ type: 'link', target: link[2], title: link[1], line: n })
         continue
       }
-      if (!body.trim()) continue
-      block = { kind: 'bullet', text: body.trim(), line: n, indent: b[1].length + b[2].length + 1, blanks: 0 }
+      if (!body) continue
+      const ordered = /\d/.test(b[2])
+      cur = { type: 'item', marker: b[2], ordered, text: ordered ? `${b[2]} ${body}` : body, line: n, indent: b[1].length + b[2].length + 1, blanks: 0 }
+      continue
+    }
+    if (QUOTE.test(raw)) {
+      end()
+      cur = { type: 'quote', lines: [raw.replace(QUOTE, '')], line: n }
+      continue
+    }
+    if (!cur && indentOf(raw) >= 4) {
+      cur = { type: 'code', lines: [dedent(raw, 4)], blanks: 0, line: n }
       continue
     }
     const row = /^\s*\|/.test(raw)
-    if (block?.kind === 'para') {
-      block.text += (block.code || row || block.table ? '\n' : ' ') + raw.trim()
-      block.table = row
-    } else { flush(); block = { kind: 'para', text: raw.trim(), line: n, table: row } }
+    if (cur?.type === 'para') {
+      cur.text += (row || cur.table ? '\n' : ' ') + raw.trim()
+      cur.table = row
+    } else { end(); cur = { type: 'para', text: raw.trim(), line: n, table: row } }
   }
   if (fence) warnings.push({ message: 'a fenced code block was not closed before the end of the file; it was kept as text' })
-  flush()
-  return { entries, warnings, locations }
+  if (comments.length) warnings.push({ line: comments[0], message: `HTML comments (notes for people editing the file) were not imported: line${comments.length > 1 ? 's' : ''} ${comments.join(', ')}` })
+  end()
+  return blocks
 }
 
-function cmpTags(a, b) {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1
+/** Quote lines (markers gone): soft-wrapped lines joined with a space, structure kept. */
+function quoteText(lines) {
+  let out = ''
+  let prev = ''
+  for (const l of lines) {
+    const t = l.trimEnd()
+    if (!out) out = t.trim()
+    else if (!t.trim()) out += '\n'
+    else out += (!prev.trim() || structural(t) || structural(prev) ? '\n' : ' ') + (structural(t) ? t : t.trim())
+    prev = t
   }
-  return a.length - b.length
+  return out.replace(/\n{3,}/g, '\n\n').trimEnd()
+}
+
+function textOf(b) {
+  if (b.type === 'code') {
+    const body = b.lines.join('\n')
+    const ticks = '`'.repeat(Math.max(3, ...(body.match(/`{3,}/g) ?? []).map((m) => m.length + 1)))
+    return `${ticks}\n${body}\n${ticks}`
+  }
+  if (b.type === 'quote') return quoteText(b.lines)
+  return b.text.replace(/\s+$/, '').replace(/^\s+/, '')
+}
+
+/** Path-like "@x/y" or "@x.md" mentions outside code (not e-mail addresses: "@" starts a word). */
+function mentions(body) {
+  const prose = body.replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '')
+  return [...prose.matchAll(MENTION)].map((m) => m[1].replace(/[.,;:!?]+$/, '')).filter((t) => /[./]/.test(t))
+}
+
+/** An item as a markdown list line again (when it joins a lead-in's entry). */
+const itemMarkdown = (b) => {
+  const lines = textOf(b).split('\n').map((l, i) => (i && l.trim() ? `${' '.repeat(b.marker.length + 1)}${l}` : l))
+  return b.ordered ? lines.join('\n') : `${b.marker} ${lines.join('\n')}`
+}
+const isLeadIn = (b) => (b.type === 'item' || b.type === 'para') && ((t) => LEAD_COLON.test(t) || LEAD_BOLD.test(t))(textOf(b).split('\n').at(-1).trim())
+const CONTENT = new Set(['item', 'para', 'code', 'quote'])
+
+/**
+ * @param {string | Uint8Array | {text: string, file?: string, track?: string, scope?: string}} payload
+ * @param {{track?: string, scope?: string, file?: string, source?: string, followImports?: boolean,
+ *   readFile?: (path: string) => string | Uint8Array, realpath?: (path: string) => string, visited?: Set<string>}} [options]
+ *   followImports reads "@path" imports (and auto-memory index links) with readFile, relative to
+ *   `file`; `visited` (realpaths) may be shared across calls so each file is imported once.
+ */
+function adapt(payload, options = {}) {
+  const { text, file, hints } = payload instanceof Uint8Array ? { text: decodeUtf8(ID, payload), hints: {} } : markdownPayload(ID, payload)
+  refuseReplacementChar(ID, text)
+  if (options.followImports && typeof options.readFile !== 'function') {
+    throw adapterPayload(ID, 'followImports needs a readFile(path) option (the adapter reads no files by itself)')
+  }
+  const root = options.file ?? file
+  const visited = options.visited ?? new Set()
+  if (options.followImports && root) {
+    const key = canonical(options, root)
+    if (visited.has(key)) return { entries: [], warnings: [{ message: 'this file was already imported through an @import of another file; it is imported once' }], locations: [] }
+    visited.add(key)
+  }
+  return parse(text, { options, file: root, hints, visited, hops: 0, rootDir: root ? path.dirname(path.resolve(root)) : undefined })
+}
+
+function canonical(options, p) {
+  try {
+    return options.realpath ? options.realpath(p) : path.resolve(p)
+  } catch {
+    return path.resolve(p)
+  }
+}
+
+function parse(text, ctx) {
+  const { options } = ctx
+  const lines = splitLines(text)
+  const warnings = []
+  const fm = frontmatter(lines)
+  const fmTrack = fm.fields.type ? (fm.fields.type === 'user' ? 'user' : 'agent') : undefined
+  const base = ctx.inherit
+    ? placement(ID, options, { track: fmTrack }, ctx.inherit)
+    : placement(ID, options, { ...ctx.hints, track: ctx.hints.track ?? fmTrack }, { track: 'agent', scope: defaultScope(ctx.file) })
+  if (fm.fields.paths !== undefined || fm.fields.globs !== undefined) {
+    warnings.push({ line: 1, message: `frontmatter limits this rule to paths ${fm.fields.paths ?? fm.fields.globs}; entries have no path scope, so they apply to the whole ${base.scope}` })
+  }
+  const fixedLayer = options.track !== undefined || options.scope !== undefined
+  const blocks = scan(lines, fm.skip, isAutoMemoryIndex(ctx.file), warnings)
+  let layer = { ...base }
+  let trail = [] // index 0 = "#": {tags, full} or null
+  // an auto-memory topic's frontmatter name is its title, like a "# " heading
+  const named = fm.fields.name ? [{ tags: headingTags(fm.fields.name), full: cleanLabel(fm.fields.name) }].filter((s) => s.tags.length) : []
+  const entries = []
+  const locations = []
+  const { visited } = ctx
+
+  const emit = (body, line) => {
+    const input = { track: layer.track, scope: layer.scope, text: body, source: options.source ?? ID }
+    const open = [...named, ...trail.filter(Boolean)]
+    const tags = finishTags(open.flatMap((s) => s.tags), warnings, line)
+    if (tags.length) input.tags = tags
+    const cut = open.filter((s) => s.tags.length > 1).map((s) => s.full)
+    if (cut.length && options.source === undefined) input.source = `${ID}${SECTION}${cut.join(SECTION)}`
+    entries.push(input)
+    locations.push(line)
+  }
+
+  const follow = (b) => {
+    const what = b.type === 'link' ? `index link to ${b.target} (${b.title})` : `${b.inline ? 'inline ' : ''}import ${JSON.stringify(`@${b.target}`)}${b.inline ? ' (the text is kept)' : ''}`
+    const skip = (why) => warnings.push({ line: b.line, message: `${what} was not followed${why}` })
+    if (!options.followImports) return skip('; pass --follow-imports (option followImports) to import it, or import that file separately')
+    if (ctx.hops >= MAX_HOPS) return skip(`: it is more than ${MAX_HOPS} hops from the first file (Claude Code's import limit)`)
+    let abs
+    if (b.target.startsWith('~/')) abs = path.join(os.homedir(), b.target.slice(2))
+    else if (path.isAbsolute(b.target)) abs = b.target
+    else if (ctx.file) abs = path.resolve(path.dirname(ctx.file), b.target)
+    else return skip(': it is relative and the importing file is unknown (pass its path as file)')
+    const label = ctx.rootDir ? path.relative(ctx.rootDir, abs).split(path.sep).join('/') : abs
+    let data
+    let key
+    try {
+      key = options.realpath ? options.realpath(abs) : path.resolve(abs)
+      if (visited.has(key)) return skip(`: ${label} is already imported (an import cycle or a repeat); each file is imported once`)
+      data = options.readFile(abs)
+    } catch (e) {
+      return skip(`: ${label} cannot be read (${e?.code === 'ENOENT' ? 'no such file' : e?.message ?? e})`)
+    }
+    visited.add(key)
+    const sub = typeof data === 'string' ? data : decodeUtf8(ID, data, label)
+    refuseReplacementChar(ID, sub, label)
+    const got = parse(sub, { ...ctx, file: abs, hops: ctx.hops + 1, inherit: layer })
+    entries.push(...got.entries)
+    locations.push(...got.entries.map(() => null))
+    warnings.push(...got.warnings.map((w) => (w.file ? w : { file: label, message: `${label}${w.line ? ` line ${w.line}` : ''}: ${w.message}` })))
+  }
+
+  const heading = (b) => {
+    const title = b.level === 1 && LAYER_TITLE.exec(cleanLabel(b.label))
+    if (title) {
+      trail = []
+      if (!fixedLayer) layer = { track: title[1], scope: title[2] }
+      return
+    }
+    trail = trail.slice(0, b.level - 1)
+    while (trail.length < b.level - 1) trail.push(null)
+    const tags = headingTags(b.label)
+    if (tags.length > 1) warnings.push({ line: b.line, message: `heading ${JSON.stringify(cleanLabel(b.label))} is longer than a tag (${MAX_TAG_LENGTH} chars): its tags are ${tags.map((t) => JSON.stringify(t)).join(', ')}, and the full heading is kept in the source` })
+    trail.push(tags.length ? { tags, full: cleanLabel(b.label) } : null)
+  }
+
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i]
+    if (b.type === 'heading') { heading(b); continue }
+    if (b.type === 'import' || b.type === 'link') { follow(b); continue }
+    if (!CONTENT.has(b.type)) continue
+    let body = textOf(b)
+    let last = b
+    // A paragraph lead-in takes what follows; a bullet lead-in only code (its sibling bullets are
+    // entries of their own, which is also how an exported entry ending in ":" comes back).
+    for (;;) {
+      if (!isLeadIn(last)) break
+      const next = blocks[i + 1]
+      if (last.type === 'item' && !(next?.type === 'code' || (next?.type === 'para' && FENCE.test(next.text)))) break
+      // "Common commands:" right before a subsection introduces what that subsection holds
+      if (next?.type === 'heading' && next.level > trail.length && !LAYER_TITLE.test(cleanLabel(next.label))) { heading(blocks[++i]); continue }
+      if (!CONTENT.has(next?.type)) break
+      if (next.type === 'item') {
+        while (blocks[i + 1]?.type === 'item') body += `\n${itemMarkdown(blocks[++i])}`
+        break
+      }
+      last = blocks[++i]
+      body += `\n${textOf(last)}`
+    }
+    body = body.replace(/\s+$/, '')
+    if (!body) continue
+    emit(body, b.line)
+    // "- git workflow @docs/git.md": Claude Code imports a path mentioned in text too (the text stays)
+    for (const target of mentions(body)) follow({ type: 'import', target, line: b.line, inline: true })
+  }
+  return { entries, warnings, locations }
 }
 
 function bulletOf(text) {
@@ -178,45 +408,61 @@ function bulletOf(text) {
   return `- ${lines[0]}${lines.slice(1).map((l) => (l.trim() ? `\n  ${l}` : '\n')).join('')}`
 }
 
+/** A heading ending in " #" gets a closing "#" so the reader does not take its own for one. */
+const headingLine = (h) => (/[ \t]#+$/.test(h) ? `${h} #` : h)
+
+/** The headings an entry's tags came from: a long heading our import split into tags (and kept whole in the source) is one again. */
+function headingsOf(e) {
+  const tags = e.tags ?? []
+  const long = typeof e.source === 'string' && e.source.startsWith(`${ID}${SECTION}`) ? e.source.slice(ID.length + SECTION.length).split(SECTION).map((h) => [h, headingTags(h)]) : []
+  const out = []
+  for (let i = 0; i < tags.length;) {
+    const hit = long.find(([, parts]) => parts.length > 1 && parts.every((t, k) => tags[i + k] === t))
+    out.push(hit ? hit[0] : tags[i])
+    i += hit ? hit[1].length : 1
+  }
+  return out
+}
+
 /**
  * Export one markdown document: a "# dsh-memento memory: <track>/<scope>" title per layer, then
- * entries as bullets under "##".."######" headings built from their tags (first tag outermost).
- * Multi-line texts become indented continuation lines, so they come back with their newlines.
+ * entries as bullets, in the order given, under "##".."######" headings built from their tags
+ * (first tag outermost; a heading cut to a tag on import is written whole again). Multi-line
+ * texts become indented continuation lines, so they come back with their newlines.
  * @returns {{plugin: string, text: string, warnings: object[]}}
  */
 function exportEntries(entries) {
   const warnings = []
   const out = []
+  const gap = () => { if (out.length && out.at(-1) !== '') out.push('') }
   for (const track of TRACKS) {
     for (const scope of SCOPES) {
       const layer = entries.filter((e) => e.track === track && e.scope === scope)
       if (!layer.length) continue
-      out.push(`# dsh-memento memory: ${track}/${scope}`, '')
-      const groups = new Map()
-      for (const e of layer) {
-        const tags = (e.tags ?? []).slice(0, MAX_EXPORT_TAGS)
-        if ((e.tags ?? []).length > MAX_EXPORT_TAGS) {
-          warnings.push({ message: `entry ${e.id ?? ''}: only its first ${MAX_EXPORT_TAGS} tags fit the heading levels; dropped ${(e.tags).slice(MAX_EXPORT_TAGS).join(', ')}` })
-        }
-        for (const t of tags) {
-          if (HEADING.exec(`## ${t}`)?.[2] !== t) warnings.push({ message: `tag ${JSON.stringify(t)} does not survive as a heading` })
-        }
-        const key = JSON.stringify(tags)
-        if (!groups.has(key)) groups.set(key, { tags, items: [] })
-        groups.get(key).items.push(e)
-      }
+      const title = `# dsh-memento memory: ${track}/${scope}`
+      gap()
+      out.push(title, '')
       let open = []
-      for (const g of [...groups.values()].sort((a, b) => cmpTags(a.tags, b.tags))) {
+      for (const e of layer) {
+        const all = headingsOf(e)
+        const heads = all.slice(0, MAX_EXPORT_TAGS)
+        if (all.length > MAX_EXPORT_TAGS) {
+          warnings.push({ message: `entry ${e.id ?? ''}: only its first ${MAX_EXPORT_TAGS} tags fit the heading levels; dropped ${all.slice(MAX_EXPORT_TAGS).join(', ')}` })
+        }
+        for (const h of heads) {
+          if (HEADING.exec(`## ${headingLine(h)}`)?.[2] !== h) warnings.push({ message: `tag ${JSON.stringify(h)} does not survive as a heading` })
+        }
         let common = 0
-        while (common < open.length && common < g.tags.length && open[common] === g.tags[common]) common++
-        for (let i = common; i < g.tags.length; i++) out.push(`${'#'.repeat(i + 2)} ${g.tags[i]}`, '')
-        open = g.tags
-        for (const e of g.items) out.push(bulletOf(e.text))
-        out.push('')
+        while (common < open.length && common < heads.length && open[common] === heads[common]) common++
+        // back up to a parent (or to no heading): only a new layer title closes the open headings
+        if (common === heads.length && common < open.length) { gap(); out.push(title, ''); common = 0 }
+        for (let i = common; i < heads.length; i++) { gap(); out.push(`${'#'.repeat(i + 2)} ${headingLine(heads[i])}`, '') }
+        open = heads
+        out.push(bulletOf(e.text))
       }
     }
   }
-  return { plugin: ID, text: out.join('\n').replace(/\n+$/, '\n'), warnings }
+  return { plugin: ID, text: out.length ? `${out.join('\n').replace(/\n+$/, '')}\n` : '', warnings }
 }
 
 /** @type {import('./registry.mjs').MemoryAdapter} */
@@ -224,12 +470,12 @@ export const claudeCodeAdapter = {
   id: ID,
   name: 'CLAUDE.md / AGENTS.md memory',
   description:
-    'CLAUDE.md / AGENTS.md / Claude Code auto-memory markdown: bullets and paragraphs become entries, "##".."######" headings become tags, ' +
-    'indented continuation lines keep newlines, fenced code stays verbatim; @imports and index links are reported, never followed. ' +
-    'Default placement agent/workspace (~/.claude/... files: user-global; frontmatter type:user: user track). ' +
-    'Export writes one document with a "# dsh-memento memory: <track>/<scope>" title per layer and tags as headings. ' +
-    'Round trip keeps text, track, scope and up to 5 tags (in order); it loses keys, source, ids, timestamps, tags past the fifth, entry order across tag groups, and whitespace at the ends of a text.',
-  version: '2.0.0',
+    'CLAUDE.md / AGENTS.md / Claude Code auto-memory markdown: bullets and paragraphs become entries, "#".."######" headings become tags (a long one split between words), ' +
+    'a lead-in stays with the list or code it introduces, indented lines keep newlines, code stays code; @imports (and index links in an auto-memory memory/MEMORY.md) are reported, or followed with followImports. ' +
+    'Default placement agent/workspace (~/.claude/... files: user-global; frontmatter type:user: user track). Non-UTF-8 text is refused. ' +
+    'Export writes one document with a "# dsh-memento memory: <track>/<scope>" title per layer and tags as headings, entries in the order given. ' +
+    'Round trip keeps text, track, scope, up to 5 heading levels of tags (full heading names included) and entry order within a layer; it loses keys, other sources, ids, timestamps, tags past the fifth heading, and whitespace at the ends of a text.',
+  version: '3.0.0',
   importFormats: ['claude-code-memory-md', 'agents-md', 'claude-auto-memory-md'],
   exportFormat: 'claude-code-memory-md',
   adapt,

@@ -39,13 +39,60 @@ export function placement(adapterId, options, hints, defaults) {
   return { track, scope }
 }
 
+/** A label with control characters as spaces and whitespace runs collapsed (what a tag is made of). */
+export const cleanLabel = (label) => label.replace(/[\u0000-\u001F\u007F]+/g, ' ').replace(/\s+/g, ' ').trim()
+
+/**
+ * Decode bytes as UTF-8, or refuse them: a file in another encoding (Windows-1252, Latin-1) would
+ * otherwise land as mojibake. The error names the line of the first byte that is not UTF-8.
+ * @param {string} adapterId
+ * @param {Uint8Array} bytes
+ * @param {string} [file] named in the error
+ */
+export function decodeUtf8(adapterId, bytes, file) {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    const at = firstBadUtf8(bytes)
+    let line = 1
+    for (let i = 0; i < at; i++) if (bytes[i] === 0x0a) line++
+    const hex = bytes[at].toString(16).toUpperCase().padStart(2, '0')
+    throw adapterPayload(adapterId, `the file is not UTF-8 (byte 0x${hex}); convert it first, e.g. iconv -f WINDOWS-1252 -t UTF-8`, { file, line })
+  }
+}
+
+/** Offset of the first byte that does not belong to a well-formed UTF-8 sequence. */
+function firstBadUtf8(b) {
+  for (let i = 0; i < b.length;) {
+    const c = b[i]
+    const n = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1
+    if (n < 0) return i
+    for (let k = 1; k <= n; k++) if (i + k >= b.length || (b[i + k] & 0xc0) !== 0x80) return i
+    const d = b[i + 1]
+    if ((c === 0xe0 && d < 0xa0) || (c === 0xed && d > 0x9f) || (c === 0xf0 && d < 0x90) || (c === 0xf4 && d > 0x8f)) return i
+    i += n + 1
+  }
+  return b.length - 1
+}
+
+/**
+ * Refuse text holding U+FFFD: that is what a lossy UTF-8 read makes of a non-UTF-8 file, so the
+ * original bytes are already gone. Names the line.
+ */
+export function refuseReplacementChar(adapterId, text, file) {
+  const at = text.indexOf('\uFFFD')
+  if (at < 0) return
+  const line = text.slice(0, at).split('\n').length
+  throw adapterPayload(adapterId, 'the text holds U+FFFD, the replacement character a non-UTF-8 file (e.g. Windows-1252) becomes when read as UTF-8; convert the file to UTF-8 (iconv -f WINDOWS-1252 -t UTF-8) and import it again', { file, line })
+}
+
 /**
  * Turn a heading (or other label) into a protocol tag. Control characters become spaces; a label
  * longer than 32 UTF-16 units is shortened (never split inside a surrogate pair) and reported.
  * @returns {string | null} null when nothing is left
  */
 export function labelToTag(label, warnings, line) {
-  let tag = label.replace(/[\u0000-\u001F\u007F]+/g, ' ').replace(/\s+/g, ' ').trim()
+  let tag = cleanLabel(label)
   if (!tag) return null
   if (tag.length > MAX_TAG_LENGTH) {
     let cut = ''

@@ -1,0 +1,227 @@
+// The bench's tables: per store of the "workspaces" shape, every operation against the floor and
+// issue 5's targets; for the "large-layers" shape, every operation against the JS plugin's
+// figures and issue 14's goals (and the floor). Goals are reported, never asserted.
+import { fmt } from './common.mjs'
+
+/** Rows (the first one the head) as a Markdown table, columns padded. */
+function grid(rows) {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)))
+  const line = (r) => `| ${r.map((cell, c) => String(cell).padEnd(widths[c])).join(' | ')} |`
+  return [line(rows[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)]
+}
+
+// ---------------------------------------------------------------------------------------------
+// "workspaces" (issue 5): ours, the floor, the ratio, the target
+// The JS reference of issue 5 (µs).
+const REF = { add: 980, replace: 13400, remove: 6000, consolidate: 18000, budgets: 48000, 'auditList.base': 180, open: 500 }
+
+export function targetOf(op, n, isBig, res) {
+  const floor = res.floor?.ops?.[op]?.median
+  const ours = res.ours.ops[op]?.median
+  const writes = ['add', 'replace', 'remove', 'consolidate', 'seed.batch100', 'seed.entry']
+  if (writes.includes(op)) {
+    const ref = REF[op]
+    const text = ref ? `≤2× floor, ≤${Math.round(ref / 5)}` : '≤2× floor'
+    if (isBig) return { text: `(${text} @10k)`, meets: null }
+    if (ours == null) return { text, meets: false }
+    const ratio = res.floor?.ops?.[op]?.ratio ?? (floor == null ? null : ours / floor)
+    const okFloor = ratio == null ? null : ratio <= 2
+    const okRef = ref ? ours <= ref / 5 : true
+    return { text, meets: okFloor === null ? okRef && null : okFloor && okRef }
+  }
+  if (op.startsWith('query.')) {
+    const lim = isBig ? 900 : 300
+    return { text: `≤${lim} µs`, meets: ours == null ? false : ours <= lim }
+  }
+  if (op === 'budgets') return { text: '≤20 µs', meets: ours == null ? false : ours <= 20 }
+  if (op === 'open') return isBig ? { text: '≤3000 µs', meets: ours == null ? false : ours <= 3000 } : { text: '(≤3000 µs @100k)', meets: null }
+  if (op === 'open.firstQuery') return { text: '(time to first answer)', meets: null }
+  if (op === 'snapshot') return { text: '≤200 µs', meets: ours == null ? false : ours <= 200 }
+  if (op === 'auditList.base') return { text: `(ref ${REF['auditList.base']} µs)`, meets: null }
+  if (op === 'auditList.filled') {
+    const base = res.ours.ops['auditList.base']?.median
+    return { text: 'flat: ≤1.5× base+20', meets: ours == null || base == null ? false : ours <= 1.5 * base + 20 }
+  }
+  return { text: '', meets: null }
+}
+
+export const OPS = [
+  ['open', 'open (warm)'],
+  ['open.firstQuery', 'open + first query'],
+  ['add', 'add'],
+  ['seed.batch100', 'seed (batch of 100)'],
+  ['seed.entry', 'seed (per entry)'],
+  ['query.rare', 'query rare 3+ char'],
+  ['query.common', 'query common, limit 20'],
+  ['query.cjk2', 'query rare 2-char CJK'],
+  ['query.session', 'query with session keys'],
+  ['replace', 'replace'],
+  ['remove', 'remove'],
+  ['consolidate', 'consolidate (2 targets)'],
+  ['budgets', 'budgets({workspaceKey})'],
+  ['auditList.base', 'auditList(100) @base'],
+  ['auditList.filled', 'auditList(100) @filled'],
+  ['snapshot', 'snapshot render'],
+]
+
+/** The "workspaces" table of one store size. */
+export function workspacesTable(res) {
+  const lines = []
+  const head = ['op', 'ours µs (median/p95)', 'floor µs', 'ratio', 'mutation + audit only µs (ratio)', 'target', 'meets?']
+  const n = res.n
+  const isBig = res.big
+  lines.push('')
+  const auditBase = res.ours.info?.auditFill ? ` · audit base ≈${res.floor?.info?.auditRowsBase ?? '?'} rows, filled ${res.ours.info.auditFill.auditRows} rows` : ''
+  lines.push(`## ${n.toLocaleString('en-US')} entries${auditBase}`)
+  const rows = [head]
+  for (const [op, label] of OPS) {
+    const raw = res.ours.ops[op]
+    if (!raw && !res.floor?.ops?.[op]) continue
+    const o = raw?.error ? null : raw
+    const f = floorOf(res, op)
+    const t = targetOf(op, n, isBig, res)
+    const m = res.floor?.info?.[`${op}.minimal`]
+    const minimal = m ? `${fmt(m.median)}${o ? ` (${(m.ratio ?? o.median / m.median).toFixed(1)}×)` : ''}` : ''
+    rows.push([label, oursCell(raw), floorCell(f), times(floorRatio(o, f)), minimal, t.text, yesNo(t.meets)])
+  }
+  const r = res.ours.rss
+  const rssMB = r.peakMB
+  rows.push(['peak RSS (MB)', `${rssMB.toFixed(0)} (${r.beforeSnapshotMB.toFixed(0)} before snapshot; build ${r.buildPeakMB.toFixed(0)})`, '', '', '', isBig ? '≤100 MB' : '', isBig ? (rssMB <= 100 ? 'yes' : 'NO') : ''])
+  rows.push(['store file (MB)', (res.ours.info.fileBytes / 1e6).toFixed(1), res.floor?.info?.fileBytes != null ? (res.floor.info.fileBytes / 1e6).toFixed(1) : '—', '', '', '', ''])
+  rows.push(['build (s)', res.ours.info.buildSeconds.toFixed(1), res.floor?.info?.buildSeconds != null ? res.floor.info.buildSeconds.toFixed(1) : '—', '', '', '', ''])
+  lines.push(...grid(rows))
+  const extra = commonNotes(res)
+  const inf = res.ours.info
+  if (inf.openFilled) extra.push(`open with the filled audit table ${fmt(inf.openFilled.median)} µs`)
+  if (inf['add.retention.filled']) extra.push(`add with auditRetentionDays 30 at the filled audit table (prunes the expired head of the ledger in the same transaction) ${fmt(inf['add.retention.filled'].median)} µs`)
+  if (inf['snapshot.viaQuery']?.median != null) extra.push(`snapshot from query({limit: 1000}, {agentKey, workspaceKey, countRecall: false}) + budgets + renderSnapshot ${fmt(inf['snapshot.viaQuery'].median)} µs`)
+  if (inf.snapshotPath) extra.push(`snapshot = ${inf.snapshotPath}; ${inf.snapshotChars} chars`)
+  if (inf.auditFill) extra.push(`audit rows appended by floor fill-audit (plain SQL) in ${inf.auditFill.seconds.toFixed(1)} s; by protocol queries with sessionId it would take ≈ ${inf['query.sessionId'] ? ((inf['query.sessionId'].median * inf.auditFill.auditRows) / 1e6).toFixed(0) : '?'} s`)
+  return [...lines, ...floorNotes(res, extra)].join('\n')
+}
+
+// ---------------------------------------------------------------------------------------------
+// "large-layers" (issue 14): ours, the JS plugin's figure, how much faster, the goal, the floor
+
+/** The JS dsh-memento plugin's figures, measured side by side by issue 14's author (µs). */
+export const JS_ISSUE_14 = {
+  first: 16400,
+  open: 910,
+  'auditList.base': 234,
+  'seed.entry': 158,
+  remove: 9300,
+  replace: 21100,
+  consolidate: 44100,
+  add: 1280,
+  // The issue gives the four query shapes as one range, 10–17 ms: each is held to its low end.
+  'query.rare': 10000,
+  'query.common': 10000,
+  'query.cjk2': 10000,
+  'query.session': 10000,
+  budgets: 79000,
+  peakRssMB: 259,
+}
+
+const noSlower = { text: '≤ the JS plugin', meets: (o, js) => o <= js }
+const faster = (k, cap) => ({ text: `≥ ${k}× faster${cap ? ` and ≤ ${cap / 1000} ms` : ''}`, meets: (o, js) => js / o >= k && (!cap || o <= cap) })
+const atMost = (us) => ({ text: `≤ ${us >= 1000 ? `${us / 1000} ms` : `${us} µs`}`, meets: (o) => o <= us })
+
+/** Issue 14's table: [op, label, goal]. */
+export const LARGE_OPS = [
+  ['first', 'first query after open (fresh process)', atMost(5000)],
+  ['open', 'open (warm)', noSlower],
+  ['auditList.base', 'auditList(100)', noSlower],
+  ['seed.entry', 'seed, per entry (batches of 100)', faster(2)],
+  ['remove', 'remove (targeted)', faster(10)],
+  ['replace', 'replace', faster(10)],
+  ['consolidate', 'consolidate (2 targets)', faster(10)],
+  ['add', 'add', faster(5)],
+  ['query.rare', 'query rare token', faster(5, 2000)],
+  ['query.common', 'query common word, limit 20', faster(5, 2000)],
+  ['query.cjk2', 'query 2-char CJK', faster(5, 2000)],
+  ['query.session', 'query, session-scoped', faster(5, 2000)],
+  ['budgets', 'budgets()', atMost(20)],
+]
+
+/** Each op's verdict against issue 14's goal: {ours, js, faster, goal, meets}. */
+export function largeVerdicts(res) {
+  const out = {}
+  for (const [op, , goal] of LARGE_OPS) {
+    const o = res.ours.ops[op]?.median
+    const js = JS_ISSUE_14[op]
+    out[op] = { ours: o ?? null, js, faster: o ? js / o : null, goal: goal.text, meets: o == null ? false : goal.meets(o, js) }
+  }
+  const rss = res.ours.rss.runPeakMB
+  out.peakRssMB = { ours: rss, js: JS_ISSUE_14.peakRssMB, faster: null, goal: '≤ half the JS plugin', meets: rss <= JS_ISSUE_14.peakRssMB / 2 }
+  return out
+}
+
+/** The large-layers table: ours, the JS plugin (issue 14), JS/ours, the goal, met?, the floor. */
+export function largeTable(res) {
+  const head = ['op', 'ours µs (median/p95)', 'JS plugin µs (issue 14)', 'JS / ours', 'goal', 'met?', 'floor µs', 'ours / floor']
+  const v = largeVerdicts(res)
+  const rows = [head]
+  for (const [op, label] of LARGE_OPS) {
+    const raw = res.ours.ops[op]
+    const o = raw?.error ? null : raw
+    const f = floorOf(res, op)
+    rows.push([label, oursCell(raw), fmt(v[op].js), times(v[op].faster), v[op].goal, yesNo(v[op].meets), floorCell(f), times(floorRatio(o, f))])
+  }
+  const r = res.ours.rss
+  const parts = `measure ${r.peakMB.toFixed(0)}, writes ${(r.writesPeakMB ?? 0).toFixed(0)}, first query ${(r.firstPeakMB ?? 0).toFixed(0)}, build ${r.buildPeakMB.toFixed(0)}`
+  rows.push(['peak RSS (MB), any process', `${r.runPeakMB.toFixed(0)} (${parts})`, String(JS_ISSUE_14.peakRssMB), '', v.peakRssMB.goal, yesNo(v.peakRssMB.meets), '', ''])
+  rows.push(['store file (MB)', (res.ours.info.fileBytes / 1e6).toFixed(1), '', '', '', '', res.floor?.info?.fileBytes != null ? (res.floor.info.fileBytes / 1e6).toFixed(1) : '—', ''])
+  const inf = res.ours.info
+  const layer = Math.round(res.n / 4).toLocaleString('en-US')
+  const lines = ['', `## large layers: ${res.n.toLocaleString('en-US')} entries in one workspace (4 layers of ≈${layer}) · JS figures from issue 14, measured there side by side`, ...grid(rows)]
+  const extra = commonNotes(res)
+  const first = res.ours.ops.first
+  if (first) extra.push(`first query after open: ${first.n} fresh processes, each timing makeProvider + one rare query (default options) after importing the provider (import ${fmt(inf.firstImportMs * 1000)} µs, not counted); within one process (open + query + close, warm) ${fmt(res.ours.ops['open.firstQuery']?.median)} µs`)
+  const minimal = ['add', 'seed.entry', 'replace', 'remove', 'consolidate'].filter((op) => res.floor?.info?.[`${op}.minimal`]).map((op) => `${op} ${fmt(res.floor.info[`${op}.minimal`].median)}`)
+  if (minimal.length) extra.push(`floor writes with the mutation + audit only (no lookup, budget checks or chain tail), µs: ${minimal.join(', ')}`)
+  extra.push(`build: ${res.n.toLocaleString('en-US')} entries seeded in batches of 1,000 in ${inf.buildSeconds.toFixed(1)} s = ${fmt((inf.buildSeconds * 1e6) / res.n)} µs per entry`)
+  const met = LARGE_OPS.filter(([op]) => v[op].meets).length + (v.peakRssMB.meets ? 1 : 0)
+  extra.push(`goals met: ${met} of ${LARGE_OPS.length + 1} (reported, not asserted)`)
+  return [...lines, ...floorNotes(res, extra)].join('\n')
+}
+
+// ---------------------------------------------------------------------------------------------
+// cells and notes both tables print
+
+/** The floor's figure for an op (open + first query within a process: its open + rare query). */
+function floorOf(res, op) {
+  const fo = res.floor?.ops
+  if (op === 'open.firstQuery' && fo?.open && fo?.['query.rare']) return { median: fo.open.median + fo['query.rare'].median, plan: 'open + query rare' }
+  if (op === 'first' && fo?.first) return { ...fo.first, plan: 'fresh process: open + folded fts' }
+  return fo?.[op]
+}
+
+/** ours / floor: for writes the median of the rounds' paired ratios (see bench/README.md). */
+const floorRatio = (o, f) => (o && f ? (f.ratio ?? o.median / f.median) : null)
+const times = (x) => (x == null ? '—' : `${x.toFixed(1)}×`)
+const yesNo = (meets) => (meets == null ? '' : meets ? 'yes' : 'NO')
+const oursCell = (raw) => (raw?.error ? `ERROR (${raw.error.slice(0, 40)})` : raw ? `${fmt(raw.median)} / ${fmt(raw.p95)}` : 'n/a')
+const floorCell = (f) => (f ? `${fmt(f.median)}${f.plan ? ` (${f.plan})` : ''}` : '—')
+
+/** Information rows about our reads, under either table. */
+function commonNotes(res) {
+  const inf = res.ours.info
+  const notes = []
+  if (inf['query.rare.noRecall']) notes.push(`query rare with countRecall:false ${fmt(inf['query.rare.noRecall'].median)} µs`)
+  if (inf['query.sessionId']) notes.push(`query with sessionId (writes a recalled row) ${fmt(inf['query.sessionId'].median)} µs`)
+  if (inf['budgets.noWs']) notes.push(`budgets() without workspaceKey ${fmt(inf['budgets.noWs'].median)} µs`)
+  if (inf['open.constructorOnly']) notes.push(`open without close ${fmt(inf['open.constructorOnly'].median)} µs`)
+  return notes
+}
+
+/** `extra`, the floor's information rows and any failed checks, as the lines under a table. */
+function floorNotes(res, extra) {
+  const fi = res.floor?.info
+  const notes = [...extra]
+  if (fi?.['query.common.pageOnly']) notes.push(`floor common-word page alone, without the exact total: ${fmt(fi['query.common.pageOnly'].median)} µs`)
+  if (fi?.['add.noFts']) notes.push(`floor without the provider's FTS triggers: add ${fmt(fi['add.noFts'].median)} µs, seed ${fmt(fi['seed.batch100.noFts'].median)} µs per 100 (the index maintenance is the rest of the write floor)`)
+  if (fi?.fts) notes.push(`floor FTS: ${fi.fts}`)
+  const lines = notes.map((e) => `- ${e}`)
+  if (res.ours.checks.length) lines.push(`- CHECKS FAILED: ${[...new Set(res.ours.checks)].slice(0, 10).join('; ')}`)
+  return lines
+}

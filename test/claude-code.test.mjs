@@ -1,0 +1,242 @@
+// claude-code-memory-md on the shapes real CLAUDE.md / AGENTS.md files take (issue 15): link
+// bullets, lead-ins, mid-file titles, indented code, blockquotes, @imports, symlinked files,
+// the user memory's real path, export order and full heading names, encodings.
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { createDefaultRegistry } from '../lib/adapters/index.mjs'
+import { skip } from './support/provider.mjs'
+
+const ID = 'claude-code-memory-md'
+const registry = createDefaultRegistry()
+const FIX = fileURLToPath(new URL('./fixtures/adapters/claude-code/', import.meta.url))
+const BIN = fileURLToPath(new URL('../bin/dsh-memento.mjs', import.meta.url))
+const read = (name) => fs.readFileSync(path.join(FIX, name), 'utf8')
+const adapt = (payload, options) => registry.adapt(ID, payload, options)
+const texts = (r) => r.entries.map((e) => e.text)
+const follow = { followImports: true, readFile: (p) => fs.readFileSync(p), realpath: (p) => fs.realpathSync(p) }
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'memento-claude-'))
+after(() => fs.rmSync(tmp, { recursive: true, force: true }))
+
+describe('claude-code import: what real files contain', () => {
+  it('markdown-link bullets are content outside an auto-memory MEMORY.md', () => {
+    const r = adapt(read('links.md'), { file: path.join(FIX, 'links.md') })
+    assert.deepEqual(texts(r), [
+      '[Install guide](./docs/install.md) - deploy in 5 minutes',
+      '[Config reference](docs/config.md): every option with its default',
+      '[Changelog](CHANGELOG.md)',
+      '[Upgrade notes](https://example.org/orbit/upgrade.md) — read before a major bump',
+    ])
+    assert.deepEqual(r.entries[0].tags, ['Orbit docs helper', 'Where to look'])
+    assert.deepEqual(r.warnings, [])
+  })
+
+  it('in an auto-memory MEMORY.md (a memory/ directory) link bullets are index links, followed on request', () => {
+    const file = path.join(FIX, 'memory/MEMORY.md')
+    const r = adapt(read('memory/MEMORY.md'), { file })
+    assert.deepEqual(texts(r), ['Release branches are cut every second Tuesday.'])
+    assert.match(r.warnings[0].message, /index link to feedback_testing\.md \(Testing feedback\) was not followed.*--follow-imports/)
+    const all = adapt(read('memory/MEMORY.md'), { file, ...follow })
+    assert.deepEqual(all.entries.map((e) => [e.track, e.text]), [
+      ['agent', 'Integration tests must hit a real database, not mocks.\nReason: mocked tests passed while the prod migration failed.'],
+      ['agent', 'Prefer table-driven tests.'],
+      ['user', 'The user is a data scientist focused on observability and logging.'],
+      ['agent', 'Release branches are cut every second Tuesday.'],
+    ])
+    assert.deepEqual(all.locations, [null, null, null, 3])
+  })
+
+  it('a lead-in line stays in one entry with the list, code or paragraph it introduces', () => {
+    const r = adapt(read('leadins.md'))
+    assert.deepEqual(texts(r), [
+      '**Testing:**\n- unit tests live next to the code\n- run `make check` before a push',
+      'Key features:\n- hot reload of the route table\n- per-tenant rate limits',
+      'To start a local stack, run:\n```sh\ndocker compose up kettle db\n```',
+      '**Release checklist**\nBump the version in `kettle.toml`, tag it, and let CI publish the image.',
+      'Migrations:\n- write them forward-only\n- never edit one that shipped',
+      '配置说明：\n- 端口默认 8080',
+    ])
+    assert.deepEqual(r.locations, [3, 7, 12, 18, 22, 26])
+  })
+
+  it('text after a closing fence is a new block (a lead-in there owns its list); a sentence over "---" is text, not a heading', () => {
+    const r = adapt('Commits, e.g.:\n```\nfeat(api): add paging\n```\nPRs must:\n1. link an issue\n2. add screenshots\n\n## Tips\nNever log tokens.\n---\nHeading\n---\n- under it\n')
+    assert.deepEqual(r.entries.map((e) => [e.text, e.tags ?? []]), [
+      ['Commits, e.g.:\n```\nfeat(api): add paging\n```', []],
+      ['PRs must:\n1. link an issue\n2. add screenshots', []],
+      ['Never log tokens.', ['Tips']],
+      ['under it', ['Heading']],
+    ])
+  })
+
+  it('a lead-in right before a subsection goes with what that subsection starts with', () => {
+    const r = adapt('## Commands\nCommon commands:\n### Build\n- make\n- make all\n### Test\n- make test\n')
+    assert.deepEqual(r.entries.map((e) => [e.text, e.tags]), [
+      ['Common commands:\n- make\n- make all', ['Commands', 'Build']],
+      ['make test', ['Commands', 'Test']],
+    ])
+  })
+
+  it('"# " headings mid-file tag their sections, a long heading is split between words; indented code stays code; "> " markers are stripped', () => {
+    const r = adapt(read('sections.md'))
+    const long = 'Adding a New Configuration Option to the Scheduler'
+    const cut = ['Operations', 'Adding a New Configuration', 'Option to the Scheduler']
+    assert.deepEqual(r.entries.map((e) => [e.text, e.tags]), [
+      ['Zephyr is the internal scheduler.', ['Zephyr notes']],
+      ['Drains every 30 seconds.', ['Zephyr notes', 'Zeta queue']],
+      ['Holds priority jobs.', ['Zephyr notes', 'Alpha queue']],
+      ['Add the key to `zephyr.toml` and document it.', cut],
+      ['A cron line for the nightly compaction:\n```\n0 3 * * * zephyr compact --all\n0 4 * * * zephyr vacuum\n```', cut],
+      ['Never restart the scheduler during the compaction window; queued jobs would run twice.', cut],
+      ['**Warning:** the `--force` flag skips the lock.', cut],
+    ])
+    assert.deepEqual(r.entries.map((e) => e.source), [ID, ID, ID, `${ID} § ${long}`, `${ID} § ${long}`, `${ID} § ${long}`, `${ID} § ${long}`])
+    assert.match(r.warnings[0].message, /its tags are "Adding a New Configuration", "Option to the Scheduler", and the full heading is kept in the source/)
+  })
+
+  it('a file that only imports says so, and followImports follows @imports relative to the file, 5 hops deep, cycle-safe', () => {
+    const file = path.join(FIX, 'imports/CLAUDE.md')
+    const bare = adapt(read('imports/CLAUDE.md'), { file })
+    assert.deepEqual(bare.entries, [])
+    assert.deepEqual(bare.warnings.map((w) => w.line), [1])
+    assert.match(bare.warnings[0].message, /import "@AGENTS\.md" was not followed.*--follow-imports/)
+    const r = adapt(read('imports/CLAUDE.md'), { file, ...follow })
+    assert.deepEqual(r.entries.map((e) => [e.text, e.tags ?? [], e.scope]), [
+      ['Use tabs in Go files.', ['Lantern agents', 'Style'], 'workspace'],
+      ['Every PR needs one approval from the owning team.', ['Review'], 'workspace'],
+      ['deeper fact', [], 'workspace'],
+      ['depth 1 fact', [], 'workspace'],
+      ['depth 2 fact', [], 'workspace'],
+    ])
+    const msgs = r.warnings.map((w) => w.message).join('\n')
+    assert.match(msgs, /docs\/review\.md line 5: import "@\.\.\/AGENTS\.md" .*already imported/)
+    assert.match(msgs, /docs\/hop2\.md line 3: import "@hop3\.md" .*5 hops/)
+    assert.ok(!r.entries.some((e) => e.text === 'depth 3 fact'))
+    assert.throws(() => adapt('@x.md', { followImports: true }), (e) => e.code === 'ADAPTER_PAYLOAD' && /readFile/.test(e.message))
+  })
+
+  it('a path mentioned inline ("git workflow: @docs/git.md") is an import too; the text stays', () => {
+    const file = path.join(FIX, 'imports/GUIDE.md')
+    const bare = adapt(read('imports/GUIDE.md'), { file })
+    assert.deepEqual(texts(bare), ['git workflow: @docs/git.md', 'mail ops@example.com for access', '`@docs/none.md` is only code'])
+    assert.deepEqual(bare.warnings.map((w) => [w.line, /inline import "@docs\/git\.md" .*--follow-imports/.test(w.message)]), [[1, true]])
+    const r = adapt(read('imports/GUIDE.md'), { file, ...follow })
+    assert.deepEqual(texts(r), ['git workflow: @docs/git.md', 'Rebase; never merge main into a feature branch.', 'mail ops@example.com for access', '`@docs/none.md` is only code'])
+    assert.deepEqual(r.warnings, [])
+  })
+
+  it('~/.claude/CLAUDE.md is user-global by its real path, not only a literal "~"', () => {
+    assert.equal(adapt({ text: '- terse answers', file: path.join(os.homedir(), '.claude', 'CLAUDE.md') }).entries[0].scope, 'user-global')
+    assert.equal(adapt({ text: '- terse answers', file: '~/.claude/CLAUDE.md' }).entries[0].scope, 'user-global')
+    assert.equal(adapt({ text: '- repo fact', file: path.join(os.homedir(), 'src', 'app', 'CLAUDE.md') }).entries[0].scope, 'workspace')
+  })
+
+  it('non-UTF-8 input is refused naming the line of the first bad byte; a BOM and CRLF are fine', () => {
+    const bytes = fs.readFileSync(path.join(FIX, 'cp1252.md'))
+    assert.throws(() => adapt(bytes), (e) => e.code === 'ADAPTER_PAYLOAD' && e.details.line === 3 && /line 3: .*not UTF-8 \(byte 0xE9\)/.test(e.message))
+    // what a lossy UTF-8 read (fs.readFileSync(f, 'utf8')) hands over
+    assert.throws(() => adapt(bytes.toString('utf8')), (e) => e.code === 'ADAPTER_PAYLOAD' && e.details.line === 3 && /U\+FFFD/.test(e.message))
+    const r = adapt('\uFEFF# Title\r\n\r\n- first\r\n  more\r\n\r\nRun:\r\n```sh\r\nmake\r\n```\r\n')
+    assert.deepEqual(texts(r), ['first\nmore', 'Run:\n```sh\nmake\n```'])
+    assert.deepEqual(r.entries[0].tags, ['Title'])
+  })
+})
+
+describe('claude-code export keeps section order and names', () => {
+  it('sections come back in file order with their full headings, and re-import identically', () => {
+    const first = adapt(read('sections.md')).entries
+    const stored = first.map((x, i) => ({ ...x, tags: x.tags ?? [], id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, workspaceKey: '/w', agentKey: '' }))
+    const { text, warnings } = registry.export(ID, stored)
+    assert.deepEqual(warnings, [])
+    const headings = text.split('\n').filter((l) => l.startsWith('#'))
+    assert.deepEqual(headings, [
+      '# dsh-memento memory: agent/workspace',
+      '## Zephyr notes', '### Zeta queue', '### Alpha queue',
+      '## Operations', '### Adding a New Configuration Option to the Scheduler',
+    ])
+    const again = adapt(text).entries
+    assert.deepEqual(again, first)
+  })
+
+  it('an entry ending in ":" stays apart from the next one, and a heading ending in " #" survives', () => {
+    const e = (text, tags) => ({ id: 'x', track: 'agent', scope: 'workspace', text, tags, source: 's', workspaceKey: '/w', agentKey: '' })
+    const entries = [e('Steps:', ['C# #']), e('run make', ['C# #']), e('**Note**', ['C# #']), e('```\ncode\n```', ['C# #'])]
+    const { text, warnings } = registry.export(ID, entries)
+    assert.deepEqual(warnings, [])
+    assert.deepEqual(adapt(text).entries.map((x) => [x.text, x.tags]), entries.map((x) => [x.text, x.tags]))
+  })
+
+  it('an untagged entry after tagged ones is not pulled under their heading', () => {
+    const e = (text, tags) => ({ id: 'x', track: 'user', scope: 'user-global', text, tags, source: 's', workspaceKey: '', agentKey: '' })
+    const { text } = registry.export(ID, [e('under a', ['a']), e('no tags', [])])
+    assert.deepEqual(adapt(text).entries.map((x) => [x.text, x.tags ?? []]), [['under a', ['a']], ['no tags', []]])
+  })
+})
+
+describe('claude-code through the CLI', { skip }, () => {
+  let n = 0
+  const sandbox = () => {
+    const dir = path.join(tmp, `cli${++n}`)
+    fs.mkdirSync(path.join(dir, 'home'), { recursive: true })
+    const env = { ...process.env, DSH_HOME: path.join(dir, 'home') }
+    delete env.DSH_MEMENTO_BUDGETS
+    const run = (args) => {
+      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, env, encoding: 'utf8' })
+      return { code: r.status, out: r.stdout, err: r.stderr, json: () => JSON.parse(r.stdout) }
+    }
+    return { dir, run }
+  }
+
+  it('an import-only CLAUDE.md fails with the unfollowed import named; --follow-imports imports it', () => {
+    const { run } = sandbox()
+    const file = path.join(FIX, 'imports/CLAUDE.md')
+    const r = run(['import', '-y', '--adapter', ID, file])
+    assert.equal(r.code, 1)
+    assert.match(r.err, /ADAPTER_PAYLOAD: .*contains no entries.*import "@AGENTS\.md" was not followed.*--follow-imports/)
+    const ok = run(['import', '-y', '--adapter', ID, '--follow-imports', file])
+    assert.match(ok.out, /^Imported 5 entries via adapter claude-code-memory-md/)
+    // the directory holds CLAUDE.md (@AGENTS.md) and AGENTS.md: AGENTS.md lands once
+    const dir = run(['import', '--dry-run', '--json', '--adapter', ID, '--follow-imports', path.dirname(file)]).json()
+    assert.equal(dir.entries.length, 5)
+    assert.match(dir.warnings.map((w) => w.message).join('\n'), /AGENTS\.md: this file was already imported through an @import of another file; it is imported once/)
+  })
+
+  it('a directory whose CLAUDE.md is a symlink to (or a copy of) AGENTS.md imports it once', () => {
+    const { dir, run } = sandbox()
+    const proj = path.join(dir, 'proj')
+    fs.mkdirSync(proj)
+    fs.writeFileSync(path.join(proj, 'AGENTS.md'), '## Build\n- `make all`\n- `make test`\n')
+    fs.symlinkSync('AGENTS.md', path.join(proj, 'CLAUDE.md'))
+    let r = run(['import', '--dry-run', '--json', '--adapter', ID, proj]).json()
+    assert.deepEqual(r.entries.map((e) => e.text), ['`make all`', '`make test`'])
+    assert.match(r.warnings.map((w) => w.message).join('\n'), /CLAUDE\.md is the same file as AGENTS\.md; imported once/)
+    fs.unlinkSync(path.join(proj, 'CLAUDE.md'))
+    fs.copyFileSync(path.join(proj, 'AGENTS.md'), path.join(proj, 'CLAUDE.md'))
+    r = run(['import', '--dry-run', '--json', '--adapter', ID, proj]).json()
+    assert.equal(r.entries.length, 2)
+    assert.match(r.warnings.map((w) => w.message).join('\n'), /AGENTS\.md has the same content as CLAUDE\.md; imported once/)
+  })
+
+  it('an auto-memory directory imports its MEMORY.md, and with --follow-imports the topic files it links', () => {
+    const { run } = sandbox()
+    const dir = path.join(FIX, 'memory')
+    const bare = run(['import', '--dry-run', '--json', '--adapter', ID, dir]).json()
+    assert.deepEqual(bare.entries.map((e) => e.text), ['Release branches are cut every second Tuesday.'])
+    assert.match(bare.warnings[0].message, /^MEMORY\.md: index link to feedback_testing\.md .*--follow-imports/)
+    const all = run(['import', '--dry-run', '--json', '--adapter', ID, '--follow-imports', dir]).json()
+    assert.deepEqual(all.entries.map((e) => e.track), ['agent', 'agent', 'user', 'agent'])
+    assert.deepEqual(all.warnings, [])
+  })
+
+  it('a Windows-1252 file is refused with ADAPTER_PAYLOAD at its line, and nothing is written', () => {
+    const { run } = sandbox()
+    const r = run(['import', '-y', '--adapter', ID, path.join(FIX, 'cp1252.md')])
+    assert.equal(r.code, 1)
+    assert.match(r.err, /ADAPTER_PAYLOAD: adapter "claude-code-memory-md": line 3: /)
+    assert.equal(run(['list', '--json']).json().total, 0)
+  })
+})
