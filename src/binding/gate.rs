@@ -27,10 +27,8 @@ pub(super) fn ask<'e>(env: &'e Env, core: Rc<Core>, planned: Planned, write: Unk
     return finish(env, &core, plan, GateAnswer::Outcome(outcome.into()), write);
   }
   let payload = to_js(env, &plan.payload().to_json())?;
-  let returned = core
-    .gate
-    .borrow_back(env)?
-    .call(FnArgs::from((payload.raw(), write.raw())));
+  let gate = core.gate.borrow_back(env)?;
+  let returned = gate.call(FnArgs::from((payload.raw(), write.raw())));
   let returned = match returned.map_err(|e| GateAnswer::Failed(failure(env, &e))) {
     Ok(v) => v,
     Err(answer) => return finish(env, &core, plan, answer, write),

@@ -7,14 +7,11 @@ use napi::{Env, JsString, ValueType};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::Js;
+use super::{Js, Raw};
 use crate::error::MemoryError;
 
 /// Longest array accepted in caller data (a sparse `length = 2**32 - 1` must not be walked).
 const MAX_ARRAY: u32 = 1_000_000;
-
-/// The arguments of `JSON.stringify(value, replacer)` and of the replacer.
-type Pair<'e> = FnArgs<(Unknown<'e>, Unknown<'e>)>;
 
 /// Drop the exception a failed JS call may have left pending (a hostile `toString` of a thrown
 /// value, a throwing getter), so it never escapes past our own coded error.
@@ -36,10 +33,8 @@ pub(super) fn failure(env: &Env, e: &Error) -> String {
 /// A JS string as Rust text; `None` for anything else, and for a lone surrogate (not Unicode).
 pub(super) fn text(value: &Unknown<'_>) -> Option<String> {
   // Anything but a string fails `into_utf16` with a status (no exception).
-  let utf16 = JsString::from_unknown(*value)
-    .and_then(|s| s.into_utf16())
-    .ok()?;
-  utf16.as_str().ok()
+  let s = JsString::from_unknown(*value).ok()?;
+  s.into_utf16().ok()?.as_str().ok()
 }
 
 /// `obj[name]` when `obj` is an object and reading it does not throw.
@@ -51,7 +46,7 @@ pub(super) fn field<'e>(env: &Env, obj: Option<Unknown<'e>>, name: &str) -> Opti
 
 /// `JSON.stringify`'s replacer: refuses what JSON would drop (BigInt, Symbol, functions) or
 /// walk for ever (a huge sparse array).
-fn refuse(ctx: FunctionCallContext) -> Result<napi::sys::napi_value> {
+fn refuse(ctx: FunctionCallContext) -> Result<Raw> {
   let (key, value) = ctx.args::<(Unknown<'static>, Unknown<'static>)>()?;
   let kind = value.get_type()?;
   let array = Object::from_unknown(value).and_then(|o| o.get_array_length());
@@ -65,6 +60,16 @@ fn refuse(ctx: FunctionCallContext) -> Result<napi::sys::napi_value> {
   Err(Error::from_reason(format!("{key} is {what}")))
 }
 
+/// The refusing replacer, made once per env (it is a native function with a finalizer).
+fn replacer(env: &Env) -> Result<Raw> {
+  if let Some(f) = env.get_instance_data::<FunctionRef<FnArgs<(Raw, Raw)>, Raw>>()? {
+    return Ok(f.borrow_back(env)?.raw());
+  }
+  let f = env.create_function_from_closure::<FnArgs<(Raw, Raw)>, _, _>("refuse", refuse)?;
+  env.set_instance_data(f.create_ref()?, (), |_| {})?;
+  Ok(f.raw())
+}
+
 /// Caller data as JSON: `JSON.stringify` with a replacer refusing what JSON cannot carry, then
 /// serde_json, which refuses lone surrogates and nesting deeper than 128. Cycles and throwing
 /// getters fail inside `JSON.stringify`; `undefined` object fields are dropped.
@@ -75,9 +80,8 @@ pub(super) fn data(env: &Env, what: &str, value: Unknown<'_>) -> crate::Result<V
   };
   let json = (|| {
     let json: Object = env.get_global()?.get_named_property("JSON")?;
-    let stringify: Function<Pair, Unknown> = json.get_named_property("stringify")?;
-    let replacer = env.create_function_from_closure::<Pair, _, _>("refuse", refuse)?;
-    stringify.call(FnArgs::from((value, replacer.to_unknown())))
+    let stringify: Function<FnArgs<(Raw, Raw)>, Unknown> = json.get_named_property("stringify")?;
+    stringify.call(FnArgs::from((value.raw(), replacer(env)?)))
   })();
   match text(&json.map_err(|e| bad(&failure(env, &e)))?) {
     None => Ok(Value::Null), // `JSON.stringify` gave `undefined`

@@ -115,7 +115,10 @@ fn write_policies(table: &Value) -> Result<()> {
         Value::from(key.as_str())
       )));
     }
-    if value.as_str().is_none_or(|v| WritePolicy::parse(v).is_err()) {
+    if value
+      .as_str()
+      .is_none_or(|v| WritePolicy::parse(v).is_err())
+    {
       return Err(MemoryError::invalid(format!(
         "invalid writePolicies value for {}: {value} (one of ask|auto|off)",
         Value::from(key.as_str())
