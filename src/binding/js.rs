@@ -85,7 +85,11 @@ pub(super) fn data(env: &Env, what: &str, value: Unknown<'_>) -> crate::Result<V
   })();
   match text(&json.map_err(|e| bad(&failure(env, &e)))?) {
     None => Ok(Value::Null), // `JSON.stringify` gave `undefined`
-    Some(s) => serde_json::from_str(&s).map_err(|e| bad(&e.to_string())),
+    // Our own JSON text fails to parse only on a lone surrogate's escape, or on depth.
+    Some(s) => serde_json::from_str(&s).map_err(|e| match e.to_string().contains("recursion") {
+      true => bad("nests deeper than 128 levels"),
+      false => bad("contains a lone surrogate (not valid Unicode text)"),
+    }),
   }
 }
 

@@ -32,10 +32,10 @@ type Raw = sys::napi_value;
 /// What internal helpers hand back: a JS value (a promise, for writes), or an exception.
 type Js<'e> = Result<Unknown<'e>>;
 /// A write: its name (for messages) and how it turns its input into a plan.
-type Op = (
-  &'static str,
-  fn(&mut Memory, &Value, Writer) -> crate::Result<Plan>,
-);
+type Op = (&'static str, Planner);
+type Planner = fn(&mut Memory, &Value, Writer) -> crate::Result<Plan>;
+
+const BUSY: &str = "memory store is busy in a re-entrant call";
 
 /// What a write's promise and every read share: the engine and the JS functions given at
 /// construction (held until the last pending write is done with them).
@@ -54,10 +54,7 @@ impl Core {
     let fail = |reason, what: &str| Err(MemoryError::store(at, reason, what, None));
     let closed = || format!("memory store at {at} is closed");
     let Ok(mut memory) = self.memory.try_borrow_mut() else {
-      return fail(
-        StoreReason::Busy,
-        "memory store is busy in a re-entrant call",
-      );
+      return fail(StoreReason::Busy, BUSY);
     };
     match memory.as_mut() {
       Some(m) => f(m),
