@@ -7,8 +7,6 @@
 // Environment:
 //   E2E_TARBALL   a packed plugin to test (default: `npm pack` of this checkout, which needs this
 //                 machine's memento.<platform>.node next to index.mjs)
-//   E2E_PROVIDER  `fake` = test the plugin glue with the in-memory test provider instead of the
-//                 native one (no cross-process persistence: those checks are skipped)
 //   E2E_WORK      scratch dir (default: a fresh mkdtemp; kept on failure for inspection)
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -16,7 +14,7 @@ import { spawn } from 'node:child_process'
 import http from 'node:http'
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { CWD, E2E, env, FAKE, HOME, ok, overlay, persistent, PKG, profileJson, sessionEvents, sessionIds, sh, stageTarball, turn, drive, WORK } from './lib.mjs'
+import { CWD, E2E, env, HOME, ok, overlay, PKG, profileJson, sessionEvents, sessionIds, sh, stageTarball, turn, drive, WORK } from './lib.mjs'
 
 let failed = false
 const timings = []
@@ -92,13 +90,12 @@ step('approved write: a model tool call, approved by the user, lands and is audi
   assert.equal(asked.length, 1)
   assert.equal(asked.at(-1).data.toolName, 'memory')
   assert.equal(asked.at(-1).data.reason, '[dsh-memento] add user/workspace [source:memory-tool]\nuser likes tea')
-  if (FAKE) return
   const out = drive(['/memory list', '/memory audit'])
   assert.match(out.byLine['/memory list'].text, /^Memory entries \(1\):\n- \[user\/workspace @[^\]]+\] user likes tea$/)
   assert.match(out.byLine['/memory audit'].text, / add user\/workspace allowed-once \(via approval, writePolicy ask\) \(memory-tool\)/)
 })
 
-step('next session: the system prompt carries the frozen snapshot', persistent, async () => {
+step('next session: the system prompt carries the frozen snapshot', {}, async () => {
   const r = ok(await turn('hello again'), 'turn')
   const system = r.requests.find((b) => b.tools?.length)?.messages?.[0]?.content ?? ''
   assert.ok(system.includes('[dsh-memento: frozen memory snapshot — captured at session start;'), 'snapshot header in the system prompt')
@@ -123,7 +120,6 @@ step('denied write: no answerer → unavailable, nothing but the denied row', {}
   assert.equal(r.toolMessages.length, 1)
   assert.match(r.toolMessages[0], /^memory add failed: memory write not approved \(approval outcome: unavailable\)/)
   assert.deepEqual(sessionEvents(known).filter((e) => e.type === 'approval/decided').map((e) => e.data.outcome), ['unavailable'])
-  if (FAKE) return
   const out = drive(['/memory query rain', '/memory audit'])
   assert.equal(out.byLine['/memory query rain'].text, 'No entry contains "rain".')
   const rows = out.byLine['/memory audit'].text.split('\n').filter((l) => l.includes('rain') || l.includes('-denied'))
@@ -137,7 +133,6 @@ step('writePolicy auto: the user\'s own patch approves model writes with no answ
   assert.equal(r.toolMessages.length, 1)
   assert.match(r.toolMessages[0], /^memory entry added \(user\/user-global\): prefers green tea\n/)
   assert.deepEqual(sessionEvents(known).filter((e) => e.type === 'approval/decided').map((e) => e.data.outcome), ['allowed-once'])
-  if (FAKE) return
   const out = drive(['/memory audit'])
   assert.match(out.byLine['/memory audit'].text, / add user\/user-global allowed-once \(via approval, writePolicy auto\) \(memory-tool\)/)
 })
@@ -172,10 +167,9 @@ step('/memory: every subcommand through ctx.commands.execute, the user\'s whites
   assert.match(r[lines[8]].text, /^Memory adapters \(\d+\):/)
   assert.match(r[lines[9]].text, / consolidate-add agent\/user-global allowed-once \(via command, writePolicy ask\) \(command\)/)
   assert.equal(r[lines[10]].kind, 'error')
-  if (FAKE) return
   // Import what was exported, through the same command transport (one approval, one batch).
   const imp = drive([`/memory import ${JSON.stringify({ ...doc, entries: doc.entries.filter((e) => e.text === 'tabs (width 2)') })}`, '/memory list'])
-  assert.match(imp.commands[0].result.text, /^Imported 1 entries into memory/)
+  assert.match(imp.commands[0].result.text, /^Imported 1 entries from the export document/)
   assert.equal(imp.commands[1].result.text.split('tabs (width 2)').length - 1, 2)
 })
 
@@ -186,9 +180,9 @@ step('hot reload: a config change remounts cleanly, disable removes everything, 
   assert.match(reload.before.description, /^Read and write/)
   assert.match(reload.zh.description, /^读写有界/)
   assert.equal(reload.zh.replaced, true)
-  assert.match(reload.zh.list, FAKE ? /^记忆/ : /^记忆条目（\d+ 条）：[\s\S]*survives reloads/)
+  assert.match(reload.zh.list, /^记忆条目（\d+ 条）：[\s\S]*survives reloads/)
   assert.deepEqual(reload.disabled, { memory: false, adapters: false, tools: [], description: null, commands: 0, sections: 0, list: null })
-  assert.match(reload.enabled.list, FAKE ? /^Memory / : /^Memory entries \(\d+\):[\s\S]*survives reloads/, 'the reopened store still has the entries')
+  assert.match(reload.enabled.list, /^Memory entries \(\d+\):[\s\S]*survives reloads/, 'the reopened store still has the entries')
   assert.equal(reload.enabled.commands, 1)
 })
 
@@ -224,8 +218,10 @@ step('panel: the read-only routes answer only the user\'s page, and the client b
     assert.equal(entries.headers.get('content-type'), 'application/json; charset=utf-8')
     const body = await entries.json()
     assert.equal(body.language, 'en')
+    const panel = await (await fetch(`${base}/api/memento/panel`)).json()
+    assert.equal(panel.labels.open, '🧠 Memory', 'the panel is labelled from the strings table')
     assert.equal(body.budgets.length, 4)
-    if (!FAKE) assert.ok(body.entries.some((e) => e.text === 'user likes tea'))
+    assert.ok(body.entries.some((e) => e.text === 'user likes tea'))
     const audit = await (await fetch(`${base}/api/memento/audit?limit=3`)).json()
     assert.ok(Array.isArray(audit.rows) && audit.rows.length <= 3)
     assert.deepEqual(await (await fetch(`${base}/api/memento/proposals`)).json(), { proposals: [], language: 'en' })
@@ -269,5 +265,5 @@ step('remove: dsh plugin remove leaves the profile clean (the store survives)', 
   assert.ok(!existsSync(join(HOME, 'profiles', 'headless', 'node_modules', PKG)), 'package removed from the profile')
   const dump = ok(sh('dsh', ['--profile', 'headless', '--dump-config']), 'dump-config').stdout
   assert.doesNotMatch(dump, /dsh-memento|id: memento/)
-  if (!FAKE) assert.ok(existsSync(join(HOME, 'dsh-memento', 'memory.db')), 'the memory store is the user\'s data and stays')
+  assert.ok(existsSync(join(HOME, 'dsh-memento', 'memory.db')), 'the memory store is the user\'s data and stays')
 })

@@ -12,7 +12,6 @@ import { currentPlatform } from '../lib/platform.mjs'
 
 export const ROOT = dirname(dirname(fileURLToPath(import.meta.url)))
 export const E2E = join(ROOT, 'e2e')
-export const FAKE = process.env.E2E_PROVIDER === 'fake'
 export const WORK = process.env.E2E_WORK ?? mkdtempSync(join(tmpdir(), 'memento-e2e-'))
 export const HOME = join(WORK, 'dsh-home')
 export const CWD = join(WORK, 'project') // the sessions' working directory (workspace key)
@@ -20,7 +19,6 @@ export const PKG = 'dsh-memento'
 export const env = { ...process.env, DSH_HOME: HOME, DEEPSEEK_API_KEY: 'e2e-no-key' }
 delete env.DSH_PERMISSION_MODE
 export const overlay = (n) => ['--patch', join(E2E, 'overlays', `${n}.yml`)]
-export const persistent = { skip: FAKE ? 'the fake provider does not persist across processes' : false }
 
 export function sh(cmd, args, { cwd = WORK, timeout = 120_000, extraEnv = {} } = {}) {
   const r = spawnSync(cmd, args, { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout, maxBuffer: 64 << 20 })
@@ -59,40 +57,24 @@ export function stageTarball() {
   if (process.env.E2E_TARBALL) return process.env.E2E_TARBALL
   const dest = join(WORK, 'pack')
   mkdirSync(dest, { recursive: true })
-  if (FAKE) {
-    // The package as published, with the test provider standing in for the native addon.
-    const dir = join(WORK, 'fake-package')
-    for (const p of ['lib', 'client', 'cordis.patch.yml', 'package.json']) cpSync(join(ROOT, p), join(dir, p), { recursive: true })
-    cpSync(join(ROOT, 'test', 'support', 'plugin-fakes.mjs'), join(dir, 'fake-provider.mjs'))
-    writeFileSync(join(dir, 'index.mjs'), "export { FakeProvider as MemoryProvider, workspaceKeyOf, agentKeyOf, isMemoryError } from './fake-provider.mjs'\nexport { name, inject, Config, apply } from './lib/plugin/index.mjs'\n")
-    patchPackage(dir)
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
-    pkg.files = ['index.mjs', 'fake-provider.mjs', 'lib/', 'client/', 'cordis.patch.yml']
-    pkg.exports = { '.': './index.mjs', './client': './client/client.js', './package.json': './package.json' }
-    writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2))
-    ok(sh('npm', ['pack', '--silent', '--pack-destination', dest], { cwd: dir }), 'npm pack (fake provider)')
-  } else {
-    assert.ok(existsSync(join(ROOT, `memento.${currentPlatform()}.node`)), 'build the addon first (npm run build or build:targets), or set E2E_PROVIDER=fake / E2E_TARBALL')
-    ok(sh('npm', ['pack', '--silent', '--pack-destination', dest], { cwd: ROOT }), 'npm pack')
-    if (process.env.E2E_PATCH_PACKAGE) {
-      // Local only: repack with the plugin fields applied (CI tests the package as published).
-      const tgz = join(dest, readdirSync(dest).find((f) => f.endsWith('.tgz')))
-      ok(sh('tar', ['xzf', tgz, '-C', dest]), 'untar')
-      rmSync(tgz)
-      for (const f of ['cordis.patch.yml', 'client']) cpSync(join(ROOT, f), join(dest, 'package', f), { recursive: true })
-      patchPackage(join(dest, 'package'))
-      ok(sh('npm', ['pack', '--silent', '--pack-destination', dest], { cwd: join(dest, 'package') }), 'repack')
-    }
+  assert.ok(existsSync(join(ROOT, `memento.${currentPlatform()}.node`)), 'build the addon first (npm run build or build:targets), or set E2E_TARBALL')
+  ok(sh('npm', ['pack', '--silent', '--pack-destination', dest], { cwd: ROOT }), 'npm pack')
+  if (process.env.E2E_PATCH_PACKAGE) {
+    // Local only: repack with the plugin fields applied (CI tests the package as published).
+    const tgz = join(dest, readdirSync(dest).find((f) => f.endsWith('.tgz')))
+    ok(sh('tar', ['xzf', tgz, '-C', dest]), 'untar')
+    rmSync(tgz)
+    for (const f of ['cordis.patch.yml', 'client']) cpSync(join(ROOT, f), join(dest, 'package', f), { recursive: true })
+    patchPackage(join(dest, 'package'))
+    ok(sh('npm', ['pack', '--silent', '--pack-destination', dest], { cwd: join(dest, 'package') }), 'repack')
   }
   const tgz = join(dest, readdirSync(dest).find((f) => f.endsWith('.tgz')))
   const listing = sh('tar', ['tzf', tgz]).stdout
   assert.match(listing, /^package\/cordis\.patch\.yml$/m, 'the bundle patch ships')
   assert.match(listing, /^package\/lib\/plugin\/index\.mjs$/m, 'the plugin ships')
   // After `npm run build:targets` this is the full package: every platform's addon ships.
-  if (!FAKE) {
-    const addons = readdirSync(ROOT).filter((f) => /^memento\..+\.node$/.test(f))
-    for (const f of addons) assert.match(listing, new RegExp(`^package/${f.replaceAll('.', '\\.')}$`, 'm'), `${f} ships`)
-  }
+  const addons = readdirSync(ROOT).filter((f) => /^memento\..+\.node$/.test(f))
+  for (const f of addons) assert.match(listing, new RegExp(`^package/${f.replaceAll('.', '\\.')}$`, 'm'), `${f} ships`)
   return tgz
 }
 

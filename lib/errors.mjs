@@ -17,10 +17,24 @@ export function memoryError(code, message, details = {}) {
   return err
 }
 
-/** True for any error carrying a protocol `code` and `details` (JS-side or native). */
+/** The protocol error codes (native and JS-side errors use only these). */
+export const ERROR_CODES = Object.freeze([
+  'INVALID_INPUT',
+  'WRITE_REQUIRES_AGENT',
+  'BUDGET_EXCEEDED',
+  'ENTRY_NOT_FOUND',
+  'AMBIGUOUS_MATCH',
+  'WRITE_DENIED',
+  'PROPOSAL_NOT_FOUND',
+  'STORE_CORRUPT',
+  'STORE_UNSUPPORTED_VERSION',
+  'ADAPTER_NOT_FOUND',
+  'ADAPTER_PAYLOAD',
+])
+
+/** True for a protocol error (native or JS-side): an `Error` with a protocol `code` and `details`. */
 export function isMemoryError(e) {
-  return e instanceof Error && typeof e.code === 'string' && /^[A-Z][A-Z_]+$/.test(e.code) &&
-    e.details !== null && typeof e.details === 'object'
+  return e instanceof Error && ERROR_CODES.includes(e.code) && e.details !== null && typeof e.details === 'object'
 }
 
 /** `INVALID_INPUT` with the given message and no details. */

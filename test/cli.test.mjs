@@ -50,6 +50,10 @@ describe('dsh-memento CLI', { skip }, () => {
     assert.equal(run(['frobnicate']).code, 2)
     assert.equal(run(['list', '--bogus']).code, 2)
     assert.equal(run([]).code, 2)
+    const usage = run(['proposals', 'frob'])
+    assert.deepEqual([usage.code, usage.err], [2, 'dsh-memento: proposals usage: dsh-memento proposals | proposals approve <id> | proposals dismiss <id>\n'])
+    assert.match(run(['add', '-y']).err, /^dsh-memento: add needs text: dsh-memento add \[--track user\|agent\]/)
+    assert.equal(run(['query']).code, 2)
   })
 
   it('reads an absent store as empty without creating it ($DSH_HOME resolution)', () => {
@@ -59,6 +63,8 @@ describe('dsh-memento CLI', { skip }, () => {
     assert.match(run(['budgets']).out, /- user\/user-global: 0\/2000\n- user\/workspace: 0\/2000\n- agent\/user-global: 0\/4000\n- agent\/workspace: 0\/4000/)
     assert.equal(run(['budgets', '--json']).json().length, 4)
     assert.equal(run(['audit']).out, 'Audit is empty.\n')
+    assert.equal(run(['audit', '--verify']).out, 'Audit chain verified: 0 rows, head (empty)\n')
+    assert.equal(run(['add', '-y', '   ']).code, 2, 'a write typed wrong is refused before the store is opened')
     assert.equal(fs.existsSync(db), false)
   })
 
@@ -262,16 +268,27 @@ describe('dsh-memento CLI', { skip }, () => {
     assert.deepEqual(b.run(['list', '--json']).json().entries.map(f).sort(), a.run(['list', '--json']).json().entries.map(f).sort())
   })
 
-  it('audit --verify reports the hash chain, or that the provider cannot verify yet', () => {
+  it('audit --verify reports the hash chain', () => {
     const { run } = sandbox()
     run(['add', '-y', 'x'])
     const r = run(['audit', '--verify'])
-    if (/not supported yet/.test(r.out)) assert.equal(r.code, 1)
-    else {
-      assert.equal(r.code, 0, r.err)
-      assert.match(r.out, /^Audit chain verified: \d+ rows/)
-      assert.equal(run(['audit', '--verify', '--json']).json().ok, true)
-    }
+    assert.equal(r.code, 0, r.err)
+    assert.match(r.out, /^Audit chain verified: 1 rows, head \S+\n$/)
+    assert.equal(run(['audit', '--verify', '--json']).json().ok, true)
+  })
+
+  it('audit --verify names the row edited on disk, and exits 1', () => {
+    const { run, db } = sandbox()
+    assert.equal(run(['add', 'tamper target QQQ-7']).code, 1, 'denied: no terminal, no --yes; the text is only in its audit row')
+    assert.equal(run(['add', '-y', 'a later entry']).code, 0)
+    const bytes = fs.readFileSync(db)
+    const at = bytes.indexOf('QQQ-7')
+    assert.ok(at >= 0 && bytes.indexOf('QQQ-7', at + 1) < 0, 'stored once')
+    bytes[at + 4] = 0x38 // '7' -> '8': the row still parses, only its content changed
+    fs.writeFileSync(db, bytes)
+    const r = run(['audit', '--verify'])
+    assert.equal(r.code, 1)
+    assert.match(r.out, /^Audit chain BROKEN at row 1: .+ \(\d+ rows checked\)\n$/)
   })
 
   it('digest records proposals (never entries); approve and dismiss go through the gate', () => {

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { NATIVE_BUILT, tmpDir } from './support/faults/common.mjs'
-import { makeAgent, mockCtx } from './support/plugin-fakes.mjs'
+import { makeAgent, mockCtx } from './support/cordis.mjs'
 
 const skip = NATIVE_BUILT ? false : 'native addon not built'
 // Some probed functions (e.g. the plugin's apply) open the DEFAULT store ($DSH_HOME or ~/.dsh)

@@ -1,21 +1,37 @@
-// Plugin glue (lib/plugin) on plain Node 20 with a fake provider and a mock Cordis context.
-import { beforeEach, describe, test } from 'node:test'
+// Plugin glue (lib/plugin) over the real native provider (a temp store per setup) and a mock
+// Cordis context: transports, labels, tools, snapshot, /memory, proposals, panel, lifecycle.
+import { after, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createApply } from '../lib/plugin/plugin.mjs'
 import { DEFAULT_CONFIG, makeConfigSchema, resolveConfig } from '../lib/plugin/config.mjs'
 import { buildReason, parseReason, resolvePolicy } from '../lib/plugin/policy.mjs'
 import { clearFrozenSnapshots } from '../lib/plugin/snapshot.mjs'
 import { validate } from '../lib/plugin/jsonschema.mjs'
-import { FakeProvider, fakeModule, makeAgent, mockCtx, workspaceKeyOf } from './support/plugin-fakes.mjs'
+import { renderMemoryResult } from '../lib/plugin/tools.mjs'
+import { makeAgent, mockCtx } from './support/cordis.mjs'
+import { provider as native, skip } from './support/provider.mjs'
 
-const apply = createApply(() => fakeModule)
+const dir = mkdtempSync(join(tmpdir(), 'memento-plugin-'))
+let n = 0
+const ctxs = []
+after(() => {
+  for (const c of ctxs) c.dispose()
+  rmSync(dir, { recursive: true, force: true })
+})
+const apply = createApply(() => native)
+const workspaceKeyOf = (cwd) => native.workspaceKeyOf(cwd)
 const allow = (ctx) => ctx.on('approval/request', async (req, next) => (req.toolName === 'memory' ? 'allowed-once' : next()))
+/** The plugin applied on a fresh store; `memory` (ctx.memory) reads it back. */
 function setup(config = {}, opts = {}) {
   const ctx = mockCtx(opts)
-  apply(ctx, config)
-  const provider = FakeProvider.instances.at(-1)
-  return { ctx, provider, memory: ctx.get('memory'), tool: ctx.tools.get('memory'), recall: ctx.tools.get('memory_recall') }
+  apply(ctx, { dbPath: join(dir, `m${n++}.db`), ...config })
+  ctxs.push(ctx)
+  return { ctx, memory: ctx.get('memory'), tool: ctx.tools.get('memory'), recall: ctx.tools.get('memory_recall') }
 }
+const audit = (memory) => memory.auditList(50).map((r) => [r.action, r.outcome])
 const run = async (tool, args, agent) => {
   const value = await tool.execute(args, { agent, callId: 'call-1', signal: new AbortController().signal })
   assert.deepEqual(validate(tool.output.schema, value), [], `output matches the declared schema: ${JSON.stringify(value)}`)
@@ -23,10 +39,7 @@ const run = async (tool, args, agent) => {
 }
 const cmd = async (ctx, agent, line) => (await ctx.commands.execute(agent, line)).result
 
-beforeEach(() => {
-  FakeProvider.instances.length = 0
-  clearFrozenSnapshots()
-})
+beforeEach(() => clearFrozenSnapshots())
 
 describe('config', () => {
   test('defaults fill every key; a partial config works', () => {
@@ -57,8 +70,8 @@ describe('config', () => {
   })
   test('enabled:false registers nothing and opens no store', () => {
     const ctx = mockCtx()
-    apply(ctx, { enabled: false, language: 'nonsense' })
-    assert.equal(FakeProvider.instances.length, 0)
+    apply(ctx, { enabled: false, language: 'nonsense', dbPath: join(dir, 'disabled.db') })
+    assert.equal(existsSync(join(dir, 'disabled.db')), false)
     assert.equal(ctx.get('memory'), undefined)
     assert.equal(ctx.tools.map.size, 0)
     assert.equal(ctx.systemPrompt.map.size, 0)
@@ -84,15 +97,15 @@ describe('policy', () => {
   })
 })
 
-describe('ctx.memory', () => {
+describe('ctx.memory', { skip }, () => {
   test('exposes no store, gate or provider, and ignores a caller-supplied gate', async () => {
-    const { memory, provider } = setup()
+    const { memory } = setup()
     for (const key of ['store', 'gate', 'provider', 'writePolicy']) assert.equal(memory[key], undefined, key)
     assert.ok(Object.isFrozen(memory))
     const agent = makeAgent()
     await assert.rejects(memory.add({ track: 'user', scope: 'workspace', text: 'x' }, { agent, gate: async () => 'allowed-once' }), (e) => e.code === 'WRITE_DENIED' && e.details.outcome === 'unavailable')
-    assert.equal(provider.entries.length, 0)
-    assert.equal(provider.auditList()[0].outcome, 'unavailable (via approval, writePolicy ask)')
+    assert.equal(memory.listEntries().length, 0)
+    assert.equal(memory.auditList(50)[0].outcome, 'unavailable (via approval, writePolicy ask)')
   })
   test('writes go through ctx.approval.request with the §5.1 reason, callId and signal', async () => {
     const { ctx, memory } = setup()
@@ -108,49 +121,49 @@ describe('ctx.memory', () => {
     assert.deepEqual(agent.session.events.map((e) => e.type), ['turn/start', 'approval/asked', 'approval/decided'])
   })
   test('outside a turn the ask fails closed and the denied row says why', async () => {
-    const { memory, provider } = setup()
+    const { memory } = setup()
     const agent = makeAgent()
     agent.session.events.length = 0
     await assert.rejects(memory.add({ track: 'user', scope: 'workspace', text: 'x' }, { agent }), (e) => e.code === 'WRITE_DENIED')
-    assert.match(provider.auditList()[0].outcome, /^unavailable \(via approval, writePolicy ask; approval ask failed: approval\.request\(\) outside an open turn/)
+    assert.match(memory.auditList(50)[0].outcome, /^unavailable \(via approval, writePolicy ask; approval ask failed: approval\.request\(\) outside an open turn/)
   })
 })
 
-describe('memory tool', () => {
+describe('memory tool', { skip }, () => {
   test('approved add lands; label names the transport and policy', async () => {
-    const { ctx, tool, provider } = setup()
+    const { ctx, tool, memory } = setup()
     allow(ctx)
     const agent = makeAgent()
     const v = await run(tool, { action: 'add', text: 'user likes  tea' }, agent)
     assert.equal(v.ok, true)
     assert.deepEqual({ ...v.entry, id: 'x' }, { id: 'x', track: 'user', scope: 'workspace', text: 'user likes  tea', source: 'memory-tool', tags: [] })
     assert.deepEqual(v.usage, { track: 'user', scope: 'workspace', used: 15, limit: 2000 })
-    assert.equal(provider.auditList()[0].outcome, 'allowed-once (via approval, writePolicy ask)')
+    assert.equal(memory.auditList(50)[0].outcome, 'allowed-once (via approval, writePolicy ask)')
     assert.deepEqual(tool.output.render({}, v), [{ type: 'text', text: 'memory entry added (user/workspace): user likes  tea\nbudget: 15/2000 chars used' }])
   })
   test('denied write leaves only its denied row; the model sees a structured error', async () => {
-    const { tool, provider } = setup()
+    const { tool, memory } = setup()
     const v = await run(tool, { action: 'add', text: 'secret' }, makeAgent())
     assert.equal(v.ok, false)
     assert.equal(v.error.code, 'WRITE_DENIED')
     assert.equal(v.error.outcome, 'unavailable')
-    assert.equal(provider.entries.length, 0)
-    assert.deepEqual(provider.auditList().map((r) => [r.action, r.outcome]), [['add-denied', 'unavailable (via approval, writePolicy ask)']])
+    assert.equal(memory.listEntries().length, 0)
+    assert.deepEqual(memory.auditList(50).map((r) => [r.action, r.outcome]), [['add-denied', 'unavailable (via approval, writePolicy ask)']])
   })
   test('writePolicy auto needs no answerer; off refuses; overrides name the deciding key (B4)', async () => {
     let s = setup({ writePolicy: 'auto' })
     assert.equal((await run(s.tool, { action: 'add', text: 'a' }, makeAgent())).ok, true)
-    assert.equal(s.provider.auditList()[0].outcome, 'allowed-once (via approval, writePolicy auto)')
+    assert.equal(s.memory.auditList()[0].outcome, 'allowed-once (via approval, writePolicy auto)')
     s = setup({ writePolicy: 'auto', writePolicies: { 'source:memory-tool': 'off' } })
     const v = await run(s.tool, { action: 'add', text: 'a' }, makeAgent())
     assert.equal(v.error.outcome, 'rejected')
-    assert.equal(s.provider.auditList()[0].outcome, 'rejected (via approval, writePolicies["source:memory-tool"] off)')
+    assert.equal(s.memory.auditList()[0].outcome, 'rejected (via approval, writePolicies["source:memory-tool"] off)')
   })
   test('a session never policy rejects before any answerer and says so', async () => {
-    const { tool, provider } = setup({ writePolicy: 'auto' }, { approvalPolicy: 'never' })
+    const { tool, memory } = setup({ writePolicy: 'auto' }, { approvalPolicy: 'never' })
     const v = await run(tool, { action: 'add', text: 'a' }, makeAgent())
     assert.equal(v.error.outcome, 'rejected')
-    assert.equal(provider.auditList()[0].outcome, 'rejected (via approval, session approval policy never)')
+    assert.equal(memory.auditList(50)[0].outcome, 'rejected (via approval, session approval policy never)')
   })
   test('budget, ambiguity and not-found errors carry what the model needs', async () => {
     const { ctx, tool } = setup({ budgets: { user: { workspace: 12 } } })
@@ -168,6 +181,10 @@ describe('memory tool', () => {
     assert.equal(nf.error.code, 'ENTRY_NOT_FOUND')
     assert.equal((await run(tool, { action: 'fly' }, agent)).error.code, 'INVALID_INPUT')
     assert.equal((await run(tool, { action: 'add', text: 'x' }, undefined)).error.code, 'WRITE_REQUIRES_AGENT')
+    // An agent whose session has no id cannot route an approval either: the provider refuses it.
+    const asked = ctx.approval.requests.length
+    assert.equal((await run(tool, { action: 'remove', match: 'tea 1' }, { session: { header: {} } })).error.code, 'WRITE_REQUIRES_AGENT')
+    assert.equal(ctx.approval.requests.length, asked, 'nothing was asked')
   })
   test('replace, consolidate, remove and query round trip; query sees only the visible set (D1)', async () => {
     const { ctx, tool } = setup()
@@ -205,18 +222,18 @@ describe('memory tool', () => {
   })
 })
 
-describe('snapshot', () => {
+describe('snapshot', { skip }, () => {
   const section = (ctx) => ctx.systemPrompt.map.get('dsh-memento:memory')
   test('empty store renders "" (still frozen and audited); no session renders ""', () => {
-    const { ctx, provider } = setup()
+    const { ctx, memory } = setup()
     const agent = makeAgent()
     assert.equal(section(ctx).order, -50)
     assert.equal(section(ctx).text({}), '')
     assert.equal(section(ctx).text({ agent }), '')
-    assert.deepEqual(provider.auditList().map((r) => [r.action, r.text, r.sessionId]), [['snapshot', '', agent.session.id]])
+    assert.deepEqual(memory.auditList(50).map((r) => [r.action, r.text, r.sessionId]), [['snapshot', '', agent.session.id]])
   })
   test('frozen per session id, not object identity (B15); usage = enforced usage for the workspace', async () => {
-    const { ctx, memory, provider } = setup({ writePolicy: 'auto' })
+    const { ctx, memory } = setup({ writePolicy: 'auto' })
     const a = makeAgent({ cwd: '/ws/a' })
     await memory.add({ track: 'user', scope: 'workspace', text: 'ws a fact' }, { agent: a })
     await memory.add({ track: 'user', scope: 'workspace', text: 'ws b fact' }, { agent: makeAgent({ cwd: '/ws/b' }) })
@@ -232,8 +249,8 @@ describe('snapshot', () => {
     await memory.add({ track: 'user', scope: 'workspace', text: 'later' }, { agent: next })
     const resumed = { session: { ...next.session } }
     assert.equal(section(ctx).text({ agent: resumed }), text)
-    assert.equal(provider.auditList().filter((r) => r.action === 'snapshot').length, 1)
-    assert.equal(provider.auditList().find((r) => r.action === 'snapshot').text, text)
+    assert.equal(memory.auditList(50).filter((r) => r.action === 'snapshot').length, 1)
+    assert.equal(memory.auditList(50).find((r) => r.action === 'snapshot').text, text)
   })
   test('zh snapshot', async () => {
     const { ctx, memory } = setup({ writePolicy: 'auto', language: 'zh' })
@@ -243,16 +260,16 @@ describe('snapshot', () => {
   })
 })
 
-describe('/memory command', () => {
+describe('/memory command', { skip }, () => {
   test('add keeps the user\'s whitespace (B12), is audited via command, needs no answerer', async () => {
-    const { ctx, provider } = setup()
+    const { ctx, memory } = setup()
     const agent = makeAgent()
     agent.session.events.length = 0 // out of turn: commands never need one
     const r = await cmd(ctx, agent, '/memory add --scope=user-global  keep   these\n  spaces ')
     assert.deepEqual(r, { kind: 'success', text: 'Added (user/user-global): keep   these\n  spaces\nLayer usage: 21/2000' })
-    assert.equal(provider.entries[0].text, 'keep   these\n  spaces')
-    assert.equal(provider.entries[0].source, 'command')
-    assert.equal(provider.auditList()[0].outcome, 'allowed-once (via command, writePolicy ask)')
+    assert.equal(memory.listEntries()[0].text, 'keep   these\n  spaces')
+    assert.equal(memory.listEntries()[0].source, 'command')
+    assert.equal(memory.auditList(50)[0].outcome, 'allowed-once (via command, writePolicy ask)')
     assert.equal(ctx.approval.requests.length, 0)
   })
   test('refused under writePolicy off and under a session never policy', async () => {
@@ -260,12 +277,12 @@ describe('/memory command', () => {
     let r = await cmd(s.ctx, makeAgent(), '/memory add hello')
     assert.equal(r.kind, 'error')
     assert.match(r.text, /^memory WRITE_DENIED: memory write not approved \(approval outcome: rejected\)/)
-    assert.equal(s.provider.auditList()[0].outcome, 'rejected (via command, writePolicy off)')
+    assert.equal(s.memory.auditList()[0].outcome, 'rejected (via command, writePolicy off)')
     s = setup({}, { approvalPolicy: 'never' })
     r = await cmd(s.ctx, makeAgent(), '/memory add hello')
     assert.equal(r.kind, 'error')
-    assert.equal(s.provider.auditList()[0].outcome, 'rejected (via command, session approval policy never)')
-    assert.equal(s.provider.entries.length, 0)
+    assert.equal(s.memory.auditList()[0].outcome, 'rejected (via command, session approval policy never)')
+    assert.equal(s.memory.listEntries().length, 0)
   })
   test('list, query, budgets, audit, remove, consolidate', async () => {
     const { ctx } = setup()
@@ -287,9 +304,12 @@ describe('/memory command', () => {
     assert.equal((await cmd(ctx, agent, '/memory fly')).kind, 'error')
     assert.equal((await cmd(ctx, agent, '/memory add')).text, 'add needs text: /memory add [--track=user|agent] [--scope=user-global|workspace] <text>')
     assert.equal((await cmd(ctx, agent, '/memory consolidate a b')).text.startsWith('consolidate usage:'), true)
+    assert.equal((await cmd(ctx, agent, '/memory consolidate => x')).text, 'consolidate needs 1..20 unique substrings (left of =>)')
+    assert.deepEqual(await cmd(ctx, agent, '/memory proposals frob'), { kind: 'error', text: 'proposals usage: /memory proposals | proposals approve <id> | proposals dismiss <id>' })
+    assert.equal((await cmd(ctx, agent, '/memory export extra')).text, 'export takes no arguments: /memory export [--adapter=<id>]')
   })
   test('export → import round trip keeps keys and tags (B11) and sessionId in export (D4)', async () => {
-    const { ctx, provider } = setup()
+    const { ctx, memory } = setup()
     const agent = makeAgent({ cwd: '/ws/a' })
     await cmd(ctx, agent, '/memory add --scope=user-global likes tea')
     const doc = JSON.parse((await cmd(ctx, agent, '/memory export')).text)
@@ -299,11 +319,28 @@ describe('/memory command', () => {
     const other = makeAgent({ cwd: '/ws/b', agentPreset: 'coder' })
     const r = await cmd(ctx, other, `/memory import ${JSON.stringify(doc)}`)
     assert.equal(r.kind, 'success', r.text)
-    assert.match(r.text, /^Imported 1 entries into memory/)
-    assert.equal(provider.entries[1].agentKey, '')
-    assert.equal((await cmd(ctx, other, '/memory import {nope')).text, 'import: inline JSON could not be parsed')
-    assert.match((await cmd(ctx, other, '/memory import /no/such file.json')).text, /^import: cannot read "\/no\/such file\.json": /)
-    assert.match((await cmd(ctx, other, '/memory import --adapter=mem0 /no/such.json')).text, /^import: cannot read "\/no\/such\.json": /)
+    assert.match(r.text, /^Imported 1 entries from the export document \(one approval, one transaction; budgets checked\)/)
+    assert.equal(memory.listEntries()[1].agentKey, '')
+    assert.match((await cmd(ctx, other, '/memory import {nope')).text, /^memory INVALID_INPUT: import: inline JSON is not valid JSON \(line 1\)/)
+    assert.match((await cmd(ctx, other, '/memory import /no/such file.json')).text, /^memory INVALID_INPUT: import: cannot read "\/no\/such file\.json": /)
+    assert.match((await cmd(ctx, other, '/memory import --adapter=mem0 /no/such.json')).text, /^memory INVALID_INPUT: import: cannot read "\/no\/such\.json": /)
+  })
+  test('replace targets one entry by substring (=> new text), with the layer flags the CLI has', async () => {
+    const { ctx, memory } = setup()
+    const agent = makeAgent({ cwd: '/ws/a' })
+    await cmd(ctx, agent, '/memory add --track=agent uses pnpm')
+    const r = await cmd(ctx, agent, '/memory replace --track=agent pnpm => uses  pnpm 9')
+    assert.deepEqual(r, { kind: 'success', text: 'Replaced (agent/workspace): uses pnpm\n  -> uses  pnpm 9\nLayer usage: 12/4000' })
+    assert.deepEqual(memory.listEntries().map((e) => [e.text, e.source]), [['uses  pnpm 9', 'command']])
+    assert.equal((await cmd(ctx, agent, '/memory replace pnpm')).text, 'replace needs a unique substring and new text: /memory replace [--track=user|agent] [--scope=user-global|workspace] <substring> => <new text>')
+    assert.match((await cmd(ctx, agent, '/memory replace --track=agent nothing => x')).text, /^memory ENTRY_NOT_FOUND: /)
+  })
+  test('adapter imports show the adapter\'s warnings with the result', async () => {
+    const { ctx } = setup()
+    const payload = JSON.stringify({ results: [{ id: 'a', memory: 'likes tea', event: 'ADD' }, { id: 'b', memory: 'old', event: 'DELETE' }] })
+    const r = await cmd(ctx, makeAgent(), `/memory import --adapter=mem0 ${payload}`)
+    assert.equal(r.kind, 'success', r.text)
+    assert.match(r.text, /^Imported 1 entries via adapter mem0 \(one approval, one transaction; budgets checked\)\.[^\n]*\nwarning: /)
   })
   test('adapters are listed through the registry', async () => {
     const { ctx } = setup()
@@ -314,42 +351,46 @@ describe('/memory command', () => {
   test('zh output', async () => {
     const { ctx } = setup({ language: 'zh' })
     assert.deepEqual(await cmd(ctx, makeAgent(), '/memory list'), { kind: 'success', text: '记忆为空。' })
+    const doc = { plugin: 'dsh-memento', schema: 'memory-export-v1', entries: [{ track: 'user', scope: 'user-global', text: '喜欢茶' }] }
+    assert.equal((await cmd(ctx, makeAgent(), `/memory import ${JSON.stringify(doc)}`)).text, '已从导出文档导入 1 条记忆（一次批准，一个事务；已检查预算）。条目获得新的 id 和时间戳；标签、来源和键保留。')
+    assert.equal((await cmd(ctx, makeAgent(), '/memory list')).text, '记忆条目（1 条）：\n- [user/user-global] 喜欢茶')
+    assert.equal((await cmd(ctx, makeAgent(), '/memory add')).text, 'add 需要文本：/memory add [--track=user|agent] [--scope=user-global|workspace] <文本>')
   })
 })
 
-describe('proposals', () => {
+describe('proposals', { skip }, () => {
   const compaction = (ctx, session, { summary = 'we decided X', error } = {}) => {
     ctx.emit('session/event', session, { type: 'compaction/start', data: {} })
     ctx.emit('session/event', session, { type: 'compaction/summary', data: { summary: [{ type: 'text', text: summary }] } })
     ctx.emit('session/event', session, { type: 'compaction/end', data: error ? { error } : {} })
   }
   test('captured after a successful compaction; approve writes it via the command transport', async () => {
-    const { ctx, provider } = setup()
+    const { ctx, memory } = setup()
     const agent = makeAgent({ cwd: '/ws/a' })
     compaction(ctx, agent.session)
-    const [p] = provider.proposalList()
+    const [p] = memory.proposalList('pending', 50)
     assert.equal(p.text, 'we decided X')
     assert.match(ctx.systemPrompt.map.get('dsh-memento:memory').text({ agent: makeAgent({ cwd: '/ws/a' }) }), /## Pending memory proposals[^\n]*\n- \[[^\]]+\] agent\/workspace: we decided X/)
     assert.match((await cmd(ctx, agent, '/memory proposals')).text, /^Pending proposals \(1\):/)
     const r = await cmd(ctx, agent, `/memory proposals approve ${p.id}`)
     assert.equal(r.text, 'Proposal approved and written to memory (agent/workspace): we decided X\nLayer usage: 12/4000')
-    assert.equal(provider.entries[0].source, 'proposal')
+    assert.equal(memory.listEntries()[0].source, 'proposal')
     assert.equal((await cmd(ctx, agent, `/memory proposals approve ${p.id}`)).kind, 'error')
   })
   test('a failed compaction drops its summary (B8); no session id → no proposal (B14)', () => {
-    const { ctx, provider } = setup()
+    const { ctx, memory } = setup()
     const agent = makeAgent()
     compaction(ctx, agent.session, { error: 'boom' })
     ctx.emit('session/event', agent.session, { type: 'compaction/end', data: {} })
-    assert.equal(provider.proposalList().length, 0)
+    assert.equal(memory.proposalList('pending', 50).length, 0)
     compaction(ctx, { header: {} })
-    assert.equal(provider.proposalList().length, 0)
+    assert.equal(memory.proposalList('pending', 50).length, 0)
   })
 })
 
-describe('web routes and recall', () => {
+describe('web routes and recall', { skip }, () => {
   test('panel routes answer read-only JSON without bumping recall counters', async () => {
-    const { ctx, provider } = setup({ writePolicy: 'auto' })
+    const { ctx, memory } = setup({ writePolicy: 'auto' })
     await ctx.get('memory').add({ track: 'user', scope: 'user-global', text: 'likes tea' }, { agent: makeAgent() })
     const e = await ctx.webServer.call('/api/memento/entries?limit=5')
     assert.equal(e.status, 200)
@@ -357,7 +398,11 @@ describe('web routes and recall', () => {
     assert.equal(e.json.entries[0].text, 'likes tea')
     assert.equal(e.json.budgets.length, 4)
     assert.equal(e.json.language, 'en')
-    assert.equal(provider.entries[0].recallCount, 0)
+    const panel = (await ctx.webServer.call('/api/memento/panel')).json
+    assert.deepEqual([panel.labels.open, panel.labels.tabs.audit], ['🧠 Memory', 'Audit'], 'the panel is labelled from the strings table')
+    const zh = setup({ language: 'zh' })
+    assert.equal((await zh.ctx.webServer.call('/api/memento/panel')).json.labels.open, '🧠 记忆')
+    assert.equal(memory.listEntries()[0].recallCount, 0)
     assert.equal((await ctx.webServer.call('/api/memento/audit?limit=1')).json.rows.length, 1)
     assert.deepEqual((await ctx.webServer.call('/api/memento/proposals')).json, { proposals: [], language: 'en' })
   })
@@ -394,6 +439,68 @@ describe('web routes and recall', () => {
     assert.equal((await ctx.webServer.call('/api/memento/entries', { headers: { host: 'harness.internal:9000' } })).status, 200)
     assert.equal((await ctx.webServer.call('/api/memento/entries', { headers: { host: 'other.internal:9000' } })).status, 403)
   })
+  test('panel entries: search, filters and paging on the server, the four layers in order, the session\'s workspace first', async () => {
+    const { ctx, memory } = setup({ writePolicy: 'auto' })
+    const here = makeAgent({ cwd: '/work/here' })
+    const there = makeAgent({ cwd: '/work/there', agentPreset: 'coder' })
+    await memory.add({ track: 'agent', scope: 'workspace', text: 'there fact' }, { agent: there })
+    await memory.add({ track: 'agent', scope: 'workspace', text: 'here fact' }, { agent: here })
+    for (let i = 0; i < 5; i++) await memory.add({ track: 'user', scope: 'user-global', text: `global ${i}` }, { agent: here })
+    await memory.add({ track: 'user', scope: 'workspace', text: 'here pref' }, { agent: here })
+    const get = async (q) => (await ctx.webServer.call(`/api/memento/entries?${q}`)).json
+    const all = await get(`session=${here.session.id}&cwd=/work/here`)
+    assert.equal(all.total, 8)
+    assert.deepEqual(all.entries.map((e) => `${e.track}/${e.scope}`), ['user/user-global', 'user/user-global', 'user/user-global', 'user/user-global', 'user/user-global', 'user/workspace', 'agent/workspace', 'agent/workspace'])
+    assert.deepEqual(all.entries.slice(-2).map((e) => e.text), ['here fact', 'there fact'], 'the session\'s workspace first')
+    assert.deepEqual(all.session, { id: here.session.id, live: false, workspaceKey: workspaceKeyOf('/work/here'), agentKey: '' })
+    assert.deepEqual(all.workspaces.map((w) => [w.key, w.count]), [[workspaceKeyOf('/work/here'), 2], [workspaceKeyOf('/work/there'), 1]])
+    const page2 = await get('offset=3&limit=3')
+    assert.deepEqual([page2.entries.length, page2.total, page2.offset, page2.truncated], [3, 8, 3, true])
+    assert.deepEqual((await get('text=FACT')).entries.map((e) => e.text).sort(), ['here fact', 'there fact'])
+    assert.equal((await get('layer=user/user-global')).total, 5)
+    assert.deepEqual((await get(`workspace=${encodeURIComponent(workspaceKeyOf('/work/there'))}`)).entries.map((e) => e.text), ['there fact'])
+    assert.equal((await get('workspace=-')).total, 5, 'global only')
+    assert.deepEqual((await get('agent=coder')).entries.map((e) => e.text), ['there fact'])
+    assert.equal((await get('agent=-')).total, 7, 'shared only')
+    for (const q of ['limit=-1', 'offset=abc', 'layer=nope/nope', 'limit=1e9']) assert.equal((await ctx.webServer.call(`/api/memento/entries?${q}`)).status, 200, q)
+  })
+  test('panel writes: same-origin JSON POST with the page token, for a live session; the user\'s consent, audited (via panel)', async () => {
+    const agent = makeAgent()
+    const agents = new Map([[agent.session.id, agent]])
+    const post = async (ctx, body, headers = {}) => {
+      const route = ctx.webServer.routes.get('exact /api/memento/write')
+      const token = (await ctx.webServer.call('/api/memento/panel')).json.token
+      const own = { host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080', 'sec-fetch-site': 'same-origin', 'content-type': 'application/json', 'x-memento-token': token }
+      const req = { url: '/api/memento/write', method: 'POST', headers: Object.fromEntries(Object.entries({ ...own, ...headers }).filter(([, v]) => v !== undefined)), body: JSON.stringify(body) }
+      const res = { statusCode: 0, headers: {}, setHeader(k, v) { this.headers[k] = v }, end(b) { this.body = b } }
+      await route.handler(req, res)
+      return { status: res.statusCode, body: res.body, json: res.body?.startsWith('{') ? JSON.parse(res.body) : undefined }
+    }
+    let s = setup()
+    s.ctx.services.set('agents', { get: (id) => agents.get(id) })
+    const add = { op: 'add', session: agent.session.id, track: 'user', scope: 'user-global', text: 'likes tea' }
+    for (const [what, headers] of [['no token', { 'x-memento-token': undefined }], ['a forged token', { 'x-memento-token': 'a.b' }], ['a foreign origin', { origin: 'http://evil.example' }], ['no origin', { origin: undefined }], ['a form', { 'content-type': 'text/plain' }]]) {
+      assert.equal((await post(s.ctx, add, headers)).status, 403, what)
+    }
+    assert.equal((await s.ctx.webServer.call('/api/memento/write')).status, 405, 'never GET')
+    const orphan = await post(s.ctx, { ...add, session: 'not-open' })
+    assert.deepEqual([orphan.status, orphan.json.error.code], [409, 'WRITE_REQUIRES_AGENT'])
+    assert.equal(s.memory.listEntries().length, 0, 'no refused request wrote')
+    const r = await post(s.ctx, add)
+    assert.equal(r.status, 200, r.body)
+    assert.equal(s.memory.auditList(1)[0].outcome, 'allowed-once (via panel, writePolicy ask)')
+    const [entry] = (await s.ctx.webServer.call('/api/memento/entries')).json.entries
+    const stale = await post(s.ctx, { op: 'remove', session: agent.session.id, id: entry.id, version: entry.version + 1 })
+    assert.deepEqual([stale.status, stale.json.error.code], [409, 'ENTRY_NOT_FOUND'], 'the panel removes only the version it showed')
+    assert.equal((await post(s.ctx, { op: 'remove', session: agent.session.id, id: entry.id, version: entry.version })).status, 200)
+    assert.equal(s.memory.listEntries().length, 0)
+    s = setup({}, { approvalPolicy: 'never' })
+    s.ctx.services.set('agents', { get: (id) => agents.get(id) })
+    const never = await post(s.ctx, add)
+    assert.equal(never.json.error.code, 'WRITE_DENIED')
+    assert.match(never.json.error.advice, /never/)
+    assert.equal(s.memory.auditList(1)[0].outcome, 'rejected (via panel, session approval policy never)')
+  })
   test('memory_recall degrades without sessionQuery and uses it when present', async () => {
     let s = setup({ writePolicy: 'auto' })
     const agent = makeAgent()
@@ -413,12 +520,12 @@ describe('web routes and recall', () => {
   })
 })
 
-describe('lifecycle', () => {
+describe('lifecycle', { skip }, () => {
   test('dispose closes the store and removes every registration; re-apply is clean', () => {
-    const { ctx, provider } = setup()
+    const { ctx, memory } = setup()
     assert.ok(ctx.get('memory') && ctx.get('memoryAdapters'))
     ctx.dispose()
-    assert.equal(provider.closed, true)
+    assert.throws(() => memory.listEntries(), (e) => e.code === 'STORE_CORRUPT' && /is closed/.test(e.message))
     assert.equal(ctx.get('memory'), undefined)
     assert.equal(ctx.tools.map.size, 0)
     assert.equal(ctx.systemPrompt.map.size, 0)
@@ -426,6 +533,132 @@ describe('lifecycle', () => {
     assert.equal(ctx.webServer.routes.size, 0)
     apply(ctx, {})
     assert.equal(ctx.tools.map.size, 2)
-    assert.equal(ctx.webServer.routes.size, 3)
+    assert.equal(ctx.webServer.routes.size, 6) // the panel: bootstrap, entries, audit, proposals, version, write
+  })
+})
+
+describe('plugin module', { skip }, () => {
+  test('lib/plugin/index.mjs imports on plain Node without any dsh package; no default export', async () => {
+    const plugin = await import('../lib/plugin/index.mjs')
+    assert.deepEqual(Object.keys(plugin).sort(), ['Config', 'apply', 'inject', 'name'])
+    assert.equal(plugin.name, 'memento')
+    assert.deepEqual(plugin.inject, ['tools', 'systemPrompt', 'approval'])
+    // Without the schemastery peer, Config is a Standard Schema with the same defaults.
+    assert.equal(plugin.Config['~standard'].validate({}).value.snapshotOrder, -50)
+    assert.match(plugin.Config['~standard'].validate({ writePolicy: 'always' }).issues[0].message, /^invalid writePolicy "always"/)
+  })
+})
+
+describe('plugin over the native provider', { skip }, () => {
+  test('in-turn: approved add lands with the approval label; ask without answerer is denied', async () => {
+    const { ctx, memory, tool } = setup()
+    const agent = makeAgent({ cwd: '/ws/a' })
+    const denied = await run(tool, { action: 'add', text: 'user hates rain' }, agent)
+    assert.equal(denied.error.code, 'WRITE_DENIED')
+    assert.equal(denied.error.outcome, 'unavailable')
+    allow(ctx)
+    const v = await run(tool, { action: 'add', text: 'user likes tea' }, agent)
+    assert.equal(v.ok, true)
+    assert.deepEqual(v.usage, { track: 'user', scope: 'workspace', used: 14, limit: 2000 })
+    assert.deepEqual(audit(memory), [
+      ['add', 'allowed-once (via approval, writePolicy ask)'],
+      ['add-denied', 'unavailable (via approval, writePolicy ask)'],
+    ])
+    assert.equal(ctx.approval.requests[0].reason, '[dsh-memento] add user/workspace [source:memory-tool]\nuser hates rain')
+    assert.deepEqual(memory.listEntries().map((e) => e.text), ['user likes tea'])
+  })
+  test('the memory tool shows the model the current text of a target rewritten while its approval waited', async () => {
+    const dbPath = join(dir, 'changed.db')
+    const { ctx, memory, tool } = setup({ dbPath })
+    const agent = makeAgent({ cwd: '/ws/a' })
+    let release = null
+    ctx.on('approval/request', (req, next) => (req.toolName !== 'memory' ? next() : release ? new Promise((r) => (release = r)) : 'allowed-once'))
+    await run(tool, { action: 'add', text: 'user likes tea' }, agent)
+    release = () => {}
+    const pending = run(tool, { action: 'replace', match: 'tea', text: 'user likes coffee' }, agent)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const other = new native.MemoryProvider({ dbPath, gate: () => 'allowed-once' })
+    await other.replace({ track: 'user', scope: 'workspace', match: 'tea', text: 'user likes green tea' }, { agent })
+    other.close()
+    release('allowed-once')
+    const v = await pending
+    assert.equal(v.ok, false)
+    assert.equal(v.error.code, 'ENTRY_NOT_FOUND')
+    assert.equal(v.error.reason, 'changed')
+    assert.equal(v.error.current.text, 'user likes green tea')
+    assert.match(renderMemoryResult(v)[0].text, /\nits current text: user likes green tea$/)
+    assert.deepEqual(memory.listEntries().map((e) => e.text), ['user likes green tea'])
+  })
+  test('policies: auto, source override, global off, session never', async () => {
+    let s = setup({ writePolicy: 'auto' })
+    assert.equal((await run(s.tool, { action: 'add', text: 'a' }, makeAgent())).ok, true)
+    assert.deepEqual(audit(s.memory), [['add', 'allowed-once (via approval, writePolicy auto)']])
+    s = setup({ writePolicy: 'off', writePolicies: { 'source:memory-tool': 'auto' } })
+    assert.equal((await run(s.tool, { action: 'add', text: 'b' }, makeAgent())).ok, true)
+    assert.deepEqual(audit(s.memory), [['add', 'allowed-once (via approval, writePolicies["source:memory-tool"] auto)']])
+    s = setup({ writePolicy: 'off' })
+    assert.equal((await run(s.tool, { action: 'add', text: 'c' }, makeAgent())).error.outcome, 'rejected')
+    assert.equal((await cmd(s.ctx, makeAgent(), '/memory add c')).kind, 'error')
+    assert.deepEqual(audit(s.memory), [['add-denied', 'rejected (via command, writePolicy off)'], ['add-denied', 'rejected (via approval, writePolicy off)']])
+    s = setup({ writePolicy: 'auto' }, { approvalPolicy: 'never' })
+    assert.equal((await cmd(s.ctx, makeAgent(), '/memory add d')).kind, 'error')
+    assert.equal((await run(s.tool, { action: 'add', text: 'd' }, makeAgent())).error.outcome, 'rejected')
+    assert.deepEqual(audit(s.memory), [['add-denied', 'rejected (via approval, session approval policy never)'], ['add-denied', 'rejected (via command, session approval policy never)']])
+  })
+  test('commands: whitespace kept, command label, list/budgets/remove/consolidate/export/import', async () => {
+    const { ctx, memory } = setup()
+    const agent = makeAgent({ cwd: '/ws/a' })
+    agent.session.events.length = 0
+    assert.deepEqual(await cmd(ctx, agent, '/memory add --track=agent keep   two\n spaces'), { kind: 'success', text: 'Added (agent/workspace): keep   two\n spaces\nLayer usage: 18/4000' })
+    assert.equal((await cmd(ctx, agent, '/memory budgets')).text, 'Budget usage:\n- user/user-global: 0/2000\n- user/workspace: 0/2000\n- agent/user-global: 0/4000\n- agent/workspace: 18/4000')
+    assert.equal((await cmd(ctx, makeAgent({ cwd: '/ws/b' }), '/memory budgets')).text.split('\n')[4], '- agent/workspace: 0/4000')
+    await cmd(ctx, agent, '/memory add --track=agent second')
+    assert.equal((await cmd(ctx, agent, '/memory consolidate --track=agent two second => merged')).text, 'Consolidated (agent/workspace): removed 2, added 1.\nNew entry: merged\nLayer usage: 6/4000')
+    const doc = (await cmd(ctx, agent, '/memory export')).text
+    assert.equal((await cmd(ctx, agent, '/memory remove --track=agent merged')).text, 'Removed (agent/workspace): merged\nLayer usage: 0/4000')
+    const imp = await cmd(ctx, agent, `/memory import ${doc}`)
+    assert.match(imp.text, /^Imported 1 entries from the export document \(one approval, one transaction; budgets checked\)/, imp.text)
+    assert.deepEqual(memory.listEntries().map((e) => [e.text, e.workspaceKey]), [['merged', workspaceKeyOf('/ws/a')]])
+    assert.equal(memory.auditList(1)[0].outcome, 'allowed-once (via command, writePolicy ask)')
+  })
+  test('snapshot: usage enforced for the workspace; frozen per session id', async () => {
+    const { ctx, memory } = setup({ writePolicy: 'auto' })
+    await memory.add({ track: 'user', scope: 'workspace', text: 'ws a fact' }, { agent: makeAgent({ cwd: '/ws/a' }) })
+    await memory.add({ track: 'user', scope: 'workspace', text: 'ws b fact!' }, { agent: makeAgent({ cwd: '/ws/b' }) })
+    const section = ctx.systemPrompt.map.get('dsh-memento:memory')
+    const next = makeAgent({ cwd: '/ws/a' })
+    const text = section.text({ agent: next })
+    assert.match(text, /## User preferences for this workspace — 9\/2000 chars used\n- ws a fact$/)
+    await memory.add({ track: 'user', scope: 'workspace', text: 'later' }, { agent: next })
+    assert.equal(section.text({ agent: { session: { ...next.session } } }), text)
+  })
+  test('secrets: refused with a reason the model can act on; under warn the approver sees the warning', async () => {
+    const secret = 'my key is sk-abcdefghijklmnopqrstuvwxyz0123456789ABCD'
+    let s = setup({ writePolicy: 'auto' })
+    const v = await run(s.tool, { action: 'add', text: secret }, makeAgent())
+    assert.equal(v.error.code, 'INVALID_INPUT')
+    assert.equal(v.error.reason, 'secret')
+    s = setup({ secretPolicy: 'warn' })
+    allow(s.ctx)
+    assert.equal((await run(s.tool, { action: 'add', text: secret }, makeAgent())).ok, true)
+    assert.match(s.ctx.approval.requests[0].reason, /^\[dsh-memento\] add user\/workspace \[source:memory-tool\]\nmy key is sk-[^\n]*\n\n⚠ /)
+  })
+  test('/memory audit verify walks the hash chain', async () => {
+    const { ctx } = setup()
+    const agent = makeAgent()
+    await cmd(ctx, agent, '/memory add one')
+    await cmd(ctx, agent, '/memory add two')
+    assert.match((await cmd(ctx, agent, '/memory audit verify')).text, /^Audit chain verified: 2 rows, head \S+$/)
+  })
+  test('proposals: capture → approve through the command writes a proposal entry once', async () => {
+    const { ctx, memory } = setup()
+    const agent = makeAgent({ cwd: '/ws/a' })
+    for (const [type, data] of [['compaction/start', {}], ['compaction/summary', { summary: [{ type: 'text', text: 'we use pnpm' }] }], ['compaction/end', {}]]) ctx.emit('session/event', agent.session, { type, data })
+    const [p] = memory.proposalList('pending', 10)
+    assert.equal(p.text, 'we use pnpm')
+    const r = await cmd(ctx, agent, `/memory proposals approve ${p.id}`)
+    assert.equal(r.text, 'Proposal approved and written to memory (agent/workspace): we use pnpm\nLayer usage: 11/4000')
+    assert.equal((await cmd(ctx, agent, `/memory proposals approve ${p.id}`)).kind, 'error')
+    assert.deepEqual(memory.listEntries().map((e) => [e.text, e.source]), [['we use pnpm', 'proposal']])
   })
 })

@@ -5,32 +5,33 @@
 // * in-turn (default, every ctx.memory caller and the `memory` tool): `ctx.approval.request`
 //   with the §5.1 reason, so the harness UI shows the full change and logs
 //   approval/asked + approval/decided. The answerer below applies writePolicy/writePolicies.
-// * command (`/memory …` typed by the user): the command is the user's consent; refused only
-//   under policy `off` or a session `never` policy. Bound to write contexts the command
-//   handler mints itself (a private WeakSet), so no caller can select it.
+// * user consent (`/memory …` typed by the user, or a confirmed click in the web panel): the
+//   user's own act is the consent; refused only under policy `off` or a session `never`
+//   policy, audited `(via command, …)` / `(via panel, …)`. Bound to write contexts the command
+//   handler and the panel routes mint themselves (a private WeakMap), so no caller can select it.
 import { resolveConfig } from './config.mjs'
 import { buildReason, describePolicy, isOwnRequest, parseReason, resolvePolicy, TOOL_NAME } from './policy.mjs'
 import { MemoryService } from './service.mjs'
 import { makeSnapshotProvider, SNAPSHOT_SECTION } from './snapshot.mjs'
-import { makeMemoryTool, makeRecallTool, isMemoryErrorLike } from './tools.mjs'
+import { makeMemoryTool, makeRecallTool } from './tools.mjs'
 import { makeMemoryCommand } from './command.mjs'
 import { makeRoutes } from './web.mjs'
 import { createDefaultRegistry } from '../adapters/index.mjs'
 import { makeProposalCapture } from './proposals.mjs'
 
 /**
- * @param load () => ({ MemoryProvider, workspaceKeyOf, agentKeyOf, isMemoryError? }) — the
- *   provider module (the native addon in production, a fake in unit tests).
+ * @param load () => ({ MemoryProvider, workspaceKeyOf, agentKeyOf }) — the provider module
+ *   (the native addon).
  */
 export function createApply(load) {
   return function apply(ctx, rawConfig) {
     const config = resolveConfig(rawConfig)
     if (!config.enabled) return
-    const { MemoryProvider, workspaceKeyOf, agentKeyOf, isMemoryError = isMemoryErrorLike } = load()
+    const { MemoryProvider, workspaceKeyOf, agentKeyOf } = load()
     const policyOf = (payload) => resolvePolicy(payload, config.writePolicy, config.writePolicies)
 
     // --- transports -------------------------------------------------------------------
-    const commandWrites = new WeakSet()
+    const userWrites = new WeakMap() // write context → 'command' | 'panel'
     const askFailures = new WeakMap()
     const approval = () => ctx.get('approval')
     const sessionNever = (write) => {
@@ -44,13 +45,14 @@ export function createApply(load) {
         return false
       }
     }
-    const commandWrite = (agent, signal) => {
+    const userWrite = (via) => (agent, signal) => {
       const write = { agent, ...(signal ? { signal } : {}) }
-      commandWrites.add(write)
+      userWrites.set(write, via)
       return write
     }
+    const commandWrite = userWrite('command')
     async function gate(payload, write) {
-      if (commandWrites.has(write)) {
+      if (userWrites.has(write)) {
         if (sessionNever(write)) return 'rejected'
         return policyOf(payload).policy === 'off' ? 'rejected' : 'allowed-once'
       }
@@ -73,7 +75,7 @@ export function createApply(load) {
       }
     }
     function auditLabel(outcome, payload, write) {
-      const via = commandWrites.has(write) ? 'command' : 'approval'
+      const via = userWrites.get(write) ?? 'approval'
       const decider = sessionNever(write) ? 'session approval policy never' : describePolicy(policyOf(payload))
       const failure = askFailures.get(write)
       return `${outcome} (via ${via}, ${decider}${failure ? `; approval ask failed: ${failure}` : ''})`
@@ -118,18 +120,24 @@ export function createApply(load) {
       { prepend: true },
     )
 
-    ctx.tools.register(makeMemoryTool({ service, config, isMemoryError }))
+    ctx.tools.register(makeMemoryTool({ service, config }))
     ctx.systemPrompt.section({ name: SNAPSHOT_SECTION, order: config.snapshotOrder, text: makeSnapshotProvider({ service, provider, config, dbPath: provider.path ?? config.dbPath }) })
 
     // Optional services: a child fiber per service, re-run whenever the service is replaced
     // (L2); the command and route disposers are kept and run on unload (L3).
-    const command = makeMemoryCommand({ provider, service, config, commandWrite, getRegistry: () => registry, isMemoryError })
+    const command = makeMemoryCommand({ provider, service, config, commandWrite, registry })
     ctx.inject(['commands'], (sub) => {
       const dispose = sub.commands.register(command)
       sub.effect(() => dispose, 'dsh-memento: /memory')
     })
-    ctx.tools.register(makeRecallTool({ service, config, getSessionQuery: () => ctx.get('sessionQuery'), isMemoryError }))
-    const routes = makeRoutes({ service, config, trustedHosts: () => ctx.get('connection')?.trustedHosts ?? [] })
+    ctx.tools.register(makeRecallTool({ service, config, getSessionQuery: () => ctx.get('sessionQuery') }))
+    // The panel writes for the session its page shows, which must be live in this process.
+    const sessionOf = (id) => {
+      const agent = ctx.get('agents')?.get?.(id)
+      const session = agent?.session ?? ctx.get('sessions')?.get?.(id)
+      return session ? { agent, session } : undefined
+    }
+    const routes = makeRoutes({ service, provider, config, userWrite: userWrite('panel'), sessionOf, trustedHosts: () => ctx.get('connection')?.trustedHosts ?? [] })
     ctx.inject(['webServer'], (sub) => {
       sub.effect(() => {
         const disposers = routes.map((route) => sub.webServer.register(route))

@@ -3,7 +3,7 @@
 // The provider lives in a private field. Every write takes `{agent, callId?, signal?}` only:
 // the write context is rebuilt, so a caller-supplied `gate` (or anything else) never reaches
 // the provider, whose only approval transport is the one the plugin constructed it with.
-import { buildExport, readEnvelopes } from '../envelope.mjs'
+import { exportStore, readEnvelopes } from '../envelope.mjs'
 
 const cleanWrite = (write) => {
   if (write === null || typeof write !== 'object') return write
@@ -88,7 +88,7 @@ export class MemoryService {
   }
   /** The export envelope — an array of parts beyond 1000 entries (read-only, no audit row). */
   export() {
-    const parts = buildExport({ entries: this.#provider.listEntries(), budgets: this.#provider.budgets() })
+    const parts = exportStore(this.#provider)
     return parts.length === 1 ? parts[0] : parts
   }
 }

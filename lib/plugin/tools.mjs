@@ -3,6 +3,7 @@
 import { strings } from './strings.mjs'
 import { validate } from './jsonschema.mjs'
 import { extractEventText } from './extract.mjs'
+import { isMemoryError } from '../errors.mjs'
 
 const str = { type: 'string' }
 const int = { type: 'integer' }
@@ -68,10 +69,6 @@ export function memoryParameters(language) {
 export const publicEntry = (e) => ({ id: e.id, track: e.track, scope: e.scope, text: e.text, source: e.source, tags: [...(e.tags ?? [])] })
 const usageOf = (u) => ({ track: u.track, scope: u.scope, used: u.used, limit: u.limit })
 
-export function isMemoryErrorLike(e) {
-  return e !== null && typeof e === 'object' && typeof e.code === 'string' && /^[A-Z_]+$/.test(e.code) && typeof e.message === 'string'
-}
-
 /** The structured error the model sees: code, message and the details it can act on. */
 export function toolError(e) {
   const d = e.details ?? {}
@@ -85,8 +82,6 @@ export function toolError(e) {
   if (d.current) out.current = { id: d.current.id, text: d.current.text }
   return out
 }
-
-const NO_AGENT = 'memory write requires an owning agent session to route approval through; refuse rather than write unapproved'
 
 /** Pure render of a `memory` tool result into one text block. */
 export function renderMemoryResult(value, language = 'en') {
@@ -105,21 +100,36 @@ export function renderMemoryResult(value, language = 'en') {
   return [{ type: 'text', text }]
 }
 
-export function makeMemoryTool({ service, config, isMemoryError = isMemoryErrorLike }) {
-  const language = config.language
-  const parameters = memoryParameters(language)
+/** A registry tool that stops on an aborted signal and answers `invalid(args, error)` to arguments its schema refuses. */
+function defineTool({ name, description, parameters, schema, render, invalid, run }) {
   return {
-    name: 'memory',
-    description: strings(language).toolDescription,
+    name,
+    description,
     parameters,
-    output: { schema: MEMORY_OUTPUT_SCHEMA, render: (_args, value) => renderMemoryResult(value, language) },
+    output: { schema, render: (_args, value) => render(value) },
     async execute(args, exec) {
       exec?.signal?.throwIfAborted?.()
-      const action = args?.action
       const violations = validate(parameters, args ?? {}, 'arguments')
-      if (violations.length > 0) {
-        return { action: String(action ?? ''), ok: false, error: { code: 'INVALID_INPUT', message: `invalid arguments: ${violations.join('; ')}` } }
-      }
+      if (violations.length > 0) return invalid(args, { code: 'INVALID_INPUT', message: `invalid arguments: ${violations.join('; ')}` })
+      return run(args, exec)
+    },
+  }
+}
+
+/** Query options for a session's visible set (D1: its agent layer and its own workspace); a session id audits the recall. */
+const visibleTo = (keys) => ({ ...(keys.sessionId ? { sessionId: keys.sessionId } : {}), agentKey: keys.agentKey, workspaceKey: keys.workspaceKey })
+
+export function makeMemoryTool({ service, config }) {
+  const language = config.language
+  return defineTool({
+    name: 'memory',
+    description: strings(language).toolDescription,
+    parameters: memoryParameters(language),
+    schema: MEMORY_OUTPUT_SCHEMA,
+    render: (value) => renderMemoryResult(value, language),
+    invalid: (args, error) => ({ action: String(args?.action ?? ''), ok: false, error }),
+    async run(args, exec) {
+      const action = args.action
       const agent = exec?.agent
       const session = agent?.session
       const write = { agent, ...(exec?.callId ? { callId: exec.callId } : {}), ...(exec?.signal ? { signal: exec.signal } : {}) }
@@ -131,15 +141,14 @@ export function makeMemoryTool({ service, config, isMemoryError = isMemoryErrorL
             const keys = service.keysOf(session)
             const filter = {}
             for (const k of ['track', 'scope', 'text', 'limit']) if (args[k] !== undefined) filter[k] = args[k]
-            // D1: the session's visible set only (its agent layer and its own workspace).
-            const r = service.query(filter, { ...(keys.sessionId ? { sessionId: keys.sessionId } : {}), agentKey: keys.agentKey, workspaceKey: keys.workspaceKey })
+            const r = service.query(filter, visibleTo(keys))
             return { action, ok: true, entries: r.entries.map(publicEntry), total: r.total, truncated: r.truncated }
           }
           case 'add':
           case 'replace':
           case 'remove':
           case 'consolidate': {
-            if (agent == null || typeof session?.id !== 'string') return { action, ok: false, error: { code: 'WRITE_REQUIRES_AGENT', message: NO_AGENT } }
+            // No owning session: the provider refuses with WRITE_REQUIRES_AGENT before anything else.
             if (action === 'add') {
               const r = await service.add({ ...layer, text: args.text, source: 'memory-tool', ...tags }, write)
               return { action, ok: true, entry: publicEntry(r.entry), usage: usageOf(r.usage) }
@@ -163,7 +172,7 @@ export function makeMemoryTool({ service, config, isMemoryError = isMemoryErrorL
         throw e
       }
     },
-  }
+   })
 }
 
 export function recallParameters(language, config) {
@@ -231,33 +240,32 @@ export function renderRecallResult(value, language = 'en') {
   return [{ type: 'text', text: lines.join('\n') }]
 }
 
-export function makeRecallTool({ service, config, getSessionQuery, isMemoryError = isMemoryErrorLike }) {
+const NO_RECALL = { ok: false, memory: { entries: [], total: 0, truncated: false }, history: { available: false, sessions: [] } }
+
+export function makeRecallTool({ service, config, getSessionQuery }) {
   const language = config.language
-  const parameters = recallParameters(language, config)
-  return {
+  return defineTool({
     name: 'memory_recall',
     description: strings(language).recallDescription,
-    parameters,
-    output: { schema: RECALL_OUTPUT_SCHEMA, render: (_args, value) => renderRecallResult(value, language) },
-    async execute(args, exec) {
-      exec?.signal?.throwIfAborted?.()
-      const violations = validate(parameters, args ?? {}, 'arguments')
-      const empty = { ok: false, memory: { entries: [], total: 0, truncated: false }, history: { available: false, sessions: [] } }
-      if (violations.length > 0) return { ...empty, error: { code: 'INVALID_INPUT', message: `invalid arguments: ${violations.join('; ')}` } }
+    parameters: recallParameters(language, config),
+    schema: RECALL_OUTPUT_SCHEMA,
+    render: (value) => renderRecallResult(value, language),
+    invalid: (_args, error) => ({ ...NO_RECALL, error }),
+    async run(args, exec) {
       const session = exec?.agent?.session
       const keys = service.keysOf(session)
       const memoryLimit = Number.isInteger(args.memoryLimit) && args.memoryLimit > 0 ? args.memoryLimit : args.memoryLimit === undefined ? 10 : config.maxEntriesPerQuery
       const historyLimit = Number.isInteger(args.historyLimit) && args.historyLimit > 0 ? args.historyLimit : config.recall.historyLimitDefault
       let memory
       try {
-        const r = service.query({ text: args.query, limit: memoryLimit }, { ...(keys.sessionId ? { sessionId: keys.sessionId } : {}), agentKey: keys.agentKey, workspaceKey: keys.workspaceKey })
+        const r = service.query({ text: args.query, limit: memoryLimit }, visibleTo(keys))
         memory = { entries: r.entries.map(publicEntry), total: r.total, truncated: r.truncated }
       } catch (e) {
-        if (isMemoryError(e)) return { ...empty, error: { code: e.code, message: e.message } }
+        if (isMemoryError(e)) return { ...NO_RECALL, error: { code: e.code, message: e.message } }
         throw e
       }
       const history = await recallHistory(getSessionQuery(), { query: args.query, cwd: session?.header?.cwd, historyLimit, config, signal: exec?.signal })
       return { ok: true, memory, history }
     },
-  }
+   })
 }

@@ -53,3 +53,18 @@ export function isTrustedApiRequest(request, trustedHosts = []) {
     return false
   }
 }
+
+/**
+ * Whether a request may write through the panel: a trusted request (above) that is a `POST`
+ * sent by a page of this very origin. A browser always sends `Origin` on a `fetch` POST, so a
+ * missing one is refused, as is any `Sec-Fetch-Site` but `same-origin`, and any body but JSON
+ * (a cross-origin JSON POST needs a CORS preflight, which nothing here answers).
+ */
+export function isSameOriginWrite(request, trustedHosts = []) {
+  if (request.method !== 'POST' || !isTrustedApiRequest(request, trustedHosts)) return false
+  const origin = header(request.headers, 'origin')
+  if (origin === undefined) return false
+  const site = header(request.headers, 'sec-fetch-site')
+  if (site !== undefined && site !== 'same-origin') return false
+  return /^application\/json\s*(;|$)/i.test(header(request.headers, 'content-type') ?? '')
+}

@@ -1,27 +1,200 @@
-// Read-only JSON routes for the web panel (§7.9). Management views never bump recall
-// counters (P3). Registered as one effect so a reload never leaves a stale route. Only the
-// user's own page may read them (dsh's trusted-request rule, ./trust.mjs); they answer GET and
-// HEAD, and nothing else.
-import { isTrustedApiRequest } from './trust.mjs'
+// JSON routes of the web panel (§7.9). Only the user's own page reaches them (dsh's
+// trusted-request rule, ./trust.mjs). Reads answer GET and HEAD and never bump recall
+// counters (P3); search, filters and paging run here over the provider's own query and list,
+// so the panel finds any entry of a store of any size. The one write route answers only a
+// same-origin JSON POST carrying the page's token; a write is the user's own consent, through
+// the same gate as a typed `/memory` command, audited `(via panel, …)`.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { isSameOriginWrite, isTrustedApiRequest } from './trust.mjs'
+import { strings } from './strings.mjs'
 
 export const PANEL_AUDIT_CEILING = 200
+/** The provider's largest query page: a search reaches this many matches. */
+const SEARCH_CEILING = 1000
+const PAGE_DEFAULT = 50
+const BODY_CEILING = 256 * 1024
+const LAYERS = ['user/user-global', 'user/workspace', 'agent/user-global', 'agent/workspace']
+const NONE = '-' // the `workspace`/`agent` filter value for "no workspace" / "shared"
 
-const positive = (v) => {
-  if (v === null || !/^\d+$/.test(v)) return null
-  const n = Number(v)
-  return n > 0 ? n : null
-}
+const count = (v) => (v !== null && /^\d{1,9}$/.test(v) ? Number(v) : null)
+const positive = (v) => (count(v) > 0 ? count(v) : null)
 
-function send(req, res, status, body) {
+function send(req, res, status, body, headers = {}) {
   res.statusCode = status
   res.setHeader('content-type', 'application/json; charset=utf-8')
+  res.setHeader('cache-control', 'no-store')
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v)
   res.end(req.method === 'HEAD' ? undefined : JSON.stringify(body))
 }
 
-/** `trustedHosts()`: the deployment's non-loopback authorities (dsh's connection service's). */
-export function makeRoutes({ service, config, trustedHosts = () => [] }) {
+/** A protocol-shaped failure the panel shows as code, message and advice. */
+class PanelError extends Error {
+  constructor(code, message, status = 400) {
+    super(message)
+    this.code = code
+    this.status = status
+  }
+}
+
+async function readJson(req) {
+  let body = typeof req.body === 'string' ? req.body : ''
+  if (typeof req[Symbol.asyncIterator] === 'function') {
+    const chunks = []
+    let size = 0
+    for await (const chunk of req) {
+      size += chunk.length
+      if (size > BODY_CEILING) throw new PanelError('INVALID_INPUT', `request body over ${BODY_CEILING} bytes`, 413)
+      chunks.push(Buffer.from(chunk))
+    }
+    body = Buffer.concat(chunks).toString('utf8')
+  }
+  try {
+    const v = JSON.parse(body)
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object')
+    return v
+  } catch (e) {
+    throw new PanelError('INVALID_INPUT', `the request body is not a JSON object (${e.message})`)
+  }
+}
+
+/** Order of the panel: the four layers, the session's workspace first, newest first. */
+function sorter(sessionWorkspace) {
+  const ws = (e) => (e.scope !== 'workspace' ? '' : e.workspaceKey === sessionWorkspace ? '\u0000' : `\u0001${e.workspaceKey}`)
+  return (a, b) =>
+    LAYERS.indexOf(`${a.track}/${a.scope}`) - LAYERS.indexOf(`${b.track}/${b.scope}`) ||
+    (ws(a) < ws(b) ? -1 : ws(a) > ws(b) ? 1 : 0) ||
+    b.updatedAt - a.updatedAt ||
+    (a.id < b.id ? -1 : 1)
+}
+
+const tally = (entries, key) => {
+  const m = new Map()
+  for (const e of entries) if (key(e) !== null) m.set(key(e), (m.get(key(e)) ?? 0) + 1)
+  return [...m].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([k, n]) => ({ key: k, count: n }))
+}
+
+/**
+ * @param deps.service     ctx.memory (reads)
+ * @param deps.provider    the provider (panel writes need the user-consent transport)
+ * @param deps.userWrite   (agent) → a write context bound to that transport, labelled `panel`
+ * @param deps.sessionOf   (sessionId) → `{agent, session}` of a live session, or undefined
+ * @param deps.trustedHosts () → the deployment's non-loopback authorities
+ */
+export function makeRoutes({ service, provider, config, userWrite, sessionOf = () => undefined, trustedHosts = () => [] }) {
   const language = config.language
-  const wrap = (fn) => (req, res) => {
+  const secret = randomBytes(32)
+  const sign = (nonce) => createHmac('sha256', secret).update(nonce).digest('base64url')
+  const mint = () => {
+    const nonce = randomBytes(18).toString('base64url')
+    return `${nonce}.${sign(nonce)}`
+  }
+  const tokenOk = (token) => {
+    if (typeof token !== 'string') return false
+    const [nonce, mac] = token.split('.')
+    if (!nonce || !mac) return false
+    const want = Buffer.from(sign(nonce))
+    const got = Buffer.from(mac)
+    return want.length === got.length && timingSafeEqual(want, got)
+  }
+
+  /** The session the page shows: its keys from the live session, else what the page says. */
+  function viewer(q) {
+    const id = q.get('session') || undefined
+    const live = id ? sessionOf(id) : undefined
+    const header = live?.session?.header ?? { cwd: q.get('cwd') || undefined, agentPreset: q.get('agentPreset') || undefined }
+    const keys = service.keysOf({ id, header })
+    const known = id !== undefined && (live !== undefined || header.cwd !== undefined)
+    return { id: id ?? null, live: live !== undefined, workspaceKey: known ? keys.workspaceKey : null, agentKey: known ? keys.agentKey : null }
+  }
+
+  function entries(q) {
+    const view = viewer(q)
+    const [track, scope] = (q.get('layer') ?? '').split('/')
+    const layer = LAYERS.includes(`${track}/${scope}`) ? { track, scope } : {}
+    const text = q.get('text') ?? ''
+    let all
+    let capped = false
+    if (text !== '') {
+      const r = service.query({ ...layer, text, limit: SEARCH_CEILING }, { countRecall: false })
+      all = r.entries
+      capped = r.total > r.entries.length
+    } else {
+      all = service.listEntries()
+      if (layer.track) all = all.filter((e) => e.track === layer.track && e.scope === layer.scope)
+    }
+    const workspaces = tally(all, (e) => (e.scope === 'workspace' ? e.workspaceKey : null))
+    const agents = tally(all, (e) => e.agentKey)
+    const ws = q.get('workspace')
+    if (ws === NONE) all = all.filter((e) => e.scope !== 'workspace')
+    else if (ws) all = all.filter((e) => e.scope === 'workspace' && e.workspaceKey === ws)
+    const agent = q.get('agent')
+    if (agent === NONE) all = all.filter((e) => e.agentKey === '')
+    else if (agent) all = all.filter((e) => e.agentKey === agent)
+    all.sort(sorter(view.workspaceKey))
+    const offset = count(q.get('offset')) ?? 0
+    const limit = Math.min(positive(q.get('limit')) ?? PAGE_DEFAULT, config.panelEntriesLimit)
+    const page = all.slice(offset, offset + limit)
+    const budgets = view.workspaceKey !== null ? service.budgets({ workspaceKey: view.workspaceKey }) : service.budgets()
+    return { entries: page, total: all.length, offset, limit, truncated: offset + page.length < all.length, capped, session: view, budgets, workspaces, agents, language }
+  }
+
+  // --- writes ---------------------------------------------------------------------------
+  const need = (v, what) => {
+    if (typeof v !== 'string' || v === '') throw new PanelError('INVALID_INPUT', `${what} is required`)
+    return v
+  }
+  const tagsOf = (v) => {
+    if (v === undefined || v === null) return undefined
+    if (!Array.isArray(v) || !v.every((t) => typeof t === 'string')) throw new PanelError('INVALID_INPUT', 'tags must be an array of strings')
+    return v
+  }
+  /** The entry the user saw, unchanged since: the panel targets exactly what it showed. */
+  function shown(id, version) {
+    const e = service.listEntries().find((x) => x.id === id)
+    if (!e) throw new PanelError('ENTRY_NOT_FOUND', `no entry ${JSON.stringify(String(id))}: it was removed since the panel showed it`, 409)
+    if (version !== undefined && e.version !== version) throw new PanelError('ENTRY_NOT_FOUND', `entry ${id} changed since the panel showed it (version ${version}, now ${e.version})`, 409)
+    return e
+  }
+  // The protocol targets an entry by a unique substring within a layer: the entry's whole
+  // text, in its own workspace and agent's view, names it (unless another entry contains it).
+  const target = (e) => ({ track: e.track, scope: e.scope, match: e.text, workspaceKey: e.workspaceKey, agentKey: e.agentKey })
+
+  async function write(body) {
+    const live = typeof body.session === 'string' && body.session !== '' ? sessionOf(body.session) : undefined
+    if (!live) throw new PanelError('WRITE_REQUIRES_AGENT', 'no open session: panel writes are made on behalf of the session the page shows', 409)
+    const w = userWrite(live.agent ?? { session: live.session })
+    switch (body.op) {
+      case 'add': {
+        if (!LAYERS.includes(`${body.track}/${body.scope}`)) throw new PanelError('INVALID_INPUT', 'track/scope must name one of the four layers')
+        return provider.add({ track: body.track, scope: body.scope, text: need(body.text, 'text'), tags: tagsOf(body.tags), source: 'panel' }, w)
+      }
+      case 'replace': {
+        const e = shown(body.id, body.version)
+        return provider.replace({ ...target(e), text: need(body.text, 'text'), tags: tagsOf(body.tags) ?? null, source: 'panel' }, w)
+      }
+      case 'remove':
+        return provider.remove(target(shown(body.id, body.version)), w)
+      case 'consolidate': {
+        if (!Array.isArray(body.ids) || body.ids.length < 1 || body.ids.length > 20) throw new PanelError('INVALID_INPUT', 'consolidate takes 1..20 entry ids')
+        const picked = body.ids.map((x) => shown(x?.id, x?.version))
+        const [first] = picked
+        if (picked.some((e) => e.track !== first.track || e.scope !== first.scope || e.workspaceKey !== first.workspaceKey || e.agentKey !== first.agentKey)) {
+          throw new PanelError('INVALID_INPUT', 'consolidate merges entries of one layer, workspace and agent')
+        }
+        const { match, ...where } = target(first)
+        return provider.consolidate({ ...where, matches: picked.map((e) => e.text), text: need(body.text, 'text'), tags: tagsOf(body.tags), source: 'panel' }, w)
+      }
+      case 'approved':
+      case 'dismissed':
+        return provider.proposalDecide(need(body.id, 'id'), body.op, w)
+      default:
+        throw new PanelError('INVALID_INPUT', `unknown op ${JSON.stringify(String(body.op))} (add, replace, remove, consolidate, approved, dismissed)`)
+    }
+  }
+
+  const failure = (e) => ({ error: { code: e.code, message: String(e.message), advice: strings(language).panel.advice[e.code] ?? null, details: e.details ?? null } })
+
+  const read = (fn) => (req, res) => {
     // As dsh's own /api answers a foreign page: a bare 403, whatever the method.
     if (!isTrustedApiRequest(req, trustedHosts())) {
       res.statusCode = 403
@@ -29,42 +202,64 @@ export function makeRoutes({ service, config, trustedHosts = () => [] }) {
       return
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('allow', 'GET, HEAD')
-      send(req, res, 405, { error: `${req.method} is not allowed: these routes only read` })
+      send(req, res, 405, { error: { code: 'HTTP', message: `${req.method} is not allowed: this route only reads` } }, { allow: 'GET, HEAD' })
       return
     }
     try {
       send(req, res, 200, fn(new URL(req.url ?? '/', 'http://localhost').searchParams))
     } catch (e) {
-      send(req, res, 500, { error: String(e?.message ?? e) })
+      send(req, res, typeof e?.code === 'string' ? 400 : 500, failure({ code: e?.code ?? 'HTTP', message: e?.message ?? String(e), details: e?.details }))
     }
   }
+
   return [
     {
       kind: 'exact',
-      path: '/api/memento/entries',
-      handler: wrap((q) => {
-        const filter = {}
-        for (const k of ['text', 'track', 'scope']) if (q.get(k)) filter[k] = q.get(k)
-        const limit = positive(q.get('limit'))
-        if (limit !== null) filter.limit = Math.min(limit, config.panelEntriesLimit)
-        const r = service.query(filter, { countRecall: false })
-        const workspace = q.get('workspace')
-        return { entries: r.entries, total: r.total, truncated: r.truncated, budgets: service.budgets(workspace ? { workspaceKey: workspace } : undefined), language }
-      }),
+      path: '/api/memento/panel',
+      handler: read(() => ({ language, labels: strings(language).panel, token: mint(), layers: LAYERS, pageSize: Math.min(PAGE_DEFAULT, config.panelEntriesLimit) })),
     },
+    { kind: 'exact', path: '/api/memento/entries', handler: read(entries) },
     {
       kind: 'exact',
       path: '/api/memento/audit',
-      handler: wrap((q) => {
+      handler: read((q) => {
         const limit = positive(q.get('limit'))
         return { rows: service.auditList(limit !== null ? Math.min(limit, PANEL_AUDIT_CEILING) : config.panelAuditLimit), language }
       }),
     },
+    { kind: 'exact', path: '/api/memento/proposals', handler: read(() => ({ proposals: service.proposalList('pending', 50), language })) },
+    // The newest audit seq: every memory change writes a row, so the open panel polls this.
+    { kind: 'exact', path: '/api/memento/version', handler: read(() => ({ seq: service.auditList(1)[0]?.seq ?? 0, language })) },
     {
       kind: 'exact',
-      path: '/api/memento/proposals',
-      handler: wrap(() => ({ proposals: service.proposalList('pending', 50), language })),
+      path: '/api/memento/write',
+      async handler(req, res) {
+        if (req.method !== 'POST') {
+          if (!isTrustedApiRequest(req, trustedHosts())) {
+            res.statusCode = 403
+            res.end('forbidden')
+            return
+          }
+          send(req, res, 405, { error: { code: 'HTTP', message: `${req.method} is not allowed: writes are POST only` } }, { allow: 'POST' })
+          return
+        }
+        if (!isSameOriginWrite(req, trustedHosts())) {
+          res.statusCode = 403
+          res.end('forbidden')
+          return
+        }
+        if (!tokenOk(req.headers['x-memento-token'])) {
+          send(req, res, 403, failure(new PanelError('FORBIDDEN', 'missing or invalid page token')))
+          return
+        }
+        try {
+          send(req, res, 200, { ok: true, result: await write(await readJson(req)) })
+        } catch (e) {
+          const code = typeof e?.code === 'string' ? e.code : 'HTTP'
+          const status = e instanceof PanelError ? e.status : code === 'WRITE_DENIED' ? 403 : code === 'HTTP' ? 500 : 400
+          send(req, res, status, failure({ code, message: e?.message ?? String(e), details: e?.details }))
+        }
+      },
     },
   ]
 }

@@ -1,0 +1,96 @@
+// The verbs `/memory` (lib/plugin/command.mjs) and the CLI (bin/dsh-memento.mjs) share. Each
+// surface parses its own syntax into the arguments below, calls `runVerb`, and presents the
+// structured result (`renderVerb` for text, or JSON). Rules and protocol messages stay in the
+// provider; this layer only shapes calls, reads import sources, and words results.
+//
+// `env`: {provider, registry, write() → write context, keys?: {workspaceKey, agentKey},
+//         usage(key) → UsageError, warn?(warnings)}. A verb checks its arguments before it
+//         touches `env.provider`, so a surface may open the store lazily (the CLI does).
+import { exportStore, importEntries } from '../envelope.mjs'
+import { readImport } from './sources.mjs'
+
+/** A command typed wrong; its message is the surface's own usage text. */
+export class UsageError extends Error {}
+
+/** `usage(key)` for a surface: what is missing, then the surface's synopsis of the verb. */
+export const usageFor = (t, surface) => (key) => {
+  const synopsis = t[surface].synopsis[key]
+  return new UsageError(synopsis ? t.usageLine(t.need[key], synopsis) : t.need[key])
+}
+
+/** The layers' names, as both surfaces accept them in flags. */
+export const TRACKS = ['user', 'agent']
+export const SCOPES = ['user-global', 'workspace']
+
+const EMPTY = { entries: [], total: 0, truncated: false }
+const inLayer = (a) => (e) => (!a.track || e.track === a.track) && (!a.scope || e.scope === a.scope)
+/** The target layer of a write: user/workspace unless named. */
+const layer = (a) => ({ track: a.track ?? 'user', scope: a.scope ?? 'workspace' })
+const entryInput = (a, fields) => ({ ...layer(a), ...fields, ...(a.source ? { source: a.source } : {}), ...(a.tags ? { tags: a.tags } : {}) })
+const blank = (s) => typeof s !== 'string' || s.trim() === ''
+
+/** A provider standing in for a store that does not exist yet: reads are empty. */
+export const emptyStore = (budgets) => ({
+  listEntries: () => [],
+  query: () => EMPTY,
+  budgets: () => budgets,
+  auditList: () => [],
+  auditVerify: () => ({ ok: true, checked: 0, head: null }),
+  proposalList: () => [],
+})
+
+const VERBS = {
+  list: ({ provider }, a) => {
+    const all = provider.listEntries().filter(inLayer(a))
+    const entries = all.slice(0, a.limit ?? Infinity)
+    return { entries, total: all.length, truncated: entries.length < all.length }
+  },
+  query: (env, a) => {
+    if (blank(a.text)) throw env.usage('query')
+    return env.provider.query({ text: a.text, track: a.track, scope: a.scope, limit: a.limit }, { countRecall: false })
+  },
+  budgets: ({ provider }, a) => provider.budgets(a.workspaceKey ? { workspaceKey: a.workspaceKey } : undefined),
+  audit: ({ provider }, a) => (a.verify ? { verify: provider.auditVerify() } : { rows: provider.auditList(a.limit) }),
+  add: (env, a) => {
+    if (blank(a.text)) throw env.usage('add')
+    return env.provider.add(entryInput(a, { text: a.text }), env.write())
+  },
+  remove: (env, a) => {
+    if (blank(a.match)) throw env.usage('remove')
+    return env.provider.remove({ ...layer(a), match: a.match }, env.write())
+  },
+  replace: (env, a) => {
+    if (blank(a.match) || blank(a.text)) throw env.usage('replace')
+    return env.provider.replace(entryInput(a, { match: a.match, text: a.text }), env.write())
+  },
+  consolidate: (env, a) => {
+    if (!a.matches) throw env.usage('consolidate')
+    if (a.matches.length === 0 || a.matches.length > 20) throw env.usage('consolidateCount')
+    if (blank(a.text)) throw env.usage('consolidateText')
+    return env.provider.consolidate(entryInput(a, { matches: a.matches, text: a.text }), env.write())
+  },
+  proposals: ({ provider }, a) => provider.proposalList('pending', a.limit),
+  approve: ({ provider, write }, a) => provider.proposalDecide(a.id, 'approved', write()),
+  dismiss: ({ provider, write }, a) => provider.proposalDecide(a.id, 'dismissed', write()),
+  adapters: ({ registry }) => registry.list(),
+  export: ({ provider, registry }, a) => {
+    if (a.adapter === undefined) return { envelopes: exportStore(provider, a.partSize === undefined ? {} : { partSize: a.partSize }) }
+    const entries = provider.listEntries().filter(inLayer(a))
+    return { adapter: a.adapter, count: entries.length, value: registry.export(a.adapter, entries, a.memoryId ? { memoryId: a.memoryId } : undefined) }
+  },
+  import: async (env, a) => {
+    if (!a.sources?.length) throw env.usage('import')
+    if (a.adapter !== undefined && a.sources.length !== 1) throw env.usage('importAdapter')
+    const { inputs, warnings, from } = readImport(env.registry, a)
+    env.warn?.(warnings)
+    if (a.dryRun) return { dryRun: true, entries: inputs, warnings, from }
+    const res = await importEntries(env.provider, inputs, env.write(), { skipExisting: Boolean(a.skipExisting), defaultKeys: env.keys, onProgress: a.onProgress })
+    return { added: res.added, skipped: res.skipped, warnings, from }
+  },
+}
+
+/** Run one verb; unknown verbs are the surface's to report. */
+export const runVerb = (verb, env, args = {}) => VERBS[verb](env, args)
+export const isVerb = (verb) => Object.hasOwn(VERBS, verb)
+
+export { renderVerb } from './render.mjs'

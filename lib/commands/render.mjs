@@ -1,0 +1,51 @@
+// Text of a verb's result, worded by the strings table (lib/plugin/strings.mjs `cmd`) and the
+// surface's own syntax (`t[surface]`: usage lines and footers).
+import { renderExport } from '../envelope.mjs'
+
+const indent = (text) => text.replace(/\n/g, '\n  ')
+const lines = (...xs) => xs.flat().join('\n')
+
+/** One entry: `- [track/scope @workspace #agent] text  (tags: …)`. */
+function entryLine(e, t) {
+  const where = `${e.track}/${e.scope}${e.scope === 'workspace' && e.workspaceKey ? ` @${e.workspaceKey}` : ''}${e.agentKey ? ` #${e.agentKey}` : ''}`
+  return `- [${where}] ${indent(e.text)}${e.tags?.length ? t.tags(e.tags) : ''}`
+}
+
+const page = (r, t, full, partial) => [r.truncated ? partial(r.total, r.entries.length) : full(r.total), ...r.entries.map((e) => entryLine(e, t))]
+const written = (head, r, t) => lines(head, t.usage(r.usage.used, r.usage.limit))
+const fromText = (from, t) => (from.adapter ? t.from.adapter(from.adapter) : from.parts > 1 ? t.from.parts(from.parts) : t.from.document)
+const auditLine = (r) => `- ${new Date(r.ts).toISOString()} ${r.action}${r.track ? ` ${r.track}/${r.scope}` : ''} ${r.outcome ?? ''} (${r.source ?? ''})`.trim()
+
+const TEXT = {
+  list: (r, t) => (r.total === 0 ? t.empty : lines(page(r, t, t.entries, t.entriesPartial))),
+  query: (r, t, a) => (r.total === 0 ? t.noMatch(a.text) : lines(page(r, t, t.matches, t.matchesPartial))),
+  budgets: (rows, t) => lines(t.budgets, rows.map((b) => `- ${b.track}/${b.scope}: ${b.used}/${b.limit}`)),
+  audit: (r, t) => {
+    if (r.verify) return r.verify.ok ? t.auditVerified(r.verify.checked, r.verify.head) : t.auditBroken(r.verify.firstBroken?.seq, r.verify.firstBroken?.reason, r.verify.checked)
+    return r.rows.length === 0 ? t.auditEmpty : lines(t.audit(r.rows.length), r.rows.map(auditLine))
+  },
+  add: (r, t) => written(t.added(r.entry.track, r.entry.scope, r.entry.text), r, t),
+  remove: (r, t) => written(t.removed(r.entry.track, r.entry.scope, r.entry.text), r, t),
+  replace: (r, t) => written(t.replaced(r.entry.track, r.entry.scope, r.previous.text, r.entry.text), r, t),
+  consolidate: (r, t) => written(t.consolidated(r.entry.track, r.entry.scope, r.removed.length, r.entry.text), r, t),
+  proposals: (list, t, _a, own) =>
+    list.length === 0 ? t.noProposals : lines(t.proposals(list.length), list.map((p) => `- [${p.id}] ${p.track}/${p.scope}: ${indent(p.text)}  (${p.kind}, ${p.source})`), own.proposalsFooter),
+  approve: (r, t) => lines(t.approved(r.entry.track, r.entry.scope, r.entry.text), r.usage ? t.usage(r.usage.used, r.usage.limit) : []),
+  dismiss: (_r, t, a) => t.dismissed(a.id),
+  adapters: (list, t, _a, own) =>
+    list.length === 0 ? t.noAdapters : lines(t.adapters(list.length), list.map((x) => `- ${x.id} (${x.name}, v${x.version}): ${x.description}\n  ${t.adapterFormats(x.importFormats.join(', '), x.exportFormat)}`), own.adaptersFooter),
+  export: (r) => {
+    if (r.envelopes) return renderExport(r.envelopes).trimEnd()
+    return typeof r.value === 'string' ? r.value : typeof r.value?.text === 'string' ? r.value.text : JSON.stringify(r.value, null, 2)
+  },
+  import: (r, t) => {
+    if (r.dryRun) return lines(t.wouldImport(r.entries.length, fromText(r.from, t)), r.entries.map((x) => entryLine(x, t)))
+    return `${t.imported(r.added, fromText(r.from, t))}${r.skipped ? t.skipped(r.skipped) : ''}${t.importNote}`
+  },
+}
+
+/**
+ * The text of a verb's result.
+ * @param t the strings table's `cmd` (one language) @param surface '/memory' | 'dsh-memento'
+ */
+export const renderVerb = (verb, result, args, t, surface) => TEXT[verb](result, t, args, t[surface])

@@ -1,0 +1,107 @@
+// Import sources, read the same way for `/memory import` and `dsh-memento import`: a file, a
+// directory (of export parts, or an adapter's files), `-` (stdin) or inline JSON. Everything is
+// read and validated before anything is written.
+import fs from 'node:fs'
+import path from 'node:path'
+import { parseImportText, readEnvelopes, validateEntryInputs } from '../envelope.mjs'
+import { adapterNotFound, adapterPayload, invalidInput } from '../errors.mjs'
+
+const isDir = (p) => p !== '-' && fs.existsSync(p) && fs.statSync(p).isDirectory()
+/** The files an adapter reads when it is given a directory. */
+const ADAPTER_FILES = { 'hermes-memory-md': ['MEMORY.md', 'USER.md'], 'claude-code-memory-md': ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md'] }
+
+/** `{label, text}` of one source. */
+function readSource(arg) {
+  if (arg === '-') return { label: 'stdin', text: fs.readFileSync(0, 'utf8') }
+  if (/^\s*[[{]/.test(arg)) return { label: 'inline JSON', text: arg }
+  try {
+    return { label: JSON.stringify(arg), text: fs.readFileSync(arg, 'utf8') }
+  } catch (e) {
+    throw invalidInput(`import: cannot read ${JSON.stringify(arg)}: ${e.message}`)
+  }
+}
+
+function readDirFiles(dir, filter) {
+  const files = {}
+  const walk = (rel) => {
+    for (const d of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${d.name}` : d.name
+      if (d.isDirectory()) {
+        if (!d.name.startsWith('.')) walk(r)
+      } else if (filter(r)) files[r] = fs.readFileSync(path.join(dir, r), 'utf8')
+    }
+  }
+  walk('')
+  return files
+}
+
+/**
+ * Adapter payloads of a path: memory-standard roots are file maps, other directories their known
+ * files, each file once (CLAUDE.md is often a symlink to, or a copy of, AGENTS.md); an item
+ * `{warning}` says which file was left out.
+ */
+function adapterPayloads(id, arg) {
+  if (!isDir(arg)) return [{ payload: readSource(arg).text, file: arg === '-' || /^\s*[[{]/.test(arg) ? undefined : arg }]
+  if (id === 'memory-standard') return [{ payload: { files: readDirFiles(arg, (r) => r.endsWith('.md')) }, file: arg }]
+  // a Claude Code auto-memory directory (~/.claude/projects/<slug>/memory) has a MEMORY.md index
+  const autoMemory = id === 'claude-code-memory-md' && path.basename(path.resolve(arg)) === 'memory' ? ['MEMORY.md'] : []
+  const names = [...(ADAPTER_FILES[id] ?? []), ...autoMemory]
+  const found = names.filter((n) => fs.existsSync(path.join(arg, n)))
+  if (!found.length) throw invalidInput(`import: ${arg} is a directory${names.length ? ` with none of ${names.join(', ')}` : `; adapter ${id} reads a file`}`)
+  const seen = []
+  const link = (n) => fs.lstatSync(path.join(arg, n)).isSymbolicLink()
+  return [...found.filter((n) => !link(n)), ...found.filter(link)].flatMap((n) => {
+    const file = path.join(arg, n)
+    const real = fs.realpathSync(file)
+    const payload = fs.readFileSync(file, 'utf8')
+    const same = id === 'claude-code-memory-md' && (seen.find((o) => o.real === real) ?? seen.find((o) => o.payload === payload))
+    if (same) return [{ warning: { message: `${n} ${same.real === real ? 'is the same file as' : 'has the same content as'} ${same.n}; imported once` } }]
+    seen.push({ n, real, payload })
+    return [{ payload, file }]
+  })
+}
+
+/** Export documents of a source: a directory's `.json` files in name order, or one document. */
+function readDocuments(arg) {
+  if (!isDir(arg)) {
+    const { label, text } = readSource(arg)
+    return [parseImportText(text, label)]
+  }
+  const names = fs.readdirSync(arg).filter((n) => n.endsWith('.json')).sort()
+  if (!names.length) throw invalidInput(`import: ${arg} holds no .json export files`)
+  return names.map((n) => parseImportText(fs.readFileSync(path.join(arg, n), 'utf8'), JSON.stringify(path.join(arg, n))))
+}
+
+/**
+ * The validated entry inputs of an import: `{inputs, warnings, from}` where `from` is
+ * `{adapter}` or `{parts}` (for the result text).
+ * @param registry the adapter registry (used with `adapter`)
+ * @param {{sources: string[], adapter?: string, track?: string, scope?: string, followImports?: boolean}} a
+ *   `followImports`: let the adapter read the files a CLAUDE.md `@imports` (5 hops, each file once)
+ */
+export function readImport(registry, { sources, adapter, track, scope, followImports }) {
+  if (adapter === undefined) {
+    const { inputs, parts } = readEnvelopes(sources.flatMap(readDocuments))
+    return { inputs, warnings: [], from: { parts } }
+  }
+  if (!registry.get(adapter)) throw adapterNotFound(adapter)
+  const inputs = []
+  const warnings = []
+  const follow = followImports ? { followImports: true, readFile: (p) => fs.readFileSync(p), realpath: (p) => fs.realpathSync(p), visited: new Set() } : {}
+  for (const { payload, file, warning } of adapterPayloads(adapter, sources[0])) {
+    if (warning) {
+      warnings.push(warning)
+      continue
+    }
+    const res = registry.adapt(adapter, payload, { file, ...(track ? { track } : {}), ...(scope ? { scope } : {}), ...follow })
+    inputs.push(...validateEntryInputs(res.entries, { adapterId: adapter, locations: res.locations }))
+    warnings.push(...(res.warnings ?? []).map((w) => ({ ...w, message: file ? `${path.basename(file)}: ${w.message}` : w.message })))
+  }
+  if (!inputs.length) {
+    const said = warnings.map((w) => `${w.line ? `line ${w.line}: ` : ''}${w.message}`).join('; ')
+    const e = adapterPayload(adapter, `the payload contains no entries${said ? ` (${said})` : ''}`)
+    e.details.warnings = warnings
+    throw e
+  }
+  return { inputs, warnings, from: { adapter } }
+}
