@@ -243,6 +243,8 @@ export interface SnapshotLabels {
   header?: string
   groups?: Partial<Record<'user/user-global' | 'user/workspace' | 'agent/user-global' | 'agent/workspace', string>>
   usageSuffix?: string
+  /** Title of the pending-proposals section. */
+  proposalsHeader?: string
 }
 
 export declare class MemoryProvider {
@@ -265,7 +267,7 @@ export declare class MemoryProvider {
    * The frozen-snapshot text of a session's visible set, grouped by layer with the usage its
    * writes are checked against; `''` when it sees nothing. Reads only (see `snapshotRecord`).
    */
-  snapshot(keys?: { agentKey?: string; workspaceKey?: string }, labels?: SnapshotLabels): string
+  snapshot(keys?: { agentKey?: string; workspaceKey?: string }, labels?: SnapshotLabels, maxProposals?: number): string
   /**
    * Freeze a session's snapshot: the first text recorded for `sessionId` wins, is audited once
    * (`snapshot` row; the text is stored once per distinct text), and is returned on every later

@@ -837,5 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.MemoryProvider = nativeBinding.MemoryProvider
 module.exports.agentKeyOf = nativeBinding.agentKeyOf
+module.exports.resolveConfig = nativeBinding.resolveConfig
 module.exports.resolveDbPath = nativeBinding.resolveDbPath
+module.exports.validateEntryInputs = nativeBinding.validateEntryInputs
 module.exports.workspaceKeyOf = nativeBinding.workspaceKeyOf

@@ -20,45 +20,46 @@ export declare class MemoryProvider {
    * Errors: `INVALID_INPUT` (bad options, missing gate), `STORE_CORRUPT`,
    * `STORE_UNSUPPORTED_VERSION`.
    */
-  constructor(options: import('./index').ProviderOptions)
+  constructor(options: unknown)
   /** Absolute path of the store file. */
   get path(): string
   /** Insert a new entry (fresh id, version 1) after approval. */
-  add(input: import('./index').EntryInput, write: import('./index').WriteContext): Promise<unknown>
+  add(input: unknown, write: unknown): unknown
   /** Rewrite exactly one entry located by a unique substring; id stable, version + 1. */
-  replace(input: import('./index').ReplaceInput, write: import('./index').WriteContext): Promise<unknown>
+  replace(input: unknown, write: unknown): unknown
   /** Delete exactly one entry located by a unique substring. */
-  remove(input: import('./index').RemoveInput, write: import('./index').WriteContext): Promise<unknown>
+  remove(input: unknown, write: unknown): unknown
   /** Atomically replace 1..20 entries with one new entry: one approval, one transaction. */
-  consolidate(input: import('./index').ConsolidateInput, write: import('./index').WriteContext): Promise<unknown>
+  consolidate(input: unknown, write: unknown): unknown
   /** Insert a batch under one approval; all or nothing, budgets checked before asking. */
-  seed(inputs: import('./index').EntryInput[], write: import('./index').WriteContext): Promise<unknown>
+  seed(inputs: unknown, write: unknown): unknown
   /** Decide a pending proposal: `approved` is a gated add committed with the decision. */
-  proposalDecide(id: string, decision: 'approved' | 'dismissed', write: import('./index').WriteContext): Promise<unknown>
+  proposalDecide(id: unknown, decision: unknown, write: unknown): unknown
   /** Substring search ranked by recall count then recency; bumps recall counters. */
-  query(filter?: import('./index').QueryFilter, opts?: import('./index').QueryOptions): import('./index').QueryResult
+  query(filter: unknown, opts: unknown): unknown
   /** Usage per layer (4 rows). `{workspaceKey}` reports that workspace's layers. */
-  budgets(opts?: { workspaceKey?: string }): import('./index').BudgetRow[]
+  budgets(opts: unknown): unknown
   /** Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set. */
-  listEntries(opts?: { agentKey?: string; workspaceKey?: string }): import('./index').MemoryEntry[]
+  listEntries(opts: unknown): unknown
   /** Newest audit rows first (default 100). */
-  auditList(limit?: number): import('./index').AuditRow[]
+  auditList(limit: unknown): unknown
   /**
    * The snapshot text of a session's visible set (`labels`: the plugin's words; English by
-   * default). Reads only; [`MemoryProvider::snapshot_record`] freezes it.
+   * default), then up to `maxProposals` of the pending proposals it sees. Reads only;
+   * [`MemoryProvider::snapshot_record`] freezes it.
    */
-  snapshot(keys?: { agentKey?: string; workspaceKey?: string }, labels?: import('./index').SnapshotLabels): string
+  snapshot(keys: unknown, labels: unknown, max: unknown): string
   /**
    * Freeze a session's snapshot: the first text recorded for the session id wins and is audited
    * once; later calls (any process, any reload) return that text.
    */
-  snapshotRecord(sessionId: string, text: string): string
+  snapshotRecord(sessionId: unknown, text: unknown): string
   /** Walk the audit hash chain: `{ok, checked, head, firstBroken}`. */
-  auditVerify(): import('./index').AuditVerification
+  auditVerify(): unknown
   /** Record a pending proposal; `null` when this session already has one of this kind pending. */
-  proposalAdd(input: import('./index').ProposalInput): import('./index').Proposal | null
+  proposalAdd(input: unknown): unknown
   /** Proposals, optionally of one status, oldest first (default limit 100). */
-  proposalList(status?: import('./index').ProposalStatus, limit?: number): import('./index').Proposal[]
+  proposalList(status: unknown, limit: unknown): unknown
   /** Close the store. Idempotent; later calls fail with `STORE_CORRUPT` ("closed"). */
   close(): void
 }
@@ -66,8 +67,20 @@ export declare class MemoryProvider {
 /** Normalized agent key of an agent preset (`''` when none). */
 export declare function agentKeyOf(preset: unknown): string
 
+/**
+ * The plugin config with every default filled in, checked in the reference order (throws
+ * `INVALID_INPUT` with the reference messages). `enabled: false` skips the checks.
+ */
+export declare function resolveConfig(raw: unknown): unknown
+
 /** Where the store of `dbPath` lives (`$DSH_HOME`, fallback `~/.dsh`), as the provider resolves it. */
-export declare function resolveDbPath(dbPath?: string): string
+export declare function resolveDbPath(dbPath: unknown): string
+
+/**
+ * Check a batch of entry inputs as `add`/`seed` do: `{inputs}` (normalized copies) or the first
+ * failure, `{index, message}`.
+ */
+export declare function validateEntryInputs(inputs: unknown): unknown
 
 /** Normalized workspace key of a cwd (`''` when none). */
 export declare function workspaceKeyOf(cwd: unknown): string

@@ -250,7 +250,7 @@ async function reads() {
 
 /** The snapshot: the provider's own if it has one, else the plugin's path. */
 async function snapshot(p, s) {
-  const { renderSnapshot, isVisible } = await import(pathToFileURL(path.join(ROOT, 'lib/plugin/snapshot.mjs')).href)
+  const { renderSnapshot, isVisible } = await import('./snapshot-path.mjs')
   let chars = 0
   const items = times(cfg.iters, s)
   if (typeof p.snapshot === 'function') {

@@ -20,13 +20,12 @@
 
 import { parseJsonWithLines } from './adapters/util.mjs'
 import { adapterPayload, invalidInput } from './errors.mjs'
+import { native } from './native.mjs'
 
 export const PLUGIN = 'dsh-memento'
 export const EXPORT_SCHEMA = 'memory-export-v1'
 /** Largest batch sent to one `seed` call (and the default export part size). */
 export const MAX_IMPORT_ENTRIES = 1000
-const TRACKS = ['user', 'agent']
-const SCOPES = ['user-global', 'workspace']
 const ENTRY_KEYS = ['id', 'track', 'scope', 'workspaceKey', 'agentKey', 'text', 'source', 'tags', 'version', 'createdAt', 'updatedAt', 'lastRecalled', 'recallCount', 'sessionId']
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
@@ -87,48 +86,8 @@ export function parseImportText(text, label = 'inline JSON') {
 }
 
 /**
- * Normalise protocol tags exactly as the provider does (trim, dedupe, 1..32 units, no control
- * characters, at most 16). Returns the tags or throws INVALID_INPUT with the provider's message.
- */
-export function normalizeTags(tags) {
-  if (tags === undefined || tags === null) return []
-  if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) throw invalidInput('entry tags must be an array of strings')
-  const out = []
-  for (const raw of tags) {
-    const t = raw.trim()
-    if (!t) throw invalidInput('entry tags must be non-empty strings')
-    if (/[\u0000-\u001F\u007F]/.test(t)) throw invalidInput(`entry tag ${JSON.stringify(t)} contains control characters`)
-    if (t.length > 32) throw invalidInput(`entry tag ${JSON.stringify(t.slice(0, 20))}… exceeds 32 chars`)
-    if (!out.includes(t)) out.push(t)
-  }
-  if (out.length > 16) throw invalidInput(`entry has ${out.length} tags; at most 16 are allowed`)
-  return out
-}
-
-function checkInput(x) {
-  if (!isObject(x)) throw invalidInput('entry must be an object')
-  if (!TRACKS.includes(x.track) || !SCOPES.includes(x.scope)) {
-    throw invalidInput(`invalid memory scope: track=${JSON.stringify(x.track)} scope=${JSON.stringify(x.scope)} (track ∈ user|agent, scope ∈ user-global|workspace)`)
-  }
-  if (typeof x.text !== 'string' || x.text.length === 0) throw invalidInput('entry text must be a non-empty string')
-  const out = { track: x.track, scope: x.scope, text: x.text }
-  if (x.source !== undefined && x.source !== null) {
-    if (typeof x.source !== 'string' || !x.source) throw invalidInput('entry source must be a non-empty string')
-    out.source = x.source
-  }
-  const tags = normalizeTags(x.tags)
-  if (tags.length) out.tags = tags
-  for (const k of ['workspaceKey', 'agentKey']) {
-    if (x[k] !== undefined && x[k] !== null) {
-      if (typeof x[k] !== 'string') throw invalidInput(`entry ${k} must be a string`)
-      out[k] = x[k]
-    }
-  }
-  return out
-}
-
-/**
- * Validate every entry input before anything is written; returns normalised copies.
+ * Validate every entry input before anything is written (the provider's own parser, in the
+ * addon); returns normalised copies.
  * Errors name the item: INVALID_INPUT `import: entries[i]: ...` by default, or ADAPTER_PAYLOAD
  * with `details.line` when `adapterId` (and the adapter's `locations`) are given.
  * @param {object[]} inputs
@@ -136,18 +95,15 @@ function checkInput(x) {
  */
 export function validateEntryInputs(inputs, opts = {}) {
   if (!Array.isArray(inputs)) throw invalidInput('import: entries must be an array')
-  return inputs.map((x, i) => {
-    try {
-      return checkInput(x)
-    } catch (e) {
-      if (opts.adapterId) {
-        const line = opts.locations?.[i] ?? undefined
-        throw adapterPayload(opts.adapterId, `converted entry ${i + 1} is not valid: ${e.message}`, line ? { line } : { path: `/${i}` })
-      }
-      const where = opts.label ? opts.label(i) : `entries[${i}]`
-      throw invalidInput(`import: ${where}: ${e.message}`, { index: i })
-    }
-  })
+  const checked = native.validateEntryInputs(inputs)
+  if (checked.inputs) return checked.inputs
+  const { index: i, message } = checked
+  if (opts.adapterId) {
+    const line = opts.locations?.[i] ?? undefined
+    throw adapterPayload(opts.adapterId, `converted entry ${i + 1} is not valid: ${message}`, line ? { line } : { path: `/${i}` })
+  }
+  const where = opts.label ? opts.label(i) : `entries[${i}]`
+  throw invalidInput(`import: ${where}: ${message}`, { index: i })
 }
 
 /** EntryInput of an exported entry: keeps tags, source and keys (including explicit ''). */

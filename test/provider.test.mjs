@@ -361,8 +361,8 @@ test('the audit chain verifies, and an edited store reports the first broken row
   assert.match(v.firstBroken.reason, /changed/)
 })
 
-test('snapshot() renders natively exactly what the plugin renders in JS, in both languages', async () => {
-  const { renderSnapshot, snapshotLabels } = await import('../lib/plugin/snapshot.mjs')
+test('snapshot() renders the visible set by layer with the usage enforced for it, then the pending proposals it sees', async () => {
+  const { snapshotLabels } = await import('../lib/plugin/snapshot.mjs')
   const p = open()
   const at = (cwd, agentPreset) => ({ agent: { session: { id: 's1', header: { cwd, agentPreset } } } })
   const keys = { agentKey: agentKeyOf('coder'), workspaceKey: workspaceKeyOf('/tmp/ws') }
@@ -374,12 +374,30 @@ test('snapshot() renders natively exactly what the plugin renders in JS, in both
   await p.add({ track: 'agent', scope: 'workspace', text: 'another agent', agentKey: agentKeyOf('reviewer') }, at('/tmp/ws', 'coder'))
   await p.add({ track: 'agent', scope: 'workspace', text: 'another workspace' }, at('/tmp/other', 'coder'))
   await p.add({ track: 'agent', scope: 'user-global', text: 'shared\nacross lines' }, at('/tmp/ws', 'coder'))
+  const rows = p.budgets({ workspaceKey: keys.workspaceKey })
+  const entries = p.listEntries(keys)
   for (const language of ['en', 'zh']) {
-    const js = renderSnapshot(p.listEntries(keys), p.budgets({ workspaceKey: keys.workspaceKey }), [], language)
-    assert.equal(p.snapshot(keys, snapshotLabels(language)), js, language)
-    assert.ok(!js.includes('another'), 'only the visible set')
+    const labels = snapshotLabels(language)
+    const expected = [labels.header]
+    for (const layer of ['user/user-global', 'user/workspace', 'agent/user-global', 'agent/workspace']) {
+      const [track, scope] = layer.split('/')
+      const row = rows.find((r) => r.track === track && r.scope === scope)
+      const list = entries.filter((e) => e.track === track && e.scope === scope).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
+      expected.push([`## ${labels.groups[layer]} — ${row.used}/${row.limit} ${labels.usageSuffix}`, ...list.map((e) => `- ${e.text}`)].join('\n'))
+    }
+    const text = p.snapshot(keys, labels)
+    assert.equal(text, expected.join('\n\n'), language)
+    assert.ok(!text.includes('another'), 'only the visible set')
   }
   assert.equal(p.snapshot(keys), p.snapshot(keys, snapshotLabels('en')), 'English by default')
+  // Pending proposals the session sees follow, oldest first, at most `maxProposals`.
+  const mine = p.proposalAdd({ kind: 'k', track: 'agent', scope: 'workspace', text: 'we decided X', sessionId: 'p1', workspaceKey: keys.workspaceKey })
+  p.proposalAdd({ kind: 'k', track: 'agent', scope: 'workspace', text: 'elsewhere', sessionId: 'p2', workspaceKey: workspaceKeyOf('/tmp/other') })
+  p.proposalAdd({ kind: 'k', track: 'user', scope: 'user-global', text: 'second', sessionId: 'p3' })
+  const labels = snapshotLabels('en')
+  const withOne = p.snapshot(keys, labels, 1)
+  assert.equal(withOne, `${p.snapshot(keys, labels)}\n\n## ${labels.proposalsHeader}\n- [${mine.id}] agent/workspace: we decided X`)
+  assert.match(p.snapshot(keys, labels, 8), /we decided X\n- \[[^\]]+\] user\/user-global: second$/)
   assert.throws(() => p.snapshot(keys, { header: 7 }), (e) => e.code === 'INVALID_INPUT' && /header must be a string/.test(e.message))
   p.close()
 })

@@ -1,0 +1,15 @@
+// The native addon, loaded once for every module that needs it (the provider, and the rules the
+// JS layer asks it for instead of keeping a copy: config, entry validation).
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import { bindingMissing } from './platform.mjs'
+
+function loadNative() {
+  try {
+    return createRequire(import.meta.url)('../native.cjs')
+  } catch (cause) {
+    throw bindingMissing(cause, fileURLToPath(new URL('..', import.meta.url)))
+  }
+}
+
+export const native = loadNative()

@@ -1,0 +1,74 @@
+//! The provider's call arguments as the core takes them: option objects, counts and their
+//! defaults (JSON values the binding converted; anything malformed reads as absent).
+#![forbid(unsafe_code)]
+
+use serde_json::Value;
+
+use crate::engine::{ProposalInput, QueryOptions};
+use crate::store::Visibility;
+
+/// `opts[key]` when it is a string.
+pub fn string(opts: &Value, key: &str) -> Option<String> {
+  opts[key].as_str().map(str::to_string)
+}
+
+/// A positive count, else `default`.
+pub fn count(value: &Value, default: u64) -> u64 {
+  value.as_u64().filter(|n| *n > 0).unwrap_or(default)
+}
+
+/// The `{agentKey, workspaceKey}` of an options object (a key absent or not a string: no filter).
+pub fn visibility(opts: &Value) -> Visibility {
+  Visibility {
+    agent_key: string(opts, "agentKey"),
+    workspace_key: string(opts, "workspaceKey"),
+  }
+}
+
+/// The `{sessionId, agentKey, workspaceKey, countRecall}` of `query` (counting recall by default).
+pub fn query_options(opts: &Value) -> QueryOptions {
+  QueryOptions {
+    session_id: string(opts, "sessionId"),
+    visibility: visibility(opts),
+    count_recall: opts["countRecall"].as_bool().unwrap_or(true),
+  }
+}
+
+/// The input of `proposalAdd` (`kind` and `sessionId` read from it; the rest is checked there).
+pub fn proposal_input(input: Value) -> ProposalInput {
+  ProposalInput {
+    kind: string(&input, "kind").unwrap_or_default(),
+    session_id: string(&input, "sessionId"),
+    input,
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use serde_json::json;
+
+  #[test]
+  fn malformed_options_read_as_absent() {
+    let q = query_options(&json!({ "sessionId": 5, "agentKey": "a", "countRecall": "no" }));
+    assert_eq!((q.session_id, q.count_recall), (None, true));
+    assert_eq!(
+      (
+        q.visibility.agent_key.as_deref(),
+        q.visibility.workspace_key
+      ),
+      (Some("a"), None)
+    );
+    assert!(!query_options(&json!({ "countRecall": false })).count_recall);
+    assert_eq!(visibility(&Value::Null).agent_key, None);
+    assert_eq!(
+      [
+        count(&json!(0), 100),
+        count(&json!(2.5), 100),
+        count(&json!(7), 100)
+      ],
+      [100, 100, 7]
+    );
+    assert_eq!(proposal_input(json!({ "kind": 1 })).kind, "");
+  }
+}

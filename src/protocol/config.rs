@@ -1,0 +1,350 @@
+//! Configuration rules, one copy for both callers: the plugin config (defaults and load-time
+//! validation with the reference's messages, protocol-behaviour §7.2) and the provider options
+//! the plugin passes on (`budgets`, policies, limits, store path).
+#![forbid(unsafe_code)]
+
+use serde_json::{json, Map, Value};
+
+use crate::engine::{Config, Memory, SecretPolicy, WritePolicy};
+use crate::error::{MemoryError, Result};
+use crate::protocol::keys;
+use crate::protocol::model::{Budgets, Scope, Track, DEFAULT_SOURCE};
+use crate::store::Store;
+
+/// The option names of `new MemoryProvider(options)` that are data (besides `gate`/`auditLabel`).
+pub const PROVIDER_OPTIONS: [&str; 7] = [
+  "dbPath",
+  "budgets",
+  "writePolicy",
+  "secretPolicy",
+  "defaultQueryLimit",
+  "sourceLabel",
+  "auditRetentionDays",
+];
+
+/// Resolved provider options.
+#[derive(Debug, Clone)]
+pub struct ProviderOptions {
+  /// The engine's configuration.
+  pub config: Config,
+  /// Absolute store path.
+  pub db_path: String,
+  /// Audit retention in days (0 keeps forever).
+  pub audit_retention_days: u64,
+}
+
+/// Every key of the plugin config with its default.
+pub fn defaults() -> Value {
+  let engine = Config::default();
+  let b = |t, s| engine.budgets.limit(t, s);
+  json!({
+    "enabled": true,
+    "dbPath": "",
+    "budgets": {
+      "user": { "userGlobal": b(Track::User, Scope::UserGlobal), "workspace": b(Track::User, Scope::Workspace) },
+      "agent": { "userGlobal": b(Track::Agent, Scope::UserGlobal), "workspace": b(Track::Agent, Scope::Workspace) },
+    },
+    "writePolicy": engine.write_policy.as_str(),
+    "writePolicies": {},
+    "language": "en",
+    "snapshotOrder": -50,
+    "maxEntriesPerQuery": engine.default_query_limit,
+    "commandListLimit": 50,
+    "commandAuditLimit": 10,
+    "recall": { "historyLimitDefault": 8, "snippetCap": 5, "snippetChars": 300, "windowDays": 30 },
+    "panelEntriesLimit": 200,
+    "panelAuditLimit": 20,
+    "auditRetentionDays": 0,
+    "secretPolicy": "refuse",
+    "proposals": { "enabled": true, "maxChars": 2000, "maxPending": 8 },
+  })
+}
+
+fn positive(value: &Value, name: &str) -> Result<u64> {
+  value
+    .as_u64()
+    .filter(|n| *n > 0)
+    .ok_or_else(|| MemoryError::invalid(format!("{name} must be a positive integer")))
+}
+
+fn non_negative(value: &Value, name: &str) -> Result<u64> {
+  value
+    .as_u64()
+    .ok_or_else(|| MemoryError::invalid(format!("{name} must be a non-negative integer")))
+}
+
+fn write_policy(value: &Value) -> Result<WritePolicy> {
+  WritePolicy::parse(
+    value
+      .as_str()
+      .map_or_else(|| value.to_string(), str::to_string)
+      .as_str(),
+  )
+}
+
+fn secret_policy(value: &Value) -> Result<SecretPolicy> {
+  match value.as_str() {
+    Some("refuse") => Ok(SecretPolicy::Refuse),
+    Some("warn") => Ok(SecretPolicy::Warn),
+    _ => Err(MemoryError::invalid(format!(
+      "secretPolicy must be 'refuse' or 'warn' (got {value})"
+    ))),
+  }
+}
+
+/// `writePolicies` (§5.6): keys `track/scope` or `source:<name>`, values `ask|auto|off`.
+fn write_policies(table: &Value) -> Result<()> {
+  let Some(table) = table.as_object() else {
+    return Err(MemoryError::invalid(
+      "writePolicies must be an object with keys like \"user/workspace\" or \"source:claude\"",
+    ));
+  };
+  for (key, value) in table {
+    let layer = key
+      .split_once('/')
+      .is_some_and(|(t, s)| Track::parse(t).is_some() && Scope::parse(s).is_some());
+    let source = key.strip_prefix("source:").is_some_and(|name| {
+      !name.is_empty()
+        && name
+          .bytes()
+          .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    });
+    if !layer && !source {
+      return Err(MemoryError::invalid(format!(
+        "invalid writePolicies key {} (expected \"track/scope\" or \"source:<name>\")",
+        Value::from(key.as_str())
+      )));
+    }
+    if value
+      .as_str()
+      .is_none_or(|v| WritePolicy::parse(v).is_err())
+    {
+      return Err(MemoryError::invalid(format!(
+        "invalid writePolicies value for {}: {value} (one of ask|auto|off)",
+        Value::from(key.as_str())
+      )));
+    }
+  }
+  Ok(())
+}
+
+/// `value` over `defaults`: nested default objects merge key by key, an absent key takes its
+/// default, anything given (also `null`) stays, unknown keys are kept.
+fn merge(defaults: &Value, value: Option<&Value>) -> Value {
+  match (defaults, value) {
+    (Value::Object(d), Some(Value::Object(v))) => {
+      let mut out = Map::new();
+      for (key, def) in d {
+        let nested = def.as_object().is_some_and(|o| !o.is_empty());
+        let merged = if nested {
+          merge(def, v.get(key))
+        } else {
+          v.get(key).unwrap_or(def).clone()
+        };
+        out.insert(key.clone(), merged);
+      }
+      for (key, given) in v {
+        out.entry(key.clone()).or_insert_with(|| given.clone());
+      }
+      Value::Object(out)
+    }
+    (_, None) => defaults.clone(),
+    (_, Some(v)) => v.clone(),
+  }
+}
+
+/// The plugin config: defaults filled, then checked in the reference order. `enabled: false`
+/// skips the checks (nothing is registered, nothing opened). `null` reads as `{}`.
+///
+/// # Errors
+/// `INVALID_INPUT` with the reference messages.
+pub fn resolve(raw: &Value) -> Result<Value> {
+  let config = merge(
+    &defaults(),
+    Some(raw).filter(|r| !r.is_null()).or(Some(&json!({}))),
+  );
+  let at = |path: &str| {
+    path
+      .split('.')
+      .fold(&config, |v, k| v.get(k).unwrap_or(&Value::Null))
+  };
+  let prefixed = |e: MemoryError| MemoryError::invalid(format!("dsh-memento config: {e}"));
+  let fail = |m: &str| Err(prefixed(MemoryError::invalid(m)));
+  match at("enabled") {
+    Value::Bool(true) => {}
+    Value::Bool(false) => return Ok(config),
+    _ => return fail("enabled must be a boolean"),
+  }
+  if !at("dbPath").is_string() {
+    return fail("dbPath must be a string");
+  }
+  Budgets::from_config(Some(at("budgets"))).map_err(prefixed)?;
+  write_policy(at("writePolicy"))?;
+  write_policies(at("writePolicies"))?;
+  if !matches!(at("language").as_str(), Some("en" | "zh")) {
+    return fail(&format!(
+      "language must be 'en' or 'zh' (got {})",
+      at("language")
+    ));
+  }
+  if !at("snapshotOrder").is_number() {
+    return fail("snapshotOrder must be a finite number");
+  }
+  for key in [
+    "maxEntriesPerQuery",
+    "commandListLimit",
+    "commandAuditLimit",
+  ]
+  .into_iter()
+  .chain([
+    "recall.historyLimitDefault",
+    "recall.snippetCap",
+    "recall.snippetChars",
+    "recall.windowDays",
+  ])
+  .chain(["panelEntriesLimit", "panelAuditLimit"])
+  {
+    positive(at(key), key).map_err(prefixed)?;
+  }
+  non_negative(at("auditRetentionDays"), "auditRetentionDays").map_err(prefixed)?;
+  secret_policy(at("secretPolicy")).map_err(prefixed)?;
+  if !at("proposals.enabled").is_boolean() {
+    return fail("proposals.enabled must be a boolean");
+  }
+  for key in ["proposals.maxChars", "proposals.maxPending"] {
+    positive(at(key), key).map_err(prefixed)?;
+  }
+  Ok(config)
+}
+
+/// The provider options `{dbPath, budgets, writePolicy, secretPolicy, defaultQueryLimit,
+/// sourceLabel, auditRetentionDays}`; absent or `null` keys take the engine's defaults.
+///
+/// # Errors
+/// `INVALID_INPUT` naming the first bad option.
+pub fn provider(options: &Value) -> Result<ProviderOptions> {
+  let given = |name: &str| options.get(name).filter(|v| !v.is_null());
+  let mut config = Config {
+    budgets: Budgets::from_config(given("budgets"))?,
+    ..Config::default()
+  };
+  if let Some(v) = given("writePolicy") {
+    config.write_policy = write_policy(v)?;
+  }
+  if let Some(v) = given("secretPolicy") {
+    config.secret_policy = secret_policy(v)?;
+  }
+  if let Some(v) = given("defaultQueryLimit") {
+    config.default_query_limit = positive(v, "defaultQueryLimit")?;
+  }
+  match given("sourceLabel") {
+    None => config.source_label = DEFAULT_SOURCE.to_string(),
+    Some(Value::String(s)) if !s.is_empty() => config.source_label = s.clone(),
+    Some(_) => {
+      return Err(MemoryError::invalid(
+        "sourceLabel must be a non-empty string",
+      ))
+    }
+  }
+  let db_path = match given("dbPath") {
+    None => keys::store_path(""),
+    Some(Value::String(s)) => keys::store_path(s),
+    Some(_) => return Err(MemoryError::invalid("dbPath must be a string")),
+  };
+  let audit_retention_days =
+    given("auditRetentionDays").map_or(Ok(0), |v| non_negative(v, "auditRetentionDays"))?;
+  Ok(ProviderOptions {
+    config,
+    db_path,
+    audit_retention_days,
+  })
+}
+
+/// The engine over the store `options` name, opened (created if needed).
+///
+/// # Errors
+/// `INVALID_INPUT` for a bad option; `STORE_CORRUPT`, `STORE_UNSUPPORTED_VERSION`.
+pub fn open(options: &Value) -> Result<Memory> {
+  let o = provider(options)?;
+  let store = Store::open(std::path::Path::new(&o.db_path), o.audit_retention_days)?;
+  Ok(Memory::new(store, o.config))
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn message(raw: Value) -> Option<String> {
+    resolve(&raw).err().map(|e| e.to_string())
+  }
+
+  #[test]
+  fn defaults_fill_every_key_and_merge_partial_objects() -> Result<()> {
+    assert_eq!(resolve(&json!({}))?, defaults());
+    assert_eq!(resolve(&Value::Null)?, defaults());
+    let c = resolve(&json!({ "budgets": { "user": { "workspace": 10 } }, "extra": 1 }))?;
+    assert_eq!(
+      c["budgets"]["user"],
+      json!({ "userGlobal": 2000, "workspace": 10 })
+    );
+    assert_eq!(c["extra"], 1);
+    let keys: Vec<&String> = c
+      .as_object()
+      .map(|o| o.keys().collect())
+      .unwrap_or_default();
+    assert_eq!(keys.first().map(|k| k.as_str()), Some("enabled"));
+    Ok(())
+  }
+
+  #[test]
+  fn checks_use_the_reference_messages() {
+    let cases = [
+      (json!({ "budgets": { "user": { "workspace": 0 } } }), "dsh-memento config: budgets.user.workspace must be a positive integer"),
+      (json!({ "writePolicy": "maybe" }), "invalid writePolicy \"maybe\" (one of ask|auto|off)"),
+      (json!({ "writePolicies": { "user/nowhere": "auto" } }), "invalid writePolicies key \"user/nowhere\" (expected \"track/scope\" or \"source:<name>\")"),
+      (json!({ "writePolicies": { "source:claude": "yes" } }), "invalid writePolicies value for \"source:claude\": \"yes\" (one of ask|auto|off)"),
+      (json!({ "language": "fr" }), "dsh-memento config: language must be 'en' or 'zh' (got \"fr\")"),
+      (json!({ "recall": { "snippetCap": 1.5 } }), "dsh-memento config: recall.snippetCap must be a positive integer"),
+      (json!({ "proposals": { "maxPending": 0 } }), "dsh-memento config: proposals.maxPending must be a positive integer"),
+      (json!({ "secretPolicy": "log" }), "dsh-memento config: secretPolicy must be 'refuse' or 'warn' (got \"log\")"),
+      (json!({ "enabled": "yes" }), "dsh-memento config: enabled must be a boolean"),
+      (json!({ "auditRetentionDays": -1 }), "dsh-memento config: auditRetentionDays must be a non-negative integer"),
+    ];
+    for (raw, expected) in cases {
+      assert_eq!(message(raw).as_deref(), Some(expected));
+    }
+    assert_eq!(
+      message(json!({ "enabled": false, "language": "nonsense" })),
+      None
+    );
+    assert_eq!(
+      message(json!({ "writePolicies": { "source:my-tool2": "off", "agent/workspace": "auto" } })),
+      None
+    );
+  }
+
+  #[test]
+  fn provider_options_default_and_check() -> Result<()> {
+    let o =
+      provider(&json!({ "writePolicy": "off", "defaultQueryLimit": 5, "dbPath": "/tmp/x.db" }))?;
+    assert_eq!(o.config.write_policy, WritePolicy::Off);
+    assert_eq!(o.config.default_query_limit, 5);
+    assert_eq!(o.db_path, "/tmp/x.db");
+    assert_eq!(o.config.source_label, DEFAULT_SOURCE);
+    let bad = |v: Value| provider(&v).err().map(|e| e.to_string());
+    assert_eq!(
+      bad(json!({ "writePolicy": "sometimes" })).as_deref(),
+      Some("invalid writePolicy \"sometimes\" (one of ask|auto|off)")
+    );
+    assert_eq!(
+      bad(json!({ "defaultQueryLimit": 0 })).as_deref(),
+      Some("defaultQueryLimit must be a positive integer")
+    );
+    assert_eq!(
+      bad(json!({ "sourceLabel": "" })).as_deref(),
+      Some("sourceLabel must be a non-empty string")
+    );
+    assert!(bad(json!({ "budgets": { "user": { "workspace": -1 } } })).is_some());
+    Ok(())
+  }
+}
