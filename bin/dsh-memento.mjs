@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { createDefaultRegistry } from '../lib/adapters/index.mjs'
 import { emptyStore, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError } from '../lib/commands/index.mjs'
 import { findSessionLogs, recordProposals, scanFile, toProposals } from '../lib/digest.mjs'
-import { exportEntry, renderExport } from '../lib/envelope.mjs'
+import { exportEntry, exportFiles, renderExport } from '../lib/envelope.mjs'
 import { isMemoryError } from '../lib/errors.mjs'
 import { mirrorToMarkdownFile, mirrorToMemoryStandard, selectScope } from '../lib/mirror.mjs'
 import { strings } from '../lib/plugin/strings.mjs'
@@ -226,7 +226,7 @@ function verbArgs(cmd, args, flags) {
       return ['adapters', {}]
     case 'export':
       if (args.length) throw usage('export')
-      return ['export', { ...layer, adapter: flags.adapter, memoryId: flags['memory-id'], partSize: flags['part-size'] === undefined ? undefined : Number(flags['part-size']) }]
+      return ['export', { ...layer, adapter: flags.adapter, memoryId: flags['memory-id'], parts: Boolean(flags['out-dir']), partSize: flags['part-size'] === undefined ? undefined : Number(flags['part-size']) }]
     case 'import': {
       if (args.includes('-') && !flags.yes && !flags['dry-run']) throw new UsageError(s.stdinNeedsYes)
       const started = Date.now()
@@ -266,14 +266,12 @@ function presentExport(r, flags) {
   const envs = r.envelopes
   const n = envs.reduce((k, e) => k + e.entries.length, 0)
   if (flags['out-dir']) {
-    fs.mkdirSync(flags['out-dir'], { recursive: true })
-    const pad = (i) => String(i).padStart(3, '0')
-    envs.forEach((env, i) => fs.writeFileSync(path.join(flags['out-dir'], envs.length === 1 ? 'memory-export.json' : `memory-export.part-${pad(i + 1)}-of-${pad(envs.length)}.json`), `${JSON.stringify(env, null, 2)}\n`))
+    writeFiles(flags['out-dir'], exportFiles(envs), flags.force)
     return err(s.exportedParts(n, envs.length, flags['out-dir']))
   }
-  if (!flags.out) return process.stdout.write(renderExport(envs))
-  fs.writeFileSync(flags.out, renderExport(envs))
-  return err(s.exported(n, envs.length, flags.out))
+  if (!flags.out) return process.stdout.write(renderExport(envs[0]))
+  fs.writeFileSync(flags.out, renderExport(envs[0]))
+  return err(s.exported(n, flags.out))
 }
 
 /** `--json` output where it is not the verb's result itself. */

@@ -73,8 +73,14 @@ const VERBS = {
   approve: ({ provider, write }, a) => provider.proposalDecide(a.id, 'approved', write()),
   dismiss: ({ provider, write }, a) => provider.proposalDecide(a.id, 'dismissed', write()),
   adapters: ({ registry }) => registry.list(),
-  export: ({ provider, registry }, a) => {
-    if (a.adapter === undefined) return { envelopes: exportStore(provider, a.partSize === undefined ? {} : { partSize: a.partSize }) }
+  export: (env, a) => {
+    const { provider, registry } = env
+    if (a.adapter === undefined) {
+      const envelopes = exportStore(env.provider, a.partSize === undefined ? {} : { partSize: a.partSize })
+      // one v1 document holds at most 1000 entries: more go to a directory, as parts and a manifest
+      if (envelopes.length > 1 && !a.parts) throw env.usage('exportParts')
+      return { envelopes }
+    }
     const entries = provider.listEntries().filter(inLayer(a))
     return { adapter: a.adapter, count: entries.length, value: registry.export(a.adapter, entries, a.memoryId ? { memoryId: a.memoryId } : undefined) }
   },

@@ -35,7 +35,7 @@ const TEXT = {
   adapters: (list, t, _a, own) =>
     list.length === 0 ? t.noAdapters : lines(t.adapters(list.length), list.map((x) => `- ${x.id} (${x.name}, v${x.version}): ${x.description}\n  ${t.adapterFormats(x.importFormats.join(', '), x.exportFormat)}`), own.adaptersFooter),
   export: (r) => {
-    if (r.envelopes) return renderExport(r.envelopes).trimEnd()
+    if (r.envelopes) return renderExport(r.envelopes[0]).trimEnd()
     return typeof r.value === 'string' ? r.value : typeof r.value?.text === 'string' ? r.value.text : JSON.stringify(r.value, null, 2)
   },
   import: (r, t) => {

@@ -1,9 +1,9 @@
 // Import sources, read the same way for `/memory import` and `dsh-memento import`: a file, a
-// directory (of export parts, or an adapter's files), `-` (stdin) or inline JSON. Everything is
+// directory (of export parts and their manifest, or an adapter's files), `-` (stdin) or inline JSON. Everything is
 // read and validated before anything is written.
 import fs from 'node:fs'
 import path from 'node:path'
-import { parseImportText, readEnvelopes, validateEntryInputs } from '../envelope.mjs'
+import { isManifest, manifestParts, parseImportText, readEnvelopes, validateEntryInputs } from '../envelope.mjs'
 import { adapterNotFound, adapterPayload, invalidInput } from '../errors.mjs'
 
 const isDir = (p) => p !== '-' && fs.existsSync(p) && fs.statSync(p).isDirectory()
@@ -61,15 +61,30 @@ function adapterPayloads(id, arg) {
   })
 }
 
-/** Export documents of a source: a directory's `.json` files in name order, or one document. */
+const readIfExists = (dir) => (name) => (fs.existsSync(path.join(dir, name)) ? fs.readFileSync(path.join(dir, name), 'utf8') : null)
+
+/**
+ * Export documents of a source: one document; a manifest's parts (read beside it); or a
+ * directory's `.json` files in name order — exactly its manifest's parts when it holds one.
+ */
 function readDocuments(arg) {
   if (!isDir(arg)) {
     const { label, text } = readSource(arg)
-    return [parseImportText(text, label)]
+    const doc = parseImportText(text, label)
+    if (!isManifest(doc)) return [doc]
+    if (label === 'stdin' || label === 'inline JSON') throw invalidInput(`import: a manifest from ${label} has no directory to find its parts in; import the directory that holds the parts`)
+    return manifestParts(doc, readIfExists(path.dirname(arg)), label)
   }
   const names = fs.readdirSync(arg).filter((n) => n.endsWith('.json')).sort()
   if (!names.length) throw invalidInput(`import: ${arg} holds no .json export files`)
-  return names.map((n) => parseImportText(fs.readFileSync(path.join(arg, n), 'utf8'), JSON.stringify(path.join(arg, n))))
+  const docs = names.map((n) => parseImportText(fs.readFileSync(path.join(arg, n), 'utf8'), JSON.stringify(path.join(arg, n))))
+  const m = docs.findIndex(isManifest)
+  if (m < 0) return docs
+  const parts = manifestParts(docs[m], readIfExists(arg), JSON.stringify(path.join(arg, names[m])))
+  const listed = new Set([names[m], ...docs[m].parts.map((p) => p.file)])
+  const other = names.filter((n) => !listed.has(n))
+  if (other.length) throw invalidInput(`import: ${arg} holds ${other.join(', ')} besides the parts its manifest lists; import ${other.length === 1 ? 'it' : 'them'} separately`)
+  return parts
 }
 
 /**

@@ -98,7 +98,7 @@ const en = {
     failed: (msg) => `memory command failed: ${msg}`,
     usageLine: (need, synopsis) => `${need}: ${synopsis}`,
     // What a mistyped command lacks; followed by the surface's synopsis of the verb where it has one.
-    need: { query: 'query needs a word', add: 'add needs text', remove: 'remove needs a unique substring', replace: 'replace needs a unique substring and new text', consolidate: 'consolidate usage', proposals: 'proposals usage', export: 'export takes no arguments', import: 'import restores entries from an export document', importAdapter: 'import --adapter takes exactly one file or directory', consolidateCount: 'consolidate needs 1..20 unique substrings (left of =>)', consolidateText: 'consolidate needs new text (right of =>, or --text)' },
+    need: { query: 'query needs a word', add: 'add needs text', remove: 'remove needs a unique substring', replace: 'replace needs a unique substring and new text', consolidate: 'consolidate usage', proposals: 'proposals usage', export: 'export takes no arguments', import: 'import restores entries from an export document', importAdapter: 'import --adapter takes exactly one file or directory', exportParts: 'the store holds more than 1000 entries, the most one export document carries; write them into a directory as parts with a manifest', consolidateCount: 'consolidate needs 1..20 unique substrings (left of =>)', consolidateText: 'consolidate needs new text (right of =>, or --text)' },
     '/memory': {
       description: 'View/manage dsh-memento memory: list | query <word> | add [--track=user|agent] [--scope=user-global|workspace] <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
       hint: 'list | query | add | replace | remove | consolidate | proposals | budgets | audit | adapters | export | import',
@@ -113,6 +113,7 @@ const en = {
         export: '/memory export [--adapter=<id>]',
         import: '/memory import <path> | /memory import \'{"plugin":"dsh-memento",...}\' | /memory import --adapter=<id> <path|inline JSON>',
         importAdapter: '/memory import --adapter=<id> <path|inline JSON>',
+        exportParts: 'dsh-memento export --out-dir <dir> (in a terminal; /memory import <dir> restores every part in one approval)',
       },
       proposalsFooter: 'Approve: /memory proposals approve <id>; dismiss: /memory proposals dismiss <id>',
       adaptersFooter: 'Import: /memory import --adapter=<id> <path|inline JSON>; export: /memory export --adapter=<id>',
@@ -128,6 +129,7 @@ const en = {
         export: 'dsh-memento export [--out FILE | --out-dir DIR] (no positional arguments)',
         import: 'dsh-memento import <file|dir|-|inline JSON> (or --adapter <id> <path>)',
         importAdapter: 'dsh-memento import --adapter <id> <file|dir>',
+        exportParts: 'dsh-memento export --out-dir <dir> [--force]  (dsh-memento import <dir> restores every part in one approval)',
       },
       proposalsFooter: 'Approve: dsh-memento proposals approve <id>; dismiss: dsh-memento proposals dismiss <id>',
       adaptersFooter: 'Import: dsh-memento import --adapter <id> <path>; export: dsh-memento export --adapter <id> [--out <path>]',
@@ -144,7 +146,8 @@ Read commands (add --json for machine output):
   audit [--limit N] [--verify]                 newest first
   proposals                                    pending proposals
   adapters                                     registered import/export adapters
-  export [--out FILE | --out-dir DIR] [--part-size N]
+  export [--out FILE | --out-dir DIR] [--part-size N]   one document holds at most 1000 entries;
+                                    a larger store needs --out-dir: parts + memory-export.manifest.json
   export --adapter ID [--track T] [--scope S] [--out FILE|DIR]
 
 Write commands (each asks for approval showing the full change, unless --yes):
@@ -188,8 +191,8 @@ Options:
     needsOutDir: (id, names) => `adapter ${id} writes several files (${names.join(', ')}): pass --out <dir>`,
     exportedFiles: (n, id, dir, k) => `exported ${n} entries via ${id} into ${dir} (${k} files)`,
     exportedFile: (n, id, file) => `exported ${n} entries via ${id} to ${file}`,
-    exportedParts: (n, k, dir) => `exported ${n} entries in ${k} part(s) into ${dir}`,
-    exported: (n, k, file) => `exported ${n} entries${k > 1 ? ` as ${k} parts (a JSON array of envelopes)` : ''} to ${file}`,
+    exportedParts: (n, k, dir) => `exported ${n} entries into ${dir}${k > 1 ? ` as ${k} parts and a manifest (each part imports on its own; import the directory to restore all in one approval)` : ''}`,
+    exported: (n, file) => `exported ${n} entries to ${file}`,
     importAsking: (n, ms) => `import: ${n} entries validated; asking for one approval (${ms} ms)`,
     importWritten: (n, ms) => `import: ${n} entries written in one transaction (${ms} ms)`,
     digestUsage: 'digest needs files or --sessions: dsh-memento digest <file...> | digest --sessions',
@@ -292,7 +295,7 @@ const zh = {
     unknown: (verb, usage) => `未知子命令 "${verb}"。${usage}`,
     failed: (msg) => `memory 命令失败：${msg}`,
     usageLine: (need, synopsis) => `${need}：${synopsis}`,
-    need: { query: 'query 需要一个词', add: 'add 需要文本', remove: 'remove 需要唯一子串', replace: 'replace 需要唯一子串和新文本', consolidate: 'consolidate 用法', proposals: 'proposals 用法', export: 'export 不带参数', import: 'import 从导出文档恢复条目', importAdapter: 'import --adapter 只接受一个文件或目录', consolidateCount: 'consolidate 需要 1..20 个唯一子串（=> 左侧）', consolidateText: 'consolidate 需要新文本（=> 右侧，或 --text）' },
+    need: { query: 'query 需要一个词', add: 'add 需要文本', remove: 'remove 需要唯一子串', replace: 'replace 需要唯一子串和新文本', consolidate: 'consolidate 用法', proposals: 'proposals 用法', export: 'export 不带参数', import: 'import 从导出文档恢复条目', importAdapter: 'import --adapter 只接受一个文件或目录', exportParts: '存储中的条目超过 1000 条，超出单个导出文档的上限；请把它们作为分片连同清单写入一个目录', consolidateCount: 'consolidate 需要 1..20 个唯一子串（=> 左侧）', consolidateText: 'consolidate 需要新文本（=> 右侧，或 --text）' },
     '/memory': {
       ...en.cmd['/memory'],
       description: '查看/管理 dsh-memento 记忆：list | query <词> | add [--track=user|agent] [--scope=user-global|workspace] <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
@@ -306,6 +309,7 @@ const zh = {
         consolidate: '/memory consolidate [--track=user|agent] [--scope=user-global|workspace] <子串1> [<子串2> ...] => <新文本>',
         import: '/memory import <路径> | /memory import \'{"plugin":"dsh-memento",...}\' | /memory import --adapter=<id> <路径|内联 JSON>',
         importAdapter: '/memory import --adapter=<id> <路径|内联 JSON>',
+        exportParts: 'dsh-memento export --out-dir <目录>（在终端中运行；/memory import <目录> 一次批准恢复所有分片）',
       },
       proposalsFooter: '批准：/memory proposals approve <id>；驳回：/memory proposals dismiss <id>',
       adaptersFooter: '导入：/memory import --adapter=<id> <路径|内联 JSON>；导出：/memory export --adapter=<id>',
