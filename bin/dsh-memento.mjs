@@ -24,7 +24,7 @@ const { cmd: t, cli: s } = strings('en')
 const usage = usageFor(t, SURFACE)
 
 const VALUE_FLAGS = new Set(['db', 'budgets', 'secret-policy', 'track', 'scope', 'limit', 'tags', 'source', 'agent', 'workspace', 'adapter', 'out', 'out-dir', 'part-size', 'text', 'to', 'file', 'max-sessions', 'memory-id', 'events'])
-const BOOL_FLAGS = new Set(['json', 'yes', 'help', 'verify', 'skip-existing', 'dry-run', 'force', 'sessions', 'follow-imports'])
+const BOOL_FLAGS = new Set(['json', 'yes', 'help', 'verify', 'skip-existing', 'skip-flagged', 'dry-run', 'force', 'sessions', 'follow-imports'])
 const SHORT = { y: 'yes', h: 'help' }
 
 function parseArgs(argv) {
@@ -174,6 +174,8 @@ async function open(flags, { write = false } = {}) {
     keys,
     registry: createDefaultRegistry(),
     usage,
+    t,
+    own: t[SURFACE],
     warn: (ws) => ws.forEach((w) => err(t.warning(w))),
     write: () => ({ agent: { session: { id: `cli:${randomUUID()}`, header } } }),
     get provider() {
@@ -233,7 +235,7 @@ function verbArgs(cmd, args, flags) {
       const onProgress = ({ phase, total, added }) => {
         if (total >= 200) err(phase === 'asking' ? s.importAsking(total, Date.now() - started) : s.importWritten(added, Date.now() - started))
       }
-      return ['import', { ...layer, sources: args, adapter: flags.adapter, dryRun: flags['dry-run'], followImports: flags['follow-imports'], skipExisting: flags['skip-existing'], onProgress, started }]
+      return ['import', { ...layer, sources: args, adapter: flags.adapter, dryRun: flags['dry-run'], followImports: flags['follow-imports'], skipExisting: flags['skip-existing'], skipFlagged: flags['skip-flagged'], onProgress, started }]
     }
     default:
       return [null]
@@ -277,7 +279,7 @@ function presentExport(r, flags) {
 /** `--json` output where it is not the verb's result itself. */
 const JSON_OF = {
   audit: (r) => r.verify ?? r.rows,
-  import: (r, a) => (r.dryRun ? { dryRun: true, entries: r.entries, warnings: r.warnings } : { added: r.added, skipped: r.skipped, ms: Date.now() - a.started, warnings: r.warnings }),
+  import: (r, a) => (r.dryRun ? { dryRun: true, entries: r.entries, warnings: r.warnings, flagged: r.flagged } : { added: r.added, skipped: r.skipped, flagged: r.flagged, ms: Date.now() - a.started, warnings: r.warnings }),
 }
 
 async function runShared(cmd, args, flags) {

@@ -223,7 +223,7 @@ export function entryToInput(e) {
  * Exports of the JS dsh-memento (no `sessionId`) are accepted, and so are the `part`-numbered
  * multi-part exports of older dsh-memento versions (reassembled in part order, checked complete).
  * @param {unknown[]} docs parsed documents
- * @returns {{inputs: object[], documents: number, parts: number}}
+ * @returns {{inputs: object[], labels: string[], documents: number, parts: number}} `labels[i]` names input i (`entries[3]`)
  */
 export function readEnvelopes(docs) {
   const envelopes = docs.flatMap((d) => (Array.isArray(d) ? d : [d]))
@@ -270,7 +270,7 @@ export function readEnvelopes(docs) {
     }
   })
   const inputs = validateEntryInputs(raw.map(entryToInput), { label: (i) => labels[i] })
-  return { inputs, documents: envelopes.length, parts: parted.length ? parted[0].part.count : envelopes.length }
+  return { inputs, labels, documents: envelopes.length, parts: parted.length ? parted[0].part.count : envelopes.length }
 }
 
 const identity = (e, dflt = {}) => [
