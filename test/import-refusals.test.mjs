@@ -171,7 +171,7 @@ describe('/memory import explains the same refusals (en and zh)', { skip }, () =
     const r = await cmd(ctx, `/memory import --adapter=claude-code-memory-md ${file}`)
     assert.equal(r.kind, 'error')
     assert.match(r.text, /import：6 条中有 2 条看起来包含凭据/)
-    assert.match(r.text, /secrets\d+\.md line 6（Ops notes › Services）：a password or token assignment："Staging database password: <redacted>"/)
+    assert.match(r.text, /secrets\d+\.md 第 6 行（Ops notes › Services）：a password or token assignment："Staging database password: <redacted>"/)
     assert.match(r.text, /不含这些条目导入其余 4 条：\/memory import --skip-flagged <路径>/)
     const ok = await cmd(ctx, `/memory import --skip-flagged --adapter=claude-code-memory-md ${file}`)
     assert.equal(ok.kind, 'success', ok.text)

@@ -8,7 +8,7 @@ import { memoryError } from '../errors.mjs'
 const layerKey = (scope) => (scope === 'user-global' ? 'userGlobal' : 'workspace')
 
 /** Where input i came from, for a message: `CLAUDE.md line 12`, or an export document's `entries[3]`. */
-export const whereOf = (o = {}, i) => o.label ?? (o.file ? `${o.file}${o.line ? ` line ${o.line}` : ''}` : `entry ${i + 1}`)
+const whereOf = (o = {}, i, t) => o.label ?? (o.file ? t.at(o.file, o.line) : t.entryNumber(i + 1))
 /** The section an input belongs to: a memory-standard topic, else its tags (the source's headings). */
 const sectionOf = (x, o = {}) => o.topic ?? (x.tags?.length ? x.tags.join(' › ') : null)
 
@@ -56,7 +56,7 @@ function budgetError(e, { inputs, origins, provider, keys, t, own }) {
   const room = rows.filter((r) => `${r.track}/${r.scope}` !== name && r.limit - r.used >= need).map((r) => `${r.track}/${r.scope} ${r.limit - r.used}`)
   const text = [
     t.budget.head(name, need, Math.max(0, d.limit - d.used), d.limit, d.needed - d.limit),
-    ...(top.length ? [t.budget.sections, ...top.map((s) => t.budget.section(s.name ?? t.budget.noSection, s.file && s.from ? t.budget.lines(s.file, s.from, s.to) : '', s.chars, s.entries, s.chars > d.limit))] : []),
+    ...(top.length ? [t.budget.sections, ...top.map((s) => t.budget.section(s.name ?? t.budget.noSection, s.file && s.from ? t.lines(s.file, s.from, s.to) : '', s.chars, s.entries, s.chars > d.limit))] : []),
     t.budget.ways,
     own.budgetWays.raise(d.track, layerKey(d.scope), d.needed),
     own.budgetWays.move(room),
@@ -67,13 +67,13 @@ function budgetError(e, { inputs, origins, provider, keys, t, own }) {
 
 /** The lines naming flagged entries: where, kind, and the redacted excerpt. */
 export const flaggedLines = (flagged, inputs, origins, t) =>
-  flagged.map((f) => t.secret.entry(whereOf(origins[f.index], f.index), sectionOf(inputs[f.index], origins[f.index]), f.kind, f.field, f.excerpt))
+  flagged.map((f) => t.secret.entry(whereOf(origins[f.index], f.index, t), sectionOf(inputs[f.index], origins[f.index]), f.kind, f.field, f.excerpt))
 
 /** A secret refusal of an import, with every flagged entry named and the way to import the rest. */
 function secretError(e, flagged, { inputs, origins, t, own }) {
   if (!flagged.length) return e
   const text = [t.secret.head(flagged.length, inputs.length), ...flaggedLines(flagged, inputs, origins, t), own.secretWays(inputs.length - flagged.length)].join('\n')
-  return memoryError('INVALID_INPUT', text, { ...e.details, flagged: flagged.map((f) => ({ ...f, where: whereOf(origins[f.index], f.index) })) })
+  return memoryError('INVALID_INPUT', text, { ...e.details, flagged: flagged.map((f) => ({ ...f, where: whereOf(origins[f.index], f.index, t) })) })
 }
 
 /**
