@@ -179,4 +179,18 @@ describe('/memory import explains the same refusals (en and zh)', { skip }, () =
     assert.match(ok.text, /警告：已略过 2 条看起来包含凭据的条目：/)
     assert.equal(memory.listEntries().length, 4)
   })
+
+  it('export of more than 1000 entries: /memory says where the parts go instead of printing a document no importer takes', async () => {
+    const dbPath = path.join(tmp, `big${++n}.db`)
+    const big = { userGlobal: 100_000, workspace: 100_000 }
+    const p = new native.MemoryProvider({ dbPath, gate: async () => 'allowed-once', budgets: { user: big, agent: big } })
+    await p.seed(Array.from({ length: 1001 }, (_, i) => ({ track: 'agent', scope: 'user-global', text: `fact ${i}` })), { agent: { session: { id: 's', header: {} } } })
+    p.close()
+    const ctx = mockCtx()
+    apply(ctx, { dbPath, budgets: { user: big, agent: big } })
+    ctxs.push(ctx)
+    const r = await cmd(ctx, '/memory export')
+    assert.equal(r.kind, 'error')
+    assert.equal(r.text, 'the store holds more than 1000 entries, the most one export document carries; write them into a directory as parts with a manifest: dsh-memento export --out-dir <dir> (in a terminal; /memory import <dir> restores every part in one approval)')
+  })
 })
