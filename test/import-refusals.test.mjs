@@ -110,6 +110,18 @@ describe('an import over budget says how far, where, and what to do', { skip }, 
     assert.match(r.err, /^ {2}- deploy-runbook \(MEMORY\.md line 7\): \d+ chars in 1 entry, more than the layer's whole budget$/m)
     assert.match(r.err, /^ {2}- editor-prefs \(MEMORY\.md line 3\): \d+ chars in 1 entry$/m)
   })
+  it('CLI: names the layers the whole import fits in, and --json carries the sections', () => {
+    const { dir, run } = sandbox()
+    const file = path.join(dir, 'AGENTS.md')
+    fs.writeFileSync(file, `# Notes\n\n${Array.from({ length: 12 }, (_, i) => `- note ${i}: ${'x'.repeat(230)}`).join('\n')}\n`)
+    const r = run(['import', '-y', '--json', '--track', 'user', '--adapter', 'claude-code-memory-md', file])
+    assert.equal(r.code, 1)
+    assert.match(r.err, /--track user\|agent --scope user-global\|workspace \(room for it: agent\/user-global 4000, agent\/workspace 4000 chars free\)/)
+    const { error } = JSON.parse(r.out)
+    assert.equal(error.code, 'BUDGET_EXCEEDED')
+    assert.deepEqual({ ...error.details, sections: undefined }, { track: 'user', scope: 'workspace', used: 0, limit: 2000, needed: error.details.needed, sections: undefined })
+    assert.deepEqual(error.details.sections, [{ section: 'Notes', chars: error.details.needed, entries: 12, fromLine: 3, toLine: 14 }])
+  })
 })
 
 describe('an import with credentials names every one and can leave them out', { skip }, () => {

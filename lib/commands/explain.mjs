@@ -53,7 +53,9 @@ function budgetError(e, { inputs, origins, provider, keys, t, own }) {
   const need = d.needed - d.used
   const top = layer ? sections(layer.items, inputs, origins).slice(0, 5) : []
   const rows = provider.budgets(keys?.workspaceKey ? { workspaceKey: keys.workspaceKey } : undefined)
-  const room = rows.filter((r) => `${r.track}/${r.scope}` !== name && r.limit - r.used >= need).map((r) => `${r.track}/${r.scope} ${r.limit - r.used}`)
+  // --track/--scope move the whole import: name the layers it fits in whole
+  const total = inputs.reduce((k, x) => k + x.text.length, 0)
+  const room = rows.filter((r) => `${r.track}/${r.scope}` !== name && r.limit - r.used >= total).map((r) => `${r.track}/${r.scope} ${r.limit - r.used}`)
   const text = [
     t.budget.head(name, need, Math.max(0, d.limit - d.used), d.limit, d.needed - d.limit),
     ...(top.length ? [t.budget.sections, ...top.map((s) => t.budget.section(s.name ?? t.budget.noSection, s.file && s.from ? t.lines(s.file, s.from, s.to) : '', s.chars, s.entries, s.chars > d.limit))] : []),

@@ -98,7 +98,8 @@ const VERBS = {
         warnings = [...warnings, { message: [env.t.secret.leftOut(flagged.length), ...flaggedLines(flagged, inputs, origins, env.t)].join('\n') }]
         const out = new Set(flagged.map((f) => f.index))
         const keep = (_, i) => !out.has(i)
-        ;[inputs, origins] = [inputs.filter(keep), origins.filter(keep)]
+        inputs = inputs.filter(keep)
+        origins = origins.filter(keep)
       }
     }
     env.warn?.(warnings)
