@@ -10,6 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import Ajv2020 from 'ajv/dist/2020.js'
 import { createApply } from '../lib/plugin/plugin.mjs'
 import { makeAgent, mockCtx } from './support/cordis.mjs'
 import { provider as native, skip } from './support/provider.mjs'
@@ -22,6 +23,11 @@ after(() => {
   fs.rmSync(tmp, { recursive: true, force: true })
 })
 let n = 0
+// what these errors add to the protocol's details is described by our extension schema
+const schemaOf = (name) => JSON.parse(fs.readFileSync(new URL(`../schemas/${name}`, import.meta.url), 'utf8'))
+const extensions = schemaOf('dsh-memento-extensions-v1.schema.json')
+const validError = new Ajv2020({ strict: false }).addSchema(schemaOf('dsh-memory-protocol-v1.schema.json')).addSchema(extensions).getSchema(`${extensions.$id}#/$defs/error`)
+const assertValidError = (error) => assert.ok(validError(error), JSON.stringify(validError.errors))
 
 /** A CLAUDE.md of about 21 KB: four sections of very different sizes. */
 function bigClaudeMd() {
@@ -119,6 +125,7 @@ describe('an import over budget says how far, where, and what to do', { skip }, 
     assert.match(r.err, /--track user\|agent --scope user-global\|workspace \(room for it: agent\/user-global 4000, agent\/workspace 4000 chars free\)/)
     const { error } = JSON.parse(r.out)
     assert.equal(error.code, 'BUDGET_EXCEEDED')
+    assertValidError(error)
     assert.deepEqual({ ...error.details, sections: undefined }, { track: 'user', scope: 'workspace', used: 0, limit: 2000, needed: error.details.needed, sections: undefined })
     assert.deepEqual(error.details.sections, [{ section: 'Notes', chars: error.details.needed, entries: 12, fromLine: 3, toLine: 14 }])
   })
@@ -138,6 +145,9 @@ describe('an import with credentials names every one and can leave them out', { 
     assert.doesNotMatch(r.err, /TELEGRAM_BOT_TOKEN|HFXI/, 'a variable name and a redacted value are not flagged')
     assert.match(r.err, /Import the other 4 without them: add --skip-flagged/)
     assert.equal(list().length, 0)
+    const { error } = JSON.parse(run(['import', '-y', '--json', '--adapter', 'claude-code-memory-md', file]).out)
+    assertValidError(error)
+    assert.deepEqual(error.details.flagged.map((f) => [f.index, f.field, f.where]), [[1, 'text', 'CLAUDE.md line 6'], [4, 'text', 'CLAUDE.md line 12']])
     const skipped = run(['import', '-y', '--skip-flagged', '--adapter', 'claude-code-memory-md', file])
     assert.equal(skipped.code, 0, skipped.err)
     assert.match(skipped.err, /left out 2 entries that look like credentials:\n {2}- CLAUDE\.md line 6 .*\n {2}- CLAUDE\.md line 12 /)

@@ -151,6 +151,15 @@ describe('schema document', () => {
     assertExtValid('error', changed, 'changed target')
     assert.equal(ajv.getSchema(`${EXT_ID}#/$defs/error`)({ ...changed, details: { ...changed.details, current: undefined } }), false, 'reason changed needs current')
     assert.equal(ajv.getSchema(`${EXT_ID}#/$defs/error`)({ code: 'STORE_CORRUPT', message: 'x', details: { path: '/p' } }), false, 'our STORE_CORRUPT always says why')
+    const flagged = { code: 'INVALID_INPUT', message: 'x', details: { reason: 'secret', flagged: [{ index: 1, kind: 'a private key', field: 'text', excerpt: '<redacted>', where: 'CLAUDE.md line 6' }] } }
+    assertValid('error', flagged, 'an import refused for credentials')
+    assertExtValid('error', flagged, 'an import refused for credentials')
+    const extError = ajv.getSchema(`${EXT_ID}#/$defs/error`)
+    assert.equal(extError({ ...flagged, details: { flagged: flagged.details.flagged } }), false, 'flagged entries come with reason secret')
+    assert.equal(extError({ ...flagged, details: { reason: 'secret', flagged: [{ ...flagged.details.flagged[0], field: 'body' }] } }), false, 'field is text, source or tags')
+    const over = { code: 'BUDGET_EXCEEDED', message: 'x', details: { track: 'agent', scope: 'workspace', used: 0, limit: 4000, needed: 21000, sections: [{ section: 'Testing', chars: 9000, entries: 20, fromLine: 3, toLine: 90 }] } }
+    assertExtValid('error', over, 'an import over budget')
+    assert.equal(extError({ ...over, details: { ...over.details, sections: [{ section: 'Testing', entries: 20 }] } }), false, 'a section has its size')
   })
 
   test('error code enum is exactly the protocol code list (and matches index.d.ts ErrorCode)', () => {

@@ -64,7 +64,7 @@ function budgetError(e, { inputs, origins, provider, keys, t, own }) {
     own.budgetWays.move(room),
     own.budgetWays.dryRun,
   ].join('\n')
-  return memoryError('BUDGET_EXCEEDED', text, { ...d, sections: top.map(({ name: section, chars, entries, from, to }) => ({ section, chars, entries, ...(from ? { fromLine: from, toLine: to } : {}) })) })
+  return memoryError('BUDGET_EXCEEDED', text, { ...d, sections: top.map(({ name, chars, entries, from, to }) => ({ ...(name ? { section: name } : {}), chars, entries, ...(from ? { fromLine: from, toLine: to } : {}) })) })
 }
 
 /** The lines naming flagged entries: where, kind, and the redacted excerpt. */
