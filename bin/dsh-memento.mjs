@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { createDefaultRegistry } from '../lib/adapters/index.mjs'
 import { emptyStore, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError } from '../lib/commands/index.mjs'
 import { findSessionLogs, recordProposals, scanFile, toProposals } from '../lib/digest.mjs'
-import { exportEntry, renderExport } from '../lib/envelope.mjs'
+import { exportEntry, exportFiles, renderExport } from '../lib/envelope.mjs'
 import { isMemoryError } from '../lib/errors.mjs'
 import { mirrorToMarkdownFile, mirrorToMemoryStandard, selectScope } from '../lib/mirror.mjs'
 import { strings } from '../lib/plugin/strings.mjs'
@@ -24,7 +24,7 @@ const { cmd: t, cli: s } = strings('en')
 const usage = usageFor(t, SURFACE)
 
 const VALUE_FLAGS = new Set(['db', 'budgets', 'secret-policy', 'track', 'scope', 'limit', 'tags', 'source', 'agent', 'workspace', 'adapter', 'out', 'out-dir', 'part-size', 'text', 'to', 'file', 'max-sessions', 'memory-id', 'events'])
-const BOOL_FLAGS = new Set(['json', 'yes', 'help', 'verify', 'skip-existing', 'dry-run', 'force', 'sessions', 'follow-imports'])
+const BOOL_FLAGS = new Set(['json', 'yes', 'help', 'verify', 'skip-existing', 'skip-flagged', 'dry-run', 'force', 'sessions', 'follow-imports'])
 const SHORT = { y: 'yes', h: 'help' }
 
 function parseArgs(argv) {
@@ -174,6 +174,8 @@ async function open(flags, { write = false } = {}) {
     keys,
     registry: createDefaultRegistry(),
     usage,
+    t,
+    own: t[SURFACE],
     warn: (ws) => ws.forEach((w) => err(t.warning(w))),
     write: () => ({ agent: { session: { id: `cli:${randomUUID()}`, header } } }),
     get provider() {
@@ -226,14 +228,14 @@ function verbArgs(cmd, args, flags) {
       return ['adapters', {}]
     case 'export':
       if (args.length) throw usage('export')
-      return ['export', { ...layer, adapter: flags.adapter, memoryId: flags['memory-id'], partSize: flags['part-size'] === undefined ? undefined : Number(flags['part-size']) }]
+      return ['export', { ...layer, adapter: flags.adapter, memoryId: flags['memory-id'], parts: Boolean(flags['out-dir']), partSize: flags['part-size'] === undefined ? undefined : Number(flags['part-size']) }]
     case 'import': {
       if (args.includes('-') && !flags.yes && !flags['dry-run']) throw new UsageError(s.stdinNeedsYes)
       const started = Date.now()
       const onProgress = ({ phase, total, added }) => {
         if (total >= 200) err(phase === 'asking' ? s.importAsking(total, Date.now() - started) : s.importWritten(added, Date.now() - started))
       }
-      return ['import', { ...layer, sources: args, adapter: flags.adapter, dryRun: flags['dry-run'], followImports: flags['follow-imports'], skipExisting: flags['skip-existing'], onProgress, started }]
+      return ['import', { ...layer, sources: args, adapter: flags.adapter, dryRun: flags['dry-run'], followImports: flags['follow-imports'], skipExisting: flags['skip-existing'], skipFlagged: flags['skip-flagged'], onProgress, started }]
     }
     default:
       return [null]
@@ -266,20 +268,18 @@ function presentExport(r, flags) {
   const envs = r.envelopes
   const n = envs.reduce((k, e) => k + e.entries.length, 0)
   if (flags['out-dir']) {
-    fs.mkdirSync(flags['out-dir'], { recursive: true })
-    const pad = (i) => String(i).padStart(3, '0')
-    envs.forEach((env, i) => fs.writeFileSync(path.join(flags['out-dir'], envs.length === 1 ? 'memory-export.json' : `memory-export.part-${pad(i + 1)}-of-${pad(envs.length)}.json`), `${JSON.stringify(env, null, 2)}\n`))
+    writeFiles(flags['out-dir'], exportFiles(envs), flags.force)
     return err(s.exportedParts(n, envs.length, flags['out-dir']))
   }
-  if (!flags.out) return process.stdout.write(renderExport(envs))
-  fs.writeFileSync(flags.out, renderExport(envs))
-  return err(s.exported(n, envs.length, flags.out))
+  if (!flags.out) return process.stdout.write(renderExport(envs[0]))
+  fs.writeFileSync(flags.out, renderExport(envs[0]))
+  return err(s.exported(n, flags.out))
 }
 
 /** `--json` output where it is not the verb's result itself. */
 const JSON_OF = {
   audit: (r) => r.verify ?? r.rows,
-  import: (r, a) => (r.dryRun ? { dryRun: true, entries: r.entries, warnings: r.warnings } : { added: r.added, skipped: r.skipped, ms: Date.now() - a.started, warnings: r.warnings }),
+  import: (r, a) => (r.dryRun ? { dryRun: true, entries: r.entries, warnings: r.warnings, flagged: r.flagged } : { added: r.added, skipped: r.skipped, flagged: r.flagged, ms: Date.now() - a.started, warnings: r.warnings }),
 }
 
 async function runShared(cmd, args, flags) {

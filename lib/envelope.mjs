@@ -3,29 +3,38 @@
 //
 // Export: `{plugin: 'dsh-memento', schema: 'memory-export-v1', exportedAt, budgets, entries}`,
 // entries with every protocol field INCLUDING `sessionId` (the JS reference omitted it, D4), so
-// the document validates against schemas/dsh-memory-protocol-v1.schema.json#/$defs/exportEnvelope.
-// A store with more than `partSize` (1000) entries is exported as several envelopes that share
-// `exportedAt` and carry `part: {index, count}` (1-based); written to one file they form a JSON
-// array of envelopes ("multi-part document"), each item schema-valid on its own.
+// the document validates against schemas/dsh-memory-protocol-v1.schema.json#/$defs/exportEnvelope,
+// which caps one envelope at 1000 entries (§8). A larger store is exported as several envelopes,
+// each a complete v1 envelope that imports on its own (also into the JS plugin), all sharing
+// `exportedAt`; a manifest written beside them (`memory-export-manifest-v1`, our extension:
+// schemas/dsh-memento-extensions-v1.schema.json#/$defs/exportManifest) lists every part with its
+// entry count and sha256, so importing the set is one seed and a missing or altered part is refused.
 //
-// Import: every document (a single envelope of any size, an array of parts, or several files) is
+// Import: every document (a single envelope of any size, a manifest's parts, or several files) is
 // validated completely before anything is written. Entries keep track, scope, text, source, tags
 // and their workspace/agent keys, explicit '' included (B11 fixed). Ids, versions, timestamps,
-// recall counters and sessionIds are renewed by `seed`, by protocol design.
+// recall counters and sessionIds are renewed by `seed`, by protocol design. Older dsh-memento
+// exports numbered their parts with a `part: {index, count}` field (and wrote them as a JSON array):
+// those are still read, and still checked for completeness.
 //
 // Any size: everything goes through ONE gated `seed` (one approval that shows every entry, one
 // transaction, all or nothing; the provider checks each layer's budget before asking and again
-// inside the transaction). A multi-part export is reassembled first. `skipExisting` leaves out
-// entries the store already holds (same layer, keys and text), so re-running an import is safe.
+// inside the transaction). `skipExisting` leaves out entries the store already holds (same layer,
+// keys and text), so re-running an import is safe.
 
+import { createHash } from 'node:crypto'
 import { parseJsonWithLines } from './adapters/util.mjs'
 import { adapterPayload, invalidInput } from './errors.mjs'
 import { native } from './native.mjs'
 
 export const PLUGIN = 'dsh-memento'
 export const EXPORT_SCHEMA = 'memory-export-v1'
-/** Largest batch sent to one `seed` call (and the default export part size). */
+export const MANIFEST_SCHEMA = 'memory-export-manifest-v1'
+/** Most entries one v1 envelope holds (one import is capped at 1000, §8): the export part size. */
 export const MAX_IMPORT_ENTRIES = 1000
+/** File names of an export written into a directory. */
+export const EXPORT_FILE = 'memory-export.json'
+export const MANIFEST_FILE = 'memory-export.manifest.json'
 const ENTRY_KEYS = ['id', 'track', 'scope', 'workspaceKey', 'agentKey', 'text', 'source', 'tags', 'version', 'createdAt', 'updatedAt', 'lastRecalled', 'recallCount', 'sessionId']
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
@@ -38,19 +47,66 @@ export function exportEntry(entry) {
 }
 
 /**
- * Build export envelopes from entries and budget rows. One envelope (no `part`) when the entries
- * fit in `partSize`, otherwise `ceil(n / partSize)` envelopes with `part: {index, count}`.
+ * Build export envelopes from entries and budget rows: one envelope when the entries fit in
+ * `partSize` (at most 1000), otherwise `ceil(n / partSize)` complete envelopes sharing `exportedAt`.
  * @param {{entries: import('../index.d.ts').MemoryEntry[], budgets: import('../index.d.ts').BudgetRow[], exportedAt?: string, partSize?: number}} input
  * @returns {object[]} envelopes (always at least one)
  */
 export function buildExport({ entries, budgets, exportedAt = new Date().toISOString(), partSize = MAX_IMPORT_ENTRIES }) {
-  if (!Number.isInteger(partSize) || partSize < 1) throw invalidInput('export part size must be a positive integer')
+  if (!Number.isInteger(partSize) || partSize < 1 || partSize > MAX_IMPORT_ENTRIES) throw invalidInput(`export part size must be an integer from 1 to ${MAX_IMPORT_ENTRIES}`)
   const rows = budgets.map(({ track, scope, used, limit }) => ({ track, scope, used, limit }))
   const all = entries.map(exportEntry)
   const head = { plugin: PLUGIN, schema: EXPORT_SCHEMA, exportedAt, budgets: rows }
-  if (all.length <= partSize) return [{ ...head, entries: all }]
-  const count = Math.ceil(all.length / partSize)
-  return Array.from({ length: count }, (_, i) => ({ ...head, entries: all.slice(i * partSize, (i + 1) * partSize), part: { index: i + 1, count } }))
+  const count = Math.max(1, Math.ceil(all.length / partSize))
+  return Array.from({ length: count }, (_, i) => ({ ...head, entries: all.slice(i * partSize, (i + 1) * partSize) }))
+}
+
+const sha256 = (text) => createHash('sha256').update(text).digest('hex')
+const pad = (i) => String(i).padStart(3, '0')
+
+/**
+ * The files of an export written into a directory: `memory-export.json` for one envelope;
+ * otherwise `memory-export.part-NNN-of-MMM.json` per part plus `memory-export.manifest.json`.
+ * @param {object[]} envelopes from `buildExport`
+ * @returns {Record<string, string>} file name → content
+ */
+export function exportFiles(envelopes) {
+  const text = (env) => `${JSON.stringify(env, null, 2)}\n`
+  if (envelopes.length === 1) return { [EXPORT_FILE]: text(envelopes[0]) }
+  const files = Object.fromEntries(envelopes.map((env, i) => [`memory-export.part-${pad(i + 1)}-of-${pad(envelopes.length)}.json`, text(env)]))
+  const parts = Object.entries(files).map(([file, content], i) => ({ file, entries: envelopes[i].entries.length, sha256: sha256(content) }))
+  const manifest = { plugin: PLUGIN, schema: MANIFEST_SCHEMA, exportedAt: envelopes[0].exportedAt, entries: parts.reduce((n, p) => n + p.entries, 0), parts }
+  return { ...files, [MANIFEST_FILE]: text(manifest) }
+}
+
+/** Whether a parsed document is a multi-part export manifest. */
+export const isManifest = (doc) => isObject(doc) && doc.plugin === PLUGIN && doc.schema === MANIFEST_SCHEMA
+
+/**
+ * The part documents a manifest lists, each checked against it (present, same bytes, same
+ * `exportedAt` and entry count), so a set imports whole or not at all.
+ * @param {object} manifest parsed manifest
+ * @param {(file: string) => string | null} read a part file's text, null when it does not exist
+ * @param {string} label names the manifest in messages
+ * @returns {object[]} the parsed parts, in manifest order
+ */
+export function manifestParts(manifest, read, label = 'the manifest') {
+  const parts = manifest.parts
+  const okPart = (p) => isObject(p) && typeof p.file === 'string' && /^[^/\\]+\.json$/.test(p.file) && Number.isInteger(p.entries) && typeof p.sha256 === 'string'
+  if (!Array.isArray(parts) || parts.length === 0 || !parts.every(okPart) || typeof manifest.exportedAt !== 'string') {
+    throw invalidInput(`import: ${label} is not a valid ${MANIFEST_SCHEMA} document (expected {exportedAt, entries, parts: [{file, entries, sha256}]})`)
+  }
+  const texts = parts.map((p) => read(p.file))
+  const missing = parts.filter((_, i) => texts[i] === null).map((p) => p.file)
+  if (missing.length) throw invalidInput(`import: the export is incomplete: ${label} lists ${parts.length} parts and ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing; nothing was imported`)
+  return parts.map((p, i) => {
+    if (sha256(texts[i]) !== p.sha256) throw invalidInput(`import: part ${p.file} is not the file ${label} lists (its sha256 differs: changed after the export?); nothing was imported`)
+    const doc = parseImportText(texts[i], JSON.stringify(p.file))
+    if (!isObject(doc) || doc.exportedAt !== manifest.exportedAt || !Array.isArray(doc.entries) || doc.entries.length !== p.entries) {
+      throw invalidInput(`import: part ${p.file} does not belong to the export of ${manifest.exportedAt} that ${label} describes; nothing was imported`)
+    }
+    return doc
+  })
 }
 
 /**
@@ -63,11 +119,12 @@ export function exportStore(provider, opts = {}) {
 }
 
 /**
- * Render envelopes as text: one envelope pretty-printed (2 spaces), several as a JSON array.
- * @param {object[]} envelopes
+ * Render one envelope as text (pretty-printed, 2 spaces). More than one does not fit in one
+ * document: write them with `exportFiles` instead.
+ * @param {object} envelope
  */
-export function renderExport(envelopes) {
-  return `${JSON.stringify(envelopes.length === 1 ? envelopes[0] : envelopes, null, 2)}\n`
+export function renderExport(envelope) {
+  return `${JSON.stringify(envelope, null, 2)}\n`
 }
 
 /**
@@ -117,11 +174,12 @@ export function entryToInput(e) {
 }
 
 /**
- * Check one or more parsed import documents and return the entry inputs, in part order.
+ * Check one or more parsed import documents and return the entry inputs, in order.
  * Accepts a single envelope, an array of envelopes, or several of either (e.g. one per file).
- * Exports of the JS dsh-memento (no `sessionId`, no `part`) are accepted.
+ * Exports of the JS dsh-memento (no `sessionId`) are accepted, and so are the `part`-numbered
+ * multi-part exports of older dsh-memento versions (reassembled in part order, checked complete).
  * @param {unknown[]} docs parsed documents
- * @returns {{inputs: object[], documents: number, parts: number}}
+ * @returns {{inputs: object[], labels: string[], documents: number, parts: number}} `labels[i]` names input i (`entries[3]`)
  */
 export function readEnvelopes(docs) {
   const envelopes = docs.flatMap((d) => (Array.isArray(d) ? d : [d]))
@@ -168,7 +226,7 @@ export function readEnvelopes(docs) {
     }
   })
   const inputs = validateEntryInputs(raw.map(entryToInput), { label: (i) => labels[i] })
-  return { inputs, documents: envelopes.length, parts: parted.length ? parted[0].part.count : 1 }
+  return { inputs, labels, documents: envelopes.length, parts: parted.length ? parted[0].part.count : envelopes.length }
 }
 
 const identity = (e, dflt = {}) => [

@@ -8,7 +8,6 @@ import { after, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import Ajv2020 from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
-import { buildExport } from '../lib/envelope.mjs'
 import { skip } from './support/provider.mjs'
 import { workspaceKeyOf } from './support/keys.mjs'
 
@@ -22,6 +21,8 @@ const ajv = new Ajv2020({ strict: false })
 addFormats(ajv)
 ajv.addSchema(schema)
 const validEnvelope = ajv.getSchema(`${schema.$id}#/$defs/exportEnvelope`)
+const extensions = JSON.parse(fs.readFileSync(new URL('../schemas/dsh-memento-extensions-v1.schema.json', import.meta.url), 'utf8'))
+const validManifest = ajv.addSchema(extensions).getSchema(`${extensions.$id}#/$defs/exportManifest`)
 
 let n = 0
 /** A fresh $DSH_HOME + workspace dir per test. */
@@ -185,25 +186,61 @@ describe('dsh-memento CLI', { skip }, () => {
     assert.match(r.err, /not a dsh-memento export document/)
   })
 
-  it('imports a >1000-entry multi-part export with one approval, with progress', () => {
+  it('exports more than 1000 entries as complete v1 envelopes and a manifest; importing the set is one approval, an incomplete set is refused', () => {
     const { run, dir } = sandbox()
     const entries = Array.from({ length: 1200 }, (_, i) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, track: 'agent', scope: i % 2 ? 'workspace' : 'user-global', workspaceKey: i % 2 ? '/w' : '', agentKey: '', text: `${i}`, source: 'bulk', tags: [], version: 1, createdAt: 1, updatedAt: 1, lastRecalled: null, recallCount: 0, sessionId: null }))
     const budgets = [['user', 'user-global'], ['user', 'workspace'], ['agent', 'user-global'], ['agent', 'workspace']].map(([track, scope]) => ({ track, scope, used: 0, limit: 4000 }))
-    const parts = buildExport({ entries, budgets })
-    assert.equal(parts.length, 2)
-    const p1 = path.join(dir, 'p1.json')
-    const p2 = path.join(dir, 'p2.json')
-    fs.writeFileSync(p1, JSON.stringify(parts[0]))
-    fs.writeFileSync(p2, JSON.stringify(parts[1]))
-    assert.match(run(['import', '-y', p1]).err, /missing part 2 of 2/)
-    const r = run(['import', '-y', p2, p1])
+    const whole = { plugin: 'dsh-memento', schema: 'memory-export-v1', exportedAt: '2026-11-01T00:00:00.000Z', budgets, entries }
+    const src = path.join(dir, 'whole.json')
+    fs.writeFileSync(src, JSON.stringify(whole))
+    let r = run(['import', '-y', src])
     assert.equal(r.code, 0, r.err)
     assert.match(r.err, /1200 entries validated; asking for one approval/)
     assert.match(r.err, /1200 entries written in one transaction/)
+    // stdout holds one document: 1200 entries do not fit, and the CLI says where they go
+    r = run(['export'])
+    assert.equal(r.code, 2)
+    assert.equal(r.out, '')
+    assert.match(r.err, /more than 1000 entries, the most one export document carries; .*dsh-memento export --out-dir <dir>/)
+    const parts = path.join(dir, 'parts')
+    r = run(['export', '--out-dir', parts])
+    assert.equal(r.code, 0, r.err)
+    assert.match(r.err, /exported 1200 entries into .* as 2 parts and a manifest/)
+    const names = fs.readdirSync(parts).sort()
+    assert.deepEqual(names, ['memory-export.manifest.json', 'memory-export.part-001-of-002.json', 'memory-export.part-002-of-002.json'])
+    const docs = names.map((f) => JSON.parse(fs.readFileSync(path.join(parts, f), 'utf8')))
+    for (const env of docs.slice(1)) assert.ok(validEnvelope(env), JSON.stringify(validEnvelope.errors))
+    assert.deepEqual(docs.slice(1).map((d) => [Object.keys(d).includes('part'), d.entries.length, d.exportedAt]), [[false, 1000, docs[0].exportedAt], [false, 200, docs[0].exportedAt]])
+    assert.ok(validManifest(docs[0]), JSON.stringify(validManifest.errors))
+    // each part imports on its own; the directory (or its manifest) imports all of them at once
+    assert.match(run(['import', '-y', '--db', path.join(dir, 'one.db'), path.join(parts, names[2])]).out, /Imported 200 entries from the export document/)
+    r = run(['import', '-y', '--db', path.join(dir, 'all.db'), parts])
+    assert.equal(r.code, 0, r.err)
     assert.match(r.out, /Imported 1200 entries from 2 parts \(one approval, one transaction/)
-    const out = run(['export', '--out-dir', path.join(dir, 'parts')])
-    assert.equal(out.code, 0, out.err)
-    assert.deepEqual(fs.readdirSync(path.join(dir, 'parts')).sort(), ['memory-export.part-001-of-002.json', 'memory-export.part-002-of-002.json'])
+    assert.match(run(['import', '-y', '--db', path.join(dir, 'm.db'), path.join(parts, names[0])]).out, /Imported 1200 entries from 2 parts/)
+    // a missing or altered part refuses the whole set, and nothing is written
+    fs.renameSync(path.join(parts, names[2]), path.join(dir, 'aside.json'))
+    r = run(['import', '-y', '--db', path.join(dir, 'none.db'), parts])
+    assert.equal(r.code, 1)
+    assert.match(r.err, /the export is incomplete: .* lists 2 parts and memory-export.part-002-of-002.json is missing; nothing was imported/)
+    assert.equal(run(['list', '--db', path.join(dir, 'none.db'), '--json']).json().total, 0)
+    fs.writeFileSync(path.join(parts, names[2]), fs.readFileSync(path.join(dir, 'aside.json'), 'utf8').replace('"1199"', '"1199 edited"'))
+    assert.match(run(['import', '-y', '--db', path.join(dir, 'none.db'), parts]).err, /sha256 differs/)
+    // the export refuses to mix into a directory that already holds files
+    assert.equal(run(['export', '--out-dir', parts]).code, 2)
+    assert.equal(run(['export', '--out-dir', parts, '--force']).code, 0)
+  })
+
+  it('still imports an older export whose parts carry `part` numbers (a JSON array), and refuses an incomplete one', () => {
+    const { run, dir } = sandbox()
+    const env = (i, count) => ({ plugin: 'dsh-memento', schema: 'memory-export-v1', exportedAt: '2026-11-01T00:00:00.000Z', budgets: [], entries: [{ track: 'user', scope: 'user-global', text: `old ${i}` }], part: { index: i, count } })
+    const file = path.join(dir, 'old.json')
+    fs.writeFileSync(file, JSON.stringify([env(2, 2), env(1, 2)]))
+    const r = run(['import', '-y', file])
+    assert.equal(r.code, 0, r.err)
+    assert.deepEqual(run(['list', '--json']).json().entries.map((e) => e.text).sort(), ['old 1', 'old 2'])
+    fs.writeFileSync(file, JSON.stringify(env(1, 2)))
+    assert.match(run(['import', '-y', file]).err, /missing part 2 of 2/)
   })
 
   it('adapters: lists them, imports each real-shaped fixture, and fails loudly with a line', () => {

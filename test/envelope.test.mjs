@@ -7,7 +7,7 @@ import path from 'node:path'
 import { after, describe, it } from 'node:test'
 import Ajv2020 from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
-import { buildExport, exportStore, importEntries, parseImportText, readEnvelopes } from '../lib/envelope.mjs'
+import { buildExport, exportFiles, exportStore, importEntries, manifestParts, parseImportText, readEnvelopes } from '../lib/envelope.mjs'
 import { provider as mod, skip, write } from './support/provider.mjs'
 
 const schema = JSON.parse(fs.readFileSync(new URL('../schemas/dsh-memory-protocol-v1.schema.json', import.meta.url), 'utf8'))
@@ -15,6 +15,8 @@ const ajv = new Ajv2020({ allErrors: true, strict: false })
 addFormats(ajv)
 ajv.addSchema(schema)
 const validateEnvelope = ajv.getSchema(`${schema.$id}#/$defs/exportEnvelope`)
+const extensions = JSON.parse(fs.readFileSync(new URL('../schemas/dsh-memento-extensions-v1.schema.json', import.meta.url), 'utf8'))
+const validateManifest = ajv.addSchema(extensions).getSchema(`${extensions.$id}#/$defs/exportManifest`)
 const assertValid = (env) => assert.ok(validateEnvelope(env), JSON.stringify(validateEnvelope.errors, null, 2))
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'memento-envelope-'))
@@ -54,18 +56,24 @@ describe('export envelope', { skip }, () => {
     p.close()
   })
 
-  it('splits more than 1000 entries into schema-valid parts sharing exportedAt', () => {
+  it('splits more than 1000 entries into complete v1 envelopes sharing exportedAt, tied by a manifest', () => {
     const entry = (i) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, track: 'user', scope: 'user-global', workspaceKey: '', agentKey: '', text: `fact ${i}`, source: 'x', tags: [], version: 1, createdAt: 1, updatedAt: 1, lastRecalled: null, recallCount: 0, sessionId: null })
     const budgets = [['user', 'user-global'], ['user', 'workspace'], ['agent', 'user-global'], ['agent', 'workspace']].map(([track, scope]) => ({ track, scope, used: 0, limit: 10 }))
     const parts = buildExport({ entries: Array.from({ length: 2500 }, (_, i) => entry(i)), budgets, exportedAt: '2026-11-29T00:00:00.000Z' })
-    assert.deepEqual(parts.map((x) => [x.part, x.entries.length]), [[{ index: 1, count: 3 }, 1000], [{ index: 2, count: 3 }, 1000], [{ index: 3, count: 3 }, 500]])
+    assert.deepEqual(parts.map((x) => [Object.keys(x), x.entries.length, x.exportedAt]), [1000, 1000, 500].map((k) => [['plugin', 'schema', 'exportedAt', 'budgets', 'entries'], k, '2026-11-29T00:00:00.000Z']))
     parts.forEach(assertValid)
-    const back = readEnvelopes([[parts[2], parts[0], parts[1]]])
-    assert.equal(back.inputs.length, 2500)
-    assert.equal(back.inputs[0].text, 'fact 0')
-    assert.equal(back.inputs[2499].text, 'fact 2499')
-    assert.equal(buildExport({ entries: [entry(1)], budgets }).length, 1)
-    assert.equal('part' in buildExport({ entries: [entry(1)], budgets })[0], false)
+    assert.throws(() => buildExport({ entries: [], budgets, partSize: 1001 }), /part size must be an integer from 1 to 1000/)
+    const files = exportFiles(parts)
+    assert.deepEqual(Object.keys(files), ['memory-export.part-001-of-003.json', 'memory-export.part-002-of-003.json', 'memory-export.part-003-of-003.json', 'memory-export.manifest.json'])
+    const manifest = JSON.parse(files['memory-export.manifest.json'])
+    assert.ok(validateManifest(manifest), JSON.stringify(validateManifest.errors))
+    assert.deepEqual([manifest.entries, manifest.parts.map((p) => p.entries)], [2500, [1000, 1000, 500]])
+    const read = (f) => files[f] ?? null
+    const back = readEnvelopes(manifestParts(manifest, read))
+    assert.deepEqual([back.inputs.length, back.inputs[0].text, back.inputs[2499].text], [2500, 'fact 0', 'fact 2499'])
+    assert.throws(() => manifestParts(manifest, (f) => (f.includes('002') ? null : read(f))), /the export is incomplete: the manifest lists 3 parts and memory-export.part-002-of-003.json is missing/)
+    assert.throws(() => manifestParts(manifest, (f) => read(f).replace('fact 7', 'fact 8')), /sha256 differs/)
+    assert.deepEqual(Object.keys(exportFiles(buildExport({ entries: [entry(1)], budgets }))), ['memory-export.json'])
   })
 })
 

@@ -16,6 +16,8 @@ import { workspaceKeyOf } from './support/keys.mjs'
 
 const SCHEMA_ID = 'https://dsh-memento.dev/schemas/dsh-memory-protocol-v1.schema.json'
 const schema = JSON.parse(readFileSync(new URL('../schemas/dsh-memory-protocol-v1.schema.json', import.meta.url), 'utf8'))
+const EXT_ID = 'https://dsh-memento.dev/schemas/dsh-memento-extensions-v1.schema.json'
+const extensions = JSON.parse(readFileSync(new URL('../schemas/dsh-memento-extensions-v1.schema.json', import.meta.url), 'utf8'))
 const fixtures = JSON.parse(readFileSync(new URL('./fixtures/schema/valid.json', import.meta.url), 'utf8'))
 
 const REQUIRED_DEFS = [
@@ -62,6 +64,7 @@ const ajv = new Ajv2020({
 })
 addFormats(ajv)
 ajv.addSchema(schema)
+ajv.addSchema(extensions)
 
 const validators = new Map()
 function validatorFor(def) {
@@ -78,6 +81,11 @@ function errorsOf(def, value) {
 function assertValid(def, value, label = def) {
   const errs = errorsOf(def, value)
   assert.equal(errs, null, `${label} should match #/$defs/${def}: ${errs}\nvalue: ${safeJson(value)}`)
+}
+/** Our own error details (additive keys) checked against the extension schema's definition. */
+function assertExtValid(def, value, label = def) {
+  const validate = ajv.getSchema(`${EXT_ID}#/$defs/${def}`)
+  assert.ok(validate(value), `${label} should match extensions #/$defs/${def}: ${ajv.errorsText(validate.errors)}\nvalue: ${safeJson(value)}`)
 }
 function assertInvalid(def, value, label) {
   assert.notEqual(errorsOf(def, value), null, `${label}: #/$defs/${def} must reject ${safeJson(value)}`)
@@ -123,6 +131,35 @@ describe('schema document', () => {
       assert.doesNotThrow(() => validatorFor(def), `$defs/${def} does not compile`)
     }
     assert.deepEqual(ajvWarnings, [], 'Ajv strict-mode warnings')
+  })
+
+  test('the normative schema carries no dsh-memento extension: those live in dsh-memento-extensions-v1', () => {
+    const env = schema.$defs.exportEnvelope
+    assert.equal(env.properties.entries.maxItems, 1000, 'one envelope holds at most 1000 entries (§8)')
+    assert.equal('part' in env.properties, false, 'no part field in v1 envelopes')
+    assert.doesNotMatch(schema.description, /part\./)
+    assert.deepEqual(Object.keys(schema.$defs.entryNotFoundDetails.properties), ['track', 'scope', 'match'])
+    assert.deepEqual(Object.keys(schema.$defs.storeErrorDetails.properties), ['path'])
+    assert.equal(extensions.$id, EXT_ID)
+    for (const def of Object.keys(extensions.$defs)) {
+      assert.doesNotThrow(() => ajv.getSchema(`${EXT_ID}#/$defs/${def}`), `extensions $defs/${def} does not compile`)
+    }
+    assert.deepEqual(ajvWarnings, [], 'Ajv strict-mode warnings')
+    // an extended error is still a valid normative error (the extensions are additive)
+    const changed = { code: 'ENTRY_NOT_FOUND', message: 'x', details: { track: 'user', scope: 'workspace', match: 'tea', reason: 'changed', approvedVersion: 1, current: { id: 'i', version: 2, text: 't' } } }
+    assertValid('error', changed, 'changed target')
+    assertExtValid('error', changed, 'changed target')
+    assert.equal(ajv.getSchema(`${EXT_ID}#/$defs/error`)({ ...changed, details: { ...changed.details, current: undefined } }), false, 'reason changed needs current')
+    assert.equal(ajv.getSchema(`${EXT_ID}#/$defs/error`)({ code: 'STORE_CORRUPT', message: 'x', details: { path: '/p' } }), false, 'our STORE_CORRUPT always says why')
+    const flagged = { code: 'INVALID_INPUT', message: 'x', details: { reason: 'secret', flagged: [{ index: 1, kind: 'a private key', field: 'text', excerpt: '<redacted>', where: 'CLAUDE.md line 6' }] } }
+    assertValid('error', flagged, 'an import refused for credentials')
+    assertExtValid('error', flagged, 'an import refused for credentials')
+    const extError = ajv.getSchema(`${EXT_ID}#/$defs/error`)
+    assert.equal(extError({ ...flagged, details: { flagged: flagged.details.flagged } }), false, 'flagged entries come with reason secret')
+    assert.equal(extError({ ...flagged, details: { reason: 'secret', flagged: [{ ...flagged.details.flagged[0], field: 'body' }] } }), false, 'field is text, source or tags')
+    const over = { code: 'BUDGET_EXCEEDED', message: 'x', details: { track: 'agent', scope: 'workspace', used: 0, limit: 4000, needed: 21000, sections: [{ section: 'Testing', chars: 9000, entries: 20, fromLine: 3, toLine: 90 }] } }
+    assertExtValid('error', over, 'an import over budget')
+    assert.equal(extError({ ...over, details: { ...over.details, sections: [{ section: 'Testing', entries: 20 }] } }), false, 'a section has its size')
   })
 
   test('error code enum is exactly the protocol code list (and matches index.d.ts ErrorCode)', () => {
@@ -177,8 +214,10 @@ describe('hand-written fixtures (shaped as index.d.ts)', () => {
     bud.details.extra = 'additive detail keys are allowed'
     assertValid('error', bud, 'error with an additive details key')
     const big = clone(fixtures.exportEnvelope[1])
-    big.entries = Array.from({ length: 1001 }, () => ({ ...fixtures.entry[0], id: randomUUID() }))
-    assertValid('exportEnvelope', big, 'envelope with 1001 entries (no maxItems)')
+    big.entries = Array.from({ length: 1000 }, () => ({ ...fixtures.entry[0], id: randomUUID() }))
+    assertValid('exportEnvelope', big, 'envelope with 1000 entries (the import cap)')
+    big.entries.push({ ...fixtures.entry[0], id: randomUUID() })
+    assertInvalid('exportEnvelope', big, 'envelope with 1001 entries (maxItems 1000, §8)')
   })
 
   test('entry: rejects what the protocol forbids', () => {
@@ -284,8 +323,7 @@ describe('hand-written fixtures (shaped as index.d.ts)', () => {
     bad('entry without sessionId (reference export, D4)', (env) => { delete env.entries[0].sessionId })
     bad('entries not an array', (env) => { env.entries = {} })
     bad('missing budgets', (env) => { delete env.budgets })
-    bad('part.index 0', (env) => { env.part = { index: 0, count: 1 } })
-    bad('part without count', (env) => { env.part = { index: 1 } })
+    bad('a part number (not in v1: multi-part exports are tied by a manifest)', (env) => { env.part = { index: 1, count: 1 } })
     bad('extra top-level key', (env) => { env.audit = [] })
   })
 
@@ -624,7 +662,6 @@ describe('real provider output', () => {
   test('export envelope built from budgets() + listEntries() is schema-valid', () => {
     const env = got('envelope')
     assertValid('exportEnvelope', env, 'export envelope')
-    assertValid('exportEnvelope', { ...env, part: { index: 1, count: 1 } }, 'export envelope with part')
     assertJsonSafe(env, 'export envelope')
     // Dropping sessionId (what the reference export does, D4) must be rejected.
     const d4 = clone(env)
@@ -662,6 +699,7 @@ describe('real provider output', () => {
       if (mod.isMemoryError) assert.equal(mod.isMemoryError(e), true, 'isMemoryError(e)')
       const pub = publicError(e)
       assertValid('error', pub, `${name} public form`)
+      assertExtValid('error', pub, `${name} public form`)
       assertJsonSafe(pub, `${name} public form`)
     })
   }

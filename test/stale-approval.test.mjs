@@ -16,7 +16,9 @@ const { MemoryProvider } = NATIVE_BUILT ? await import('../index.mjs') : {}
 const write = { agent: { session: { id: 'stale', header: { cwd: '/srv/stale', agentPreset: 'coder' } } } }
 const UG = { track: 'user', scope: 'user-global' }
 const schema = JSON.parse(fs.readFileSync(new URL('../schemas/dsh-memory-protocol-v1.schema.json', import.meta.url), 'utf8'))
-const validError = new Ajv2020({ strict: false }).addSchema(schema).getSchema(`${schema.$id}#/$defs/error`)
+const extensions = JSON.parse(fs.readFileSync(new URL('../schemas/dsh-memento-extensions-v1.schema.json', import.meta.url), 'utf8'))
+// `reason: 'changed'` is our extension of ENTRY_NOT_FOUND: checked against the extension schema
+const validError = new Ajv2020({ strict: false }).addSchema(schema).addSchema(extensions).getSchema(`${extensions.$id}#/$defs/error`)
 
 /** A store whose first provider's gate holds every approval until `release()`. */
 function held(t) {

@@ -4,9 +4,12 @@
 // provider; this layer only shapes calls, reads import sources, and words results.
 //
 // `env`: {provider, registry, write() → write context, keys?: {workspaceKey, agentKey},
-//         usage(key) → UsageError, warn?(warnings)}. A verb checks its arguments before it
+//         usage(key) → UsageError, warn?(warnings), t, own} (`t`: the strings table's `cmd` in
+//         the surface's language, `own`: its part for this surface; an import's refusals use them). A verb checks its arguments before it
 //         touches `env.provider`, so a surface may open the store lazily (the CLI does).
 import { exportStore, importEntries } from '../envelope.mjs'
+import { explainImportError, flaggedLines } from './explain.mjs'
+import { flaggedEntries } from './screen.mjs'
 import { readImport } from './sources.mjs'
 
 /** A command typed wrong; its message is the surface's own usage text. */
@@ -73,19 +76,40 @@ const VERBS = {
   approve: ({ provider, write }, a) => provider.proposalDecide(a.id, 'approved', write()),
   dismiss: ({ provider, write }, a) => provider.proposalDecide(a.id, 'dismissed', write()),
   adapters: ({ registry }) => registry.list(),
-  export: ({ provider, registry }, a) => {
-    if (a.adapter === undefined) return { envelopes: exportStore(provider, a.partSize === undefined ? {} : { partSize: a.partSize }) }
+  export: (env, a) => {
+    const { provider, registry } = env
+    if (a.adapter === undefined) {
+      const envelopes = exportStore(env.provider, a.partSize === undefined ? {} : { partSize: a.partSize })
+      // one v1 document holds at most 1000 entries: more go to a directory, as parts and a manifest
+      if (envelopes.length > 1 && !a.parts) throw env.usage('exportParts')
+      return { envelopes }
+    }
     const entries = provider.listEntries().filter(inLayer(a))
     return { adapter: a.adapter, count: entries.length, value: registry.export(a.adapter, entries, a.memoryId ? { memoryId: a.memoryId } : undefined) }
   },
   import: async (env, a) => {
     if (!a.sources?.length) throw env.usage('import')
     if (a.adapter !== undefined && a.sources.length !== 1) throw env.usage('importAdapter')
-    const { inputs, warnings, from } = readImport(env.registry, a)
+    let { inputs, origins, warnings, from } = readImport(env.registry, a)
+    let flagged = []
+    if (a.skipFlagged) {
+      flagged = await flaggedEntries(inputs)
+      if (flagged.length) {
+        warnings = [...warnings, { message: [env.t.secret.leftOut(flagged.length), ...flaggedLines(flagged, inputs, origins, env.t)].join('\n') }]
+        const out = new Set(flagged.map((f) => f.index))
+        const keep = (_, i) => !out.has(i)
+        inputs = inputs.filter(keep)
+        origins = origins.filter(keep)
+      }
+    }
     env.warn?.(warnings)
-    if (a.dryRun) return { dryRun: true, entries: inputs, warnings, from }
-    const res = await importEntries(env.provider, inputs, env.write(), { skipExisting: Boolean(a.skipExisting), defaultKeys: env.keys, onProgress: a.onProgress })
-    return { added: res.added, skipped: res.skipped, warnings, from }
+    if (a.dryRun) return { dryRun: true, entries: inputs, warnings, from, flagged }
+    try {
+      const res = inputs.length ? await importEntries(env.provider, inputs, env.write(), { skipExisting: Boolean(a.skipExisting), defaultKeys: env.keys, onProgress: a.onProgress }) : { added: 0, skipped: 0 }
+      return { added: res.added, skipped: res.skipped, warnings, from, flagged }
+    } catch (e) {
+      throw await explainImportError(e, { inputs, origins, provider: env.provider, keys: env.keys, t: env.t, own: env.own, screen: flaggedEntries })
+    }
   },
 }
 

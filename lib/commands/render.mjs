@@ -14,6 +14,16 @@ function entryLine(e, t) {
 const page = (r, t, full, partial) => [r.truncated ? partial(r.total, r.entries.length) : full(r.total), ...r.entries.map((e) => entryLine(e, t))]
 const written = (head, r, t) => lines(head, t.usage(r.usage.used, r.usage.limit))
 const fromText = (from, t) => (from.adapter ? t.from.adapter(from.adapter) : from.parts > 1 ? t.from.parts(from.parts) : t.from.document)
+/** Each layer's share of a dry run: what the budgets will be asked for. */
+function layerSizes(entries, t) {
+  const sizes = new Map()
+  for (const e of entries) {
+    const k = `${e.track}/${e.scope}`
+    const [chars, n] = sizes.get(k) ?? [0, 0]
+    sizes.set(k, [chars + e.text.length, n + 1])
+  }
+  return [...sizes].map(([k, [chars, n]]) => t.layerSize(k, chars, n))
+}
 const auditLine = (r) => `- ${new Date(r.ts).toISOString()} ${r.action}${r.track ? ` ${r.track}/${r.scope}` : ''} ${r.outcome ?? ''} (${r.source ?? ''})`.trim()
 
 const TEXT = {
@@ -35,12 +45,12 @@ const TEXT = {
   adapters: (list, t, _a, own) =>
     list.length === 0 ? t.noAdapters : lines(t.adapters(list.length), list.map((x) => `- ${x.id} (${x.name}, v${x.version}): ${x.description}\n  ${t.adapterFormats(x.importFormats.join(', '), x.exportFormat)}`), own.adaptersFooter),
   export: (r) => {
-    if (r.envelopes) return renderExport(r.envelopes).trimEnd()
+    if (r.envelopes) return renderExport(r.envelopes[0]).trimEnd()
     return typeof r.value === 'string' ? r.value : typeof r.value?.text === 'string' ? r.value.text : JSON.stringify(r.value, null, 2)
   },
   import: (r, t) => {
-    if (r.dryRun) return lines(t.wouldImport(r.entries.length, fromText(r.from, t)), r.entries.map((x) => entryLine(x, t)))
-    return `${t.imported(r.added, fromText(r.from, t))}${r.skipped ? t.skipped(r.skipped) : ''}${t.importNote}`
+    if (r.dryRun) return lines(t.wouldImport(r.entries.length, fromText(r.from, t)), r.entries.map((x) => entryLine(x, t)), layerSizes(r.entries, t))
+    return `${t.imported(r.added, fromText(r.from, t))}${r.skipped ? t.skipped(r.skipped) : ''}${r.flagged?.length ? t.secret.leftOutShort(r.flagged.length) : ''}${t.importNote}`
   },
 }
 

@@ -1,10 +1,11 @@
 // Import sources, read the same way for `/memory import` and `dsh-memento import`: a file, a
-// directory (of export parts, or an adapter's files), `-` (stdin) or inline JSON. Everything is
+// directory (of export parts and their manifest, or an adapter's files), `-` (stdin) or inline JSON. Everything is
 // read and validated before anything is written.
 import fs from 'node:fs'
 import path from 'node:path'
-import { parseImportText, readEnvelopes, validateEntryInputs } from '../envelope.mjs'
+import { isManifest, manifestParts, parseImportText, readEnvelopes, validateEntryInputs } from '../envelope.mjs'
 import { adapterNotFound, adapterPayload, invalidInput } from '../errors.mjs'
+import { parseIndex } from '../adapters/memory-standard.mjs'
 
 const isDir = (p) => p !== '-' && fs.existsSync(p) && fs.statSync(p).isDirectory()
 /** The files an adapter reads when it is given a directory. */
@@ -61,31 +62,58 @@ function adapterPayloads(id, arg) {
   })
 }
 
-/** Export documents of a source: a directory's `.json` files in name order, or one document. */
+const readIfExists = (dir) => (name) => (fs.existsSync(path.join(dir, name)) ? fs.readFileSync(path.join(dir, name), 'utf8') : null)
+
+/**
+ * Export documents of a source: one document; a manifest's parts (read beside it); or a
+ * directory's `.json` files in name order — exactly its manifest's parts when it holds one.
+ */
 function readDocuments(arg) {
   if (!isDir(arg)) {
     const { label, text } = readSource(arg)
-    return [parseImportText(text, label)]
+    const doc = parseImportText(text, label)
+    if (!isManifest(doc)) return [doc]
+    if (label === 'stdin' || label === 'inline JSON') throw invalidInput(`import: a manifest from ${label} has no directory to find its parts in; import the directory that holds the parts`)
+    return manifestParts(doc, readIfExists(path.dirname(arg)), label)
   }
   const names = fs.readdirSync(arg).filter((n) => n.endsWith('.json')).sort()
   if (!names.length) throw invalidInput(`import: ${arg} holds no .json export files`)
-  return names.map((n) => parseImportText(fs.readFileSync(path.join(arg, n), 'utf8'), JSON.stringify(path.join(arg, n))))
+  const docs = names.map((n) => parseImportText(fs.readFileSync(path.join(arg, n), 'utf8'), JSON.stringify(path.join(arg, n))))
+  const m = docs.findIndex(isManifest)
+  if (m < 0) return docs
+  const parts = manifestParts(docs[m], readIfExists(arg), JSON.stringify(path.join(arg, names[m])))
+  const listed = new Set([names[m], ...docs[m].parts.map((p) => p.file)])
+  const other = names.filter((n) => !listed.has(n))
+  if (other.length) throw invalidInput(`import: ${arg} holds ${other.join(', ')} besides the parts its manifest lists; import ${other.length === 1 ? 'it' : 'them'} separately`)
+  return parts
+}
+
+/** A memory-standard root's topic per MEMORY.md line (its entries' locations are index lines). */
+function topicsOf(payload) {
+  const index = typeof payload === 'string' ? payload : payload?.files?.['MEMORY.md']
+  try {
+    return new Map(parseIndex(index).entries.map((x) => [x.line, x.topic]))
+  } catch {
+    return new Map()
+  }
 }
 
 /**
- * The validated entry inputs of an import: `{inputs, warnings, from}` where `from` is
- * `{adapter}` or `{parts}` (for the result text).
+ * The validated entry inputs of an import: `{inputs, origins, warnings, from}` where `from` is
+ * `{adapter}` or `{parts}` (for the result text) and `origins[i]` says where input i came from
+ * (`{label}` in an export document; `{file, line, topic?}` from an adapter) for messages.
  * @param registry the adapter registry (used with `adapter`)
  * @param {{sources: string[], adapter?: string, track?: string, scope?: string, followImports?: boolean}} a
  *   `followImports`: let the adapter read the files a CLAUDE.md `@imports` (5 hops, each file once)
  */
 export function readImport(registry, { sources, adapter, track, scope, followImports }) {
   if (adapter === undefined) {
-    const { inputs, parts } = readEnvelopes(sources.flatMap(readDocuments))
-    return { inputs, warnings: [], from: { parts } }
+    const { inputs, parts, labels } = readEnvelopes(sources.flatMap(readDocuments))
+    return { inputs, origins: labels.map((label) => ({ label })), warnings: [], from: { parts } }
   }
   if (!registry.get(adapter)) throw adapterNotFound(adapter)
   const inputs = []
+  const origins = []
   const warnings = []
   const follow = followImports ? { followImports: true, readFile: (p) => fs.readFileSync(p), realpath: (p) => fs.realpathSync(p), visited: new Set() } : {}
   for (const { payload, file, warning } of adapterPayloads(adapter, sources[0])) {
@@ -95,6 +123,12 @@ export function readImport(registry, { sources, adapter, track, scope, followImp
     }
     const res = registry.adapt(adapter, payload, { file, ...(track ? { track } : {}), ...(scope ? { scope } : {}), ...follow })
     inputs.push(...validateEntryInputs(res.entries, { adapterId: adapter, locations: res.locations }))
+    const topics = adapter === 'memory-standard' ? topicsOf(payload) : null
+    const name = adapter === 'memory-standard' ? 'MEMORY.md' : file ? path.basename(file) : undefined
+    origins.push(...res.entries.map((_, i) => {
+      const line = res.locations[i] ?? undefined
+      return { file: name, line, topic: topics?.get(line) }
+    }))
     warnings.push(...(res.warnings ?? []).map((w) => ({ ...w, message: file ? `${path.basename(file)}: ${w.message}` : w.message })))
   }
   if (!inputs.length) {
@@ -103,5 +137,5 @@ export function readImport(registry, { sources, adapter, track, scope, followImp
     e.details.warnings = warnings
     throw e
   }
-  return { inputs, warnings, from: { adapter } }
+  return { inputs, origins, warnings, from: { adapter } }
 }

@@ -17,6 +17,7 @@ function splitVerb(rawInput) {
 
 const layerFlag = (name, value) => (name === 'track' && TRACKS.includes(value)) || (name === 'scope' && SCOPES.includes(value))
 const exportFlag = (name, value) => name === 'adapter' || layerFlag(name, value)
+const importFlag = (name, value) => ((name === 'dry-run' || name === 'skip-flagged') && value === undefined) || exportFlag(name, value)
 
 /**
  * Pull flags (`--name=value` tokens accepted by `accept`) out of `rest` anywhere; the other
@@ -26,7 +27,7 @@ function takeFlags(rest, accept = layerFlag) {
   const flags = {}
   let text = ''
   for (const [, ws, tok] of rest.matchAll(/(\s*)(\S+)/g)) {
-    const m = /^--([a-z]+)(?:=([\s\S]*))?$/.exec(tok)
+    const m = /^--([a-z]+(?:-[a-z]+)?)(?:=([\s\S]*))?$/.exec(tok)
     if (m && accept(m[1], m[2])) {
       flags[m[1]] = m[2] ?? ''
       continue
@@ -47,7 +48,7 @@ function arrowArgs(rest) {
 
 /** The verb and its arguments for one `/memory` line. */
 function parse(verb, rest, config) {
-  const { flags, text } = takeFlags(rest, verb === 'export' || verb === 'import' ? exportFlag : layerFlag)
+  const { flags, text } = takeFlags(rest, verb === 'import' ? importFlag : verb === 'export' ? exportFlag : layerFlag)
   switch (verb) {
     case '':
       return ['list', { limit: config.commandListLimit }]
@@ -77,8 +78,10 @@ function parse(verb, rest, config) {
     }
     case 'export':
       return ['export', text === '' ? flags : null]
-    case 'import':
-      return ['import', { ...flags, sources: text.trim() === '' ? [] : [text.trim()] }]
+    case 'import': {
+      const { 'dry-run': dry, 'skip-flagged': skip, ...rest } = flags
+      return ['import', { ...rest, dryRun: dry !== undefined, skipFlagged: skip !== undefined, sources: text.trim() === '' ? [] : [text.trim()] }]
+    }
     case 'budgets':
     case 'adapters':
       return [verb, {}]
@@ -104,7 +107,7 @@ export function makeMemoryCommand({ provider, service, config, commandWrite, reg
     if (!isVerb(verb)) return { kind: 'error', text: t.unknown(typed, own.usage) }
     if (args === null) throw usage(verb)
     const keys = service.keysOf(agent?.session)
-    const env = { provider, registry, usage, keys, write: () => commandWrite(agent, signal) }
+    const env = { provider, registry, usage, keys, t, own, write: () => commandWrite(agent, signal) }
     if (verb === 'budgets') args.workspaceKey = keys.workspaceKey
     const result = await runVerb(verb, env, args)
     const text = renderVerb(verb, result, args, t, SURFACE)

@@ -86,7 +86,7 @@ export class MemoryService {
   proposalList(status, limit) {
     return this.#provider.proposalList(status, limit)
   }
-  /** The export envelope — an array of parts beyond 1000 entries (read-only, no audit row). */
+  /** The export envelope — beyond 1000 entries an array of complete envelopes, 1000 each (read-only, no audit row). */
   export() {
     const parts = exportStore(this.#provider)
     return parts.length === 1 ? parts[0] : parts

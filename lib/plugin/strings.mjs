@@ -175,13 +175,30 @@ const en = {
     skipped: (n) => ` Skipped ${n} already present.`,
     importNote: ' Entries get fresh ids and timestamps; tags, sources and keys are kept.',
     wouldImport: (n, from) => `Would import ${n} entries ${from} (dry run; nothing was written):`,
+    layerSize: (layer, chars, n) => `  ${layer}: ${chars} chars in ${n} ${n === 1 ? 'entry' : 'entries'}`,
+    at: (file, line) => (line ? `${file} line ${line}` : file),
+    lines: (file, a, b) => `${file} ${a === b ? `line ${a}` : `lines ${a}-${b}`}`,
+    entryNumber: (i) => `entry ${i}`,
+    budget: {
+      head: (layer, need, free, limit, over) => `import: this import needs ${need} chars in ${layer}, which has ${free} of its ${limit} free: ${over} chars over. Nothing was written.`,
+      sections: 'Largest sections:',
+      section: (name, where, chars, n, whole) => `  - ${name}${where ? ` (${where})` : ''}: ${chars} chars in ${n} ${n === 1 ? 'entry' : 'entries'}${whole ? ", more than the layer's whole budget" : ''}`,
+      noSection: '(no heading)',
+      ways: 'Ways forward:',
+    },
+    secret: {
+      head: (k, n) => `import: ${k} of ${n} entries look like they contain credentials; memory is injected into every future prompt, so nothing was written:`,
+      entry: (where, section, kind, field, excerpt) => `  - ${where}${section ? ` (${section})` : ''}: ${kind}${field === 'text' ? `: "${excerpt}"` : ` in its ${field}`}`,
+      leftOut: (k) => `left out ${k} ${k === 1 ? 'entry that looks' : 'entries that look'} like credentials:`,
+      leftOutShort: (k) => ` Left out ${k} flagged as credentials.`,
+    },
     warning: (w) => `warning: ${w.line ? `line ${w.line}: ` : ''}${w.message}`,
     unknown: (verb, usage) => `Unknown subcommand "${verb}". ${usage}`,
     memoryError: (code, msg) => `memory ${code}: ${msg}`,
     failed: (msg) => `memory command failed: ${msg}`,
     usageLine: (need, synopsis) => `${need}: ${synopsis}`,
     // What a mistyped command lacks; followed by the surface's synopsis of the verb where it has one.
-    need: { query: 'query needs a word', add: 'add needs text', remove: 'remove needs a unique substring', replace: 'replace needs a unique substring and new text', consolidate: 'consolidate usage', proposals: 'proposals usage', export: 'export takes no arguments', import: 'import restores entries from an export document', importAdapter: 'import --adapter takes exactly one file or directory', consolidateCount: 'consolidate needs 1..20 unique substrings (left of =>)', consolidateText: 'consolidate needs new text (right of =>, or --text)' },
+    need: { query: 'query needs a word', add: 'add needs text', remove: 'remove needs a unique substring', replace: 'replace needs a unique substring and new text', consolidate: 'consolidate usage', proposals: 'proposals usage', export: 'export takes no arguments', import: 'import restores entries from an export document', importAdapter: 'import --adapter takes exactly one file or directory', exportParts: 'the store holds more than 1000 entries, the most one export document carries; write them into a directory as parts with a manifest', consolidateCount: 'consolidate needs 1..20 unique substrings (left of =>)', consolidateText: 'consolidate needs new text (right of =>, or --text)' },
     '/memory': {
       description: 'View/manage dsh-memento memory: list | query <word> | add [--track=user|agent] [--scope=user-global|workspace] <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
       hint: 'list | query | add | replace | remove | consolidate | proposals | budgets | audit | adapters | export | import',
@@ -194,9 +211,16 @@ const en = {
         consolidate: '/memory consolidate [--track=user|agent] [--scope=user-global|workspace] <substring1> [<substring2> ...] => <new text>',
         proposals: '/memory proposals | proposals approve <id> | proposals dismiss <id>',
         export: '/memory export [--adapter=<id>]',
-        import: '/memory import <path> | /memory import \'{"plugin":"dsh-memento",...}\' | /memory import --adapter=<id> <path|inline JSON>',
+        import: '/memory import [--dry-run] [--skip-flagged] <path> | /memory import \'{"plugin":"dsh-memento",...}\' | /memory import --adapter=<id> [--track=T] [--scope=S] <path|inline JSON>',
         importAdapter: '/memory import --adapter=<id> <path|inline JSON>',
+        exportParts: 'dsh-memento export --out-dir <dir> (in a terminal; /memory import <dir> restores every part in one approval)',
       },
+      budgetWays: {
+        raise: (track, key, n) => `  - raise budgets.${track}.${key} to at least ${n} in the dsh-memento plugin config, then import again`,
+        move: (room) => `  - import into another layer: --track=user|agent --scope=user-global|workspace${room.length ? ` (room for it: ${room.join(', ')} chars free)` : ''}`,
+        dryRun: "  - see every entry and each layer's total first: /memory import --dry-run <path>; then shorten or leave out the largest sections in the source",
+      },
+      secretWays: (rest) => `Import the other ${rest} without them: /memory import --skip-flagged <path> (or set secretPolicy to warn in the plugin config to be asked about each).`,
       proposalsFooter: 'Approve: /memory proposals approve <id>; dismiss: /memory proposals dismiss <id>',
       adaptersFooter: 'Import: /memory import --adapter=<id> <path|inline JSON>; export: /memory export --adapter=<id>',
     },
@@ -211,7 +235,14 @@ const en = {
         export: 'dsh-memento export [--out FILE | --out-dir DIR] (no positional arguments)',
         import: 'dsh-memento import <file|dir|-|inline JSON> (or --adapter <id> <path>)',
         importAdapter: 'dsh-memento import --adapter <id> <file|dir>',
+        exportParts: 'dsh-memento export --out-dir <dir> [--force]  (dsh-memento import <dir> restores every part in one approval)',
       },
+      budgetWays: {
+        raise: (track, key, n) => `  - raise the layer's budget: --budgets '{"${track}":{"${key}":${n}}}' (and the same budgets.${track}.${key} in the plugin config, or the plugin refuses writes to this layer)`,
+        move: (room) => `  - import into another layer: --track user|agent --scope user-global|workspace${room.length ? ` (room for it: ${room.join(', ')} chars free)` : ''}`,
+        dryRun: "  - see every entry and each layer's total first: --dry-run; then shorten or leave out the largest sections in the source",
+      },
+      secretWays: (rest) => `Import the other ${rest} without them: add --skip-flagged (or --secret-policy warn to be asked about each in the approval).`,
       proposalsFooter: 'Approve: dsh-memento proposals approve <id>; dismiss: dsh-memento proposals dismiss <id>',
       adaptersFooter: 'Import: dsh-memento import --adapter <id> <path>; export: dsh-memento export --adapter <id> [--out <path>]',
     },
@@ -227,7 +258,8 @@ Read commands (add --json for machine output):
   audit [--limit N] [--verify]                 newest first
   proposals                                    pending proposals
   adapters                                     registered import/export adapters
-  export [--out FILE | --out-dir DIR] [--part-size N]
+  export [--out FILE | --out-dir DIR] [--part-size N]   one document holds at most 1000 entries;
+                                    a larger store needs --out-dir: parts + memory-export.manifest.json
   export --adapter ID [--track T] [--scope S] [--out FILE|DIR]
 
 Write commands (each asks for approval showing the full change, unless --yes):
@@ -235,9 +267,10 @@ Write commands (each asks for approval showing the full change, unless --yes):
   remove [--track T] [--scope S] <substring>
   replace [--track T] [--scope S] [--tags a,b] <substring> <new text>     (or --text <new text>)
   consolidate [--track T] [--scope S] <sub1> [<sub2> ...] --text <new text>   (or: sub1 sub2 => new text)
-  import <file|dir|-|inline JSON> [more files] [--skip-existing] [--dry-run]
-  import --adapter ID <file|dir> [--track T] [--scope S] [--dry-run] [--follow-imports]
-                                    (--follow-imports: read CLAUDE.md @imports, 5 hops deep)
+  import <file|dir|-|inline JSON> [more files] [--skip-existing] [--dry-run] [--skip-flagged]
+  import --adapter ID <file|dir> [--track T] [--scope S] [--dry-run] [--follow-imports] [--skip-flagged]
+                                    (--follow-imports: read CLAUDE.md @imports, 5 hops deep;
+                                     --skip-flagged: leave out, and list, entries that look like credentials)
   proposals approve <id> | proposals dismiss <id>
   digest <file...> | digest --sessions [--max-sessions N]   (records proposals, never entries; --dry-run)
   mirror --to claude-md --file <CLAUDE.md|AGENTS.md> [--track T] [--scope S]
@@ -271,8 +304,8 @@ Options:
     needsOutDir: (id, names) => `adapter ${id} writes several files (${names.join(', ')}): pass --out <dir>`,
     exportedFiles: (n, id, dir, k) => `exported ${n} entries via ${id} into ${dir} (${k} files)`,
     exportedFile: (n, id, file) => `exported ${n} entries via ${id} to ${file}`,
-    exportedParts: (n, k, dir) => `exported ${n} entries in ${k} part(s) into ${dir}`,
-    exported: (n, k, file) => `exported ${n} entries${k > 1 ? ` as ${k} parts (a JSON array of envelopes)` : ''} to ${file}`,
+    exportedParts: (n, k, dir) => `exported ${n} entries into ${dir}${k > 1 ? ` as ${k} parts and a manifest (each part imports on its own; import the directory to restore all in one approval)` : ''}`,
+    exported: (n, file) => `exported ${n} entries to ${file}`,
     importAsking: (n, ms) => `import: ${n} entries validated; asking for one approval (${ms} ms)`,
     importWritten: (n, ms) => `import: ${n} entries written in one transaction (${ms} ms)`,
     digestUsage: 'digest needs files or --sessions: dsh-memento digest <file...> | digest --sessions',
@@ -453,11 +486,28 @@ const zh = {
     skipped: (n) => `跳过 ${n} 条已存在的条目。`,
     importNote: '条目获得新的 id 和时间戳；标签、来源和键保留。',
     wouldImport: (n, from) => `将${from}导入 ${n} 条记忆（试运行；未写入任何内容）：`,
+    layerSize: (layer, chars, n) => `  ${layer}：${n} 条，共 ${chars} 字符`,
+    at: (file, line) => (line ? `${file} 第 ${line} 行` : file),
+    lines: (file, a, b) => `${file} ${a === b ? `第 ${a} 行` : `第 ${a}-${b} 行`}`,
+    entryNumber: (i) => `第 ${i} 条`,
+    budget: {
+      head: (layer, need, free, limit, over) => `import：本次导入需要在 ${layer} 中占用 ${need} 字符，该层上限 ${limit}，剩余 ${free}：超出 ${over} 字符。未写入任何内容。`,
+      sections: '最大的章节：',
+      section: (name, where, chars, n, whole) => `  - ${name}${where ? `（${where}）` : ''}：${n} 条，共 ${chars} 字符${whole ? '，超过该层的全部预算' : ''}`,
+      noSection: '（无标题）',
+      ways: '可以这样做：',
+    },
+    secret: {
+      head: (k, n) => `import：${n} 条中有 ${k} 条看起来包含凭据；记忆会注入之后的每个提示，因此未写入任何内容：`,
+      entry: (where, section, kind, field, excerpt) => `  - ${where}${section ? `（${section}）` : ''}：${kind}${field === 'text' ? `："${excerpt}"` : `（在 ${field} 中）`}`,
+      leftOut: (k) => `已略过 ${k} 条看起来包含凭据的条目：`,
+      leftOutShort: (k) => `已略过 ${k} 条疑似凭据的条目。`,
+    },
     warning: (w) => `警告：${w.line ? `第 ${w.line} 行：` : ''}${w.message}`,
     unknown: (verb, usage) => `未知子命令 "${verb}"。${usage}`,
     failed: (msg) => `memory 命令失败：${msg}`,
     usageLine: (need, synopsis) => `${need}：${synopsis}`,
-    need: { query: 'query 需要一个词', add: 'add 需要文本', remove: 'remove 需要唯一子串', replace: 'replace 需要唯一子串和新文本', consolidate: 'consolidate 用法', proposals: 'proposals 用法', export: 'export 不带参数', import: 'import 从导出文档恢复条目', importAdapter: 'import --adapter 只接受一个文件或目录', consolidateCount: 'consolidate 需要 1..20 个唯一子串（=> 左侧）', consolidateText: 'consolidate 需要新文本（=> 右侧，或 --text）' },
+    need: { query: 'query 需要一个词', add: 'add 需要文本', remove: 'remove 需要唯一子串', replace: 'replace 需要唯一子串和新文本', consolidate: 'consolidate 用法', proposals: 'proposals 用法', export: 'export 不带参数', import: 'import 从导出文档恢复条目', importAdapter: 'import --adapter 只接受一个文件或目录', exportParts: '存储中的条目超过 1000 条，超出单个导出文档的上限；请把它们作为分片连同清单写入一个目录', consolidateCount: 'consolidate 需要 1..20 个唯一子串（=> 左侧）', consolidateText: 'consolidate 需要新文本（=> 右侧，或 --text）' },
     '/memory': {
       ...en.cmd['/memory'],
       description: '查看/管理 dsh-memento 记忆：list | query <词> | add [--track=user|agent] [--scope=user-global|workspace] <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
@@ -469,9 +519,16 @@ const zh = {
         remove: '/memory remove [--track=user|agent] [--scope=user-global|workspace] <子串>',
         replace: '/memory replace [--track=user|agent] [--scope=user-global|workspace] <子串> => <新文本>',
         consolidate: '/memory consolidate [--track=user|agent] [--scope=user-global|workspace] <子串1> [<子串2> ...] => <新文本>',
-        import: '/memory import <路径> | /memory import \'{"plugin":"dsh-memento",...}\' | /memory import --adapter=<id> <路径|内联 JSON>',
+        import: '/memory import [--dry-run] [--skip-flagged] <路径> | /memory import \'{"plugin":"dsh-memento",...}\' | /memory import --adapter=<id> [--track=T] [--scope=S] <路径|内联 JSON>',
         importAdapter: '/memory import --adapter=<id> <路径|内联 JSON>',
+        exportParts: 'dsh-memento export --out-dir <目录>（在终端中运行；/memory import <目录> 一次批准恢复所有分片）',
       },
+      budgetWays: {
+        raise: (track, key, n) => `  - 在 dsh-memento 插件配置中把 budgets.${track}.${key} 提高到至少 ${n}，然后重新导入`,
+        move: (room) => `  - 导入到另一层：--track=user|agent --scope=user-global|workspace${room.length ? `（有空间的层：${room.join('、')} 字符）` : ''}`,
+        dryRun: '  - 先查看每个条目和各层总量：/memory import --dry-run <路径>；然后缩短或略去源文件中最大的章节',
+      },
+      secretWays: (rest) => `不含这些条目导入其余 ${rest} 条：/memory import --skip-flagged <路径>（或在插件配置中把 secretPolicy 设为 warn，逐条在审批中确认）。`,
       proposalsFooter: '批准：/memory proposals approve <id>；驳回：/memory proposals dismiss <id>',
       adaptersFooter: '导入：/memory import --adapter=<id> <路径|内联 JSON>；导出：/memory export --adapter=<id>',
     },

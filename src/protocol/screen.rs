@@ -4,7 +4,9 @@
 //!
 //! Heuristics, deliberately conservative: a token prefix list for well-known credential formats,
 //! private-key armour, `key = value` assignments of password/token names with a credential-like
-//! value, credentials in URLs, and long high-entropy tokens. Fixture corpus: `screen_corpus.rs`.
+//! value, credentials in URLs, and long high-entropy tokens. An environment variable's name or a
+//! visibly redacted value (`845120...HFXI`, `sk-****`, `<redacted>`) is not a credential.
+//! Fixture corpus: `screen_corpus.rs`.
 #![forbid(unsafe_code)]
 
 /// Credential formats recognised by prefix: (prefix, minimum total length, what it is).
@@ -134,6 +136,7 @@ fn jwt(token: &str) -> bool {
 fn high_entropy(token: &str) -> bool {
   let t = token.trim_matches(|c: char| matches!(c, '.' | '=' | '-' | '_' | '/'));
   if t.len() < 24
+    || t.contains("...")
     || t.contains("://")
     || t.contains('/') && t.split('/').filter(|s| !s.is_empty()).count() > 2
   {
@@ -151,13 +154,34 @@ fn high_entropy(token: &str) -> bool {
   classes.iter().filter(|c| **c).count() == 3 && entropy(t) >= 4.2
 }
 
+/// A value someone visibly redacted (`845120...HFXI`, `sk-****`, `<redacted>`, `[REDACTED]`):
+/// what is left shows which credential is meant, not the credential.
+fn redacted(v: &str) -> bool {
+  v.contains("...")
+    || v.contains('…')
+    || v.contains("***")
+    || v.starts_with('<')
+    || v.to_ascii_lowercase().contains("redacted")
+}
+
+/// An environment variable's name (`TELEGRAM_BOT_TOKEN`, `process.env.DB_PASSWORD`): it says
+/// where a credential lives, not what it is.
+fn env_name(v: &str) -> bool {
+  let name = v.rsplit('.').next().unwrap_or(v);
+  name.contains('_')
+    && name.starts_with(|c: char| c.is_ascii_uppercase())
+    && name
+      .chars()
+      .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    && v
+      .chars()
+      .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+}
+
 fn credential_like(value: &str) -> bool {
   let v = value.trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | ',' | ';' | ')' | '('));
-  let placeholder = v.starts_with('<')
-    || v.starts_with("${")
-    || v.starts_with('$')
-    || v.contains("***")
-    || v.eq_ignore_ascii_case("xxx");
+  let placeholder =
+    v.starts_with('$') || v.eq_ignore_ascii_case("xxx") || redacted(v) || env_name(v);
   let lower = v.to_ascii_lowercase();
   let prose = [
     "required", "optional", "rotated", "stored", "managed", "expired", "changed", "env", "none",
@@ -224,7 +248,7 @@ fn url_credentials(text: &str) -> bool {
       authority.split_once('@').is_some_and(|(userinfo, _)| {
         userinfo
           .split_once(':')
-          .is_some_and(|(_, pass)| !pass.is_empty() && !pass.starts_with('$'))
+          .is_some_and(|(_, pass)| !pass.is_empty() && !pass.starts_with('$') && !redacted(pass))
       })
     })
   })
@@ -246,7 +270,7 @@ pub fn secret_kind(text: &str) -> Option<&'static str> {
     if text[at + 7..]
       .split_whitespace()
       .next()
-      .is_some_and(|t| t.len() >= 20)
+      .is_some_and(|t| t.len() >= 20 && !redacted(t))
     {
       return Some("a bearer token");
     }
@@ -303,3 +327,55 @@ pub fn warnings(text: &str) -> Vec<String> {
 #[cfg(test)]
 #[path = "screen_corpus.rs"]
 mod corpus;
+
+#[cfg(test)]
+mod tests {
+  use super::secret_kind;
+
+  /// Names of environment variables, where a memory says where a credential lives.
+  #[test]
+  fn an_environment_variable_name_is_not_a_credential() {
+    for text in [
+      "Bot token: TELEGRAM_BOT_TOKEN in .env",
+      "token is TELEGRAM_BOT_TOKEN (set in .env)",
+      "api_key = OPENAI_API_KEY",
+      "password: process.env.DB_PASSWORD",
+      "the client_secret comes from os.environ.GOOGLE_CLIENT_SECRET",
+    ] {
+      assert_eq!(secret_kind(text), None, "{text}");
+    }
+  }
+
+  /// Values someone already redacted: cut with an ellipsis, starred out, or labelled so.
+  #[test]
+  fn a_visibly_redacted_value_is_not_a_credential() {
+    for text in [
+      "bot token: 845120...HFXI",
+      "bot token: 845120…HFXI",
+      "token: [REDACTED]",
+      "api_key: sk-****",
+      "password: <redacted>",
+      "connect to postgres://admin:****@db.internal:5432/app",
+      "connect to postgres://admin:<password>@db.internal:5432/app",
+      "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9...redacted",
+      "key sk-proj-4f9Qm2Lx8Vb1...Pa was rotated",
+      "random blob kT9fQ2xLmZ8pW4...D5gA0e was revoked",
+    ] {
+      assert_eq!(secret_kind(text), None, "{text}");
+    }
+  }
+
+  /// The exceptions stay narrow: a real value next to those words is still refused.
+  #[test]
+  fn real_values_are_still_credentials() {
+    for text in [
+      "token: 845120HFXIab93kd",
+      "TELEGRAM_BOT_TOKEN=845120345:AAHfXiQ2xLmZ8pW4vR7nB3cY6hJ1sD5gA0e",
+      "password: Tr0ub4dor&3 (not redacted)",
+      "api_key = OPENAI_API_KEY_9f8e7d6c5b4a",
+      "postgres://admin:s3cretPa55@db.internal:5432/app",
+    ] {
+      assert!(secret_kind(text).is_some(), "{text}");
+    }
+  }
+}
