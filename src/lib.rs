@@ -20,16 +20,10 @@
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
-pub mod cache;
 pub mod engine;
-pub mod entry_id;
 pub mod error;
-pub mod fx;
-pub mod grams;
-pub mod postings;
 pub mod protocol;
 pub mod store;
-pub mod words;
 
 #[cfg(all(feature = "node", not(test)))]
 mod binding;

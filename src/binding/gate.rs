@@ -260,7 +260,7 @@ fn settle(raw: sys::napi_env, token: u64, answer: Arrived) {
   };
   let p = &w.provider;
   let label = p.label(&env, outcome_of(&answer), &w.plan, &write);
-  let settled = match p.conclude(&env, &w.plan, answer, label, &write) {
+  let settled = match p.conclude(&env, w.plan, answer, label, &write) {
     Ok(settled) => settled,
     Err(e) => {
       let message = take_exception(raw).unwrap_or(e.reason);

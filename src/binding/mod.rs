@@ -536,7 +536,7 @@ impl MemoryProvider {
       let label = self.label(env, outcome, &plan, &write);
       return self.settle(
         env,
-        &plan,
+        plan,
         GateAnswer::Outcome(outcome.into()),
         label,
         &write,
@@ -546,7 +546,7 @@ impl MemoryProvider {
     let Some(gate) = function_of::<(Unknown, Unknown)>(&gate_value) else {
       return self.settle(
         env,
-        &plan,
+        plan,
         GateAnswer::NotAString("no gate".into()),
         None,
         &write,
@@ -558,7 +558,7 @@ impl MemoryProvider {
         let answer =
           GateAnswer::Failed(take_exception(env.raw()).unwrap_or_else(|| e.reason.clone()));
         let label = self.label(env, "unavailable", &plan, &write);
-        return self.settle(env, &plan, answer, label, &write);
+        return self.settle(env, plan, answer, label, &write);
       }
     };
     gate::await_answer(env, self.clone_handles(), plan, write, returned)
@@ -600,7 +600,7 @@ impl MemoryProvider {
   fn settle<'e>(
     &self,
     env: &Env,
-    plan: &Plan,
+    plan: Plan,
     answer: GateAnswer,
     label: Option<String>,
     write: &Unknown<'_>,
@@ -619,7 +619,7 @@ impl MemoryProvider {
   fn conclude<'e>(
     &self,
     env: &'e Env,
-    plan: &Plan,
+    plan: Plan,
     answer: GateAnswer,
     label: Option<String>,
     write: &Unknown<'_>,

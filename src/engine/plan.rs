@@ -73,19 +73,29 @@ impl Memory {
     Ok(found)
   }
 
+  /// The one entry of a layer of the visible set whose text contains `needle`.
   pub(super) fn resolve(
-    &mut self,
+    &self,
     track: Track,
     scope: Scope,
     vis: &Visibility,
     needle: &str,
   ) -> Result<(Target, Entry)> {
     let folded = fold(needle);
-    self.sync()?;
-    // Targeting reads one layer of the visible set (its budget keeps it small), by index.
-    let mut hits = reads::layer_entries(self.store.conn(), track, scope, vis, Some(&folded))
-      .map_err(|e| self.fail(e))?;
-    hits.iter_mut().for_each(|e| self.cache.overlay(e));
+    let filter = Filter {
+      track: Some(track.as_str()),
+      scope: Some(scope.as_str()),
+      visibility: Some(vis),
+      folded: Some(&folded),
+    };
+    let conn = self.store.conn();
+    let rowids = reads::select(conn, &filter, "e.rowid", |r| r.get(0)).map_err(|e| self.fail(e))?;
+    let mut hits: Vec<Entry> = match rowids.len() {
+      1 => reads::by_rowids(conn, &rowids).map(|rows| rows.into_iter().map(|(_, e)| e).collect()),
+      0 => Ok(Vec::new()),
+      _ => reads::oldest_first(conn, &filter),
+    }
+    .map_err(|e| self.fail(e))?;
     if hits.len() != 1 {
       return Err(target_error(track, scope, needle, &hits));
     }
@@ -170,7 +180,7 @@ impl Memory {
       source: Some(source.unwrap_or_else(|| self.config.source_label.clone())),
       count: None,
       warnings,
-      targets: vec![(target.id.clone(), target.version)],
+      targets: vec![target.version_shown()],
     };
     Ok(Plan {
       writer,
@@ -202,7 +212,7 @@ impl Memory {
       source: Some(entry.source.clone()),
       count: None,
       warnings: Vec::new(),
-      targets: vec![(target.id.clone(), target.version)],
+      targets: vec![target.version_shown()],
     };
     Ok(Plan {
       writer,
@@ -271,7 +281,7 @@ impl Memory {
       source: Some(new.source.clone()),
       count: None,
       warnings,
-      targets: targets.iter().map(|t| (t.id.clone(), t.version)).collect(),
+      targets: targets.iter().map(Target::version_shown).collect(),
     };
     Ok(Plan {
       writer,

@@ -179,27 +179,6 @@ pub fn last_recall(conn: &Connection, session_id: &str) -> rusqlite::Result<Opti
     .optional()
 }
 
-/// The newest `seq` (0 for an empty ledger).
-pub fn max_seq(conn: &Connection) -> rusqlite::Result<i64> {
-  conn
-    .prepare_cached("SELECT coalesce(max(seq), 0) FROM audit")?
-    .query_row([], |r| r.get(0))
-}
-
-/// The rows after `seq`, oldest first, as `(seq, entry id)`: at most `limit`.
-pub fn tail(
-  conn: &Connection,
-  seq: i64,
-  limit: usize,
-) -> rusqlite::Result<Vec<(i64, Option<String>)>> {
-  let mut stmt =
-    conn.prepare_cached("SELECT seq, entry_id FROM audit WHERE seq > ?1 ORDER BY seq LIMIT ?2")?;
-  let rows = stmt.query_map(rusqlite::params![seq, limit as i64], |r| {
-    Ok((r.get(0)?, r.get(1)?))
-  })?;
-  rows.collect()
-}
-
 /// Walk the whole chain from its checkpoint and report the first row that does not verify.
 pub fn verify(conn: &Connection) -> rusqlite::Result<Verification> {
   let mut expected_prev = chain_start(conn)?;

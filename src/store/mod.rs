@@ -25,9 +25,7 @@ const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 const BUSY_TIMEOUT_MS: u32 = 10_000;
 /// Most expired audit rows one write prunes, so retention never stalls a write.
 const PRUNE_BATCH: i64 = 256;
-/// Prepared statements kept per connection. The crate caches about 35 distinct statements;
-/// rusqlite's default of 16 made a session that writes, searches and renders snapshots evict
-/// and re-prepare them in turn (tens of µs each).
+/// Prepared statements kept per connection (the crate prepares about 35 distinct ones).
 const STATEMENT_CACHE: usize = 64;
 
 /// Current time in epoch milliseconds.
@@ -47,35 +45,12 @@ pub struct Visibility {
   pub workspace_key: Option<String>,
 }
 
-impl Visibility {
-  /// Whether a session with this visibility sees `e`: shared or its own agent's; user-global
-  /// or its own workspace's.
-  pub fn admits(&self, e: &Entry) -> bool {
-    let agent_ok = self
-      .agent_key
-      .as_deref()
-      .is_none_or(|k| e.agent_key.is_empty() || e.agent_key == k);
-    let workspace_ok = e.scope != Scope::Workspace
-      || self
-        .workspace_key
-        .as_deref()
-        .is_none_or(|w| e.workspace_key == w);
-    agent_ok && workspace_ok
-  }
-}
-
-/// Recall bumps held back before they are written with the next transaction.
-const MAX_PENDING_RECALLS: usize = 512;
-
 /// An open store file.
 #[derive(Debug)]
 pub struct Store {
   conn: Connection,
   path: String,
   retention_days: u64,
-  /// Recall-counter bumps not yet written: `(entry id, epoch ms)`. Reads stay reads; the bumps
-  /// ride along with the next write transaction (or a flush at 512, or at close).
-  pending_recalls: Vec<(String, i64)>,
 }
 
 pub(crate) fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<Entry> {
@@ -240,7 +215,6 @@ impl Store {
       conn,
       path: shown,
       retention_days,
-      pending_recalls: Vec::new(),
     };
     store.prune_audit_all()?;
     protect(path);
@@ -269,34 +243,12 @@ impl Store {
       .conn
       .transaction_with_behavior(TransactionBehavior::Immediate)
       .map_err(|e| fail_at(&path, e))?;
-    bump_recall(&tx, &self.pending_recalls).map_err(|e| fail_at(&path, e))?;
     let value = f(&tx, &path)?;
     if retention_days > 0 {
       prune_audit(&tx, retention_days, Some(PRUNE_BATCH)).map_err(|e| fail_at(&path, e))?;
     }
     tx.commit().map_err(|e| fail_at(&path, e))?;
-    self.pending_recalls.clear();
     Ok(value)
-  }
-
-  /// Count a query hit. The bump is written with the next transaction (immediately once 512
-  /// are pending); until then [`Store::pending_recalls`] lets readers see it.
-  ///
-  /// # Errors
-  /// `STORE_CORRUPT` when a due flush fails (the bumps stay pending).
-  pub fn note_recalls(&mut self, ids: &[String], at: i64) -> Result<()> {
-    self
-      .pending_recalls
-      .extend(ids.iter().map(|id| (id.clone(), at)));
-    if self.pending_recalls.len() >= MAX_PENDING_RECALLS {
-      self.write(|_, _| Ok(()))?;
-    }
-    Ok(())
-  }
-
-  /// Recall bumps not yet written.
-  pub fn pending_recalls(&self) -> &[(String, i64)] {
-    &self.pending_recalls
   }
 
   /// Read-only access to the connection.
@@ -338,22 +290,6 @@ pub fn begin_read(conn: &Connection) -> rusqlite::Result<bool> {
 pub fn end_read(conn: &Connection) -> rusqlite::Result<()> {
   conn.prepare_cached("COMMIT")?.execute([])?;
   Ok(())
-}
-
-/// Run `f` in one read transaction, unless one is open.
-///
-/// # Errors
-/// `f`'s, or SQLite failures beginning or ending the transaction.
-pub fn in_read_tx<T>(
-  conn: &Connection,
-  f: impl FnOnce() -> rusqlite::Result<T>,
-) -> rusqlite::Result<T> {
-  let began = begin_read(conn)?;
-  let out = f();
-  if began {
-    end_read(conn)?;
-  }
-  out
 }
 
 /// Why a SQLite call failed, as a caller can act on it.
@@ -546,27 +482,15 @@ fn tags_json(tags: &[String]) -> String {
   serde_json::to_string(tags).unwrap_or_else(|_| "[]".to_string())
 }
 
-/// Write recall bumps: `recall_count + 1` and the latest `last_recalled` per hit.
-fn bump_recall(conn: &Connection, bumps: &[(String, i64)]) -> rusqlite::Result<()> {
-  if bumps.is_empty() {
-    return Ok(());
-  }
+/// Count a query hit on each of these rows: `recall_count + 1`, `last_recalled` at least `at`.
+pub fn bump_recalls(conn: &Connection, rowids: &[i64], at: i64) -> rusqlite::Result<()> {
   let mut stmt = conn.prepare_cached(
-    "UPDATE entries SET recall_count = recall_count + 1, last_recalled = max(coalesce(last_recalled, 0), ?2) WHERE id = ?1",
+    "UPDATE entries SET recall_count = recall_count + 1, last_recalled = max(coalesce(last_recalled, 0), ?2) WHERE rowid = ?1",
   )?;
-  for (id, at) in bumps {
-    stmt.execute(params![id, at])?;
+  for rowid in rowids {
+    stmt.execute(params![rowid, at])?;
   }
   Ok(())
-}
-
-impl Drop for Store {
-  fn drop(&mut self) {
-    if !self.pending_recalls.is_empty() {
-      // Best effort: a recall bump is a ranking hint, never a memory change.
-      let _ = self.write(|_, _| Ok(()));
-    }
-  }
 }
 
 /// Insert a pending proposal; `false` when the session already has a pending one of this kind.

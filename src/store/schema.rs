@@ -4,7 +4,8 @@
 //! Version 5 is ours: maintained per-layer usage (UTF-16 units), ranking and visibility indexes,
 //! and a proposals table whose one-pending-per-session rule no longer blocks after a dismissal.
 //! Version 6 chains every audit row to the previous one by SHA-256 (see `audit`); version 7
-//! stores frozen snapshots once per distinct text; version 8 adds the FTS5 trigram index.
+//! stores frozen snapshots once per distinct text; version 8 adds the FTS5 trigram index;
+//! versions 9 and 10 drop indexes that nothing reads any more.
 //! Every step runs in its own `BEGIN IMMEDIATE` transaction together with its version bump, so
 //! a crash leaves the store at the old or the new version, never in between.
 #![forbid(unsafe_code)]
@@ -16,7 +17,7 @@ use crate::protocol::text::units;
 use crate::store;
 
 /// The store schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 const V1: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -187,12 +188,9 @@ fn v5_backfill(conn: &Connection) -> rusqlite::Result<()> {
   Ok(())
 }
 
-/// Version 9: drop the indexes no statement reads, which every write kept. Ranking, listing
-/// and layer filters are answered by the read model and `entries_layer`; `(track, scope)` is
-/// `entries_layer`'s prefix; retention walks the ledger by `seq`. The recalled entries (read on
-/// a cross-process catch-up) get a partial index, which an entry enters on its first recall —
-/// an add, or a rewrite of a never-recalled entry, no longer touches a ranking index.
-/// Idempotent, so a store that lost its version row may run it again.
+/// v9: drop the indexes no statement reads, which every write kept (ranking is done over the
+/// matches' keys, `(track, scope)` is `entries_layer`'s prefix, retention walks the ledger by
+/// `seq`). Idempotent, so a store that lost its version row may run it again.
 const V9: &str = "
 DROP INDEX IF EXISTS entries_track_scope;
 DROP INDEX IF EXISTS entries_created;
@@ -200,6 +198,9 @@ DROP INDEX IF EXISTS entries_rank;
 DROP INDEX IF EXISTS audit_ts;
 CREATE INDEX IF NOT EXISTS entries_recalled ON entries (recall_count) WHERE recall_count > 0;
 ";
+
+/// v10: the in-memory read model is gone, and with it the one reader of `entries_recalled`.
+const V10: &str = "DROP INDEX IF EXISTS entries_recalled;";
 
 fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
   match version {
@@ -217,7 +218,8 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
     }
     7 => conn.execute_batch(V7),
     8 => conn.execute_batch(V8),
-    _ => conn.execute_batch(V9),
+    9 => conn.execute_batch(V9),
+    _ => conn.execute_batch(V10),
   }
 }
 
