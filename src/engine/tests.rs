@@ -723,9 +723,8 @@ fn brute_force(m: &Memory, needle: &str, vis: &Visibility) -> rusqlite::Result<V
 
 #[test]
 fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestResult {
-  // Needles of every plan: words and 1–2 character non-ASCII needles (the in-memory index),
-  // other 3+ character needles (the FTS5 trigram index), 1–2 characters of ASCII punctuation
-  // or space (a scan).
+  // Needles of every plan: 3+ characters (the FTS5 trigram index, or a scan when common),
+  // 1–2 characters (a scan), LIKE's wildcards and escape, NUL, FTS5's quote.
   let (mut m, dir) = memory(
     json!({"user": {"workspace": 1_000_000, "userGlobal": 1_000_000}, "agent": {"workspace": 1_000_000, "userGlobal": 1_000_000}}),
   )?;
@@ -734,7 +733,8 @@ fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestR
     Config::default(),
   );
   let alphabet: Vec<&str> = vec![
-    "a", "B", "c", "D", "pnpm", "PNPM", "记", "住", "偏好", "Ä", "ä", "😀", " ", "-", "x", "7", ";",
+    "a", "B", "c", "D", "pnpm", "PNPM", "记", "住", "偏好", "Ä", "ä", "😀", " ", "-", "x", "7",
+    ";", "%", "_", "\\", "\u{0}", "\"",
   ];
   let mut seed = 42u64;
   let mut next = |n: usize| {

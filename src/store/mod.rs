@@ -199,7 +199,8 @@ impl Store {
     loop {
       let attempt = conn
         .execute_batch(
-          "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;",
+          "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;
+           PRAGMA cache_size = -32768;",
         )
         .map_err(|e| schema::invalid(&shown, e))
         .and_then(|()| schema::migrate(&mut conn, &shown));

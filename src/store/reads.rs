@@ -2,8 +2,9 @@
 //! go through [`select`]), pages by rowid, and the ranking of a query.
 //!
 //! A needle of 3+ characters is a phrase query on the FTS5 trigram index of `lower(text)`,
-//! which is exactly the protocol's ASCII-case-insensitive substring test; a shorter one is an
-//! `instr` over the rows of the visible layers, read by the `entries_layer` index.
+//! which is exactly the protocol's ASCII-case-insensitive substring test; a shorter or common
+//! one is a `LIKE` over the visible layers, read by the `entries_layer` index (which covers
+//! what a search reads).
 #![forbid(unsafe_code)]
 
 use std::cmp::Reverse;
@@ -28,42 +29,60 @@ pub struct Filter<'a> {
 }
 
 /// How a filter's needle is matched.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Needle {
   None,
-  /// FTS5 phrase query (3+ characters).
+  /// A phrase query on the FTS index (3+ characters).
   Phrase,
-  /// `instr` over `lower(text)` (1–2 characters with an ASCII letter).
+  /// `LIKE`, which folds exactly the ASCII letters, as the protocol does.
+  Like,
+  /// `instr(lower(text))`: a needle with a NUL.
   Folded,
-  /// `instr` over `text`: folding cannot change a match of a needle without ASCII letters.
-  Exact,
 }
 
 impl Needle {
   fn of(folded: Option<&str>) -> Self {
     match folded {
       None => Self::None,
+      Some(n) if n.contains('\0') => Self::Folded,
       Some(n) if n.chars().nth(2).is_some() => Self::Phrase,
-      Some(n) if n.bytes().any(|b| b.is_ascii_alphabetic()) => Self::Folded,
-      Some(_) => Self::Exact,
+      Some(_) => Self::Like,
     }
   }
 
-  fn condition(self) -> &'static str {
+  fn pattern(self, folded: &str) -> String {
     match self {
-      Self::None => "?5 IS NULL",
-      Self::Phrase => "e.fts_id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?5)",
-      Self::Folded => "instr(lower(e.text), ?5) > 0",
-      Self::Exact => "instr(e.text, ?5) > 0",
+      Self::Phrase => format!("\"{}\"", folded.replace('"', "\"\"")),
+      Self::Like => {
+        let escaped: String = folded
+          .chars()
+          .flat_map(|c| match c {
+            '%' | '_' | '\\' => vec!['\\', c],
+            c => vec![c],
+          })
+          .collect();
+        format!("%{escaped}%")
+      }
+      _ => folded.to_string(),
     }
   }
 }
 
+/// From this many matches on, a scan of the visible layers' index beats joining the FTS
+/// matches to their rows one by one.
+const PHRASE_ROWS: i64 = 256;
+
+/// FTS5 and `LIKE` end a text at its first NUL: the texts with one (by the `entries_nul` index)
+/// that contain the folded needle `?6`.
+const NUL_MATCHES: &str = "(SELECT fts_id FROM entries WHERE instr(text, char(0)) > 0
+  AND instr(lower(text), ?6) > 0)";
+
 /// The rows a filter matches, each mapped by `map` from `columns` (of `entries AS e`).
 ///
-/// A phrase query is driven by the FTS index. Anything else reads the visible layers by index:
-/// per track the user-global rows, and the workspace rows of the visibility's workspace (all
-/// workspaces without one); user-global is one layer whatever a row's workspace key.
+/// A phrase query matching fewer than [`PHRASE_ROWS`] entries is driven by the FTS index.
+/// Anything else reads the visible layers by index: per track the user-global rows, and the
+/// workspace rows of the visibility's workspace (all workspaces without one); user-global is one
+/// layer whatever a row's workspace key. Texts with a NUL are tested apart, exactly.
 ///
 /// # Errors
 /// SQLite failures.
@@ -73,33 +92,64 @@ pub fn select<T>(
   columns: &str,
   mut map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<Vec<T>> {
-  let needle = Needle::of(f.folded);
-  let vis = f.visibility.cloned().unwrap_or_default();
-  let phrase;
-  let pattern = match needle {
-    Needle::Phrase => {
-      phrase = f.folded.map(|n| format!("\"{}\"", n.replace('"', "\"\"")));
-      phrase.as_deref()
+  let mut needle = Needle::of(f.folded);
+  if let (Needle::Phrase, Some(n)) = (needle, f.folded) {
+    let common: bool = conn
+      .prepare_cached(
+        "SELECT count(*) >= ?2 FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH ?1 LIMIT ?2)",
+      )?
+      .query_row(params![needle.pattern(n), PHRASE_ROWS], |r| r.get(0))?;
+    if common {
+      needle = Needle::Like;
     }
-    _ => f.folded,
-  };
-  let visible = "(?3 IS NULL OR e.agent_key = '' OR e.agent_key = ?3)
-    AND (e.scope <> 'workspace' OR ?4 IS NULL OR e.workspace_key = ?4)";
+  }
+  let vis = f.visibility.cloned().unwrap_or_default();
+  let pattern = f.folded.map(|n| needle.pattern(n));
   let mut out = Vec::new();
-  if let Needle::Phrase = needle {
+  let mut run = |condition: &str, args: &[&dyn rusqlite::ToSql]| -> rusqlite::Result<()> {
     let sql = format!(
-      "SELECT {columns} FROM entries AS e WHERE {} AND (?1 IS NULL OR e.track = ?1)
-       AND (?2 IS NULL OR e.scope = ?2) AND {visible}",
-      needle.condition()
+      "SELECT {columns} FROM entries AS e WHERE {condition}
+         AND (?3 IS NULL OR e.agent_key = '' OR e.agent_key = ?3)
+         AND (e.scope <> 'workspace' OR ?4 IS NULL OR e.workspace_key = ?4)"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let args = params![f.track, f.scope, vis.agent_key, vis.workspace_key, pattern];
     let mut rows = stmt.query(args)?;
     while let Some(row) = rows.next()? {
       out.push(map(row)?);
     }
-    return Ok(out);
+    Ok(())
+  };
+  let any_layer = "(?1 IS NULL OR e.track = ?1) AND (?2 IS NULL OR e.scope = ?2)";
+  let all = params![
+    f.track,
+    f.scope,
+    vis.agent_key,
+    vis.workspace_key,
+    pattern,
+    f.folded
+  ];
+  match needle {
+    Needle::Phrase => {
+      return run(
+        &format!(
+          "(e.fts_id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?5)
+            AND instr(e.text, char(0)) = 0 OR e.fts_id IN {NUL_MATCHES}) AND {any_layer}"
+        ),
+        all,
+      )
+      .map(|()| out);
+    }
+    Needle::Like => run(
+      &format!("e.fts_id IN {NUL_MATCHES} AND NOT e.text LIKE ?5 ESCAPE '\\' AND {any_layer}"),
+      all,
+    )?,
+    _ => {}
   }
+  let text = match needle {
+    Needle::Like => "e.text LIKE ?5 ESCAPE '\\'",
+    Needle::Folded => "instr(lower(e.text), ?5) > 0",
+    _ => "?5 IS NULL",
+  };
   for track in Track::ALL {
     for scope in Scope::ALL {
       if f.track.is_some_and(|t| t != track.as_str())
@@ -115,38 +165,22 @@ pub fn select<T>(
         Some(_) => "e.track = ?1 AND e.scope = ?2 AND e.workspace_key = ?4",
         None => "e.track = ?1 AND e.scope = ?2",
       };
-      let sql = format!(
-        "SELECT {columns} FROM entries AS e WHERE {layer} AND {} AND {visible}",
-        needle.condition()
-      );
-      let mut stmt = conn.prepare_cached(&sql)?;
-      let args = params![
-        track.as_str(),
-        scope.as_str(),
-        vis.agent_key,
-        workspace,
-        pattern
-      ];
-      let mut rows = stmt.query(args)?;
-      while let Some(row) = rows.next()? {
-        out.push(map(row)?);
-      }
+      let (track, scope) = (track.as_str(), scope.as_str());
+      run(
+        &format!("{layer} AND {text}"),
+        params![track, scope, vis.agent_key, workspace, pattern],
+      )?;
     }
   }
   Ok(out)
 }
 
-/// A matching entry's ranking keys.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct Ranked {
-  recall_count: Reverse<i64>,
-  updated_at: Reverse<i64>,
-  id: String,
-  rowid: i64,
-}
+/// A matching entry's ranking keys, best first: recall count DESC, updated_at DESC, id ASC.
+type Rank<Id> = (Reverse<i64>, Reverse<i64>, Id);
 
-/// The best `limit` entries a filter matches, ranked by recall count DESC, updated_at DESC, id
-/// ASC, and the exact number of matches: one pass over the matches' keys, then the page's rows.
+/// The best `limit` entries a filter matches, best first, and the exact number of matches:
+/// one pass over the matches' keys (an id is copied only when it enters the page), then the
+/// page's rows.
 ///
 /// # Errors
 /// SQLite failures.
@@ -155,30 +189,20 @@ pub fn ranked_page(
   f: &Filter<'_>,
   limit: usize,
 ) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
-  let mut keys = select(
-    conn,
-    f,
-    "e.recall_count, e.updated_at, e.id, e.rowid",
-    |r| {
-      Ok(Ranked {
-        recall_count: Reverse(r.get(0)?),
-        updated_at: Reverse(r.get(1)?),
-        id: r.get(2)?,
-        rowid: r.get(3)?,
-      })
-    },
-  )?;
-  let total = keys.len() as u64;
-  if keys.len() > limit {
-    if limit == 0 {
-      return Ok((Vec::new(), total));
+  let mut page: Vec<(Rank<String>, i64)> = Vec::with_capacity(limit.min(64) + 1);
+  let columns = "e.recall_count, e.updated_at, e.id, e.rowid";
+  let matches = select(conn, f, columns, |r| {
+    let id = r.get_ref(2)?.as_str()?;
+    let rank = (Reverse(r.get(0)?), Reverse(r.get(1)?), id);
+    let at = page.partition_point(|(p, _)| (p.0, p.1, p.2.as_str()) <= rank);
+    if at < limit {
+      page.insert(at, ((rank.0, rank.1, id.to_string()), r.get(3)?));
+      page.truncate(limit);
     }
-    keys.select_nth_unstable(limit - 1);
-    keys.truncate(limit);
-  }
-  keys.sort_unstable();
-  let rowids: Vec<i64> = keys.iter().map(|k| k.rowid).collect();
-  Ok((by_rowids(conn, &rowids)?, total))
+    Ok(())
+  })?;
+  let rowids: Vec<i64> = page.iter().map(|(_, rowid)| *rowid).collect();
+  Ok((by_rowids(conn, &rowids)?, matches.len() as u64))
 }
 
 /// The entries with these rowids, in this order (absent ones missing), in one statement.

@@ -199,8 +199,16 @@ DROP INDEX IF EXISTS audit_ts;
 CREATE INDEX IF NOT EXISTS entries_recalled ON entries (recall_count) WHERE recall_count > 0;
 ";
 
-/// v10: the in-memory read model is gone, and with it the one reader of `entries_recalled`.
-const V10: &str = "DROP INDEX IF EXISTS entries_recalled;";
+/// v10: search reads the layers in SQL, so their index covers what a search reads (the ranking
+/// keys, best first, and the text): a scan reads no table row. `entries_recalled` had no other reader than
+/// the in-memory read model, which is gone. FTS5 and `LIKE` end a text at its first NUL:
+/// `entries_nul` finds the few texts that have one, for an exact test.
+const V10: &str = "
+CREATE INDEX entries_nul ON entries (fts_id) WHERE instr(text, char(0)) > 0;
+DROP INDEX IF EXISTS entries_recalled;
+DROP INDEX IF EXISTS entries_layer;
+CREATE INDEX entries_layer ON entries (track, scope, workspace_key, agent_key, recall_count DESC, updated_at DESC, id, text);
+";
 
 fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
   match version {
