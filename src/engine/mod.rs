@@ -409,10 +409,21 @@ impl Memory {
   /// # Errors
   /// Whatever `plan` returns, or `STORE_CORRUPT` when the transaction cannot begin or end.
   pub fn planned(&mut self, plan: impl FnOnce(&mut Self) -> Result<Plan>) -> Result<Plan> {
-    let began = store::begin_read(self.store.conn()).map_err(|e| self.fail(e))?;
+    let began = self.store.conn().is_autocommit();
+    if began {
+      self
+        .store
+        .conn()
+        .execute_batch("BEGIN")
+        .map_err(|e| self.fail(e))?;
+    }
     let planned = plan(self);
     if began {
-      store::end_read(self.store.conn()).map_err(|e| self.fail(e))?;
+      self
+        .store
+        .conn()
+        .execute_batch("COMMIT")
+        .map_err(|e| self.fail(e))?;
     }
     planned
   }

@@ -92,11 +92,7 @@ impl Memory {
   /// `STORE_CORRUPT`.
   pub fn budgets(&self, workspace_key: Option<&str>) -> Result<Vec<Usage>> {
     let conn = self.store.conn();
-    let used = match workspace_key {
-      Some(ws) => store::session_usage(conn, ws),
-      None => store::store_usage(conn),
-    }
-    .map_err(|e| self.fail(e))?;
+    let used = store::usage(conn, workspace_key).map_err(|e| self.fail(e))?;
     let layers = Track::ALL
       .into_iter()
       .flat_map(|t| Scope::ALL.into_iter().map(move |s| (t, s)));

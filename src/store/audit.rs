@@ -1,4 +1,4 @@
-//! The audit ledger: append-only rows chained by SHA-256, verification, and retention pruning
+//! The audit ledger: append-only rows chained by SHA-256 (`sha2`), verification, and retention pruning
 //! that leaves a checkpoint so what remains stays verifiable.
 //!
 //! Threat model: the chain makes *accidental or naive* edits evident — a row changed, removed or
@@ -12,8 +12,8 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::now_ms;
-use super::sha256::hex_digest;
 use crate::protocol::model::AuditRow;
+use sha2::{Digest, Sha256};
 
 /// Meta key holding the hash of the last pruned row (the chain's starting point).
 const CHECKPOINT_KEY: &str = "audit_checkpoint";
@@ -60,6 +60,15 @@ pub struct BrokenRow {
   pub seq: i64,
   /// Why.
   pub reason: String,
+}
+
+/// The SHA-256 digest of `data` as 64 lowercase hex characters (the `sha2` crate; checked
+/// against the FIPS 180-4 vectors in the tests).
+pub fn hex_digest(data: &[u8]) -> String {
+  Sha256::digest(data)
+    .iter()
+    .map(|b| format!("{b:02x}"))
+    .collect()
 }
 
 /// The hash of one row: SHA-256 over a canonical JSON array of the previous hash and every field.
@@ -268,6 +277,31 @@ pub fn backfill(conn: &Connection) -> rusqlite::Result<()> {
 #[cfg(test)]
 mod tests {
   use super::*;
+
+  #[test]
+  fn sha256_matches_the_standard_vectors() {
+    assert_eq!(
+      hex_digest(b""),
+      "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
+    assert_eq!(
+      hex_digest(b"abc"),
+      "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
+    assert_eq!(
+      hex_digest(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+    );
+    assert_eq!(
+      hex_digest(&[b'a'; 1_000_000]),
+      "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+    );
+    assert_eq!(hex_digest(&[0u8; 55]).len(), 64);
+    assert_eq!(
+      hex_digest(&[0u8; 56]),
+      "d4817aa5497628e7c77e6b606107042bbba3130888c5f47a375e6179be789fbb"
+    );
+  }
   use crate::store::schema::migrate;
 
   fn ledger(rows: usize) -> rusqlite::Result<Connection> {

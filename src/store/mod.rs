@@ -5,7 +5,6 @@
 pub mod audit;
 pub mod reads;
 pub mod schema;
-pub mod sha256;
 
 use std::fs::{self, OpenOptions};
 use std::io::Read;
@@ -217,7 +216,10 @@ impl Store {
       path: shown,
       retention_days,
     };
-    store.prune_audit_all()?;
+    if retention_days > 0 {
+      store
+        .write(|tx, path| prune_audit(tx, retention_days, None).map_err(|e| fail_at(path, e)))?;
+    }
     protect(path);
     Ok(store)
   }
@@ -256,41 +258,6 @@ impl Store {
   pub fn conn(&self) -> &Connection {
     &self.conn
   }
-
-  fn prune_audit_all(&mut self) -> Result<()> {
-    if self.retention_days == 0 {
-      return Ok(());
-    }
-    let days = self.retention_days;
-    let tx = self
-      .conn
-      .transaction_with_behavior(TransactionBehavior::Immediate)
-      .map_err(|e| fail_at(&self.path, e))?;
-    prune_audit(&tx, days, None).map_err(|e| fail_at(&self.path, e))?;
-    tx.commit().map_err(|e| fail_at(&self.path, e))
-  }
-}
-
-/// Begin a read transaction on `conn` (one snapshot of the file, its locks taken once) unless
-/// one is open; `true` when this call began it and [`end_read`] must end it.
-///
-/// # Errors
-/// SQLite failures.
-pub fn begin_read(conn: &Connection) -> rusqlite::Result<bool> {
-  if !conn.is_autocommit() {
-    return Ok(false);
-  }
-  conn.prepare_cached("BEGIN")?.execute([])?;
-  Ok(true)
-}
-
-/// End the read transaction [`begin_read`] began.
-///
-/// # Errors
-/// SQLite failures.
-pub fn end_read(conn: &Connection) -> rusqlite::Result<()> {
-  conn.prepare_cached("COMMIT")?.execute([])?;
-  Ok(())
 }
 
 /// Why a SQLite call failed, as a caller can act on it.
@@ -382,45 +349,28 @@ pub fn layer_used(
   Ok(used.unwrap_or(0).max(0) as u64)
 }
 
-/// A session's four usage counters: four primary-key lookups (an `IN` list would build an
-/// ephemeral table on every read).
-pub(crate) const SESSION_USAGE: &str =
-  "SELECT track, scope, used FROM layer_usage WHERE track = 'user' AND scope = 'user-global' AND workspace_key = ''
-   UNION ALL SELECT track, scope, used FROM layer_usage WHERE track = 'user' AND scope = 'workspace' AND workspace_key = ?1
-   UNION ALL SELECT track, scope, used FROM layer_usage WHERE track = 'agent' AND scope = 'user-global' AND workspace_key = ''
-   UNION ALL SELECT track, scope, used FROM layer_usage WHERE track = 'agent' AND scope = 'workspace' AND workspace_key = ?1";
-
-/// Units used in a session's four layers — user-global and this workspace's, per track — in
-/// one statement: `[user/user-global, user/workspace, agent/user-global, agent/workspace]`.
-pub fn session_usage(conn: &Connection, workspace_key: &str) -> rusqlite::Result<[u64; 4]> {
-  let mut stmt = conn.prepare_cached(SESSION_USAGE)?;
-  let mut used = [0u64; 4];
-  let mut rows = stmt.query([workspace_key])?;
-  while let Some(row) = rows.next()? {
-    let at = match (row.get_ref(0)?.as_str()?, row.get_ref(1)?.as_str()?) {
-      ("user", "user-global") => 0,
-      ("user", _) => 1,
-      ("agent", "user-global") => 2,
-      _ => 3,
-    };
-    used[at] = row.get::<_, i64>(2)?.max(0) as u64;
+/// Units used per layer, in protocol order (`[user/user-global, user/workspace,
+/// agent/user-global, agent/workspace]`): with a workspace key, that workspace's layers; without,
+/// each track's fullest workspace (by `layer_usage_fullest`). Scalar lookups, not an `IN` list,
+/// which would build an ephemeral table on every read.
+pub fn usage(conn: &Connection, workspace_key: Option<&str>) -> rusqlite::Result<[u64; 4]> {
+  let global = |track| {
+    format!("(SELECT used FROM layer_usage WHERE track = '{track}' AND scope = 'user-global' AND workspace_key = '')")
+  };
+  let local = |track| {
+    match workspace_key {
+    Some(_) => format!("(SELECT used FROM layer_usage WHERE track = '{track}' AND scope = 'workspace' AND workspace_key = ?1)"),
+    None => format!("(SELECT max(used) FROM layer_usage WHERE track = '{track}' AND scope = 'workspace' AND ?1 IS NULL)"),
   }
-  Ok(used)
-}
-
-/// The four usage figures of a report that names no workspace, in one statement: each
-/// user-global layer, and the fullest workspace layer of each track (by `layer_usage_fullest`).
-pub(crate) const STORE_USAGE: &str = "SELECT
-   (SELECT used FROM layer_usage WHERE track = 'user' AND scope = 'user-global' AND workspace_key = ''),
-   (SELECT max(used) FROM layer_usage WHERE track = 'user' AND scope = 'workspace'),
-   (SELECT used FROM layer_usage WHERE track = 'agent' AND scope = 'user-global' AND workspace_key = ''),
-   (SELECT max(used) FROM layer_usage WHERE track = 'agent' AND scope = 'workspace')";
-
-/// Units used store-wide, in [`session_usage`]'s order: the user-global layers, and for the
-/// workspace layers the fullest workspace's.
-pub fn store_usage(conn: &Connection) -> rusqlite::Result<[u64; 4]> {
-  let mut stmt = conn.prepare_cached(STORE_USAGE)?;
-  stmt.query_row([], |r| {
+  };
+  let sql = format!(
+    "SELECT {}, {}, {}, {}",
+    global("user"),
+    local("user"),
+    global("agent"),
+    local("agent")
+  );
+  conn.prepare_cached(&sql)?.query_row([workspace_key], |r| {
     let at = |i: usize| -> rusqlite::Result<u64> {
       Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0).max(0) as u64)
     };

@@ -54,14 +54,8 @@ impl Needle {
     match self {
       Self::Phrase => format!("\"{}\"", folded.replace('"', "\"\"")),
       Self::Like => {
-        let escaped: String = folded
-          .chars()
-          .flat_map(|c| match c {
-            '%' | '_' | '\\' => vec!['\\', c],
-            c => vec![c],
-          })
-          .collect();
-        format!("%{escaped}%")
+        let escaped = folded.replace('\\', "\\\\");
+        format!("%{}%", escaped.replace('%', "\\%").replace('_', "\\_"))
       }
       _ => folded.to_string(),
     }
@@ -79,7 +73,7 @@ const NUL_MATCHES: &str = "(SELECT fts_id FROM entries WHERE instr(text, char(0)
 
 /// The rows a filter matches, each mapped by `map` from `columns` (of `entries AS e`).
 ///
-/// A phrase query matching fewer than [`PHRASE_ROWS`] entries is driven by the FTS index.
+/// A phrase query matching fewer than `PHRASE_ROWS` entries is driven by the FTS index.
 /// Anything else reads the visible layers by index: per track the user-global rows, and the
 /// workspace rows of the visibility's workspace (all workspaces without one); user-global is one
 /// layer whatever a row's workspace key. Texts with a NUL are tested apart, exactly.

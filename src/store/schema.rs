@@ -344,21 +344,6 @@ pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
   }
 }
 
-/// The SQL of one historical schema step, for tests that build old stores.
-#[cfg(test)]
-pub(crate) fn step_sql(version: i64) -> String {
-  match version {
-    1 => V1.to_string(),
-    2 => V2.to_string(),
-    3 => V3.to_string(),
-    4 => V4.to_string(),
-    5 => v5_sql(),
-    6 => V6.to_string(),
-    7 => V7.to_string(),
-    _ => V8.to_string(),
-  }
-}
-
 #[cfg(test)]
 mod tests {
   use super::*;
@@ -366,7 +351,7 @@ mod tests {
   fn old_store(version: i64) -> rusqlite::Result<Connection> {
     let conn = Connection::open_in_memory()?;
     for v in 1..=version {
-      conn.execute_batch(&step_sql(v))?;
+      run_step(&conn, v)?;
     }
     conn.execute(
       "INSERT INTO meta VALUES ('schema_version', ?1)",
