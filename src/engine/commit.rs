@@ -137,8 +137,8 @@ impl Commit<'_> {
     fail_at(self.path, e)
   }
 
-  fn audit(&self, action: &str, e: &Entry) -> Result<()> {
-    let row = NewAudit {
+  fn audit_row<'a>(&'a self, action: &'a str, e: &'a Entry) -> NewAudit<'a> {
+    NewAudit {
       action,
       track: Some(e.track.as_str()),
       scope: Some(e.scope.as_str()),
@@ -147,8 +147,11 @@ impl Commit<'_> {
       outcome: Some(self.label),
       source: Some(&e.source),
       session_id: Some(self.session),
-    };
-    audit::append(self.tx, &row).map_err(|e| self.fail(e))?;
+    }
+  }
+
+  fn audit(&self, action: &str, e: &Entry) -> Result<()> {
+    audit::append(self.tx, &self.audit_row(action, e)).map_err(|e| self.fail(e))?;
     Ok(())
   }
 
@@ -281,19 +284,19 @@ impl Commit<'_> {
   fn seed(&self, news: Vec<Entry>, summary: &str, source: &str) -> Result<Written> {
     let entries: Vec<Entry> = news.into_iter().map(|e| self.stamp(e)).collect();
     check_batch(self.tx, &self.budgets, &entries, self.path)?;
-    let row = NewAudit {
+    let mut rows = vec![NewAudit {
       action: "seed",
       text: Some(summary),
       outcome: Some(self.label),
       source: Some(source),
       session_id: Some(self.session),
       ..NewAudit::default()
-    };
-    audit::append(self.tx, &row).map_err(|e| self.fail(e))?;
+    }];
     for e in &entries {
       store::insert_entry(self.tx, e).map_err(|e| self.fail(e))?;
-      self.audit("add", e)?;
+      rows.push(self.audit_row("add", e));
     }
+    audit::append_all(self.tx, &rows).map_err(|e| self.fail(e))?;
     Ok(Written::Seed {
       added: entries.len(),
       entries,

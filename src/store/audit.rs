@@ -119,27 +119,48 @@ fn chain_tail(conn: &Connection) -> rusqlite::Result<(String, i64)> {
 
 /// Append one row, chained to the previous one, in one INSERT. Returns its `seq`.
 pub fn append(conn: &Connection, a: &NewAudit<'_>) -> rusqlite::Result<i64> {
-  let (prev, seq) = chain_tail(conn)?;
-  let row = AuditRow {
-    seq,
-    ts: now_ms(),
-    action: a.action.to_string(),
-    track: a.track.map(str::to_string),
-    scope: a.scope.map(str::to_string),
-    entry_id: a.entry_id.map(str::to_string),
-    text: a.text.map(str::to_string),
-    outcome: a.outcome.map(str::to_string),
-    source: a.source.map(str::to_string),
-    session_id: a.session_id.map(str::to_string),
-  };
-  let hash = row_hash(&prev, &row);
-  conn
-    .prepare_cached(
-      "INSERT INTO audit (seq, ts, action, track, scope, entry_id, text, outcome, source, session_id, prev_hash, hash)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-    )?
-    .execute(params![seq, row.ts, a.action, a.track, a.scope, a.entry_id, a.text, a.outcome, a.source, a.session_id, prev, hash])?;
-  Ok(seq)
+  append_all(conn, std::slice::from_ref(a))
+}
+
+/// Append rows in order, each chained to the one before; the chain's tail is read once.
+/// Returns the last `seq`.
+pub fn append_all(conn: &Connection, rows: &[NewAudit<'_>]) -> rusqlite::Result<i64> {
+  let (mut prev, mut seq) = chain_tail(conn)?;
+  let mut insert = conn.prepare_cached(
+    "INSERT INTO audit (seq, ts, action, track, scope, entry_id, text, outcome, source, session_id, prev_hash, hash)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+  )?;
+  for a in rows {
+    let row = AuditRow {
+      seq,
+      ts: now_ms(),
+      action: a.action.to_string(),
+      track: a.track.map(str::to_string),
+      scope: a.scope.map(str::to_string),
+      entry_id: a.entry_id.map(str::to_string),
+      text: a.text.map(str::to_string),
+      outcome: a.outcome.map(str::to_string),
+      source: a.source.map(str::to_string),
+      session_id: a.session_id.map(str::to_string),
+    };
+    let hash = row_hash(&prev, &row);
+    insert.execute(params![
+      seq,
+      row.ts,
+      a.action,
+      a.track,
+      a.scope,
+      a.entry_id,
+      a.text,
+      a.outcome,
+      a.source,
+      a.session_id,
+      prev,
+      hash
+    ])?;
+    (prev, seq) = (hash, seq + 1);
+  }
+  Ok(seq - 1)
 }
 
 fn audit_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {

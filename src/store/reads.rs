@@ -102,9 +102,9 @@ pub fn select<T>(
   let mut out = Vec::new();
   let mut run = |condition: &str, args: &[&dyn rusqlite::ToSql]| -> rusqlite::Result<()> {
     let sql = format!(
-      "SELECT {columns} FROM entries AS e WHERE {condition}
-         AND (?3 IS NULL OR e.agent_key = '' OR e.agent_key = ?3)
-         AND (e.scope <> 'workspace' OR ?4 IS NULL OR e.workspace_key = ?4)"
+      "SELECT {columns} FROM entries AS e
+       WHERE (?3 IS NULL OR e.agent_key = '' OR e.agent_key = ?3)
+         AND (e.scope <> 'workspace' OR ?4 IS NULL OR e.workspace_key = ?4) AND {condition}"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(args)?;
