@@ -105,31 +105,16 @@ fn allow(m: &mut Memory, plan: dsh_memento::engine::Plan) -> Res<()> {
   }
 }
 
-/// This thread's CPU time in µs (what a loaded machine inflates least).
-fn cpu_us() -> f64 {
-  let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
-  stat
-    .split(' ')
-    .next()
-    .and_then(|ns| ns.parse::<f64>().ok())
-    .unwrap_or(0.0)
-    / 1e3
-}
-
-/// Median µs (wall and CPU) of `f` over `n` runs; returns the CPU median.
+/// Median µs of `f` over `n` runs (the minimum is printed too: on a loaded machine it is the
+/// closer estimate of an idle one).
 fn time(name: &str, n: usize, mut f: impl FnMut(usize) -> Res<()>) -> Res<f64> {
   let mut wall = Vec::with_capacity(n);
-  let mut cpu = Vec::with_capacity(n);
   for i in 0..n {
-    let c = cpu_us();
     let t = Instant::now();
     f(i)?;
     wall.push(t.elapsed().as_secs_f64() * 1e6);
-    cpu.push(cpu_us() - c);
   }
   wall.sort_by(f64::total_cmp);
-  cpu.sort_by(f64::total_cmp);
-  let _ = cpu;
   println!(
     "{name:<28} median {:>9.1} µs  min {:>9.1} µs (of {n})",
     wall[n / 2],
@@ -154,9 +139,6 @@ fn main() -> Res<()> {
     t.elapsed().as_secs_f64() * 1e3
   );
   drop(m);
-  if std::env::args().nth(2).as_deref() == Some("sql") {
-    return sql_shapes(&path);
-  }
 
   let quiet = QueryOptions::default();
   time("open (warm)", 20, |_| {
@@ -274,79 +256,5 @@ fn main() -> Res<()> {
   if let Some(hwm) = status.lines().find(|l| l.starts_with("VmHWM")) {
     println!("peak RSS {}", hwm.trim_start_matches("VmHWM:").trim());
   }
-  Ok(())
-}
-
-/// Raw SQL shapes on a built store: `large sql <path>`.
-#[allow(dead_code)]
-fn sql_shapes(path: &std::path::Path) -> Res<()> {
-  let conn = rusqlite::Connection::open(path)?;
-  if let Ok(pragmas) = std::env::var("PRAGMAS") {
-    conn.execute_batch(&pragmas)?;
-  }
-  let t = |name: &str, sql: &str, arg: &str| -> Res<()> {
-    let mut stmt = conn.prepare(sql)?;
-    time(name, 15, |_| {
-      let mut rows = stmt.query([arg])?;
-      let mut n = 0;
-      while let Some(r) = rows.next()? {
-        let _ = r.get_ref(0)?;
-        n += 1;
-      }
-      let _ = n;
-      Ok(())
-    })?;
-    Ok(())
-  };
-  let cjk = pair(62);
-  for sql in [
-    "SELECT e.recall_count, e.updated_at, e.id, e.rowid FROM entries AS e WHERE ((e.fts_id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?5) AND instr(e.text, char(0)) = 0) OR e.fts_id IN (SELECT fts_id FROM entries WHERE instr(text, char(0)) > 0 AND instr(lower(text), ?6) > 0)) AND (?1 IS NULL OR e.track = ?1) AND (?2 IS NULL OR e.scope = ?2) AND (?3 IS NULL OR e.agent_key = '' OR e.agent_key = ?3) AND (e.scope <> 'workspace' OR ?4 IS NULL OR e.workspace_key = ?4)",
-    "SELECT e.recall_count, e.updated_at, e.id, e.rowid FROM entries AS e WHERE e.track = ?1 AND e.scope = ?2 AND e.workspace_key = ?4 AND e.text LIKE ?5 ESCAPE '\\' AND (?3 IS NULL OR e.agent_key = '' OR e.agent_key = ?3)",
-  ] {
-    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
-    let nulls = vec![rusqlite::types::Null; stmt.parameter_count()];
-    let mut rows = stmt.query(rusqlite::params_from_iter(nulls))?;
-    while let Some(r) = rows.next()? {
-      println!("plan: {}", r.get::<_, String>(3)?);
-    }
-  }
-  conn.execute_batch("CREATE INDEX IF NOT EXISTS cov ON entries (track, scope, workspace_key, agent_key, recall_count, updated_at, id, text)")?;
-  let all = "track IN ('user', 'agent') AND scope IN ('user-global', 'workspace')";
-  t(
-    "cov: instr cjk 10k",
-    &format!("SELECT count(*) FROM entries INDEXED BY cov WHERE {all} AND instr(text, ?1) > 0"),
-    &cjk,
-  )?;
-  t(
-    "cov: like cjk 10k",
-    &format!("SELECT count(*) FROM entries INDEXED BY cov WHERE {all} AND text LIKE ?1"),
-    &format!("%{cjk}%"),
-  )?;
-  t(
-    "cov: like tests 10k",
-    &format!("SELECT count(*) FROM entries INDEXED BY cov WHERE {all} AND text LIKE ?1"),
-    "%tests%",
-  )?;
-  t(
-    "cov: like te 10k",
-    &format!("SELECT count(*) FROM entries INDEXED BY cov WHERE {all} AND text LIKE ?1"),
-    "%te%",
-  )?;
-  t(
-    "cov: lower te 10k",
-    &format!(
-      "SELECT count(*) FROM entries INDEXED BY cov WHERE {all} AND instr(lower(text), ?1) > 0"
-    ),
-    "te",
-  )?;
-  t("cov: keys like tests", &format!("SELECT recall_count, updated_at, id, rowid FROM entries INDEXED BY cov WHERE {all} AND text LIKE ?1"), "%tests%")?;
-  t("cov: keys 10k", &format!("SELECT recall_count, updated_at, id, rowid FROM entries INDEXED BY cov WHERE {all} AND ?1 = ?1"), "")?;
-  t("fts join keys", "SELECT e.recall_count, e.updated_at, e.id, e.rowid FROM entries e WHERE e.fts_id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1)", "\"tests\"")?;
-  t(
-    "fts rowids",
-    "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1",
-    "\"tests\"",
-  )?;
-  conn.execute_batch("DROP INDEX cov")?;
   Ok(())
 }

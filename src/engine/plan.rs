@@ -88,14 +88,7 @@ impl Memory {
       visibility: Some(vis),
       folded: Some(&folded),
     };
-    let conn = self.store.conn();
-    let rowids = reads::select(conn, &filter, "e.rowid", |r| r.get(0)).map_err(|e| self.fail(e))?;
-    let mut hits: Vec<Entry> = match rowids.len() {
-      1 => reads::by_rowids(conn, &rowids).map(|rows| rows.into_iter().map(|(_, e)| e).collect()),
-      0 => Ok(Vec::new()),
-      _ => reads::oldest_first(conn, &filter),
-    }
-    .map_err(|e| self.fail(e))?;
+    let mut hits = reads::oldest_first(self.store.conn(), &filter).map_err(|e| self.fail(e))?;
     if hits.len() != 1 {
       return Err(target_error(track, scope, needle, &hits));
     }

@@ -36,7 +36,9 @@ enum Needle {
   Phrase,
   /// `LIKE`, which folds exactly the ASCII letters, as the protocol does.
   Like,
-  /// `instr(lower(text))`: a needle with a NUL.
+  /// `instr(text)`: a needle without ASCII letters, which folding cannot change.
+  Exact,
+  /// `instr(lower(text))`: a needle with a NUL and an ASCII letter.
   Folded,
 }
 
@@ -44,9 +46,20 @@ impl Needle {
   fn of(folded: Option<&str>) -> Self {
     match folded {
       None => Self::None,
-      Some(n) if n.contains('\0') => Self::Folded,
-      Some(n) if n.chars().nth(2).is_some() => Self::Phrase,
-      Some(_) => Self::Like,
+      Some(n) if n.chars().nth(2).is_some() && !n.contains('\0') => Self::Phrase,
+      Some(n) => Self::scan(n),
+    }
+  }
+
+  /// How a scan of the layers tests `folded`.
+  fn scan(folded: &str) -> Self {
+    match (
+      folded.bytes().any(|b| b.is_ascii_alphabetic()),
+      folded.contains('\0'),
+    ) {
+      (false, _) => Self::Exact,
+      (true, false) => Self::Like,
+      (true, true) => Self::Folded,
     }
   }
 
@@ -94,7 +107,7 @@ pub fn select<T>(
       )?
       .query_row(params![needle.pattern(n), PHRASE_ROWS], |r| r.get(0))?;
     if common {
-      needle = Needle::Like;
+      needle = Needle::scan(n);
     }
   }
   let vis = f.visibility.cloned().unwrap_or_default();
@@ -141,6 +154,7 @@ pub fn select<T>(
   }
   let text = match needle {
     Needle::Like => "e.text LIKE ?5 ESCAPE '\\'",
+    Needle::Exact => "instr(e.text, ?5) > 0",
     Needle::Folded => "instr(lower(e.text), ?5) > 0",
     _ => "?5 IS NULL",
   };
