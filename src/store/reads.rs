@@ -2,9 +2,10 @@
 //! go through [`select`]), pages by rowid, and the ranking of a query.
 //!
 //! A needle of 3+ characters is a phrase query on the FTS5 trigram index of `lower(text)`,
-//! which is exactly the protocol's ASCII-case-insensitive substring test; a shorter or common
-//! one is a `LIKE` over the visible layers, read by the `entries_layer` index (which covers
-//! what a search reads).
+//! which is exactly the protocol's ASCII-case-insensitive substring test; a shorter one is the
+//! index's trigrams that begin with it (by the `fts5vocab` table `entries_fts_terms`). A needle
+//! that the index matches often is a `LIKE` over the visible layers, read by the
+//! `entries_layer` index (which covers what a search reads).
 #![forbid(unsafe_code)]
 
 use std::cmp::Reverse;
@@ -34,6 +35,9 @@ enum Needle {
   None,
   /// A phrase query on the FTS index (3+ characters).
   Phrase,
+  /// The FTS index's trigrams that begin with the needle (1–2 characters): every text is
+  /// indexed with two `\u{1}` after it, so every occurrence begins one.
+  Short,
   /// `LIKE`, which folds exactly the ASCII letters, as the protocol does.
   Like,
   /// `instr(text)`: a needle without ASCII letters, which folding cannot change.
@@ -46,8 +50,9 @@ impl Needle {
   fn of(folded: Option<&str>) -> Self {
     match folded {
       None => Self::None,
-      Some(n) if n.chars().nth(2).is_some() && !n.contains('\0') => Self::Phrase,
-      Some(n) => Self::scan(n),
+      Some(n) if n.contains(['\0', '\u{1}']) => Self::scan(n),
+      Some(n) if n.chars().nth(2).is_some() => Self::Phrase,
+      Some(_) => Self::Short,
     }
   }
 
@@ -60,6 +65,20 @@ impl Needle {
       (false, _) => Self::Exact,
       (true, false) => Self::Like,
       (true, true) => Self::Folded,
+    }
+  }
+
+  /// The FTS rowids whose folded text may contain the pattern bound at `param`.
+  fn indexed(self, param: &str) -> Option<String> {
+    match self {
+      Self::Phrase => Some(format!(
+        "SELECT rowid FROM entries_fts WHERE entries_fts MATCH {param}"
+      )),
+      Self::Short => Some(format!(
+        "SELECT DISTINCT doc FROM entries_fts_terms
+         WHERE term >= {param} AND term <= {param} || char(1114111, 1114111)"
+      )),
+      _ => None,
     }
   }
 
@@ -86,7 +105,7 @@ const NUL_MATCHES: &str = "(SELECT fts_id FROM entries WHERE instr(text, char(0)
 
 /// The rows a filter matches, each mapped by `map` from `columns` (of `entries AS e`).
 ///
-/// A phrase query matching fewer than `PHRASE_ROWS` entries is driven by the FTS index.
+/// A needle matching fewer than `PHRASE_ROWS` entries in the FTS index is driven by it.
 /// Anything else reads the visible layers by index: per track the user-global rows, and the
 /// workspace rows of the visibility's workspace (all workspaces without one); user-global is one
 /// layer whatever a row's workspace key. Texts with a NUL are tested apart, exactly.
@@ -100,11 +119,10 @@ pub fn select<T>(
   mut map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<Vec<T>> {
   let mut needle = Needle::of(f.folded);
-  if let (Needle::Phrase, Some(n)) = (needle, f.folded) {
+  if let (Some(indexed), Some(n)) = (needle.indexed("?1"), f.folded) {
+    let probe = format!("SELECT count(*) >= ?2 FROM ({indexed} LIMIT ?2)");
     let common: bool = conn
-      .prepare_cached(
-        "SELECT count(*) >= ?2 FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH ?1 LIMIT ?2)",
-      )?
+      .prepare_cached(&probe)?
       .query_row(params![needle.pattern(n), PHRASE_ROWS], |r| r.get(0))?;
     if common {
       needle = Needle::scan(n);
@@ -135,22 +153,20 @@ pub fn select<T>(
     pattern,
     f.folded
   ];
-  match needle {
-    Needle::Phrase => {
-      return run(
-        &format!(
-          "(e.fts_id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?5)
-            AND instr(e.text, char(0)) = 0 OR e.fts_id IN {NUL_MATCHES}) AND {any_layer}"
-        ),
-        all,
-      )
-      .map(|()| out);
-    }
-    Needle::Like => run(
-      &format!("e.fts_id IN {NUL_MATCHES} AND NOT e.text LIKE ?5 ESCAPE '\\' AND {any_layer}"),
+  if let Some(indexed) = needle.indexed("?5") {
+    return run(
+      &format!(
+        "(e.fts_id IN ({indexed}) AND instr(e.text, char(0)) = 0 OR e.fts_id IN {NUL_MATCHES})
+         AND {any_layer}"
+      ),
       all,
-    )?,
-    _ => {}
+    )
+    .map(|()| out);
+  }
+  if needle == Needle::Like {
+    let nul =
+      format!("e.fts_id IN {NUL_MATCHES} AND NOT e.text LIKE ?5 ESCAPE '\\' AND {any_layer}");
+    run(&nul, all)?;
   }
   let text = match needle {
     Needle::Like => "e.text LIKE ?5 ESCAPE '\\'",

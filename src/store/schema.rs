@@ -200,14 +200,29 @@ CREATE INDEX IF NOT EXISTS entries_recalled ON entries (recall_count) WHERE reca
 ";
 
 /// v10: search reads the layers in SQL, so their index covers what a search reads (the ranking
-/// keys, best first, and the text): a scan reads no table row. `entries_recalled` had no other reader than
-/// the in-memory read model, which is gone. FTS5 and `LIKE` end a text at its first NUL:
-/// `entries_nul` finds the few texts that have one, for an exact test.
+/// keys, best first, and the text): a scan reads no table row. The FTS index gets two `\u{1}`
+/// after every text, so every occurrence of a 1–2 character needle begins an indexed trigram
+/// (found through the `fts5vocab` table `entries_fts_terms`). FTS5 and `LIKE` are not exact for
+/// a text with a NUL: `entries_nul` finds those texts, for an exact test. `entries_recalled` had
+/// no reader but the in-memory read model, which is gone.
 const V10: &str = "
-CREATE INDEX entries_nul ON entries (fts_id) WHERE instr(text, char(0)) > 0;
 DROP INDEX IF EXISTS entries_recalled;
 DROP INDEX IF EXISTS entries_layer;
 CREATE INDEX entries_layer ON entries (track, scope, workspace_key, agent_key, recall_count DESC, updated_at DESC, id, text);
+CREATE INDEX IF NOT EXISTS entries_nul ON entries (fts_id) WHERE instr(text, char(0)) > 0;
+DROP TRIGGER IF EXISTS entries_fts_insert;
+DROP TRIGGER IF EXISTS entries_fts_update;
+DROP TABLE IF EXISTS entries_fts;
+CREATE VIRTUAL TABLE entries_fts USING fts5(folded, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
+INSERT INTO entries_fts (rowid, folded) SELECT fts_id, lower(text) || char(1, 1) FROM entries;
+CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts_terms USING fts5vocab(entries_fts, 'instance');
+CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
+  INSERT INTO entries_fts (rowid, folded) VALUES (NEW.fts_id, lower(NEW.text) || char(1, 1));
+END;
+CREATE TRIGGER entries_fts_update AFTER UPDATE OF text ON entries BEGIN
+  DELETE FROM entries_fts WHERE rowid = OLD.fts_id;
+  INSERT INTO entries_fts (rowid, folded) VALUES (NEW.fts_id, lower(NEW.text) || char(1, 1));
+END;
 ";
 
 fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
