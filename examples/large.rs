@@ -141,28 +141,6 @@ fn main() -> Res<()> {
   drop(m);
 
   let quiet = QueryOptions::default();
-  if std::env::args().nth(2).as_deref() == Some("vocab") {
-    let conn = rusqlite::Connection::open(&path)?;
-    conn.execute_batch(
-      "CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, 'entries_fts', 'instance')",
-    )?;
-    for (name, n) in [
-      ("cjk", pair(62)),
-      ("cjk1", pair(62).chars().take(1).collect()),
-      ("te", "te".to_string()),
-    ] {
-      let hi = format!("{n}\u{10FFFF}");
-      let mut stmt = conn.prepare("SELECT count(*) FROM (SELECT DISTINCT doc FROM temp.v WHERE term >= ?1 AND term < ?2 LIMIT 256)")?;
-      time(name, 50, |_| {
-        let c: i64 = stmt.query_row([&n, &hi], |r| r.get(0))?;
-        let _ = c;
-        Ok(())
-      })?;
-      let c: i64 = stmt.query_row([&n, &hi], |r| r.get(0))?;
-      println!("  docs {c}");
-    }
-    return Ok(());
-  }
   time("open (warm)", 20, |_| {
     drop(Memory::new(Store::open(&path, 0)?, config()));
     Ok(())

@@ -158,18 +158,8 @@ impl Commit<'_> {
   /// `e`'s layer's usage once `delta` more units are written, checked against its limit; with
   /// no delta, as it is.
   fn recheck(&self, e: &Entry, delta: Option<i64>) -> Result<Usage> {
-    let key = layer_key(e.scope, &e.workspace_key);
-    let used = store::layer_used(self.tx, e.track, e.scope, key).map_err(|e| self.fail(e))?;
-    let limit = self.budgets.limit(e.track, e.scope);
-    if let Some(delta) = delta {
-      check_budget(e.track, e.scope, used, limit, delta)?;
-    }
-    Ok(Usage {
-      track: e.track,
-      scope: e.scope,
-      used: used.saturating_add_signed(delta.unwrap_or(0)),
-      limit,
-    })
+    let change = (e, delta.unwrap_or(0), delta.is_some());
+    usage_after(self.tx, &self.budgets, change, self.path)
   }
 
   /// The approved id at the approved version: exactly the text the approver saw. A target

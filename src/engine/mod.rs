@@ -340,18 +340,35 @@ fn layer_key(scope: Scope, workspace_key: &str) -> &str {
   }
 }
 
-fn check_budget(track: Track, scope: Scope, used: u64, limit: u64, delta: i64) -> Result<()> {
-  let needed = (used as i64 + delta).max(0) as u64;
-  if needed > limit {
+/// The usage of `e`'s layer once `delta` more units are written, refused with
+/// `BUDGET_EXCEEDED` past the limit when `check`.
+fn usage_after(
+  conn: &rusqlite::Connection,
+  budgets: &Budgets,
+  (e, delta, check): (&Entry, i64, bool),
+  path: &str,
+) -> Result<Usage> {
+  let key = layer_key(e.scope, &e.workspace_key);
+  let used = store::layer_used(conn, e.track, e.scope, key).map_err(|x| fail_at(path, x))?;
+  let (limit, needed) = (
+    budgets.limit(e.track, e.scope),
+    used.saturating_add_signed(delta),
+  );
+  if check && needed > limit {
     return Err(MemoryError::BudgetExceeded {
-      track: track.as_str().into(),
-      scope: scope.as_str().into(),
+      track: e.track.as_str().into(),
+      scope: e.scope.as_str().into(),
       used,
       limit,
       needed,
     });
   }
-  Ok(())
+  Ok(Usage {
+    track: e.track,
+    scope: e.scope,
+    used: needed,
+    limit,
+  })
 }
 
 fn target_error(track: Track, scope: Scope, needle: &str, hits: &[Entry]) -> MemoryError {

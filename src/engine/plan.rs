@@ -105,19 +105,9 @@ impl Memory {
     ))
   }
 
-  pub(super) fn used(&self, track: Track, scope: Scope, layer: &str) -> Result<u64> {
-    store::layer_used(self.store.conn(), track, scope, layer).map_err(|e| self.fail(e))
-  }
-
-  pub(super) fn precheck_entry(&self, e: &Entry, delta: i64) -> Result<()> {
-    let used = self.used(e.track, e.scope, layer_key(e.scope, &e.workspace_key))?;
-    check_budget(
-      e.track,
-      e.scope,
-      used,
-      self.config.budgets.limit(e.track, e.scope),
-      delta,
-    )
+  fn precheck(&self, e: &Entry, delta: i64) -> Result<Usage> {
+    let (conn, budgets) = (self.store.conn(), &self.config.budgets);
+    usage_after(conn, budgets, (e, delta, true), self.path())
   }
 
   /// Plan an `add`.
@@ -128,7 +118,7 @@ impl Memory {
     let input = model::parse_entry_input(input)?;
     let entry = self.new_entry(input, &writer);
     let warnings = self.screen(entry_strings(&entry))?;
-    self.precheck_entry(&entry, units(&entry.text) as i64)?;
+    self.precheck(&entry, units(&entry.text) as i64)?;
     let payload = Payload {
       action: "add",
       track: entry.track.as_str().into(),
@@ -164,7 +154,7 @@ impl Memory {
         .chain(tags.iter().flatten().map(String::as_str)),
     )?;
     let (target, initial) = self.resolve(track, scope, &vis, &needle)?;
-    self.precheck_entry(&initial, units(&text) as i64 - units(&initial.text) as i64)?;
+    self.precheck(&initial, units(&text) as i64 - units(&initial.text) as i64)?;
     let payload = Payload {
       action: "replace",
       track: track.as_str().into(),
@@ -259,7 +249,7 @@ impl Memory {
       .filter(|e| same_layer(e, &new))
       .map(|e| units(&e.text))
       .sum();
-    self.precheck_entry(&new, units(&new.text) as i64 - freed as i64)?;
+    self.precheck(&new, units(&new.text) as i64 - freed as i64)?;
     let mut parts: Vec<String> = targets
       .iter()
       .zip(&found)
@@ -366,26 +356,15 @@ pub(super) fn check_batch(
   entries: &[Entry],
   path: &str,
 ) -> Result<()> {
-  let mut layers: Vec<(Track, Scope, &str, u64)> = Vec::new();
+  let mut layers: Vec<(&Entry, i64, bool)> = Vec::new();
   for e in entries {
-    let key = layer_key(e.scope, &e.workspace_key);
-    match layers
-      .iter_mut()
-      .find(|(t, s, k, _)| *t == e.track && *s == e.scope && *k == key)
-    {
-      Some(layer) => layer.3 += units(&e.text),
-      None => layers.push((e.track, e.scope, key, units(&e.text))),
+    match layers.iter_mut().find(|(l, _, _)| same_layer(l, e)) {
+      Some(layer) => layer.1 += units(&e.text) as i64,
+      None => layers.push((e, units(&e.text) as i64, true)),
     }
   }
-  for (track, scope, key, adding) in layers {
-    let used = store::layer_used(conn, track, scope, key).map_err(|e| fail_at(path, e))?;
-    check_budget(
-      track,
-      scope,
-      used,
-      budgets.limit(track, scope),
-      adding as i64,
-    )?;
+  for layer in layers {
+    usage_after(conn, budgets, layer, path)?;
   }
   Ok(())
 }
