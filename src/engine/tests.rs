@@ -723,8 +723,9 @@ fn brute_force(m: &Memory, needle: &str, vis: &Visibility) -> rusqlite::Result<V
 
 #[test]
 fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestResult {
-  // Needles of every plan: 3+ characters (the FTS5 trigram index, or a scan when common),
-  // 1–2 characters (a scan), LIKE's wildcards and escape, NUL, FTS5's quote.
+  // Needles of every plan: 3+ characters (a phrase query, or a scan when common), 1–2
+  // characters (the index's trigrams, or a scan), LIKE's wildcards and escape, NUL, the
+  // index's U+0001 sentinel, FTS5's quote.
   let (mut m, dir) = memory(
     json!({"user": {"workspace": 1_000_000, "userGlobal": 1_000_000}, "agent": {"workspace": 1_000_000, "userGlobal": 1_000_000}}),
   )?;
@@ -734,7 +735,7 @@ fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestR
   );
   let alphabet: Vec<&str> = vec![
     "a", "B", "c", "D", "pnpm", "PNPM", "记", "住", "偏好", "Ä", "ä", "😀", " ", "-", "x", "7",
-    ";", "%", "_", "\\", "\u{0}", "\"",
+    ";", "%", "_", "\\", "\u{0}", "\u{1}", "\"",
   ];
   let mut seed = 42u64;
   let mut next = |n: usize| {
