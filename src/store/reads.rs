@@ -72,10 +72,10 @@ impl Needle {
   fn indexed(self, param: &str) -> Option<String> {
     match self {
       Self::Phrase => Some(format!(
-        "SELECT rowid FROM entries_fts WHERE entries_fts MATCH {param}"
+        "SELECT rowid AS fts_id FROM entries_fts WHERE entries_fts MATCH {param}"
       )),
       Self::Short => Some(format!(
-        "SELECT DISTINCT doc FROM entries_fts_terms
+        "SELECT DISTINCT doc AS fts_id FROM entries_fts_terms
          WHERE term >= {param} AND term <= {param} || char(1114111, 1114111)"
       )),
       _ => None,
@@ -103,6 +103,17 @@ const PHRASE_ROWS: i64 = 256;
 const NUL_MATCHES: &str = "(SELECT fts_id FROM entries WHERE instr(text, char(0)) > 0
   AND instr(lower(text), ?6) > 0)";
 
+/// Whether the FTS index matches `folded` (when it can) in `PHRASE_ROWS` entries or more.
+fn is_common(conn: &Connection, folded: &str) -> rusqlite::Result<bool> {
+  let needle = Needle::of(Some(folded));
+  let Some(indexed) = needle.indexed("?1") else {
+    return Ok(false);
+  };
+  let probe = format!("SELECT count(*) >= ?2 FROM ({indexed} LIMIT ?2)");
+  let args = params![needle.pattern(folded), PHRASE_ROWS];
+  conn.prepare_cached(&probe)?.query_row(args, |r| r.get(0))
+}
+
 /// The rows a filter matches, each mapped by `map` from `columns` (of `entries AS e`).
 ///
 /// A needle matching fewer than `PHRASE_ROWS` entries in the FTS index is driven by it.
@@ -118,16 +129,10 @@ pub fn select<T>(
   columns: &str,
   mut map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<Vec<T>> {
-  let mut needle = Needle::of(f.folded);
-  if let (Some(indexed), Some(n)) = (needle.indexed("?1"), f.folded) {
-    let probe = format!("SELECT count(*) >= ?2 FROM ({indexed} LIMIT ?2)");
-    let common: bool = conn
-      .prepare_cached(&probe)?
-      .query_row(params![needle.pattern(n), PHRASE_ROWS], |r| r.get(0))?;
-    if common {
-      needle = Needle::scan(n);
-    }
-  }
+  let needle = match f.folded {
+    Some(n) if is_common(conn, n)? => Needle::scan(n),
+    folded => Needle::of(folded),
+  };
   let vis = f.visibility.cloned().unwrap_or_default();
   let pattern = f.folded.map(|n| needle.pattern(n));
   let mut out = Vec::new();
@@ -213,6 +218,13 @@ pub fn ranked_page(
   f: &Filter<'_>,
   limit: usize,
 ) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
+  let everything = f.track.is_none() && f.scope.is_none();
+  let everything = everything && f.visibility.is_none_or(|v| *v == Visibility::default());
+  if let Some(n) = f.folded.filter(|_| everything) {
+    if is_common(conn, n)? {
+      return common_page(conn, n, limit);
+    }
+  }
   let mut page: Vec<(Rank<String>, i64)> = Vec::with_capacity(limit.min(64) + 1);
   let columns = "e.recall_count, e.updated_at, e.id, e.rowid";
   let matches = select(conn, f, columns, |r| {
@@ -227,6 +239,50 @@ pub fn ranked_page(
   })?;
   let rowids: Vec<i64> = page.iter().map(|(_, rowid)| *rowid).collect();
   Ok((by_rowids(conn, &rowids)?, matches.len() as u64))
+}
+
+/// [`ranked_page`] of a common indexed needle over every entry: the total counted in the FTS
+/// index (texts with a NUL counted apart, exactly), the page by walking `entries_rank` until it
+/// is full, which takes few rows when the needle is common.
+fn common_page(
+  conn: &Connection,
+  folded: &str,
+  limit: usize,
+) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
+  let indexed = Needle::of(Some(folded));
+  let nul_texts = "SELECT fts_id FROM entries WHERE instr(text, char(0)) > 0";
+  let count = format!(
+    "SELECT (SELECT count(*) FROM ({}) WHERE fts_id NOT IN ({nul_texts}))
+       + (SELECT count(*) FROM {NUL_MATCHES})",
+    indexed.indexed("?5").unwrap_or_default()
+  );
+  let nulls = rusqlite::types::Null;
+  let indexed_pattern = indexed.pattern(folded);
+  let args = params![nulls, nulls, nulls, nulls, indexed_pattern, folded];
+  let total: i64 = conn.prepare_cached(&count)?.query_row(args, |r| r.get(0))?;
+  let scan = Needle::scan(folded);
+  let text = match scan {
+    Needle::Like => "(e.text LIKE ?5 ESCAPE '\\' OR e.fts_id IN {NUL})",
+    _ => "instr(e.text, ?5) > 0",
+  }
+  .replace("{NUL}", NUL_MATCHES);
+  let columns: Vec<String> = ENTRY_COLUMNS
+    .split(", ")
+    .map(|c| format!("e.{c}"))
+    .collect();
+  let page = format!(
+    "SELECT {}, e.rowid FROM entries AS e INDEXED BY entries_rank WHERE {text}
+     ORDER BY e.recall_count DESC, e.updated_at DESC, e.id LIMIT ?4",
+    columns.join(", ")
+  );
+  let (limit, pattern) = (limit as i64, scan.pattern(folded));
+  let mut args = params![nulls, nulls, nulls, limit, pattern].to_vec();
+  if scan == Needle::Like {
+    args.push(&folded);
+  }
+  let mut stmt = conn.prepare_cached(&page)?;
+  let rows = stmt.query_map(args.as_slice(), |r| Ok((r.get(14)?, entry_from_row(r)?)))?;
+  Ok((rows.collect::<rusqlite::Result<_>>()?, total.max(0) as u64))
 }
 
 /// The entries with these rowids, in this order (absent ones missing), in one statement.

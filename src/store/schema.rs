@@ -203,13 +203,15 @@ CREATE INDEX IF NOT EXISTS entries_recalled ON entries (recall_count) WHERE reca
 /// keys, best first, and the text): a scan reads no table row. The FTS index gets two `\u{1}`
 /// after every text, so every occurrence of a 1–2 character needle begins an indexed trigram
 /// (found through the `fts5vocab` table `entries_fts_terms`). FTS5 and `LIKE` are not exact for
-/// a text with a NUL: `entries_nul` finds those texts, for an exact test. `entries_recalled` had
-/// no reader but the in-memory read model, which is gone.
+/// a text with a NUL: `entries_nul` finds those texts, for an exact test. `entries_rank` pages a
+/// common needle over every entry in rank order. `entries_recalled` had no reader but the
+/// in-memory read model, which is gone.
 const V10: &str = "
 DROP INDEX IF EXISTS entries_recalled;
 DROP INDEX IF EXISTS entries_layer;
 CREATE INDEX entries_layer ON entries (track, scope, workspace_key, agent_key, recall_count DESC, updated_at DESC, id, text);
 CREATE INDEX IF NOT EXISTS entries_nul ON entries (fts_id) WHERE instr(text, char(0)) > 0;
+CREATE INDEX IF NOT EXISTS entries_rank ON entries (recall_count DESC, updated_at DESC, id);
 DROP TRIGGER IF EXISTS entries_fts_insert;
 DROP TRIGGER IF EXISTS entries_fts_update;
 DROP TABLE IF EXISTS entries_fts;
