@@ -119,7 +119,8 @@ fn is_common(conn: &Connection, folded: &str) -> rusqlite::Result<bool> {
 /// A needle matching fewer than `PHRASE_ROWS` entries in the FTS index is driven by it.
 /// Anything else reads the visible layers by index: per track the user-global rows, and the
 /// workspace rows of the visibility's workspace (all workspaces without one); user-global is one
-/// layer whatever a row's workspace key. Texts with a NUL are tested apart, exactly.
+/// layer whatever a row's workspace key. A session's agent key narrows each range to the shared
+/// rows and its agent's. Texts with a NUL are tested apart, exactly.
 ///
 /// # Errors
 /// SQLite failures.
@@ -188,17 +189,31 @@ pub fn select<T>(
       }
       let workspace = match scope {
         Scope::Workspace => vis.workspace_key.as_deref(),
-        Scope::UserGlobal => None,
-      };
-      let layer = match workspace {
-        Some(_) => "e.track = ?1 AND e.scope = ?2 AND e.workspace_key = ?4",
-        None => "e.track = ?1 AND e.scope = ?2",
+        Scope::UserGlobal => Some(""),
       };
       let (track, scope) = (track.as_str(), scope.as_str());
-      run(
-        &format!("{layer} AND {text}"),
-        params![track, scope, vis.agent_key, workspace, pattern],
-      )?;
+      let layer = "e.track = ?1 AND e.scope = ?2";
+      match (workspace, vis.agent_key.as_deref()) {
+        // A session's rows of a layer: the shared ones and its agent's, each an index range.
+        (Some(key), Some(agent)) => {
+          let seek = format!("{layer} AND e.workspace_key = ?4 AND e.agent_key = ?6 AND {text}");
+          for seeker in ["", agent].iter().take(1 + usize::from(!agent.is_empty())) {
+            run(&seek, params![track, scope, agent, key, pattern, seeker])?;
+          }
+          if scope == Scope::UserGlobal.as_str() {
+            let other = format!("{layer} AND e.workspace_key > '' AND {text}");
+            run(&other, params![track, scope, agent, None::<&str>, pattern])?;
+          }
+        }
+        (Some(key), None) if scope == Scope::Workspace.as_str() => {
+          let seek = format!("{layer} AND e.workspace_key = ?4 AND {text}");
+          run(&seek, params![track, scope, None::<&str>, key, pattern])?;
+        }
+        _ => run(
+          &format!("{layer} AND {text}"),
+          params![track, scope, vis.agent_key, None::<&str>, pattern],
+        )?,
+      }
     }
   }
   Ok(out)
@@ -366,6 +381,26 @@ mod tests {
     assert_eq!(ids(None, None)?, ["e0", "e1", "e2", "e3"]);
     assert_eq!(ids(Some("reviewer"), Some("note 2"))?, ["e2"]);
     assert_eq!(ids(Some("reviewer"), Some("2"))?, ["e2"]);
+    // User-global is one layer whatever a row's workspace key (the JS plugin wrote some).
+    conn.execute(
+      "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, recall_count, units, fts_id)
+       VALUES ('g', 'agent', 'user-global', '/legacy', 'coder', 'old note', 's', '[]', 1, 0, 0, 0, 8, 9)",
+      [],
+    )?;
+    let vis = Visibility {
+      agent_key: Some("coder".into()),
+      workspace_key: Some("/w".into()),
+    };
+    let global = Filter {
+      scope: Some("user-global"),
+      visibility: Some(&vis),
+      ..Filter::default()
+    };
+    let found: Vec<String> = oldest_first(conn, &global)?
+      .into_iter()
+      .map(|e| e.id)
+      .collect();
+    assert_eq!(found, ["g"]);
     Ok(())
   }
 }
