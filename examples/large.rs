@@ -141,6 +141,17 @@ fn main() -> Res<()> {
   drop(m);
 
   let quiet = QueryOptions::default();
+  if std::env::args().nth(2).as_deref() == Some("seed") {
+    let mut m = Memory::new(Store::open(&path, 0)?, config());
+    return time("seed (batch of 100)", 60, |b| {
+      let inputs: Vec<Value> = (0..100)
+        .map(|e| json!({"track": "user", "scope": "workspace", "text": text(n + 9000 + b * 100 + e), "workspaceKey": format!("/seeded/{b}")}))
+        .collect();
+      let plan = m.plan_seed(&Value::Array(inputs), writer())?;
+      allow(&mut m, plan)
+    })
+    .map(|_| ());
+  }
   time("open (warm)", 20, |_| {
     drop(Memory::new(Store::open(&path, 0)?, config()));
     Ok(())

@@ -193,7 +193,7 @@ impl Commit<'_> {
   fn insert(&self, new: Entry) -> Result<(Entry, Usage)> {
     let usage = self.recheck(&new, Some(units(&new.text) as i64))?;
     let entry = self.stamp(new);
-    store::insert_entry(self.tx, &entry).map_err(|e| self.fail(e))?;
+    store::insert_entries(self.tx, std::slice::from_ref(&entry)).map_err(|e| self.fail(e))?;
     Ok((entry, usage))
   }
 
@@ -282,10 +282,8 @@ impl Commit<'_> {
       session_id: Some(self.session),
       ..NewAudit::default()
     }];
-    for e in &entries {
-      store::insert_entry(self.tx, e).map_err(|e| self.fail(e))?;
-      rows.push(self.audit_row("add", e));
-    }
+    store::insert_entries(self.tx, &entries).map_err(|e| self.fail(e))?;
+    rows.extend(entries.iter().map(|e| self.audit_row("add", e)));
     audit::append_all(self.tx, &rows).map_err(|e| self.fail(e))?;
     Ok(Written::Seed {
       added: entries.len(),

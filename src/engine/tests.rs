@@ -1094,3 +1094,21 @@ fn another_connection_s_writes_and_recalls_are_seen_at_once() -> TestResult {
   assert_eq!(m.list_entries(None)?.len(), 3);
   Ok(())
 }
+
+#[test]
+fn a_text_with_a_nul_is_stored_and_found_whole() -> TestResult {
+  let (mut m, _dir) = memory(json!({}))?;
+  add(
+    &mut m,
+    "user",
+    "workspace",
+    "a\u{0}B tail",
+    writer("", "/w"),
+  )?;
+  assert_eq!(texts(&mut m), vec!["a\u{0}B tail"]);
+  for needle in ["b tail", "\u{0}b", "TAIL", "b"] {
+    let got = m.query(&json!({"text": needle}), &QueryOptions::default())?;
+    assert_eq!(got.total, 1, "needle {needle:?}");
+  }
+  Ok(())
+}

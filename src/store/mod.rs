@@ -378,29 +378,43 @@ pub fn usage(conn: &Connection, workspace_key: Option<&str>) -> rusqlite::Result
   })
 }
 
-/// Insert a new entry row.
-pub fn insert_entry(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
-  let mut stmt = conn.prepare_cached(
+/// Insert new entry rows in one statement: FTS5 writes its pending terms out at every
+/// statement, so a batch inserted row by row would write (and merge) one index segment per entry.
+pub fn insert_entries(conn: &Connection, entries: &[Entry]) -> rusqlite::Result<()> {
+  let rows: Vec<serde_json::Value> = entries
+    .iter()
+    .map(|e| {
+      let units = crate::protocol::text::units(&e.text);
+      serde_json::json!([
+        e.id,
+        e.track,
+        e.scope,
+        e.workspace_key,
+        e.agent_key,
+        e.text,
+        e.source,
+        tags_json(&e.tags),
+        e.version,
+        e.created_at,
+        e.updated_at,
+        e.last_recalled,
+        e.recall_count,
+        e.session_id,
+        units
+      ])
+    })
+    .collect();
+  let columns = (0..15)
+    .map(|i| format!("value ->> {i}"))
+    .collect::<Vec<_>>();
+  let sql = format!(
     "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id, units, fts_id)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, (SELECT coalesce(max(fts_id), 0) + 1 FROM entries))",
-  )?;
-  stmt.execute(params![
-    e.id,
-    e.track.as_str(),
-    e.scope.as_str(),
-    e.workspace_key,
-    e.agent_key,
-    e.text,
-    e.source,
-    tags_json(&e.tags),
-    e.version,
-    e.created_at,
-    e.updated_at,
-    e.last_recalled,
-    e.recall_count,
-    e.session_id,
-    crate::protocol::text::units(&e.text) as i64,
-  ])?;
+     SELECT {}, (SELECT coalesce(max(fts_id), 0) FROM entries) + key + 1 FROM json_each(?1)",
+    columns.join(", ")
+  );
+  conn
+    .prepare_cached(&sql)?
+    .execute([serde_json::Value::Array(rows).to_string()])?;
   Ok(())
 }
 
