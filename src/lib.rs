@@ -1,35 +1,43 @@
 //! dsh-memento: bounded, layered, approval-gated, auditable cross-session memory for DeepSeek
 //! Harness, implementing `dsh-memory-protocol/v1` over a local SQLite file.
 //!
+//! ## Layout
+//!
+//! - [`protocol`]: the rules without storage (model and input validation, keys, text measures,
+//!   the credential screen, the snapshot's rendering).
+//! - [`store`]: SQLite — opening, the schema and its migrations ([`store::schema`]), the
+//!   hash-chained audit ledger ([`store::audit`]), entry reads ([`store::reads`]).
+//! - [`engine`]: the write pipeline and the reads over one store ([`Memory`]).
+//! - `binding` (feature `node`, on by default): the only napi code; it converts arguments,
+//!   calls the core, awaits the gate and maps [`MemoryError`] to JS errors with `.code` and
+//!   `.details`. Everything else is plain Rust, tested by `cargo test --no-default-features`.
+//!
 //! ## Design
 //!
-//! - **Core / binding split.** Everything but `binding.rs` is plain Rust with no napi types and
-//!   is tested by `cargo test --no-default-features`. `binding.rs` (feature `node`, on by
-//!   default) and its child `binding/gate.rs` are the only files that name napi: they convert
-//!   arguments, call the core, await the gate, and map errors to JS `Error`s carrying `.code`
-//!   and `.details`.
-//! - **The gate lives inside the provider.** A write is planned ([`protocol::Memory::plan_add`]
-//!   and siblings: validate, resolve, pre-check, build the payload), the binding calls the JS
-//!   approval callback on the main thread and awaits it, and [`protocol::Memory::finish`]
-//!   commits only on `allowed-once` — re-finding the approved id, re-checking the budget,
-//!   mutating and auditing in one `BEGIN IMMEDIATE` transaction. There is no other write path.
-//! - **Reads are synchronous**: SQLite is local and a query is microseconds to milliseconds.
-//! - **Errors**: one enum, [`error::MemoryError`], one variant per protocol code.
-//! - **Schema**: versions 1–4 are the JS plugin's, migrated forward one transaction per step
-//!   ([`schema`]); version 5 adds maintained per-layer usage and indexes.
+//! - **The gate lives inside the provider.** A write is planned ([`Memory::plan_add`] and
+//!   siblings: validate, resolve, pre-check, build the payload), the binding asks the JS
+//!   approval callback and awaits it, and [`Memory::finish`] consumes the plan and commits only
+//!   on `allowed-once`, in one `BEGIN IMMEDIATE` transaction per operation: re-find the approved
+//!   id at the approved version, re-check the budget, mutate, append the audit rows. There is no
+//!   other write path.
+//! - **SQLite is the only model.** There is no in-memory copy of the entries: a search is a
+//!   phrase query on the FTS5 trigram index (needles of 3+ characters) or a `LIKE` over the
+//!   visible layers' covering index, ranked over the matches' keys with an exact total;
+//!   targeting goes the same way. Another process's commits are visible to the next statement.
+//! - **A query's recall bump** is written in the same short write transaction as its
+//!   `recalled` audit row; nothing is deferred and nothing is written on drop.
+//! - **Errors**: one enum, [`MemoryError`], one variant per protocol code.
+//! - **Schema version 10** ([`store::schema::SCHEMA_VERSION`]): versions 1–4 are the JS
+//!   plugin's, migrated forward one transaction per step; 5 adds maintained per-layer usage,
+//!   6 the audit hash chain, 7 deduplicated snapshots, 8 the FTS5 trigram index, 9–10 the
+//!   index set the SQL search reads.
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
-pub mod cache;
 pub mod engine;
-pub mod entry_id;
 pub mod error;
-pub mod fx;
-pub mod grams;
-pub mod postings;
 pub mod protocol;
 pub mod store;
-pub mod words;
 
 #[cfg(all(feature = "node", not(test)))]
 mod binding;

@@ -458,8 +458,8 @@ fn step(m: &mut Memory, g: &mut Gen, outstanding: &mut Vec<Plan>, seed: u64) -> 
     };
     let aborted = g.rng.chance(5);
     let label = g.rng.chance(20).then(|| "labelled (via test)".to_string());
-    return match m.finish(&plan, answer, label, aborted) {
-      Ok(Finished::Written(v)) => ids_of(&v),
+    return match m.finish(plan, answer, label, aborted) {
+      Ok(Finished::Written(v)) => ids_of(&serde_json::to_value(v).expect("result JSON")),
       Ok(Finished::Aborted) => Vec::new(),
       Err(e) => {
         check_error(&e, "finish", seed);

@@ -66,7 +66,7 @@ fn finish<'e>(env: &'e Env, core: &Core, plan: Plan, answer: GateAnswer, write: 
   let signal = field(env, Some(write), "signal");
   let aborted =
     field(env, signal, "aborted").is_some_and(|a| bool::from_unknown(a).unwrap_or(false));
-  let failed = match core.run(|m| m.finish(&plan, answer, label, aborted)) {
+  let failed = match core.run(|m| m.finish(plan, answer, label, aborted)) {
     Ok(Finished::Written(value)) => {
       return Ok(PromiseRaw::resolve(env, to_js(env, &value)?)?.to_unknown())
     }

@@ -3,6 +3,8 @@
 #![forbid(unsafe_code)]
 
 use super::plan::check_batch;
+use rusqlite::Connection;
+
 use super::*;
 
 impl Memory {
@@ -15,7 +17,7 @@ impl Memory {
   /// `PROPOSAL_NOT_FOUND`, or `STORE_CORRUPT`. Nothing is written on any error.
   pub fn finish(
     &mut self,
-    plan: &Plan,
+    plan: Plan,
     answer: GateAnswer,
     label: Option<String>,
     aborted: bool,
@@ -25,20 +27,26 @@ impl Memory {
         let label = label.unwrap_or_else(|| self.default_label("allowed-once"));
         if aborted {
           self.record(
-            plan,
+            &plan.writer,
+            &plan.payload,
             "aborted",
             &format!("{label}; aborted by the caller before commit, nothing was written"),
           )?;
           return Ok(Finished::Aborted);
         }
-        return match self.commit(plan, &label) {
-          Ok(written) => Ok(Finished::Written(written)),
+        let Plan {
+          writer,
+          payload,
+          op,
+        } = plan;
+        return match self.commit(&writer, &payload, op, &label) {
+          Ok(written) => Ok(Finished::Written(Box::new(written))),
           Err(e) => {
             // Approved but not committed (the target changed, the budget filled, the store
             // failed): the approval must not vanish from the ledger. Best effort — a store
             // that just failed may fail again.
             let note = format!("{label}; approved but not committed: {}: {e}", e.code());
-            let _ = self.record(plan, "failed", &note);
+            let _ = self.record(&writer, &payload, "failed", &note);
             Err(e)
           }
         };
@@ -54,13 +62,12 @@ impl Memory {
       ),
     };
     let label = label.unwrap_or_else(|| self.default_label(&outcome));
-    self.record(plan, "denied", &label)?;
+    self.record(&plan.writer, &plan.payload, "denied", &label)?;
     Err(MemoryError::WriteDenied { outcome, detail })
   }
 
   /// Append the `{action}-{suffix}` row that is the only evidence of a write that did not land.
-  pub(super) fn record(&mut self, plan: &Plan, suffix: &str, label: &str) -> Result<()> {
-    let p = &plan.payload;
+  fn record(&mut self, writer: &Writer, p: &Payload, suffix: &str, label: &str) -> Result<()> {
     let action = format!("{}-{suffix}", p.action);
     let source = p
       .source
@@ -77,7 +84,7 @@ impl Memory {
           text: Some(&p.text),
           outcome: Some(label),
           source: Some(&source),
-          session_id: Some(&plan.writer.session_id),
+          session_id: Some(&writer.session_id),
         },
       )
       .map_err(|e| fail_at(path, e))?;
@@ -85,214 +92,202 @@ impl Memory {
     })
   }
 
-  pub(super) fn commit(&mut self, plan: &Plan, label: &str) -> Result<Value> {
-    let (result, touched) = self.commit_tx(plan, label)?;
-    // The model takes the commit from what was written; if that fails it reloads on next read.
-    let Self { store, cache, .. } = self;
-    if cache
-      .apply(store.conn(), &touched.written, &touched.removed)
-      .is_err()
-    {
-      cache.invalidate();
-    }
-    Ok(result)
-  }
-
-  fn commit_tx(&mut self, plan: &Plan, label: &str) -> Result<(Value, Touched)> {
+  /// Commit an approved write in one `BEGIN IMMEDIATE` transaction.
+  fn commit(&mut self, writer: &Writer, payload: &Payload, op: Op, label: &str) -> Result<Written> {
     let budgets = self.config.budgets;
-    let source_label = self.config.source_label.clone();
-    let session = plan.writer.session_id.as_str();
-    let op = plan.op.clone();
-    let payload_text = plan.payload.text.clone();
+    let source_label = self.config.source_label.as_str();
     self.store.write(|tx, path| {
-      let f = |e: rusqlite::Error| fail_at(path, e);
-      let now = now_ms();
-      let audit = |action: &str, e: &Entry| {
-        audit::append(
-          tx,
-          &NewAudit {
-            action,
-            track: Some(e.track.as_str()),
-            scope: Some(e.scope.as_str()),
-            entry_id: Some(&e.id),
-            text: Some(&e.text),
-            outcome: Some(label),
-            source: Some(&e.source),
-            session_id: Some(session),
-          },
-        )
-        .map_err(f)
-      };
-      let usage = |e: &Entry| -> Result<Usage> {
-        let used = store::layer_used(tx, e.track, e.scope, layer_key(e.scope, &e.workspace_key))
-          .map_err(f)?;
-        Ok(Usage {
-          track: e.track,
-          scope: e.scope,
-          used,
-          limit: budgets.limit(e.track, e.scope),
-        })
-      };
-      // Check that `delta` more units fit `e`'s layer; its usage once they are written.
-      let recheck = |e: &Entry, delta: i64| -> Result<Usage> {
-        let used = store::layer_used(tx, e.track, e.scope, layer_key(e.scope, &e.workspace_key))
-          .map_err(f)?;
-        let limit = budgets.limit(e.track, e.scope);
-        check_budget(e.track, e.scope, used, limit, delta)?;
-        Ok(Usage {
-          track: e.track,
-          scope: e.scope,
-          used: used.saturating_add_signed(delta),
-          limit,
-        })
-      };
-      // The approved id at the approved version: exactly the text the approver saw. A target
-      // rewritten meanwhile is reported with its current text, so the write can be re-planned.
-      let refind = |vis: &Visibility, t: &Target| -> Result<Entry> {
-        match store::get_visible(tx, &t.id, vis).map_err(f)? {
-          Some(e) if e.version == t.version => Ok(e),
-          Some(e) => Err(MemoryError::EntryNotFound {
-            track: t.track.as_str().into(),
-            scope: t.scope.as_str().into(),
-            r#match: t.needle.clone(),
-            changed: Some(Box::new(Changed {
-              id: e.id,
-              approved_version: t.version,
-              version: e.version,
-              text: e.text,
-            })),
-          }),
-          None => Err(target_error(t.track, t.scope, &t.needle, &[])),
-        }
-      };
-      let stamp = |mut e: Entry| {
-        e.id = Uuid::new_v4().to_string();
-        e.created_at = now;
-        e.updated_at = now;
-        e
+      let c = Commit {
+        tx,
+        path,
+        label,
+        session: &writer.session_id,
+        budgets,
+        now: now_ms(),
       };
       match op {
-        Op::Add(new) => {
-          let usage = recheck(&new, units(&new.text) as i64)?;
-          let entry = stamp(new);
-          store::insert_entry(tx, &entry).map_err(f)?;
-          let rowid = tx.last_insert_rowid();
-          audit("add", &entry)?;
-          let result = json!({ "entry": entry, "usage": usage });
-          Ok((result, Touched::written(vec![(Some(rowid), entry)])))
-        }
-        Op::Approve { proposal_id, new } => {
-          super::records::pending_proposal(tx, &proposal_id, path)?;
-          let usage = recheck(&new, units(&new.text) as i64)?;
-          let entry = stamp(new);
-          store::insert_entry(tx, &entry).map_err(f)?;
-          let rowid = tx.last_insert_rowid();
-          store::decide_proposal(tx, &proposal_id, "approved", now).map_err(f)?;
-          audit("add", &entry)?;
-          let proposal = store::get_proposal(tx, &proposal_id).map_err(f)?;
-          let result = json!({ "proposal": proposal, "entry": entry, "usage": usage });
-          Ok((result, Touched::written(vec![(Some(rowid), entry)])))
-        }
+        Op::Add(new) => c.add(new),
+        Op::Approve { proposal_id, new } => c.approve(&proposal_id, new),
         Op::Replace {
           vis,
           target,
           text,
           tags,
-        } => {
-          let current = refind(&vis, &target)?;
-          let usage = recheck(&current, units(&text) as i64 - units(&current.text) as i64)?;
-          let mut entry = current.clone();
-          entry.text = text;
-          if let Some(tags) = tags {
-            entry.tags = tags;
-          }
-          entry.version += 1;
-          entry.updated_at = now.max(entry.created_at);
-          entry.session_id = Some(session.to_string());
-          store::update_entry(tx, &entry).map_err(f)?;
-          audit("replace", &entry)?;
-          let result = json!({ "previous": current, "entry": entry, "usage": usage });
-          Ok((result, Touched::written(vec![(None, entry)])))
-        }
-        Op::Remove { vis, target } => {
-          let entry = refind(&vis, &target)?;
-          store::delete_entry(tx, &entry.id).map_err(f)?;
-          audit("remove", &entry)?;
-          let result = json!({ "entry": entry, "usage": usage(&entry)? });
-          Ok((
-            result,
-            Touched {
-              written: Vec::new(),
-              removed: vec![entry.id],
-            },
-          ))
-        }
-        Op::Consolidate { vis, targets, new } => {
-          let mut removed = Vec::with_capacity(targets.len());
-          for t in &targets {
-            let entry = refind(&vis, t)?;
-            store::delete_entry(tx, &entry.id).map_err(f)?;
-            removed.push(entry);
-          }
-          let usage = recheck(&new, units(&new.text) as i64)?;
-          let entry = stamp(new);
-          store::insert_entry(tx, &entry).map_err(f)?;
-          let rowid = tx.last_insert_rowid();
-          for old in &removed {
-            audit("consolidate-remove", old)?;
-          }
-          audit("consolidate-add", &entry)?;
-          let result = json!({ "removed": removed, "entry": entry, "usage": usage });
-          Ok((
-            result,
-            Touched {
-              written: vec![(Some(rowid), entry)],
-              removed: removed.into_iter().map(|e| e.id).collect(),
-            },
-          ))
-        }
-        Op::Seed(news) => {
-          let entries: Vec<Entry> = news.into_iter().map(stamp).collect();
-          check_batch(tx, &budgets, &entries, path)?;
-          audit::append(
-            tx,
-            &NewAudit {
-              action: "seed",
-              text: Some(&payload_text),
-              outcome: Some(label),
-              source: Some(&source_label),
-              session_id: Some(session),
-              ..NewAudit::default()
-            },
-          )
-          .map_err(f)?;
-          let mut written = Vec::with_capacity(entries.len());
-          for e in &entries {
-            store::insert_entry(tx, e).map_err(f)?;
-            written.push(tx.last_insert_rowid());
-            audit("add", e)?;
-          }
-          let result = json!({ "added": entries.len(), "entries": entries });
-          let written = written.into_iter().map(Some).zip(entries).collect();
-          Ok((result, Touched::written(written)))
-        }
+        } => c.replace(&vis, &target, text, tags),
+        Op::Remove { vis, target } => c.remove(&vis, &target),
+        Op::Consolidate { vis, targets, new } => c.consolidate(&vis, &targets, new),
+        Op::Seed(news) => c.seed(news, &payload.text, source_label),
       }
     })
   }
 }
 
-/// What a commit changed, for the read model: entries written (with their rowid when inserted)
-/// and ids removed.
-struct Touched {
-  written: Vec<(Option<i64>, Entry)>,
-  removed: Vec<String>,
+/// One approved write inside its transaction.
+struct Commit<'c> {
+  tx: &'c Connection,
+  path: &'c str,
+  label: &'c str,
+  session: &'c str,
+  budgets: Budgets,
+  now: i64,
 }
 
-impl Touched {
-  fn written(written: Vec<(Option<i64>, Entry)>) -> Self {
-    Self {
-      written,
-      removed: Vec::new(),
+impl Commit<'_> {
+  fn fail(&self, e: rusqlite::Error) -> MemoryError {
+    fail_at(self.path, e)
+  }
+
+  fn audit_row<'a>(&'a self, action: &'a str, e: &'a Entry) -> NewAudit<'a> {
+    NewAudit {
+      action,
+      track: Some(e.track.as_str()),
+      scope: Some(e.scope.as_str()),
+      entry_id: Some(&e.id),
+      text: Some(&e.text),
+      outcome: Some(self.label),
+      source: Some(&e.source),
+      session_id: Some(self.session),
     }
+  }
+
+  fn audit(&self, action: &str, e: &Entry) -> Result<()> {
+    audit::append(self.tx, &self.audit_row(action, e)).map_err(|e| self.fail(e))?;
+    Ok(())
+  }
+
+  /// `e`'s layer's usage once `delta` more units are written, checked against its limit; with
+  /// no delta, as it is.
+  fn recheck(&self, e: &Entry, delta: Option<i64>) -> Result<Usage> {
+    let change = (e, delta.unwrap_or(0), delta.is_some());
+    usage_after(self.tx, &self.budgets, change, self.path)
+  }
+
+  /// The approved id at the approved version: exactly the text the approver saw. A target
+  /// rewritten meanwhile is reported with its current text, so the write can be re-planned.
+  fn refind(&self, vis: &Visibility, t: &Target) -> Result<Entry> {
+    match store::get_visible(self.tx, &t.id, vis).map_err(|e| self.fail(e))? {
+      Some(e) if e.version == t.version => Ok(e),
+      Some(e) => Err(MemoryError::EntryNotFound {
+        track: t.track.as_str().into(),
+        scope: t.scope.as_str().into(),
+        r#match: t.needle.clone(),
+        changed: Some(Box::new(Changed {
+          id: e.id,
+          approved_version: t.version,
+          version: e.version,
+          text: e.text,
+        })),
+      }),
+      None => Err(target_error(t.track, t.scope, &t.needle, &[])),
+    }
+  }
+
+  /// A new entry's id and timestamps.
+  fn stamp(&self, mut e: Entry) -> Entry {
+    e.id = Uuid::new_v4().to_string();
+    e.created_at = self.now;
+    e.updated_at = self.now;
+    e
+  }
+
+  fn insert(&self, new: Entry) -> Result<(Entry, Usage)> {
+    let usage = self.recheck(&new, Some(units(&new.text) as i64))?;
+    let entry = self.stamp(new);
+    store::insert_entries(self.tx, std::slice::from_ref(&entry)).map_err(|e| self.fail(e))?;
+    Ok((entry, usage))
+  }
+
+  fn add(&self, new: Entry) -> Result<Written> {
+    let (entry, usage) = self.insert(new)?;
+    self.audit("add", &entry)?;
+    Ok(Written::Add { entry, usage })
+  }
+
+  fn approve(&self, proposal_id: &str, new: Entry) -> Result<Written> {
+    super::records::pending_proposal(self.tx, proposal_id, self.path)?;
+    let (entry, usage) = self.insert(new)?;
+    let f = |e| self.fail(e);
+    store::decide_proposal(self.tx, proposal_id, "approved", self.now).map_err(f)?;
+    self.audit("add", &entry)?;
+    let proposal = store::get_proposal(self.tx, proposal_id).map_err(f)?;
+    Ok(Written::Approve {
+      proposal,
+      entry,
+      usage,
+    })
+  }
+
+  fn replace(
+    &self,
+    vis: &Visibility,
+    target: &Target,
+    text: String,
+    tags: Option<Vec<String>>,
+  ) -> Result<Written> {
+    let previous = self.refind(vis, target)?;
+    let delta = units(&text) as i64 - units(&previous.text) as i64;
+    let usage = self.recheck(&previous, Some(delta))?;
+    let mut entry = previous.clone();
+    entry.text = text;
+    if let Some(tags) = tags {
+      entry.tags = tags;
+    }
+    entry.version += 1;
+    entry.updated_at = self.now.max(entry.created_at);
+    entry.session_id = Some(self.session.to_string());
+    store::update_entry(self.tx, &entry).map_err(|e| self.fail(e))?;
+    self.audit("replace", &entry)?;
+    Ok(Written::Replace {
+      previous,
+      entry,
+      usage,
+    })
+  }
+
+  fn remove(&self, vis: &Visibility, target: &Target) -> Result<Written> {
+    let entry = self.refind(vis, target)?;
+    store::delete_entry(self.tx, &entry.id).map_err(|e| self.fail(e))?;
+    self.audit("remove", &entry)?;
+    let usage = self.recheck(&entry, None)?;
+    Ok(Written::Remove { entry, usage })
+  }
+
+  fn consolidate(&self, vis: &Visibility, targets: &[Target], new: Entry) -> Result<Written> {
+    let mut removed = Vec::with_capacity(targets.len());
+    for t in targets {
+      let entry = self.refind(vis, t)?;
+      store::delete_entry(self.tx, &entry.id).map_err(|e| self.fail(e))?;
+      removed.push(entry);
+    }
+    let (entry, usage) = self.insert(new)?;
+    for old in &removed {
+      self.audit("consolidate-remove", old)?;
+    }
+    self.audit("consolidate-add", &entry)?;
+    Ok(Written::Consolidate {
+      removed,
+      entry,
+      usage,
+    })
+  }
+
+  fn seed(&self, news: Vec<Entry>, summary: &str, source: &str) -> Result<Written> {
+    let entries: Vec<Entry> = news.into_iter().map(|e| self.stamp(e)).collect();
+    check_batch(self.tx, &self.budgets, &entries, self.path)?;
+    let mut rows = vec![NewAudit {
+      action: "seed",
+      text: Some(summary),
+      outcome: Some(self.label),
+      source: Some(source),
+      session_id: Some(self.session),
+      ..NewAudit::default()
+    }];
+    store::insert_entries(self.tx, &entries).map_err(|e| self.fail(e))?;
+    rows.extend(entries.iter().map(|e| self.audit_row("add", e)));
+    audit::append_all(self.tx, &rows).map_err(|e| self.fail(e))?;
+    Ok(Written::Seed {
+      added: entries.len(),
+      entries,
+    })
   }
 }

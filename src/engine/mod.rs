@@ -11,10 +11,10 @@
 //! proposals and frozen snapshots; this file holds the types they share.
 #![forbid(unsafe_code)]
 
+use serde::Serialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use crate::cache::{EntryCache, Search};
 use crate::error::{json_str, Changed, MemoryError, Result};
 use crate::protocol::model::{
   self, as_object, AuditRow, Budgets, Entry, EntryInput, Proposal, Scope, Track, Usage, Writer,
@@ -23,7 +23,7 @@ use crate::protocol::model::{
 use crate::protocol::screen;
 use crate::protocol::text::{excerpt, fold, units};
 use crate::store::audit::{self, NewAudit, Verification};
-use crate::store::reads;
+use crate::store::reads::{self, Filter};
 use crate::store::{self, fail_at, now_ms, Store, Visibility};
 
 /// The global write policy. `off` refuses every write without asking; `ask` and `auto` both ask
@@ -118,7 +118,7 @@ impl Default for Config {
 }
 
 /// What the approver is shown: the complete change.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Payload {
   /// `add`, `replace`, `remove`, `consolidate` or `seed`.
   pub action: &'static str,
@@ -129,39 +129,33 @@ pub struct Payload {
   /// The change in full.
   pub text: String,
   /// Source (absent for seed).
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub source: Option<String>,
   /// Seed only: entries in the batch.
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub count: Option<usize>,
   /// What the approver should notice (instruction-like text, invisible characters, a possible
   /// secret under `secretPolicy: warn`).
+  #[serde(skip_serializing_if = "Vec::is_empty")]
   pub warnings: Vec<String>,
-  /// The entries the write changes, as `(id, version)`: it commits only on exactly these.
-  pub targets: Vec<(String, i64)>,
+  /// The entries the write changes: it commits only on exactly these versions.
+  #[serde(skip_serializing_if = "Vec::is_empty")]
+  pub targets: Vec<Version>,
+}
+
+/// An entry at the version an approval showed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Version {
+  /// Entry id.
+  pub id: String,
+  /// Its version.
+  pub version: i64,
 }
 
 impl Payload {
   /// The payload as the gate receives it.
   pub fn to_json(&self) -> Value {
-    let mut v =
-      json!({ "action": self.action, "track": self.track, "scope": self.scope, "text": self.text });
-    if let Some(source) = &self.source {
-      v["source"] = json!(source);
-    }
-    if let Some(count) = self.count {
-      v["count"] = json!(count);
-    }
-    if !self.warnings.is_empty() {
-      v["warnings"] = json!(self.warnings);
-    }
-    if !self.targets.is_empty() {
-      let targets: Vec<Value> = self
-        .targets
-        .iter()
-        .map(|(id, version)| json!({ "id": id, "version": version }))
-        .collect();
-      v["targets"] = json!(targets);
-    }
-    v
+    serde_json::to_value(self).unwrap_or_default()
   }
 }
 
@@ -175,7 +169,16 @@ struct Target {
   needle: String,
 }
 
-#[derive(Debug, Clone)]
+impl Target {
+  fn version_shown(&self) -> Version {
+    Version {
+      id: self.id.clone(),
+      version: self.version,
+    }
+  }
+}
+
+#[derive(Debug)]
 enum Op {
   Add(Entry),
   Replace {
@@ -200,8 +203,8 @@ enum Op {
   },
 }
 
-/// A checked write waiting for its approval.
-#[derive(Debug, Clone)]
+/// A checked write waiting for its approval ([`Memory::finish`] consumes it).
+#[derive(Debug)]
 pub struct Plan {
   writer: Writer,
   payload: Payload,
@@ -230,10 +233,64 @@ pub enum GateAnswer {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Finished {
   /// Committed; the protocol result object.
-  Written(Value),
+  Written(Box<Written>),
   /// Approved, but the caller's abort signal fired before commit; an `{action}-aborted` row
   /// records it and nothing was written.
   Aborted,
+}
+
+/// The result of a committed write, as the protocol returns it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Written {
+  /// `add`.
+  Add {
+    /// The new entry.
+    entry: Entry,
+    /// Its layer's usage after the write.
+    usage: Usage,
+  },
+  /// An approved proposal: an add committed with the decision.
+  Approve {
+    /// The proposal, now approved.
+    proposal: Option<Proposal>,
+    /// The new entry.
+    entry: Entry,
+    /// Its layer's usage after the write.
+    usage: Usage,
+  },
+  /// `replace`.
+  Replace {
+    /// The entry as it was.
+    previous: Entry,
+    /// The entry as it is.
+    entry: Entry,
+    /// Its layer's usage after the write.
+    usage: Usage,
+  },
+  /// `remove`.
+  Remove {
+    /// The removed entry.
+    entry: Entry,
+    /// Its layer's usage after the write.
+    usage: Usage,
+  },
+  /// `consolidate`.
+  Consolidate {
+    /// The removed entries.
+    removed: Vec<Entry>,
+    /// The new entry.
+    entry: Entry,
+    /// Its layer's usage after the write.
+    usage: Usage,
+  },
+  /// `seed`.
+  Seed {
+    /// How many entries were added.
+    added: usize,
+    /// The new entries.
+    entries: Vec<Entry>,
+  },
 }
 
 /// Options of a query.
@@ -274,7 +331,6 @@ pub struct ProposalInput {
 pub struct Memory {
   store: Store,
   config: Config,
-  cache: EntryCache,
 }
 
 fn layer_key(scope: Scope, workspace_key: &str) -> &str {
@@ -284,18 +340,35 @@ fn layer_key(scope: Scope, workspace_key: &str) -> &str {
   }
 }
 
-fn check_budget(track: Track, scope: Scope, used: u64, limit: u64, delta: i64) -> Result<()> {
-  let needed = (used as i64 + delta).max(0) as u64;
-  if needed > limit {
+/// The usage of `e`'s layer once `delta` more units are written, refused with
+/// `BUDGET_EXCEEDED` past the limit when `check`.
+fn usage_after(
+  conn: &rusqlite::Connection,
+  budgets: &Budgets,
+  (e, delta, check): (&Entry, i64, bool),
+  path: &str,
+) -> Result<Usage> {
+  let key = layer_key(e.scope, &e.workspace_key);
+  let used = store::layer_used(conn, e.track, e.scope, key).map_err(|x| fail_at(path, x))?;
+  let (limit, needed) = (
+    budgets.limit(e.track, e.scope),
+    used.saturating_add_signed(delta),
+  );
+  if check && needed > limit {
     return Err(MemoryError::BudgetExceeded {
-      track: track.as_str().into(),
-      scope: scope.as_str().into(),
+      track: e.track.as_str().into(),
+      scope: e.scope.as_str().into(),
       used,
       limit,
       needed,
     });
   }
-  Ok(())
+  Ok(Usage {
+    track: e.track,
+    scope: e.scope,
+    used: needed,
+    limit,
+  })
 }
 
 fn target_error(track: Track, scope: Scope, needle: &str, hits: &[Entry]) -> MemoryError {
@@ -320,11 +393,7 @@ fn target_error(track: Track, scope: Scope, needle: &str, hits: &[Entry]) -> Mem
 impl Memory {
   /// An engine over an open store.
   pub fn new(store: Store, config: Config) -> Self {
-    Self {
-      store,
-      config,
-      cache: EntryCache::default(),
-    }
+    Self { store, config }
   }
 
   /// The store file's path.
@@ -351,39 +420,30 @@ impl Memory {
 
   // ---- planning ----
 
-  /// Plan a write inside one read transaction: its target lookups, budget pre-check and the
-  /// read model's catch-up see one snapshot of the file and take its locks once (a `replace`
-  /// ran four transactions, one per statement, before asking its gate).
+  /// Plan a write inside one read transaction: its target lookups and budget pre-check see
+  /// one snapshot of the file and take its locks once.
   ///
   /// # Errors
   /// Whatever `plan` returns, or `STORE_CORRUPT` when the transaction cannot begin or end.
   pub fn planned(&mut self, plan: impl FnOnce(&mut Self) -> Result<Plan>) -> Result<Plan> {
-    let began = store::begin_read(self.store.conn()).map_err(|e| self.fail(e))?;
+    let began = self.store.conn().is_autocommit();
+    if began {
+      self
+        .store
+        .conn()
+        .execute_batch("BEGIN")
+        .map_err(|e| self.fail(e))?;
+    }
     let planned = plan(self);
     if began {
-      store::end_read(self.store.conn()).map_err(|e| self.fail(e))?;
+      self
+        .store
+        .conn()
+        .execute_batch("COMMIT")
+        .map_err(|e| self.fail(e))?;
     }
     planned
   }
-
-  /// Bring the in-memory read model up to date with the store.
-  pub(super) fn sync(&mut self) -> Result<()> {
-    let Self { store, cache, .. } = self;
-    if cache
-      .sync(store.conn(), store.pending_recalls())
-      .map_err(|e| store.fail(e))?
-    {
-      // What was read from the file does not have this connection's pending recalls yet.
-      for (id, at) in store.pending_recalls() {
-        cache.bump(std::slice::from_ref(id), *at);
-      }
-    }
-    Ok(())
-  }
-
-  // ---- finishing ----
-
-  // ---- reads and non-memory writes ----
 }
 
 mod commit;

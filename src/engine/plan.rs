@@ -73,19 +73,22 @@ impl Memory {
     Ok(found)
   }
 
+  /// The one entry of a layer of the visible set whose text contains `needle`.
   pub(super) fn resolve(
-    &mut self,
+    &self,
     track: Track,
     scope: Scope,
     vis: &Visibility,
     needle: &str,
   ) -> Result<(Target, Entry)> {
     let folded = fold(needle);
-    self.sync()?;
-    // Targeting reads one layer of the visible set (its budget keeps it small), by index.
-    let mut hits = reads::layer_entries(self.store.conn(), track, scope, vis, Some(&folded))
-      .map_err(|e| self.fail(e))?;
-    hits.iter_mut().for_each(|e| self.cache.overlay(e));
+    let filter = Filter {
+      track: Some(track.as_str()),
+      scope: Some(scope.as_str()),
+      visibility: Some(vis),
+      folded: Some(&folded),
+    };
+    let mut hits = reads::oldest_first(self.store.conn(), &filter).map_err(|e| self.fail(e))?;
     if hits.len() != 1 {
       return Err(target_error(track, scope, needle, &hits));
     }
@@ -102,19 +105,9 @@ impl Memory {
     ))
   }
 
-  pub(super) fn used(&self, track: Track, scope: Scope, layer: &str) -> Result<u64> {
-    store::layer_used(self.store.conn(), track, scope, layer).map_err(|e| self.fail(e))
-  }
-
-  pub(super) fn precheck_entry(&self, e: &Entry, delta: i64) -> Result<()> {
-    let used = self.used(e.track, e.scope, layer_key(e.scope, &e.workspace_key))?;
-    check_budget(
-      e.track,
-      e.scope,
-      used,
-      self.config.budgets.limit(e.track, e.scope),
-      delta,
-    )
+  fn precheck(&self, e: &Entry, delta: i64) -> Result<Usage> {
+    let (conn, budgets) = (self.store.conn(), &self.config.budgets);
+    usage_after(conn, budgets, (e, delta, true), self.path())
   }
 
   /// Plan an `add`.
@@ -125,7 +118,7 @@ impl Memory {
     let input = model::parse_entry_input(input)?;
     let entry = self.new_entry(input, &writer);
     let warnings = self.screen(entry_strings(&entry))?;
-    self.precheck_entry(&entry, units(&entry.text) as i64)?;
+    self.precheck(&entry, units(&entry.text) as i64)?;
     let payload = Payload {
       action: "add",
       track: entry.track.as_str().into(),
@@ -161,7 +154,7 @@ impl Memory {
         .chain(tags.iter().flatten().map(String::as_str)),
     )?;
     let (target, initial) = self.resolve(track, scope, &vis, &needle)?;
-    self.precheck_entry(&initial, units(&text) as i64 - units(&initial.text) as i64)?;
+    self.precheck(&initial, units(&text) as i64 - units(&initial.text) as i64)?;
     let payload = Payload {
       action: "replace",
       track: track.as_str().into(),
@@ -170,7 +163,7 @@ impl Memory {
       source: Some(source.unwrap_or_else(|| self.config.source_label.clone())),
       count: None,
       warnings,
-      targets: vec![(target.id.clone(), target.version)],
+      targets: vec![target.version_shown()],
     };
     Ok(Plan {
       writer,
@@ -202,7 +195,7 @@ impl Memory {
       source: Some(entry.source.clone()),
       count: None,
       warnings: Vec::new(),
-      targets: vec![(target.id.clone(), target.version)],
+      targets: vec![target.version_shown()],
     };
     Ok(Plan {
       writer,
@@ -256,7 +249,7 @@ impl Memory {
       .filter(|e| same_layer(e, &new))
       .map(|e| units(&e.text))
       .sum();
-    self.precheck_entry(&new, units(&new.text) as i64 - freed as i64)?;
+    self.precheck(&new, units(&new.text) as i64 - freed as i64)?;
     let mut parts: Vec<String> = targets
       .iter()
       .zip(&found)
@@ -271,7 +264,7 @@ impl Memory {
       source: Some(new.source.clone()),
       count: None,
       warnings,
-      targets: targets.iter().map(|t| (t.id.clone(), t.version)).collect(),
+      targets: targets.iter().map(Target::version_shown).collect(),
     };
     Ok(Plan {
       writer,
@@ -363,26 +356,15 @@ pub(super) fn check_batch(
   entries: &[Entry],
   path: &str,
 ) -> Result<()> {
-  let mut layers: Vec<(Track, Scope, &str, u64)> = Vec::new();
+  let mut layers: Vec<(&Entry, i64, bool)> = Vec::new();
   for e in entries {
-    let key = layer_key(e.scope, &e.workspace_key);
-    match layers
-      .iter_mut()
-      .find(|(t, s, k, _)| *t == e.track && *s == e.scope && *k == key)
-    {
-      Some(layer) => layer.3 += units(&e.text),
-      None => layers.push((e.track, e.scope, key, units(&e.text))),
+    match layers.iter_mut().find(|(l, _, _)| same_layer(l, e)) {
+      Some(layer) => layer.1 += units(&e.text) as i64,
+      None => layers.push((e, units(&e.text) as i64, true)),
     }
   }
-  for (track, scope, key, adding) in layers {
-    let used = store::layer_used(conn, track, scope, key).map_err(|e| fail_at(path, e))?;
-    check_budget(
-      track,
-      scope,
-      used,
-      budgets.limit(track, scope),
-      adding as i64,
-    )?;
+  for layer in layers {
+    usage_after(conn, budgets, layer, path)?;
   }
   Ok(())
 }

@@ -16,68 +16,64 @@ impl Memory {
       .unwrap_or(self.config.default_query_limit)
       .min(MAX_QUERY_LIMIT);
     let folded = parsed.text.as_deref().map(fold);
-    self.sync()?;
-    let conn = self.store.conn();
-    let matched = match folded.as_deref() {
-      Some(n) => Some(self.cache.matching(conn, n).map_err(|e| self.fail(e))?),
-      None => None,
-    };
-    let (page, total) = self.cache.search(&Search {
+    let search = Filter {
       track: parsed.track.as_deref(),
       scope: parsed.scope.as_deref(),
       visibility: Some(&opts.visibility),
-      limit: limit as usize,
-      matched: matched.as_deref(),
-    });
-    let entries = self.cache.fetch(conn, &page).map_err(|e| self.fail(e))?;
-    let at = now_ms();
-    if opts.count_recall && !entries.is_empty() {
-      let ids: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
-      self.store.note_recalls(&ids, at)?;
-      self.cache.bump(&ids, at);
-    }
-    if let Some(session) = &opts.session_id {
-      // A query is not screened (it writes no memory), but its audit row must not keep a
-      // credential someone pasted into a search.
-      let raw_text = as_object(filter)
-        .get("text")
-        .and_then(Value::as_str)
-        .map(|t| match screen::secret_kind(t) {
-          Some(kind) => format!("[redacted: the query looked like it contained {kind}]"),
-          None => t.to_string(),
-        });
+      folded: folded.as_deref(),
+    };
+    let (page, total) =
+      reads::ranked_page(self.store.conn(), &search, limit as usize).map_err(|e| self.fail(e))?;
+    let bump: Vec<i64> = match opts.count_recall {
+      true => page.iter().map(|(rowid, _)| *rowid).collect(),
+      false => Vec::new(),
+    };
+    let entries: Vec<Entry> = page.into_iter().map(|(_, e)| e).collect();
+    // A query is not screened (it writes no memory), but its audit row must not keep a
+    // credential someone pasted into a search.
+    let raw_text = as_object(filter)
+      .get("text")
+      .and_then(Value::as_str)
+      .map(|t| match screen::secret_kind(t) {
+        Some(kind) => format!("[redacted: the query looked like it contained {kind}]"),
+        None => t.to_string(),
+      });
+    if !bump.is_empty() || opts.session_id.is_some() {
       let source = self.config.source_label.clone();
       self.store.write(|tx, path| {
+        let f = |e| fail_at(path, e);
+        store::bump_recalls(tx, &bump, now_ms()).map_err(f)?;
+        let Some(session) = &opts.session_id else {
+          return Ok(());
+        };
+        let asked = (
+          parsed.track.as_deref(),
+          parsed.scope.as_deref(),
+          raw_text.as_deref(),
+        );
         let same = audit::last_recall(tx, session)
-          .map_err(|e| fail_at(path, e))?
+          .map_err(f)?
           .is_some_and(|last| {
             (
               last.track.as_deref(),
               last.scope.as_deref(),
               last.text.as_deref(),
-            ) == (
-              parsed.track.as_deref(),
-              parsed.scope.as_deref(),
-              raw_text.as_deref(),
-            )
+            ) == asked
           });
         if same {
           return Ok(()); // a session repeating its last recall is already evidenced
         }
-        audit::append(
-          tx,
-          &NewAudit {
-            action: "recalled",
-            track: parsed.track.as_deref(),
-            scope: parsed.scope.as_deref(),
-            text: raw_text.as_deref(),
-            outcome: Some("ok"),
-            source: Some(&source),
-            session_id: Some(session),
-            ..NewAudit::default()
-          },
-        )
-        .map_err(|e| fail_at(path, e))?;
+        let row = NewAudit {
+          action: "recalled",
+          track: asked.0,
+          scope: asked.1,
+          text: asked.2,
+          outcome: Some("ok"),
+          source: Some(&source),
+          session_id: Some(session),
+          ..NewAudit::default()
+        };
+        audit::append(tx, &row).map_err(f)?;
         Ok(())
       })?;
     }
@@ -96,11 +92,7 @@ impl Memory {
   /// `STORE_CORRUPT`.
   pub fn budgets(&self, workspace_key: Option<&str>) -> Result<Vec<Usage>> {
     let conn = self.store.conn();
-    let used = match workspace_key {
-      Some(ws) => store::session_usage(conn, ws),
-      None => store::store_usage(conn),
-    }
-    .map_err(|e| self.fail(e))?;
+    let used = store::usage(conn, workspace_key).map_err(|e| self.fail(e))?;
     let layers = Track::ALL
       .into_iter()
       .flat_map(|t| Scope::ALL.into_iter().map(move |s| (t, s)));
@@ -121,11 +113,11 @@ impl Memory {
   /// # Errors
   /// `STORE_CORRUPT`.
   pub fn list_entries(&mut self, visibility: Option<&Visibility>) -> Result<Vec<Entry>> {
-    self.sync()?;
-    let mut entries =
-      reads::visible_entries(self.store.conn(), visibility).map_err(|e| self.fail(e))?;
-    entries.iter_mut().for_each(|e| self.cache.overlay(e));
-    Ok(entries)
+    let filter = Filter {
+      visibility,
+      ..Filter::default()
+    };
+    reads::oldest_first(self.store.conn(), &filter).map_err(|e| self.fail(e))
   }
 
   /// The frozen-snapshot text of a session's visible set (not recorded: see
@@ -138,7 +130,11 @@ impl Memory {
     vis: &Visibility,
     labels: &crate::protocol::snapshot::Labels,
   ) -> Result<String> {
-    let entries = reads::visible_entries(self.store.conn(), Some(vis)).map_err(|e| self.fail(e))?;
+    let filter = Filter {
+      visibility: Some(vis),
+      ..Filter::default()
+    };
+    let entries = reads::oldest_first(self.store.conn(), &filter).map_err(|e| self.fail(e))?;
     let usage = self.budgets(vis.workspace_key.as_deref())?;
     Ok(crate::protocol::snapshot::render(&entries, &usage, labels))
   }

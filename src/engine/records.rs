@@ -106,7 +106,7 @@ impl Memory {
       if let Some(frozen) = store::snapshot_of(tx, session_id).map_err(f)? {
         return Ok(frozen);
       }
-      let hash = crate::store::sha256::hex_digest(text.as_bytes());
+      let hash = audit::hex_digest(text.as_bytes());
       store::insert_snapshot(tx, session_id, &hash, text, now_ms()).map_err(f)?;
       let reference = format!("{}{hash}", audit::SNAPSHOT_REF);
       audit::append(

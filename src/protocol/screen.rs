@@ -6,7 +6,7 @@
 //! private-key armour, `key = value` assignments of password/token names with a credential-like
 //! value, credentials in URLs, and long high-entropy tokens. An environment variable's name or a
 //! visibly redacted value (`845120...HFXI`, `sk-****`, `<redacted>`) is not a credential.
-//! Fixture corpus: `screen_corpus.rs`.
+//! Fixture corpus: `tests/screen_corpus.rs`.
 #![forbid(unsafe_code)]
 
 /// Credential formats recognised by prefix: (prefix, minimum total length, what it is).
@@ -325,12 +325,8 @@ pub fn warnings(text: &str) -> Vec<String> {
 }
 
 #[cfg(test)]
-#[path = "screen_corpus.rs"]
-mod corpus;
-
-#[cfg(test)]
 mod tests {
-  use super::secret_kind;
+  use super::*;
 
   /// Names of environment variables, where a memory says where a credential lives.
   #[test]
@@ -377,5 +373,87 @@ mod tests {
     ] {
       assert!(secret_kind(text).is_some(), "{text}");
     }
+  }
+
+  /// The assignment check as first written: every secret name searched through the whole text.
+  fn assignment_by_search(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    SECRET_NAMES.iter().any(|name| {
+      lower.match_indices(name).any(|(start, _)| {
+        let end = start + name.len();
+        let before_ok = !name.is_ascii()
+          || lower[..start]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric() && c != '_');
+        let rest = lower[end..].trim_start_matches([' ', '"', '\'']);
+        let after = rest
+          .strip_prefix([':', '=', '：'])
+          .or_else(|| rest.strip_prefix("is "));
+        after.is_some_and(|after| {
+          let value = text[text.len() - after.len()..]
+            .split_whitespace()
+            .next()
+            .unwrap_or("");
+          before_ok && credential_like(value)
+        })
+      })
+    })
+  }
+
+  #[test]
+  fn the_one_pass_assignment_scan_finds_what_a_search_per_name_finds() {
+    const PARTS: &[&str] = &[
+      "password",
+      "token",
+      "access_token",
+      "my_token",
+      "密码",
+      "pwd",
+      "api-key",
+      "secret",
+      " ",
+      "  ",
+      "\"",
+      "'",
+      ":",
+      "=",
+      "：",
+      "is ",
+      "Is ",
+      "this ",
+      "hunter2!",
+      "Tr0ub4dor&3",
+      "required",
+      "abc",
+      "xyzzy123",
+      "${X}",
+      "。",
+      "\n",
+      "a",
+      "_",
+      "ok",
+    ];
+    let mut seed = 0x2545_f491_u64;
+    let mut next = || {
+      seed ^= seed << 13;
+      seed ^= seed >> 7;
+      seed ^= seed << 17;
+      seed
+    };
+    let mut found = 0;
+    for _ in 0..20_000 {
+      let len = 1 + next() % 8;
+      let text: String = (0..len)
+        .map(|_| PARTS[(next() % PARTS.len() as u64) as usize])
+        .collect();
+      let expected = assignment_by_search(&text);
+      assert_eq!(assignment(&text).is_some(), expected, "{text:?}");
+      found += usize::from(expected);
+    }
+    assert!(
+      found > 500,
+      "the generator must produce assignments ({found})"
+    );
   }
 }

@@ -1,4 +1,4 @@
-//! The audit ledger: append-only rows chained by SHA-256, verification, and retention pruning
+//! The audit ledger: append-only rows chained by SHA-256 (`sha2`), verification, and retention pruning
 //! that leaves a checkpoint so what remains stays verifiable.
 //!
 //! Threat model: the chain makes *accidental or naive* edits evident — a row changed, removed or
@@ -12,8 +12,8 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::now_ms;
-use super::sha256::hex_digest;
 use crate::protocol::model::AuditRow;
+use sha2::{Digest, Sha256};
 
 /// Meta key holding the hash of the last pruned row (the chain's starting point).
 const CHECKPOINT_KEY: &str = "audit_checkpoint";
@@ -60,6 +60,15 @@ pub struct BrokenRow {
   pub seq: i64,
   /// Why.
   pub reason: String,
+}
+
+/// The SHA-256 digest of `data` as 64 lowercase hex characters (the `sha2` crate; checked
+/// against the FIPS 180-4 vectors in the tests).
+pub fn hex_digest(data: &[u8]) -> String {
+  Sha256::digest(data)
+    .iter()
+    .map(|b| format!("{b:02x}"))
+    .collect()
 }
 
 /// The hash of one row: SHA-256 over a canonical JSON array of the previous hash and every field.
@@ -110,27 +119,48 @@ fn chain_tail(conn: &Connection) -> rusqlite::Result<(String, i64)> {
 
 /// Append one row, chained to the previous one, in one INSERT. Returns its `seq`.
 pub fn append(conn: &Connection, a: &NewAudit<'_>) -> rusqlite::Result<i64> {
-  let (prev, seq) = chain_tail(conn)?;
-  let row = AuditRow {
-    seq,
-    ts: now_ms(),
-    action: a.action.to_string(),
-    track: a.track.map(str::to_string),
-    scope: a.scope.map(str::to_string),
-    entry_id: a.entry_id.map(str::to_string),
-    text: a.text.map(str::to_string),
-    outcome: a.outcome.map(str::to_string),
-    source: a.source.map(str::to_string),
-    session_id: a.session_id.map(str::to_string),
-  };
-  let hash = row_hash(&prev, &row);
-  conn
-    .prepare_cached(
-      "INSERT INTO audit (seq, ts, action, track, scope, entry_id, text, outcome, source, session_id, prev_hash, hash)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-    )?
-    .execute(params![seq, row.ts, a.action, a.track, a.scope, a.entry_id, a.text, a.outcome, a.source, a.session_id, prev, hash])?;
-  Ok(seq)
+  append_all(conn, std::slice::from_ref(a))
+}
+
+/// Append rows in order, each chained to the one before; the chain's tail is read once.
+/// Returns the last `seq`.
+pub fn append_all(conn: &Connection, rows: &[NewAudit<'_>]) -> rusqlite::Result<i64> {
+  let (mut prev, mut seq) = chain_tail(conn)?;
+  let mut insert = conn.prepare_cached(
+    "INSERT INTO audit (seq, ts, action, track, scope, entry_id, text, outcome, source, session_id, prev_hash, hash)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+  )?;
+  for a in rows {
+    let row = AuditRow {
+      seq,
+      ts: now_ms(),
+      action: a.action.to_string(),
+      track: a.track.map(str::to_string),
+      scope: a.scope.map(str::to_string),
+      entry_id: a.entry_id.map(str::to_string),
+      text: a.text.map(str::to_string),
+      outcome: a.outcome.map(str::to_string),
+      source: a.source.map(str::to_string),
+      session_id: a.session_id.map(str::to_string),
+    };
+    let hash = row_hash(&prev, &row);
+    insert.execute(params![
+      seq,
+      row.ts,
+      a.action,
+      a.track,
+      a.scope,
+      a.entry_id,
+      a.text,
+      a.outcome,
+      a.source,
+      a.session_id,
+      prev,
+      hash
+    ])?;
+    (prev, seq) = (hash, seq + 1);
+  }
+  Ok(seq - 1)
 }
 
 fn audit_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
@@ -177,27 +207,6 @@ pub fn last_recall(conn: &Connection, session_id: &str) -> rusqlite::Result<Opti
     ))?
     .query_row([session_id], audit_from_row)
     .optional()
-}
-
-/// The newest `seq` (0 for an empty ledger).
-pub fn max_seq(conn: &Connection) -> rusqlite::Result<i64> {
-  conn
-    .prepare_cached("SELECT coalesce(max(seq), 0) FROM audit")?
-    .query_row([], |r| r.get(0))
-}
-
-/// The rows after `seq`, oldest first, as `(seq, entry id)`: at most `limit`.
-pub fn tail(
-  conn: &Connection,
-  seq: i64,
-  limit: usize,
-) -> rusqlite::Result<Vec<(i64, Option<String>)>> {
-  let mut stmt =
-    conn.prepare_cached("SELECT seq, entry_id FROM audit WHERE seq > ?1 ORDER BY seq LIMIT ?2")?;
-  let rows = stmt.query_map(rusqlite::params![seq, limit as i64], |r| {
-    Ok((r.get(0)?, r.get(1)?))
-  })?;
-  rows.collect()
 }
 
 /// Walk the whole chain from its checkpoint and report the first row that does not verify.
@@ -289,6 +298,31 @@ pub fn backfill(conn: &Connection) -> rusqlite::Result<()> {
 #[cfg(test)]
 mod tests {
   use super::*;
+
+  #[test]
+  fn sha256_matches_the_standard_vectors() {
+    assert_eq!(
+      hex_digest(b""),
+      "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
+    assert_eq!(
+      hex_digest(b"abc"),
+      "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
+    assert_eq!(
+      hex_digest(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+    );
+    assert_eq!(
+      hex_digest(&[b'a'; 1_000_000]),
+      "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+    );
+    assert_eq!(hex_digest(&[0u8; 55]).len(), 64);
+    assert_eq!(
+      hex_digest(&[0u8; 56]),
+      "d4817aa5497628e7c77e6b606107042bbba3130888c5f47a375e6179be789fbb"
+    );
+  }
   use crate::store::schema::migrate;
 
   fn ledger(rows: usize) -> rusqlite::Result<Connection> {

@@ -5,7 +5,6 @@
 pub mod audit;
 pub mod reads;
 pub mod schema;
-pub mod sha256;
 
 use std::fs::{self, OpenOptions};
 use std::io::Read;
@@ -25,9 +24,7 @@ const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 const BUSY_TIMEOUT_MS: u32 = 10_000;
 /// Most expired audit rows one write prunes, so retention never stalls a write.
 const PRUNE_BATCH: i64 = 256;
-/// Prepared statements kept per connection. The crate caches about 35 distinct statements;
-/// rusqlite's default of 16 made a session that writes, searches and renders snapshots evict
-/// and re-prepare them in turn (tens of µs each).
+/// Prepared statements kept per connection (the crate prepares about 35 distinct ones).
 const STATEMENT_CACHE: usize = 64;
 
 /// Current time in epoch milliseconds.
@@ -47,35 +44,12 @@ pub struct Visibility {
   pub workspace_key: Option<String>,
 }
 
-impl Visibility {
-  /// Whether a session with this visibility sees `e`: shared or its own agent's; user-global
-  /// or its own workspace's.
-  pub fn admits(&self, e: &Entry) -> bool {
-    let agent_ok = self
-      .agent_key
-      .as_deref()
-      .is_none_or(|k| e.agent_key.is_empty() || e.agent_key == k);
-    let workspace_ok = e.scope != Scope::Workspace
-      || self
-        .workspace_key
-        .as_deref()
-        .is_none_or(|w| e.workspace_key == w);
-    agent_ok && workspace_ok
-  }
-}
-
-/// Recall bumps held back before they are written with the next transaction.
-const MAX_PENDING_RECALLS: usize = 512;
-
 /// An open store file.
 #[derive(Debug)]
 pub struct Store {
   conn: Connection,
   path: String,
   retention_days: u64,
-  /// Recall-counter bumps not yet written: `(entry id, epoch ms)`. Reads stay reads; the bumps
-  /// ride along with the next write transaction (or a flush at 512, or at close).
-  pending_recalls: Vec<(String, i64)>,
 }
 
 pub(crate) fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<Entry> {
@@ -224,7 +198,8 @@ impl Store {
     loop {
       let attempt = conn
         .execute_batch(
-          "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;",
+          "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;
+           PRAGMA cache_size = -32768;",
         )
         .map_err(|e| schema::invalid(&shown, e))
         .and_then(|()| schema::migrate(&mut conn, &shown));
@@ -240,9 +215,11 @@ impl Store {
       conn,
       path: shown,
       retention_days,
-      pending_recalls: Vec::new(),
     };
-    store.prune_audit_all()?;
+    if retention_days > 0 {
+      store
+        .write(|tx, path| prune_audit(tx, retention_days, None).map_err(|e| fail_at(path, e)))?;
+    }
     protect(path);
     Ok(store)
   }
@@ -269,91 +246,18 @@ impl Store {
       .conn
       .transaction_with_behavior(TransactionBehavior::Immediate)
       .map_err(|e| fail_at(&path, e))?;
-    bump_recall(&tx, &self.pending_recalls).map_err(|e| fail_at(&path, e))?;
     let value = f(&tx, &path)?;
     if retention_days > 0 {
       prune_audit(&tx, retention_days, Some(PRUNE_BATCH)).map_err(|e| fail_at(&path, e))?;
     }
     tx.commit().map_err(|e| fail_at(&path, e))?;
-    self.pending_recalls.clear();
     Ok(value)
-  }
-
-  /// Count a query hit. The bump is written with the next transaction (immediately once 512
-  /// are pending); until then [`Store::pending_recalls`] lets readers see it.
-  ///
-  /// # Errors
-  /// `STORE_CORRUPT` when a due flush fails (the bumps stay pending).
-  pub fn note_recalls(&mut self, ids: &[String], at: i64) -> Result<()> {
-    self
-      .pending_recalls
-      .extend(ids.iter().map(|id| (id.clone(), at)));
-    if self.pending_recalls.len() >= MAX_PENDING_RECALLS {
-      self.write(|_, _| Ok(()))?;
-    }
-    Ok(())
-  }
-
-  /// Recall bumps not yet written.
-  pub fn pending_recalls(&self) -> &[(String, i64)] {
-    &self.pending_recalls
   }
 
   /// Read-only access to the connection.
   pub fn conn(&self) -> &Connection {
     &self.conn
   }
-
-  fn prune_audit_all(&mut self) -> Result<()> {
-    if self.retention_days == 0 {
-      return Ok(());
-    }
-    let days = self.retention_days;
-    let tx = self
-      .conn
-      .transaction_with_behavior(TransactionBehavior::Immediate)
-      .map_err(|e| fail_at(&self.path, e))?;
-    prune_audit(&tx, days, None).map_err(|e| fail_at(&self.path, e))?;
-    tx.commit().map_err(|e| fail_at(&self.path, e))
-  }
-}
-
-/// Begin a read transaction on `conn` (one snapshot of the file, its locks taken once) unless
-/// one is open; `true` when this call began it and [`end_read`] must end it.
-///
-/// # Errors
-/// SQLite failures.
-pub fn begin_read(conn: &Connection) -> rusqlite::Result<bool> {
-  if !conn.is_autocommit() {
-    return Ok(false);
-  }
-  conn.prepare_cached("BEGIN")?.execute([])?;
-  Ok(true)
-}
-
-/// End the read transaction [`begin_read`] began.
-///
-/// # Errors
-/// SQLite failures.
-pub fn end_read(conn: &Connection) -> rusqlite::Result<()> {
-  conn.prepare_cached("COMMIT")?.execute([])?;
-  Ok(())
-}
-
-/// Run `f` in one read transaction, unless one is open.
-///
-/// # Errors
-/// `f`'s, or SQLite failures beginning or ending the transaction.
-pub fn in_read_tx<T>(
-  conn: &Connection,
-  f: impl FnOnce() -> rusqlite::Result<T>,
-) -> rusqlite::Result<T> {
-  let began = begin_read(conn)?;
-  let out = f();
-  if began {
-    end_read(conn)?;
-  }
-  out
 }
 
 /// Why a SQLite call failed, as a caller can act on it.
@@ -445,45 +349,28 @@ pub fn layer_used(
   Ok(used.unwrap_or(0).max(0) as u64)
 }
 
-/// A session's four usage counters: four primary-key lookups (an `IN` list would build an
-/// ephemeral table on every read).
-pub(crate) const SESSION_USAGE: &str =
-  "SELECT track, scope, used FROM layer_usage WHERE track = 'user' AND scope = 'user-global' AND workspace_key = ''
-   UNION ALL SELECT track, scope, used FROM layer_usage WHERE track = 'user' AND scope = 'workspace' AND workspace_key = ?1
-   UNION ALL SELECT track, scope, used FROM layer_usage WHERE track = 'agent' AND scope = 'user-global' AND workspace_key = ''
-   UNION ALL SELECT track, scope, used FROM layer_usage WHERE track = 'agent' AND scope = 'workspace' AND workspace_key = ?1";
-
-/// Units used in a session's four layers — user-global and this workspace's, per track — in
-/// one statement: `[user/user-global, user/workspace, agent/user-global, agent/workspace]`.
-pub fn session_usage(conn: &Connection, workspace_key: &str) -> rusqlite::Result<[u64; 4]> {
-  let mut stmt = conn.prepare_cached(SESSION_USAGE)?;
-  let mut used = [0u64; 4];
-  let mut rows = stmt.query([workspace_key])?;
-  while let Some(row) = rows.next()? {
-    let at = match (row.get_ref(0)?.as_str()?, row.get_ref(1)?.as_str()?) {
-      ("user", "user-global") => 0,
-      ("user", _) => 1,
-      ("agent", "user-global") => 2,
-      _ => 3,
-    };
-    used[at] = row.get::<_, i64>(2)?.max(0) as u64;
+/// Units used per layer, in protocol order (`[user/user-global, user/workspace,
+/// agent/user-global, agent/workspace]`): with a workspace key, that workspace's layers; without,
+/// each track's fullest workspace (by `layer_usage_fullest`). Scalar lookups, not an `IN` list,
+/// which would build an ephemeral table on every read.
+pub fn usage(conn: &Connection, workspace_key: Option<&str>) -> rusqlite::Result<[u64; 4]> {
+  let global = |track| {
+    format!("(SELECT used FROM layer_usage WHERE track = '{track}' AND scope = 'user-global' AND workspace_key = '')")
+  };
+  let local = |track| {
+    match workspace_key {
+    Some(_) => format!("(SELECT used FROM layer_usage WHERE track = '{track}' AND scope = 'workspace' AND workspace_key = ?1)"),
+    None => format!("(SELECT max(used) FROM layer_usage WHERE track = '{track}' AND scope = 'workspace' AND ?1 IS NULL)"),
   }
-  Ok(used)
-}
-
-/// The four usage figures of a report that names no workspace, in one statement: each
-/// user-global layer, and the fullest workspace layer of each track (by `layer_usage_fullest`).
-pub(crate) const STORE_USAGE: &str = "SELECT
-   (SELECT used FROM layer_usage WHERE track = 'user' AND scope = 'user-global' AND workspace_key = ''),
-   (SELECT max(used) FROM layer_usage WHERE track = 'user' AND scope = 'workspace'),
-   (SELECT used FROM layer_usage WHERE track = 'agent' AND scope = 'user-global' AND workspace_key = ''),
-   (SELECT max(used) FROM layer_usage WHERE track = 'agent' AND scope = 'workspace')";
-
-/// Units used store-wide, in [`session_usage`]'s order: the user-global layers, and for the
-/// workspace layers the fullest workspace's.
-pub fn store_usage(conn: &Connection) -> rusqlite::Result<[u64; 4]> {
-  let mut stmt = conn.prepare_cached(STORE_USAGE)?;
-  stmt.query_row([], |r| {
+  };
+  let sql = format!(
+    "SELECT {}, {}, {}, {}",
+    global("user"),
+    local("user"),
+    global("agent"),
+    local("agent")
+  );
+  conn.prepare_cached(&sql)?.query_row([workspace_key], |r| {
     let at = |i: usize| -> rusqlite::Result<u64> {
       Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0).max(0) as u64)
     };
@@ -491,29 +378,43 @@ pub fn store_usage(conn: &Connection) -> rusqlite::Result<[u64; 4]> {
   })
 }
 
-/// Insert a new entry row.
-pub fn insert_entry(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
-  let mut stmt = conn.prepare_cached(
+/// Insert new entry rows in one statement: FTS5 writes its pending terms out at every
+/// statement, so a batch inserted row by row would write (and merge) one index segment per entry.
+pub fn insert_entries(conn: &Connection, entries: &[Entry]) -> rusqlite::Result<()> {
+  let rows: Vec<serde_json::Value> = entries
+    .iter()
+    .map(|e| {
+      let units = crate::protocol::text::units(&e.text);
+      serde_json::json!([
+        e.id,
+        e.track,
+        e.scope,
+        e.workspace_key,
+        e.agent_key,
+        e.text,
+        e.source,
+        tags_json(&e.tags),
+        e.version,
+        e.created_at,
+        e.updated_at,
+        e.last_recalled,
+        e.recall_count,
+        e.session_id,
+        units
+      ])
+    })
+    .collect();
+  let columns = (0..15)
+    .map(|i| format!("value ->> {i}"))
+    .collect::<Vec<_>>();
+  let sql = format!(
     "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id, units, fts_id)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, (SELECT coalesce(max(fts_id), 0) + 1 FROM entries))",
-  )?;
-  stmt.execute(params![
-    e.id,
-    e.track.as_str(),
-    e.scope.as_str(),
-    e.workspace_key,
-    e.agent_key,
-    e.text,
-    e.source,
-    tags_json(&e.tags),
-    e.version,
-    e.created_at,
-    e.updated_at,
-    e.last_recalled,
-    e.recall_count,
-    e.session_id,
-    crate::protocol::text::units(&e.text) as i64,
-  ])?;
+     SELECT {}, (SELECT coalesce(max(fts_id), 0) FROM entries) + key + 1 FROM json_each(?1)",
+    columns.join(", ")
+  );
+  conn
+    .prepare_cached(&sql)?
+    .execute([serde_json::Value::Array(rows).to_string()])?;
   Ok(())
 }
 
@@ -546,27 +447,15 @@ fn tags_json(tags: &[String]) -> String {
   serde_json::to_string(tags).unwrap_or_else(|_| "[]".to_string())
 }
 
-/// Write recall bumps: `recall_count + 1` and the latest `last_recalled` per hit.
-fn bump_recall(conn: &Connection, bumps: &[(String, i64)]) -> rusqlite::Result<()> {
-  if bumps.is_empty() {
-    return Ok(());
-  }
+/// Count a query hit on each of these rows: `recall_count + 1`, `last_recalled` at least `at`.
+pub fn bump_recalls(conn: &Connection, rowids: &[i64], at: i64) -> rusqlite::Result<()> {
   let mut stmt = conn.prepare_cached(
-    "UPDATE entries SET recall_count = recall_count + 1, last_recalled = max(coalesce(last_recalled, 0), ?2) WHERE id = ?1",
+    "UPDATE entries SET recall_count = recall_count + 1, last_recalled = max(coalesce(last_recalled, 0), ?2) WHERE rowid = ?1",
   )?;
-  for (id, at) in bumps {
-    stmt.execute(params![id, at])?;
+  for rowid in rowids {
+    stmt.execute(params![rowid, at])?;
   }
   Ok(())
-}
-
-impl Drop for Store {
-  fn drop(&mut self) {
-    if !self.pending_recalls.is_empty() {
-      // Best effort: a recall bump is a ranking hint, never a memory change.
-      let _ = self.write(|_, _| Ok(()));
-    }
-  }
 }
 
 /// Insert a pending proposal; `false` when the session already has a pending one of this kind.

@@ -1,8 +1,14 @@
-//! Entry reads that the read model and the protocol's views compose: index rows (the model's
-//! load and refresh), pages by rowid, a session's layers by index, and the ids a needle matches
-//! in SQLite (FTS5 or a scan).
+//! Entry reads: the entries a filter matches (search, targeting, listings and snapshots all
+//! go through [`select`]), pages by rowid, and the ranking of a query.
+//!
+//! A needle of 3+ characters is a phrase query on the FTS5 trigram index of `lower(text)`,
+//! which is exactly the protocol's ASCII-case-insensitive substring test; a shorter one is the
+//! index's trigrams that begin with it (by the `fts5vocab` table `entries_fts_terms`). A needle
+//! that the index matches often is a `LIKE` over the visible layers, read by the
+//! `entries_layer` index (which covers what a search reads).
 #![forbid(unsafe_code)]
 
+use std::cmp::Reverse;
 use std::collections::HashMap;
 
 use rusqlite::{params, Connection, Row};
@@ -10,324 +16,338 @@ use rusqlite::{params, Connection, Row};
 use crate::protocol::model::{Entry, Scope, Track};
 use crate::store::{entry_from_row, Visibility, ENTRY_COLUMNS};
 
-/// An entry and its rowid (the creation-order tie-break).
-fn with_rowid(row: &Row<'_>) -> rusqlite::Result<(i64, Entry)> {
-  Ok((row.get(14)?, entry_from_row(row)?))
+/// Which entries to read.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Filter<'a> {
+  /// Only this track (an unknown value matches nothing).
+  pub track: Option<&'a str>,
+  /// Only this scope (an unknown value matches nothing).
+  pub scope: Option<&'a str>,
+  /// Only what this visibility admits.
+  pub visibility: Option<&'a Visibility>,
+  /// Only texts containing this needle (ASCII-folded, non-empty).
+  pub folded: Option<&'a str>,
 }
 
-/// What the read model indexes of an entry row, borrowed from SQLite's buffers.
-#[derive(Debug, Clone, Copy)]
-pub struct IndexRow<'a> {
-  /// SQLite rowid.
-  pub rowid: i64,
-  /// Entry id.
-  pub id: &'a str,
-  /// Track.
-  pub track: Track,
-  /// Scope.
-  pub scope: Scope,
-  /// Workspace key.
-  pub workspace_key: &'a str,
-  /// Agent key.
-  pub agent_key: &'a str,
-  /// Text.
-  pub text: &'a str,
-  /// Epoch ms.
-  pub updated_at: i64,
-  /// Epoch ms of the last query hit.
-  pub last_recalled: Option<i64>,
-  /// Query hit count.
-  pub recall_count: i64,
+/// How a filter's needle is matched.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Needle {
+  None,
+  /// A phrase query on the FTS index (3+ characters).
+  Phrase,
+  /// The FTS index's trigrams that begin with the needle (1–2 characters): every text is
+  /// indexed with two `\u{1}` after it, so every occurrence begins one.
+  Short,
+  /// `LIKE`, which folds exactly the ASCII letters, as the protocol does.
+  Like,
+  /// `instr(text)`: a needle without ASCII letters, which folding cannot change.
+  Exact,
+  /// `instr(lower(text))`: a needle with a NUL and an ASCII letter.
+  Folded,
 }
 
-const INDEX_COLUMNS: &str =
-  "rowid, id, track, scope, workspace_key, agent_key, text, updated_at, last_recalled, recall_count";
-
-fn index_row<'r>(row: &'r Row<'_>) -> rusqlite::Result<IndexRow<'r>> {
-  let text = |i: usize| -> rusqlite::Result<&'r str> {
-    row.get_ref(i)?.as_str().map_err(|e| {
-      rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
-    })
-  };
-  let bad = |what: String| rusqlite::Error::InvalidColumnType(0, what, rusqlite::types::Type::Text);
-  let (track, scope) = (text(2)?, text(3)?);
-  Ok(IndexRow {
-    rowid: row.get(0)?,
-    id: text(1)?,
-    track: Track::parse(track).ok_or_else(|| bad(format!("track {track}")))?,
-    scope: Scope::parse(scope).ok_or_else(|| bad(format!("scope {scope}")))?,
-    workspace_key: text(4)?,
-    agent_key: text(5)?,
-    text: text(6)?,
-    updated_at: row.get(7)?,
-    last_recalled: row.get(8)?,
-    recall_count: row.get(9)?,
-  })
-}
-
-/// How many entries the store holds.
-pub fn entry_count(conn: &Connection) -> rusqlite::Result<usize> {
-  conn.query_row("SELECT count(*) FROM entries", [], |r| {
-    r.get::<_, i64>(0).map(|n| n.max(0) as usize)
-  })
-}
-
-/// Visit every entry's indexed columns, one row at a time (the read model's load).
-pub fn for_each_index_row(
-  conn: &Connection,
-  mut visit: impl FnMut(IndexRow<'_>),
-) -> rusqlite::Result<()> {
-  let mut stmt = conn.prepare(&format!(
-    "SELECT {INDEX_COLUMNS} FROM entries ORDER BY rowid"
-  ))?;
-  let mut rows = stmt.query([])?;
-  while let Some(row) = rows.next()? {
-    visit(index_row(row)?);
-  }
-  Ok(())
-}
-
-/// Visit one entry's indexed columns, by id; `false` when there is no such entry.
-pub fn index_row_by_id(
-  conn: &Connection,
-  id: &str,
-  visit: impl FnOnce(IndexRow<'_>),
-) -> rusqlite::Result<bool> {
-  let mut stmt = conn.prepare_cached(&format!(
-    "SELECT {INDEX_COLUMNS} FROM entries WHERE id = ?1"
-  ))?;
-  let mut rows = stmt.query([id])?;
-  match rows.next()? {
-    Some(row) => {
-      visit(index_row(row)?);
-      Ok(true)
+impl Needle {
+  fn of(folded: Option<&str>) -> Self {
+    match folded {
+      None => Self::None,
+      Some(n) if n.contains(['\0', '\u{1}']) => Self::scan(n),
+      Some(n) if n.chars().nth(2).is_some() => Self::Phrase,
+      Some(_) => Self::Short,
     }
-    None => Ok(false),
+  }
+
+  /// How a scan of the layers tests `folded`.
+  fn scan(folded: &str) -> Self {
+    match (
+      folded.bytes().any(|b| b.is_ascii_alphabetic()),
+      folded.contains('\0'),
+    ) {
+      (false, _) => Self::Exact,
+      (true, false) => Self::Like,
+      (true, true) => Self::Folded,
+    }
+  }
+
+  /// The FTS rowids whose folded text may contain the pattern bound at `param`.
+  fn indexed(self, param: &str) -> Option<String> {
+    match self {
+      Self::Phrase => Some(format!(
+        "SELECT rowid AS fts_id FROM entries_fts WHERE entries_fts MATCH {param}"
+      )),
+      Self::Short => Some(format!(
+        "SELECT DISTINCT doc AS fts_id FROM entries_fts_terms
+         WHERE term >= {param} AND term <= {param} || char(1114111, 1114111)"
+      )),
+      _ => None,
+    }
+  }
+
+  fn pattern(self, folded: &str) -> String {
+    match self {
+      Self::Phrase => format!("\"{}\"", folded.replace('"', "\"\"")),
+      Self::Like => {
+        let escaped = folded.replace('\\', "\\\\");
+        format!("%{}%", escaped.replace('%', "\\%").replace('_', "\\_"))
+      }
+      _ => folded.to_string(),
+    }
   }
 }
 
-/// Visit the recall counters of every entry that has been recalled.
-pub fn for_each_recalled(
-  conn: &Connection,
-  mut visit: impl FnMut(&str, i64, Option<i64>),
-) -> rusqlite::Result<()> {
-  let mut stmt = conn
-    .prepare_cached("SELECT id, recall_count, last_recalled FROM entries WHERE recall_count > 0")?;
-  let mut rows = stmt.query([])?;
-  while let Some(row) = rows.next()? {
-    let id = row.get_ref(0)?.as_str().map_err(|e| {
-      rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
-    })?;
-    visit(id, row.get(1)?, row.get(2)?);
-  }
-  Ok(())
+/// From this many matches on, a scan of the visible layers' index beats joining the FTS
+/// matches to their rows one by one.
+const PHRASE_ROWS: i64 = 256;
+
+/// FTS5 and `LIKE` end a text at its first NUL: the texts with one (by the `entries_nul` index)
+/// that contain the folded needle `?6`.
+const NUL_MATCHES: &str = "(SELECT fts_id FROM entries WHERE instr(text, char(0)) > 0
+  AND instr(lower(text), ?6) > 0)";
+
+/// Whether the FTS index matches `folded` (when it can) in `PHRASE_ROWS` entries or more.
+fn is_common(conn: &Connection, folded: &str) -> rusqlite::Result<bool> {
+  let needle = Needle::of(Some(folded));
+  let Some(indexed) = needle.indexed("?1") else {
+    return Ok(false);
+  };
+  let probe = format!("SELECT count(*) >= ?2 FROM ({indexed} LIMIT ?2)");
+  let args = params![needle.pattern(folded), PHRASE_ROWS];
+  conn.prepare_cached(&probe)?.query_row(args, |r| r.get(0))
 }
 
-/// The entries with these rowids, by rowid (absent ones missing), in one statement: a page
-/// of 20 costs 13 µs where 20 lookups cost 70.
-pub fn entries_by_rowids(
+/// The rows a filter matches, each mapped by `map` from `columns` (of `entries AS e`).
+///
+/// A needle matching fewer than `PHRASE_ROWS` entries in the FTS index is driven by it.
+/// Anything else reads the visible layers by index: per track the user-global rows, and the
+/// workspace rows of the visibility's workspace (all workspaces without one); user-global is one
+/// layer whatever a row's workspace key. A session's agent key narrows each range to the shared
+/// rows and its agent's. Texts with a NUL are tested apart, exactly.
+///
+/// # Errors
+/// SQLite failures.
+pub fn select<T>(
   conn: &Connection,
-  rowids: &[i64],
-) -> rusqlite::Result<HashMap<i64, Entry>> {
-  if rowids.is_empty() {
-    return Ok(HashMap::new());
+  f: &Filter<'_>,
+  columns: &str,
+  mut map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+  let needle = match f.folded {
+    Some(n) if is_common(conn, n)? => Needle::scan(n),
+    folded => Needle::of(folded),
+  };
+  let vis = f.visibility.cloned().unwrap_or_default();
+  let pattern = f.folded.map(|n| needle.pattern(n));
+  let mut out = Vec::new();
+  let mut run = |condition: &str, args: &[&dyn rusqlite::ToSql]| -> rusqlite::Result<()> {
+    let sql = format!(
+      "SELECT {columns} FROM entries AS e
+       WHERE (?3 IS NULL OR e.agent_key = '' OR e.agent_key = ?3)
+         AND (e.scope <> 'workspace' OR ?4 IS NULL OR e.workspace_key = ?4) AND {condition}"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(args)?;
+    while let Some(row) = rows.next()? {
+      out.push(map(row)?);
+    }
+    Ok(())
+  };
+  let any_layer = "(?1 IS NULL OR e.track = ?1) AND (?2 IS NULL OR e.scope = ?2)";
+  let all = params![
+    f.track,
+    f.scope,
+    vis.agent_key,
+    vis.workspace_key,
+    pattern,
+    f.folded
+  ];
+  if let Some(indexed) = needle.indexed("?5") {
+    return run(
+      &format!(
+        "(e.fts_id IN ({indexed}) AND instr(e.text, char(0)) = 0 OR e.fts_id IN {NUL_MATCHES})
+         AND {any_layer}"
+      ),
+      all,
+    )
+    .map(|()| out);
   }
-  let list = format!(
-    "[{}]",
-    rowids
-      .iter()
-      .map(i64::to_string)
-      .collect::<Vec<_>>()
-      .join(",")
+  if needle == Needle::Like {
+    let nul =
+      format!("e.fts_id IN {NUL_MATCHES} AND NOT e.text LIKE ?5 ESCAPE '\\' AND {any_layer}");
+    run(&nul, all)?;
+  }
+  let text = match needle {
+    Needle::Like => "e.text LIKE ?5 ESCAPE '\\'",
+    Needle::Exact => "instr(e.text, ?5) > 0",
+    Needle::Folded => "instr(lower(e.text), ?5) > 0",
+    _ => "?5 IS NULL",
+  };
+  for track in Track::ALL {
+    for scope in Scope::ALL {
+      if f.track.is_some_and(|t| t != track.as_str())
+        || f.scope.is_some_and(|s| s != scope.as_str())
+      {
+        continue;
+      }
+      let workspace = match scope {
+        Scope::Workspace => vis.workspace_key.as_deref(),
+        Scope::UserGlobal => Some(""),
+      };
+      let (track, scope) = (track.as_str(), scope.as_str());
+      let layer = "e.track = ?1 AND e.scope = ?2";
+      match (workspace, vis.agent_key.as_deref()) {
+        // A session's rows of a layer: the shared ones and its agent's, each an index range.
+        (Some(key), Some(agent)) => {
+          let seek = format!("{layer} AND e.workspace_key = ?4 AND e.agent_key = ?6 AND {text}");
+          for seeker in ["", agent].iter().take(1 + usize::from(!agent.is_empty())) {
+            run(&seek, params![track, scope, agent, key, pattern, seeker])?;
+          }
+          if scope == Scope::UserGlobal.as_str() {
+            let other = format!("{layer} AND e.workspace_key > '' AND {text}");
+            run(&other, params![track, scope, agent, None::<&str>, pattern])?;
+          }
+        }
+        (Some(key), None) if scope == Scope::Workspace.as_str() => {
+          let seek = format!("{layer} AND e.workspace_key = ?4 AND {text}");
+          run(&seek, params![track, scope, None::<&str>, key, pattern])?;
+        }
+        _ => run(
+          &format!("{layer} AND {text}"),
+          params![track, scope, vis.agent_key, None::<&str>, pattern],
+        )?,
+      }
+    }
+  }
+  Ok(out)
+}
+
+/// A matching entry's ranking keys, best first: recall count DESC, updated_at DESC, id ASC.
+type Rank<Id> = (Reverse<i64>, Reverse<i64>, Id);
+
+/// The best `limit` entries a filter matches, best first, and the exact number of matches:
+/// one pass over the matches' keys (an id is copied only when it enters the page), then the
+/// page's rows.
+///
+/// # Errors
+/// SQLite failures.
+pub fn ranked_page(
+  conn: &Connection,
+  f: &Filter<'_>,
+  limit: usize,
+) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
+  let everything = f.track.is_none() && f.scope.is_none();
+  let everything = everything && f.visibility.is_none_or(|v| *v == Visibility::default());
+  if let Some(n) = f.folded.filter(|_| everything) {
+    if is_common(conn, n)? {
+      return common_page(conn, n, limit);
+    }
+  }
+  let mut page: Vec<(Rank<String>, i64)> = Vec::with_capacity(limit.min(64) + 1);
+  let columns = "e.recall_count, e.updated_at, e.id, e.rowid";
+  let matches = select(conn, f, columns, |r| {
+    let id = r.get_ref(2)?.as_str()?;
+    let rank = (Reverse(r.get(0)?), Reverse(r.get(1)?), id);
+    let at = page.partition_point(|(p, _)| (p.0, p.1, p.2.as_str()) <= rank);
+    if at < limit {
+      page.insert(at, ((rank.0, rank.1, id.to_string()), r.get(3)?));
+      page.truncate(limit);
+    }
+    Ok(())
+  })?;
+  let rowids: Vec<i64> = page.iter().map(|(_, rowid)| *rowid).collect();
+  Ok((by_rowids(conn, &rowids)?, matches.len() as u64))
+}
+
+/// [`ranked_page`] of a common indexed needle over every entry: the total counted in the FTS
+/// index (texts with a NUL counted apart, exactly), the page by walking `entries_rank` until it
+/// is full, which takes few rows when the needle is common.
+fn common_page(
+  conn: &Connection,
+  folded: &str,
+  limit: usize,
+) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
+  let indexed = Needle::of(Some(folded));
+  let nul_texts = "SELECT fts_id FROM entries WHERE instr(text, char(0)) > 0";
+  let count = format!(
+    "SELECT (SELECT count(*) FROM ({}) WHERE fts_id NOT IN ({nul_texts}))
+       + (SELECT count(*) FROM {NUL_MATCHES})",
+    indexed.indexed("?5").unwrap_or_default()
   );
-  let mut stmt = conn.prepare_cached(&by_rowids_sql())?;
-  let rows = stmt.query_map([list], with_rowid)?;
-  rows.collect()
-}
-
-/// A join over the JSON list, not `rowid IN (SELECT …)`: no ephemeral table (see [`LayerRead`]).
-fn by_rowids_sql() -> String {
+  let nulls = rusqlite::types::Null;
+  let indexed_pattern = indexed.pattern(folded);
+  let args = params![nulls, nulls, nulls, nulls, indexed_pattern, folded];
+  let total: i64 = conn.prepare_cached(&count)?.query_row(args, |r| r.get(0))?;
+  let scan = Needle::scan(folded);
+  let text = match scan {
+    Needle::Like => "(e.text LIKE ?5 ESCAPE '\\' OR e.fts_id IN {NUL})",
+    _ => "instr(e.text, ?5) > 0",
+  }
+  .replace("{NUL}", NUL_MATCHES);
   let columns: Vec<String> = ENTRY_COLUMNS
     .split(", ")
     .map(|c| format!("e.{c}"))
     .collect();
-  format!(
+  let page = format!(
+    "SELECT {}, e.rowid FROM entries AS e INDEXED BY entries_rank WHERE {text}
+     ORDER BY e.recall_count DESC, e.updated_at DESC, e.id LIMIT ?4",
+    columns.join(", ")
+  );
+  let (limit, pattern) = (limit as i64, scan.pattern(folded));
+  let mut args = params![nulls, nulls, nulls, limit, pattern].to_vec();
+  if scan == Needle::Like {
+    args.push(&folded);
+  }
+  let mut stmt = conn.prepare_cached(&page)?;
+  let rows = stmt.query_map(args.as_slice(), |r| Ok((r.get(14)?, entry_from_row(r)?)))?;
+  Ok((rows.collect::<rusqlite::Result<_>>()?, total.max(0) as u64))
+}
+
+/// The entries with these rowids, in this order (absent ones missing), in one statement.
+///
+/// # Errors
+/// SQLite failures.
+pub fn by_rowids(conn: &Connection, rowids: &[i64]) -> rusqlite::Result<Vec<(i64, Entry)>> {
+  if rowids.is_empty() {
+    return Ok(Vec::new());
+  }
+  let list = serde_json::to_string(rowids).unwrap_or_default();
+  let columns: Vec<String> = ENTRY_COLUMNS
+    .split(", ")
+    .map(|c| format!("e.{c}"))
+    .collect();
+  let sql = format!(
     "SELECT {}, e.rowid FROM json_each(?1) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
     columns.join(", ")
-  )
-}
-
-/// Ids of the entries whose ASCII-folded text contains `folded` (3+ characters): a phrase
-/// query on the trigram index of `lower(text)`, which is exactly that substring test.
-pub fn fts_match_ids(conn: &Connection, folded: &str) -> rusqlite::Result<Vec<String>> {
-  let phrase = format!("\"{}\"", folded.replace('"', "\"\""));
-  let mut stmt = conn.prepare_cached(
-    "SELECT e.id FROM entries_fts f JOIN entries e ON e.fts_id = f.rowid WHERE entries_fts MATCH ?1",
-  )?;
-  let ids = stmt.query_map([phrase], |r| r.get(0))?;
-  ids.collect()
-}
-
-/// Ids of the entries whose ASCII-folded text contains `folded`, by a scan (the 1–2 character
-/// needles no index serves).
-pub fn scan_match_ids(conn: &Connection, folded: &str) -> rusqlite::Result<Vec<String>> {
-  let mut stmt = conn.prepare_cached("SELECT id FROM entries WHERE instr(lower(text), ?1) > 0")?;
-  let ids = stmt.query_map([folded], |r| r.get(0))?;
-  ids.collect()
-}
-
-fn oldest_first(mut rows: Vec<(i64, Entry)>) -> Vec<Entry> {
-  rows.sort_by_key(|(rowid, e)| (e.created_at, *rowid));
-  rows.into_iter().map(|(_, e)| e).collect()
-}
-
-/// The entries of one budget layer the visibility admits, oldest first, optionally only those
-/// whose ASCII-folded text contains `folded`. User-global is one layer whatever a row's
-/// workspace key; a workspace layer without a workspace key is every workspace's.
-pub fn layer_entries(
-  conn: &Connection,
-  track: Track,
-  scope: Scope,
-  vis: &Visibility,
-  folded: Option<&str>,
-) -> rusqlite::Result<Vec<Entry>> {
-  Ok(oldest_first(layer_rows(conn, track, scope, vis, folded)?))
-}
-
-fn layer_rows(
-  conn: &Connection,
-  track: Track,
-  scope: Scope,
-  vis: &Visibility,
-  folded: Option<&str>,
-) -> rusqlite::Result<Vec<(i64, Entry)>> {
-  let rows: Vec<(i64, Entry)> = match (
-    scope,
-    vis.workspace_key.as_deref(),
-    vis.agent_key.as_deref(),
-  ) {
-    (Scope::Workspace, Some(ws), Some(agent)) => conn
-      .prepare_cached(&LayerRead::SessionWorkspace.sql())?
-      .query_map(params![track.as_str(), ws, folded, agent], with_rowid)?
-      .collect::<rusqlite::Result<_>>()?,
-    (Scope::Workspace, Some(ws), None) => conn
-      .prepare_cached(&LayerRead::Workspace.sql())?
-      .query_map(params![track.as_str(), ws, folded], with_rowid)?
-      .collect::<rusqlite::Result<_>>()?,
-    _ => conn
-      .prepare_cached(&LayerRead::Layer.sql())?
-      .query_map(params![track.as_str(), scope.as_str(), folded], with_rowid)?
-      .collect::<rusqlite::Result<_>>()?,
-  };
-  // The SQL `instr` keeps most rows out of Rust; the Rust test is the protocol's definition.
+  );
+  let mut stmt = conn.prepare_cached(&sql)?;
+  let mut found: HashMap<i64, Entry> = stmt
+    .query_map([list], |r| Ok((r.get(14)?, entry_from_row(r)?)))?
+    .collect::<rusqlite::Result<_>>()?;
   Ok(
-    rows
-      .into_iter()
-      .filter(|(_, e)| vis.admits(e))
-      .filter(|(_, e)| folded.is_none_or(|n| crate::protocol::text::fold(&e.text).contains(n)))
+    rowids
+      .iter()
+      .filter_map(|id| Some((*id, found.remove(id)?)))
       .collect(),
   )
 }
 
-/// The statements that read one layer by index (`?1` track, `?2` workspace key or scope, `?3`
-/// the folded needle or NULL, `?4` the agent key).
+/// The entries a filter matches, oldest first.
 ///
-/// None of them opens an ephemeral table. SQLite builds one on every execution for an `IN`
-/// list or an `OR` of index terms: a b-tree with a page cache of its own, allocated and freed
-/// each time. Under Node that churn let glibc hand the pages back and fault them in again on
-/// the next read: `budgets()`, whose counter read had such an `IN` list, ran 3× slower (11 →
-/// 33 µs) depending on the heap's layout.
-#[derive(Debug, Clone, Copy)]
-enum LayerRead {
-  /// A session's workspace layer: the shared rows and its agent's, two index ranges.
-  SessionWorkspace,
-  /// A workspace layer, every agent's rows.
-  Workspace,
-  /// A track × scope, every workspace and agent.
-  Layer,
-}
-
-impl LayerRead {
-  fn sql(self) -> String {
-    let select = format!("SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE track = ?1");
-    let filter = "AND (?3 IS NULL OR instr(lower(text), ?3) > 0)";
-    let workspace = "scope = 'workspace' AND workspace_key = ?2";
-    match self {
-      Self::SessionWorkspace => format!(
-        "{select} AND {workspace} AND agent_key = '' {filter}
-         UNION ALL {select} AND {workspace} AND agent_key = ?4 AND ?4 <> '' {filter}"
-      ),
-      Self::Workspace => format!("{select} AND {workspace} {filter}"),
-      Self::Layer => format!("{select} AND scope = ?2 {filter}"),
-    }
-  }
-}
-
-/// Every entry the visibility admits (`None`: every entry), oldest first. A session with a
-/// workspace reads just its layers, by index.
-pub fn visible_entries(
-  conn: &Connection,
-  vis: Option<&Visibility>,
-) -> rusqlite::Result<Vec<Entry>> {
-  if let Some(v) = vis.filter(|v| v.workspace_key.is_some()) {
-    let mut all = Vec::new();
-    for track in Track::ALL {
-      for scope in Scope::ALL {
-        all.extend(layer_rows(conn, track, scope, v, None)?);
-      }
-    }
-    return Ok(oldest_first(all));
-  }
-  let mut stmt = conn.prepare_cached(&format!("SELECT {ENTRY_COLUMNS}, rowid FROM entries"))?;
-  let rows = stmt
-    .query_map([], with_rowid)?
-    .filter(|r| match (r, vis) {
-      (Ok((_, e)), Some(v)) => v.admits(e),
-      _ => true,
-    })
-    .collect::<rusqlite::Result<Vec<_>>>()?;
-  Ok(oldest_first(rows))
+/// # Errors
+/// SQLite failures.
+pub fn oldest_first(conn: &Connection, f: &Filter<'_>) -> rusqlite::Result<Vec<Entry>> {
+  let columns: Vec<String> = ENTRY_COLUMNS
+    .split(", ")
+    .map(|c| format!("e.{c}"))
+    .collect();
+  let mut rows = select(conn, f, &format!("{}, e.rowid", columns.join(", ")), |r| {
+    Ok((r.get::<_, i64>(14)?, entry_from_row(r)?))
+  })?;
+  rows.sort_by_key(|(rowid, e)| (e.created_at, *rowid));
+  Ok(rows.into_iter().map(|(_, e)| e).collect())
 }
 
 #[cfg(test)]
 mod tests {
   use super::*;
-
-  /// The opcodes SQLite compiles `sql` to.
-  fn opcodes(conn: &Connection, sql: &str) -> rusqlite::Result<Vec<String>> {
-    let mut stmt = conn.prepare(&format!("EXPLAIN {sql}"))?;
-    let nulls = vec![rusqlite::types::Null; stmt.parameter_count()];
-    let ops = stmt.query_map(rusqlite::params_from_iter(nulls), |r| r.get(1))?;
-    ops.collect()
-  }
-
-  #[test]
-  fn the_hot_reads_open_no_ephemeral_table() -> Result<(), Box<dyn std::error::Error>> {
-    let dir = tempfile::tempdir()?;
-    let store = crate::store::Store::open(&dir.path().join("memory.db"), 0)?;
-    let reads = [
-      LayerRead::SessionWorkspace,
-      LayerRead::Workspace,
-      LayerRead::Layer,
-    ];
-    let mut sqls: Vec<String> = reads.iter().map(|r| r.sql()).collect();
-    sqls.push(by_rowids_sql());
-    sqls.push(crate::store::SESSION_USAGE.to_string());
-    sqls.push(crate::store::STORE_USAGE.to_string());
-    for sql in &sqls {
-      let ops = opcodes(store.conn(), sql)?;
-      assert!(
-        !ops.iter().any(|op| op.contains("Ephemeral")),
-        "{sql}: {ops:?}"
-      );
-    }
-    // The check sees one: the `IN` list these reads once used.
-    let before = "SELECT used FROM layer_usage WHERE track IN ('user', 'agent') AND scope = ?1 AND workspace_key = ?2";
-    assert!(opcodes(store.conn(), before)?
-      .iter()
-      .any(|op| op == "OpenEphemeral"));
-    Ok(())
-  }
 
   #[test]
   fn a_session_workspace_layer_is_its_shared_rows_and_its_agents(
@@ -347,14 +367,40 @@ mod tests {
         agent_key: agent.map(str::to_string),
         workspace_key: Some("/w".into()),
       };
-      let rows = layer_entries(conn, Track::Agent, Scope::Workspace, &vis, needle)?;
-      Ok(rows.into_iter().map(|e| e.id).collect())
+      let f = Filter {
+        track: Some("agent"),
+        scope: Some("workspace"),
+        visibility: Some(&vis),
+        folded: needle,
+      };
+      Ok(oldest_first(conn, &f)?.into_iter().map(|e| e.id).collect())
     };
     assert_eq!(ids(Some("coder"), None)?, ["e0", "e1", "e3"]);
     // An empty agent key sees the shared rows once, not twice.
     assert_eq!(ids(Some(""), None)?, ["e0", "e3"]);
     assert_eq!(ids(None, None)?, ["e0", "e1", "e2", "e3"]);
     assert_eq!(ids(Some("reviewer"), Some("note 2"))?, ["e2"]);
+    assert_eq!(ids(Some("reviewer"), Some("2"))?, ["e2"]);
+    // User-global is one layer whatever a row's workspace key (the JS plugin wrote some).
+    conn.execute(
+      "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, recall_count, units, fts_id)
+       VALUES ('g', 'agent', 'user-global', '/legacy', 'coder', 'old note', 's', '[]', 1, 0, 0, 0, 8, 9)",
+      [],
+    )?;
+    let vis = Visibility {
+      agent_key: Some("coder".into()),
+      workspace_key: Some("/w".into()),
+    };
+    let global = Filter {
+      scope: Some("user-global"),
+      visibility: Some(&vis),
+      ..Filter::default()
+    };
+    let found: Vec<String> = oldest_first(conn, &global)?
+      .into_iter()
+      .map(|e| e.id)
+      .collect();
+    assert_eq!(found, ["g"]);
     Ok(())
   }
 }

@@ -4,7 +4,8 @@
 //! Version 5 is ours: maintained per-layer usage (UTF-16 units), ranking and visibility indexes,
 //! and a proposals table whose one-pending-per-session rule no longer blocks after a dismissal.
 //! Version 6 chains every audit row to the previous one by SHA-256 (see `audit`); version 7
-//! stores frozen snapshots once per distinct text; version 8 adds the FTS5 trigram index.
+//! stores frozen snapshots once per distinct text; version 8 adds the FTS5 trigram index;
+//! versions 9 and 10 drop indexes that nothing reads any more.
 //! Every step runs in its own `BEGIN IMMEDIATE` transaction together with its version bump, so
 //! a crash leaves the store at the old or the new version, never in between.
 #![forbid(unsafe_code)]
@@ -16,7 +17,7 @@ use crate::protocol::text::units;
 use crate::store;
 
 /// The store schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 const V1: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -187,18 +188,43 @@ fn v5_backfill(conn: &Connection) -> rusqlite::Result<()> {
   Ok(())
 }
 
-/// Version 9: drop the indexes no statement reads, which every write kept. Ranking, listing
-/// and layer filters are answered by the read model and `entries_layer`; `(track, scope)` is
-/// `entries_layer`'s prefix; retention walks the ledger by `seq`. The recalled entries (read on
-/// a cross-process catch-up) get a partial index, which an entry enters on its first recall —
-/// an add, or a rewrite of a never-recalled entry, no longer touches a ranking index.
-/// Idempotent, so a store that lost its version row may run it again.
+/// v9: drop the indexes no statement reads, which every write kept (ranking is done over the
+/// matches' keys, `(track, scope)` is `entries_layer`'s prefix, retention walks the ledger by
+/// `seq`). Idempotent, so a store that lost its version row may run it again.
 const V9: &str = "
 DROP INDEX IF EXISTS entries_track_scope;
 DROP INDEX IF EXISTS entries_created;
 DROP INDEX IF EXISTS entries_rank;
 DROP INDEX IF EXISTS audit_ts;
 CREATE INDEX IF NOT EXISTS entries_recalled ON entries (recall_count) WHERE recall_count > 0;
+";
+
+/// v10: search reads the layers in SQL, so their index covers what a search reads (the ranking
+/// keys, best first, and the text): a scan reads no table row. The FTS index gets two `\u{1}`
+/// after every text, so every occurrence of a 1–2 character needle begins an indexed trigram
+/// (found through the `fts5vocab` table `entries_fts_terms`). FTS5 and `LIKE` are not exact for
+/// a text with a NUL: `entries_nul` finds those texts, for an exact test. `entries_rank` pages a
+/// common needle over every entry in rank order. `entries_recalled` had no reader but the
+/// in-memory read model, which is gone.
+const V10: &str = "
+DROP INDEX IF EXISTS entries_recalled;
+DROP INDEX IF EXISTS entries_layer;
+CREATE INDEX entries_layer ON entries (track, scope, workspace_key, agent_key, recall_count DESC, updated_at DESC, id, text);
+CREATE INDEX IF NOT EXISTS entries_nul ON entries (fts_id) WHERE instr(text, char(0)) > 0;
+CREATE INDEX IF NOT EXISTS entries_rank ON entries (recall_count DESC, updated_at DESC, id);
+DROP TRIGGER IF EXISTS entries_fts_insert;
+DROP TRIGGER IF EXISTS entries_fts_update;
+DROP TABLE IF EXISTS entries_fts;
+CREATE VIRTUAL TABLE entries_fts USING fts5(folded, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
+INSERT INTO entries_fts (rowid, folded) SELECT fts_id, lower(text) || char(1, 1) FROM entries;
+CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts_terms USING fts5vocab(entries_fts, 'instance');
+CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
+  INSERT INTO entries_fts (rowid, folded) VALUES (NEW.fts_id, lower(NEW.text) || char(1, 1));
+END;
+CREATE TRIGGER entries_fts_update AFTER UPDATE OF text ON entries BEGIN
+  DELETE FROM entries_fts WHERE rowid = OLD.fts_id;
+  INSERT INTO entries_fts (rowid, folded) VALUES (NEW.fts_id, lower(NEW.text) || char(1, 1));
+END;
 ";
 
 fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
@@ -217,7 +243,8 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
     }
     7 => conn.execute_batch(V7),
     8 => conn.execute_batch(V8),
-    _ => conn.execute_batch(V9),
+    9 => conn.execute_batch(V9),
+    _ => conn.execute_batch(V10),
   }
 }
 
@@ -334,21 +361,6 @@ pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
   }
 }
 
-/// The SQL of one historical schema step, for tests that build old stores.
-#[cfg(test)]
-pub(crate) fn step_sql(version: i64) -> String {
-  match version {
-    1 => V1.to_string(),
-    2 => V2.to_string(),
-    3 => V3.to_string(),
-    4 => V4.to_string(),
-    5 => v5_sql(),
-    6 => V6.to_string(),
-    7 => V7.to_string(),
-    _ => V8.to_string(),
-  }
-}
-
 #[cfg(test)]
 mod tests {
   use super::*;
@@ -356,7 +368,7 @@ mod tests {
   fn old_store(version: i64) -> rusqlite::Result<Connection> {
     let conn = Connection::open_in_memory()?;
     for v in 1..=version {
-      conn.execute_batch(&step_sql(v))?;
+      run_step(&conn, v)?;
     }
     conn.execute(
       "INSERT INTO meta VALUES ('schema_version', ?1)",

@@ -1,5 +1,5 @@
 //! The screening fixture corpus: every positive must be caught, every negative must pass.
-use super::{secret_kind, warnings};
+use dsh_memento::protocol::screen::{secret_kind, warnings};
 
 const SECRETS: &[&str] = &[
   "my key is sk-proj-4f9Qm2Lx8Vb1Nc7Tz3Rw6Yh0Kd5Js2Pa",
@@ -90,86 +90,4 @@ fn instructions_and_invisible_characters_are_flagged_not_refused() {
   assert!(warnings("text with \u{202E}reversed\u{202C} bits")[0].contains("U+202E"));
   assert!(warnings("用户喜欢简洁的回答").is_empty());
   assert!(warnings("line one\nline two\ttabbed").is_empty());
-}
-
-/// The assignment check as first written: every secret name searched through the whole text.
-fn assignment_by_search(text: &str) -> bool {
-  let lower = text.to_lowercase();
-  super::SECRET_NAMES.iter().any(|name| {
-    lower.match_indices(name).any(|(start, _)| {
-      let end = start + name.len();
-      let before_ok = !name.is_ascii()
-        || lower[..start]
-          .chars()
-          .next_back()
-          .is_none_or(|c| !c.is_alphanumeric() && c != '_');
-      let rest = lower[end..].trim_start_matches([' ', '"', '\'']);
-      let after = rest
-        .strip_prefix([':', '=', '：'])
-        .or_else(|| rest.strip_prefix("is "));
-      after.is_some_and(|after| {
-        let value = text[text.len() - after.len()..]
-          .split_whitespace()
-          .next()
-          .unwrap_or("");
-        before_ok && super::credential_like(value)
-      })
-    })
-  })
-}
-
-#[test]
-fn the_one_pass_assignment_scan_finds_what_a_search_per_name_finds() {
-  const PARTS: &[&str] = &[
-    "password",
-    "token",
-    "access_token",
-    "my_token",
-    "密码",
-    "pwd",
-    "api-key",
-    "secret",
-    " ",
-    "  ",
-    "\"",
-    "'",
-    ":",
-    "=",
-    "：",
-    "is ",
-    "Is ",
-    "this ",
-    "hunter2!",
-    "Tr0ub4dor&3",
-    "required",
-    "abc",
-    "xyzzy123",
-    "${X}",
-    "。",
-    "\n",
-    "a",
-    "_",
-    "ok",
-  ];
-  let mut seed = 0x2545_f491_u64;
-  let mut next = || {
-    seed ^= seed << 13;
-    seed ^= seed >> 7;
-    seed ^= seed << 17;
-    seed
-  };
-  let mut found = 0;
-  for _ in 0..20_000 {
-    let len = 1 + next() % 8;
-    let text: String = (0..len)
-      .map(|_| PARTS[(next() % PARTS.len() as u64) as usize])
-      .collect();
-    let expected = assignment_by_search(&text);
-    assert_eq!(super::assignment(&text).is_some(), expected, "{text:?}");
-    found += usize::from(expected);
-  }
-  assert!(
-    found > 500,
-    "the generator must produce assignments ({found})"
-  );
 }
