@@ -21,9 +21,10 @@
 //!   id at the approved version, re-check the budget, mutate, append the audit rows. There is no
 //!   other write path.
 //! - **SQLite is the only model.** There is no in-memory copy of the entries: a search is a
-//!   phrase query on the FTS5 trigram index (needles of 3+ characters) or a `LIKE` over the
-//!   visible layers' covering index, ranked over the matches' keys with an exact total;
-//!   targeting goes the same way. Another process's commits are visible to the next statement.
+//!   phrase query on the FTS5 trigram index (needles of 3+ characters), a range of its
+//!   trigrams (1–2 characters), or — for a needle the index matches often — a `LIKE` over the
+//!   visible layers' covering index; ranked over the matches' keys with an exact total.
+//!   Targeting goes the same way. Another process's commits are visible to the next statement.
 //! - **A query's recall bump** is written in the same short write transaction as its
 //!   `recalled` audit row; nothing is deferred and nothing is written on drop.
 //! - **Errors**: one enum, [`MemoryError`], one variant per protocol code.
