@@ -839,5 +839,6 @@ module.exports.MemoryProvider = nativeBinding.MemoryProvider
 module.exports.agentKeyOf = nativeBinding.agentKeyOf
 module.exports.resolveConfig = nativeBinding.resolveConfig
 module.exports.resolveDbPath = nativeBinding.resolveDbPath
+module.exports.screenEntries = nativeBinding.screenEntries
 module.exports.validateEntryInputs = nativeBinding.validateEntryInputs
 module.exports.workspaceKeyOf = nativeBinding.workspaceKeyOf

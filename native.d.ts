@@ -76,6 +76,9 @@ export declare function resolveConfig(raw: unknown): unknown
 /** Where the store of `dbPath` lives (`$DSH_HOME`, fallback `~/.dsh`), as the provider resolves it. */
 export declare function resolveDbPath(dbPath: unknown): string
 
+/** The entry inputs a write refuses as credentials, in order: `[{index, kind, field, excerpt}]`. */
+export declare function screenEntries(inputs: unknown): unknown
+
 /**
  * Check a batch of entry inputs as `add`/`seed` do: `{inputs}` (normalized copies) or the first
  * failure, `{index, message}`.

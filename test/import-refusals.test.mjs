@@ -161,6 +161,25 @@ describe('an import with credentials names every one and can leave them out', { 
   })
 })
 
+describe('the native screen an import asks', { skip }, () => {
+  it('names each flagged entry once, by the first field a write screens (text, source, tags), with the credential redacted', async () => {
+    const { native: addon } = await import('../lib/native.mjs')
+    const entry = (text, extra = {}) => ({ track: 'user', scope: 'workspace', text, ...extra })
+    const flagged = addon.screenEntries([
+      entry('Rotate keys every 90 days', { source: 'CLAUDE.md', tags: ['Keys'] }),
+      entry('ok', { source: 'password=Tr0ub4dor&3x' }),
+      entry('ok', { tags: ['Keys', 'AKIAIOSFODNN7EXAMPLE1'] }),
+      entry('intro\n- Staging database password: Tr0ub4dor&3x and sk-proj-4f9Qm2Lx8Vb1Nc7Tz3Rw6Yh0Kd5Js2Pa\nend', { tags: ['AKIAIOSFODNN7EXAMPLE1'] }),
+    ])
+    assert.deepEqual(flagged, [
+      { index: 1, kind: 'a password or token assignment', field: 'source', excerpt: 'password=<redacted>' },
+      { index: 2, kind: 'an AWS access key id', field: 'tags', excerpt: '<redacted>' },
+      { index: 3, kind: 'a password or token assignment', field: 'text', excerpt: '- Staging database password: <redacted> and <redacted>' },
+    ])
+    assert.throws(() => addon.screenEntries([entry('ok'), { track: 'user' }]), (e) => e.code === 'INVALID_INPUT' && /^entry 1: /.test(e.message))
+  })
+})
+
 describe('/memory import explains the same refusals (en and zh)', { skip }, () => {
   const apply = createApply(() => native)
   function setup(config = {}) {

@@ -4,6 +4,7 @@
 // Built from the provider's error details and the inputs and origins the import holds; the
 // error keeps its code and details (plus what is added here), only its message is the surface's.
 import { memoryError } from '../errors.mjs'
+import { native } from '../native.mjs'
 
 const layerKey = (scope) => (scope === 'user-global' ? 'userGlobal' : 'workspace')
 
@@ -81,11 +82,11 @@ function secretError(e, flagged, { inputs, origins, t, own }) {
 /**
  * The error an import shows for a refusal of its `seed` (others pass through unchanged).
  * @param {Error} e what the provider threw
- * @param {{inputs: object[], origins: object[], provider, keys?, t, own, screen: (inputs) => Promise<object[]>}} ctx
- *   `t`: the strings table's `cmd`; `own`: the surface's part of it; `screen`: flagged entries
+ * @param {{inputs: object[], origins: object[], provider, keys?, t, own}} ctx
+ *   `t`: the strings table's `cmd`; `own`: the surface's part of it
  */
-export async function explainImportError(e, ctx) {
+export function explainImportError(e, ctx) {
   if (e?.code === 'BUDGET_EXCEEDED' && e.details?.track) return budgetError(e, ctx)
-  if (e?.code === 'INVALID_INPUT' && e.details?.reason === 'secret') return secretError(e, await ctx.screen(ctx.inputs), ctx)
+  if (e?.code === 'INVALID_INPUT' && e.details?.reason === 'secret') return secretError(e, native.screenEntries(ctx.inputs), ctx)
   return e
 }

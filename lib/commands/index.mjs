@@ -9,7 +9,7 @@
 //         touches `env.provider`, so a surface may open the store lazily (the CLI does).
 import { exportStore, importEntries } from '../envelope.mjs'
 import { explainImportError, flaggedLines } from './explain.mjs'
-import { flaggedEntries } from './screen.mjs'
+import { native } from '../native.mjs'
 import { readImport } from './sources.mjs'
 
 /** A command typed wrong; its message is the surface's own usage text. */
@@ -93,7 +93,7 @@ const VERBS = {
     let { inputs, origins, warnings, from } = readImport(env.registry, a)
     let flagged = []
     if (a.skipFlagged) {
-      flagged = await flaggedEntries(inputs)
+      flagged = native.screenEntries(inputs)
       if (flagged.length) {
         warnings = [...warnings, { message: [env.t.secret.leftOut(flagged.length), ...flaggedLines(flagged, inputs, origins, env.t)].join('\n') }]
         const out = new Set(flagged.map((f) => f.index))
@@ -108,7 +108,7 @@ const VERBS = {
       const res = inputs.length ? await importEntries(env.provider, inputs, env.write(), { skipExisting: Boolean(a.skipExisting), defaultKeys: env.keys, onProgress: a.onProgress }) : { added: 0, skipped: 0 }
       return { added: res.added, skipped: res.skipped, warnings, from, flagged }
     } catch (e) {
-      throw await explainImportError(e, { inputs, origins, provider: env.provider, keys: env.keys, t: env.t, own: env.own, screen: flaggedEntries })
+      throw explainImportError(e, { inputs, origins, provider: env.provider, keys: env.keys, t: env.t, own: env.own })
     }
   },
 }

@@ -353,3 +353,9 @@ pub fn resolve_config<'e>(env: &'e Env, raw: Unknown) -> Result<Unknown<'e>> {
 pub fn validate_entry_inputs<'e>(env: &'e Env, inputs: Unknown) -> Result<Unknown<'e>> {
   to_js(env, &inputs::check(&arg(env, "entry inputs", inputs)?))
 }
+
+/// The entry inputs a write refuses as credentials, in order: `[{index, kind, field, excerpt}]`.
+#[napi]
+pub fn screen_entries<'e>(env: &'e Env, inputs: Unknown) -> Result<Unknown<'e>> {
+  read(env, inputs::screen(&arg(env, "entry inputs", inputs)?))
+}

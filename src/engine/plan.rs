@@ -371,7 +371,5 @@ pub(super) fn check_batch(
 
 /// Every caller-chosen string of a new entry (what secret screening looks at).
 pub(super) fn entry_strings(e: &Entry) -> impl Iterator<Item = &str> {
-  [e.text.as_str(), e.source.as_str()]
-    .into_iter()
-    .chain(e.tags.iter().map(String::as_str))
+  screen::entry_fields(&e.text, Some(&e.source), &e.tags).map(|(_, s)| s)
 }

@@ -5,7 +5,9 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::error::{MemoryError, Result};
 use crate::protocol::model::parse_entry_input;
+use crate::protocol::screen;
 
 /// The outcome of [`check`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -60,6 +62,48 @@ pub fn check(inputs: &Value) -> Checked {
   Checked::Valid { inputs: out }
 }
 
+/// An input the secret screen refuses, and where: what an import names and can leave out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Flagged {
+  /// Its position in the batch.
+  pub index: usize,
+  /// What the credential looks like (`a private key`, …), as the refusal names it.
+  pub kind: &'static str,
+  /// The field it is in: `text`, `source` or `tags`.
+  pub field: &'static str,
+  /// The flagged line of that field, the credential replaced by `<redacted>`.
+  pub excerpt: String,
+}
+
+/// The inputs of `inputs` (an array) that a write refuses as credentials, in order: each one's
+/// first flagged field of those the write path screens.
+///
+/// # Errors
+/// `INVALID_INPUT` for a batch that [`check`] refuses (the first failure, by index).
+pub fn screen(inputs: &Value) -> Result<Vec<Flagged>> {
+  let items = inputs
+    .as_array()
+    .ok_or_else(|| MemoryError::invalid("entries must be an array"))?;
+  let mut out = Vec::new();
+  for (index, item) in items.iter().enumerate() {
+    let bad = |e: MemoryError| MemoryError::invalid(format!("entry {index}: {e}"));
+    let e = parse_entry_input(item).map_err(bad)?;
+    let tags = e.tags.unwrap_or_default();
+    let flagged =
+      screen::entry_fields(&e.text, e.source.as_deref(), &tags).find_map(|(field, s)| {
+        let (kind, excerpt) = screen::redacted_line(s)?;
+        Some(Flagged {
+          index,
+          kind,
+          field,
+          excerpt,
+        })
+      });
+    out.extend(flagged);
+  }
+  Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
   use super::*;
@@ -101,5 +145,57 @@ mod tests {
       message,
       format!("entry tag \"{}\"… exceeds 32 chars", "😀".repeat(10))
     );
+  }
+
+  /// Each flagged input once, by its first flagged field; clean ones and absent fields are not.
+  #[test]
+  fn screening_names_each_flagged_input_its_kind_field_and_redacted_line() {
+    let e = |text: &str, extra: Value| {
+      let mut v = json!({ "track": "user", "scope": "workspace", "text": text });
+      v.as_object_mut()
+        .into_iter()
+        .for_each(|o| o.extend(extra.as_object().cloned().unwrap_or_default()));
+      v
+    };
+    let key = "sk-proj-4f9Qm2Lx8Vb1Nc7Tz3Rw6Yh0Kd5Js2Pa";
+    let batch = json!([
+      e("Rotate keys every 90 days", json!({})),
+      e(
+        &format!("Use {key} here\nand {key}"),
+        json!({ "source": "x" })
+      ),
+      e("clean", json!({ "source": format!("token={key}") })),
+      e("clean", json!({ "tags": ["ok", "AKIAIOSFODNN7EXAMPLE1"] })),
+      e(
+        "Bot token: TELEGRAM_BOT_TOKEN in .env",
+        json!({ "source": "CLAUDE.md" })
+      ),
+    ]);
+    let got = screen(&batch).map_err(|e| e.to_string());
+    let flagged = |index, kind, field, excerpt: &str| Flagged {
+      index,
+      kind,
+      field,
+      excerpt: excerpt.into(),
+    };
+    assert_eq!(
+      got,
+      Ok(vec![
+        flagged(1, "an OpenAI API key", "text", "Use <redacted> here"),
+        flagged(
+          2,
+          "a password or token assignment",
+          "source",
+          "token=<redacted>"
+        ),
+        flagged(3, "an AWS access key id", "tags", "<redacted>"),
+      ])
+    );
+    let bad = screen(&json!([e("ok", json!({})), { "track": "user" }])).map_err(|e| e.to_string());
+    assert!(
+      bad.as_ref().is_err_and(|m| m.starts_with("entry 1: ")),
+      "{bad:?}"
+    );
+    assert!(screen(&json!({})).is_err());
   }
 }

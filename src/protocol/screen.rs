@@ -9,6 +9,10 @@
 //! Fixture corpus: `tests/screen_corpus.rs`.
 #![forbid(unsafe_code)]
 
+use std::ops::Range;
+
+use crate::protocol::text::{excerpt, units};
+
 /// Credential formats recognised by prefix: (prefix, minimum total length, what it is).
 const PREFIXES: &[(&str, usize, &str)] = &[
   ("sk-ant-", 30, "an Anthropic API key"),
@@ -35,6 +39,9 @@ const PREFIXES: &[(&str, usize, &str)] = &[
   ("AKIA", 20, "an AWS access key id"),
   ("ASIA", 20, "an AWS access key id"),
 ];
+
+/// What replaces a credential in an excerpt.
+const REDACTED: &str = "<redacted>";
 
 /// Names whose `name = value` assignment carries a secret.
 const SECRET_NAMES: &[&str] = &[
@@ -84,6 +91,12 @@ const INSTRUCTION_PHRASES: &[&str] = &[
 
 fn token_chars(c: char) -> bool {
   c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '/' | '.')
+}
+
+/// Where `part`, a subslice of `text`, lies in it.
+fn span(text: &str, part: &str) -> Range<usize> {
+  let start = part.as_ptr() as usize - text.as_ptr() as usize;
+  start..start + part.len()
 }
 
 fn tokens(text: &str) -> impl Iterator<Item = &str> {
@@ -207,9 +220,9 @@ fn markers(lower: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
 }
 
 /// A `name = value` (or `name: value`, `name is value`) assignment of a secret name with a
-/// credential-like value. One pass: each marker is checked for a secret name just before it
-/// (past spaces and quotes), rather than each name searched for through the whole text.
-fn assignment(text: &str) -> Option<&'static str> {
+/// credential-like value: where the value is. One pass: each marker is checked for a secret name
+/// just before it (past spaces and quotes), rather than each name searched for through the text.
+fn assignment(text: &str) -> Option<Range<usize>> {
   let lower = text.to_lowercase();
   for (at, len) in markers(&lower) {
     let head = lower[..at].trim_end_matches([' ', '"', '\'']);
@@ -226,68 +239,110 @@ fn assignment(text: &str) -> Option<&'static str> {
         continue;
       }
       let after = &lower[at + len..];
-      let offset = text.len() - after.len();
-      let value = text
-        .get(offset..)
-        .unwrap_or("")
-        .split_whitespace()
-        .next()
-        .unwrap_or("");
+      // `lower` may be longer than `text` (`İ` lowercases to two characters): no value then.
+      let rest = text
+        .len()
+        .checked_sub(after.len())
+        .and_then(|at| text.get(at..));
+      let rest = rest.unwrap_or("");
+      let value = rest.split_whitespace().next().unwrap_or("");
       if credential_like(value) {
-        return Some("a password or token assignment");
+        return Some(span(text, value));
       }
     }
   }
   None
 }
 
-fn url_credentials(text: &str) -> bool {
-  text.split_whitespace().any(|word| {
-    word.split_once("://").is_some_and(|(_, rest)| {
-      let authority = rest.split('/').next().unwrap_or("");
-      authority.split_once('@').is_some_and(|(userinfo, _)| {
-        userinfo
-          .split_once(':')
-          .is_some_and(|(_, pass)| !pass.is_empty() && !pass.starts_with('$') && !redacted(pass))
-      })
-    })
+/// The password of a URL's userinfo (`scheme://user:password@host`).
+fn url_credentials(text: &str) -> Option<&str> {
+  text.split_whitespace().find_map(|word| {
+    let (_, rest) = word.split_once("://")?;
+    let authority = rest.split('/').next().unwrap_or("");
+    let (userinfo, _) = authority.split_once('@')?;
+    let (_, pass) = userinfo.split_once(':')?;
+    (!pass.is_empty() && !pass.starts_with('$') && !redacted(pass)).then_some(pass)
   })
 }
 
-/// What kind of secret `text` seems to contain, if any.
-pub fn secret_kind(text: &str) -> Option<&'static str> {
-  if text.contains("-----BEGIN") && text.contains("PRIVATE KEY") {
-    return Some("a private key");
+/// Private-key armour: from `-----BEGIN` to the end of its `-----END` line (or of the text).
+fn private_key(text: &str) -> Option<Range<usize>> {
+  let start = text
+    .find("-----BEGIN")
+    .filter(|_| text.contains("PRIVATE KEY"))?;
+  let end = text[start..].find("-----END").map_or(text.len(), |at| {
+    let from = start + at;
+    text[from..].find('\n').map_or(text.len(), |n| from + n)
+  });
+  Some(start..end)
+}
+
+/// What kind of secret `text` seems to contain and where it is, if any.
+pub fn secret_match(text: &str) -> Option<(&'static str, Range<usize>)> {
+  if let Some(at) = private_key(text) {
+    return Some(("a private key", at));
   }
-  if url_credentials(text) {
-    return Some("a password in a URL");
+  if let Some(pass) = url_credentials(text) {
+    return Some(("a password in a URL", span(text, pass)));
   }
-  if let Some(kind) = assignment(text) {
-    return Some(kind);
+  if let Some(value) = assignment(text) {
+    return Some(("a password or token assignment", value));
   }
   let lower = text.to_ascii_lowercase();
   if let Some(at) = lower.find("bearer ") {
-    if text[at + 7..]
-      .split_whitespace()
-      .next()
-      .is_some_and(|t| t.len() >= 20 && !redacted(t))
-    {
-      return Some("a bearer token");
+    let token = text[at + 7..].split_whitespace().next();
+    if let Some(token) = token.filter(|t| t.len() >= 20 && !redacted(t)) {
+      return Some(("a bearer token", span(text, token)));
     }
   }
   // Every credential format below is at least 20 characters long: most words skip them all.
   for token in tokens(text).filter(|t| t.len() >= 20) {
-    if let Some(kind) = prefixed(token) {
-      return Some(kind);
-    }
-    if jwt(token) {
-      return Some("a JSON web token");
-    }
-    if high_entropy(token) {
-      return Some("a high-entropy token");
+    let kind = prefixed(token)
+      .or_else(|| jwt(token).then_some("a JSON web token"))
+      .or_else(|| high_entropy(token).then_some("a high-entropy token"));
+    if let Some(kind) = kind {
+      return Some((kind, span(text, token)));
     }
   }
   None
+}
+
+/// What kind of secret `text` seems to contain, if any.
+pub fn secret_kind(text: &str) -> Option<&'static str> {
+  secret_match(text).map(|(kind, _)| kind)
+}
+
+/// The kind of `text`'s credential and the line it is on, with every credential in the line
+/// replaced by `<redacted>` and cut to 120 UTF-16 units; `None` when `text` passes the screen.
+pub fn redacted_line(text: &str) -> Option<(&'static str, String)> {
+  let (kind, at) = secret_match(text)?;
+  let start = text[..at.start].rfind('\n').map_or(0, |n| n + 1);
+  let end = text[at.start..]
+    .find('\n')
+    .map_or(text.len(), |n| at.start + n);
+  let mut line = text[start..end].to_string();
+  let mut at = Some(at.start - start..at.end.min(end) - start);
+  // A line holds few credentials; one that is still flagged after a few is shown as none of it.
+  for _ in 0..8 {
+    let Some(range) = at else {
+      let cut = units(&line) > 120;
+      return Some((kind, if cut { excerpt(&line, 117) } else { line }));
+    };
+    line.replace_range(range, REDACTED);
+    at = secret_match(&line).map(|(_, next)| next);
+  }
+  Some((kind, REDACTED.into()))
+}
+
+/// Every caller-chosen string of a new entry, named by its field: what a write screens.
+pub fn entry_fields<'a>(
+  text: &'a str,
+  source: Option<&'a str>,
+  tags: &'a [String],
+) -> impl Iterator<Item = (&'static str, &'a str)> {
+  let source = source.map(|s| ("source", s));
+  let tags = tags.iter().map(|t| ("tags", t.as_str()));
+  std::iter::once(("text", text)).chain(source).chain(tags)
 }
 
 fn invisible(c: char) -> bool {
@@ -455,5 +510,97 @@ mod tests {
       found > 500,
       "the generator must produce assignments ({found})"
     );
+  }
+
+  /// The match is the credential itself, whatever the rule that found it: what an import's
+  /// refusal hides and nothing around it.
+  #[test]
+  fn a_match_names_the_kind_and_spans_the_credential() {
+    let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
+    let key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNz\n-----END OPENSSH PRIVATE KEY-----";
+    let cases = [
+      (
+        format!("my key is {}", "sk-proj-4f9Qm2Lx8Vb1Nc7Tz3Rw6Yh0Kd5Js2Pa"),
+        "an OpenAI API key",
+        "sk-proj-4f9Qm2Lx8Vb1Nc7Tz3Rw6Yh0Kd5Js2Pa",
+      ),
+      (
+        "db password: hunter2! (staging)".into(),
+        "a password or token assignment",
+        "hunter2!",
+      ),
+      (
+        "数据库密码：Abc12345".into(),
+        "a password or token assignment",
+        "Abc12345",
+      ),
+      (
+        "postgres://admin:s3cretPa55@db:5432/app".into(),
+        "a password in a URL",
+        "s3cretPa55",
+      ),
+      (
+        format!("Authorization: Bearer {jwt}"),
+        "a bearer token",
+        jwt,
+      ),
+      (format!("jwt {jwt} ok"), "a JSON web token", jwt),
+      (
+        "blob kT9fQ2xLmZ8pW4vR7nB3cY6hJ1sD5gA0e here".into(),
+        "a high-entropy token",
+        "kT9fQ2xLmZ8pW4vR7nB3cY6hJ1sD5gA0e",
+      ),
+      (format!("deploy key:\n{key}\nend"), "a private key", key),
+    ];
+    for (text, kind, credential) in &cases {
+      let (found, at) = secret_match(text).unwrap_or_else(|| panic!("missed {text}"));
+      assert_eq!((found, &text[at]), (*kind, *credential), "{text}");
+      assert_eq!(secret_kind(text), Some(*kind));
+    }
+  }
+
+  /// An excerpt is the flagged line with every credential on it replaced, never the secret.
+  #[test]
+  fn the_redacted_line_keeps_the_words_and_hides_every_credential() {
+    let line = |t: &str| redacted_line(t).map(|(_, l)| l);
+    assert_eq!(
+      line("- Staging database password: Tr0ub4dor&3x").as_deref(),
+      Some("- Staging database password: <redacted>")
+    );
+    assert_eq!(
+      line("intro\nUse sk-proj-4f9Qm2Lx8Vb1Nc7Tz3Rw6Yh0Kd5Js2Pa for the sandbox\nmore").as_deref(),
+      Some("Use <redacted> for the sandbox")
+    );
+    assert_eq!(
+      line("password=Tr0ub4dor&3 and ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU").as_deref(),
+      Some("password=<redacted> and <redacted>")
+    );
+    let armour = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----";
+    assert_eq!(line(armour).as_deref(), Some("<redacted>"));
+    let long = format!("{} password: hunter2!", "word ".repeat(30));
+    let cut = line(&long).unwrap_or_default();
+    assert_eq!((cut.chars().count(), cut.ends_with('…')), (118, true));
+    assert_eq!(line("Rotate keys every 90 days"), None);
+  }
+
+  /// Lowercasing can lengthen a text (`İ`): an assignment's value is then not looked for, and
+  /// nothing panics.
+  #[test]
+  fn a_text_that_grows_when_lowercased_is_screened_without_panicking() {
+    let text = format!("password: {}", "İ".repeat(20));
+    assert_eq!(secret_kind(&text), None);
+    assert!(secret_kind(&format!("{} token: Zq8Xw2Lm9Np4", "İ".repeat(20))).is_some());
+  }
+
+  /// The fields of a new entry, in the order a write screens them.
+  #[test]
+  fn an_entry_is_screened_in_its_text_source_and_tags() {
+    let tags = ["a".to_string(), "b".to_string()];
+    let fields: Vec<_> = entry_fields("t", Some("s"), &tags).collect();
+    assert_eq!(
+      fields,
+      [("text", "t"), ("source", "s"), ("tags", "a"), ("tags", "b")]
+    );
+    assert_eq!(entry_fields("t", None, &[]).count(), 1);
   }
 }
