@@ -44,15 +44,14 @@ impl WritePolicy {
   /// # Errors
   /// `INVALID_INPUT` (`invalid writePolicy …`).
   pub fn parse(value: &str) -> Result<Self> {
-    match value {
-      "ask" => Ok(Self::Ask),
-      "auto" => Ok(Self::Auto),
-      "off" => Ok(Self::Off),
-      other => Err(MemoryError::invalid(format!(
-        "invalid writePolicy {} (one of ask|auto|off)",
-        json_str(other)
-      ))),
-    }
+    let all = [Self::Ask, Self::Auto, Self::Off];
+    all
+      .into_iter()
+      .find(|p| p.as_str() == value)
+      .ok_or_else(|| {
+        let got = json_str(value);
+        MemoryError::invalid(format!("invalid writePolicy {got} (one of ask|auto|off)"))
+      })
   }
   /// The wire name.
   pub fn as_str(self) -> &'static str {
@@ -71,23 +70,6 @@ pub enum SecretPolicy {
   Refuse,
   /// Ask anyway, with a warning in the approval payload.
   Warn,
-}
-
-impl SecretPolicy {
-  /// Parse `refuse|warn`.
-  ///
-  /// # Errors
-  /// `INVALID_INPUT`.
-  pub fn parse(value: &str) -> Result<Self> {
-    match value {
-      "refuse" => Ok(Self::Refuse),
-      "warn" => Ok(Self::Warn),
-      other => Err(MemoryError::invalid(format!(
-        "invalid secretPolicy {} (one of refuse|warn)",
-        json_str(other)
-      ))),
-    }
-  }
 }
 
 /// Provider configuration.
@@ -212,6 +194,14 @@ pub struct Plan {
 }
 
 impl Plan {
+  fn new(writer: Writer, payload: Payload, op: Op) -> Self {
+    Self {
+      writer,
+      payload,
+      op,
+    }
+  }
+
   /// What the gate is asked to approve.
   pub fn payload(&self) -> &Payload {
     &self.payload

@@ -119,21 +119,8 @@ impl Memory {
     let entry = self.new_entry(input, &writer);
     let warnings = self.screen(entry_strings(&entry))?;
     self.precheck(&entry, units(&entry.text) as i64)?;
-    let payload = Payload {
-      action: "add",
-      track: entry.track.as_str().into(),
-      scope: entry.scope.as_str().into(),
-      text: entry.text.clone(),
-      source: Some(entry.source.clone()),
-      count: None,
-      warnings,
-      targets: Vec::new(),
-    };
-    Ok(Plan {
-      writer,
-      payload,
-      op: Op::Add(entry),
-    })
+    let payload = shown("add", &entry, entry.text.clone(), warnings, Vec::new());
+    Ok(Plan::new(writer, payload, Op::Add(entry)))
   }
 
   /// Plan a `replace`.
@@ -148,33 +135,28 @@ impl Memory {
     let needle = model::parse_match(&obj)?;
     let source = model::parse_source(&obj)?;
     let vis = Self::visibility_for(&obj, &writer)?;
-    let warnings = self.screen(
-      std::iter::once(text.as_str())
-        .chain(source.as_deref())
-        .chain(tags.iter().flatten().map(String::as_str)),
-    )?;
+    let fields = screen::entry_fields(&text, source.as_deref(), tags.as_deref().unwrap_or(&[]));
+    let warnings = self.screen(fields.map(|(_, s)| s))?;
     let (target, initial) = self.resolve(track, scope, &vis, &needle)?;
     self.precheck(&initial, units(&text) as i64 - units(&initial.text) as i64)?;
+    let shows = format!("from:\n{}\n\nto:\n{}", initial.text, text);
     let payload = Payload {
-      action: "replace",
-      track: track.as_str().into(),
-      scope: scope.as_str().into(),
-      text: format!("from:\n{}\n\nto:\n{}", initial.text, text),
       source: Some(source.unwrap_or_else(|| self.config.source_label.clone())),
-      count: None,
-      warnings,
-      targets: vec![target.version_shown()],
+      ..shown(
+        "replace",
+        &initial,
+        shows,
+        warnings,
+        vec![target.version_shown()],
+      )
     };
-    Ok(Plan {
-      writer,
-      payload,
-      op: Op::Replace {
-        vis,
-        target,
-        text,
-        tags,
-      },
-    })
+    let op = Op::Replace {
+      vis,
+      target,
+      text,
+      tags,
+    };
+    Ok(Plan::new(writer, payload, op))
   }
 
   /// Plan a `remove`.
@@ -187,21 +169,9 @@ impl Memory {
     let needle = model::parse_match(&obj)?;
     let vis = Self::visibility_for(&obj, &writer)?;
     let (target, entry) = self.resolve(track, scope, &vis, &needle)?;
-    let payload = Payload {
-      action: "remove",
-      track: track.as_str().into(),
-      scope: scope.as_str().into(),
-      text: entry.text.clone(),
-      source: Some(entry.source.clone()),
-      count: None,
-      warnings: Vec::new(),
-      targets: vec![target.version_shown()],
-    };
-    Ok(Plan {
-      writer,
-      payload,
-      op: Op::Remove { vis, target },
-    })
+    let targets = vec![target.version_shown()];
+    let payload = shown("remove", &entry, entry.text.clone(), Vec::new(), targets);
+    Ok(Plan::new(writer, payload, Op::Remove { vis, target }))
   }
 
   /// Plan a `consolidate`. Two matches naming the same entry fail here, before approval.
@@ -256,21 +226,13 @@ impl Memory {
       .map(|(t, e)| format!("remove: {}\n{}", t.needle, excerpt(&e.text, 300)))
       .collect();
     parts.push(format!("new text: {text}"));
-    let payload = Payload {
-      action: "consolidate",
-      track: track.as_str().into(),
-      scope: scope.as_str().into(),
-      text: parts.join("\n"),
-      source: Some(new.source.clone()),
-      count: None,
-      warnings,
-      targets: targets.iter().map(Target::version_shown).collect(),
-    };
-    Ok(Plan {
+    let shows = targets.iter().map(Target::version_shown).collect();
+    let payload = shown("consolidate", &new, parts.join("\n"), warnings, shows);
+    Ok(Plan::new(
       writer,
       payload,
-      op: Op::Consolidate { vis, targets, new },
-    })
+      Op::Consolidate { vis, targets, new },
+    ))
   }
 
   /// Plan a `seed`: every input validated and the whole batch budget-checked before approval.
@@ -314,11 +276,7 @@ impl Memory {
       warnings,
       targets: Vec::new(),
     };
-    Ok(Plan {
-      writer,
-      payload,
-      op: Op::Seed(entries),
-    })
+    Ok(Plan::new(writer, payload, Op::Seed(entries)))
   }
 
   /// Plan the approval of a pending proposal: a gated `add` with source `proposal`.
@@ -372,4 +330,27 @@ pub(super) fn check_batch(
 /// Every caller-chosen string of a new entry (what secret screening looks at).
 pub(super) fn entry_strings(e: &Entry) -> impl Iterator<Item = &str> {
   screen::entry_fields(&e.text, Some(&e.source), &e.tags).map(|(_, s)| s)
+}
+
+/// The payload of `action` on `e`'s layer, showing `text`, with `e`'s source.
+fn shown(
+  action: &'static str,
+  e: &Entry,
+  text: String,
+  warnings: Vec<String>,
+  targets: Vec<Version>,
+) -> Payload {
+  let (track, scope) = (e.track.as_str().into(), e.scope.as_str().into());
+  let source = Some(e.source.clone());
+  let count = None;
+  Payload {
+    action,
+    track,
+    scope,
+    text,
+    source,
+    count,
+    warnings,
+    targets,
+  }
 }
