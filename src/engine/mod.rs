@@ -145,19 +145,9 @@ impl Payload {
 struct Target {
   track: Track,
   scope: Scope,
-  id: String,
-  /// The version the approval payload showed: the commit lands only on that version.
-  version: i64,
+  /// The id and version the approval payload showed: the commit lands only on that version.
+  shown: Version,
   needle: String,
-}
-
-impl Target {
-  fn version_shown(&self) -> Version {
-    Version {
-      id: self.id.clone(),
-      version: self.version,
-    }
-  }
 }
 
 #[derive(Debug)]
@@ -417,20 +407,13 @@ impl Memory {
   /// Whatever `plan` returns, or `STORE_CORRUPT` when the transaction cannot begin or end.
   pub fn planned(&mut self, plan: impl FnOnce(&mut Self) -> Result<Plan>) -> Result<Plan> {
     let began = self.store.conn().is_autocommit();
+    let batch = |m: &Self, sql| m.store.conn().execute_batch(sql).map_err(|e| m.fail(e));
     if began {
-      self
-        .store
-        .conn()
-        .execute_batch("BEGIN")
-        .map_err(|e| self.fail(e))?;
+      batch(self, "BEGIN")?;
     }
     let planned = plan(self);
     if began {
-      self
-        .store
-        .conn()
-        .execute_batch("COMMIT")
-        .map_err(|e| self.fail(e))?;
+      batch(self, "COMMIT")?;
     }
     planned
   }

@@ -33,22 +33,13 @@ impl Memory {
   }
 
   /// The visible set a targeting input picks: its explicit non-empty keys, else the writer's.
-  pub(super) fn visibility_for(
-    obj: &serde_json::Map<String, Value>,
-    writer: &Writer,
-  ) -> Result<Visibility> {
-    let (ws, agent) = model::parse_keys(obj)?;
-    Ok(Visibility {
-      agent_key: Some(
-        agent
-          .filter(|k| !k.is_empty())
-          .unwrap_or_else(|| writer.agent_key.clone()),
-      ),
-      workspace_key: Some(
-        ws.filter(|k| !k.is_empty())
-          .unwrap_or_else(|| writer.workspace_key.clone()),
-      ),
-    })
+  fn visible(ws: Option<&str>, agent: Option<&str>, writer: &Writer) -> Visibility {
+    let pick =
+      |key: Option<&str>, own: &str| Some(key.filter(|k| !k.is_empty()).unwrap_or(own).into());
+    Visibility {
+      workspace_key: pick(ws, &writer.workspace_key),
+      agent_key: pick(agent, &writer.agent_key),
+    }
   }
 
   /// Screen new texts: refuse (or, under `warn`, flag) credentials; flag instruction-like text
@@ -97,8 +88,10 @@ impl Memory {
       Target {
         track,
         scope,
-        id: entry.id.clone(),
-        version: entry.version,
+        shown: Version {
+          id: entry.id.clone(),
+          version: entry.version,
+        },
         needle: needle.to_string(),
       },
       entry,
@@ -128,28 +121,26 @@ impl Memory {
   /// # Errors
   /// `INVALID_INPUT`, `ENTRY_NOT_FOUND`, `AMBIGUOUS_MATCH`, `BUDGET_EXCEEDED`.
   pub fn plan_replace(&mut self, input: &Value, writer: Writer) -> Result<Plan> {
-    let obj = as_object(input);
-    let (track, scope) = model::parse_layer(&obj)?;
-    let text = model::parse_text(&obj)?;
-    let tags = model::parse_tags(&obj)?;
-    let needle = model::parse_match(&obj)?;
-    let source = model::parse_source(&obj)?;
-    let vis = Self::visibility_for(&obj, &writer)?;
-    let fields = screen::entry_fields(&text, source.as_deref(), tags.as_deref().unwrap_or(&[]));
+    let (i, needle) = model::parse_change(input, model::parse_match)?;
+    let vis = Self::visible(i.workspace_key.as_deref(), i.agent_key.as_deref(), &writer);
+    let tags = i.tags.as_deref().unwrap_or(&[]);
+    let fields = screen::entry_fields(&i.text, i.source.as_deref(), tags);
     let warnings = self.screen(fields.map(|(_, s)| s))?;
-    let (target, initial) = self.resolve(track, scope, &vis, &needle)?;
-    self.precheck(&initial, units(&text) as i64 - units(&initial.text) as i64)?;
-    let shows = format!("from:\n{}\n\nto:\n{}", initial.text, text);
-    let payload = Payload {
-      source: Some(source.unwrap_or_else(|| self.config.source_label.clone())),
-      ..shown(
-        "replace",
-        &initial,
-        shows,
-        warnings,
-        vec![target.version_shown()],
-      )
-    };
+    let (target, initial) = self.resolve(i.track, i.scope, &vis, &needle)?;
+    self.precheck(
+      &initial,
+      units(&i.text) as i64 - units(&initial.text) as i64,
+    )?;
+    let shows = format!("from:\n{}\n\nto:\n{}", initial.text, i.text);
+    let mut payload = shown(
+      "replace",
+      &initial,
+      shows,
+      warnings,
+      vec![target.shown.clone()],
+    );
+    payload.source = Some(i.source.unwrap_or_else(|| self.config.source_label.clone()));
+    let (text, tags) = (i.text, i.tags);
     let op = Op::Replace {
       vis,
       target,
@@ -167,9 +158,10 @@ impl Memory {
     let obj = as_object(input);
     let (track, scope) = model::parse_layer(&obj)?;
     let needle = model::parse_match(&obj)?;
-    let vis = Self::visibility_for(&obj, &writer)?;
+    let (ws, agent) = model::parse_keys(&obj)?;
+    let vis = Self::visible(ws.as_deref(), agent.as_deref(), &writer);
     let (target, entry) = self.resolve(track, scope, &vis, &needle)?;
-    let targets = vec![target.version_shown()];
+    let targets = vec![target.shown.clone()];
     let payload = shown("remove", &entry, entry.text.clone(), Vec::new(), targets);
     Ok(Plan::new(writer, payload, Op::Remove { vis, target }))
   }
@@ -179,32 +171,17 @@ impl Memory {
   /// # Errors
   /// `INVALID_INPUT`, `ENTRY_NOT_FOUND`, `AMBIGUOUS_MATCH`, `BUDGET_EXCEEDED`.
   pub fn plan_consolidate(&mut self, input: &Value, writer: Writer) -> Result<Plan> {
-    let obj = as_object(input);
-    let (track, scope) = model::parse_layer(&obj)?;
-    let text = model::parse_text(&obj)?;
-    let tags = model::parse_tags(&obj)?;
-    let matches = model::parse_matches(&obj)?;
-    let source = model::parse_source(&obj)?;
-    let vis = Self::visibility_for(&obj, &writer)?;
-    let (ws, agent) = model::parse_keys(&obj)?;
-    let new = self.new_entry(
-      EntryInput {
-        track,
-        scope,
-        text: text.clone(),
-        source,
-        tags,
-        workspace_key: ws,
-        agent_key: agent,
-      },
-      &writer,
-    );
+    let (input, matches) = model::parse_change(input, model::parse_matches)?;
+    let (ws, agent) = (input.workspace_key.as_deref(), input.agent_key.as_deref());
+    let vis = Self::visible(ws, agent, &writer);
+    let new = self.new_entry(input, &writer);
+    let (track, scope) = (new.track, new.scope);
     let warnings = self.screen(entry_strings(&new))?;
     let mut targets: Vec<Target> = Vec::with_capacity(matches.len());
     let mut found: Vec<Entry> = Vec::with_capacity(matches.len());
     for needle in &matches {
       let (target, entry) = self.resolve(track, scope, &vis, needle)?;
-      if let Some(i) = targets.iter().position(|t| t.id == target.id) {
+      if let Some(i) = targets.iter().position(|t| t.shown.id == target.shown.id) {
         return Err(MemoryError::invalid(format!(
           "consolidate matches {} and {} name the same entry; give each entry once",
           json_str(&targets[i].needle),
@@ -225,8 +202,8 @@ impl Memory {
       .zip(&found)
       .map(|(t, e)| format!("remove: {}\n{}", t.needle, excerpt(&e.text, 300)))
       .collect();
-    parts.push(format!("new text: {text}"));
-    let shows = targets.iter().map(Target::version_shown).collect();
+    parts.push(format!("new text: {}", new.text));
+    let shows = targets.iter().map(|t| t.shown.clone()).collect();
     let payload = shown("consolidate", &new, parts.join("\n"), warnings, shows);
     Ok(Plan::new(
       writer,
@@ -256,12 +233,8 @@ impl Memory {
       entries.push(self.new_entry(input, &writer));
     }
     let warnings = self.screen(entries.iter().flat_map(entry_strings))?;
-    check_batch(
-      self.store.conn(),
-      &self.config.budgets,
-      &entries,
-      self.path(),
-    )?;
+    let (conn, budgets) = (self.store.conn(), &self.config.budgets);
+    check_batch(conn, budgets, &entries, self.path())?;
     let summary: Vec<String> = entries
       .iter()
       .map(|e| format!("{}/{}: {}", e.track.as_str(), e.scope.as_str(), e.text))
