@@ -91,12 +91,7 @@ impl Memory {
       match op {
         Op::Add(new) => c.add(new),
         Op::Approve { proposal_id, new } => c.approve(&proposal_id, new),
-        Op::Replace {
-          vis,
-          target,
-          text,
-          tags,
-        } => c.replace(&vis, &target, text, tags),
+        Op::Replace { vis, target, to } => c.replace(&vis, &target, to),
         Op::Remove { vis, target } => c.remove(&vis, &target),
         Op::Consolidate { vis, targets, new } => c.consolidate(&vis, &targets, new),
         Op::Seed(news) => c.seed(news, &payload.text, source_label),
@@ -134,8 +129,8 @@ impl Commit<'_> {
   }
 
   fn audit(&self, action: &str, e: &Entry) -> Result<()> {
-    audit::append(self.tx, &self.audit_row(action, e)).map_err(|e| self.fail(e))?;
-    Ok(())
+    let appended = audit::append(self.tx, &self.audit_row(action, e));
+    appended.map(drop).map_err(|e| self.fail(e))
   }
 
   /// `e`'s layer's usage once `delta` more units are written, checked against its limit; with
@@ -200,14 +195,8 @@ impl Commit<'_> {
     })
   }
 
-  fn replace(
-    &self,
-    vis: &Visibility,
-    target: &Target,
-    text: String,
-    tags: Option<Vec<String>>,
-  ) -> Result<Written> {
-    let previous = self.refind(vis, target)?;
+  fn replace(&self, vis: &Visibility, t: &Target, (text, tags): Change) -> Result<Written> {
+    let previous = self.refind(vis, t)?;
     let delta = units(&text) as i64 - units(&previous.text) as i64;
     let usage = self.recheck(&previous, Some(delta))?;
     let mut entry = previous.clone();

@@ -150,14 +150,16 @@ struct Target {
   needle: String,
 }
 
+/// A replace's new text and, when the input gave them, its new tags.
+type Change = (String, Option<Vec<String>>);
+
 #[derive(Debug)]
 enum Op {
   Add(Entry),
   Replace {
     vis: Visibility,
     target: Target,
-    text: String,
-    tags: Option<Vec<String>>,
+    to: Change,
   },
   Remove {
     vis: Visibility,
@@ -330,10 +332,8 @@ fn usage_after(
 ) -> Result<Usage> {
   let key = layer_key(e.scope, &e.workspace_key);
   let used = store::layer_used(conn, e.track, e.scope, key).map_err(|x| fail_at(path, x))?;
-  let (limit, needed) = (
-    budgets.limit(e.track, e.scope),
-    used.saturating_add_signed(delta),
-  );
+  let limit = budgets.limit(e.track, e.scope);
+  let needed = used.saturating_add_signed(delta);
   if check && needed > limit {
     return Err(MemoryError::BudgetExceeded {
       track: e.track.as_str().into(),

@@ -140,14 +140,8 @@ impl Memory {
       vec![target.shown.clone()],
     );
     payload.source = Some(i.source.unwrap_or_else(|| self.config.source_label.clone()));
-    let (text, tags) = (i.text, i.tags);
-    let op = Op::Replace {
-      vis,
-      target,
-      text,
-      tags,
-    };
-    Ok(Plan::new(writer, payload, op))
+    let to = (i.text, i.tags);
+    Ok(Plan::new(writer, payload, Op::Replace { vis, target, to }))
   }
 
   /// Plan a `remove`.

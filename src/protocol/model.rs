@@ -211,10 +211,7 @@ impl Budgets {
       let per = per
         .as_object()
         .ok_or_else(|| MemoryError::invalid(format!("budgets.{t} must be an object")))?;
-      for (scope, key) in [
-        (Scope::UserGlobal, "userGlobal"),
-        (Scope::Workspace, "workspace"),
-      ] {
+      for (scope, key) in Scope::ALL.into_iter().zip(["userGlobal", "workspace"]) {
         let Some(limit) = per.get(key).filter(|v| !v.is_null()) else {
           continue;
         };
