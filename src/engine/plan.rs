@@ -307,16 +307,13 @@ fn shown(
   warnings: Vec<String>,
   targets: Vec<Version>,
 ) -> Payload {
-  let (track, scope) = (e.track.as_str().into(), e.scope.as_str().into());
-  let source = Some(e.source.clone());
-  let count = None;
   Payload {
     action,
-    track,
-    scope,
+    track: e.track.as_str().into(),
+    scope: e.scope.as_str().into(),
     text,
-    source,
-    count,
+    source: Some(e.source.clone()),
+    count: None,
     warnings,
     targets,
   }
