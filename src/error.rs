@@ -3,17 +3,22 @@
 //! audit contract (protocol-behaviour §3).
 #![forbid(unsafe_code)]
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
-/// Every failure the memory store reports.
-#[derive(Debug, thiserror::Error)]
+/// Every failure the memory store reports; its serialization (the fields not skipped) is the
+/// code's `details`.
+#[derive(Debug, thiserror::Error, Serialize)]
+#[serde(untagged, rename_all_fields = "camelCase")]
 pub enum MemoryError {
   /// A malformed track, scope, text, tag list, match, option or envelope.
   #[error("{message}")]
   InvalidInput {
     /// The exact protocol message.
+    #[serde(skip)]
     message: String,
     /// Machine-readable reason, when the caller can act on it (e.g. `secret`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
   },
   /// A write without an owning agent session to route approval through.
@@ -44,6 +49,7 @@ pub enum MemoryError {
     /// The substring that matched nothing, or that found the changed target.
     r#match: String,
     /// The target as it is now, when it changed after the approver saw it.
+    #[serde(skip)]
     changed: Option<Box<Changed>>,
   },
   /// More than one visible entry contains the match.
@@ -66,6 +72,7 @@ pub enum MemoryError {
     /// The outcome the gate produced (or `unavailable` when it failed).
     outcome: String,
     /// Why, when the gate itself failed.
+    #[serde(skip)]
     detail: Option<String>,
   },
   /// A decision on a proposal that is not pending.
@@ -74,6 +81,7 @@ pub enum MemoryError {
     /// The proposal id.
     id: String,
     /// `already approved` / `already dismissed`, when known.
+    #[serde(skip)]
     detail: Option<String>,
   },
   /// The store cannot be opened, read or written; `reason` says whether to retry, free space,
@@ -81,12 +89,14 @@ pub enum MemoryError {
   #[error("{message}")]
   StoreCorrupt {
     /// The exact message, ending with what to do.
+    #[serde(skip)]
     message: String,
     /// The store file.
     path: String,
     /// Why, for a caller that decides what to do.
     reason: StoreReason,
     /// The SQLite (or file system) error underneath, when there is one.
+    #[serde(skip)]
     cause: Option<String>,
   },
   /// The store was written by a newer dsh-memento.
@@ -95,8 +105,10 @@ pub enum MemoryError {
     /// The store file.
     path: String,
     /// The version found.
+    #[serde(skip)]
     version: i64,
     /// The newest version this build understands.
+    #[serde(skip)]
     supported: i64,
   },
   /// No adapter is registered under this id.
@@ -111,6 +123,7 @@ pub enum MemoryError {
     /// The adapter id.
     adapter_id: String,
     /// What was wrong, with a location when there is one.
+    #[serde(skip)]
     message: String,
   },
 }
@@ -138,54 +151,22 @@ impl MemoryError {
 
   /// The JSON-safe `details` object of the protocol (§3): the variant's fields.
   pub fn details(&self) -> Value {
+    let mut d = match serde_json::to_value(self) {
+      Ok(d @ Value::Object(_)) => d,
+      _ => json!({}),
+    };
     match self {
-      Self::InvalidInput { reason, .. } => match reason {
-        Some(r) => json!({ "reason": r }),
-        None => json!({}),
-      },
-      Self::WriteRequiresAgent => json!({}),
-      Self::BudgetExceeded {
-        track,
-        scope,
-        used,
-        limit,
-        needed,
-      } => {
-        json!({ "track": track, "scope": scope, "used": used, "limit": limit, "needed": needed })
-      }
       Self::EntryNotFound {
-        track,
-        scope,
-        r#match,
-        changed,
+        changed: Some(c), ..
       } => {
-        let mut d = json!({ "track": track, "scope": scope, "match": r#match });
-        if let Some(c) = changed {
-          d["reason"] = json!("changed");
-          d["approvedVersion"] = json!(c.approved_version);
-          d["current"] = json!({ "id": c.id, "version": c.version, "text": c.text });
-        }
-        d
+        d["reason"] = json!("changed");
+        d["approvedVersion"] = json!(c.approved_version);
+        d["current"] = json!({ "id": c.id, "version": c.version, "text": c.text });
       }
-      Self::AmbiguousMatch {
-        track,
-        scope,
-        r#match,
-        candidates,
-        sample,
-      } => json!({
-        "track": track, "scope": scope, "match": r#match, "candidates": candidates, "sample": sample
-      }),
-      Self::WriteDenied { outcome, .. } => json!({ "outcome": outcome }),
-      Self::ProposalNotFound { id, .. } => json!({ "id": id }),
-      Self::StoreCorrupt { path, reason, .. } => json!({
-        "path": path, "reason": reason.as_str(), "retryable": reason.retryable()
-      }),
-      Self::StoreUnsupportedVersion { path, .. } => json!({ "path": path }),
-      Self::AdapterNotFound { adapter_id } | Self::AdapterPayload { adapter_id, .. } => {
-        json!({ "adapterId": adapter_id })
-      }
+      Self::StoreCorrupt { reason, .. } => d["retryable"] = json!(reason.retryable()),
+      _ => {}
     }
+    d
   }
 
   /// Shorthand for [`MemoryError::InvalidInput`] without a reason.
@@ -229,7 +210,8 @@ impl MemoryError {
 }
 
 /// Why a store operation failed (`STORE_CORRUPT`'s `details.reason`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum StoreReason {
   /// Not a dsh-memento store, or damaged.
   Corrupt,
@@ -246,18 +228,6 @@ pub enum StoreReason {
 }
 
 impl StoreReason {
-  /// The protocol's name of the reason.
-  pub fn as_str(self) -> &'static str {
-    match self {
-      Self::Corrupt => "corrupt",
-      Self::Busy => "busy",
-      Self::Closed => "closed",
-      Self::Readonly => "readonly",
-      Self::Full => "full",
-      Self::Io => "io",
-    }
-  }
-
   /// Whether the same call may succeed if simply tried again.
   pub fn retryable(self) -> bool {
     self == Self::Busy

@@ -22,23 +22,20 @@ impl Memory {
     label: Option<String>,
     aborted: bool,
   ) -> Result<Finished> {
+    let Plan {
+      writer,
+      payload,
+      op,
+    } = plan;
+    let unavailable = |why: String| ("unavailable".to_string(), Some(why));
     let (outcome, detail) = match answer {
       GateAnswer::Outcome(o) if o == "allowed-once" => {
         let label = label.unwrap_or_else(|| self.default_label("allowed-once"));
         if aborted {
-          self.record(
-            &plan.writer,
-            &plan.payload,
-            "aborted",
-            &format!("{label}; aborted by the caller before commit, nothing was written"),
-          )?;
+          let note = format!("{label}; aborted by the caller before commit, nothing was written");
+          self.record(&writer, &payload, "aborted", &note)?;
           return Ok(Finished::Aborted);
         }
-        let Plan {
-          writer,
-          payload,
-          op,
-        } = plan;
         return match self.commit(&writer, &payload, op, &label) {
           Ok(written) => Ok(Finished::Written(Box::new(written))),
           Err(e) => {
@@ -52,44 +49,30 @@ impl Memory {
         };
       }
       GateAnswer::Outcome(o) => (o, None),
-      GateAnswer::NotAString(what) => (
-        "unavailable".to_string(),
-        Some(format!("approval gate returned {what}")),
-      ),
-      GateAnswer::Failed(msg) => (
-        "unavailable".to_string(),
-        Some(format!("approval ask failed: {msg}")),
-      ),
+      GateAnswer::NotAString(what) => unavailable(format!("approval gate returned {what}")),
+      GateAnswer::Failed(msg) => unavailable(format!("approval ask failed: {msg}")),
     };
     let label = label.unwrap_or_else(|| self.default_label(&outcome));
-    self.record(&plan.writer, &plan.payload, "denied", &label)?;
+    self.record(&writer, &payload, "denied", &label)?;
     Err(MemoryError::WriteDenied { outcome, detail })
   }
 
   /// Append the `{action}-{suffix}` row that is the only evidence of a write that did not land.
   fn record(&mut self, writer: &Writer, p: &Payload, suffix: &str, label: &str) -> Result<()> {
     let action = format!("{}-{suffix}", p.action);
-    let source = p
-      .source
-      .clone()
-      .unwrap_or_else(|| self.config.source_label.clone());
-    self.store.write(|tx, path| {
-      audit::append(
-        tx,
-        &NewAudit {
-          action: &action,
-          track: Some(&p.track),
-          scope: Some(&p.scope),
-          entry_id: None,
-          text: Some(&p.text),
-          outcome: Some(label),
-          source: Some(&source),
-          session_id: Some(&writer.session_id),
-        },
-      )
-      .map_err(|e| fail_at(path, e))?;
-      Ok(())
-    })
+    let row = NewAudit {
+      action: &action,
+      track: Some(&p.track),
+      scope: Some(&p.scope),
+      text: Some(&p.text),
+      outcome: Some(label),
+      source: Some(p.source.as_deref().unwrap_or(&self.config.source_label)),
+      session_id: Some(&writer.session_id),
+      ..NewAudit::default()
+    };
+    let append =
+      |tx: &Connection, path: &str| audit::append(tx, &row).map_err(|e| fail_at(path, e));
+    self.store.write(|tx, path| append(tx, path).map(drop))
   }
 
   /// Commit an approved write in one `BEGIN IMMEDIATE` transaction.
@@ -108,12 +91,7 @@ impl Memory {
       match op {
         Op::Add(new) => c.add(new),
         Op::Approve { proposal_id, new } => c.approve(&proposal_id, new),
-        Op::Replace {
-          vis,
-          target,
-          text,
-          tags,
-        } => c.replace(&vis, &target, text, tags),
+        Op::Replace { vis, target, to } => c.replace(&vis, &target, to),
         Op::Remove { vis, target } => c.remove(&vis, &target),
         Op::Consolidate { vis, targets, new } => c.consolidate(&vis, &targets, new),
         Op::Seed(news) => c.seed(news, &payload.text, source_label),
@@ -151,8 +129,8 @@ impl Commit<'_> {
   }
 
   fn audit(&self, action: &str, e: &Entry) -> Result<()> {
-    audit::append(self.tx, &self.audit_row(action, e)).map_err(|e| self.fail(e))?;
-    Ok(())
+    let appended = audit::append(self.tx, &self.audit_row(action, e));
+    appended.map(drop).map_err(|e| self.fail(e))
   }
 
   /// `e`'s layer's usage once `delta` more units are written, checked against its limit; with
@@ -165,15 +143,15 @@ impl Commit<'_> {
   /// The approved id at the approved version: exactly the text the approver saw. A target
   /// rewritten meanwhile is reported with its current text, so the write can be re-planned.
   fn refind(&self, vis: &Visibility, t: &Target) -> Result<Entry> {
-    match store::get_visible(self.tx, &t.id, vis).map_err(|e| self.fail(e))? {
-      Some(e) if e.version == t.version => Ok(e),
+    match store::get_visible(self.tx, &t.shown.id, vis).map_err(|e| self.fail(e))? {
+      Some(e) if e.version == t.shown.version => Ok(e),
       Some(e) => Err(MemoryError::EntryNotFound {
         track: t.track.as_str().into(),
         scope: t.scope.as_str().into(),
         r#match: t.needle.clone(),
         changed: Some(Box::new(Changed {
           id: e.id,
-          approved_version: t.version,
+          approved_version: t.shown.version,
           version: e.version,
           text: e.text,
         })),
@@ -217,14 +195,8 @@ impl Commit<'_> {
     })
   }
 
-  fn replace(
-    &self,
-    vis: &Visibility,
-    target: &Target,
-    text: String,
-    tags: Option<Vec<String>>,
-  ) -> Result<Written> {
-    let previous = self.refind(vis, target)?;
+  fn replace(&self, vis: &Visibility, t: &Target, (text, tags): Change) -> Result<Written> {
+    let previous = self.refind(vis, t)?;
     let delta = units(&text) as i64 - units(&previous.text) as i64;
     let usage = self.recheck(&previous, Some(delta))?;
     let mut entry = previous.clone();

@@ -44,15 +44,14 @@ impl WritePolicy {
   /// # Errors
   /// `INVALID_INPUT` (`invalid writePolicy …`).
   pub fn parse(value: &str) -> Result<Self> {
-    match value {
-      "ask" => Ok(Self::Ask),
-      "auto" => Ok(Self::Auto),
-      "off" => Ok(Self::Off),
-      other => Err(MemoryError::invalid(format!(
-        "invalid writePolicy {} (one of ask|auto|off)",
-        json_str(other)
-      ))),
-    }
+    let all = [Self::Ask, Self::Auto, Self::Off];
+    all
+      .into_iter()
+      .find(|p| p.as_str() == value)
+      .ok_or_else(|| {
+        let got = json_str(value);
+        MemoryError::invalid(format!("invalid writePolicy {got} (one of ask|auto|off)"))
+      })
   }
   /// The wire name.
   pub fn as_str(self) -> &'static str {
@@ -71,23 +70,6 @@ pub enum SecretPolicy {
   Refuse,
   /// Ask anyway, with a warning in the approval payload.
   Warn,
-}
-
-impl SecretPolicy {
-  /// Parse `refuse|warn`.
-  ///
-  /// # Errors
-  /// `INVALID_INPUT`.
-  pub fn parse(value: &str) -> Result<Self> {
-    match value {
-      "refuse" => Ok(Self::Refuse),
-      "warn" => Ok(Self::Warn),
-      other => Err(MemoryError::invalid(format!(
-        "invalid secretPolicy {} (one of refuse|warn)",
-        json_str(other)
-      ))),
-    }
-  }
 }
 
 /// Provider configuration.
@@ -163,20 +145,13 @@ impl Payload {
 struct Target {
   track: Track,
   scope: Scope,
-  id: String,
-  /// The version the approval payload showed: the commit lands only on that version.
-  version: i64,
+  /// The id and version the approval payload showed: the commit lands only on that version.
+  shown: Version,
   needle: String,
 }
 
-impl Target {
-  fn version_shown(&self) -> Version {
-    Version {
-      id: self.id.clone(),
-      version: self.version,
-    }
-  }
-}
+/// A replace's new text and, when the input gave them, its new tags.
+type Change = (String, Option<Vec<String>>);
 
 #[derive(Debug)]
 enum Op {
@@ -184,8 +159,7 @@ enum Op {
   Replace {
     vis: Visibility,
     target: Target,
-    text: String,
-    tags: Option<Vec<String>>,
+    to: Change,
   },
   Remove {
     vis: Visibility,
@@ -212,6 +186,14 @@ pub struct Plan {
 }
 
 impl Plan {
+  fn new(writer: Writer, payload: Payload, op: Op) -> Self {
+    Self {
+      writer,
+      payload,
+      op,
+    }
+  }
+
   /// What the gate is asked to approve.
   pub fn payload(&self) -> &Payload {
     &self.payload
@@ -350,10 +332,8 @@ fn usage_after(
 ) -> Result<Usage> {
   let key = layer_key(e.scope, &e.workspace_key);
   let used = store::layer_used(conn, e.track, e.scope, key).map_err(|x| fail_at(path, x))?;
-  let (limit, needed) = (
-    budgets.limit(e.track, e.scope),
-    used.saturating_add_signed(delta),
-  );
+  let limit = budgets.limit(e.track, e.scope);
+  let needed = used.saturating_add_signed(delta);
   if check && needed > limit {
     return Err(MemoryError::BudgetExceeded {
       track: e.track.as_str().into(),
@@ -427,20 +407,13 @@ impl Memory {
   /// Whatever `plan` returns, or `STORE_CORRUPT` when the transaction cannot begin or end.
   pub fn planned(&mut self, plan: impl FnOnce(&mut Self) -> Result<Plan>) -> Result<Plan> {
     let began = self.store.conn().is_autocommit();
+    let batch = |m: &Self, sql| m.store.conn().execute_batch(sql).map_err(|e| m.fail(e));
     if began {
-      self
-        .store
-        .conn()
-        .execute_batch("BEGIN")
-        .map_err(|e| self.fail(e))?;
+      batch(self, "BEGIN")?;
     }
     let planned = plan(self);
     if began {
-      self
-        .store
-        .conn()
-        .execute_batch("COMMIT")
-        .map_err(|e| self.fail(e))?;
+      batch(self, "COMMIT")?;
     }
     planned
   }

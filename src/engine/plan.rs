@@ -33,22 +33,13 @@ impl Memory {
   }
 
   /// The visible set a targeting input picks: its explicit non-empty keys, else the writer's.
-  pub(super) fn visibility_for(
-    obj: &serde_json::Map<String, Value>,
-    writer: &Writer,
-  ) -> Result<Visibility> {
-    let (ws, agent) = model::parse_keys(obj)?;
-    Ok(Visibility {
-      agent_key: Some(
-        agent
-          .filter(|k| !k.is_empty())
-          .unwrap_or_else(|| writer.agent_key.clone()),
-      ),
-      workspace_key: Some(
-        ws.filter(|k| !k.is_empty())
-          .unwrap_or_else(|| writer.workspace_key.clone()),
-      ),
-    })
+  fn visible(ws: Option<&str>, agent: Option<&str>, writer: &Writer) -> Visibility {
+    let pick =
+      |key: Option<&str>, own: &str| Some(key.filter(|k| !k.is_empty()).unwrap_or(own).into());
+    Visibility {
+      workspace_key: pick(ws, &writer.workspace_key),
+      agent_key: pick(agent, &writer.agent_key),
+    }
   }
 
   /// Screen new texts: refuse (or, under `warn`, flag) credentials; flag instruction-like text
@@ -97,8 +88,10 @@ impl Memory {
       Target {
         track,
         scope,
-        id: entry.id.clone(),
-        version: entry.version,
+        shown: Version {
+          id: entry.id.clone(),
+          version: entry.version,
+        },
         needle: needle.to_string(),
       },
       entry,
@@ -119,21 +112,8 @@ impl Memory {
     let entry = self.new_entry(input, &writer);
     let warnings = self.screen(entry_strings(&entry))?;
     self.precheck(&entry, units(&entry.text) as i64)?;
-    let payload = Payload {
-      action: "add",
-      track: entry.track.as_str().into(),
-      scope: entry.scope.as_str().into(),
-      text: entry.text.clone(),
-      source: Some(entry.source.clone()),
-      count: None,
-      warnings,
-      targets: Vec::new(),
-    };
-    Ok(Plan {
-      writer,
-      payload,
-      op: Op::Add(entry),
-    })
+    let payload = shown("add", &entry, entry.text.clone(), warnings, Vec::new());
+    Ok(Plan::new(writer, payload, Op::Add(entry)))
   }
 
   /// Plan a `replace`.
@@ -141,40 +121,27 @@ impl Memory {
   /// # Errors
   /// `INVALID_INPUT`, `ENTRY_NOT_FOUND`, `AMBIGUOUS_MATCH`, `BUDGET_EXCEEDED`.
   pub fn plan_replace(&mut self, input: &Value, writer: Writer) -> Result<Plan> {
-    let obj = as_object(input);
-    let (track, scope) = model::parse_layer(&obj)?;
-    let text = model::parse_text(&obj)?;
-    let tags = model::parse_tags(&obj)?;
-    let needle = model::parse_match(&obj)?;
-    let source = model::parse_source(&obj)?;
-    let vis = Self::visibility_for(&obj, &writer)?;
-    let warnings = self.screen(
-      std::iter::once(text.as_str())
-        .chain(source.as_deref())
-        .chain(tags.iter().flatten().map(String::as_str)),
+    let (i, needle) = model::parse_change(input, model::parse_match)?;
+    let vis = Self::visible(i.workspace_key.as_deref(), i.agent_key.as_deref(), &writer);
+    let tags = i.tags.as_deref().unwrap_or(&[]);
+    let fields = screen::entry_fields(&i.text, i.source.as_deref(), tags);
+    let warnings = self.screen(fields.map(|(_, s)| s))?;
+    let (target, initial) = self.resolve(i.track, i.scope, &vis, &needle)?;
+    self.precheck(
+      &initial,
+      units(&i.text) as i64 - units(&initial.text) as i64,
     )?;
-    let (target, initial) = self.resolve(track, scope, &vis, &needle)?;
-    self.precheck(&initial, units(&text) as i64 - units(&initial.text) as i64)?;
-    let payload = Payload {
-      action: "replace",
-      track: track.as_str().into(),
-      scope: scope.as_str().into(),
-      text: format!("from:\n{}\n\nto:\n{}", initial.text, text),
-      source: Some(source.unwrap_or_else(|| self.config.source_label.clone())),
-      count: None,
+    let shows = format!("from:\n{}\n\nto:\n{}", initial.text, i.text);
+    let mut payload = shown(
+      "replace",
+      &initial,
+      shows,
       warnings,
-      targets: vec![target.version_shown()],
-    };
-    Ok(Plan {
-      writer,
-      payload,
-      op: Op::Replace {
-        vis,
-        target,
-        text,
-        tags,
-      },
-    })
+      vec![target.shown.clone()],
+    );
+    payload.source = Some(i.source.unwrap_or_else(|| self.config.source_label.clone()));
+    let to = (i.text, i.tags);
+    Ok(Plan::new(writer, payload, Op::Replace { vis, target, to }))
   }
 
   /// Plan a `remove`.
@@ -185,23 +152,12 @@ impl Memory {
     let obj = as_object(input);
     let (track, scope) = model::parse_layer(&obj)?;
     let needle = model::parse_match(&obj)?;
-    let vis = Self::visibility_for(&obj, &writer)?;
+    let (ws, agent) = model::parse_keys(&obj)?;
+    let vis = Self::visible(ws.as_deref(), agent.as_deref(), &writer);
     let (target, entry) = self.resolve(track, scope, &vis, &needle)?;
-    let payload = Payload {
-      action: "remove",
-      track: track.as_str().into(),
-      scope: scope.as_str().into(),
-      text: entry.text.clone(),
-      source: Some(entry.source.clone()),
-      count: None,
-      warnings: Vec::new(),
-      targets: vec![target.version_shown()],
-    };
-    Ok(Plan {
-      writer,
-      payload,
-      op: Op::Remove { vis, target },
-    })
+    let targets = vec![target.shown.clone()];
+    let payload = shown("remove", &entry, entry.text.clone(), Vec::new(), targets);
+    Ok(Plan::new(writer, payload, Op::Remove { vis, target }))
   }
 
   /// Plan a `consolidate`. Two matches naming the same entry fail here, before approval.
@@ -209,32 +165,17 @@ impl Memory {
   /// # Errors
   /// `INVALID_INPUT`, `ENTRY_NOT_FOUND`, `AMBIGUOUS_MATCH`, `BUDGET_EXCEEDED`.
   pub fn plan_consolidate(&mut self, input: &Value, writer: Writer) -> Result<Plan> {
-    let obj = as_object(input);
-    let (track, scope) = model::parse_layer(&obj)?;
-    let text = model::parse_text(&obj)?;
-    let tags = model::parse_tags(&obj)?;
-    let matches = model::parse_matches(&obj)?;
-    let source = model::parse_source(&obj)?;
-    let vis = Self::visibility_for(&obj, &writer)?;
-    let (ws, agent) = model::parse_keys(&obj)?;
-    let new = self.new_entry(
-      EntryInput {
-        track,
-        scope,
-        text: text.clone(),
-        source,
-        tags,
-        workspace_key: ws,
-        agent_key: agent,
-      },
-      &writer,
-    );
+    let (input, matches) = model::parse_change(input, model::parse_matches)?;
+    let (ws, agent) = (input.workspace_key.as_deref(), input.agent_key.as_deref());
+    let vis = Self::visible(ws, agent, &writer);
+    let new = self.new_entry(input, &writer);
+    let (track, scope) = (new.track, new.scope);
     let warnings = self.screen(entry_strings(&new))?;
     let mut targets: Vec<Target> = Vec::with_capacity(matches.len());
     let mut found: Vec<Entry> = Vec::with_capacity(matches.len());
     for needle in &matches {
       let (target, entry) = self.resolve(track, scope, &vis, needle)?;
-      if let Some(i) = targets.iter().position(|t| t.id == target.id) {
+      if let Some(i) = targets.iter().position(|t| t.shown.id == target.shown.id) {
         return Err(MemoryError::invalid(format!(
           "consolidate matches {} and {} name the same entry; give each entry once",
           json_str(&targets[i].needle),
@@ -255,22 +196,14 @@ impl Memory {
       .zip(&found)
       .map(|(t, e)| format!("remove: {}\n{}", t.needle, excerpt(&e.text, 300)))
       .collect();
-    parts.push(format!("new text: {text}"));
-    let payload = Payload {
-      action: "consolidate",
-      track: track.as_str().into(),
-      scope: scope.as_str().into(),
-      text: parts.join("\n"),
-      source: Some(new.source.clone()),
-      count: None,
-      warnings,
-      targets: targets.iter().map(Target::version_shown).collect(),
-    };
-    Ok(Plan {
+    parts.push(format!("new text: {}", new.text));
+    let shows = targets.iter().map(|t| t.shown.clone()).collect();
+    let payload = shown("consolidate", &new, parts.join("\n"), warnings, shows);
+    Ok(Plan::new(
       writer,
       payload,
-      op: Op::Consolidate { vis, targets, new },
-    })
+      Op::Consolidate { vis, targets, new },
+    ))
   }
 
   /// Plan a `seed`: every input validated and the whole batch budget-checked before approval.
@@ -294,12 +227,8 @@ impl Memory {
       entries.push(self.new_entry(input, &writer));
     }
     let warnings = self.screen(entries.iter().flat_map(entry_strings))?;
-    check_batch(
-      self.store.conn(),
-      &self.config.budgets,
-      &entries,
-      self.path(),
-    )?;
+    let (conn, budgets) = (self.store.conn(), &self.config.budgets);
+    check_batch(conn, budgets, &entries, self.path())?;
     let summary: Vec<String> = entries
       .iter()
       .map(|e| format!("{}/{}: {}", e.track.as_str(), e.scope.as_str(), e.text))
@@ -314,11 +243,7 @@ impl Memory {
       warnings,
       targets: Vec::new(),
     };
-    Ok(Plan {
-      writer,
-      payload,
-      op: Op::Seed(entries),
-    })
+    Ok(Plan::new(writer, payload, Op::Seed(entries)))
   }
 
   /// Plan the approval of a pending proposal: a gated `add` with source `proposal`.
@@ -372,4 +297,24 @@ pub(super) fn check_batch(
 /// Every caller-chosen string of a new entry (what secret screening looks at).
 pub(super) fn entry_strings(e: &Entry) -> impl Iterator<Item = &str> {
   screen::entry_fields(&e.text, Some(&e.source), &e.tags).map(|(_, s)| s)
+}
+
+/// The payload of `action` on `e`'s layer, showing `text`, with `e`'s source.
+fn shown(
+  action: &'static str,
+  e: &Entry,
+  text: String,
+  warnings: Vec<String>,
+  targets: Vec<Version>,
+) -> Payload {
+  Payload {
+    action,
+    track: e.track.as_str().into(),
+    scope: e.scope.as_str().into(),
+    text,
+    source: Some(e.source.clone()),
+    count: None,
+    warnings,
+    targets,
+  }
 }

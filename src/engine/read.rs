@@ -46,33 +46,22 @@ impl Memory {
         let Some(session) = &opts.session_id else {
           return Ok(());
         };
-        let asked = (
-          parsed.track.as_deref(),
-          parsed.scope.as_deref(),
-          raw_text.as_deref(),
-        );
-        let same = audit::last_recall(tx, session)
-          .map_err(f)?
-          .is_some_and(|last| {
-            (
-              last.track.as_deref(),
-              last.scope.as_deref(),
-              last.text.as_deref(),
-            ) == asked
-          });
-        if same {
-          return Ok(()); // a session repeating its last recall is already evidenced
-        }
         let row = NewAudit {
           action: "recalled",
-          track: asked.0,
-          scope: asked.1,
-          text: asked.2,
+          track: parsed.track.as_deref(),
+          scope: parsed.scope.as_deref(),
+          text: raw_text.as_deref(),
           outcome: Some("ok"),
           source: Some(&source),
           session_id: Some(session),
           ..NewAudit::default()
         };
+        let asked = [row.track, row.scope, row.text];
+        let last = audit::last_recall(tx, session).map_err(f)?;
+        let last = last.map(|r| [r.track, r.scope, r.text]);
+        if last.is_some_and(|l| l.iter().map(Option::as_deref).eq(asked)) {
+          return Ok(()); // a session repeating its last recall is already evidenced
+        }
         audit::append(tx, &row).map_err(f)?;
         Ok(())
       })?;

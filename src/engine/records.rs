@@ -23,6 +23,20 @@ pub(super) fn pending_proposal(
   }
 }
 
+/// The audit row of a decision on proposal `p` (by its proposing session).
+fn proposal_row<'a>(p: &'a Proposal, action: &'a str, outcome: &'a str) -> NewAudit<'a> {
+  NewAudit {
+    action,
+    track: Some(&p.track),
+    scope: Some(&p.scope),
+    entry_id: Some(&p.id),
+    text: Some(&p.text),
+    outcome: Some(outcome),
+    source: Some(&p.source),
+    session_id: p.session_id.as_deref(),
+  }
+}
+
 impl Memory {
   /// Record a pending proposal and its `proposal` audit row; `None` when the session already has
   /// a pending proposal of this kind.
@@ -37,14 +51,7 @@ impl Memory {
       ));
     }
     let (track, scope) = model::parse_layer(&obj)?;
-    let text = match obj.get("text").and_then(Value::as_str) {
-      Some(t) if !t.is_empty() => t.to_string(),
-      _ => {
-        return Err(MemoryError::invalid(
-          "proposal text must be a non-empty string",
-        ))
-      }
-    };
+    let text = model::required(&obj, "text", "proposal text must be a non-empty string")?;
     let (ws, agent) = model::parse_keys(&obj)?;
     let source = model::parse_source(&obj)?.unwrap_or_else(|| self.config.source_label.clone());
     self.screen([text.as_str(), source.as_str()])?;
@@ -53,11 +60,7 @@ impl Memory {
       kind: p.kind,
       track: track.as_str().into(),
       scope: scope.as_str().into(),
-      workspace_key: if scope == Scope::Workspace {
-        ws.unwrap_or_default()
-      } else {
-        String::new()
-      },
+      workspace_key: ws.filter(|_| scope == Scope::Workspace).unwrap_or_default(),
       agent_key: agent.unwrap_or_default(),
       text,
       source,
@@ -70,20 +73,8 @@ impl Memory {
       if !store::insert_proposal(tx, &proposal).map_err(|e| fail_at(path, e))? {
         return Ok(None);
       }
-      audit::append(
-        tx,
-        &NewAudit {
-          action: "proposal",
-          track: Some(&proposal.track),
-          scope: Some(&proposal.scope),
-          entry_id: Some(&proposal.id),
-          text: Some(&proposal.text),
-          outcome: Some("pending"),
-          source: Some(&proposal.source),
-          session_id: proposal.session_id.as_deref(),
-        },
-      )
-      .map_err(|e| fail_at(path, e))?;
+      let row = proposal_row(&proposal, "proposal", "pending");
+      audit::append(tx, &row).map_err(|e| fail_at(path, e))?;
       Ok(Some(proposal.clone()))
     })
   }
@@ -153,20 +144,9 @@ impl Memory {
           detail: Some("decided meanwhile".into()),
         });
       }
-      audit::append(
-        tx,
-        &NewAudit {
-          action: "proposal-dismissed",
-          track: Some(&pending.track),
-          scope: Some(&pending.scope),
-          entry_id: Some(id),
-          text: Some(&pending.text),
-          outcome: Some("dismissed"),
-          source: Some(&pending.source),
-          session_id: Some(&writer.session_id),
-        },
-      )
-      .map_err(f)?;
+      let mut row = proposal_row(&pending, "proposal-dismissed", "dismissed");
+      row.session_id = Some(&writer.session_id);
+      audit::append(tx, &row).map_err(f)?;
       store::get_proposal(tx, id)
         .map_err(f)?
         .ok_or_else(|| MemoryError::ProposalNotFound {

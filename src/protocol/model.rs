@@ -207,28 +207,17 @@ impl Budgets {
       let Some(per) = obj.get(track.as_str()).filter(|v| !v.is_null()) else {
         continue;
       };
-      let Some(per) = per.as_object() else {
-        return Err(MemoryError::invalid(format!(
-          "budgets.{} must be an object",
-          track.as_str()
-        )));
-      };
-      for (scope, key) in [
-        (Scope::UserGlobal, "userGlobal"),
-        (Scope::Workspace, "workspace"),
-      ] {
+      let t = track.as_str();
+      let per = per
+        .as_object()
+        .ok_or_else(|| MemoryError::invalid(format!("budgets.{t} must be an object")))?;
+      for (scope, key) in Scope::ALL.into_iter().zip(["userGlobal", "workspace"]) {
         let Some(limit) = per.get(key).filter(|v| !v.is_null()) else {
           continue;
         };
-        match limit.as_u64().filter(|n| *n > 0) {
-          Some(n) => budgets.limits[track as usize][scope as usize] = n,
-          None => {
-            return Err(MemoryError::invalid(format!(
-              "budgets.{}.{key} must be a positive integer",
-              track.as_str()
-            )))
-          }
-        }
+        let bad = || MemoryError::invalid(format!("budgets.{t}.{key} must be a positive integer"));
+        budgets.limits[track as usize][scope as usize] =
+          limit.as_u64().filter(|n| *n > 0).ok_or_else(bad)?;
       }
     }
     Ok(budgets)
@@ -318,15 +307,11 @@ fn js_repr(value: Option<&Value>) -> String {
 /// # Errors
 /// `INVALID_INPUT` (`invalid memory scope: …`).
 pub fn parse_layer(obj: &Map<String, Value>) -> Result<(Track, Scope)> {
-  let track = obj
-    .get("track")
-    .and_then(Value::as_str)
-    .and_then(Track::parse);
-  let scope = obj
-    .get("scope")
-    .and_then(Value::as_str)
-    .and_then(Scope::parse);
-  match (track, scope) {
+  let name = |key| obj.get(key).and_then(Value::as_str);
+  match (
+    name("track").and_then(Track::parse),
+    name("scope").and_then(Scope::parse),
+  ) {
     (Some(t), Some(s)) => Ok((t, s)),
     _ => Err(MemoryError::invalid(format!(
       "invalid memory scope: track={} scope={} (track ∈ user|agent, scope ∈ user-global|workspace)",
@@ -336,56 +321,45 @@ pub fn parse_layer(obj: &Map<String, Value>) -> Result<(Track, Scope)> {
   }
 }
 
-/// Parse the entry text (non-empty string, not trimmed).
+/// The non-empty string at `key`, or `INVALID_INPUT` with `message`.
 ///
 /// # Errors
-/// `INVALID_INPUT` (`entry text must be a non-empty string`).
-pub fn parse_text(obj: &Map<String, Value>) -> Result<String> {
-  match obj.get("text").and_then(Value::as_str) {
-    Some(t) if !t.is_empty() => Ok(t.to_string()),
-    _ => Err(MemoryError::invalid(
-      "entry text must be a non-empty string",
-    )),
-  }
+/// `INVALID_INPUT` (`message`) when absent, empty or not a string.
+pub fn required(obj: &Map<String, Value>, key: &str, message: &str) -> Result<String> {
+  let found = obj
+    .get(key)
+    .and_then(Value::as_str)
+    .filter(|s| !s.is_empty());
+  found
+    .map(str::to_string)
+    .ok_or_else(|| MemoryError::invalid(message))
 }
 
-/// Parse optional tags. `undefined`/`null` → `None`.
-///
-/// # Errors
-/// `INVALID_INPUT` with the tag messages of the protocol.
-pub fn parse_tags(obj: &Map<String, Value>) -> Result<Option<Vec<String>>> {
-  match obj.get("tags") {
-    None | Some(Value::Null) => Ok(None),
-    Some(Value::Array(items)) => {
-      let mut tags = Vec::with_capacity(items.len());
-      for item in items {
-        match item.as_str() {
-          Some(s) => tags.push(s.to_string()),
-          None => {
-            return Err(MemoryError::invalid(
-              "entry tags must be an array of strings",
-            ))
-          }
-        }
-      }
-      normalize_tags(&tags).map(Some)
-    }
-    Some(_) => Err(MemoryError::invalid(
-      "entry tags must be an array of strings",
-    )),
-  }
+// Tags: `undefined`/`null` → `None`; otherwise an array of strings, normalized.
+fn parse_tags(obj: &Map<String, Value>) -> Result<Option<Vec<String>>> {
+  let tags = match obj.get("tags") {
+    None | Some(Value::Null) => return Ok(None),
+    Some(v) => v.as_array().and_then(|items| {
+      let strings = items.iter().map(|t| t.as_str().map(str::to_string));
+      strings.collect::<Option<Vec<String>>>()
+    }),
+  };
+  let tags = tags.ok_or_else(|| MemoryError::invalid("entry tags must be an array of strings"))?;
+  normalize_tags(&tags).map(Some)
 }
 
 fn optional_string(obj: &Map<String, Value>, key: &str, non_empty: bool) -> Result<Option<String>> {
   match obj.get(key) {
     None | Some(Value::Null) => Ok(None),
     Some(Value::String(s)) if !(non_empty && s.is_empty()) => Ok(Some(s.clone())),
-    Some(_) if non_empty => Err(MemoryError::invalid(format!(
-      "entry {key} must be a non-empty string"
-    ))),
-    Some(_) => Err(MemoryError::invalid(format!(
-      "entry {key} must be a string"
-    ))),
+    Some(_) => {
+      let kind = if non_empty {
+        "a non-empty string"
+      } else {
+        "a string"
+      };
+      Err(MemoryError::invalid(format!("entry {key} must be {kind}")))
+    }
   }
 }
 
@@ -394,19 +368,35 @@ fn optional_string(obj: &Map<String, Value>, key: &str, non_empty: bool) -> Resu
 /// # Errors
 /// `INVALID_INPUT` for the first failing check, in the protocol's order.
 pub fn parse_entry_input(value: &Value) -> Result<EntryInput> {
+  parse_change(value, |_| Ok(())).map(|(input, ())| input)
+}
+
+/// Parse an entry-shaped change: layer, text, tags, then what it targets (`target`: the match
+/// of replace, the matches of consolidate), then the optional source and keys.
+///
+/// # Errors
+/// `INVALID_INPUT` for the first failing check, in the protocol's order.
+pub fn parse_change<T>(
+  value: &Value,
+  target: impl FnOnce(&Map<String, Value>) -> Result<T>,
+) -> Result<(EntryInput, T)> {
   let obj = as_object(value);
   let (track, scope) = parse_layer(&obj)?;
-  let text = parse_text(&obj)?;
+  let text = required(&obj, "text", "entry text must be a non-empty string")?;
   let tags = parse_tags(&obj)?;
-  Ok(EntryInput {
+  let target = target(&obj)?;
+  let source = parse_source(&obj)?;
+  let (workspace_key, agent_key) = parse_keys(&obj)?;
+  let input = EntryInput {
     track,
     scope,
     text,
     tags,
-    source: optional_string(&obj, "source", true)?,
-    workspace_key: optional_string(&obj, "workspaceKey", false)?,
-    agent_key: optional_string(&obj, "agentKey", false)?,
-  })
+    source,
+    workspace_key,
+    agent_key,
+  };
+  Ok((input, target))
 }
 
 /// Parse the `match` of replace/remove.
@@ -414,12 +404,11 @@ pub fn parse_entry_input(value: &Value) -> Result<EntryInput> {
 /// # Errors
 /// `INVALID_INPUT` (`replace/remove match must be a non-empty string`).
 pub fn parse_match(obj: &Map<String, Value>) -> Result<String> {
-  match obj.get("match").and_then(Value::as_str) {
-    Some(m) if !m.is_empty() => Ok(m.to_string()),
-    _ => Err(MemoryError::invalid(
-      "replace/remove match must be a non-empty string",
-    )),
-  }
+  required(
+    obj,
+    "match",
+    "replace/remove match must be a non-empty string",
+  )
 }
 
 /// Parse the `matches` of consolidate (1..20 non-empty strings).
@@ -429,22 +418,19 @@ pub fn parse_match(obj: &Map<String, Value>) -> Result<String> {
 pub fn parse_matches(obj: &Map<String, Value>) -> Result<Vec<String>> {
   let bad =
     || MemoryError::invalid("consolidate matches must be an array of 1..20 non-empty strings");
-  let items = obj
-    .get("matches")
-    .and_then(Value::as_array)
+  let items = obj.get("matches").and_then(Value::as_array);
+  let items = items
+    .filter(|m| (1..=MAX_CONSOLIDATE_MATCHES).contains(&m.len()))
     .ok_or_else(bad)?;
-  if items.is_empty() || items.len() > MAX_CONSOLIDATE_MATCHES {
-    return Err(bad());
-  }
-  items
-    .iter()
-    .map(|m| {
-      m.as_str()
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .ok_or_else(bad)
-    })
-    .collect()
+  let each = items.iter().map(|m| m.as_str().filter(|s| !s.is_empty()));
+  let matches: Option<Vec<&str>> = each.collect();
+  Ok(
+    matches
+      .ok_or_else(bad)?
+      .into_iter()
+      .map(str::to_string)
+      .collect(),
+  )
 }
 
 /// Parse the keys a targeting input may carry to pick the visible set.
@@ -470,14 +456,11 @@ pub fn parse_source(obj: &Map<String, Value>) -> Result<Option<String>> {
 /// non-positive or non-integer limit falls back to the default.
 pub fn parse_query_filter(value: &Value) -> QueryFilter {
   let obj = as_object(value);
+  let string = |key| obj.get(key).and_then(Value::as_str).map(str::to_string);
   QueryFilter {
-    track: obj.get("track").and_then(Value::as_str).map(str::to_string),
-    scope: obj.get("scope").and_then(Value::as_str).map(str::to_string),
-    text: obj
-      .get("text")
-      .and_then(Value::as_str)
-      .filter(|t| !t.is_empty())
-      .map(str::to_string),
+    track: string("track"),
+    scope: string("scope"),
+    text: string("text").filter(|t| !t.is_empty()),
     limit: obj.get("limit").and_then(Value::as_u64).filter(|n| *n > 0),
   }
 }
