@@ -11,7 +11,9 @@ use std::io::Read;
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rusqlite::{params, Connection, OptionalExtension, Row, Transaction, TransactionBehavior};
+use rusqlite::{
+  params, Connection, OptionalExtension, Params, Row, Transaction, TransactionBehavior,
+};
 
 use crate::error::{MemoryError, Result, StoreReason};
 use crate::protocol::model::{Entry, Proposal, Scope, Track};
@@ -74,6 +76,21 @@ pub(crate) fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<Entry> {
     recall_count: row.get(12)?,
     session_id: row.get(13)?,
   })
+}
+
+/// An entry and its rowid, from `{ENTRY_COLUMNS}, rowid`.
+pub(crate) fn entry_and_rowid(row: &Row<'_>) -> rusqlite::Result<(i64, Entry)> {
+  Ok((row.get(14)?, entry_from_row(row)?))
+}
+
+/// Every row of a query (by a cached statement), each mapped by `map`.
+pub(crate) fn rows<T>(
+  conn: &Connection,
+  sql: &str,
+  args: impl Params,
+  map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+  conn.prepare_cached(sql)?.query_map(args, map)?.collect()
 }
 
 fn proposal_from_row(row: &Row<'_>) -> rusqlite::Result<Proposal> {
@@ -354,22 +371,18 @@ pub fn layer_used(
 /// each track's fullest workspace (by `layer_usage_fullest`). Scalar lookups, not an `IN` list,
 /// which would build an ephemeral table on every read.
 pub fn usage(conn: &Connection, workspace_key: Option<&str>) -> rusqlite::Result<[u64; 4]> {
-  let global = |track| {
-    format!("(SELECT used FROM layer_usage WHERE track = '{track}' AND scope = 'user-global' AND workspace_key = '')")
-  };
-  let local = |track| {
-    match workspace_key {
-    Some(_) => format!("(SELECT used FROM layer_usage WHERE track = '{track}' AND scope = 'workspace' AND workspace_key = ?1)"),
-    None => format!("(SELECT max(used) FROM layer_usage WHERE track = '{track}' AND scope = 'workspace' AND ?1 IS NULL)"),
+  let layer = |track: &str, scope: Scope| {
+    match (scope, workspace_key) {
+    (Scope::UserGlobal, _) => format!("(SELECT used FROM layer_usage WHERE track = '{track}' AND scope = 'user-global' AND workspace_key = '')"),
+    (Scope::Workspace, Some(_)) => format!("(SELECT used FROM layer_usage WHERE track = '{track}' AND scope = 'workspace' AND workspace_key = ?1)"),
+    (Scope::Workspace, None) => format!("(SELECT max(used) FROM layer_usage WHERE track = '{track}' AND scope = 'workspace' AND ?1 IS NULL)"),
   }
   };
-  let sql = format!(
-    "SELECT {}, {}, {}, {}",
-    global("user"),
-    local("user"),
-    global("agent"),
-    local("agent")
-  );
+  let layers: Vec<String> = Track::ALL
+    .iter()
+    .flat_map(|t| Scope::ALL.map(|s| layer(t.as_str(), s)))
+    .collect();
+  let sql = format!("SELECT {}", layers.join(", "));
   conn.prepare_cached(&sql)?.query_row([workspace_key], |r| {
     let at = |i: usize| -> rusqlite::Result<u64> {
       Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0).max(0) as u64)
@@ -404,13 +417,11 @@ pub fn insert_entries(conn: &Connection, entries: &[Entry]) -> rusqlite::Result<
       ])
     })
     .collect();
-  let columns = (0..15)
-    .map(|i| format!("value ->> {i}"))
-    .collect::<Vec<_>>();
+  let values: Vec<String> = (0..15).map(|i| format!("value ->> {i}")).collect();
   let sql = format!(
-    "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id, units, fts_id)
+    "INSERT INTO entries ({ENTRY_COLUMNS}, units, fts_id)
      SELECT {}, (SELECT coalesce(max(fts_id), 0) FROM entries) + key + 1 FROM json_each(?1)",
-    columns.join(", ")
+    values.join(", ")
   );
   conn
     .prepare_cached(&sql)?
@@ -493,11 +504,8 @@ pub fn list_proposals(
   status: Option<&str>,
   limit: u64,
 ) -> rusqlite::Result<Vec<Proposal>> {
-  let mut stmt = conn.prepare_cached(&format!(
-    "SELECT {PROPOSAL_COLUMNS} FROM proposals WHERE (?1 IS NULL OR status = ?1) ORDER BY created_at, rowid LIMIT ?2"
-  ))?;
-  let rows = stmt.query_map(params![status, limit as i64], proposal_from_row)?;
-  rows.collect()
+  let sql = format!("SELECT {PROPOSAL_COLUMNS} FROM proposals WHERE (?1 IS NULL OR status = ?1) ORDER BY created_at, rowid LIMIT ?2");
+  rows(conn, &sql, params![status, limit as i64], proposal_from_row)
 }
 
 /// Mark a pending proposal decided; `false` if it was not pending.

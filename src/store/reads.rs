@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use rusqlite::{params, Connection, Row};
 
 use crate::protocol::model::{Entry, Scope, Track};
-use crate::store::{entry_from_row, Visibility, ENTRY_COLUMNS};
+use crate::store::{entry_and_rowid, rows, Visibility, ENTRY_COLUMNS};
 
 /// Which entries to read.
 #[derive(Debug, Clone, Copy, Default)]
@@ -143,11 +143,7 @@ pub fn select<T>(
        WHERE (?3 IS NULL OR e.agent_key = '' OR e.agent_key = ?3)
          AND (e.scope <> 'workspace' OR ?4 IS NULL OR e.workspace_key = ?4) AND {condition}"
     );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let mut rows = stmt.query(args)?;
-    while let Some(row) = rows.next()? {
-      out.push(map(row)?);
-    }
+    out.extend(rows(conn, &sql, args, &mut map)?);
     Ok(())
   };
   let any_layer = "(?1 IS NULL OR e.track = ?1) AND (?2 IS NULL OR e.scope = ?2)";
@@ -281,23 +277,17 @@ fn common_page(
     _ => "instr(e.text, ?5) > 0",
   }
   .replace("{NUL}", NUL_MATCHES);
-  let columns: Vec<String> = ENTRY_COLUMNS
-    .split(", ")
-    .map(|c| format!("e.{c}"))
-    .collect();
   let page = format!(
-    "SELECT {}, e.rowid FROM entries AS e INDEXED BY entries_rank WHERE {text}
-     ORDER BY e.recall_count DESC, e.updated_at DESC, e.id LIMIT ?4",
-    columns.join(", ")
+    "SELECT {ENTRY_COLUMNS}, rowid FROM entries AS e INDEXED BY entries_rank WHERE {text}
+     ORDER BY e.recall_count DESC, e.updated_at DESC, e.id LIMIT ?4"
   );
   let (limit, pattern) = (limit as i64, scan.pattern(folded));
   let mut args = params![nulls, nulls, nulls, limit, pattern].to_vec();
   if scan == Needle::Like {
     args.push(&folded);
   }
-  let mut stmt = conn.prepare_cached(&page)?;
-  let rows = stmt.query_map(args.as_slice(), |r| Ok((r.get(14)?, entry_from_row(r)?)))?;
-  Ok((rows.collect::<rusqlite::Result<_>>()?, total.max(0) as u64))
+  let page = rows(conn, &page, args.as_slice(), entry_and_rowid)?;
+  Ok((page, total.max(0) as u64))
 }
 
 /// The entries with these rowids, in this order (absent ones missing), in one statement.
@@ -309,18 +299,12 @@ pub fn by_rowids(conn: &Connection, rowids: &[i64]) -> rusqlite::Result<Vec<(i64
     return Ok(Vec::new());
   }
   let list = serde_json::to_string(rowids).unwrap_or_default();
-  let columns: Vec<String> = ENTRY_COLUMNS
-    .split(", ")
-    .map(|c| format!("e.{c}"))
-    .collect();
   let sql = format!(
-    "SELECT {}, e.rowid FROM json_each(?1) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
-    columns.join(", ")
+    "SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE rowid IN (SELECT value FROM json_each(?1))"
   );
-  let mut stmt = conn.prepare_cached(&sql)?;
-  let mut found: HashMap<i64, Entry> = stmt
-    .query_map([list], |r| Ok((r.get(14)?, entry_from_row(r)?)))?
-    .collect::<rusqlite::Result<_>>()?;
+  let mut found: HashMap<i64, Entry> = rows(conn, &sql, [list], entry_and_rowid)?
+    .into_iter()
+    .collect();
   Ok(
     rowids
       .iter()
@@ -334,13 +318,8 @@ pub fn by_rowids(conn: &Connection, rowids: &[i64]) -> rusqlite::Result<Vec<(i64
 /// # Errors
 /// SQLite failures.
 pub fn oldest_first(conn: &Connection, f: &Filter<'_>) -> rusqlite::Result<Vec<Entry>> {
-  let columns: Vec<String> = ENTRY_COLUMNS
-    .split(", ")
-    .map(|c| format!("e.{c}"))
-    .collect();
-  let mut rows = select(conn, f, &format!("{}, e.rowid", columns.join(", ")), |r| {
-    Ok((r.get::<_, i64>(14)?, entry_from_row(r)?))
-  })?;
+  let columns = format!("{ENTRY_COLUMNS}, rowid");
+  let mut rows = select(conn, f, &columns, entry_and_rowid)?;
   rows.sort_by_key(|(rowid, e)| (e.created_at, *rowid));
   Ok(rows.into_iter().map(|(_, e)| e).collect())
 }
