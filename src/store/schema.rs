@@ -6,7 +6,7 @@
 //! a crash leaves the store at the old or the new version, never in between.
 #![forbid(unsafe_code)]
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{MemoryError, Result, StoreReason};
 use crate::protocol::text::units;
@@ -154,8 +154,7 @@ CREATE TABLE proposals_v10 (
   decided_at INTEGER,
   agent_key TEXT NOT NULL DEFAULT ''
 );
-INSERT INTO proposals_v10 (id, kind, track, scope, workspace_key, text, source, session_id, status, created_at, decided_at, agent_key)
-  SELECT id, kind, track, scope, workspace_key, text, source, session_id, status, created_at, decided_at, agent_key FROM proposals;
+INSERT INTO proposals_v10 SELECT id, kind, track, scope, workspace_key, text, source, session_id, status, created_at, decided_at, agent_key FROM proposals;
 DROP TABLE proposals;
 ALTER TABLE proposals_v10 RENAME TO proposals;
 CREATE INDEX proposals_status ON proposals (status, created_at, id);
@@ -191,8 +190,8 @@ fn table_names(conn: &Connection) -> rusqlite::Result<Vec<String>> {
 }
 
 fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
-  let mut stmt = conn.prepare("SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2")?;
-  stmt.exists(rusqlite::params![table, column])
+  let sql = "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2";
+  Ok(store::one(conn, sql, [table, column], |_| Ok(()))?.is_some())
 }
 
 /// `STORE_CORRUPT` (with SQLite's reason: busy, corrupt, …) for a step of opening that reads or
@@ -222,14 +221,8 @@ fn current_version(conn: &Connection, path: &str) -> Result<i64> {
       None,
     ));
   }
-  let raw: Option<String> = conn
-    .query_row(
-      "SELECT value FROM meta WHERE key = 'schema_version'",
-      [],
-      |r| r.get(0),
-    )
-    .optional()
-    .map_err(storage)?;
+  let sql = "SELECT value FROM meta WHERE key = 'schema_version'";
+  let raw: Option<String> = store::one(conn, sql, [], |r| r.get(0)).map_err(storage)?;
   match raw {
     Some(raw) => match raw.trim().parse::<i64>() {
       Ok(v) if v >= 0 && raw.trim() == raw => Ok(v),
@@ -286,11 +279,8 @@ pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
       SCHEMA_VERSION
     };
     run_step(&tx, next).map_err(fail)?;
-    tx.execute(
-      "INSERT INTO meta (key, value) VALUES ('schema_version', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      [next.to_string()],
-    )
-    .map_err(fail)?;
+    let sql = "INSERT INTO meta (key, value) VALUES ('schema_version', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value";
+    store::exec(&tx, sql, [next.to_string()]).map_err(fail)?;
     tx.commit().map_err(fail)?;
   }
 }
