@@ -82,6 +82,16 @@ impl Needle {
     }
   }
 
+  /// The scan's test of a row `e` for the pattern `?5`.
+  fn test(self) -> &'static str {
+    match self {
+      Self::Like => "e.text LIKE ?5 ESCAPE '\\'",
+      Self::Exact => "instr(e.text, ?5) > 0",
+      Self::Folded => "instr(lower(e.text), ?5) > 0",
+      _ => "?5 IS NULL",
+    }
+  }
+
   fn pattern(self, folded: &str) -> String {
     match self {
       Self::Phrase => format!("\"{}\"", folded.replace('"', "\"\"")),
@@ -170,12 +180,7 @@ pub fn select<T>(
       format!("e.fts_id IN {NUL_MATCHES} AND NOT e.text LIKE ?5 ESCAPE '\\' AND {any_layer}");
     run(&nul, all)?;
   }
-  let text = match needle {
-    Needle::Like => "e.text LIKE ?5 ESCAPE '\\'",
-    Needle::Exact => "instr(e.text, ?5) > 0",
-    Needle::Folded => "instr(lower(e.text), ?5) > 0",
-    _ => "?5 IS NULL",
-  };
+  let text = needle.test();
   for track in Track::ALL {
     for scope in Scope::ALL {
       if f.track.is_some_and(|t| t != track.as_str())
@@ -272,21 +277,16 @@ fn common_page(
   let args = params![nulls, nulls, nulls, nulls, indexed_pattern, folded];
   let total: i64 = conn.prepare_cached(&count)?.query_row(args, |r| r.get(0))?;
   let scan = Needle::scan(folded);
-  let text = match scan {
-    Needle::Like => "(e.text LIKE ?5 ESCAPE '\\' OR e.fts_id IN {NUL})",
-    _ => "instr(e.text, ?5) > 0",
-  }
-  .replace("{NUL}", NUL_MATCHES);
+  // `LIKE` ends a text at its first NUL: texts with one are tested apart (`instr` is exact).
   let page = format!(
-    "SELECT {ENTRY_COLUMNS}, rowid FROM entries AS e INDEXED BY entries_rank WHERE {text}
-     ORDER BY e.recall_count DESC, e.updated_at DESC, e.id LIMIT ?4"
+    "SELECT {ENTRY_COLUMNS}, rowid FROM entries AS e INDEXED BY entries_rank
+     WHERE ({} OR e.fts_id IN {NUL_MATCHES})
+     ORDER BY e.recall_count DESC, e.updated_at DESC, e.id LIMIT ?4",
+    scan.test()
   );
   let (limit, pattern) = (limit as i64, scan.pattern(folded));
-  let mut args = params![nulls, nulls, nulls, limit, pattern].to_vec();
-  if scan == Needle::Like {
-    args.push(&folded);
-  }
-  let page = rows(conn, &page, args.as_slice(), entry_and_rowid)?;
+  let args = params![nulls, nulls, nulls, limit, pattern, folded];
+  let page = rows(conn, &page, args, entry_and_rowid)?;
   Ok((page, total.max(0) as u64))
 }
 
