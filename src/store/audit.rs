@@ -7,11 +7,11 @@
 //! (returned by [`verify`]) is what a user records elsewhere to detect that.
 #![forbid(unsafe_code)]
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection};
 use serde::Serialize;
 use serde_json::json;
 
-use super::now_ms;
+use super::{exec, now_ms, one};
 use crate::protocol::model::AuditRow;
 use sha2::{Digest, Sha256};
 
@@ -65,10 +65,7 @@ pub struct BrokenRow {
 /// The SHA-256 digest of `data` as 64 lowercase hex characters (the `sha2` crate; checked
 /// against the FIPS 180-4 vectors in the tests).
 pub fn hex_digest(data: &[u8]) -> String {
-  Sha256::digest(data)
-    .iter()
-    .map(|b| format!("{b:02x}"))
-    .collect()
+  format!("{:x}", Sha256::digest(data))
 }
 
 /// The hash of one row: SHA-256 over a canonical JSON array of the previous hash and every field.
@@ -90,31 +87,22 @@ pub fn row_hash(prev: &str, row: &AuditRow) -> String {
 }
 
 fn chain_start(conn: &Connection) -> rusqlite::Result<String> {
-  let v: Option<String> = conn
-    .query_row(
-      "SELECT value FROM meta WHERE key = ?1",
-      [CHECKPOINT_KEY],
-      |r| r.get(0),
-    )
-    .optional()?;
-  Ok(v.unwrap_or_default())
+  let sql = "SELECT value FROM meta WHERE key = ?1";
+  Ok(one(conn, sql, [CHECKPOINT_KEY], |r| r.get(0))?.unwrap_or_default())
 }
 
 /// The hash the next row chains to, and the `seq` it will get: one past the highest ever used
 /// (`AUTOINCREMENT` keeps it in `sqlite_sequence` even when the tail rows are gone), as SQLite
 /// itself would assign it.
 fn chain_tail(conn: &Connection) -> rusqlite::Result<(String, i64)> {
-  let mut stmt = conn.prepare_cached(
-    "SELECT (SELECT hash FROM audit ORDER BY seq DESC LIMIT 1), (SELECT max(seq) FROM audit),
-            coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0)",
-  )?;
-  let (hash, last_row, sequence): (Option<String>, Option<i64>, i64) =
-    stmt.query_row([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-  let prev = match last_row {
-    Some(_) => hash.unwrap_or_default(),
-    None => chain_start(conn)?,
-  };
-  Ok((prev, last_row.unwrap_or(0).max(sequence) + 1))
+  let sql = "SELECT coalesce(CASE WHEN EXISTS (SELECT 1 FROM audit)
+         THEN (SELECT hash FROM audit ORDER BY seq DESC LIMIT 1)
+         ELSE (SELECT value FROM meta WHERE key = ?1) END, ''),
+       max(coalesce((SELECT max(seq) FROM audit), 0),
+           coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0)) + 1";
+  conn
+    .prepare_cached(sql)?
+    .query_row([CHECKPOINT_KEY], |r| Ok((r.get(0)?, r.get(1)?)))
 }
 
 /// Append one row, chained to the previous one, in one INSERT. Returns its `seq`.
@@ -187,26 +175,24 @@ pub const SNAPSHOT_REF: &str = "sha256:";
 
 /// The newest `limit` rows, newest first; `snapshot` rows carry their full text.
 pub fn list(conn: &Connection, limit: u64) -> rusqlite::Result<Vec<AuditRow>> {
-  let mut stmt = conn.prepare_cached(
-    "SELECT seq, ts, action, track, scope, entry_id,
+  let sql = "SELECT seq, ts, action, track, scope, entry_id,
        CASE WHEN action = 'snapshot' AND text LIKE 'sha256:%'
          THEN coalesce((SELECT t.text FROM snapshot_texts t WHERE t.hash = substr(audit.text, 8)), audit.text)
          ELSE text END,
        outcome, source, session_id
-     FROM audit ORDER BY seq DESC LIMIT ?1",
-  )?;
-  let rows = stmt.query_map([limit.min(i64::MAX as u64) as i64], audit_from_row)?;
-  rows.collect()
+     FROM audit ORDER BY seq DESC LIMIT ?1";
+  super::rows(
+    conn,
+    sql,
+    [limit.min(i64::MAX as u64) as i64],
+    audit_from_row,
+  )
 }
 
 /// The newest `recalled` row of a session, if any.
 pub fn last_recall(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<AuditRow>> {
-  conn
-    .prepare_cached(&format!(
-      "SELECT {AUDIT_COLUMNS} FROM audit WHERE session_id = ?1 AND action = 'recalled' ORDER BY seq DESC LIMIT 1"
-    ))?
-    .query_row([session_id], audit_from_row)
-    .optional()
+  let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit WHERE session_id = ?1 AND action = 'recalled' ORDER BY seq DESC LIMIT 1");
+  one(conn, &sql, [session_id], audit_from_row)
 }
 
 /// Walk the whole chain from its checkpoint and report the first row that does not verify.
@@ -270,21 +256,16 @@ pub fn prune(conn: &Connection, cutoff_ms: i64, batch: Option<i64>) -> rusqlite:
   let Some((seq, hash)) = last else {
     return Ok(0);
   };
-  let deleted = conn.execute("DELETE FROM audit WHERE seq <= ?1", [seq])?;
-  conn.execute(
-    "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-    params![CHECKPOINT_KEY, hash.unwrap_or_default()],
-  )?;
+  let deleted = exec(conn, "DELETE FROM audit WHERE seq <= ?1", [seq])?;
+  let sql = "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value";
+  exec(conn, sql, params![CHECKPOINT_KEY, hash.unwrap_or_default()])?;
   Ok(deleted)
 }
 
 /// Compute `prev_hash`/`hash` for every row (the v6 migration of an older store).
 pub fn backfill(conn: &Connection) -> rusqlite::Result<()> {
-  let rows: Vec<AuditRow> = {
-    let mut stmt = conn.prepare(&format!("SELECT {AUDIT_COLUMNS} FROM audit ORDER BY seq"))?;
-    let rows = stmt.query_map([], audit_from_row)?;
-    rows.collect::<rusqlite::Result<_>>()?
-  };
+  let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit ORDER BY seq");
+  let rows = super::rows(conn, &sql, [], audit_from_row)?;
   let mut update = conn.prepare("UPDATE audit SET prev_hash = ?2, hash = ?3 WHERE seq = ?1")?;
   let mut prev = chain_start(conn)?;
   for row in rows {

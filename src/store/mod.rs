@@ -11,7 +11,9 @@ use std::io::Read;
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rusqlite::{params, Connection, OptionalExtension, Row, Transaction, TransactionBehavior};
+use rusqlite::{
+  params, Connection, OptionalExtension, Params, Row, Transaction, TransactionBehavior,
+};
 
 use crate::error::{MemoryError, Result, StoreReason};
 use crate::protocol::model::{Entry, Proposal, Scope, Track};
@@ -74,6 +76,36 @@ pub(crate) fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<Entry> {
     recall_count: row.get(12)?,
     session_id: row.get(13)?,
   })
+}
+
+/// An entry and its rowid, from `{ENTRY_COLUMNS}, rowid`.
+pub(crate) fn entry_and_rowid(row: &Row<'_>) -> rusqlite::Result<(i64, Entry)> {
+  Ok((row.get(14)?, entry_from_row(row)?))
+}
+
+/// Every row of a query (by a cached statement), each mapped by `map`.
+pub(crate) fn rows<T>(
+  conn: &Connection,
+  sql: &str,
+  args: impl Params,
+  map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+  conn.prepare_cached(sql)?.query_map(args, map)?.collect()
+}
+
+/// The first row of a query (by a cached statement), if any, mapped by `map`.
+pub(crate) fn one<T>(
+  conn: &Connection,
+  sql: &str,
+  args: impl Params,
+  map: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Option<T>> {
+  conn.prepare_cached(sql)?.query_row(args, map).optional()
+}
+
+/// Run a statement (by a cached statement); the number of rows it changed.
+pub(crate) fn exec(conn: &Connection, sql: &str, args: impl Params) -> rusqlite::Result<usize> {
+  conn.prepare_cached(sql)?.execute(args)
 }
 
 fn proposal_from_row(row: &Row<'_>) -> rusqlite::Result<Proposal> {
@@ -179,22 +211,16 @@ impl Store {
   pub fn open(path: &Path, retention_days: u64) -> Result<Store> {
     let shown = path.to_string_lossy().into_owned();
     prepare_file(path, &shown)?;
-    let fail = |e| {
-      failed(
-        &shown,
-        &format!("cannot open memory database at {shown}"),
-        e,
-      )
-    };
+    let what = format!("cannot open memory database at {shown}");
+    let fail = |e| failed(&shown, &what, e);
+    let busy_wait = Duration::from_millis(u64::from(BUSY_TIMEOUT_MS));
     let mut conn = Connection::open(path).map_err(fail)?;
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-    conn
-      .busy_timeout(Duration::from_millis(u64::from(BUSY_TIMEOUT_MS)))
-      .map_err(fail)?;
+    conn.busy_timeout(busy_wait).map_err(fail)?;
     // Switching to WAL and migrating take the file's write lock without SQLite's busy wait when
     // another process is creating or migrating the same store at this instant: wait for it
     // (each migration step re-reads the version inside its own immediate transaction).
-    let deadline = Instant::now() + Duration::from_millis(u64::from(BUSY_TIMEOUT_MS));
+    let deadline = Instant::now() + busy_wait;
     loop {
       let attempt = conn
         .execute_batch(
@@ -322,13 +348,13 @@ pub fn get_visible(
        AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
        AND (scope <> 'workspace' OR ?3 IS NULL OR workspace_key = ?3)"
   );
-  let mut stmt = conn.prepare_cached(&sql)?;
-  stmt
-    .query_row(
-      params![id, vis.agent_key, vis.workspace_key],
-      entry_from_row,
-    )
-    .optional()
+  let args = params![id, vis.agent_key, vis.workspace_key];
+  one(conn, &sql, args, entry_from_row)
+}
+
+/// A `used` value as units (none or negative: 0).
+fn as_units(used: Option<i64>) -> u64 {
+  used.unwrap_or(0).max(0) as u64
 }
 
 /// Units used in one budget layer.
@@ -338,15 +364,9 @@ pub fn layer_used(
   scope: Scope,
   layer_key: &str,
 ) -> rusqlite::Result<u64> {
-  let mut stmt = conn.prepare_cached(
-    "SELECT used FROM layer_usage WHERE track = ?1 AND scope = ?2 AND workspace_key = ?3",
-  )?;
-  let used: Option<i64> = stmt
-    .query_row(params![track.as_str(), scope.as_str(), layer_key], |r| {
-      r.get(0)
-    })
-    .optional()?;
-  Ok(used.unwrap_or(0).max(0) as u64)
+  let sql = "SELECT used FROM layer_usage WHERE track = ?1 AND scope = ?2 AND workspace_key = ?3";
+  let args = params![track.as_str(), scope.as_str(), layer_key];
+  Ok(as_units(one(conn, sql, args, |r| r.get(0))?))
 }
 
 /// Units used per layer, in protocol order (`[user/user-global, user/workspace,
@@ -354,26 +374,24 @@ pub fn layer_used(
 /// each track's fullest workspace (by `layer_usage_fullest`). Scalar lookups, not an `IN` list,
 /// which would build an ephemeral table on every read.
 pub fn usage(conn: &Connection, workspace_key: Option<&str>) -> rusqlite::Result<[u64; 4]> {
-  let global = |track| {
-    format!("(SELECT used FROM layer_usage WHERE track = '{track}' AND scope = 'user-global' AND workspace_key = '')")
-  };
-  let local = |track| {
-    match workspace_key {
-    Some(_) => format!("(SELECT used FROM layer_usage WHERE track = '{track}' AND scope = 'workspace' AND workspace_key = ?1)"),
-    None => format!("(SELECT max(used) FROM layer_usage WHERE track = '{track}' AND scope = 'workspace' AND ?1 IS NULL)"),
-  }
-  };
-  let sql = format!(
-    "SELECT {}, {}, {}, {}",
-    global("user"),
-    local("user"),
-    global("agent"),
-    local("agent")
-  );
-  conn.prepare_cached(&sql)?.query_row([workspace_key], |r| {
-    let at = |i: usize| -> rusqlite::Result<u64> {
-      Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0).max(0) as u64)
+  let layer = |track: Track, scope: Scope| {
+    let (used, key) = match (scope, workspace_key) {
+      (Scope::UserGlobal, _) => ("used", "workspace_key = ''"),
+      (Scope::Workspace, Some(_)) => ("used", "workspace_key = ?1"),
+      (Scope::Workspace, None) => ("max(used)", "?1 IS NULL"),
     };
+    let (track, scope) = (track.as_str(), scope.as_str());
+    format!(
+      "(SELECT {used} FROM layer_usage WHERE track = '{track}' AND scope = '{scope}' AND {key})"
+    )
+  };
+  let layers: Vec<String> = Track::ALL
+    .into_iter()
+    .flat_map(|t| Scope::ALL.map(|s| layer(t, s)))
+    .collect();
+  let sql = format!("SELECT {}", layers.join(", "));
+  conn.prepare_cached(&sql)?.query_row([workspace_key], |r| {
+    let at = |i: usize| r.get(i).map(as_units);
     Ok([at(0)?, at(1)?, at(2)?, at(3)?])
   })
 }
@@ -404,43 +422,35 @@ pub fn insert_entries(conn: &Connection, entries: &[Entry]) -> rusqlite::Result<
       ])
     })
     .collect();
-  let columns = (0..15)
-    .map(|i| format!("value ->> {i}"))
-    .collect::<Vec<_>>();
+  let values: Vec<String> = (0..15).map(|i| format!("value ->> {i}")).collect();
   let sql = format!(
-    "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id, units, fts_id)
+    "INSERT INTO entries ({ENTRY_COLUMNS}, units, fts_id)
      SELECT {}, (SELECT coalesce(max(fts_id), 0) FROM entries) + key + 1 FROM json_each(?1)",
-    columns.join(", ")
+    values.join(", ")
   );
-  conn
-    .prepare_cached(&sql)?
-    .execute([serde_json::Value::Array(rows).to_string()])?;
-  Ok(())
+  exec(conn, &sql, [serde_json::Value::Array(rows).to_string()]).map(drop)
 }
 
 /// Rewrite an entry's text/tags/version/updated_at/session (replace).
 pub fn update_entry(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
-  let mut stmt = conn.prepare_cached(
-    "UPDATE entries SET text = ?2, tags = ?3, version = ?4, updated_at = ?5, session_id = ?6, units = ?7 WHERE id = ?1",
-  )?;
-  stmt.execute(params![
+  let sql = "UPDATE entries SET text = ?2, tags = ?3, version = ?4, updated_at = ?5, session_id = ?6, units = ?7 WHERE id = ?1";
+  let units = crate::protocol::text::units(&e.text) as i64;
+  let tags = tags_json(&e.tags);
+  let args = params![
     e.id,
     e.text,
-    tags_json(&e.tags),
+    tags,
     e.version,
     e.updated_at,
     e.session_id,
-    crate::protocol::text::units(&e.text) as i64
-  ])?;
-  Ok(())
+    units
+  ];
+  exec(conn, sql, args).map(drop)
 }
 
 /// Delete an entry by id.
 pub fn delete_entry(conn: &Connection, id: &str) -> rusqlite::Result<()> {
-  conn
-    .prepare_cached("DELETE FROM entries WHERE id = ?1")?
-    .execute([id])?;
-  Ok(())
+  exec(conn, "DELETE FROM entries WHERE id = ?1", [id]).map(drop)
 }
 
 fn tags_json(tags: &[String]) -> String {
@@ -460,11 +470,9 @@ pub fn bump_recalls(conn: &Connection, rowids: &[i64], at: i64) -> rusqlite::Res
 
 /// Insert a pending proposal; `false` when the session already has a pending one of this kind.
 pub fn insert_proposal(conn: &Connection, p: &Proposal) -> rusqlite::Result<bool> {
-  let mut stmt = conn.prepare_cached(
-    "INSERT OR IGNORE INTO proposals (id, kind, track, scope, workspace_key, agent_key, text, source, session_id, status, created_at, decided_at)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'pending', ?10, NULL)",
-  )?;
-  let n = stmt.execute(params![
+  let sql = "INSERT OR IGNORE INTO proposals (id, kind, track, scope, workspace_key, agent_key, text, source, session_id, status, created_at, decided_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'pending', ?10, NULL)";
+  let args = params![
     p.id,
     p.kind,
     p.track,
@@ -475,16 +483,14 @@ pub fn insert_proposal(conn: &Connection, p: &Proposal) -> rusqlite::Result<bool
     p.source,
     p.session_id,
     p.created_at
-  ])?;
-  Ok(n == 1)
+  ];
+  Ok(exec(conn, sql, args)? == 1)
 }
 
 /// One proposal by id.
 pub fn get_proposal(conn: &Connection, id: &str) -> rusqlite::Result<Option<Proposal>> {
-  let mut stmt = conn.prepare_cached(&format!(
-    "SELECT {PROPOSAL_COLUMNS} FROM proposals WHERE id = ?1"
-  ))?;
-  stmt.query_row([id], proposal_from_row).optional()
+  let sql = format!("SELECT {PROPOSAL_COLUMNS} FROM proposals WHERE id = ?1");
+  one(conn, &sql, [id], proposal_from_row)
 }
 
 /// Proposals, optionally of one status, oldest first.
@@ -493,11 +499,8 @@ pub fn list_proposals(
   status: Option<&str>,
   limit: u64,
 ) -> rusqlite::Result<Vec<Proposal>> {
-  let mut stmt = conn.prepare_cached(&format!(
-    "SELECT {PROPOSAL_COLUMNS} FROM proposals WHERE (?1 IS NULL OR status = ?1) ORDER BY created_at, rowid LIMIT ?2"
-  ))?;
-  let rows = stmt.query_map(params![status, limit as i64], proposal_from_row)?;
-  rows.collect()
+  let sql = format!("SELECT {PROPOSAL_COLUMNS} FROM proposals WHERE (?1 IS NULL OR status = ?1) ORDER BY created_at, rowid LIMIT ?2");
+  rows(conn, &sql, params![status, limit as i64], proposal_from_row)
 }
 
 /// Mark a pending proposal decided; `false` if it was not pending.
@@ -507,22 +510,15 @@ pub fn decide_proposal(
   status: &str,
   at: i64,
 ) -> rusqlite::Result<bool> {
-  let n = conn
-    .prepare_cached(
-      "UPDATE proposals SET status = ?2, decided_at = ?3 WHERE id = ?1 AND status = 'pending'",
-    )?
-    .execute(params![id, status, at])?;
-  Ok(n == 1)
+  let sql =
+    "UPDATE proposals SET status = ?2, decided_at = ?3 WHERE id = ?1 AND status = 'pending'";
+  Ok(exec(conn, sql, params![id, status, at])? == 1)
 }
 
 /// The frozen snapshot text of a session, if one was recorded.
 pub fn snapshot_of(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<String>> {
-  conn
-    .prepare_cached(
-      "SELECT t.text FROM snapshots s JOIN snapshot_texts t ON t.hash = s.hash WHERE s.session_id = ?1",
-    )?
-    .query_row([session_id], |r| r.get(0))
-    .optional()
+  let sql = "SELECT t.text FROM snapshots s JOIN snapshot_texts t ON t.hash = s.hash WHERE s.session_id = ?1";
+  one(conn, sql, [session_id], |r| r.get(0))
 }
 
 /// Record a session's snapshot (its text stored once per distinct hash).
@@ -533,13 +529,10 @@ pub fn insert_snapshot(
   text: &str,
   at: i64,
 ) -> rusqlite::Result<()> {
-  conn
-    .prepare_cached("INSERT OR IGNORE INTO snapshot_texts (hash, text) VALUES (?1, ?2)")?
-    .execute(params![hash, text])?;
-  conn
-    .prepare_cached("INSERT INTO snapshots (session_id, hash, created_at) VALUES (?1, ?2, ?3)")?
-    .execute(params![session_id, hash, at])?;
-  Ok(())
+  let sql = "INSERT OR IGNORE INTO snapshot_texts (hash, text) VALUES (?1, ?2)";
+  exec(conn, sql, params![hash, text])?;
+  let sql = "INSERT INTO snapshots (session_id, hash, created_at) VALUES (?1, ?2, ?3)";
+  exec(conn, sql, params![session_id, hash, at]).map(drop)
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use rusqlite::{params, Connection, Row};
 
 use crate::protocol::model::{Entry, Scope, Track};
-use crate::store::{entry_from_row, Visibility, ENTRY_COLUMNS};
+use crate::store::{entry_and_rowid, rows, Visibility, ENTRY_COLUMNS};
 
 /// Which entries to read.
 #[derive(Debug, Clone, Copy, Default)]
@@ -82,6 +82,16 @@ impl Needle {
     }
   }
 
+  /// The scan's test of a row `e` for the pattern `?5`.
+  fn test(self) -> &'static str {
+    match self {
+      Self::Like => "e.text LIKE ?5 ESCAPE '\\'",
+      Self::Exact => "instr(e.text, ?5) > 0",
+      Self::Folded => "instr(lower(e.text), ?5) > 0",
+      _ => "?5 IS NULL",
+    }
+  }
+
   fn pattern(self, folded: &str) -> String {
     match self {
       Self::Phrase => format!("\"{}\"", folded.replace('"', "\"\"")),
@@ -143,11 +153,7 @@ pub fn select<T>(
        WHERE (?3 IS NULL OR e.agent_key = '' OR e.agent_key = ?3)
          AND (e.scope <> 'workspace' OR ?4 IS NULL OR e.workspace_key = ?4) AND {condition}"
     );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let mut rows = stmt.query(args)?;
-    while let Some(row) = rows.next()? {
-      out.push(map(row)?);
-    }
+    out.extend(rows(conn, &sql, args, &mut map)?);
     Ok(())
   };
   let any_layer = "(?1 IS NULL OR e.track = ?1) AND (?2 IS NULL OR e.scope = ?2)";
@@ -174,12 +180,7 @@ pub fn select<T>(
       format!("e.fts_id IN {NUL_MATCHES} AND NOT e.text LIKE ?5 ESCAPE '\\' AND {any_layer}");
     run(&nul, all)?;
   }
-  let text = match needle {
-    Needle::Like => "e.text LIKE ?5 ESCAPE '\\'",
-    Needle::Exact => "instr(e.text, ?5) > 0",
-    Needle::Folded => "instr(lower(e.text), ?5) > 0",
-    _ => "?5 IS NULL",
-  };
+  let text = needle.test();
   for track in Track::ALL {
     for scope in Scope::ALL {
       if f.track.is_some_and(|t| t != track.as_str())
@@ -276,28 +277,17 @@ fn common_page(
   let args = params![nulls, nulls, nulls, nulls, indexed_pattern, folded];
   let total: i64 = conn.prepare_cached(&count)?.query_row(args, |r| r.get(0))?;
   let scan = Needle::scan(folded);
-  let text = match scan {
-    Needle::Like => "(e.text LIKE ?5 ESCAPE '\\' OR e.fts_id IN {NUL})",
-    _ => "instr(e.text, ?5) > 0",
-  }
-  .replace("{NUL}", NUL_MATCHES);
-  let columns: Vec<String> = ENTRY_COLUMNS
-    .split(", ")
-    .map(|c| format!("e.{c}"))
-    .collect();
+  // `LIKE` ends a text at its first NUL: texts with one are tested apart (`instr` is exact).
   let page = format!(
-    "SELECT {}, e.rowid FROM entries AS e INDEXED BY entries_rank WHERE {text}
+    "SELECT {ENTRY_COLUMNS}, rowid FROM entries AS e INDEXED BY entries_rank
+     WHERE ({} OR e.fts_id IN {NUL_MATCHES})
      ORDER BY e.recall_count DESC, e.updated_at DESC, e.id LIMIT ?4",
-    columns.join(", ")
+    scan.test()
   );
   let (limit, pattern) = (limit as i64, scan.pattern(folded));
-  let mut args = params![nulls, nulls, nulls, limit, pattern].to_vec();
-  if scan == Needle::Like {
-    args.push(&folded);
-  }
-  let mut stmt = conn.prepare_cached(&page)?;
-  let rows = stmt.query_map(args.as_slice(), |r| Ok((r.get(14)?, entry_from_row(r)?)))?;
-  Ok((rows.collect::<rusqlite::Result<_>>()?, total.max(0) as u64))
+  let args = params![nulls, nulls, nulls, limit, pattern, folded];
+  let page = rows(conn, &page, args, entry_and_rowid)?;
+  Ok((page, total.max(0) as u64))
 }
 
 /// The entries with these rowids, in this order (absent ones missing), in one statement.
@@ -309,18 +299,12 @@ pub fn by_rowids(conn: &Connection, rowids: &[i64]) -> rusqlite::Result<Vec<(i64
     return Ok(Vec::new());
   }
   let list = serde_json::to_string(rowids).unwrap_or_default();
-  let columns: Vec<String> = ENTRY_COLUMNS
-    .split(", ")
-    .map(|c| format!("e.{c}"))
-    .collect();
   let sql = format!(
-    "SELECT {}, e.rowid FROM json_each(?1) AS j CROSS JOIN entries AS e ON e.rowid = j.value",
-    columns.join(", ")
+    "SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE rowid IN (SELECT value FROM json_each(?1))"
   );
-  let mut stmt = conn.prepare_cached(&sql)?;
-  let mut found: HashMap<i64, Entry> = stmt
-    .query_map([list], |r| Ok((r.get(14)?, entry_from_row(r)?)))?
-    .collect::<rusqlite::Result<_>>()?;
+  let mut found: HashMap<i64, Entry> = rows(conn, &sql, [list], entry_and_rowid)?
+    .into_iter()
+    .collect();
   Ok(
     rowids
       .iter()
@@ -334,13 +318,8 @@ pub fn by_rowids(conn: &Connection, rowids: &[i64]) -> rusqlite::Result<Vec<(i64
 /// # Errors
 /// SQLite failures.
 pub fn oldest_first(conn: &Connection, f: &Filter<'_>) -> rusqlite::Result<Vec<Entry>> {
-  let columns: Vec<String> = ENTRY_COLUMNS
-    .split(", ")
-    .map(|c| format!("e.{c}"))
-    .collect();
-  let mut rows = select(conn, f, &format!("{}, e.rowid", columns.join(", ")), |r| {
-    Ok((r.get::<_, i64>(14)?, entry_from_row(r)?))
-  })?;
+  let columns = format!("{ENTRY_COLUMNS}, rowid");
+  let mut rows = select(conn, f, &columns, entry_and_rowid)?;
   rows.sort_by_key(|(rowid, e)| (e.created_at, *rowid));
   Ok(rows.into_iter().map(|(_, e)| e).collect())
 }

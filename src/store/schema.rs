@@ -1,16 +1,12 @@
 //! The store's SQL schema and its forward-only migration ladder.
 //!
 //! Versions 1–4 are the JS dsh-memento's schema, byte for byte, so its `memory.db` opens here.
-//! Version 5 is ours: maintained per-layer usage (UTF-16 units), ranking and visibility indexes,
-//! and a proposals table whose one-pending-per-session rule no longer blocks after a dismissal.
-//! Version 6 chains every audit row to the previous one by SHA-256 (see `audit`); version 7
-//! stores frozen snapshots once per distinct text; version 8 adds the FTS5 trigram index;
-//! versions 9 and 10 drop indexes that nothing reads any more.
+//! Version 10 is ours, reached from 4 in one step (`V10` lists what it adds).
 //! Every step runs in its own `BEGIN IMMEDIATE` transaction together with its version bump, so
 //! a crash leaves the store at the old or the new version, never in between.
 #![forbid(unsafe_code)]
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{MemoryError, Result, StoreReason};
 use crate::protocol::text::units;
@@ -72,56 +68,32 @@ ALTER TABLE entries ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE entries ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
 ";
 
-/// v6: the audit hash chain (see `audit`).
-const V6: &str = "
-ALTER TABLE audit ADD COLUMN prev_hash TEXT;
-ALTER TABLE audit ADD COLUMN hash TEXT;
-";
-
-/// v7: frozen snapshots, one per session id, their texts stored once per distinct text.
-const V7: &str = "
-CREATE TABLE snapshot_texts (hash TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE snapshots (
-  session_id TEXT PRIMARY KEY,
-  hash TEXT NOT NULL REFERENCES snapshot_texts (hash),
-  created_at INTEGER NOT NULL
-) WITHOUT ROWID;
-";
-
-/// v8: an FTS5 trigram index over the ASCII-folded text (SQLite's `lower()` is exactly the
-/// protocol's folding, and `case_sensitive 1` keeps the index from folding anything else), so a
-/// phrase match is exactly the protocol's substring match for needles of 3+ characters. It is
-/// keyed by `entries.fts_id`, a stable integer (a rowid of a table without an INTEGER PRIMARY
-/// KEY may change on VACUUM), and kept by triggers in the same transaction as every write.
-/// Also indexes that recognise a session's repeated recall and find the fullest layer in O(log n).
-const V8: &str = "
+/// v10 from v4, one step (versions 5–9 were only ever written by unreleased builds):
+/// - per-layer usage in UTF-16 units (`units`, filled from Rust, which can count them), kept by
+///   triggers; a workspace entry is budgeted per workspace, a user-global one in one layer;
+/// - the audit hash chain (`prev_hash`/`hash`, see `audit`) and frozen snapshots, one per
+///   session, their texts stored once per distinct text;
+/// - an FTS5 trigram index over the ASCII-folded text (SQLite's `lower()` is exactly the
+///   protocol's folding, and `case_sensitive 1` folds nothing else), so a phrase match is the
+///   protocol's substring match for needles of 3+ characters. Every text gets two `\u{1}` after
+///   it, so every occurrence of a 1–2 character needle begins an indexed trigram (found through
+///   the `fts5vocab` table `entries_fts_terms`). It is keyed by `entries.fts_id`, a stable
+///   integer (a rowid of a table without an INTEGER PRIMARY KEY may change on VACUUM);
+/// - the indexes the SQL search reads: `entries_layer` covers what a search reads (the ranking
+///   keys, best first, and the text), `entries_rank` pages a common needle in rank order, and
+///   `entries_nul` finds the texts with a NUL (FTS5 and `LIKE` are not exact for those); the JS
+///   plugin's `(track, scope)` and `audit (ts)` indexes had no reader;
+/// - a proposals table whose one-pending-per-session rule no longer blocks after a dismissal.
+const V10: &str = "
+ALTER TABLE entries ADD COLUMN units INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE entries ADD COLUMN fts_id INTEGER;
 UPDATE entries SET fts_id = rowid;
 CREATE UNIQUE INDEX entries_fts_id ON entries (fts_id);
-CREATE VIRTUAL TABLE entries_fts USING fts5(folded, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
-INSERT INTO entries_fts (rowid, folded) SELECT fts_id, lower(text) FROM entries;
-CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
-  INSERT INTO entries_fts (rowid, folded) VALUES (NEW.fts_id, lower(NEW.text));
-END;
-CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
-  DELETE FROM entries_fts WHERE rowid = OLD.fts_id;
-END;
-CREATE TRIGGER entries_fts_update AFTER UPDATE OF text ON entries BEGIN
-  DELETE FROM entries_fts WHERE rowid = OLD.fts_id;
-  INSERT INTO entries_fts (rowid, folded) VALUES (NEW.fts_id, lower(NEW.text));
-END;
-CREATE INDEX audit_recalls ON audit (session_id, action, seq);
-CREATE INDEX layer_usage_fullest ON layer_usage (track, scope, used);
-";
-
-/// The budget layer of an entry: workspace entries are budgeted per workspace.
-const LAYER_KEY_NEW: &str = "CASE NEW.scope WHEN 'workspace' THEN NEW.workspace_key ELSE '' END";
-const LAYER_KEY_OLD: &str = "CASE OLD.scope WHEN 'workspace' THEN OLD.workspace_key ELSE '' END";
-
-fn v5_sql() -> String {
-  format!(
-    "
-ALTER TABLE entries ADD COLUMN units INTEGER NOT NULL DEFAULT 0;
+DROP INDEX entries_track_scope;
+DROP INDEX audit_ts;
+CREATE INDEX entries_layer ON entries (track, scope, workspace_key, agent_key, recall_count DESC, updated_at DESC, id, text);
+CREATE INDEX entries_nul ON entries (fts_id) WHERE instr(text, char(0)) > 0;
+CREATE INDEX entries_rank ON entries (recall_count DESC, updated_at DESC, id);
 CREATE TABLE layer_usage (
   track TEXT NOT NULL,
   scope TEXT NOT NULL,
@@ -129,26 +101,46 @@ CREATE TABLE layer_usage (
   used INTEGER NOT NULL,
   PRIMARY KEY (track, scope, workspace_key)
 ) WITHOUT ROWID;
+CREATE INDEX layer_usage_fullest ON layer_usage (track, scope, used);
 CREATE TRIGGER entries_usage_insert AFTER INSERT ON entries BEGIN
   INSERT INTO layer_usage (track, scope, workspace_key, used)
-    VALUES (NEW.track, NEW.scope, {LAYER_KEY_NEW}, NEW.units)
+    VALUES (NEW.track, NEW.scope, CASE NEW.scope WHEN 'workspace' THEN NEW.workspace_key ELSE '' END, NEW.units)
     ON CONFLICT (track, scope, workspace_key) DO UPDATE SET used = used + excluded.used;
 END;
 CREATE TRIGGER entries_usage_delete AFTER DELETE ON entries BEGIN
-  UPDATE layer_usage SET used = used - OLD.units
-    WHERE track = OLD.track AND scope = OLD.scope AND workspace_key = {LAYER_KEY_OLD};
+  UPDATE layer_usage SET used = used - OLD.units WHERE track = OLD.track AND scope = OLD.scope
+    AND workspace_key = CASE OLD.scope WHEN 'workspace' THEN OLD.workspace_key ELSE '' END;
 END;
 CREATE TRIGGER entries_usage_update AFTER UPDATE OF units, track, scope, workspace_key ON entries BEGIN
-  UPDATE layer_usage SET used = used - OLD.units
-    WHERE track = OLD.track AND scope = OLD.scope AND workspace_key = {LAYER_KEY_OLD};
+  UPDATE layer_usage SET used = used - OLD.units WHERE track = OLD.track AND scope = OLD.scope
+    AND workspace_key = CASE OLD.scope WHEN 'workspace' THEN OLD.workspace_key ELSE '' END;
   INSERT INTO layer_usage (track, scope, workspace_key, used)
-    VALUES (NEW.track, NEW.scope, {LAYER_KEY_NEW}, NEW.units)
+    VALUES (NEW.track, NEW.scope, CASE NEW.scope WHEN 'workspace' THEN NEW.workspace_key ELSE '' END, NEW.units)
     ON CONFLICT (track, scope, workspace_key) DO UPDATE SET used = used + excluded.used;
 END;
-CREATE INDEX entries_layer ON entries (track, scope, workspace_key, agent_key);
-CREATE INDEX entries_rank ON entries (recall_count DESC, updated_at DESC, id);
-CREATE INDEX entries_created ON entries (created_at);
-CREATE TABLE proposals_v5 (
+CREATE VIRTUAL TABLE entries_fts USING fts5(folded, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
+INSERT INTO entries_fts (rowid, folded) SELECT fts_id, lower(text) || char(1, 1) FROM entries;
+CREATE VIRTUAL TABLE entries_fts_terms USING fts5vocab(entries_fts, 'instance');
+CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
+  INSERT INTO entries_fts (rowid, folded) VALUES (NEW.fts_id, lower(NEW.text) || char(1, 1));
+END;
+CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
+  DELETE FROM entries_fts WHERE rowid = OLD.fts_id;
+END;
+CREATE TRIGGER entries_fts_update AFTER UPDATE OF text ON entries BEGIN
+  DELETE FROM entries_fts WHERE rowid = OLD.fts_id;
+  INSERT INTO entries_fts (rowid, folded) VALUES (NEW.fts_id, lower(NEW.text) || char(1, 1));
+END;
+ALTER TABLE audit ADD COLUMN prev_hash TEXT;
+ALTER TABLE audit ADD COLUMN hash TEXT;
+CREATE INDEX audit_recalls ON audit (session_id, action, seq);
+CREATE TABLE snapshot_texts (hash TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE snapshots (
+  session_id TEXT PRIMARY KEY,
+  hash TEXT NOT NULL REFERENCES snapshot_texts (hash),
+  created_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE proposals_v10 (
   id TEXT PRIMARY KEY,
   kind TEXT NOT NULL,
   track TEXT NOT NULL,
@@ -162,102 +154,44 @@ CREATE TABLE proposals_v5 (
   decided_at INTEGER,
   agent_key TEXT NOT NULL DEFAULT ''
 );
-INSERT INTO proposals_v5 (id, kind, track, scope, workspace_key, text, source, session_id, status, created_at, decided_at, agent_key)
-  SELECT id, kind, track, scope, workspace_key, text, source, session_id, status, created_at, decided_at, agent_key FROM proposals;
+INSERT INTO proposals_v10 SELECT id, kind, track, scope, workspace_key, text, source, session_id, status, created_at, decided_at, agent_key FROM proposals;
 DROP TABLE proposals;
-ALTER TABLE proposals_v5 RENAME TO proposals;
+ALTER TABLE proposals_v10 RENAME TO proposals;
 CREATE INDEX proposals_status ON proposals (status, created_at, id);
 CREATE UNIQUE INDEX proposals_pending_once ON proposals (session_id, kind)
   WHERE status = 'pending' AND session_id IS NOT NULL AND session_id <> '';
-"
-  )
-}
+";
 
-/// Fill the v5 `units` column (UTF-16 length, which SQL cannot count) and the usage table.
-fn v5_backfill(conn: &Connection) -> rusqlite::Result<()> {
-  let rows: Vec<(String, String)> = {
-    let mut stmt = conn.prepare("SELECT id, text FROM entries")?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    rows.collect::<rusqlite::Result<_>>()?
-  };
-  let mut update = conn.prepare("UPDATE entries SET units = ?1 WHERE id = ?2")?;
-  for (id, text) in rows {
-    update.execute(rusqlite::params![units(&text) as i64, id])?;
+/// Run the step that ends at `version`: 1–4 the JS plugin's, 10 everything since.
+fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
+  conn.execute_batch(match version {
+    1 => V1,
+    2 => V2,
+    3 => V3,
+    4 => V4,
+    _ => V10,
+  })?;
+  if version == SCHEMA_VERSION {
+    // The UPDATE OF units trigger accounts each row's usage.
+    let mut update = conn.prepare("UPDATE entries SET units = ?1 WHERE rowid = ?2")?;
+    let sql = "SELECT rowid, text FROM entries";
+    let texts: Vec<(i64, String)> = store::rows(conn, sql, [], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    for (rowid, text) in texts {
+      update.execute(rusqlite::params![units(&text) as i64, rowid])?;
+    }
+    crate::store::audit::backfill(conn)?;
   }
-  // The UPDATE OF units trigger already accounted each row; nothing else to insert.
   Ok(())
 }
 
-/// v9: drop the indexes no statement reads, which every write kept (ranking is done over the
-/// matches' keys, `(track, scope)` is `entries_layer`'s prefix, retention walks the ledger by
-/// `seq`). Idempotent, so a store that lost its version row may run it again.
-const V9: &str = "
-DROP INDEX IF EXISTS entries_track_scope;
-DROP INDEX IF EXISTS entries_created;
-DROP INDEX IF EXISTS entries_rank;
-DROP INDEX IF EXISTS audit_ts;
-CREATE INDEX IF NOT EXISTS entries_recalled ON entries (recall_count) WHERE recall_count > 0;
-";
-
-/// v10: search reads the layers in SQL, so their index covers what a search reads (the ranking
-/// keys, best first, and the text): a scan reads no table row. The FTS index gets two `\u{1}`
-/// after every text, so every occurrence of a 1–2 character needle begins an indexed trigram
-/// (found through the `fts5vocab` table `entries_fts_terms`). FTS5 and `LIKE` are not exact for
-/// a text with a NUL: `entries_nul` finds those texts, for an exact test. `entries_rank` pages a
-/// common needle over every entry in rank order. `entries_recalled` had no reader but the
-/// in-memory read model, which is gone.
-const V10: &str = "
-DROP INDEX IF EXISTS entries_recalled;
-DROP INDEX IF EXISTS entries_layer;
-CREATE INDEX entries_layer ON entries (track, scope, workspace_key, agent_key, recall_count DESC, updated_at DESC, id, text);
-CREATE INDEX IF NOT EXISTS entries_nul ON entries (fts_id) WHERE instr(text, char(0)) > 0;
-CREATE INDEX IF NOT EXISTS entries_rank ON entries (recall_count DESC, updated_at DESC, id);
-DROP TRIGGER IF EXISTS entries_fts_insert;
-DROP TRIGGER IF EXISTS entries_fts_update;
-DROP TABLE IF EXISTS entries_fts;
-CREATE VIRTUAL TABLE entries_fts USING fts5(folded, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
-INSERT INTO entries_fts (rowid, folded) SELECT fts_id, lower(text) || char(1, 1) FROM entries;
-CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts_terms USING fts5vocab(entries_fts, 'instance');
-CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
-  INSERT INTO entries_fts (rowid, folded) VALUES (NEW.fts_id, lower(NEW.text) || char(1, 1));
-END;
-CREATE TRIGGER entries_fts_update AFTER UPDATE OF text ON entries BEGIN
-  DELETE FROM entries_fts WHERE rowid = OLD.fts_id;
-  INSERT INTO entries_fts (rowid, folded) VALUES (NEW.fts_id, lower(NEW.text) || char(1, 1));
-END;
-";
-
-fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
-  match version {
-    1 => conn.execute_batch(V1),
-    2 => conn.execute_batch(V2),
-    3 => conn.execute_batch(V3),
-    4 => conn.execute_batch(V4),
-    5 => {
-      conn.execute_batch(&v5_sql())?;
-      v5_backfill(conn)
-    }
-    6 => {
-      conn.execute_batch(V6)?;
-      crate::store::audit::backfill(conn)
-    }
-    7 => conn.execute_batch(V7),
-    8 => conn.execute_batch(V8),
-    9 => conn.execute_batch(V9),
-    _ => conn.execute_batch(V10),
-  }
-}
-
 fn table_names(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-  let mut stmt = conn
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")?;
-  let names = stmt.query_map([], |r| r.get(0))?;
-  names.collect()
+  let sql = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'";
+  store::rows(conn, sql, [], |r| r.get(0))
 }
 
 fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
-  let mut stmt = conn.prepare("SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2")?;
-  stmt.exists(rusqlite::params![table, column])
+  let sql = "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2";
+  Ok(store::one(conn, sql, [table, column], |_| Ok(()))?.is_some())
 }
 
 /// `STORE_CORRUPT` (with SQLite's reason: busy, corrupt, …) for a step of opening that reads or
@@ -287,14 +221,8 @@ fn current_version(conn: &Connection, path: &str) -> Result<i64> {
       None,
     ));
   }
-  let raw: Option<String> = conn
-    .query_row(
-      "SELECT value FROM meta WHERE key = 'schema_version'",
-      [],
-      |r| r.get(0),
-    )
-    .optional()
-    .map_err(storage)?;
+  let sql = "SELECT value FROM meta WHERE key = 'schema_version'";
+  let raw: Option<String> = store::one(conn, sql, [], |r| r.get(0)).map_err(storage)?;
   match raw {
     Some(raw) => match raw.trim().parse::<i64>() {
       Ok(v) if v >= 0 && raw.trim() == raw => Ok(v),
@@ -307,13 +235,7 @@ fn current_version(conn: &Connection, path: &str) -> Result<i64> {
     },
     None => {
       let shape = if tables.iter().any(|t| t == "entries_fts") {
-        8
-      } else if tables.iter().any(|t| t == "snapshots") {
-        7
-      } else if has_column(conn, "audit", "hash").map_err(storage)? {
-        6
-      } else if has_column(conn, "entries", "units").map_err(storage)? {
-        5
+        SCHEMA_VERSION
       } else if has_column(conn, "entries", "tags").map_err(storage)? {
         4
       } else if has_column(conn, "entries", "agent_key").map_err(storage)? {
@@ -350,13 +272,15 @@ pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
     if version == SCHEMA_VERSION {
       return tx.commit().map_err(fail);
     }
-    let next = version + 1;
+    // A store at 5–9 (unreleased builds) fails the last step's first ALTER and is refused.
+    let next = if version < 4 {
+      version + 1
+    } else {
+      SCHEMA_VERSION
+    };
     run_step(&tx, next).map_err(fail)?;
-    tx.execute(
-      "INSERT INTO meta (key, value) VALUES ('schema_version', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      [next.to_string()],
-    )
-    .map_err(fail)?;
+    let sql = "INSERT INTO meta (key, value) VALUES ('schema_version', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value";
+    store::exec(&tx, sql, [next.to_string()]).map_err(fail)?;
     tx.commit().map_err(fail)?;
   }
 }
