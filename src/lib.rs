@@ -29,9 +29,10 @@
 //!   `recalled` audit row; nothing is deferred and nothing is written on drop.
 //! - **Errors**: one enum, [`MemoryError`], one variant per protocol code.
 //! - **Schema version 10** ([`store::schema::SCHEMA_VERSION`]): versions 1–4 are the JS
-//!   plugin's, migrated forward one transaction per step; 5 adds maintained per-layer usage,
-//!   6 the audit hash chain, 7 deduplicated snapshots, 8 the FTS5 trigram index, 9–10 the
-//!   index set the SQL search reads.
+//!   plugin's, migrated forward one transaction per step; 10, reached from 4 in one step (5–9
+//!   were only written by unreleased builds), adds maintained per-layer usage, the audit hash
+//!   chain, deduplicated snapshots, the FTS5 trigram index and the index set the SQL search
+//!   reads.
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
