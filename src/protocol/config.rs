@@ -60,25 +60,18 @@ pub fn defaults() -> Value {
   })
 }
 
-fn positive(value: &Value, name: &str) -> Result<u64> {
-  value
-    .as_u64()
-    .filter(|n| *n > 0)
-    .ok_or_else(|| MemoryError::invalid(format!("{name} must be a positive integer")))
-}
-
-fn non_negative(value: &Value, name: &str) -> Result<u64> {
-  value
-    .as_u64()
-    .ok_or_else(|| MemoryError::invalid(format!("{name} must be a non-negative integer")))
+/// `value` as a count of at least `min` (0 or 1).
+fn integer(value: &Value, name: &str, min: u64) -> Result<u64> {
+  let what = if min == 0 { "non-negative" } else { "positive" };
+  let bad = || MemoryError::invalid(format!("{name} must be a {what} integer"));
+  value.as_u64().filter(|n| *n >= min).ok_or_else(bad)
 }
 
 fn write_policy(value: &Value) -> Result<WritePolicy> {
   WritePolicy::parse(
-    value
+    &value
       .as_str()
-      .map_or_else(|| value.to_string(), str::to_string)
-      .as_str(),
+      .map_or_else(|| value.to_string(), str::to_string),
   )
 }
 
@@ -90,6 +83,28 @@ fn secret_policy(value: &Value) -> Result<SecretPolicy> {
       "secretPolicy must be 'refuse' or 'warn' (got {value})"
     ))),
   }
+}
+
+/// Check config key `key` (a dotted path) by its name or, for most, by its default's type.
+fn check(key: &str, value: &Value, default: &Value) -> Result<()> {
+  let must = |what: &str| Err(MemoryError::invalid(format!("{key} must be {what}")));
+  let checked = match key {
+    // The policy parsers' messages are the reference's as they are, without the prefix.
+    "writePolicy" => return write_policy(value).map(drop),
+    "writePolicies" => return write_policies(value),
+    "budgets" => Budgets::from_config(Some(value)).map(drop),
+    "language" if !matches!(value.as_str(), Some("en" | "zh")) => {
+      must(&format!("'en' or 'zh' (got {value})"))
+    }
+    "snapshotOrder" if !value.is_number() => must("a finite number"),
+    "auditRetentionDays" => integer(value, key, 0).map(drop),
+    "secretPolicy" => secret_policy(value).map(drop),
+    _ if default.is_boolean() && !value.is_boolean() => must("a boolean"),
+    _ if default.is_string() && !value.is_string() => must("a string"),
+    _ if default.is_u64() => integer(value, key, 1).map(drop),
+    _ => Ok(()),
+  };
+  checked.map_err(|e| MemoryError::invalid(format!("dsh-memento config: {e}")))
 }
 
 /// `writePolicies` (§5.6): keys `track/scope` or `source:<name>`, values `ask|auto|off`.
@@ -159,60 +174,25 @@ fn merge(defaults: &Value, value: Option<&Value>) -> Value {
 /// # Errors
 /// `INVALID_INPUT` with the reference messages.
 pub fn resolve(raw: &Value) -> Result<Value> {
-  let config = merge(
-    &defaults(),
-    Some(raw).filter(|r| !r.is_null()).or(Some(&json!({}))),
-  );
-  let at = |path: &str| {
-    path
-      .split('.')
-      .fold(&config, |v, k| v.get(k).unwrap_or(&Value::Null))
-  };
-  let prefixed = |e: MemoryError| MemoryError::invalid(format!("dsh-memento config: {e}"));
-  let fail = |m: &str| Err(prefixed(MemoryError::invalid(m)));
-  match at("enabled") {
-    Value::Bool(true) => {}
-    Value::Bool(false) => return Ok(config),
-    _ => return fail("enabled must be a boolean"),
+  let defaults = defaults();
+  let config = merge(&defaults, Some(raw).filter(|r| !r.is_null()));
+  if config["enabled"] == false {
+    return Ok(config);
   }
-  if !at("dbPath").is_string() {
-    return fail("dbPath must be a string");
-  }
-  Budgets::from_config(Some(at("budgets"))).map_err(prefixed)?;
-  write_policy(at("writePolicy"))?;
-  write_policies(at("writePolicies"))?;
-  if !matches!(at("language").as_str(), Some("en" | "zh")) {
-    return fail(&format!(
-      "language must be 'en' or 'zh' (got {})",
-      at("language")
-    ));
-  }
-  if !at("snapshotOrder").is_number() {
-    return fail("snapshotOrder must be a finite number");
-  }
-  for key in [
-    "maxEntriesPerQuery",
-    "commandListLimit",
-    "commandAuditLimit",
-  ]
-  .into_iter()
-  .chain([
-    "recall.historyLimitDefault",
-    "recall.snippetCap",
-    "recall.snippetChars",
-    "recall.windowDays",
-  ])
-  .chain(["panelEntriesLimit", "panelAuditLimit"])
-  {
-    positive(at(key), key).map_err(prefixed)?;
-  }
-  non_negative(at("auditRetentionDays"), "auditRetentionDays").map_err(prefixed)?;
-  secret_policy(at("secretPolicy")).map_err(prefixed)?;
-  if !at("proposals.enabled").is_boolean() {
-    return fail("proposals.enabled must be a boolean");
-  }
-  for key in ["proposals.maxChars", "proposals.maxPending"] {
-    positive(at(key), key).map_err(prefixed)?;
+  for (key, default) in defaults.as_object().into_iter().flatten() {
+    let group = default
+      .as_object()
+      .filter(|_| key == "recall" || key == "proposals");
+    let leaves = group.map_or_else(
+      || vec![(key.clone(), default)],
+      |o| o.iter().map(|(k, d)| (format!("{key}.{k}"), d)).collect(),
+    );
+    for (path, default) in leaves {
+      let value = path
+        .split('.')
+        .fold(&config, |v, k| v.get(k).unwrap_or(&Value::Null));
+      check(&path, value, default)?;
+    }
   }
   Ok(config)
 }
@@ -235,7 +215,7 @@ pub fn provider(options: &Value) -> Result<ProviderOptions> {
     config.secret_policy = secret_policy(v)?;
   }
   if let Some(v) = given("defaultQueryLimit") {
-    config.default_query_limit = positive(v, "defaultQueryLimit")?;
+    config.default_query_limit = integer(v, "defaultQueryLimit", 1)?;
   }
   match given("sourceLabel") {
     None => config.source_label = DEFAULT_SOURCE.to_string(),
@@ -252,7 +232,7 @@ pub fn provider(options: &Value) -> Result<ProviderOptions> {
     Some(_) => return Err(MemoryError::invalid("dbPath must be a string")),
   };
   let audit_retention_days =
-    given("auditRetentionDays").map_or(Ok(0), |v| non_negative(v, "auditRetentionDays"))?;
+    given("auditRetentionDays").map_or(Ok(0), |v| integer(v, "auditRetentionDays", 0))?;
   Ok(ProviderOptions {
     config,
     db_path,
