@@ -246,9 +246,7 @@ impl MemoryProvider {
   #[napi]
   pub fn list_entries<'e>(&self, env: &'e Env, opts: Unknown) -> Result<Unknown<'e>> {
     let vis = visibility(&arg(env, "listEntries options", opts)?);
-    let narrowed = vis.agent_key.is_some() || vis.workspace_key.is_some();
-    let vis = narrowed.then_some(vis);
-    read(env, self.core.run(|m| m.list_entries(vis.as_ref())))
+    read(env, self.core.run(|m| m.list_entries(Some(&vis))))
   }
 
   /// Newest audit rows first (default 100).
@@ -305,10 +303,8 @@ impl MemoryProvider {
   ) -> Result<Unknown<'e>> {
     let status = opt_text(env, "proposal status", status)?;
     let limit = count(&arg(env, "proposal limit", limit)?, 100);
-    read(
-      env,
-      self.core.run(|m| m.proposal_list(status.as_deref(), limit)),
-    )
+    let listed = self.core.run(|m| m.proposal_list(status.as_deref(), limit));
+    read(env, listed)
   }
 
   /// Close the store. Idempotent; later calls fail with `STORE_CORRUPT` ("closed").

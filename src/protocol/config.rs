@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use crate::engine::{Config, Memory, SecretPolicy, WritePolicy};
 use crate::error::{MemoryError, Result};
 use crate::protocol::keys;
-use crate::protocol::model::{Budgets, Scope, Track, DEFAULT_SOURCE};
+use crate::protocol::model::{Budgets, Scope, Track};
 use crate::store::Store;
 
 /// The option names of `new MemoryProvider(options)` that are data (besides `gate`/`auditLabel`).
@@ -148,23 +148,16 @@ fn write_policies(table: &Value) -> Result<()> {
 fn merge(defaults: &Value, value: Option<&Value>) -> Value {
   match (defaults, value) {
     (Value::Object(d), Some(Value::Object(v))) => {
-      let mut out = Map::new();
-      for (key, def) in d {
-        let nested = def.as_object().is_some_and(|o| !o.is_empty());
-        let merged = if nested {
-          merge(def, v.get(key))
-        } else {
-          v.get(key).unwrap_or(def).clone()
-        };
-        out.insert(key.clone(), merged);
-      }
+      let merged = d
+        .iter()
+        .map(|(key, def)| (key.clone(), merge(def, v.get(key))));
+      let mut out: Map<String, Value> = merged.collect();
       for (key, given) in v {
         out.entry(key.clone()).or_insert_with(|| given.clone());
       }
       Value::Object(out)
     }
-    (_, None) => defaults.clone(),
-    (_, Some(v)) => v.clone(),
+    (_, given) => given.unwrap_or(defaults).clone(),
   }
 }
 
@@ -204,39 +197,35 @@ pub fn resolve(raw: &Value) -> Result<Value> {
 /// `INVALID_INPUT` naming the first bad option.
 pub fn provider(options: &Value) -> Result<ProviderOptions> {
   let given = |name: &str| options.get(name).filter(|v| !v.is_null());
-  let mut config = Config {
+  let engine = Config::default();
+  let limit = |v| integer(v, "defaultQueryLimit", 1);
+  let config = Config {
     budgets: Budgets::from_config(given("budgets"))?,
-    ..Config::default()
+    write_policy: given("writePolicy").map_or(Ok(engine.write_policy), write_policy)?,
+    secret_policy: given("secretPolicy").map_or(Ok(engine.secret_policy), secret_policy)?,
+    default_query_limit: given("defaultQueryLimit")
+      .map_or(Ok(engine.default_query_limit), limit)?,
+    source_label: match given("sourceLabel") {
+      None => engine.source_label,
+      Some(Value::String(s)) if !s.is_empty() => s.clone(),
+      Some(_) => {
+        return Err(MemoryError::invalid(
+          "sourceLabel must be a non-empty string",
+        ))
+      }
+    },
   };
-  if let Some(v) = given("writePolicy") {
-    config.write_policy = write_policy(v)?;
-  }
-  if let Some(v) = given("secretPolicy") {
-    config.secret_policy = secret_policy(v)?;
-  }
-  if let Some(v) = given("defaultQueryLimit") {
-    config.default_query_limit = integer(v, "defaultQueryLimit", 1)?;
-  }
-  match given("sourceLabel") {
-    None => config.source_label = DEFAULT_SOURCE.to_string(),
-    Some(Value::String(s)) if !s.is_empty() => config.source_label = s.clone(),
-    Some(_) => {
-      return Err(MemoryError::invalid(
-        "sourceLabel must be a non-empty string",
-      ))
-    }
-  }
   let db_path = match given("dbPath") {
-    None => keys::store_path(""),
-    Some(Value::String(s)) => keys::store_path(s),
+    None => "",
+    Some(Value::String(s)) => s,
     Some(_) => return Err(MemoryError::invalid("dbPath must be a string")),
   };
-  let audit_retention_days =
-    given("auditRetentionDays").map_or(Ok(0), |v| integer(v, "auditRetentionDays", 0))?;
+  let retention =
+    given("auditRetentionDays").map_or(Ok(0), |v| integer(v, "auditRetentionDays", 0));
   Ok(ProviderOptions {
     config,
-    db_path,
-    audit_retention_days,
+    db_path: keys::store_path(db_path),
+    audit_retention_days: retention?,
   })
 }
 
@@ -253,6 +242,7 @@ pub fn open(options: &Value) -> Result<Memory> {
 #[cfg(test)]
 mod tests {
   use super::*;
+  use crate::protocol::model::DEFAULT_SOURCE;
 
   fn message(raw: Value) -> Option<String> {
     resolve(&raw).err().map(|e| e.to_string())

@@ -95,12 +95,9 @@ fn fold_segments<'a>(tail: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
 }
 
 fn resolve_posix(base: &str, path: &str) -> String {
-  let joined = if path.starts_with('/') {
-    path.to_string()
-  } else {
-    format!("{base}/{path}")
-  };
-  format!("/{}", fold_segments(joined.split('/')).join("/"))
+  let base = if path.starts_with('/') { "" } else { base };
+  let segments = fold_segments(base.split('/').chain(path.split('/')));
+  format!("/{}", segments.join("/"))
 }
 
 /// The root of a win32 path, as Node's `path.win32` parses it.
@@ -115,42 +112,35 @@ struct WindowsRoot<'a> {
 
 impl<'a> WindowsRoot<'a> {
   fn of(p: &'a str) -> WindowsRoot<'a> {
+    let root = |device: String, absolute, rest| WindowsRoot {
+      device,
+      absolute,
+      rest,
+    };
     let mut chars = p.chars();
     let (first, second) = (chars.next(), chars.next());
-    if first.is_some_and(is_sep) && second.is_some_and(is_sep) {
+    let sep = first.is_some_and(is_sep);
+    if sep && second.is_some_and(is_sep) {
       // `\\server\share\rest`: both names are needed for a UNC root.
-      let after = &p[2..];
-      let mut names = after.splitn(3, is_sep);
-      if let (Some(server), Some(share)) = (names.next(), names.next()) {
-        if !server.is_empty() && !share.is_empty() {
-          return WindowsRoot {
-            device: format!("\\\\{server}\\{share}"),
-            absolute: true,
-            rest: names.next().unwrap_or(""),
-          };
-        }
+      let mut names = p[2..].splitn(3, is_sep);
+      let (server, share) = (names.next().unwrap_or(""), names.next().unwrap_or(""));
+      if !server.is_empty() && !share.is_empty() {
+        let device = format!("\\\\{server}\\{share}");
+        return root(device, true, names.next().unwrap_or(""));
       }
     }
-    if first.is_some_and(is_sep) {
-      return WindowsRoot {
-        device: String::new(),
-        absolute: true,
-        rest: &p[1..],
-      };
+    if sep {
+      return root(String::new(), true, &p[1..]);
     }
     if first.is_some_and(|c| c.is_ascii_alphabetic()) && second == Some(':') {
       let absolute = p[2..].starts_with(is_sep);
-      return WindowsRoot {
-        device: p[..2].to_string(),
+      return root(
+        p[..2].to_string(),
         absolute,
-        rest: if absolute { &p[3..] } else { &p[2..] },
-      };
+        &p[2 + usize::from(absolute)..],
+      );
     }
-    WindowsRoot {
-      device: String::new(),
-      absolute: false,
-      rest: p,
-    }
+    root(String::new(), false, p)
   }
 }
 
@@ -214,12 +204,8 @@ pub fn dsh_home(paths: Paths, dsh_home_env: Option<&str>, user_home: Option<&str
 /// Where the store file lives: `''` → `<home>/dsh-memento/memory.db`; absolute paths as given;
 /// relative paths against the home (the same default path as the JS dsh-memento).
 pub fn resolve_db_path(paths: Paths, db_path: &str, home: &str) -> String {
-  let db_path = if db_path.is_empty() {
-    "dsh-memento/memory.db"
-  } else {
-    db_path
-  };
-  paths.resolve(home, db_path)
+  let given = Some(db_path).filter(|p| !p.is_empty());
+  paths.resolve(home, given.unwrap_or("dsh-memento/memory.db"))
 }
 
 /// The store path of `dbPath` in this process: the dsh home from `$DSH_HOME` and the user's

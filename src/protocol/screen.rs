@@ -252,32 +252,25 @@ fn private_key(text: &str) -> Option<Range<usize>> {
 
 /// What kind of secret `text` seems to contain and where it is, if any.
 pub fn secret_match(text: &str) -> Option<(&'static str, Range<usize>)> {
-  if let Some(at) = private_key(text) {
-    return Some(("a private key", at));
-  }
-  if let Some(pass) = url_credentials(text) {
-    return Some(("a password in a URL", span(text, pass)));
-  }
-  if let Some(value) = assignment(text) {
-    return Some(("a password or token assignment", value));
-  }
-  let lower = text.to_ascii_lowercase();
-  if let Some(at) = lower.find("bearer ") {
-    let token = text[at + 7..].split_whitespace().next();
-    if let Some(token) = token.filter(|t| t.len() >= 20 && !redacted(t)) {
-      return Some(("a bearer token", span(text, token)));
-    }
-  }
+  let bearer = || {
+    let at = text.to_ascii_lowercase().find("bearer ")?;
+    let token = text[at + 7..].split_whitespace().next()?;
+    (token.len() >= 20 && !redacted(token)).then(|| ("a bearer token", span(text, token)))
+  };
   // Every credential format below is at least 20 characters long: most words skip them all.
-  for token in tokens(text).filter(|t| t.len() >= 20) {
+  let token = |token: &str| {
     let kind = prefixed(token)
       .or_else(|| jwt(token).then_some("a JSON web token"))
       .or_else(|| high_entropy(token).then_some("a high-entropy token"));
-    if let Some(kind) = kind {
-      return Some((kind, span(text, token)));
-    }
-  }
-  None
+    Some((kind?, span(text, token)))
+  };
+  let url = |pass| ("a password in a URL", span(text, pass));
+  private_key(text)
+    .map(|at| ("a private key", at))
+    .or_else(|| url_credentials(text).map(url))
+    .or_else(|| assignment(text).map(|at| ("a password or token assignment", at)))
+    .or_else(bearer)
+    .or_else(|| tokens(text).filter(|t| t.len() >= 20).find_map(token))
 }
 
 /// What kind of secret `text` seems to contain, if any.
@@ -327,27 +320,19 @@ fn invisible(c: char) -> bool {
 
 /// Things the approver should see flagged: instruction-like phrases and invisible characters.
 pub fn warnings(text: &str) -> Vec<String> {
-  let mut out = Vec::new();
   let lower = text.to_lowercase();
-  if let Some(phrase) = INSTRUCTION_PHRASES.iter().find(|p| lower.contains(*p)) {
-    out.push(format!(
-      "instruction-like text (\"{phrase}\"): memory is injected into future prompts"
-    ));
-  }
-  let hidden: Vec<String> = text
-    .chars()
-    .filter(|c| invisible(*c))
-    .map(|c| format!("U+{:04X}", c as u32))
-    .collect();
+  let phrase = INSTRUCTION_PHRASES.iter().find(|p| lower.contains(*p));
+  let instruction =
+    |p| format!("instruction-like text (\"{p}\"): memory is injected into future prompts");
+  let mut out: Vec<String> = phrase.map(instruction).into_iter().collect();
+  let hidden = text.chars().filter(|c| invisible(*c));
+  let hidden: Vec<String> = hidden.map(|c| format!("U+{:04X}", c as u32)).collect();
+  let mut kinds = hidden.clone();
+  kinds.dedup();
+  kinds.truncate(5);
   if !hidden.is_empty() {
-    let mut kinds = hidden.clone();
-    kinds.dedup();
-    kinds.truncate(5);
-    out.push(format!(
-      "{} invisible or control character(s) ({})",
-      hidden.len(),
-      kinds.join(", ")
-    ));
+    let (n, kinds) = (hidden.len(), kinds.join(", "));
+    out.push(format!("{n} invisible or control character(s) ({kinds})"));
   }
   out
 }

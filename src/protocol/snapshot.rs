@@ -84,34 +84,30 @@ impl Labels {
 /// The snapshot of `entries` (a session's visible set) with the usage enforced for its
 /// workspace; `''` when there is nothing to show.
 pub fn render(entries: &[Entry], usage: &[Usage], labels: &Labels) -> String {
-  let mut sections: Vec<String> = Vec::new();
+  // Every entry is in one of the four layers: any entry makes a section.
+  if entries.is_empty() {
+    return String::new();
+  }
+  let mut out = labels.header.clone();
   for ((track, scope), title) in ORDER.iter().zip(&labels.groups) {
+    let layer = |t: &Track, s: &Scope| t == track && s == scope;
     let mut group: Vec<&Entry> = entries
       .iter()
-      .filter(|e| e.track == *track && e.scope == *scope)
+      .filter(|e| layer(&e.track, &e.scope))
       .collect();
     if group.is_empty() {
       continue;
     }
     group.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
-    let (used, limit) = usage
+    let found = usage.iter().find(|u| layer(&u.track, &u.scope));
+    let (used, limit) = found.map_or((0, 0), |u| (u.used, u.limit));
+    out.push_str(&format!(
+      "\n\n## {title} — {used}/{limit} {}",
+      labels.usage_suffix
+    ));
+    group
       .iter()
-      .find(|u| u.track == *track && u.scope == *scope)
-      .map_or((0, 0), |u| (u.used, u.limit));
-    let mut section = format!("## {title} — {used}/{limit} {}", labels.usage_suffix);
-    for e in group {
-      section.push_str("\n- ");
-      section.push_str(&e.text);
-    }
-    sections.push(section);
-  }
-  if sections.is_empty() {
-    return String::new();
-  }
-  let mut out = labels.header.clone();
-  for s in sections {
-    out.push_str("\n\n");
-    out.push_str(&s);
+      .for_each(|e| out.push_str(&format!("\n- {}", e.text)));
   }
   out
 }
