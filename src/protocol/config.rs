@@ -6,7 +6,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::engine::{Config, Memory, SecretPolicy, WritePolicy};
-use crate::error::{MemoryError, Result};
+use crate::error::{json_str, MemoryError, Result};
 use crate::protocol::keys;
 use crate::protocol::model::{Budgets, Scope, Track};
 use crate::store::Store;
@@ -85,13 +85,18 @@ fn secret_policy(value: &Value) -> Result<SecretPolicy> {
   }
 }
 
-/// Check config key `key` (a dotted path) by its name or, for most, by its default's type.
+/// Check config key `key` (a dotted path; groups key by key) by its name or, for most, by its
+/// default's type.
 fn check(key: &str, value: &Value, default: &Value) -> Result<()> {
   let must = |what: &str| Err(MemoryError::invalid(format!("{key} must be {what}")));
   let checked = match key {
     // The policy parsers' messages are the reference's as they are, without the prefix.
     "writePolicy" => return write_policy(value).map(drop),
     "writePolicies" => return write_policies(value),
+    "recall" | "proposals" => {
+      let mut keys = default.as_object().into_iter().flatten();
+      return keys.try_for_each(|(k, d)| check(&format!("{key}.{k}"), &value[k.as_str()], d));
+    }
     "budgets" => Budgets::from_config(Some(value)).map(drop),
     "language" if !matches!(value.as_str(), Some("en" | "zh")) => {
       must(&format!("'en' or 'zh' (got {value})"))
@@ -119,25 +124,22 @@ fn write_policies(table: &Value) -> Result<()> {
       .split_once('/')
       .is_some_and(|(t, s)| Track::parse(t).is_some() && Scope::parse(s).is_some());
     let source = key.strip_prefix("source:").is_some_and(|name| {
-      !name.is_empty()
-        && name
-          .bytes()
-          .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+      let named = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-';
+      !name.is_empty() && name.bytes().all(named)
     });
+    let (key, policy) = (json_str(key), value.as_str().map(WritePolicy::parse));
+    let bad = |what: String| {
+      Err(MemoryError::invalid(format!(
+        "invalid writePolicies {what}"
+      )))
+    };
     if !layer && !source {
-      return Err(MemoryError::invalid(format!(
-        "invalid writePolicies key {} (expected \"track/scope\" or \"source:<name>\")",
-        Value::from(key.as_str())
-      )));
+      return bad(format!(
+        "key {key} (expected \"track/scope\" or \"source:<name>\")"
+      ));
     }
-    if value
-      .as_str()
-      .is_none_or(|v| WritePolicy::parse(v).is_err())
-    {
-      return Err(MemoryError::invalid(format!(
-        "invalid writePolicies value for {}: {value} (one of ask|auto|off)",
-        Value::from(key.as_str())
-      )));
+    if !matches!(policy, Some(Ok(_))) {
+      return bad(format!("value for {key}: {value} (one of ask|auto|off)"));
     }
   }
   Ok(())
@@ -173,19 +175,7 @@ pub fn resolve(raw: &Value) -> Result<Value> {
     return Ok(config);
   }
   for (key, default) in defaults.as_object().into_iter().flatten() {
-    let group = default
-      .as_object()
-      .filter(|_| key == "recall" || key == "proposals");
-    let leaves = group.map_or_else(
-      || vec![(key.clone(), default)],
-      |o| o.iter().map(|(k, d)| (format!("{key}.{k}"), d)).collect(),
-    );
-    for (path, default) in leaves {
-      let value = path
-        .split('.')
-        .fold(&config, |v, k| v.get(k).unwrap_or(&Value::Null));
-      check(&path, value, default)?;
-    }
+    check(key, &config[key.as_str()], default)?;
   }
   Ok(config)
 }

@@ -192,13 +192,9 @@ pub fn agent_key_of(preset: Option<&str>) -> String {
 /// The dsh home: `$DSH_HOME` when set and non-empty, otherwise `.dsh` in the user's home
 /// directory (`os.homedir()`: `$HOME` on POSIX, `%USERPROFILE%` on Windows).
 pub fn dsh_home(paths: Paths, dsh_home_env: Option<&str>, user_home: Option<&str>) -> String {
-  match dsh_home_env {
-    Some(h) if !h.is_empty() => paths.resolve_here(h),
-    _ => {
-      let home = user_home.filter(|h| !h.is_empty()).unwrap_or("/");
-      paths.resolve_here(&format!("{home}/.dsh"))
-    }
-  }
+  let home = user_home.filter(|h| !h.is_empty()).unwrap_or("/");
+  let given = dsh_home_env.filter(|h| !h.is_empty()).map(str::to_string);
+  paths.resolve_here(&given.unwrap_or_else(|| format!("{home}/.dsh")))
 }
 
 /// Where the store file lives: `''` → `<home>/dsh-memento/memory.db`; absolute paths as given;
@@ -212,11 +208,8 @@ pub fn resolve_db_path(paths: Paths, db_path: &str, home: &str) -> String {
 /// home directory, then [`resolve_db_path`].
 pub fn store_path(db_path: &str) -> String {
   let user_home = std::env::home_dir().map(|h| h.to_string_lossy().into_owned());
-  let home = dsh_home(
-    Paths::HOST,
-    std::env::var("DSH_HOME").ok().as_deref(),
-    user_home.as_deref(),
-  );
+  let env = std::env::var("DSH_HOME").ok();
+  let home = dsh_home(Paths::HOST, env.as_deref(), user_home.as_deref());
   resolve_db_path(Paths::HOST, db_path, &home)
 }
 

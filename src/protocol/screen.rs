@@ -87,20 +87,10 @@ const INSTRUCTION_PHRASES: &[&str] = &[
   "忽略以上",
 ];
 
-fn token_chars(c: char) -> bool {
-  c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '/' | '.')
-}
-
 /// Where `part`, a subslice of `text`, lies in it.
 fn span(text: &str, part: &str) -> Range<usize> {
   let start = part.as_ptr() as usize - text.as_ptr() as usize;
   start..start + part.len()
-}
-
-fn tokens(text: &str) -> impl Iterator<Item = &str> {
-  text
-    .split(|c: char| !token_chars(c))
-    .filter(|t| !t.is_empty())
 }
 
 fn entropy(s: &str) -> f64 {
@@ -257,7 +247,7 @@ pub fn secret_match(text: &str) -> Option<(&'static str, Range<usize>)> {
     let token = text[at + 7..].split_whitespace().next()?;
     (token.len() >= 20 && !redacted(token)).then(|| ("a bearer token", span(text, token)))
   };
-  // Every credential format below is at least 20 characters long: most words skip them all.
+  let apart = |c: char| !c.is_ascii_alphanumeric() && !matches!(c, '-' | '_' | '+' | '/' | '.');
   let token = |token: &str| {
     let kind = prefixed(token)
       .or_else(|| jwt(token).then_some("a JSON web token"))
@@ -270,7 +260,8 @@ pub fn secret_match(text: &str) -> Option<(&'static str, Range<usize>)> {
     .or_else(|| url_credentials(text).map(url))
     .or_else(|| assignment(text).map(|at| ("a password or token assignment", at)))
     .or_else(bearer)
-    .or_else(|| tokens(text).filter(|t| t.len() >= 20).find_map(token))
+    // Every token format is at least 20 characters long: most words skip them all.
+    .or_else(|| text.split(apart).filter(|t| t.len() >= 20).find_map(token))
 }
 
 /// What kind of secret `text` seems to contain, if any.
