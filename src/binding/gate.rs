@@ -12,7 +12,7 @@ use std::rc::Rc;
 use napi::bindgen_prelude::*;
 use napi::Env;
 
-use super::js::{error_value, failure, field, rejected, text, to_js};
+use super::js::{error_value, failure, field, rejected, settled, text, to_js};
 use super::{Core, Js};
 use crate::engine::{Finished, GateAnswer, Plan};
 use crate::error::MemoryError;
@@ -67,9 +67,7 @@ fn finish<'e>(env: &'e Env, core: &Core, plan: Plan, answer: GateAnswer, write: 
   let aborted =
     field(env, signal, "aborted").is_some_and(|a| bool::from_unknown(a).unwrap_or(false));
   let failed = match core.run(|m| m.finish(plan, answer, label, aborted)) {
-    Ok(Finished::Written(value)) => {
-      return Ok(PromiseRaw::resolve(env, to_js(env, &value)?)?.to_unknown())
-    }
+    Ok(Finished::Written(value)) => return settled(env, Ok(value)),
     Ok(Finished::Aborted) => match field(env, signal, "reason") {
       Some(reason) => return rejected(env, reason),
       None => MemoryError::WriteDenied {

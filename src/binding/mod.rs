@@ -50,15 +50,12 @@ impl Core {
   /// Run `f` on the open engine. No JS runs while it holds the engine, so a re-entrant call
   /// (a gate or getter calling back into the provider) always finds it free.
   fn run<T>(&self, f: impl FnOnce(&mut Memory) -> crate::Result<T>) -> crate::Result<T> {
-    let at = &self.path;
-    let fail = |reason, what: &str| Err(MemoryError::store(at, reason, what, None));
-    let closed = || format!("memory store at {at} is closed");
-    let Ok(mut memory) = self.memory.try_borrow_mut() else {
-      return fail(StoreReason::Busy, BUSY);
-    };
-    match memory.as_mut() {
-      Some(m) => f(m),
-      None => fail(StoreReason::Closed, &closed()),
+    let fail = |reason, what: &str| Err(MemoryError::store(&self.path, reason, what, None));
+    let closed = || format!("memory store at {} is closed", self.path);
+    match self.memory.try_borrow_mut().as_deref_mut() {
+      Err(_) => fail(StoreReason::Busy, BUSY),
+      Ok(None) => fail(StoreReason::Closed, &closed()),
+      Ok(Some(m)) => f(m),
     }
   }
 }
@@ -155,9 +152,9 @@ impl MemoryProvider {
   fn gated<'e>(&self, env: &'e Env, (what, plan): Op, input: Unknown, write: Unknown) -> Js<'e> {
     let planned = writer_of(env, write).and_then(|writer| {
       let input = data(env, &format!("{what} input"), input)?;
-      let planned =
-        |m: &mut Memory| Ok((m.planned(|m| plan(m, &input, writer))?, m.policy_answer()));
-      self.core.run(planned)
+      self
+        .core
+        .run(|m| Ok((m.planned(|m| plan(m, &input, writer))?, m.policy_answer())))
     });
     match planned {
       Ok(planned) => gate::ask(env, self.core.clone(), planned, write),
@@ -246,9 +243,7 @@ impl MemoryProvider {
   #[napi]
   pub fn list_entries<'e>(&self, env: &'e Env, opts: Unknown) -> Result<Unknown<'e>> {
     let vis = visibility(&arg(env, "listEntries options", opts)?);
-    let narrowed = vis.agent_key.is_some() || vis.workspace_key.is_some();
-    let vis = narrowed.then_some(vis);
-    read(env, self.core.run(|m| m.list_entries(vis.as_ref())))
+    read(env, self.core.run(|m| m.list_entries(Some(&vis))))
   }
 
   /// Newest audit rows first (default 100).
@@ -305,10 +300,8 @@ impl MemoryProvider {
   ) -> Result<Unknown<'e>> {
     let status = opt_text(env, "proposal status", status)?;
     let limit = count(&arg(env, "proposal limit", limit)?, 100);
-    read(
-      env,
-      self.core.run(|m| m.proposal_list(status.as_deref(), limit)),
-    )
+    let listed = self.core.run(|m| m.proposal_list(status.as_deref(), limit));
+    read(env, listed)
   }
 
   /// Close the store. Idempotent; later calls fail with `STORE_CORRUPT` ("closed").

@@ -6,9 +6,9 @@
 use serde_json::{json, Map, Value};
 
 use crate::engine::{Config, Memory, SecretPolicy, WritePolicy};
-use crate::error::{MemoryError, Result};
+use crate::error::{json_str, MemoryError, Result};
 use crate::protocol::keys;
-use crate::protocol::model::{Budgets, Scope, Track, DEFAULT_SOURCE};
+use crate::protocol::model::{Budgets, Scope, Track};
 use crate::store::Store;
 
 /// The option names of `new MemoryProvider(options)` that are data (besides `gate`/`auditLabel`).
@@ -60,25 +60,18 @@ pub fn defaults() -> Value {
   })
 }
 
-fn positive(value: &Value, name: &str) -> Result<u64> {
-  value
-    .as_u64()
-    .filter(|n| *n > 0)
-    .ok_or_else(|| MemoryError::invalid(format!("{name} must be a positive integer")))
-}
-
-fn non_negative(value: &Value, name: &str) -> Result<u64> {
-  value
-    .as_u64()
-    .ok_or_else(|| MemoryError::invalid(format!("{name} must be a non-negative integer")))
+/// `value` as a count of at least `min` (0 or 1).
+fn integer(value: &Value, name: &str, min: u64) -> Result<u64> {
+  let what = if min == 0 { "non-negative" } else { "positive" };
+  let bad = || MemoryError::invalid(format!("{name} must be a {what} integer"));
+  value.as_u64().filter(|n| *n >= min).ok_or_else(bad)
 }
 
 fn write_policy(value: &Value) -> Result<WritePolicy> {
   WritePolicy::parse(
-    value
+    &value
       .as_str()
-      .map_or_else(|| value.to_string(), str::to_string)
-      .as_str(),
+      .map_or_else(|| value.to_string(), str::to_string),
   )
 }
 
@@ -90,6 +83,33 @@ fn secret_policy(value: &Value) -> Result<SecretPolicy> {
       "secretPolicy must be 'refuse' or 'warn' (got {value})"
     ))),
   }
+}
+
+/// Check config key `key` (a dotted path; groups key by key) by its name or, for most, by its
+/// default's type.
+fn check(key: &str, value: &Value, default: &Value) -> Result<()> {
+  let must = |what: &str| Err(MemoryError::invalid(format!("{key} must be {what}")));
+  let checked = match key {
+    // The policy parsers' messages are the reference's as they are, without the prefix.
+    "writePolicy" => return write_policy(value).map(drop),
+    "writePolicies" => return write_policies(value),
+    "recall" | "proposals" => {
+      let mut keys = default.as_object().into_iter().flatten();
+      return keys.try_for_each(|(k, d)| check(&format!("{key}.{k}"), &value[k.as_str()], d));
+    }
+    "budgets" => Budgets::from_config(Some(value)).map(drop),
+    "language" if !matches!(value.as_str(), Some("en" | "zh")) => {
+      must(&format!("'en' or 'zh' (got {value})"))
+    }
+    "snapshotOrder" if !value.is_number() => must("a finite number"),
+    "auditRetentionDays" => integer(value, key, 0).map(drop),
+    "secretPolicy" => secret_policy(value).map(drop),
+    _ if default.is_boolean() && !value.is_boolean() => must("a boolean"),
+    _ if default.is_string() && !value.is_string() => must("a string"),
+    _ if default.is_u64() => integer(value, key, 1).map(drop),
+    _ => Ok(()),
+  };
+  checked.map_err(|e| MemoryError::invalid(format!("dsh-memento config: {e}")))
 }
 
 /// `writePolicies` (§5.6): keys `track/scope` or `source:<name>`, values `ask|auto|off`.
@@ -104,25 +124,22 @@ fn write_policies(table: &Value) -> Result<()> {
       .split_once('/')
       .is_some_and(|(t, s)| Track::parse(t).is_some() && Scope::parse(s).is_some());
     let source = key.strip_prefix("source:").is_some_and(|name| {
-      !name.is_empty()
-        && name
-          .bytes()
-          .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+      let named = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-';
+      !name.is_empty() && name.bytes().all(named)
     });
+    let (key, policy) = (json_str(key), value.as_str().map(WritePolicy::parse));
+    let bad = |what: String| {
+      Err(MemoryError::invalid(format!(
+        "invalid writePolicies {what}"
+      )))
+    };
     if !layer && !source {
-      return Err(MemoryError::invalid(format!(
-        "invalid writePolicies key {} (expected \"track/scope\" or \"source:<name>\")",
-        Value::from(key.as_str())
-      )));
+      return bad(format!(
+        "key {key} (expected \"track/scope\" or \"source:<name>\")"
+      ));
     }
-    if value
-      .as_str()
-      .is_none_or(|v| WritePolicy::parse(v).is_err())
-    {
-      return Err(MemoryError::invalid(format!(
-        "invalid writePolicies value for {}: {value} (one of ask|auto|off)",
-        Value::from(key.as_str())
-      )));
+    if !matches!(policy, Some(Ok(_))) {
+      return bad(format!("value for {key}: {value} (one of ask|auto|off)"));
     }
   }
   Ok(())
@@ -133,23 +150,16 @@ fn write_policies(table: &Value) -> Result<()> {
 fn merge(defaults: &Value, value: Option<&Value>) -> Value {
   match (defaults, value) {
     (Value::Object(d), Some(Value::Object(v))) => {
-      let mut out = Map::new();
-      for (key, def) in d {
-        let nested = def.as_object().is_some_and(|o| !o.is_empty());
-        let merged = if nested {
-          merge(def, v.get(key))
-        } else {
-          v.get(key).unwrap_or(def).clone()
-        };
-        out.insert(key.clone(), merged);
-      }
+      let merged = d
+        .iter()
+        .map(|(key, def)| (key.clone(), merge(def, v.get(key))));
+      let mut out: Map<String, Value> = merged.collect();
       for (key, given) in v {
         out.entry(key.clone()).or_insert_with(|| given.clone());
       }
       Value::Object(out)
     }
-    (_, None) => defaults.clone(),
-    (_, Some(v)) => v.clone(),
+    (_, given) => given.unwrap_or(defaults).clone(),
   }
 }
 
@@ -159,60 +169,13 @@ fn merge(defaults: &Value, value: Option<&Value>) -> Value {
 /// # Errors
 /// `INVALID_INPUT` with the reference messages.
 pub fn resolve(raw: &Value) -> Result<Value> {
-  let config = merge(
-    &defaults(),
-    Some(raw).filter(|r| !r.is_null()).or(Some(&json!({}))),
-  );
-  let at = |path: &str| {
-    path
-      .split('.')
-      .fold(&config, |v, k| v.get(k).unwrap_or(&Value::Null))
-  };
-  let prefixed = |e: MemoryError| MemoryError::invalid(format!("dsh-memento config: {e}"));
-  let fail = |m: &str| Err(prefixed(MemoryError::invalid(m)));
-  match at("enabled") {
-    Value::Bool(true) => {}
-    Value::Bool(false) => return Ok(config),
-    _ => return fail("enabled must be a boolean"),
+  let defaults = defaults();
+  let config = merge(&defaults, Some(raw).filter(|r| !r.is_null()));
+  if config["enabled"] == false {
+    return Ok(config);
   }
-  if !at("dbPath").is_string() {
-    return fail("dbPath must be a string");
-  }
-  Budgets::from_config(Some(at("budgets"))).map_err(prefixed)?;
-  write_policy(at("writePolicy"))?;
-  write_policies(at("writePolicies"))?;
-  if !matches!(at("language").as_str(), Some("en" | "zh")) {
-    return fail(&format!(
-      "language must be 'en' or 'zh' (got {})",
-      at("language")
-    ));
-  }
-  if !at("snapshotOrder").is_number() {
-    return fail("snapshotOrder must be a finite number");
-  }
-  for key in [
-    "maxEntriesPerQuery",
-    "commandListLimit",
-    "commandAuditLimit",
-  ]
-  .into_iter()
-  .chain([
-    "recall.historyLimitDefault",
-    "recall.snippetCap",
-    "recall.snippetChars",
-    "recall.windowDays",
-  ])
-  .chain(["panelEntriesLimit", "panelAuditLimit"])
-  {
-    positive(at(key), key).map_err(prefixed)?;
-  }
-  non_negative(at("auditRetentionDays"), "auditRetentionDays").map_err(prefixed)?;
-  secret_policy(at("secretPolicy")).map_err(prefixed)?;
-  if !at("proposals.enabled").is_boolean() {
-    return fail("proposals.enabled must be a boolean");
-  }
-  for key in ["proposals.maxChars", "proposals.maxPending"] {
-    positive(at(key), key).map_err(prefixed)?;
+  for (key, default) in defaults.as_object().into_iter().flatten() {
+    check(key, &config[key.as_str()], default)?;
   }
   Ok(config)
 }
@@ -224,39 +187,35 @@ pub fn resolve(raw: &Value) -> Result<Value> {
 /// `INVALID_INPUT` naming the first bad option.
 pub fn provider(options: &Value) -> Result<ProviderOptions> {
   let given = |name: &str| options.get(name).filter(|v| !v.is_null());
-  let mut config = Config {
+  let engine = Config::default();
+  let limit = |v| integer(v, "defaultQueryLimit", 1);
+  let config = Config {
     budgets: Budgets::from_config(given("budgets"))?,
-    ..Config::default()
+    write_policy: given("writePolicy").map_or(Ok(engine.write_policy), write_policy)?,
+    secret_policy: given("secretPolicy").map_or(Ok(engine.secret_policy), secret_policy)?,
+    default_query_limit: given("defaultQueryLimit")
+      .map_or(Ok(engine.default_query_limit), limit)?,
+    source_label: match given("sourceLabel") {
+      None => engine.source_label,
+      Some(Value::String(s)) if !s.is_empty() => s.clone(),
+      Some(_) => {
+        return Err(MemoryError::invalid(
+          "sourceLabel must be a non-empty string",
+        ))
+      }
+    },
   };
-  if let Some(v) = given("writePolicy") {
-    config.write_policy = write_policy(v)?;
-  }
-  if let Some(v) = given("secretPolicy") {
-    config.secret_policy = secret_policy(v)?;
-  }
-  if let Some(v) = given("defaultQueryLimit") {
-    config.default_query_limit = positive(v, "defaultQueryLimit")?;
-  }
-  match given("sourceLabel") {
-    None => config.source_label = DEFAULT_SOURCE.to_string(),
-    Some(Value::String(s)) if !s.is_empty() => config.source_label = s.clone(),
-    Some(_) => {
-      return Err(MemoryError::invalid(
-        "sourceLabel must be a non-empty string",
-      ))
-    }
-  }
   let db_path = match given("dbPath") {
-    None => keys::store_path(""),
-    Some(Value::String(s)) => keys::store_path(s),
+    None => "",
+    Some(Value::String(s)) => s,
     Some(_) => return Err(MemoryError::invalid("dbPath must be a string")),
   };
-  let audit_retention_days =
-    given("auditRetentionDays").map_or(Ok(0), |v| non_negative(v, "auditRetentionDays"))?;
+  let retention =
+    given("auditRetentionDays").map_or(Ok(0), |v| integer(v, "auditRetentionDays", 0));
   Ok(ProviderOptions {
     config,
-    db_path,
-    audit_retention_days,
+    db_path: keys::store_path(db_path),
+    audit_retention_days: retention?,
   })
 }
 
@@ -273,6 +232,7 @@ pub fn open(options: &Value) -> Result<Memory> {
 #[cfg(test)]
 mod tests {
   use super::*;
+  use crate::protocol::model::DEFAULT_SOURCE;
 
   fn message(raw: Value) -> Option<String> {
     resolve(&raw).err().map(|e| e.to_string())

@@ -34,17 +34,8 @@ pub fn check(inputs: &Value) -> Checked {
     let message = "entries must be an array".to_string();
     return Checked::Invalid { index: 0, message };
   };
-  let mut out = Vec::with_capacity(items.len());
-  for (index, item) in items.iter().enumerate() {
-    let e = match parse_entry_input(item) {
-      Ok(e) => e,
-      Err(e) => {
-        return Checked::Invalid {
-          index,
-          message: e.to_string(),
-        }
-      }
-    };
+  let normalized = items.iter().enumerate().map(|(index, item)| {
+    let e = parse_entry_input(item).map_err(|e| (index, e.to_string()))?;
     let mut v = json!({ "track": e.track, "scope": e.scope, "text": e.text });
     let optional = [
       ("source", e.source.map(Value::from)),
@@ -52,14 +43,15 @@ pub fn check(inputs: &Value) -> Checked {
       ("workspaceKey", e.workspace_key.map(Value::from)),
       ("agentKey", e.agent_key.map(Value::from)),
     ];
-    for (key, value) in optional {
-      if let Some(value) = value {
-        v[key] = value;
-      }
+    for (key, value) in optional.into_iter().filter_map(|(k, v)| Some((k, v?))) {
+      v[key] = value;
     }
-    out.push(v);
+    Ok(v)
+  });
+  match normalized.collect() {
+    Ok(inputs) => Checked::Valid { inputs },
+    Err((index, message)) => Checked::Invalid { index, message },
   }
-  Checked::Valid { inputs: out }
 }
 
 /// An input the secret screen refuses, and where: what an import names and can leave out.

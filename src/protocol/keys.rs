@@ -95,12 +95,9 @@ fn fold_segments<'a>(tail: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
 }
 
 fn resolve_posix(base: &str, path: &str) -> String {
-  let joined = if path.starts_with('/') {
-    path.to_string()
-  } else {
-    format!("{base}/{path}")
-  };
-  format!("/{}", fold_segments(joined.split('/')).join("/"))
+  let base = if path.starts_with('/') { "" } else { base };
+  let segments = fold_segments(base.split('/').chain(path.split('/')));
+  format!("/{}", segments.join("/"))
 }
 
 /// The root of a win32 path, as Node's `path.win32` parses it.
@@ -115,42 +112,35 @@ struct WindowsRoot<'a> {
 
 impl<'a> WindowsRoot<'a> {
   fn of(p: &'a str) -> WindowsRoot<'a> {
+    let root = |device: String, absolute, rest| WindowsRoot {
+      device,
+      absolute,
+      rest,
+    };
     let mut chars = p.chars();
     let (first, second) = (chars.next(), chars.next());
-    if first.is_some_and(is_sep) && second.is_some_and(is_sep) {
+    let sep = first.is_some_and(is_sep);
+    if sep && second.is_some_and(is_sep) {
       // `\\server\share\rest`: both names are needed for a UNC root.
-      let after = &p[2..];
-      let mut names = after.splitn(3, is_sep);
-      if let (Some(server), Some(share)) = (names.next(), names.next()) {
-        if !server.is_empty() && !share.is_empty() {
-          return WindowsRoot {
-            device: format!("\\\\{server}\\{share}"),
-            absolute: true,
-            rest: names.next().unwrap_or(""),
-          };
-        }
+      let mut names = p[2..].splitn(3, is_sep);
+      let (server, share) = (names.next().unwrap_or(""), names.next().unwrap_or(""));
+      if !server.is_empty() && !share.is_empty() {
+        let device = format!("\\\\{server}\\{share}");
+        return root(device, true, names.next().unwrap_or(""));
       }
     }
-    if first.is_some_and(is_sep) {
-      return WindowsRoot {
-        device: String::new(),
-        absolute: true,
-        rest: &p[1..],
-      };
+    if sep {
+      return root(String::new(), true, &p[1..]);
     }
     if first.is_some_and(|c| c.is_ascii_alphabetic()) && second == Some(':') {
       let absolute = p[2..].starts_with(is_sep);
-      return WindowsRoot {
-        device: p[..2].to_string(),
+      return root(
+        p[..2].to_string(),
         absolute,
-        rest: if absolute { &p[3..] } else { &p[2..] },
-      };
+        &p[2 + usize::from(absolute)..],
+      );
     }
-    WindowsRoot {
-      device: String::new(),
-      absolute: false,
-      rest: p,
-    }
+    root(String::new(), false, p)
   }
 }
 
@@ -202,35 +192,24 @@ pub fn agent_key_of(preset: Option<&str>) -> String {
 /// The dsh home: `$DSH_HOME` when set and non-empty, otherwise `.dsh` in the user's home
 /// directory (`os.homedir()`: `$HOME` on POSIX, `%USERPROFILE%` on Windows).
 pub fn dsh_home(paths: Paths, dsh_home_env: Option<&str>, user_home: Option<&str>) -> String {
-  match dsh_home_env {
-    Some(h) if !h.is_empty() => paths.resolve_here(h),
-    _ => {
-      let home = user_home.filter(|h| !h.is_empty()).unwrap_or("/");
-      paths.resolve_here(&format!("{home}/.dsh"))
-    }
-  }
+  let home = user_home.filter(|h| !h.is_empty()).unwrap_or("/");
+  let given = dsh_home_env.filter(|h| !h.is_empty()).map(str::to_string);
+  paths.resolve_here(&given.unwrap_or_else(|| format!("{home}/.dsh")))
 }
 
 /// Where the store file lives: `''` → `<home>/dsh-memento/memory.db`; absolute paths as given;
 /// relative paths against the home (the same default path as the JS dsh-memento).
 pub fn resolve_db_path(paths: Paths, db_path: &str, home: &str) -> String {
-  let db_path = if db_path.is_empty() {
-    "dsh-memento/memory.db"
-  } else {
-    db_path
-  };
-  paths.resolve(home, db_path)
+  let given = Some(db_path).filter(|p| !p.is_empty());
+  paths.resolve(home, given.unwrap_or("dsh-memento/memory.db"))
 }
 
 /// The store path of `dbPath` in this process: the dsh home from `$DSH_HOME` and the user's
 /// home directory, then [`resolve_db_path`].
 pub fn store_path(db_path: &str) -> String {
   let user_home = std::env::home_dir().map(|h| h.to_string_lossy().into_owned());
-  let home = dsh_home(
-    Paths::HOST,
-    std::env::var("DSH_HOME").ok().as_deref(),
-    user_home.as_deref(),
-  );
+  let env = std::env::var("DSH_HOME").ok();
+  let home = dsh_home(Paths::HOST, env.as_deref(), user_home.as_deref());
   resolve_db_path(Paths::HOST, db_path, &home)
 }
 

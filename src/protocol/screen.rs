@@ -13,31 +13,29 @@ use std::ops::Range;
 
 use crate::protocol::text::{excerpt, units};
 
-/// Credential formats recognised by prefix: (prefix, minimum total length, what it is).
-const PREFIXES: &[(&str, usize, &str)] = &[
-  ("sk-ant-", 30, "an Anthropic API key"),
-  ("sk-proj-", 30, "an OpenAI API key"),
-  ("sk-", 24, "an API key (sk-…)"),
-  ("sk_live_", 20, "a Stripe secret key"),
-  ("sk_test_", 20, "a Stripe secret key"),
-  ("rk_live_", 20, "a Stripe restricted key"),
-  ("ghp_", 36, "a GitHub token"),
-  ("gho_", 36, "a GitHub token"),
-  ("ghu_", 36, "a GitHub token"),
-  ("ghs_", 36, "a GitHub token"),
-  ("ghr_", 36, "a GitHub token"),
-  ("github_pat_", 40, "a GitHub token"),
-  ("glpat-", 24, "a GitLab token"),
-  ("xoxb-", 20, "a Slack token"),
-  ("xoxp-", 20, "a Slack token"),
-  ("xoxa-", 20, "a Slack token"),
-  ("xoxr-", 20, "a Slack token"),
-  ("xoxs-", 20, "a Slack token"),
-  ("AIza", 39, "a Google API key"),
-  ("npm_", 40, "an npm token"),
-  ("hf_", 34, "a Hugging Face token"),
-  ("AKIA", 20, "an AWS access key id"),
-  ("ASIA", 20, "an AWS access key id"),
+/// Credential formats recognised by prefix: (prefixes, minimum total length, what it is).
+const PREFIXES: &[(&[&str], usize, &str)] = &[
+  (&["sk-ant-"], 30, "an Anthropic API key"),
+  (&["sk-proj-"], 30, "an OpenAI API key"),
+  (&["sk-"], 24, "an API key (sk-…)"),
+  (&["sk_live_", "sk_test_"], 20, "a Stripe secret key"),
+  (&["rk_live_"], 20, "a Stripe restricted key"),
+  (
+    &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+    36,
+    "a GitHub token",
+  ),
+  (&["github_pat_"], 40, "a GitHub token"),
+  (&["glpat-"], 24, "a GitLab token"),
+  (
+    &["xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-"],
+    20,
+    "a Slack token",
+  ),
+  (&["AIza"], 39, "a Google API key"),
+  (&["npm_"], 40, "an npm token"),
+  (&["hf_"], 34, "a Hugging Face token"),
+  (&["AKIA", "ASIA"], 20, "an AWS access key id"),
 ];
 
 /// What replaces a credential in an excerpt.
@@ -89,48 +87,32 @@ const INSTRUCTION_PHRASES: &[&str] = &[
   "忽略以上",
 ];
 
-fn token_chars(c: char) -> bool {
-  c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '/' | '.')
-}
-
 /// Where `part`, a subslice of `text`, lies in it.
 fn span(text: &str, part: &str) -> Range<usize> {
   let start = part.as_ptr() as usize - text.as_ptr() as usize;
   start..start + part.len()
 }
 
-fn tokens(text: &str) -> impl Iterator<Item = &str> {
-  text
-    .split(|c: char| !token_chars(c))
-    .filter(|t| !t.is_empty())
-}
-
 fn entropy(s: &str) -> f64 {
   let mut counts = [0u32; 128];
-  let mut n = 0u32;
-  for b in s.bytes().filter(|b| *b < 128) {
-    counts[b as usize] += 1;
-    n += 1;
-  }
-  if n == 0 {
-    return 0.0;
-  }
-  counts
-    .iter()
-    .filter(|c| **c > 0)
-    .map(|c| f64::from(*c) / f64::from(n))
-    .map(|p| -p * p.log2())
-    .sum()
+  s.bytes()
+    .filter(|b| *b < 128)
+    .for_each(|b| counts[b as usize] += 1);
+  let n = f64::from(counts.iter().sum::<u32>());
+  let p = counts.iter().filter(|c| **c > 0).map(|c| f64::from(*c) / n);
+  p.map(|p| -p * p.log2()).sum()
+}
+
+/// A character of an API key's body or a JWT part.
+fn key_char(c: char) -> bool {
+  c.is_ascii_alphanumeric() || c == '-' || c == '_'
 }
 
 fn prefixed(token: &str) -> Option<&'static str> {
-  PREFIXES.iter().find_map(|(prefix, min, what)| {
-    let rest = token.strip_prefix(prefix)?;
-    let body_ok = rest
-      .chars()
-      .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+  PREFIXES.iter().find_map(|(prefixes, min, what)| {
+    let rest = prefixes.iter().find_map(|p| token.strip_prefix(p))?;
     let has_digit = rest.chars().any(|c| c.is_ascii_digit());
-    (token.len() >= *min && body_ok && has_digit).then_some(*what)
+    (token.len() >= *min && rest.chars().all(key_char) && has_digit).then_some(*what)
   })
 }
 
@@ -138,33 +120,25 @@ fn jwt(token: &str) -> bool {
   let parts: Vec<&str> = token.split('.').collect();
   parts.len() == 3
     && parts[0].starts_with("eyJ")
-    && parts.iter().all(|p| {
-      p.len() >= 8
-        && p
-          .chars()
-          .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    })
+    && parts
+      .iter()
+      .all(|p| p.len() >= 8 && p.chars().all(key_char))
 }
 
 fn high_entropy(token: &str) -> bool {
   let t = token.trim_matches(|c: char| matches!(c, '.' | '=' | '-' | '_' | '/'));
-  if t.len() < 24
-    || t.contains("...")
-    || t.contains("://")
-    || t.contains('/') && t.split('/').filter(|s| !s.is_empty()).count() > 2
-  {
-    return false;
-  }
+  let paths = t.contains('/') && t.split('/').filter(|s| !s.is_empty()).count() > 2;
+  // Commit hashes, UUIDs and digests are common, legitimate memory.
   let hex = t.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
-  if hex {
-    return false; // commit hashes, UUIDs and digests are common, legitimate memory
-  }
-  let classes = [
-    t.chars().any(|c| c.is_ascii_lowercase()),
-    t.chars().any(|c| c.is_ascii_uppercase()),
-    t.chars().any(|c| c.is_ascii_digit()),
+  let classes: [fn(&char) -> bool; 3] = [
+    char::is_ascii_lowercase,
+    char::is_ascii_uppercase,
+    char::is_ascii_digit,
   ];
-  classes.iter().filter(|c| **c).count() == 3 && entropy(t) >= 4.2
+  t.len() >= 24
+    && !(t.contains("...") || t.contains("://") || paths || hex)
+    && classes.iter().all(|class| t.chars().any(|c| class(&c)))
+    && entropy(t) >= 4.2
 }
 
 /// A value someone visibly redacted (`845120...HFXI`, `sk-****`, `<redacted>`, `[REDACTED]`):
@@ -224,34 +198,23 @@ fn markers(lower: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
 /// just before it (past spaces and quotes), rather than each name searched for through the text.
 fn assignment(text: &str) -> Option<Range<usize>> {
   let lower = text.to_lowercase();
-  for (at, len) in markers(&lower) {
+  let found = markers(&lower).find_map(|(at, len)| {
     let head = lower[..at].trim_end_matches([' ', '"', '\'']);
-    for name in SECRET_NAMES {
-      let Some(before) = head.strip_suffix(name) else {
-        continue;
-      };
-      let before_ok = !name.is_ascii()
-        || before
-          .chars()
-          .next_back()
-          .is_none_or(|c| !c.is_alphanumeric() && c != '_');
-      if !before_ok {
-        continue;
-      }
-      let after = &lower[at + len..];
-      // `lower` may be longer than `text` (`İ` lowercases to two characters): no value then.
-      let rest = text
-        .len()
-        .checked_sub(after.len())
-        .and_then(|at| text.get(at..));
-      let rest = rest.unwrap_or("");
-      let value = rest.split_whitespace().next().unwrap_or("");
-      if credential_like(value) {
-        return Some(span(text, value));
-      }
+    let named = SECRET_NAMES.iter().any(|name| {
+      let before = head.strip_suffix(name).map(|b| b.chars().next_back());
+      // A CJK name needs no word boundary before it.
+      before.is_some_and(|c| !name.is_ascii() || c.is_none_or(|c| !c.is_alphanumeric() && c != '_'))
+    });
+    if !named {
+      return None;
     }
-  }
-  None
+    // `lower` may be longer than `text` (`İ` lowercases to two characters): no value then.
+    let rest = text.len().checked_sub(lower.len() - at - len);
+    let rest = rest.and_then(|at| text.get(at..)).unwrap_or("");
+    let value = rest.split_whitespace().next().unwrap_or("");
+    credential_like(value).then(|| span(text, value))
+  });
+  found
 }
 
 /// The password of a URL's userinfo (`scheme://user:password@host`).
@@ -279,32 +242,26 @@ fn private_key(text: &str) -> Option<Range<usize>> {
 
 /// What kind of secret `text` seems to contain and where it is, if any.
 pub fn secret_match(text: &str) -> Option<(&'static str, Range<usize>)> {
-  if let Some(at) = private_key(text) {
-    return Some(("a private key", at));
-  }
-  if let Some(pass) = url_credentials(text) {
-    return Some(("a password in a URL", span(text, pass)));
-  }
-  if let Some(value) = assignment(text) {
-    return Some(("a password or token assignment", value));
-  }
-  let lower = text.to_ascii_lowercase();
-  if let Some(at) = lower.find("bearer ") {
-    let token = text[at + 7..].split_whitespace().next();
-    if let Some(token) = token.filter(|t| t.len() >= 20 && !redacted(t)) {
-      return Some(("a bearer token", span(text, token)));
-    }
-  }
-  // Every credential format below is at least 20 characters long: most words skip them all.
-  for token in tokens(text).filter(|t| t.len() >= 20) {
+  let bearer = || {
+    let at = text.to_ascii_lowercase().find("bearer ")?;
+    let token = text[at + 7..].split_whitespace().next()?;
+    (token.len() >= 20 && !redacted(token)).then(|| ("a bearer token", span(text, token)))
+  };
+  let apart = |c: char| !c.is_ascii_alphanumeric() && !matches!(c, '-' | '_' | '+' | '/' | '.');
+  let token = |token: &str| {
     let kind = prefixed(token)
       .or_else(|| jwt(token).then_some("a JSON web token"))
       .or_else(|| high_entropy(token).then_some("a high-entropy token"));
-    if let Some(kind) = kind {
-      return Some((kind, span(text, token)));
-    }
-  }
-  None
+    Some((kind?, span(text, token)))
+  };
+  let url = |pass| ("a password in a URL", span(text, pass));
+  private_key(text)
+    .map(|at| ("a private key", at))
+    .or_else(|| url_credentials(text).map(url))
+    .or_else(|| assignment(text).map(|at| ("a password or token assignment", at)))
+    .or_else(bearer)
+    // Every token format is at least 20 characters long: most words skip them all.
+    .or_else(|| text.split(apart).filter(|t| t.len() >= 20).find_map(token))
 }
 
 /// What kind of secret `text` seems to contain, if any.
@@ -354,27 +311,19 @@ fn invisible(c: char) -> bool {
 
 /// Things the approver should see flagged: instruction-like phrases and invisible characters.
 pub fn warnings(text: &str) -> Vec<String> {
-  let mut out = Vec::new();
   let lower = text.to_lowercase();
-  if let Some(phrase) = INSTRUCTION_PHRASES.iter().find(|p| lower.contains(*p)) {
-    out.push(format!(
-      "instruction-like text (\"{phrase}\"): memory is injected into future prompts"
-    ));
-  }
-  let hidden: Vec<String> = text
-    .chars()
-    .filter(|c| invisible(*c))
-    .map(|c| format!("U+{:04X}", c as u32))
-    .collect();
+  let phrase = INSTRUCTION_PHRASES.iter().find(|p| lower.contains(*p));
+  let instruction =
+    |p| format!("instruction-like text (\"{p}\"): memory is injected into future prompts");
+  let mut out: Vec<String> = phrase.map(instruction).into_iter().collect();
+  let hidden = text.chars().filter(|c| invisible(*c));
+  let hidden: Vec<String> = hidden.map(|c| format!("U+{:04X}", c as u32)).collect();
+  let mut kinds = hidden.clone();
+  kinds.dedup();
+  kinds.truncate(5);
   if !hidden.is_empty() {
-    let mut kinds = hidden.clone();
-    kinds.dedup();
-    kinds.truncate(5);
-    out.push(format!(
-      "{} invisible or control character(s) ({})",
-      hidden.len(),
-      kinds.join(", ")
-    ));
+    let (n, kinds) = (hidden.len(), kinds.join(", "));
+    out.push(format!("{n} invisible or control character(s) ({kinds})"));
   }
   out
 }

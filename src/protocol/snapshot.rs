@@ -25,6 +25,8 @@ pub struct Labels {
   pub groups: [String; 4],
   /// After `used/limit`.
   pub usage_suffix: String,
+  /// Heads the pending proposals listed after the snapshot.
+  pub proposals_header: String,
 }
 
 impl Default for Labels {
@@ -38,38 +40,42 @@ impl Default for Labels {
         "Workspace facts, conventions, and lessons".into(),
       ],
       usage_suffix: "chars used".into(),
+      proposals_header: "Pending memory proposals (reviewed by the user; approve or dismiss via the /memory proposals command)".into(),
     }
   }
 }
 
 impl Labels {
   /// English, with the fields `value` gives replaced: `{header, groups: {'user/user-global',
-  /// …}, usageSuffix}` (what `strings(language)` of the plugin holds).
+  /// …}, usageSuffix, proposalsHeader}` (what `strings(language)` of the plugin holds; a
+  /// `proposalsHeader` that is not a string reads as absent).
   ///
   /// # Errors
   /// `INVALID_INPUT` when a given field is not a string.
   pub fn from_json(value: &Value) -> Result<Labels> {
     let mut labels = Labels::default();
-    let text = |v: Option<&Value>, name: &str| -> Result<Option<String>> {
-      match v {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(MemoryError::invalid(format!(
-          "snapshot labels: {name} must be a string"
-        ))),
+    let set = |slot: &mut String, v: Option<&Value>, name: &str| match v {
+      None | Some(Value::Null) => Ok(()),
+      Some(Value::String(s)) => {
+        slot.clone_from(s);
+        Ok(())
       }
+      Some(_) => Err(MemoryError::invalid(format!(
+        "snapshot labels: {name} must be a string"
+      ))),
     };
-    if let Some(h) = text(value.get("header"), "header")? {
-      labels.header = h;
-    }
-    if let Some(u) = text(value.get("usageSuffix"), "usageSuffix")? {
-      labels.usage_suffix = u;
+    set(&mut labels.header, value.get("header"), "header")?;
+    set(
+      &mut labels.usage_suffix,
+      value.get("usageSuffix"),
+      "usageSuffix",
+    )?;
+    if let Some(Value::String(p)) = value.get("proposalsHeader") {
+      labels.proposals_header = p.clone();
     }
     for ((track, scope), slot) in ORDER.iter().zip(labels.groups.iter_mut()) {
       let key = format!("{}/{}", track.as_str(), scope.as_str());
-      if let Some(g) = text(value.get("groups").and_then(|g| g.get(&key)), &key)? {
-        *slot = g;
-      }
+      set(slot, value.get("groups").and_then(|g| g.get(&key)), &key)?;
     }
     Ok(labels)
   }
@@ -78,34 +84,30 @@ impl Labels {
 /// The snapshot of `entries` (a session's visible set) with the usage enforced for its
 /// workspace; `''` when there is nothing to show.
 pub fn render(entries: &[Entry], usage: &[Usage], labels: &Labels) -> String {
-  let mut sections: Vec<String> = Vec::new();
+  // Every entry is in one of the four layers: any entry makes a section.
+  if entries.is_empty() {
+    return String::new();
+  }
+  let mut out = labels.header.clone();
   for ((track, scope), title) in ORDER.iter().zip(&labels.groups) {
+    let layer = |t: &Track, s: &Scope| t == track && s == scope;
     let mut group: Vec<&Entry> = entries
       .iter()
-      .filter(|e| e.track == *track && e.scope == *scope)
+      .filter(|e| layer(&e.track, &e.scope))
       .collect();
     if group.is_empty() {
       continue;
     }
     group.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
-    let (used, limit) = usage
+    let found = usage.iter().find(|u| layer(&u.track, &u.scope));
+    let (used, limit) = found.map_or((0, 0), |u| (u.used, u.limit));
+    out.push_str(&format!(
+      "\n\n## {title} — {used}/{limit} {}",
+      labels.usage_suffix
+    ));
+    group
       .iter()
-      .find(|u| u.track == *track && u.scope == *scope)
-      .map_or((0, 0), |u| (u.used, u.limit));
-    let mut section = format!("## {title} — {used}/{limit} {}", labels.usage_suffix);
-    for e in group {
-      section.push_str("\n- ");
-      section.push_str(&e.text);
-    }
-    sections.push(section);
-  }
-  if sections.is_empty() {
-    return String::new();
-  }
-  let mut out = labels.header.clone();
-  for s in sections {
-    out.push_str("\n\n");
-    out.push_str(&s);
+      .for_each(|e| out.push_str(&format!("\n- {}", e.text)));
   }
   out
 }

@@ -17,15 +17,13 @@ pub fn units(text: &str) -> u64 {
 /// The first `max` UTF-16 units of `text`, plus `…` when anything was cut. A cut never splits a
 /// surrogate pair (the reference can; a lone surrogate cannot be stored as UTF-8).
 pub fn excerpt(text: &str, max: usize) -> String {
-  let mut taken = 0usize;
-  for (index, ch) in text.char_indices() {
-    let width = ch.len_utf16();
-    if taken + width > max {
-      return format!("{}…", &text[..index]);
-    }
+  let mut taken = 0;
+  let mut widths = text.char_indices().map(|(at, ch)| (at, ch.len_utf16()));
+  let cut = widths.find(|(_, width)| {
     taken += width;
-  }
-  text.to_string()
+    taken > max
+  });
+  cut.map_or_else(|| text.to_string(), |(at, _)| format!("{}…", &text[..at]))
 }
 
 /// ASCII-only lowercase, the folding SQLite's `lower()` does.
