@@ -140,7 +140,10 @@ export interface ProviderOptions {
   dbPath?: string
   /** The approval transport. Required: there is no way to write without it. */
   gate: Gate
-  budgets?: { user?: Partial<BudgetLimits>; agent?: Partial<BudgetLimits> }
+  /** Layer limits (defaults 2000/2000 user, 4000/4000 agent), or `'recorded'`: the limits a provider opened with `recordBudgets` recorded in this store (the CLI's default). */
+  budgets?: { user?: Partial<BudgetLimits>; agent?: Partial<BudgetLimits> } | 'recorded'
+  /** Record `budgets` in the store, so that `budgets: 'recorded'` (the CLI) uses the same limits (the plugin sets it). */
+  recordBudgets?: boolean
   writePolicy?: WritePolicy
   /** Default page size of `query` (20). */
   defaultQueryLimit?: number

@@ -167,7 +167,7 @@ async function open(flags, { write = false } = {}) {
       const b = { user: { ...mod.DEFAULT_BUDGETS.user, ...budgets?.user }, agent: { ...mod.DEFAULT_BUDGETS.agent, ...budgets?.agent } }
       return emptyStore(TRACKS.flatMap((track) => SCOPES.map((scope) => ({ track, scope, used: 0, limit: b[track][scope === 'user-global' ? 'userGlobal' : 'workspace'] }))))
     }
-    return new mod.MemoryProvider({ dbPath, gate: g.gate, auditLabel: g.auditLabel, ...(budgets ? { budgets } : {}), ...(secretPolicy ? { secretPolicy } : {}) })
+    return new mod.MemoryProvider({ dbPath, gate: g.gate, auditLabel: g.auditLabel, budgets: budgets ?? 'recorded', ...(secretPolicy ? { secretPolicy } : {}) })
   }
   return {
     mod,

@@ -69,6 +69,20 @@ describe('dsh-memento CLI', { skip }, () => {
     assert.equal(fs.existsSync(db), false)
   })
 
+  it('uses the budgets the plugin recorded in the store, unless --budgets says otherwise', async () => {
+    const { run, db } = sandbox()
+    const { MemoryProvider } = await import('../index.mjs')
+    const budgets = { user: { userGlobal: 9000, workspace: 2000 }, agent: { userGlobal: 4000, workspace: 4000 } }
+    // What the plugin does when it opens the store with raised budgets.
+    new MemoryProvider({ dbPath: db, gate: async () => 'allowed-once', budgets, recordBudgets: true }).close()
+    const long = 'x'.repeat(2500)
+    assert.equal(run(['add', '-y', '--scope', 'user-global', long]).code, 0, 'a later CLI write is checked against the recorded 9000, not the default 2000')
+    assert.match(run(['budgets']).out, /- user\/user-global: 2500\/9000\n/)
+    const flag = run(['add', '-y', '--scope', 'user-global', '--budgets', '{"user":{"userGlobal":3000}}', long])
+    assert.deepEqual([flag.code, /BUDGET_EXCEEDED/.test(flag.err)], [1, true], '--budgets still wins for its run')
+    assert.match(run(['budgets']).out, /- user\/user-global: 2500\/9000\n/, 'and a flag is not recorded')
+  })
+
   it('refuses writes with no TTY and no --yes as WRITE_DENIED, and audits the refusal', () => {
     const { run, db } = sandbox()
     const r = run(['add', 'should not land'])

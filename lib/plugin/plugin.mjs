@@ -87,6 +87,7 @@ export function createApply(load) {
       gate,
       auditLabel,
       budgets: config.budgets,
+      recordBudgets: true, // so that the CLI checks writes against the same limits
       // The provider refuses by itself only under a global `off` that no writePolicies entry
       // loosens; otherwise it always asks the gate and the answerer applies the policy, so
       // `source:`/`track/scope` overrides and a session `never` policy are always honoured.

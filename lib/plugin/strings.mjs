@@ -238,7 +238,7 @@ const en = {
         exportParts: 'dsh-memento export --out-dir <dir> [--force]  (dsh-memento import <dir> restores every part in one approval)',
       },
       budgetWays: {
-        raise: (track, key, n) => `  - raise the layer's budget: --budgets '{"${track}":{"${key}":${n}}}' (and the same budgets.${track}.${key} in the plugin config, or the plugin refuses writes to this layer)`,
+        raise: (track, key, n) => `  - raise the layer's budget: --budgets '{"${track}":{"${key}":${n}}}' (and the same budgets.${track}.${key} in the plugin config: the plugin records its budgets in the store, and later CLI runs use them)`,
         move: (room) => `  - import into another layer: --track user|agent --scope user-global|workspace${room.length ? ` (room for it: ${room.join(', ')} chars free)` : ''}`,
         dryRun: "  - see every entry and each layer's total first: --dry-run; then shorten or leave out the largest sections in the source",
       },
@@ -278,8 +278,9 @@ Write commands (each asks for approval showing the full change, unless --yes):
 
 Options:
   --db PATH          store file (default $DSH_HOME/dsh-memento/memory.db; $DSH_HOME defaults to ~/.dsh)
-  --budgets JSON     layer limits when your plugin config changed them, e.g. '{"user":{"workspace":4000}}'
-                     (also $DSH_MEMENTO_BUDGETS; default 2000/2000 user, 4000/4000 agent)
+  --budgets JSON     layer limits for this run, e.g. '{"user":{"workspace":4000}}' (also $DSH_MEMENTO_BUDGETS;
+                     default: the limits the plugin recorded in the store when it last opened it,
+                     else 2000/2000 user, 4000/4000 agent)
   --secret-policy P  refuse (default) or warn: credential-looking text is refused, or shown as a warning
   --agent PRESET     act as this agent preset (default: the shared layer)
   --workspace DIR    workspace (cwd) for workspace-scope entries (default: the current directory)

@@ -11,10 +11,16 @@ use crate::protocol::keys;
 use crate::protocol::model::{Budgets, Scope, Track};
 use crate::store::Store;
 
+/// The `budgets` option that asks for the budgets the plugin recorded in the store (the CLI's
+/// default, so that CLI and plugin always agree), and the `meta` key they are kept under.
+const RECORDED: &str = "recorded";
+const RECORDED_KEY: &str = "plugin_budgets";
+
 /// The option names of `new MemoryProvider(options)` that are data (besides `gate`/`auditLabel`).
-pub const PROVIDER_OPTIONS: [&str; 7] = [
+pub const PROVIDER_OPTIONS: [&str; 8] = [
   "dbPath",
   "budgets",
+  "recordBudgets",
   "writePolicy",
   "secretPolicy",
   "defaultQueryLimit",
@@ -190,7 +196,7 @@ pub fn provider(options: &Value) -> Result<ProviderOptions> {
   let engine = Config::default();
   let limit = |v| integer(v, "defaultQueryLimit", 1);
   let config = Config {
-    budgets: Budgets::from_config(given("budgets"))?,
+    budgets: Budgets::from_config(given("budgets").filter(|b| *b != RECORDED))?,
     write_policy: given("writePolicy").map_or(Ok(engine.write_policy), write_policy)?,
     secret_policy: given("secretPolicy").map_or(Ok(engine.secret_policy), secret_policy)?,
     default_query_limit: given("defaultQueryLimit")
@@ -219,13 +225,24 @@ pub fn provider(options: &Value) -> Result<ProviderOptions> {
   })
 }
 
-/// The engine over the store `options` name, opened (created if needed).
+/// The engine over the store `options` name, opened (created if needed). With
+/// `recordBudgets: true` (the plugin) its `budgets` are recorded in the store; `budgets:
+/// "recorded"` (the CLI without `--budgets`) uses the recorded ones, or the defaults if none.
 ///
 /// # Errors
 /// `INVALID_INPUT` for a bad option; `STORE_CORRUPT`, `STORE_UNSUPPORTED_VERSION`.
 pub fn open(options: &Value) -> Result<Memory> {
-  let o = provider(options)?;
-  let store = Store::open(std::path::Path::new(&o.db_path), o.audit_retention_days)?;
+  let mut o = provider(options)?;
+  let mut store = Store::open(std::path::Path::new(&o.db_path), o.audit_retention_days)?;
+  let budgets = options.get("budgets").filter(|b| !b.is_null());
+  if budgets == Some(&Value::from(RECORDED)) {
+    if let Some(recorded) = store.meta(RECORDED_KEY)? {
+      let value = serde_json::from_str(&recorded).unwrap_or(Value::Null);
+      o.config.budgets = Budgets::from_config(Some(&value))?;
+    }
+  } else if options.get("recordBudgets") == Some(&Value::Bool(true)) {
+    store.set_meta(RECORDED_KEY, &budgets.unwrap_or(&Value::Null).to_string())?;
+  }
   Ok(Memory::new(store, o.config))
 }
 

@@ -260,6 +260,31 @@ impl Store {
     fail_at(&self.path, e)
   }
 
+  /// A value of the store's `meta` table.
+  ///
+  /// # Errors
+  /// `STORE_CORRUPT`.
+  pub fn meta(&self, key: &str) -> Result<Option<String>> {
+    let sql = "SELECT value FROM meta WHERE key = ?1";
+    one(&self.conn, sql, [key], |r| r.get(0)).map_err(|e| fail_at(&self.path, e))
+  }
+
+  /// Set a value of the store's `meta` table (a write transaction only when it changes).
+  ///
+  /// # Errors
+  /// `STORE_CORRUPT`.
+  pub fn set_meta(&mut self, key: &str, value: &str) -> Result<()> {
+    if self.meta(key)?.as_deref() == Some(value) {
+      return Ok(());
+    }
+    let sql = "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value";
+    self.write(|tx, path| {
+      exec(tx, sql, [key, value])
+        .map(drop)
+        .map_err(|e| fail_at(path, e))
+    })
+  }
+
   /// Run `f` in one `BEGIN IMMEDIATE` transaction (held across processes); roll back on error.
   ///
   /// # Errors
