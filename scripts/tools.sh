@@ -1,4 +1,4 @@
-# Sourced by scripts/build-targets.sh and test/platforms/*.sh: the tools cache, apt installs,
+# Sourced by scripts/build-targets.sh, test/platforms/*.sh and e2e/browser.sh: the tools cache, apt installs,
 # Debian trixie packages fetched through a private, temporary apt configuration, and the Node 22
 # binaries for musl (PyPI wheel) and arm64 glibc (npm package). Everything lands under
 #   ${DSH_MEMENTO_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/dsh-memento-tools}/<name>/
