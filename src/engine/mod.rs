@@ -134,13 +134,6 @@ pub struct Version {
   pub version: i64,
 }
 
-impl Payload {
-  /// The payload as the gate receives it.
-  pub fn to_json(&self) -> Value {
-    serde_json::to_value(self).unwrap_or_default()
-  }
-}
-
 #[derive(Debug, Clone)]
 struct Target {
   track: Track,
