@@ -180,10 +180,8 @@ impl MemoryError {
   /// A `STORE_CORRUPT` for a failure of the store at `path`: `what` happened, `cause` is the
   /// error underneath; the message ends with the reason's advice.
   pub fn store(path: &str, reason: StoreReason, what: &str, cause: Option<String>) -> Self {
-    let message = match &cause {
-      Some(c) => format!("{what}: {c}; {}", reason.advice()),
-      None => format!("{what}; {}", reason.advice()),
-    };
+    let under = cause.as_deref().map_or(String::new(), |c| format!(": {c}"));
+    let message = format!("{what}{under}; {}", reason.advice());
     Self::StoreCorrupt {
       message,
       path: path.to_string(),

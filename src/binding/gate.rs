@@ -26,7 +26,7 @@ pub(super) fn ask<'e>(env: &'e Env, core: Rc<Core>, planned: Planned, write: Unk
   if let Some(outcome) = policy {
     return finish(env, &core, plan, GateAnswer::Outcome(outcome.into()), write);
   }
-  let payload = to_js(env, &plan.payload().to_json())?;
+  let payload = to_js(env, plan.payload())?;
   let gate = core.gate.borrow_back(env)?;
   let returned = gate.call(FnArgs::from((payload.raw(), write.raw())));
   let returned = match returned.map_err(|e| GateAnswer::Failed(failure(env, &e))) {
@@ -83,7 +83,7 @@ fn finish<'e>(env: &'e Env, core: &Core, plan: Plan, answer: GateAnswer, write: 
 /// The caller's audit label for this outcome, if it gave a labeller that returns a string.
 fn label(env: &Env, core: &Core, outcome: &str, plan: &Plan, write: Unknown) -> Option<String> {
   let f = core.audit_label.as_ref()?.borrow_back(env).ok()?;
-  let payload = to_js(env, &plan.payload().to_json()).ok()?;
+  let payload = to_js(env, plan.payload()).ok()?;
   let outcome = env.create_string(outcome).ok()?;
   let label = f.call(FnArgs::from((outcome.raw(), payload.raw(), write.raw())));
   text(&label.map_err(|e| failure(env, &e)).ok()?).filter(|s| !s.is_empty())

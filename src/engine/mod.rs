@@ -45,13 +45,10 @@ impl WritePolicy {
   /// `INVALID_INPUT` (`invalid writePolicy …`).
   pub fn parse(value: &str) -> Result<Self> {
     let all = [Self::Ask, Self::Auto, Self::Off];
-    all
-      .into_iter()
-      .find(|p| p.as_str() == value)
-      .ok_or_else(|| {
-        let got = json_str(value);
-        MemoryError::invalid(format!("invalid writePolicy {got} (one of ask|auto|off)"))
-      })
+    let got = json_str(value);
+    let bad = || MemoryError::invalid(format!("invalid writePolicy {got} (one of ask|auto|off)"));
+    let found = all.into_iter().find(|p| p.as_str() == value);
+    found.ok_or_else(bad)
   }
   /// The wire name.
   pub fn as_str(self) -> &'static str {
@@ -132,13 +129,6 @@ pub struct Version {
   pub id: String,
   /// Its version.
   pub version: i64,
-}
-
-impl Payload {
-  /// The payload as the gate receives it.
-  pub fn to_json(&self) -> Value {
-    serde_json::to_value(self).unwrap_or_default()
-  }
 }
 
 #[derive(Debug, Clone)]

@@ -5,39 +5,36 @@ use super::*;
 
 impl Memory {
   /// Search entries (ASCII-case-insensitive substring), ranked by recall count then recency.
-  /// Returned entries carry their pre-query counters.
+  /// Returned entries carry their pre-query counters. Track/scope are not validated (unknown
+  /// values match nothing); a non-positive or non-integer limit falls back to the default.
   ///
   /// # Errors
   /// `STORE_CORRUPT`.
   pub fn query(&mut self, filter: &Value, opts: &QueryOptions) -> Result<QueryResult> {
-    let parsed = model::parse_query_filter(filter);
-    let limit = parsed
-      .limit
-      .unwrap_or(self.config.default_query_limit)
-      .min(MAX_QUERY_LIMIT);
-    let folded = parsed.text.as_deref().map(fold);
+    let obj = as_object(filter);
+    let string = |key| obj.get(key).and_then(Value::as_str);
+    let (track, scope) = (string("track"), string("scope"));
+    let limit = obj.get("limit").and_then(Value::as_u64).filter(|n| *n > 0);
+    let default = self.config.default_query_limit;
+    let limit = limit.unwrap_or(default).min(MAX_QUERY_LIMIT) as usize;
+    let folded = string("text").filter(|t| !t.is_empty()).map(fold);
     let search = Filter {
-      track: parsed.track.as_deref(),
-      scope: parsed.scope.as_deref(),
+      track,
+      scope,
       visibility: Some(&opts.visibility),
       folded: folded.as_deref(),
     };
     let (page, total) =
-      reads::ranked_page(self.store.conn(), &search, limit as usize).map_err(|e| self.fail(e))?;
-    let bump: Vec<i64> = match opts.count_recall {
-      true => page.iter().map(|(rowid, _)| *rowid).collect(),
-      false => Vec::new(),
-    };
+      reads::ranked_page(self.store.conn(), &search, limit).map_err(|e| self.fail(e))?;
+    let recalled = page.iter().filter(|_| opts.count_recall);
+    let bump: Vec<i64> = recalled.map(|(rowid, _)| *rowid).collect();
     let entries: Vec<Entry> = page.into_iter().map(|(_, e)| e).collect();
     // A query is not screened (it writes no memory), but its audit row must not keep a
     // credential someone pasted into a search.
-    let raw_text = as_object(filter)
-      .get("text")
-      .and_then(Value::as_str)
-      .map(|t| match screen::secret_kind(t) {
-        Some(kind) => format!("[redacted: the query looked like it contained {kind}]"),
-        None => t.to_string(),
-      });
+    let raw_text = string("text").map(|t| match screen::secret_kind(t) {
+      Some(kind) => format!("[redacted: the query looked like it contained {kind}]"),
+      None => t.to_string(),
+    });
     if !bump.is_empty() || opts.session_id.is_some() {
       let source = self.config.source_label.clone();
       self.store.write(|tx, path| {
@@ -48,8 +45,8 @@ impl Memory {
         };
         let row = NewAudit {
           action: "recalled",
-          track: parsed.track.as_deref(),
-          scope: parsed.scope.as_deref(),
+          track,
+          scope,
           text: raw_text.as_deref(),
           outcome: Some("ok"),
           source: Some(&source),

@@ -12,13 +12,9 @@ pub(super) fn pending_proposal(
 ) -> Result<Proposal> {
   match store::get_proposal(conn, id).map_err(|e| fail_at(path, e))? {
     Some(p) if p.status == "pending" => Ok(p),
-    Some(p) => Err(MemoryError::ProposalNotFound {
+    p => Err(MemoryError::ProposalNotFound {
       id: id.into(),
-      detail: Some(format!("already {}", p.status)),
-    }),
-    None => Err(MemoryError::ProposalNotFound {
-      id: id.into(),
-      detail: None,
+      detail: p.map(|p| format!("already {}", p.status)),
     }),
   }
 }

@@ -286,7 +286,7 @@ fn an_approval_lands_only_on_the_version_it_showed() -> TestResult {
   )?;
   let id = remove.payload().targets[0].id.clone();
   assert_eq!(
-    remove.payload().to_json()["targets"],
+    serde_json::to_value(remove.payload())?["targets"],
     json!([{"id": id, "version": 1}])
   );
   assert_eq!(merge.payload().targets.len(), 2);

@@ -275,19 +275,6 @@ pub struct EntryInput {
   pub agent_key: Option<String>,
 }
 
-/// A validated query filter.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct QueryFilter {
-  /// Only this track (an unknown value matches nothing).
-  pub track: Option<String>,
-  /// Only this scope (an unknown value matches nothing).
-  pub scope: Option<String>,
-  /// ASCII-case-insensitive substring.
-  pub text: Option<String>,
-  /// Page size.
-  pub limit: Option<u64>,
-}
-
 /// Reads a JSON value as an object; anything else reads as an empty object so that the field
 /// checks report the first missing field, as the reference does.
 pub fn as_object(value: &Value) -> std::borrow::Cow<'_, Map<String, Value>> {
@@ -423,14 +410,10 @@ pub fn parse_matches(obj: &Map<String, Value>) -> Result<Vec<String>> {
     .filter(|m| (1..=MAX_CONSOLIDATE_MATCHES).contains(&m.len()))
     .ok_or_else(bad)?;
   let each = items.iter().map(|m| m.as_str().filter(|s| !s.is_empty()));
-  let matches: Option<Vec<&str>> = each.collect();
-  Ok(
-    matches
-      .ok_or_else(bad)?
-      .into_iter()
-      .map(str::to_string)
-      .collect(),
-  )
+  each
+    .map(|m| m.map(str::to_string))
+    .collect::<Option<_>>()
+    .ok_or_else(bad)
 }
 
 /// Parse the keys a targeting input may carry to pick the visible set.
@@ -450,19 +433,6 @@ pub fn parse_keys(obj: &Map<String, Value>) -> Result<(Option<String>, Option<St
 /// `INVALID_INPUT` when present but not a non-empty string.
 pub fn parse_source(obj: &Map<String, Value>) -> Result<Option<String>> {
   optional_string(obj, "source", true)
-}
-
-/// Parse a query filter. Track/scope are not validated (unknown values match nothing); a
-/// non-positive or non-integer limit falls back to the default.
-pub fn parse_query_filter(value: &Value) -> QueryFilter {
-  let obj = as_object(value);
-  let string = |key| obj.get(key).and_then(Value::as_str).map(str::to_string);
-  QueryFilter {
-    track: string("track"),
-    scope: string("scope"),
-    text: string("text").filter(|t| !t.is_empty()),
-    limit: obj.get("limit").and_then(Value::as_u64).filter(|n| *n > 0),
-  }
 }
 
 #[cfg(test)]
