@@ -74,11 +74,10 @@ fn integer(value: &Value, name: &str, min: u64) -> Result<u64> {
 }
 
 fn write_policy(value: &Value) -> Result<WritePolicy> {
-  WritePolicy::parse(
-    &value
-      .as_str()
-      .map_or_else(|| value.to_string(), str::to_string),
-  )
+  let text = value
+    .as_str()
+    .map_or_else(|| value.to_string(), str::to_string);
+  WritePolicy::parse(&text)
 }
 
 fn secret_policy(value: &Value) -> Result<SecretPolicy> {

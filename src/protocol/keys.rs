@@ -27,7 +27,11 @@ impl Paths {
   /// dropped (a root keeps its own). No filesystem access.
   pub fn resolve(self, base: &str, path: &str) -> String {
     match self {
-      Paths::Posix => resolve_posix(base, path),
+      Paths::Posix => {
+        let base = if path.starts_with('/') { "" } else { base };
+        let segments = fold_segments(base.split('/').chain(path.split('/')));
+        format!("/{}", segments.join("/"))
+      }
       Paths::Windows => resolve_windows(base, path),
     }
   }
@@ -55,10 +59,11 @@ impl Paths {
   /// `path` resolved against the process cwd, which is only read (a syscall) for a relative one.
   fn resolve_here(self, path: &str) -> String {
     if self.is_absolute(path) {
-      self.resolve("", path)
-    } else {
-      self.resolve(&process_cwd(), path)
+      return self.resolve("", path);
     }
+    // The root when the cwd cannot be read (a deleted cwd must not crash a write).
+    let cwd = std::env::current_dir().map(|d| d.to_string_lossy().into_owned());
+    self.resolve(&cwd.unwrap_or_else(|_| "/".to_string()), path)
   }
 
   /// The agent key of a session's agent preset: `''` without one, else the trimmed preset,
@@ -92,12 +97,6 @@ fn fold_segments<'a>(tail: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     }
   }
   out
-}
-
-fn resolve_posix(base: &str, path: &str) -> String {
-  let base = if path.starts_with('/') { "" } else { base };
-  let segments = fold_segments(base.split('/').chain(path.split('/')));
-  format!("/{}", segments.join("/"))
 }
 
 /// The root of a win32 path, as Node's `path.win32` parses it.
@@ -170,13 +169,6 @@ fn resolve_windows(base: &str, path: &str) -> String {
   // drive's root (Node would ask the per-drive cwd `%=D:%`, which a library cannot see).
   let tail = fold_segments(tail.split(is_sep)).join("\\");
   format!("{device}\\{tail}")
-}
-
-/// The process cwd, or the root when it cannot be read (a deleted cwd must not crash a write).
-fn process_cwd() -> String {
-  std::env::current_dir()
-    .map(|d| d.to_string_lossy().into_owned())
-    .unwrap_or_else(|_| "/".to_string())
 }
 
 /// Workspace key of a session cwd under the host's rules.

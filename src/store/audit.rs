@@ -11,7 +11,7 @@ use rusqlite::{params, Connection};
 use serde::Serialize;
 use serde_json::json;
 
-use super::{exec, now_ms, one};
+use super::{exec, meta, now_ms, one, put_meta};
 use crate::protocol::model::AuditRow;
 use sha2::{Digest, Sha256};
 
@@ -87,8 +87,7 @@ pub fn row_hash(prev: &str, row: &AuditRow) -> String {
 }
 
 fn chain_start(conn: &Connection) -> rusqlite::Result<String> {
-  let sql = "SELECT value FROM meta WHERE key = ?1";
-  Ok(one(conn, sql, [CHECKPOINT_KEY], |r| r.get(0))?.unwrap_or_default())
+  Ok(meta(conn, CHECKPOINT_KEY)?.unwrap_or_default())
 }
 
 /// The hash the next row chains to, and the `seq` it will get: one past the highest ever used
@@ -181,12 +180,8 @@ pub fn list(conn: &Connection, limit: u64) -> rusqlite::Result<Vec<AuditRow>> {
          ELSE text END,
        outcome, source, session_id
      FROM audit ORDER BY seq DESC LIMIT ?1";
-  super::rows(
-    conn,
-    sql,
-    [limit.min(i64::MAX as u64) as i64],
-    audit_from_row,
-  )
+  let limit = limit.min(i64::MAX as u64) as i64;
+  super::rows(conn, sql, [limit], audit_from_row)
 }
 
 /// The newest `recalled` row of a session, if any.
@@ -257,8 +252,7 @@ pub fn prune(conn: &Connection, cutoff_ms: i64, batch: Option<i64>) -> rusqlite:
     return Ok(0);
   };
   let deleted = exec(conn, "DELETE FROM audit WHERE seq <= ?1", [seq])?;
-  let sql = "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value";
-  exec(conn, sql, params![CHECKPOINT_KEY, hash.unwrap_or_default()])?;
+  put_meta(conn, CHECKPOINT_KEY, &hash.unwrap_or_default())?;
   Ok(deleted)
 }
 

@@ -265,8 +265,7 @@ impl Store {
   /// # Errors
   /// `STORE_CORRUPT`.
   pub fn meta(&self, key: &str) -> Result<Option<String>> {
-    let sql = "SELECT value FROM meta WHERE key = ?1";
-    one(&self.conn, sql, [key], |r| r.get(0)).map_err(|e| fail_at(&self.path, e))
+    meta(&self.conn, key).map_err(|e| fail_at(&self.path, e))
   }
 
   /// Set a value of the store's `meta` table (a write transaction only when it changes).
@@ -277,12 +276,7 @@ impl Store {
     if self.meta(key)?.as_deref() == Some(value) {
       return Ok(());
     }
-    let sql = "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value";
-    self.write(|tx, path| {
-      exec(tx, sql, [key, value])
-        .map(drop)
-        .map_err(|e| fail_at(path, e))
-    })
+    self.write(|tx, path| put_meta(tx, key, value).map_err(|e| fail_at(path, e)))
   }
 
   /// Run `f` in one `BEGIN IMMEDIATE` transaction (held across processes); roll back on error.
@@ -291,17 +285,16 @@ impl Store {
   /// Whatever `f` returns, or `STORE_CORRUPT` when SQLite fails.
   /// The body gets the transaction and the store path (for [`fail_at`]).
   pub fn write<T>(&mut self, f: impl FnOnce(&Transaction<'_>, &str) -> Result<T>) -> Result<T> {
-    let path = self.path.clone();
-    let retention_days = self.retention_days;
+    let path = &self.path;
     let tx = self
       .conn
       .transaction_with_behavior(TransactionBehavior::Immediate)
-      .map_err(|e| fail_at(&path, e))?;
-    let value = f(&tx, &path)?;
-    if retention_days > 0 {
-      prune_audit(&tx, retention_days, Some(PRUNE_BATCH)).map_err(|e| fail_at(&path, e))?;
+      .map_err(|e| fail_at(path, e))?;
+    let value = f(&tx, path)?;
+    if self.retention_days > 0 {
+      prune_audit(&tx, self.retention_days, Some(PRUNE_BATCH)).map_err(|e| fail_at(path, e))?;
     }
-    tx.commit().map_err(|e| fail_at(&path, e))?;
+    tx.commit().map_err(|e| fail_at(path, e))?;
     Ok(value)
   }
 
@@ -361,6 +354,19 @@ fn prune_audit(conn: &Connection, days: u64, batch: Option<i64>) -> rusqlite::Re
 }
 
 // ---- row-level statements (all take a connection or transaction) ----
+
+/// A value of the `meta` table.
+pub(crate) fn meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
+  one(conn, "SELECT value FROM meta WHERE key = ?1", [key], |r| {
+    r.get(0)
+  })
+}
+
+/// Set a value of the `meta` table.
+pub(crate) fn put_meta(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
+  let sql = "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value";
+  exec(conn, sql, [key, value]).map(drop)
+}
 
 /// One entry by id, if it exists and the visibility admits it.
 pub fn get_visible(
@@ -459,16 +465,14 @@ pub fn insert_entries(conn: &Connection, entries: &[Entry]) -> rusqlite::Result<
 /// Rewrite an entry's text/tags/version/updated_at/session (replace).
 pub fn update_entry(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
   let sql = "UPDATE entries SET text = ?2, tags = ?3, version = ?4, updated_at = ?5, session_id = ?6, units = ?7 WHERE id = ?1";
-  let units = crate::protocol::text::units(&e.text) as i64;
-  let tags = tags_json(&e.tags);
   let args = params![
     e.id,
     e.text,
-    tags,
+    tags_json(&e.tags),
     e.version,
     e.updated_at,
     e.session_id,
-    units
+    crate::protocol::text::units(&e.text) as i64
   ];
   exec(conn, sql, args).map(drop)
 }

@@ -253,8 +253,19 @@ pub fn ranked_page(
     }
     Ok(())
   })?;
+  // The page's rows in one statement, in page order.
   let rowids: Vec<i64> = page.iter().map(|(_, rowid)| *rowid).collect();
-  Ok((by_rowids(conn, &rowids)?, matches.len() as u64))
+  let list = serde_json::to_string(&rowids).unwrap_or_default();
+  let sql = format!(
+    "SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE rowid IN (SELECT value FROM json_each(?1))"
+  );
+  let mut found: HashMap<i64, Entry> = rows(conn, &sql, [list], entry_and_rowid)?
+    .into_iter()
+    .collect();
+  let page = rowids
+    .iter()
+    .filter_map(|id| Some((*id, found.remove(id)?)));
+  Ok((page.collect(), matches.len() as u64))
 }
 
 /// [`ranked_page`] of a common indexed needle over every entry: the total counted in the FTS
@@ -273,8 +284,7 @@ fn common_page(
     indexed.indexed("?5").unwrap_or_default()
   );
   let nulls = rusqlite::types::Null;
-  let indexed_pattern = indexed.pattern(folded);
-  let args = params![nulls, nulls, nulls, nulls, indexed_pattern, folded];
+  let args = params![nulls, nulls, nulls, nulls, indexed.pattern(folded), folded];
   let total: i64 = conn.prepare_cached(&count)?.query_row(args, |r| r.get(0))?;
   let scan = Needle::scan(folded);
   // `LIKE` ends a text at its first NUL: texts with one are tested apart (`instr` is exact).
@@ -288,29 +298,6 @@ fn common_page(
   let args = params![nulls, nulls, nulls, limit, pattern, folded];
   let page = rows(conn, &page, args, entry_and_rowid)?;
   Ok((page, total.max(0) as u64))
-}
-
-/// The entries with these rowids, in this order (absent ones missing), in one statement.
-///
-/// # Errors
-/// SQLite failures.
-pub fn by_rowids(conn: &Connection, rowids: &[i64]) -> rusqlite::Result<Vec<(i64, Entry)>> {
-  if rowids.is_empty() {
-    return Ok(Vec::new());
-  }
-  let list = serde_json::to_string(rowids).unwrap_or_default();
-  let sql = format!(
-    "SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE rowid IN (SELECT value FROM json_each(?1))"
-  );
-  let mut found: HashMap<i64, Entry> = rows(conn, &sql, [list], entry_and_rowid)?
-    .into_iter()
-    .collect();
-  Ok(
-    rowids
-      .iter()
-      .filter_map(|id| Some((*id, found.remove(id)?)))
-      .collect(),
-  )
 }
 
 /// The entries a filter matches, oldest first.

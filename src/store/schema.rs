@@ -184,11 +184,6 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
   Ok(())
 }
 
-fn table_names(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-  let sql = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'";
-  store::rows(conn, sql, [], |r| r.get(0))
-}
-
 fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
   let sql = "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2";
   Ok(store::one(conn, sql, [table, column], |_| Ok(()))?.is_some())
@@ -209,29 +204,21 @@ pub fn invalid(path: &str, e: rusqlite::Error) -> MemoryError {
 /// shows.
 fn current_version(conn: &Connection, path: &str) -> Result<i64> {
   let storage = |e| invalid(path, e);
-  let tables = table_names(conn).map_err(storage)?;
+  let corrupt = |what: String| MemoryError::store(path, StoreReason::Corrupt, &what, None);
+  let sql = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'";
+  let tables: Vec<String> = store::rows(conn, sql, [], |r| r.get(0)).map_err(storage)?;
   if tables.is_empty() {
     return Ok(0);
   }
   if !tables.iter().any(|t| t == "meta") {
-    return Err(MemoryError::store(
-      path,
-      StoreReason::Corrupt,
-      &format!("memory database at {path} is not a dsh-memento store (it has tables but no meta table); refusing to adopt it"),
-      None,
-    ));
+    return Err(corrupt(format!("memory database at {path} is not a dsh-memento store (it has tables but no meta table); refusing to adopt it")));
   }
-  let sql = "SELECT value FROM meta WHERE key = 'schema_version'";
-  let raw: Option<String> = store::one(conn, sql, [], |r| r.get(0)).map_err(storage)?;
-  match raw {
+  match store::meta(conn, "schema_version").map_err(storage)? {
     Some(raw) => match raw.trim().parse::<i64>() {
       Ok(v) if v >= 0 && raw.trim() == raw => Ok(v),
-      _ => Err(MemoryError::store(
-        path,
-        StoreReason::Corrupt,
-        &format!("memory database at {path} has invalid schema_version {raw:?}"),
-        None,
-      )),
+      _ => Err(corrupt(format!(
+        "memory database at {path} has invalid schema_version {raw:?}"
+      ))),
     },
     None => {
       let shape = if tables.iter().any(|t| t == "entries_fts") {
@@ -279,8 +266,7 @@ pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
       SCHEMA_VERSION
     };
     run_step(&tx, next).map_err(fail)?;
-    let sql = "INSERT INTO meta (key, value) VALUES ('schema_version', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value";
-    store::exec(&tx, sql, [next.to_string()]).map_err(fail)?;
+    store::put_meta(&tx, "schema_version", &next.to_string()).map_err(fail)?;
     tx.commit().map_err(fail)?;
   }
 }
