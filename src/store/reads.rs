@@ -138,10 +138,25 @@ pub fn select<T>(
   conn: &Connection,
   f: &Filter<'_>,
   columns: &str,
+  map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+  let common = match f.folded {
+    Some(n) => is_common(conn, n)?,
+    None => false,
+  };
+  select_by(conn, f, common, columns, map)
+}
+
+/// [`select`], told whether the needle is common.
+fn select_by<T>(
+  conn: &Connection,
+  f: &Filter<'_>,
+  common: bool,
+  columns: &str,
   mut map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<Vec<T>> {
   let needle = match f.folded {
-    Some(n) if is_common(conn, n)? => Needle::scan(n),
+    Some(n) if common => Needle::scan(n),
     folded => Needle::of(folded),
   };
   let vis = f.visibility.cloned().unwrap_or_default();
@@ -236,14 +251,16 @@ pub fn ranked_page(
 ) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
   let everything = f.track.is_none() && f.scope.is_none();
   let everything = everything && f.visibility.is_none_or(|v| *v == Visibility::default());
-  if let Some(n) = f.folded.filter(|_| everything) {
-    if is_common(conn, n)? {
-      return common_page(conn, n, limit);
-    }
+  let common = match f.folded {
+    Some(n) => is_common(conn, n)?,
+    None => false,
+  };
+  if let Some(n) = f.folded.filter(|_| everything && common) {
+    return common_page(conn, n, limit);
   }
   let mut page: Vec<(Rank<String>, i64)> = Vec::with_capacity(limit.min(64) + 1);
   let columns = "e.recall_count, e.updated_at, e.id, e.rowid";
-  let matches = select(conn, f, columns, |r| {
+  let matches = select_by(conn, f, common, columns, |r| {
     let id = r.get_ref(2)?.as_str()?;
     let rank = (Reverse(r.get(0)?), Reverse(r.get(1)?), id);
     let at = page.partition_point(|(p, _)| (p.0, p.1, p.2.as_str()) <= rank);
