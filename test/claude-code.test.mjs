@@ -210,13 +210,22 @@ describe('claude-code through the CLI', { skip }, () => {
     const proj = path.join(dir, 'proj')
     fs.mkdirSync(proj)
     fs.writeFileSync(path.join(proj, 'AGENTS.md'), '## Build\n- `make all`\n- `make test`\n')
-    fs.symlinkSync('AGENTS.md', path.join(proj, 'CLAUDE.md'))
-    let r = run(['import', '--dry-run', '--json', '--adapter', ID, proj]).json()
-    assert.deepEqual(r.entries.map((e) => e.text), ['`make all`', '`make test`'])
-    assert.match(r.warnings.map((w) => w.message).join('\n'), /CLAUDE\.md is the same file as AGENTS\.md; imported once/)
-    fs.unlinkSync(path.join(proj, 'CLAUDE.md'))
-    fs.copyFileSync(path.join(proj, 'AGENTS.md'), path.join(proj, 'CLAUDE.md'))
-    r = run(['import', '--dry-run', '--json', '--adapter', ID, proj]).json()
+    const link = path.join(proj, 'CLAUDE.md')
+    // Windows makes symlinks only with a privilege, and Wine's may not resolve: there the copy
+    // below is the case that matters; everywhere else the link must work.
+    try {
+      fs.symlinkSync(path.join(proj, 'AGENTS.md'), link)
+    } catch (e) {
+      if (process.platform !== 'win32') throw e
+    }
+    if (fs.existsSync(link) || process.platform !== 'win32') {
+      const r = run(['import', '--dry-run', '--json', '--adapter', ID, proj]).json()
+      assert.deepEqual(r.entries.map((e) => e.text), ['`make all`', '`make test`'])
+      assert.match(r.warnings.map((w) => w.message).join('\n'), /CLAUDE\.md is the same file as AGENTS\.md; imported once/)
+    }
+    fs.rmSync(link, { force: true })
+    fs.copyFileSync(path.join(proj, 'AGENTS.md'), link)
+    const r = run(['import', '--dry-run', '--json', '--adapter', ID, proj]).json()
     assert.equal(r.entries.length, 2)
     assert.match(r.warnings.map((w) => w.message).join('\n'), /AGENTS\.md has the same content as CLAUDE\.md; imported once/)
   })
