@@ -43,7 +43,8 @@
 .mm-budgets{display:grid;grid-template-columns:1fr 1fr;gap:6px 16px;margin:10px 0 4px}
 .mm-budgets-title{grid-column:1/-1;color:var(--mm-fg3);font-size:12px;line-height:18px;overflow-wrap:anywhere}
 .mm-budget{min-width:0;font-size:12px;line-height:18px}
-.mm-budget-row{display:flex;gap:6px;justify-content:space-between;white-space:nowrap}
+.mm-budget-row{display:flex;flex-wrap:wrap;gap:0 6px;justify-content:space-between}
+.mm-budget-row span{white-space:nowrap}
 .mm-budget-row span:last-child{color:var(--mm-fg3);font-variant-numeric:tabular-nums}
 .mm-meter{height:4px;border-radius:2px;background:var(--mm-bg2);overflow:hidden;margin-top:2px}
 .mm-meter i{display:block;height:100%;border-radius:2px;background:var(--mm-ok)}

@@ -278,13 +278,16 @@ step('panel wrapping: long URLs, CJK and long paths never overflow sideways; a l
   assert.equal(await page.locator('.mm-collapsed').count(), 0)
   assert.ok((await page.locator('.mm-entry').boundingBox()).height > short + 100, 'show more reveals it')
   await page.setViewportSize({ width: 390, height: 844 })
-  await search('')
-  o = await overflow()
-  assert.deepEqual(o.outside, [], 'phone width: nothing sticks out')
-  assert.equal(o.scroll[0], o.scroll[1])
-  await search('example.com')
-  await shot('panel-narrow.png', 'a 390 px wide window: the long URL, the CJK text and the long tag wrap inside the drawer')
-  await page.setViewportSize({ width: 1280, height: 860 })
+  try {
+    await search('')
+    o = await overflow()
+    assert.deepEqual(o.outside, [], 'phone width: nothing sticks out')
+    assert.equal(o.scroll[0], o.scroll[1])
+    await search('example.com')
+    await shot('panel-narrow.png', 'a 390 px wide window: the long URL, the CJK text and the long tag wrap inside the drawer')
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 860 }) // the later steps need dsh's sidebar
+  }
 })
 
 step('panel edit: a replace confirmed in the panel lands, with its (via panel) audit row', async () => {

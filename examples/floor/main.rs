@@ -59,9 +59,15 @@ type Res<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 const ENTRY_COLUMNS: &str = "id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id";
 const INSERT_ENTRY_PLAIN: &str = "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id, units) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?9, NULL, 0, ?10, ?11)";
-/// For a schema with `entries.fts_id` (v8+): the provider's key of the entry in its FTS index,
-/// assigned the way the provider assigns it.
-const INSERT_ENTRY_FTS_ID: &str = "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id, units, fts_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?9, NULL, 0, ?10, ?11, (SELECT coalesce(max(fts_id), 0) + 1 FROM entries))";
+/// For a schema with `entries.fts_id` (v10): the provider's key of the entry in its FTS index,
+/// assigned the way the provider assigns it (its group's id in the high 32 bits, above the
+/// group's newest); the group row and the index row are written by [`INSERT_GROUP`] and
+/// [`INSERT_FTS`], as the provider writes them.
+const INSERT_ENTRY_FTS_ID: &str = "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id, units, fts_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?9, NULL, 0, ?10, ?11,
+  (SELECT coalesce((SELECT max(fts_id) FROM entries WHERE fts_id BETWEEN g.id << 32 AND (g.id << 32) + 4294967295), g.id << 32) + 1
+   FROM entry_groups AS g WHERE g.track = ?2 AND g.scope = ?3 AND g.workspace_key = ?4 AND g.agent_key = ?5))";
+const INSERT_GROUP: &str = "INSERT OR IGNORE INTO entry_groups (track, scope, workspace_key, agent_key) VALUES (?1, ?2, ?3, ?4)";
+const INSERT_FTS: &str = "INSERT INTO entries_fts (rowid, folded) SELECT fts_id, lower(text) || char(1, 1) FROM entries WHERE id = ?1";
 static INSERT_ENTRY: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
 /// Whether the provider's schema has its FTS index `entries_fts` keyed by `entries.fts_id`
 /// (a folded trigram index: the floor's target lookups go through it).
@@ -304,6 +310,62 @@ fn query_visible_first(
      ORDER BY recall_count DESC, updated_at DESC, id LIMIT 20"
   );
   page(conn, &sql, needle, None, Some((agent, ws)))
+}
+
+/// The provider's plan for a session (schema v10): the exact total counted in its folded FTS
+/// index, whose rowids carry their group (`rowid >> 32`), and the page as each visible group's
+/// best 20 (one range of `entries_layer` each, in rank order), merged, then the 20 rows read.
+fn query_groups(conn: &Connection, needle: &str, agent: &str, ws: &str) -> Res<(usize, i64)> {
+  let visible = "FROM entry_groups WHERE (agent_key = '' OR agent_key = ?1)
+    AND (scope <> 'workspace' OR workspace_key = ?2)";
+  let phrase = format!("\"{}\"", needle.replace('"', "\"\""));
+  let total: i64 = conn
+    .prepare_cached(&format!(
+      "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?3 AND rowid >> 32 IN (SELECT id {visible})"
+    ))?
+    .query_row(params![agent, ws, phrase], |r| r.get(0))?;
+  let groups: Vec<[String; 4]> = conn
+    .prepare_cached(&format!(
+      "SELECT track, scope, agent_key, workspace_key {visible}"
+    ))?
+    .query_map(params![agent, ws], |r| {
+      Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?])
+    })?
+    .collect::<Result<_, _>>()?;
+  let like = format!(
+    "%{}%",
+    needle
+      .replace('\\', "\\\\")
+      .replace('%', "\\%")
+      .replace('_', "\\_")
+  );
+  let mut best: Vec<(i64, i64, String, i64)> = Vec::new();
+  let mut stmt = conn.prepare_cached(
+    "SELECT recall_count, updated_at, id, rowid FROM entries
+     WHERE track = ?1 AND scope = ?2 AND agent_key = ?3 AND workspace_key = ?4 AND text LIKE ?5 ESCAPE '\\'
+     ORDER BY recall_count DESC, updated_at DESC, id LIMIT 20",
+  )?;
+  for [t, s, a, w] in &groups {
+    let found = stmt.query_map(params![t, s, a, w, like], |r| {
+      Ok((
+        -r.get::<_, i64>(0)?,
+        -r.get::<_, i64>(1)?,
+        r.get(2)?,
+        r.get(3)?,
+      ))
+    })?;
+    best.extend(found.collect::<Result<Vec<_>, _>>()?);
+  }
+  best.sort();
+  best.truncate(20);
+  let mut read = conn.prepare_cached(&format!(
+    "SELECT {ENTRY_COLUMNS} FROM entries WHERE rowid = ?1"
+  ))?;
+  let mut rows = Vec::with_capacity(20);
+  for (_, _, _, rowid) in &best {
+    rows.push(read.query_row([rowid], read_row)?);
+  }
+  Ok((rows.len(), total))
 }
 
 /// Ranked page of 20 by walking the rank order (stops after 20 hits) + the exact total as
@@ -720,6 +782,13 @@ fn bench(args: &[String]) -> Res<Value> {
       plans.push((
         "visible layers by index",
         run(&|n| query_visible_first(&conn, n, &agent, &ws))?,
+      ));
+    }
+    let grouped = INSERT_ENTRY.get() == Some(&INSERT_ENTRY_FTS_ID);
+    if with_vis && grouped && needles.iter().all(|n| n.chars().count() >= 3) {
+      plans.push((
+        "group-counted fts + best of each visible group",
+        run(&|n| query_groups(&conn, n, &agent, &ws))?,
       ));
     }
     if name == "query.common" {

@@ -103,7 +103,15 @@ impl Target {
   }
 }
 
+/// Set by [`without_fts`]: the provider's FTS index is not written.
+static NO_FTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 fn insert_entry(conn: &Connection, id: &str, e: &Input, at: i64, session: &str) -> Res<()> {
+  let grouped = super::INSERT_ENTRY.get() == Some(&super::INSERT_ENTRY_FTS_ID);
+  if grouped {
+    let layer = params![e.track, e.scope, e.workspace_key, e.agent_key];
+    conn.prepare_cached(super::INSERT_GROUP)?.execute(layer)?;
+  }
   conn
     .prepare_cached(
       super::INSERT_ENTRY
@@ -124,6 +132,9 @@ fn insert_entry(conn: &Connection, id: &str, e: &Input, at: i64, session: &str) 
       session,
       units(&e.text)
     ])?;
+  if grouped && !NO_FTS.load(std::sync::atomic::Ordering::Relaxed) {
+    conn.prepare_cached(super::INSERT_FTS)?.execute([id])?;
+  }
   Ok(())
 }
 
@@ -603,6 +614,7 @@ pub fn without_fts(conn: &mut Connection, plan: &Value) -> Res<Value> {
   for t in &triggers {
     conn.execute_batch(&format!("DROP TRIGGER \"{}\"", t.replace('"', "\"\"")))?;
   }
+  NO_FTS.store(true, std::sync::atomic::Ordering::Relaxed);
   let mut adds = Samples::default();
   for a in plan["adds"].as_array().cloned().unwrap_or_default() {
     let e = Input::from_json(&a["input"]);

@@ -453,13 +453,29 @@ pub fn insert_entries(conn: &Connection, entries: &[Entry]) -> rusqlite::Result<
       ])
     })
     .collect();
+  let rows = serde_json::Value::Array(rows).to_string();
+  let groups = "INSERT OR IGNORE INTO entry_groups (track, scope, workspace_key, agent_key)
+    SELECT value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?1)";
+  exec(conn, groups, [&rows])?;
+  // An entry's fts_id: its group's id in the high 32 bits, above the group's newest below.
   let values: Vec<String> = (0..15).map(|i| format!("value ->> {i}")).collect();
   let sql = format!(
     "INSERT INTO entries ({ENTRY_COLUMNS}, units, fts_id)
-     SELECT {}, (SELECT coalesce(max(fts_id), 0) FROM entries) + key + 1 FROM json_each(?1)",
+     SELECT {}, coalesce((SELECT max(fts_id) FROM entries
+         WHERE fts_id BETWEEN g.id << 32 AND (g.id << 32) + 4294967295), g.id << 32)
+       + row_number() OVER (PARTITION BY g.id ORDER BY key)
+     FROM json_each(?1) JOIN entry_groups AS g ON g.track = value ->> 1 AND g.scope = value ->> 2
+       AND g.workspace_key = value ->> 3 AND g.agent_key = value ->> 4
+     ORDER BY key",
     values.join(", ")
   );
-  exec(conn, &sql, [serde_json::Value::Array(rows).to_string()]).map(drop)
+  exec(conn, &sql, [&rows])?;
+  // FTS5 flushes its pending terms whenever a rowid is lower than the last: in rowid order,
+  // the batch is one index segment.
+  let index = "INSERT INTO entries_fts (rowid, folded)
+    SELECT fts_id, lower(text) || char(1, 1) FROM entries
+    WHERE id IN (SELECT value ->> 0 FROM json_each(?1)) ORDER BY fts_id";
+  exec(conn, index, [rows]).map(drop)
 }
 
 /// Rewrite an entry's text/tags/version/updated_at/session (replace).

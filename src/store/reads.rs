@@ -1,11 +1,13 @@
-//! Entry reads: the entries a filter matches (search, targeting, listings and snapshots all
-//! go through [`select`]), pages by rowid, and the ranking of a query.
+//! Entry reads: the entries a filter matches (targeting, listings and snapshots:
+//! [`oldest_first`]) and the ranked page of a query ([`ranked_page`]).
 //!
 //! A needle of 3+ characters is a phrase query on the FTS5 trigram index of `lower(text)`,
 //! which is exactly the protocol's ASCII-case-insensitive substring test; a shorter one is the
 //! index's trigrams that begin with it (by the `fts5vocab` table `entries_fts_terms`). A needle
-//! that the index matches often is a `LIKE` over the visible layers, read by the
-//! `entries_layer` index (which covers what a search reads).
+//! that the index matches often is a `LIKE` over the groups the filter admits (an entry's
+//! group: its track, scope, workspace key and agent key), each one range of `entries_layer`,
+//! which covers what a search reads; its total is counted in the index, whose rowids carry
+//! their group.
 #![forbid(unsafe_code)]
 
 use std::cmp::Reverse;
@@ -13,7 +15,7 @@ use std::collections::HashMap;
 
 use rusqlite::{params, Connection, Row};
 
-use crate::protocol::model::{Entry, Scope, Track};
+use crate::protocol::model::Entry;
 use crate::store::{entry_and_rowid, rows, Visibility, ENTRY_COLUMNS};
 
 /// Which entries to read.
@@ -104,8 +106,8 @@ impl Needle {
   }
 }
 
-/// From this many matches on, a scan of the visible layers' index beats joining the FTS
-/// matches to their rows one by one.
+/// From this many matches on, a scan of the admitted groups' index ranges beats joining the
+/// FTS matches to their rows one by one.
 const PHRASE_ROWS: i64 = 256;
 
 /// FTS5 and `LIKE` end a text at its first NUL: the texts with one (by the `entries_nul` index)
@@ -124,123 +126,99 @@ fn is_common(conn: &Connection, folded: &str) -> rusqlite::Result<bool> {
   conn.prepare_cached(&probe)?.query_row(args, |r| r.get(0))
 }
 
-/// The rows a filter matches, each mapped by `map` from `columns` (of `entries AS e`).
-///
-/// A needle matching fewer than `PHRASE_ROWS` entries in the FTS index is driven by it.
-/// Anything else reads the visible layers by index: per track the user-global rows, and the
-/// workspace rows of the visibility's workspace (all workspaces without one); user-global is one
-/// layer whatever a row's workspace key. A session's agent key narrows each range to the shared
-/// rows and its agent's. Texts with a NUL are tested apart, exactly.
-///
-/// # Errors
-/// SQLite failures.
-pub fn select<T>(
-  conn: &Connection,
-  f: &Filter<'_>,
-  columns: &str,
-  map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
-) -> rusqlite::Result<Vec<T>> {
-  let common = match f.folded {
-    Some(n) => is_common(conn, n)?,
-    None => false,
-  };
-  select_by(conn, f, common, columns, map)
+/// Whether the row `e` (of `entries`, or of `entry_groups`, which has the same keys) is what a
+/// filter admits: `?1`/`?2` its track/scope, `?3` a session's agent key, `?4` its workspace key
+/// (each `NULL` for any).
+const ADMITS: &str = "(?1 IS NULL OR e.track = ?1) AND (?2 IS NULL OR e.scope = ?2)
+  AND (?3 IS NULL OR e.agent_key = '' OR e.agent_key = ?3)
+  AND (e.scope <> 'workspace' OR ?4 IS NULL OR e.workspace_key = ?4)";
+
+/// The rows of one group (`?1`–`?4`: its track, scope, agent key, workspace key): one range of
+/// `entries_layer`, in rank order.
+const IN_GROUP: &str =
+  "e.track = ?1 AND e.scope = ?2 AND e.agent_key = ?3 AND e.workspace_key = ?4";
+
+/// Up to this many groups, a filtered common needle's page is each group's best, merged (a
+/// session sees 8, more only where the JS plugin keyed user-global rows by workspace, so its
+/// page never walks other sessions' rows); beyond, and for a search of everything, one walk
+/// down `entries_rank`.
+const GROUP_WALKS: usize = 16;
+
+/// The ranking order, best first: recall count, then recency, then id.
+const BEST_FIRST: &str = "ORDER BY e.recall_count DESC, e.updated_at DESC, e.id";
+
+/// A statement's parameters: a filter's track, scope and visibility keys, then `?5` and `?6`.
+fn bind<'a>(
+  f: &Filter<'a>,
+  vis: &'a Visibility,
+  fifth: Option<&'a str>,
+  sixth: Option<&'a str>,
+) -> [Option<&'a str>; 6] {
+  let (agent, workspace) = (vis.agent_key.as_deref(), vis.workspace_key.as_deref());
+  [f.track, f.scope, agent, workspace, fifth, sixth]
 }
 
-/// [`select`], told whether the needle is common.
-fn select_by<T>(
+/// A group of entries: track, scope, agent key and workspace key, in `IN_GROUP`'s order.
+type Group = [String; 4];
+
+/// The groups a filter admits.
+fn groups(conn: &Connection, f: &Filter<'_>, vis: &Visibility) -> rusqlite::Result<Vec<Group>> {
+  let sql = format!(
+    "SELECT e.track, e.scope, e.agent_key, e.workspace_key FROM entry_groups AS e WHERE {ADMITS}"
+  );
+  let args = params![f.track, f.scope, vis.agent_key, vis.workspace_key];
+  rows(conn, &sql, args, |r| {
+    Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?])
+  })
+}
+
+/// The rows a filter matches by `needle`, each mapped by `map` from `columns` (of `entries AS
+/// e`): the FTS index drives a needle it holds (matching fewer than `PHRASE_ROWS` entries); a
+/// scan reads the groups the filter admits, each a range of `entries_layer`. Texts with a NUL
+/// are tested apart, exactly.
+fn select<T>(
   conn: &Connection,
   f: &Filter<'_>,
-  common: bool,
+  needle: Needle,
   columns: &str,
   mut map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<Vec<T>> {
-  let needle = match f.folded {
-    Some(n) if common => Needle::scan(n),
-    folded => Needle::of(folded),
-  };
   let vis = f.visibility.cloned().unwrap_or_default();
   let pattern = f.folded.map(|n| needle.pattern(n));
-  let mut out = Vec::new();
-  let mut run = |condition: &str, args: &[&dyn rusqlite::ToSql]| -> rusqlite::Result<()> {
-    let sql = format!(
-      "SELECT {columns} FROM entries AS e
-       WHERE (?3 IS NULL OR e.agent_key = '' OR e.agent_key = ?3)
-         AND (e.scope <> 'workspace' OR ?4 IS NULL OR e.workspace_key = ?4) AND {condition}"
-    );
-    out.extend(rows(conn, &sql, args, &mut map)?);
-    Ok(())
-  };
-  let any_layer = "(?1 IS NULL OR e.track = ?1) AND (?2 IS NULL OR e.scope = ?2)";
-  let all = params![
-    f.track,
-    f.scope,
-    vis.agent_key,
-    vis.workspace_key,
-    pattern,
-    f.folded
-  ];
+  let all = bind(f, &vis, pattern.as_deref(), f.folded);
+  let from = |condition: &str| format!("SELECT {columns} FROM entries AS e WHERE {condition}");
   if let Some(indexed) = needle.indexed("?5") {
-    return run(
-      &format!(
-        "(e.fts_id IN ({indexed}) AND instr(e.text, char(0)) = 0 OR e.fts_id IN {NUL_MATCHES})
-         AND {any_layer}"
-      ),
-      all,
-    )
-    .map(|()| out);
+    let sql = from(&format!(
+      "{ADMITS} AND (e.fts_id IN ({indexed}) AND instr(e.text, char(0)) = 0
+         OR e.fts_id IN {NUL_MATCHES})"
+    ));
+    return rows(conn, &sql, all, map);
   }
+  let mut out = Vec::new();
   if needle == Needle::Like {
-    let nul =
-      format!("e.fts_id IN {NUL_MATCHES} AND NOT e.text LIKE ?5 ESCAPE '\\' AND {any_layer}");
-    run(&nul, all)?;
+    let nul = format!("{ADMITS} AND e.fts_id IN {NUL_MATCHES} AND NOT e.text LIKE ?5 ESCAPE '\\'");
+    out.extend(rows(conn, &from(&nul), all, &mut map)?);
   }
-  let text = needle.test();
-  for track in Track::ALL {
-    for scope in Scope::ALL {
-      if f.track.is_some_and(|t| t != track.as_str())
-        || f.scope.is_some_and(|s| s != scope.as_str())
-      {
-        continue;
-      }
-      let workspace = match scope {
-        Scope::Workspace => vis.workspace_key.as_deref(),
-        Scope::UserGlobal => Some(""),
-      };
-      let (track, scope) = (track.as_str(), scope.as_str());
-      let layer = "e.track = ?1 AND e.scope = ?2";
-      match (workspace, vis.agent_key.as_deref()) {
-        // A session's rows of a layer: the shared ones and its agent's, each an index range.
-        (Some(key), Some(agent)) => {
-          let seek = format!("{layer} AND e.workspace_key = ?4 AND e.agent_key = ?6 AND {text}");
-          for seeker in ["", agent].iter().take(1 + usize::from(!agent.is_empty())) {
-            run(&seek, params![track, scope, agent, key, pattern, seeker])?;
-          }
-          if scope == Scope::UserGlobal.as_str() {
-            let other = format!("{layer} AND e.workspace_key > '' AND {text}");
-            run(&other, params![track, scope, agent, None::<&str>, pattern])?;
-          }
-        }
-        (Some(key), None) if scope == Scope::Workspace.as_str() => {
-          let seek = format!("{layer} AND e.workspace_key = ?4 AND {text}");
-          run(&seek, params![track, scope, None::<&str>, key, pattern])?;
-        }
-        _ => run(
-          &format!("{layer} AND {text}"),
-          params![track, scope, vis.agent_key, None::<&str>, pattern],
-        )?,
-      }
-    }
+  let seek = from(&format!("{IN_GROUP} AND {}", needle.test()));
+  for [track, scope, agent, workspace] in groups(conn, f, &vis)? {
+    let args = params![track, scope, agent, workspace, pattern];
+    out.extend(rows(conn, &seek, args, &mut map)?);
   }
   Ok(out)
 }
 
 /// A matching entry's ranking keys, best first: recall count DESC, updated_at DESC, id ASC.
-type Rank<Id> = (Reverse<i64>, Reverse<i64>, Id);
+type Rank = (Reverse<i64>, Reverse<i64>, String);
 
-/// The best `limit` entries a filter matches, best first, and the exact number of matches:
-/// one pass over the matches' keys (an id is copied only when it enters the page), then the
-/// page's rows.
+/// The ranking keys and rowid of a row of `e.recall_count, e.updated_at, e.id, e.rowid`.
+fn rank_and_rowid(r: &Row<'_>) -> rusqlite::Result<(Rank, i64)> {
+  Ok((
+    (Reverse(r.get(0)?), Reverse(r.get(1)?), r.get(2)?),
+    r.get(3)?,
+  ))
+}
+
+/// The best `limit` entries a filter matches, best first, and the exact number of matches.
 ///
 /// # Errors
 /// SQLite failures.
@@ -249,28 +227,74 @@ pub fn ranked_page(
   f: &Filter<'_>,
   limit: usize,
 ) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
-  let everything = f.track.is_none() && f.scope.is_none();
-  let everything = everything && f.visibility.is_none_or(|v| *v == Visibility::default());
-  let common = match f.folded {
-    Some(n) => is_common(conn, n)?,
-    None => false,
-  };
-  if let Some(n) = f.folded.filter(|_| everything && common) {
-    return common_page(conn, n, limit);
-  }
-  let mut page: Vec<(Rank<String>, i64)> = Vec::with_capacity(limit.min(64) + 1);
-  let columns = "e.recall_count, e.updated_at, e.id, e.rowid";
-  let matches = select_by(conn, f, common, columns, |r| {
-    let id = r.get_ref(2)?.as_str()?;
-    let rank = (Reverse(r.get(0)?), Reverse(r.get(1)?), id);
-    let at = page.partition_point(|(p, _)| (p.0, p.1, p.2.as_str()) <= rank);
-    if at < limit {
-      page.insert(at, ((rank.0, rank.1, id.to_string()), r.get(3)?));
-      page.truncate(limit);
+  if let Some(folded) = f.folded {
+    if is_common(conn, folded)? {
+      return common_page(conn, f, folded, limit);
     }
-    Ok(())
-  })?;
-  // The page's rows in one statement, in page order.
+  }
+  // Few matches (or a needle the index cannot hold): rank them all.
+  let columns = "e.recall_count, e.updated_at, e.id, e.rowid";
+  let mut page = select(conn, f, Needle::of(f.folded), columns, rank_and_rowid)?;
+  let total = page.len() as u64;
+  page.sort_unstable();
+  page.truncate(limit);
+  Ok((in_order(conn, &page)?, total))
+}
+
+/// [`ranked_page`] of a common indexed needle: the total counted in the FTS index, whose
+/// rowids carry their group (texts with a NUL counted apart, exactly); the page by the best of
+/// each group, or by walking `entries_rank` until it is full, which takes few rows when the
+/// needle is common.
+fn common_page(
+  conn: &Connection,
+  f: &Filter<'_>,
+  folded: &str,
+  limit: usize,
+) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
+  let vis = f.visibility.cloned().unwrap_or_default();
+  let indexed = Needle::of(Some(folded));
+  let count = format!(
+    "SELECT (SELECT count(*) FROM ({}) WHERE fts_id >> 32 IN (SELECT e.id FROM entry_groups AS e
+         WHERE {ADMITS}) AND fts_id NOT IN (SELECT fts_id FROM entries WHERE instr(text, char(0)) > 0))
+       + (SELECT count(*) FROM entries AS e WHERE {ADMITS} AND e.fts_id IN {NUL_MATCHES})",
+    indexed.indexed("?5").unwrap_or_default()
+  );
+  let phrase = indexed.pattern(folded);
+  let args = bind(f, &vis, Some(&phrase), Some(folded));
+  let total: i64 = conn.prepare_cached(&count)?.query_row(args, |r| r.get(0))?;
+  let scan = Needle::scan(folded);
+  let pattern = scan.pattern(folded);
+  // `LIKE` ends a text at its first NUL: texts with one are tested apart (`instr` is exact).
+  let test = format!("({} OR e.fts_id IN {NUL_MATCHES})", scan.test());
+  let ranks = "SELECT e.recall_count, e.updated_at, e.id, e.rowid FROM entries AS e";
+  let everything = f.track.is_none() && f.scope.is_none() && vis == Visibility::default();
+  let few = (!everything).then(|| groups(conn, f, &vis)).transpose()?;
+  let few = few.filter(|g| g.len() <= GROUP_WALKS);
+  let page = match few {
+    Some(groups) => {
+      let best = format!("{ranks} WHERE {IN_GROUP} AND {test} {BEST_FIRST} LIMIT {limit}");
+      let mut page = Vec::new();
+      for [track, scope, agent, workspace] in groups {
+        let args = params![track, scope, agent, workspace, pattern, folded];
+        page.extend(rows(conn, &best, args, rank_and_rowid)?);
+      }
+      page.sort_unstable();
+      page.truncate(limit);
+      page
+    }
+    None => {
+      let walk = format!(
+        "{ranks} INDEXED BY entries_rank WHERE {ADMITS} AND {test} {BEST_FIRST} LIMIT {limit}"
+      );
+      let args = bind(f, &vis, Some(&pattern), Some(folded));
+      rows(conn, &walk, args, rank_and_rowid)?
+    }
+  };
+  Ok((in_order(conn, &page)?, total.max(0) as u64))
+}
+
+/// The entries of a page of `(rank, rowid)`, in page order, read in one statement.
+fn in_order(conn: &Connection, page: &[(Rank, i64)]) -> rusqlite::Result<Vec<(i64, Entry)>> {
   let rowids: Vec<i64> = page.iter().map(|(_, rowid)| *rowid).collect();
   let list = serde_json::to_string(&rowids).unwrap_or_default();
   let sql = format!(
@@ -282,39 +306,7 @@ pub fn ranked_page(
   let page = rowids
     .iter()
     .filter_map(|id| Some((*id, found.remove(id)?)));
-  Ok((page.collect(), matches.len() as u64))
-}
-
-/// [`ranked_page`] of a common indexed needle over every entry: the total counted in the FTS
-/// index (texts with a NUL counted apart, exactly), the page by walking `entries_rank` until it
-/// is full, which takes few rows when the needle is common.
-fn common_page(
-  conn: &Connection,
-  folded: &str,
-  limit: usize,
-) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
-  let indexed = Needle::of(Some(folded));
-  let nul_texts = "SELECT fts_id FROM entries WHERE instr(text, char(0)) > 0";
-  let count = format!(
-    "SELECT (SELECT count(*) FROM ({}) WHERE fts_id NOT IN ({nul_texts}))
-       + (SELECT count(*) FROM {NUL_MATCHES})",
-    indexed.indexed("?5").unwrap_or_default()
-  );
-  let nulls = rusqlite::types::Null;
-  let args = params![nulls, nulls, nulls, nulls, indexed.pattern(folded), folded];
-  let total: i64 = conn.prepare_cached(&count)?.query_row(args, |r| r.get(0))?;
-  let scan = Needle::scan(folded);
-  // `LIKE` ends a text at its first NUL: texts with one are tested apart (`instr` is exact).
-  let page = format!(
-    "SELECT {ENTRY_COLUMNS}, rowid FROM entries AS e INDEXED BY entries_rank
-     WHERE ({} OR e.fts_id IN {NUL_MATCHES})
-     ORDER BY e.recall_count DESC, e.updated_at DESC, e.id LIMIT ?4",
-    scan.test()
-  );
-  let (limit, pattern) = (limit as i64, scan.pattern(folded));
-  let args = params![nulls, nulls, nulls, limit, pattern, folded];
-  let page = rows(conn, &page, args, entry_and_rowid)?;
-  Ok((page, total.max(0) as u64))
+  Ok(page.collect())
 }
 
 /// The entries a filter matches, oldest first.
@@ -322,8 +314,12 @@ fn common_page(
 /// # Errors
 /// SQLite failures.
 pub fn oldest_first(conn: &Connection, f: &Filter<'_>) -> rusqlite::Result<Vec<Entry>> {
+  let needle = match f.folded {
+    Some(n) if is_common(conn, n)? => Needle::scan(n),
+    folded => Needle::of(folded),
+  };
   let columns = format!("{ENTRY_COLUMNS}, rowid");
-  let mut rows = select(conn, f, &columns, entry_and_rowid)?;
+  let mut rows = select(conn, f, needle, &columns, entry_and_rowid)?;
   rows.sort_by_key(|(rowid, e)| (e.created_at, *rowid));
   Ok(rows.into_iter().map(|(_, e)| e).collect())
 }
@@ -331,6 +327,7 @@ pub fn oldest_first(conn: &Connection, f: &Filter<'_>) -> rusqlite::Result<Vec<E
 #[cfg(test)]
 mod tests {
   use super::*;
+  use crate::protocol::model::{Scope, Track};
 
   #[test]
   fn a_session_workspace_layer_is_its_shared_rows_and_its_agents(
@@ -338,13 +335,35 @@ mod tests {
     let dir = tempfile::tempdir()?;
     let store = crate::store::Store::open(&dir.path().join("memory.db"), 0)?;
     let conn = store.conn();
-    for (i, agent) in ["", "coder", "reviewer", ""].iter().enumerate() {
-      conn.execute(
-        "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, recall_count, units, fts_id)
-         VALUES (?1, 'agent', 'workspace', '/w', ?2, ?3, 's', '[]', 1, 0, 0, 0, 4, ?4)",
-        params![format!("e{i}"), agent, format!("note {i}"), i as i64 + 1],
-      )?;
-    }
+    let entry = |id: &str, scope, workspace: &str, agent: &str, text: &str| Entry {
+      id: id.into(),
+      track: Track::Agent,
+      scope,
+      workspace_key: workspace.into(),
+      agent_key: agent.into(),
+      text: text.into(),
+      source: "s".into(),
+      tags: vec![],
+      version: 1,
+      created_at: 0,
+      updated_at: 0,
+      last_recalled: None,
+      recall_count: 0,
+      session_id: None,
+    };
+    let agents = ["", "coder", "reviewer", ""].iter().enumerate();
+    let rows: Vec<Entry> = agents
+      .map(|(i, agent)| {
+        entry(
+          &format!("e{i}"),
+          Scope::Workspace,
+          "/w",
+          agent,
+          &format!("note {i}"),
+        )
+      })
+      .collect();
+    crate::store::insert_entries(conn, &rows)?;
     let ids = |agent: Option<&str>, needle: Option<&str>| -> rusqlite::Result<Vec<String>> {
       let vis = Visibility {
         agent_key: agent.map(str::to_string),
@@ -365,11 +384,8 @@ mod tests {
     assert_eq!(ids(Some("reviewer"), Some("note 2"))?, ["e2"]);
     assert_eq!(ids(Some("reviewer"), Some("2"))?, ["e2"]);
     // User-global is one layer whatever a row's workspace key (the JS plugin wrote some).
-    conn.execute(
-      "INSERT INTO entries (id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, recall_count, units, fts_id)
-       VALUES ('g', 'agent', 'user-global', '/legacy', 'coder', 'old note', 's', '[]', 1, 0, 0, 0, 8, 9)",
-      [],
-    )?;
+    let legacy = entry("g", Scope::UserGlobal, "/legacy", "coder", "old note");
+    crate::store::insert_entries(conn, &[legacy])?;
     let vis = Visibility {
       agent_key: Some("coder".into()),
       workspace_key: Some("/w".into()),

@@ -78,20 +78,34 @@ ALTER TABLE entries ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
 ///   protocol's substring match for needles of 3+ characters. Every text gets two `\u{1}` after
 ///   it, so every occurrence of a 1–2 character needle begins an indexed trigram (found through
 ///   the `fts5vocab` table `entries_fts_terms`). It is keyed by `entries.fts_id`, a stable
-///   integer (a rowid of a table without an INTEGER PRIMARY KEY may change on VACUUM);
+///   integer (a rowid of a table without an INTEGER PRIMARY KEY may change on VACUUM) whose
+///   high 32 bits are the entry's group (`entry_groups`: one per track, scope, workspace key
+///   and agent key), so a search counts the matches a session can see in the index itself.
+///   `store::insert_entries` indexes new rows itself, in rowid order; triggers follow the rest;
 /// - the indexes the SQL search reads: `entries_layer` covers what a search reads (the ranking
-///   keys, best first, and the text), `entries_rank` pages a common needle in rank order, and
+///   keys, best first, the text and `fts_id`), one range per group, `entries_rank` pages a common needle in rank order, and
 ///   `entries_nul` finds the texts with a NUL (FTS5 and `LIKE` are not exact for those); the JS
 ///   plugin's `(track, scope)` and `audit (ts)` indexes had no reader;
 /// - a proposals table whose one-pending-per-session rule no longer blocks after a dismissal.
 const V10: &str = "
 ALTER TABLE entries ADD COLUMN units INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE entries ADD COLUMN fts_id INTEGER;
-UPDATE entries SET fts_id = rowid;
+CREATE TABLE entry_groups (
+  id INTEGER PRIMARY KEY,
+  track TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  workspace_key TEXT NOT NULL,
+  agent_key TEXT NOT NULL,
+  UNIQUE (track, scope, workspace_key, agent_key)
+);
+INSERT INTO entry_groups (track, scope, workspace_key, agent_key)
+  SELECT DISTINCT track, scope, workspace_key, agent_key FROM entries;
+UPDATE entries SET fts_id = rowid | (SELECT g.id << 32 FROM entry_groups AS g WHERE g.track = entries.track
+  AND g.scope = entries.scope AND g.workspace_key = entries.workspace_key AND g.agent_key = entries.agent_key);
 CREATE UNIQUE INDEX entries_fts_id ON entries (fts_id);
 DROP INDEX entries_track_scope;
 DROP INDEX audit_ts;
-CREATE INDEX entries_layer ON entries (track, scope, workspace_key, agent_key, recall_count DESC, updated_at DESC, id, text);
+CREATE INDEX entries_layer ON entries (track, scope, workspace_key, agent_key, recall_count DESC, updated_at DESC, id, text, fts_id);
 CREATE INDEX entries_nul ON entries (fts_id) WHERE instr(text, char(0)) > 0;
 CREATE INDEX entries_rank ON entries (recall_count DESC, updated_at DESC, id);
 CREATE TABLE layer_usage (
@@ -119,11 +133,8 @@ CREATE TRIGGER entries_usage_update AFTER UPDATE OF units, track, scope, workspa
     ON CONFLICT (track, scope, workspace_key) DO UPDATE SET used = used + excluded.used;
 END;
 CREATE VIRTUAL TABLE entries_fts USING fts5(folded, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1);
-INSERT INTO entries_fts (rowid, folded) SELECT fts_id, lower(text) || char(1, 1) FROM entries;
+INSERT INTO entries_fts (rowid, folded) SELECT fts_id, lower(text) || char(1, 1) FROM entries ORDER BY fts_id;
 CREATE VIRTUAL TABLE entries_fts_terms USING fts5vocab(entries_fts, 'instance');
-CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
-  INSERT INTO entries_fts (rowid, folded) VALUES (NEW.fts_id, lower(NEW.text) || char(1, 1));
-END;
 CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
   DELETE FROM entries_fts WHERE rowid = OLD.fts_id;
 END;
@@ -346,8 +357,10 @@ mod tests {
       assert_eq!(used, 10);
       let audits: i64 = conn.query_row("SELECT count(*) FROM audit", [], |r| r.get(0))?;
       assert_eq!(audits, 1);
+      // Indexed under its group's id, as a search counts it.
       let indexed: i64 = conn.query_row(
-        "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH '\"pnpm\"'",
+        "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH '\"pnpm\"' AND rowid >> 32 =
+           (SELECT id FROM entry_groups WHERE track = 'user' AND scope = 'workspace' AND workspace_key = '/w' AND agent_key = '')",
         [],
         |r| r.get(0),
       )?;
