@@ -1098,3 +1098,43 @@ fn a_text_with_a_nul_is_stored_and_found_whole() -> TestResult {
   }
   Ok(())
 }
+
+#[test]
+fn a_common_needle_is_exact_whether_a_session_sees_little_or_much_of_the_store() -> TestResult {
+  // 300 "pnpm" entries (a common needle: the index is not asked for its rows): a session of
+  // /w0 or /w1 sees a fifth of them at most (scanned), one of /big four fifths (counted in the
+  // index, its page the best of each group).
+  let budgets = json!({"user": {"workspace": 1_000_000, "userGlobal": 1_000_000}, "agent": {"workspace": 1_000_000, "userGlobal": 1_000_000}});
+  let (mut m, _dir) = memory(budgets)?;
+  for i in 0..300 {
+    let (track, agent) = [("user", ""), ("agent", "a1"), ("agent", "a2")][i % 3];
+    let (scope, cwd) = match i % 10 {
+      0 => ("user-global", "/w0"),
+      1 => ("workspace", "/w0"),
+      2 => ("workspace", ["/w1", "/w2", "/w3"][i % 3]),
+      _ => ("workspace", "/big"),
+    };
+    add(&mut m, track, scope, &format!("uses PNPM, note {i}"), writer(agent, cwd))?;
+    if i % 7 == 0 {
+      // Recalls reorder the ranking away from recency.
+      m.query(&json!({"text": format!("note {i}")}), &QueryOptions::default())?;
+    }
+  }
+  for (agent, workspace) in [("a1", "/w0"), ("a2", "/big"), ("", "/w1")] {
+    let vis = Visibility {
+      agent_key: Some(agent.into()),
+      workspace_key: Some(workspace.into()),
+    };
+    let opts = QueryOptions {
+      visibility: vis.clone(),
+      count_recall: false,
+      ..QueryOptions::default()
+    };
+    let expected = brute_force(&m, "pnpm", &vis)?;
+    let got = m.query(&json!({"text": "pnpm", "limit": 7}), &opts)?;
+    let ids: Vec<&str> = got.entries.iter().map(|e| e.id.as_str()).collect();
+    let best: Vec<&str> = expected.iter().take(7).map(String::as_str).collect();
+    assert_eq!((ids, got.total as usize), (best, expected.len()), "{workspace}");
+  }
+  Ok(())
+}

@@ -60,10 +60,8 @@ impl Needle {
 
   /// How a scan of the layers tests `folded`.
   fn scan(folded: &str) -> Self {
-    match (
-      folded.bytes().any(|b| b.is_ascii_alphabetic()),
-      folded.contains('\0'),
-    ) {
+    let letters = folded.bytes().any(|b| b.is_ascii_alphabetic());
+    match (letters, folded.contains('\0')) {
       (false, _) => Self::Exact,
       (true, false) => Self::Like,
       (true, true) => Self::Folded,
@@ -84,14 +82,16 @@ impl Needle {
     }
   }
 
-  /// The scan's test of a row `e` for the pattern `?5`.
-  fn test(self) -> &'static str {
-    match self {
+  /// The scan's test of a row `e` for the pattern `?5`; a text with a NUL, where `LIKE` stops,
+  /// is tested exactly for the folded needle `?6`.
+  fn test(self) -> String {
+    let test = match self {
       Self::Like => "e.text LIKE ?5 ESCAPE '\\'",
       Self::Exact => "instr(e.text, ?5) > 0",
       Self::Folded => "instr(lower(e.text), ?5) > 0",
       _ => "?5 IS NULL",
-    }
+    };
+    format!("({test} OR e.fts_id IN {NUL_MATCHES})")
   }
 
   fn pattern(self, folded: &str) -> String {
@@ -115,15 +115,17 @@ const PHRASE_ROWS: i64 = 256;
 const NUL_MATCHES: &str = "(SELECT fts_id FROM entries WHERE instr(text, char(0)) > 0
   AND instr(lower(text), ?6) > 0)";
 
-/// Whether the FTS index matches `folded` (when it can) in `PHRASE_ROWS` entries or more.
-fn is_common(conn: &Connection, folded: &str) -> rusqlite::Result<bool> {
-  let needle = Needle::of(Some(folded));
-  let Some(indexed) = needle.indexed("?1") else {
-    return Ok(false);
+/// How a needle is matched: by the FTS index, unless it matches `PHRASE_ROWS` entries or more
+/// there; then, like a needle the index cannot hold, by a scan.
+fn needle_for(conn: &Connection, folded: Option<&str>) -> rusqlite::Result<Needle> {
+  let needle = Needle::of(folded);
+  let (Some(n), Some(indexed)) = (folded, needle.indexed("?1")) else {
+    return Ok(needle);
   };
   let probe = format!("SELECT count(*) >= ?2 FROM ({indexed} LIMIT ?2)");
-  let args = params![needle.pattern(folded), PHRASE_ROWS];
-  conn.prepare_cached(&probe)?.query_row(args, |r| r.get(0))
+  let args = params![needle.pattern(n), PHRASE_ROWS];
+  let common: bool = conn.prepare_cached(&probe)?.query_row(args, |r| r.get(0))?;
+  Ok(if common { Needle::scan(n) } else { needle })
 }
 
 /// Whether the row `e` (of `entries`, or of `entry_groups`, which has the same keys) is what a
@@ -137,12 +139,6 @@ const ADMITS: &str = "(?1 IS NULL OR e.track = ?1) AND (?2 IS NULL OR e.scope = 
 /// `entries_layer`, in rank order.
 const IN_GROUP: &str =
   "e.track = ?1 AND e.scope = ?2 AND e.agent_key = ?3 AND e.workspace_key = ?4";
-
-/// Up to this many groups, a filtered common needle's page is each group's best, merged (a
-/// session sees 8, more only where the JS plugin keyed user-global rows by workspace, so its
-/// page never walks other sessions' rows); beyond, and for a search of everything, one walk
-/// down `entries_rank`.
-const GROUP_WALKS: usize = 16;
 
 /// The ranking order, best first: recall count, then recency, then id.
 const BEST_FIRST: &str = "ORDER BY e.recall_count DESC, e.updated_at DESC, e.id";
@@ -161,15 +157,36 @@ fn bind<'a>(
 /// A group of entries: track, scope, agent key and workspace key, in `IN_GROUP`'s order.
 type Group = [String; 4];
 
-/// The groups a filter admits.
+/// The groups a filter admits, by the unique index of `entry_groups`: each track's
+/// user-global groups, and its workspace groups (of the visibility's workspace, if it has one).
 fn groups(conn: &Connection, f: &Filter<'_>, vis: &Visibility) -> rusqlite::Result<Vec<Group>> {
-  let sql = format!(
-    "SELECT e.track, e.scope, e.agent_key, e.workspace_key FROM entry_groups AS e WHERE {ADMITS}"
-  );
+  let workspace = match vis.workspace_key {
+    Some(_) => "e.workspace_key = ?4",
+    None => "?4 IS NULL",
+  };
+  let of = |scope: &str| {
+    format!(
+      "SELECT e.track, e.scope, e.agent_key, e.workspace_key FROM entry_groups AS e
+       WHERE e.track IN ('user', 'agent') AND e.scope = '{scope}' AND {ADMITS}"
+    )
+  };
+  let (global, local) = (of("user-global"), of("workspace"));
+  let sql = format!("{global} UNION ALL {local} AND {workspace}");
   let args = params![f.track, f.scope, vis.agent_key, vis.workspace_key];
   rows(conn, &sql, args, |r| {
     Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?])
   })
+}
+
+/// Whether a filter admits a quarter of the store's text or more (by the layers' usage): then
+/// counting a common needle's matches in the FTS index, visible or not, beats testing each
+/// admitted row, which costs about four times as much per row.
+fn admits_much(conn: &Connection, f: &Filter<'_>, vis: &Visibility) -> rusqlite::Result<bool> {
+  let sql = "SELECT 4 * coalesce(sum(used) FILTER (WHERE (?1 IS NULL OR track = ?1)
+      AND (?2 IS NULL OR scope = ?2) AND (scope <> 'workspace' OR ?3 IS NULL OR workspace_key = ?3)), 0)
+    >= coalesce(sum(used), 0) FROM layer_usage";
+  let args = params![f.track, f.scope, vis.workspace_key];
+  conn.prepare_cached(sql)?.query_row(args, |r| r.get(0))
 }
 
 /// The rows a filter matches by `needle`, each mapped by `map` from `columns` (of `entries AS
@@ -195,13 +212,9 @@ fn select<T>(
     return rows(conn, &sql, all, map);
   }
   let mut out = Vec::new();
-  if needle == Needle::Like {
-    let nul = format!("{ADMITS} AND e.fts_id IN {NUL_MATCHES} AND NOT e.text LIKE ?5 ESCAPE '\\'");
-    out.extend(rows(conn, &from(&nul), all, &mut map)?);
-  }
   let seek = from(&format!("{IN_GROUP} AND {}", needle.test()));
   for [track, scope, agent, workspace] in groups(conn, f, &vis)? {
-    let args = params![track, scope, agent, workspace, pattern];
+    let args = params![track, scope, agent, workspace, pattern, f.folded];
     out.extend(rows(conn, &seek, args, &mut map)?);
   }
   Ok(out)
@@ -212,10 +225,8 @@ type Rank = (Reverse<i64>, Reverse<i64>, String);
 
 /// The ranking keys and rowid of a row of `e.recall_count, e.updated_at, e.id, e.rowid`.
 fn rank_and_rowid(r: &Row<'_>) -> rusqlite::Result<(Rank, i64)> {
-  Ok((
-    (Reverse(r.get(0)?), Reverse(r.get(1)?), r.get(2)?),
-    r.get(3)?,
-  ))
+  let rank = (Reverse(r.get(0)?), Reverse(r.get(1)?), r.get(2)?);
+  Ok((rank, r.get(3)?))
 }
 
 /// The best `limit` entries a filter matches, best first, and the exact number of matches.
@@ -227,68 +238,70 @@ pub fn ranked_page(
   f: &Filter<'_>,
   limit: usize,
 ) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
-  if let Some(folded) = f.folded {
-    if is_common(conn, folded)? {
-      return common_page(conn, f, folded, limit);
+  let vis = f.visibility.cloned().unwrap_or_default();
+  let needle = needle_for(conn, f.folded)?;
+  // A common needle: one the index holds that is scanned for.
+  if let Some(folded) = f.folded.filter(|_| needle != Needle::of(f.folded)) {
+    if admits_much(conn, f, &vis)? {
+      return common_page(conn, f, &vis, folded, limit);
     }
   }
-  // Few matches (or a needle the index cannot hold): rank them all.
+  // Few matches, or few admitted rows, or a needle the index cannot hold: rank them all.
   let columns = "e.recall_count, e.updated_at, e.id, e.rowid";
-  let mut page = select(conn, f, Needle::of(f.folded), columns, rank_and_rowid)?;
+  let mut page = select(conn, f, needle, columns, rank_and_rowid)?;
   let total = page.len() as u64;
   page.sort_unstable();
   page.truncate(limit);
   Ok((in_order(conn, &page)?, total))
 }
 
-/// [`ranked_page`] of a common indexed needle: the total counted in the FTS index, whose
-/// rowids carry their group (texts with a NUL counted apart, exactly); the page by the best of
-/// each group, or by walking `entries_rank` until it is full, which takes few rows when the
-/// needle is common.
+/// [`ranked_page`] of a common indexed needle over much of the store: the total counted in the
+/// FTS index, whose rowids carry their group (texts with a NUL counted apart, exactly); the page
+/// of a session by the best of each group it sees, any other by a walk down `entries_rank`
+/// until it is full, which takes few rows when the needle is common.
 fn common_page(
   conn: &Connection,
   f: &Filter<'_>,
+  vis: &Visibility,
   folded: &str,
   limit: usize,
 ) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
-  let vis = f.visibility.cloned().unwrap_or_default();
+  let everything = f.track.is_none() && f.scope.is_none() && *vis == Visibility::default();
+  let visible = match everything {
+    true => String::new(),
+    false => format!("AND fts_id >> 32 IN (SELECT e.id FROM entry_groups AS e WHERE {ADMITS})"),
+  };
   let indexed = Needle::of(Some(folded));
   let count = format!(
-    "SELECT (SELECT count(*) FROM ({}) WHERE fts_id >> 32 IN (SELECT e.id FROM entry_groups AS e
-         WHERE {ADMITS}) AND fts_id NOT IN (SELECT fts_id FROM entries WHERE instr(text, char(0)) > 0))
+    "SELECT (SELECT count(*) FROM ({}) WHERE fts_id NOT IN
+         (SELECT fts_id FROM entries WHERE instr(text, char(0)) > 0) {visible})
        + (SELECT count(*) FROM entries AS e WHERE {ADMITS} AND e.fts_id IN {NUL_MATCHES})",
-    indexed.indexed("?5").unwrap_or_default()
+    indexed.indexed("?5").unwrap_or_default(),
   );
   let phrase = indexed.pattern(folded);
-  let args = bind(f, &vis, Some(&phrase), Some(folded));
+  let args = bind(f, vis, Some(&phrase), Some(folded));
   let total: i64 = conn.prepare_cached(&count)?.query_row(args, |r| r.get(0))?;
   let scan = Needle::scan(folded);
-  let pattern = scan.pattern(folded);
-  // `LIKE` ends a text at its first NUL: texts with one are tested apart (`instr` is exact).
-  let test = format!("({} OR e.fts_id IN {NUL_MATCHES})", scan.test());
+  let (pattern, test) = (scan.pattern(folded), scan.test());
   let ranks = "SELECT e.recall_count, e.updated_at, e.id, e.rowid FROM entries AS e";
-  let everything = f.track.is_none() && f.scope.is_none() && vis == Visibility::default();
-  let few = (!everything).then(|| groups(conn, f, &vis)).transpose()?;
-  let few = few.filter(|g| g.len() <= GROUP_WALKS);
-  let page = match few {
-    Some(groups) => {
-      let best = format!("{ranks} WHERE {IN_GROUP} AND {test} {BEST_FIRST} LIMIT {limit}");
-      let mut page = Vec::new();
-      for [track, scope, agent, workspace] in groups {
-        let args = params![track, scope, agent, workspace, pattern, folded];
-        page.extend(rows(conn, &best, args, rank_and_rowid)?);
-      }
-      page.sort_unstable();
-      page.truncate(limit);
-      page
+  // A session sees 8 groups (more only where the JS plugin keyed user-global rows by
+  // workspace): the best of each, merged, never walks other sessions' rows.
+  let page = if vis.agent_key.is_some() && vis.workspace_key.is_some() {
+    let best = format!("{ranks} WHERE {IN_GROUP} AND {test} {BEST_FIRST} LIMIT {limit}");
+    let mut page = Vec::new();
+    for [track, scope, agent, workspace] in groups(conn, f, vis)? {
+      let args = params![track, scope, agent, workspace, pattern, folded];
+      page.extend(rows(conn, &best, args, rank_and_rowid)?);
     }
-    None => {
-      let walk = format!(
-        "{ranks} INDEXED BY entries_rank WHERE {ADMITS} AND {test} {BEST_FIRST} LIMIT {limit}"
-      );
-      let args = bind(f, &vis, Some(&pattern), Some(folded));
-      rows(conn, &walk, args, rank_and_rowid)?
-    }
+    page.sort_unstable();
+    page.truncate(limit);
+    page
+  } else {
+    let walk = format!(
+      "{ranks} INDEXED BY entries_rank WHERE {ADMITS} AND {test} {BEST_FIRST} LIMIT {limit}"
+    );
+    let args = bind(f, vis, Some(&pattern), Some(folded));
+    rows(conn, &walk, args, rank_and_rowid)?
   };
   Ok((in_order(conn, &page)?, total.max(0) as u64))
 }
@@ -314,10 +327,7 @@ fn in_order(conn: &Connection, page: &[(Rank, i64)]) -> rusqlite::Result<Vec<(i6
 /// # Errors
 /// SQLite failures.
 pub fn oldest_first(conn: &Connection, f: &Filter<'_>) -> rusqlite::Result<Vec<Entry>> {
-  let needle = match f.folded {
-    Some(n) if is_common(conn, n)? => Needle::scan(n),
-    folded => Needle::of(folded),
-  };
+  let needle = needle_for(conn, f.folded)?;
   let columns = format!("{ENTRY_COLUMNS}, rowid");
   let mut rows = select(conn, f, needle, &columns, entry_and_rowid)?;
   rows.sort_by_key(|(rowid, e)| (e.created_at, *rowid));
