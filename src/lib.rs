@@ -23,7 +23,8 @@
 //! - **SQLite is the only model.** There is no in-memory copy of the entries: a search is a
 //!   phrase query on the FTS5 trigram index (needles of 3+ characters), a range of its
 //!   trigrams (1–2 characters), or — for a needle the index matches often — a `LIKE` over the
-//!   visible layers' covering index; ranked over the matches' keys with an exact total.
+//!   covering index ranges of the entry groups (track, scope, workspace, agent) a session sees,
+//!   with its exact total counted in the FTS index when the session sees much of the store.
 //!   Targeting goes the same way. Another process's commits are visible to the next statement.
 //! - **A query's recall bump** is written in the same short write transaction as its
 //!   `recalled` audit row; nothing is deferred and nothing is written on drop.
@@ -31,8 +32,8 @@
 //! - **Schema version 10** ([`store::schema::SCHEMA_VERSION`]): versions 1–4 are the JS
 //!   plugin's, migrated forward one transaction per step; 10, reached from 4 in one step (5–9
 //!   were only written by unreleased builds), adds maintained per-layer usage, the audit hash
-//!   chain, deduplicated snapshots, the FTS5 trigram index and the index set the SQL search
-//!   reads.
+//!   chain, deduplicated snapshots, the FTS5 trigram index keyed by entry group, and the index
+//!   set the SQL search reads.
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 

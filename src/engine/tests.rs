@@ -1114,10 +1114,19 @@ fn a_common_needle_is_exact_whether_a_session_sees_little_or_much_of_the_store()
       2 => ("workspace", ["/w1", "/w2", "/w3"][i % 3]),
       _ => ("workspace", "/big"),
     };
-    add(&mut m, track, scope, &format!("uses PNPM, note {i}"), writer(agent, cwd))?;
+    add(
+      &mut m,
+      track,
+      scope,
+      &format!("uses PNPM, note {i}"),
+      writer(agent, cwd),
+    )?;
     if i % 7 == 0 {
       // Recalls reorder the ranking away from recency.
-      m.query(&json!({"text": format!("note {i}")}), &QueryOptions::default())?;
+      m.query(
+        &json!({"text": format!("note {i}")}),
+        &QueryOptions::default(),
+      )?;
     }
   }
   for (agent, workspace) in [("a1", "/w0"), ("a2", "/big"), ("", "/w1")] {
@@ -1134,7 +1143,11 @@ fn a_common_needle_is_exact_whether_a_session_sees_little_or_much_of_the_store()
     let got = m.query(&json!({"text": "pnpm", "limit": 7}), &opts)?;
     let ids: Vec<&str> = got.entries.iter().map(|e| e.id.as_str()).collect();
     let best: Vec<&str> = expected.iter().take(7).map(String::as_str).collect();
-    assert_eq!((ids, got.total as usize), (best, expected.len()), "{workspace}");
+    assert_eq!(
+      (ids, got.total as usize),
+      (best, expected.len()),
+      "{workspace}"
+    );
   }
   Ok(())
 }
