@@ -457,7 +457,7 @@ pub fn insert_entries(conn: &Connection, entries: &[Entry]) -> rusqlite::Result<
   let groups = "INSERT OR IGNORE INTO entry_groups (track, scope, workspace_key, agent_key)
     SELECT value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?1)";
   exec(conn, groups, [&rows])?;
-  // An entry's fts_id: its group's id in the high 32 bits, above the group's newest below.
+  // An entry's fts_id: its group's id in the high 32 bits, the group's next number in the low.
   let values: Vec<String> = (0..15).map(|i| format!("value ->> {i}")).collect();
   let sql = format!(
     "INSERT INTO entries ({ENTRY_COLUMNS}, units, fts_id)

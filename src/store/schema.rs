@@ -83,9 +83,10 @@ ALTER TABLE entries ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
 ///   and agent key), so a search counts the matches a session can see in the index itself.
 ///   `store::insert_entries` indexes new rows itself, in rowid order; triggers follow the rest;
 /// - the indexes the SQL search reads: `entries_layer` covers what a search reads (the ranking
-///   keys, best first, the text and `fts_id`), one range per group, `entries_rank` pages a common needle in rank order, and
-///   `entries_nul` finds the texts with a NUL (FTS5 and `LIKE` are not exact for those); the JS
-///   plugin's `(track, scope)` and `audit (ts)` indexes had no reader;
+///   keys, best first, the text and `fts_id`; one range per group), `entries_rank` pages a
+///   common needle in rank order, and `entries_nul` finds the texts with a NUL (FTS5 and `LIKE`
+///   are not exact for those); the JS plugin's `(track, scope)` and `audit (ts)` indexes had no
+///   reader;
 /// - a proposals table whose one-pending-per-session rule no longer blocks after a dismissal.
 const V10: &str = "
 ALTER TABLE entries ADD COLUMN units INTEGER NOT NULL DEFAULT 0;
