@@ -191,8 +191,8 @@ fn admits_much(conn: &Connection, f: &Filter<'_>, vis: &Visibility) -> rusqlite:
 
 /// The rows a filter matches by `needle`, each mapped by `map` from `columns` (of `entries AS
 /// e`): the FTS index drives a needle it holds (matching fewer than `PHRASE_ROWS` entries); a
-/// scan reads the groups the filter admits, each a range of `entries_layer`. Texts with a NUL
-/// are tested apart, exactly.
+/// scan reads the groups the filter admits, each a range of `entries_layer`. A text with a NUL
+/// is tested exactly.
 fn select<T>(
   conn: &Connection,
   f: &Filter<'_>,
