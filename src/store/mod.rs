@@ -19,6 +19,13 @@ use crate::error::{MemoryError, Result, StoreReason};
 use crate::protocol::model::{Entry, Proposal, Scope, Track};
 
 pub(crate) const ENTRY_COLUMNS: &str = "id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id";
+/// The visibility rule: whether the row `e` (of `entries`, or of anything with its keys) is what
+/// a filter admits: `?1`/`?2` its track/scope, `?3` a session's agent key, `?4` its workspace key
+/// (each `NULL` for any).
+pub(crate) const ADMITS: &str = "(?1 IS NULL OR e.track = ?1) AND (?2 IS NULL OR e.scope = ?2)
+  AND (?3 IS NULL OR e.agent_key = '' OR e.agent_key = ?3)
+  AND (e.scope <> 'workspace' OR ?4 IS NULL OR e.workspace_key = ?4)";
+
 const PROPOSAL_COLUMNS: &str =
   "id, kind, track, scope, workspace_key, agent_key, text, source, session_id, status, created_at, decided_at";
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
@@ -374,12 +381,9 @@ pub fn get_visible(
   id: &str,
   vis: &Visibility,
 ) -> rusqlite::Result<Option<Entry>> {
-  let sql = format!(
-    "SELECT {ENTRY_COLUMNS} FROM entries WHERE id = ?1
-       AND (?2 IS NULL OR agent_key = '' OR agent_key = ?2)
-       AND (scope <> 'workspace' OR ?3 IS NULL OR workspace_key = ?3)"
-  );
-  let args = params![id, vis.agent_key, vis.workspace_key];
+  let sql = format!("SELECT {ENTRY_COLUMNS} FROM entries AS e WHERE e.id = ?5 AND {ADMITS}");
+  let anywhere = None::<&str>;
+  let args = params![anywhere, anywhere, vis.agent_key, vis.workspace_key, id];
   one(conn, &sql, args, entry_from_row)
 }
 

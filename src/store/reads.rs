@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use rusqlite::{params, Connection, Row};
 
 use crate::protocol::model::Entry;
-use crate::store::{entry_and_rowid, rows, Visibility, ENTRY_COLUMNS};
+use crate::store::{entry_and_rowid, rows, Visibility, ADMITS, ENTRY_COLUMNS};
 
 /// Which entries to read.
 #[derive(Debug, Clone, Copy, Default)]
@@ -128,13 +128,6 @@ fn needle_for(conn: &Connection, folded: Option<&str>) -> rusqlite::Result<Needl
   Ok(if common { Needle::scan(n) } else { needle })
 }
 
-/// Whether the row `e` (of `entries`, or of `entry_groups`, which has the same keys) is what a
-/// filter admits: `?1`/`?2` its track/scope, `?3` a session's agent key, `?4` its workspace key
-/// (each `NULL` for any).
-const ADMITS: &str = "(?1 IS NULL OR e.track = ?1) AND (?2 IS NULL OR e.scope = ?2)
-  AND (?3 IS NULL OR e.agent_key = '' OR e.agent_key = ?3)
-  AND (e.scope <> 'workspace' OR ?4 IS NULL OR e.workspace_key = ?4)";
-
 /// The rows of one group (`?1`–`?4`: its track, scope, agent key, workspace key): one range of
 /// `entries_layer`, in rank order.
 const IN_GROUP: &str =
@@ -178,15 +171,17 @@ fn groups(conn: &Connection, f: &Filter<'_>, vis: &Visibility) -> rusqlite::Resu
   })
 }
 
-/// Whether a filter admits a quarter of the store's text or more (by the layers' usage): then
-/// counting a common needle's matches in the FTS index, visible or not, beats testing each
-/// admitted row, which costs about four times as much per row.
+/// Whether a filter admits a quarter of the store's text or more (by the layers' usage, which
+/// counts every agent's rows as shared): then counting a common needle's matches in the FTS
+/// index, visible or not, beats testing each admitted row, which costs about four times as
+/// much per row.
 fn admits_much(conn: &Connection, f: &Filter<'_>, vis: &Visibility) -> rusqlite::Result<bool> {
-  let sql = "SELECT 4 * coalesce(sum(used) FILTER (WHERE (?1 IS NULL OR track = ?1)
-      AND (?2 IS NULL OR scope = ?2) AND (scope <> 'workspace' OR ?3 IS NULL OR workspace_key = ?3)), 0)
-    >= coalesce(sum(used), 0) FROM layer_usage";
-  let args = params![f.track, f.scope, vis.workspace_key];
-  conn.prepare_cached(sql)?.query_row(args, |r| r.get(0))
+  let sql = format!(
+    "SELECT 4 * coalesce(sum(used) FILTER (WHERE {ADMITS}), 0) >= coalesce(sum(used), 0)
+     FROM (SELECT track, scope, workspace_key, '' AS agent_key, used FROM layer_usage) AS e"
+  );
+  let args = params![f.track, f.scope, vis.agent_key, vis.workspace_key];
+  conn.prepare_cached(&sql)?.query_row(args, |r| r.get(0))
 }
 
 /// The rows a filter matches by `needle`, each mapped by `map` from `columns` (of `entries AS
