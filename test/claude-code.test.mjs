@@ -42,9 +42,9 @@ describe('claude-code import: what real files contain', () => {
     assert.match(r.warnings[0].message, /index link to feedback_testing\.md \(Testing feedback\) was not followed.*--follow-imports/)
     const all = adapt(read('memory/MEMORY.md'), { file, ...follow })
     assert.deepEqual(all.entries.map((e) => [e.track, e.text]), [
-      ['agent', 'Integration tests must hit a real database, not mocks.\nReason: mocked tests passed while the prod migration failed.'],
+      ['agent', 'How the user wants tests written\nIntegration tests must hit a real database, not mocks.\nReason: mocked tests passed while the prod migration failed.'],
       ['agent', 'Prefer table-driven tests.'],
-      ['user', 'The user is a data scientist focused on observability and logging.'],
+      ['user', 'Who the user is\nThe user is a data scientist focused on observability and logging.'],
       ['agent', 'Release branches are cut every second Tuesday.'],
     ])
     assert.deepEqual(all.locations, [null, null, null, 3])
@@ -143,6 +143,35 @@ describe('claude-code import: what real files contain', () => {
     const r = adapt('\uFEFF# Title\r\n\r\n- first\r\n  more\r\n\r\nRun:\r\n```sh\r\nmake\r\n```\r\n')
     assert.deepEqual(texts(r), ['first\nmore', 'Run:\n```sh\nmake\n```'])
     assert.deepEqual(r.entries[0].tags, ['Title'])
+  })
+})
+
+describe('claude-code import keeps what the file holds', () => {
+  const fix = (name) => ({ bytes: fs.readFileSync(path.join(FIX, name)), file: path.join(FIX, name) })
+
+  it('an auto-memory topic keeps its description (first line of its first entry) and its type as the track, also under metadata:', () => {
+    const at = (name) => {
+      const { bytes, file } = fix(`topics/${name}.md`)
+      return adapt(bytes, { file })
+    }
+    const prefs = at('testing-preferences')
+    assert.deepEqual(prefs.entries.map((e) => [e.track, e.text, e.tags]), [
+      ['agent', 'How the user wants tests run\nRun the unit tests with `pnpm test --filter <package>` first; the full suite takes twelve minutes.', ['testing-preferences']],
+      ['agent', '**Why:** the user waits on the full suite and loses the thread.', ['testing-preferences']],
+    ])
+    assert.deepEqual(prefs.warnings, [])
+    // type: user under metadata:, a folded (>-) description
+    assert.deepEqual(at('user-role').entries.map((e) => [e.track, e.text]), [['user', 'Who the user is and what they already know\nThe user maintains the billing service and has written Go for ten years.']])
+    assert.deepEqual(at('release-train').entries.map((e) => [e.track, e.text]), [['agent', 'When releases are cut\nRelease branches are cut every second Tuesday.']])
+    assert.equal(adapt({ text: fix('topics/testing-preferences.md').bytes.toString(), track: 'user' }).entries[0].track, 'user', 'a payload hint outranks frontmatter, as before')
+    assert.equal(adapt({ text: '---\nmetadata:\n  type: feedback\n---\n- x\n', file: '~/.claude/projects/p/memory/x.md' }).entries[0].track, 'agent')
+    assert.equal(adapt('---\nmetadata:\n  type: user\n---\n- x\n').entries[0].track, 'user')
+    // an unknown type: the default track, and a warning at its line
+    const odd = at('decision-log')
+    assert.deepEqual(odd.entries.map((e) => [e.track, e.text, e.tags]), [['agent', 'Why we chose SQLite\nSQLite won over Postgres for the local cache: one file, no server.', ['decision-log']]])
+    assert.deepEqual(odd.warnings, [{ line: 4, message: 'frontmatter type "decision" is not an auto-memory type (user, feedback, project, reference); its entries go to the agent track' }])
+    // a description with no body is an entry of its own
+    assert.deepEqual(texts(adapt('---\nname: n\ndescription: Deploys need a ticket\ntype: project\n---\n')), ['Deploys need a ticket'])
   })
 })
 

@@ -15,7 +15,9 @@
 // - "@path" import lines, and index links ("- [Title](topic.md) — hook") in an auto-memory
 //   MEMORY.md (one in a memory/ directory), are reported, or followed with followImports
 //   (relative to the file, at most 5 hops, each file once). Anywhere else link bullets are content.
-// - YAML frontmatter "type: user" (auto-memory topic files) selects the user track; "name" is a tag.
+// - YAML frontmatter (auto-memory topic files; a field may sit under "metadata:"): "name" is a tag,
+//   "description" the first line of the first entry, "type" the track (user -> user; feedback,
+//   project, reference -> agent; another type is warned and placed as if absent).
 // - Text must be UTF-8: other bytes, or U+FFFD left by a lossy read, are refused with their line.
 
 import os from 'node:os'
@@ -37,6 +39,8 @@ const MENTION = /(?:^|\s)@([^\s@`"'()<>[\]]*[./][^\s@`"'()<>[\]]*)/g
 const SECTION = ' § '
 const MAX_EXPORT_TAGS = 5
 const MAX_HOPS = 5
+/** Auto-memory topic types (frontmatter "type") and the track each one's entries go to. */
+const MEMORY_TYPES = { user: 'user', feedback: 'agent', project: 'agent', reference: 'agent' }
 
 const isUserMemory = (file) => {
   if (/^~[\\/]\.claude[\\/]/.test(file)) return true
@@ -49,16 +53,34 @@ const isAutoMemoryIndex = (file) => typeof file === 'string' && /[\\/]memory[\\/
 const indentOf = (raw) => /^[ \t]*/.exec(raw)[0].replace(/\t/g, '    ').length
 const structural = (l) => BULLET.test(l) || FENCE.test(l) || /^\s*\|/.test(l)
 
+/**
+ * YAML frontmatter as flat fields: "key: value", a key nested one level ("metadata:" then
+ * "  type: feedback") as "metadata.type", a "|" or ">" block scalar as its lines; `at` holds
+ * each field's line.
+ */
 function frontmatter(lines) {
-  if (lines[0]?.trim() !== '---') return { skip: 0, fields: {} }
-  const end = lines.findIndex((l, i) => i > 0 && l.trim() === '---')
-  if (end < 0) return { skip: 0, fields: {} }
   const fields = {}
-  for (const l of lines.slice(1, end)) {
-    const m = /^([A-Za-z_][\w-]*):\s*(.*?)\s*$/.exec(l)
-    if (m) fields[m[1]] = m[2].replace(/^["']|["']$/g, '')
+  const at = {}
+  if (lines[0]?.trim() !== '---') return { skip: 0, fields, at }
+  const end = lines.findIndex((l, i) => i > 0 && l.trim() === '---')
+  if (end < 0) return { skip: 0, fields, at }
+  let parent = null
+  for (let i = 1; i < end; i++) {
+    const m = /^([ \t]*)([A-Za-z_][\w-]*):\s*(.*?)\s*$/.exec(lines[i])
+    if (!m) continue
+    if (!m[1]) parent = m[3] ? null : m[2]
+    else if (!parent) continue
+    const key = m[1] ? `${parent}.${m[2]}` : m[2]
+    at[key] = i + 1
+    let value = m[3]
+    if (/^[|>][-+]?$/.test(value)) {
+      const body = []
+      while (i + 1 < end && (!lines[i + 1].trim() || indentOf(lines[i + 1]) > m[1].length)) body.push(lines[++i].trim())
+      value = body.join(value[0] === '|' ? '\n' : ' ').trim()
+    }
+    fields[key] = value.replace(/^(["'])(.*)\1$/, '$2')
   }
-  return { skip: end + 1, fields }
+  return { skip: end + 1, fields, at }
 }
 
 /**
@@ -300,10 +322,16 @@ function parse(text, ctx) {
   const lines = splitLines(text)
   const warnings = []
   const fm = frontmatter(lines)
-  const fmTrack = fm.fields.type ? (fm.fields.type === 'user' ? 'user' : 'agent') : undefined
+  // auto-memory fields, at the top level or under "metadata:"
+  const field = (k) => [k, `metadata.${k}`].map((key) => ({ key, value: fm.fields[key] })).find((f) => f.value)
+  const type = field('type')
+  const fmTrack = type && MEMORY_TYPES[type.value.toLowerCase()]
   const base = ctx.inherit
     ? placement(ID, options, { track: fmTrack }, ctx.inherit)
     : placement(ID, options, { ...ctx.hints, track: ctx.hints.track ?? fmTrack }, { track: 'agent', scope: defaultScope(ctx.file) })
+  if (type && !fmTrack) {
+    warnings.push({ line: fm.at[type.key], message: `frontmatter type ${JSON.stringify(type.value)} is not an auto-memory type (${Object.keys(MEMORY_TYPES).join(', ')}); its entries go to the ${base.track} track` })
+  }
   if (fm.fields.paths !== undefined || fm.fields.globs !== undefined) {
     warnings.push({ line: 1, message: `frontmatter limits this rule to paths ${fm.fields.paths ?? fm.fields.globs}; entries have no path scope, so they apply to the whole ${base.scope}` })
   }
@@ -312,12 +340,20 @@ function parse(text, ctx) {
   let layer = { ...base }
   let trail = [] // index 0 = "#": {tags, full} or null
   // an auto-memory topic's frontmatter name is its title, like a "# " heading
-  const named = fm.fields.name ? [{ tags: headingTags(fm.fields.name), full: cleanLabel(fm.fields.name) }].filter((s) => s.tags.length) : []
+  const name = field('name')?.value
+  const named = name ? [{ tags: headingTags(name), full: cleanLabel(name) }].filter((s) => s.tags.length) : []
+  // a topic's frontmatter description is the first line of its first entry
+  const description = field('description')
+  let lead = description?.value
   const entries = []
   const locations = []
   const { visited } = ctx
 
   const emit = (body, line) => {
+    if (lead) {
+      body = body ? `${lead}\n${body}` : lead
+      lead = undefined
+    }
     const input = { track: layer.track, scope: layer.scope, text: body, source: options.source ?? ID }
     const open = [...named, ...trail.filter(Boolean)]
     const tags = finishTags(open.flatMap((s) => s.tags), warnings, line)
@@ -400,6 +436,7 @@ function parse(text, ctx) {
     // "- git workflow @docs/git.md": Claude Code imports a path mentioned in text too (the text stays)
     for (const target of mentions(body)) follow({ type: 'import', target, line: b.line, inline: true })
   }
+  if (lead) emit('', fm.at[description.key])
   return { entries, warnings, locations }
 }
 
@@ -472,7 +509,7 @@ export const claudeCodeAdapter = {
   description:
     'CLAUDE.md / AGENTS.md / Claude Code auto-memory markdown: bullets and paragraphs become entries, "#".."######" headings become tags (a long one split between words), ' +
     'a lead-in stays with the list or code it introduces, indented lines keep newlines, code stays code; @imports (and index links in an auto-memory memory/MEMORY.md) are reported, or followed with followImports. ' +
-    'Default placement agent/workspace (~/.claude/... files: user-global; frontmatter type:user: user track). Non-UTF-8 text is refused. ' +
+    'Default placement agent/workspace (~/.claude/... files: user-global; frontmatter type:user: user track; a description leads the first entry). Non-UTF-8 text is refused. ' +
     'Export writes one document with a "# dsh-memento memory: <track>/<scope>" title per layer and tags as headings, entries in the order given. ' +
     'Round trip keeps text, track, scope, up to 5 heading levels of tags (full heading names included) and entry order within a layer; it loses keys, other sources, ids, timestamps, tags past the fifth heading, and whitespace at the ends of a text.',
   version: '3.0.0',
