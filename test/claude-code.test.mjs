@@ -173,6 +173,19 @@ describe('claude-code import keeps what the file holds', () => {
     // a description with no body is an entry of its own
     assert.deepEqual(texts(adapt('---\nname: n\ndescription: Deploys need a ticket\ntype: project\n---\n')), ['Deploys need a ticket'])
   })
+
+  it('a U+FFFD really in a UTF-8 file is text (bytes, followed imports, the CLI); a decoded string holding one is refused, saying to pass bytes', () => {
+    const { bytes, file } = fix('encoding.md')
+    const want = ['A Windows-1252 file read as UTF-8 shows `caf\uFFFD` for `caf\u00E9`: each lost byte becomes U+FFFD (\uFFFD).', 'Search the logs for \uFFFD to find such reads.']
+    assert.deepEqual(texts(adapt(bytes, { file })), want)
+    const dir = fs.mkdtempSync(path.join(tmp, 'fffd-'))
+    fs.copyFileSync(file, path.join(dir, 'encoding.md'))
+    fs.writeFileSync(path.join(dir, 'CLAUDE.md'), '@encoding.md\n')
+    assert.deepEqual(texts(adapt(fs.readFileSync(path.join(dir, 'CLAUDE.md')), { file: path.join(dir, 'CLAUDE.md'), ...follow })), want)
+    assert.throws(() => adapt(bytes.toString('utf8')), (e) => e.code === 'ADAPTER_PAYLOAD' && e.details.line === 1 && /U\+FFFD.*pass the file's bytes/.test(e.message))
+    // undecodable bytes are still refused at their line
+    assert.throws(() => adapt(Buffer.concat([Buffer.from('- ok\n- caf'), Buffer.from([0xe9]), Buffer.from('\n')])), (e) => e.code === 'ADAPTER_PAYLOAD' && e.details.line === 2 && /not UTF-8 \(byte 0xE9\)/.test(e.message))
+  })
 })
 
 describe('claude-code export keeps section order and names', () => {
@@ -268,6 +281,13 @@ describe('claude-code through the CLI', { skip }, () => {
     const all = run(['import', '--dry-run', '--json', '--adapter', ID, '--follow-imports', dir]).json()
     assert.deepEqual(all.entries.map((e) => e.track), ['agent', 'agent', 'user', 'agent'])
     assert.deepEqual(all.warnings, [])
+  })
+
+  it('a UTF-8 file holding a real U+FFFD imports with it (the CLI hands the adapter bytes)', () => {
+    const { run } = sandbox()
+    const r = run(['import', '--dry-run', '--json', '--adapter', ID, path.join(FIX, 'encoding.md')])
+    assert.equal(r.code, 0, r.err)
+    assert.deepEqual(r.json().entries.map((e) => e.text.includes('\uFFFD')), [true, true])
   })
 
   it('a Windows-1252 file is refused with ADAPTER_PAYLOAD at its line, and nothing is written', () => {

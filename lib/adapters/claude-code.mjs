@@ -18,12 +18,14 @@
 // - YAML frontmatter (auto-memory topic files; a field may sit under "metadata:"): "name" is a tag,
 //   "description" the first line of the first entry, "type" the track (user -> user; feedback,
 //   project, reference -> agent; another type is warned and placed as if absent).
-// - Text must be UTF-8: other bytes, or U+FFFD left by a lossy read, are refused with their line.
+// - Text must be UTF-8: bytes are decoded strictly (undecodable bytes are refused with their line;
+//   a U+FFFD really in the file is text); a string holding U+FFFD is refused, since it cannot show
+//   whether a lossy read left it there (pass the bytes).
 
 import os from 'node:os'
 import path from 'node:path'
 import { adapterPayload } from '../errors.mjs'
-import { MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, decodeUtf8, finishTags, markdownPayload, placement, refuseReplacementChar, splitLines } from './util.mjs'
+import { MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, finishTags, markdownPayload, placement, splitLines, utf8Text } from './util.mjs'
 
 const ID = 'claude-code-memory-md'
 const HEADING = /^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/
@@ -294,8 +296,8 @@ const CONTENT = new Set(['item', 'para', 'code', 'quote'])
  *   `file`; `visited` (realpaths) may be shared across calls so each file is imported once.
  */
 function adapt(payload, options = {}) {
-  const { text, file, hints } = payload instanceof Uint8Array ? { text: decodeUtf8(ID, payload), hints: {} } : markdownPayload(ID, payload)
-  refuseReplacementChar(ID, text)
+  const { text: data, file, hints } = payload instanceof Uint8Array ? { text: payload, hints: {} } : markdownPayload(ID, payload)
+  const text = utf8Text(ID, data)
   if (options.followImports && typeof options.readFile !== 'function') {
     throw adapterPayload(ID, 'followImports needs a readFile(path) option (the adapter reads no files by itself)')
   }
@@ -385,8 +387,7 @@ function parse(text, ctx) {
       return skip(`: ${label} cannot be read (${e?.code === 'ENOENT' ? 'no such file' : e?.message ?? e})`)
     }
     visited.add(key)
-    const sub = typeof data === 'string' ? data : decodeUtf8(ID, data, label)
-    refuseReplacementChar(ID, sub, label)
+    const sub = utf8Text(ID, data, label)
     const got = parse(sub, { ...ctx, file: abs, hops: ctx.hops + 1, inherit: layer })
     entries.push(...got.entries)
     locations.push(...got.entries.map(() => null))
