@@ -105,12 +105,14 @@ describe('claude-code import: what real files contain', () => {
     assert.deepEqual(bare.warnings.map((w) => w.line), [1])
     assert.match(bare.warnings[0].message, /import "@AGENTS\.md" was not followed.*--follow-imports/)
     const r = adapt(read('imports/CLAUDE.md'), { file, ...follow })
+    // an imported file's entries are tagged with the headings its import line sits under
+    const review = ['Lantern agents', 'Style', 'Review']
     assert.deepEqual(r.entries.map((e) => [e.text, e.tags ?? [], e.scope]), [
       ['Use tabs in Go files.', ['Lantern agents', 'Style'], 'workspace'],
-      ['Every PR needs one approval from the owning team.', ['Review'], 'workspace'],
-      ['deeper fact', [], 'workspace'],
-      ['depth 1 fact', [], 'workspace'],
-      ['depth 2 fact', [], 'workspace'],
+      ['Every PR needs one approval from the owning team.', review, 'workspace'],
+      ['deeper fact', review, 'workspace'],
+      ['depth 1 fact', review, 'workspace'],
+      ['depth 2 fact', review, 'workspace'],
     ])
     const msgs = r.warnings.map((w) => w.message).join('\n')
     assert.match(msgs, /docs\/review\.md line 5: import "@\.\.\/AGENTS\.md" .*already imported/)
@@ -185,6 +187,27 @@ describe('claude-code import keeps what the file holds', () => {
     assert.throws(() => adapt(bytes.toString('utf8')), (e) => e.code === 'ADAPTER_PAYLOAD' && e.details.line === 1 && /U\+FFFD.*pass the file's bytes/.test(e.message))
     // undecodable bytes are still refused at their line
     assert.throws(() => adapt(Buffer.concat([Buffer.from('- ok\n- caf'), Buffer.from([0xe9]), Buffer.from('\n')])), (e) => e.code === 'ADAPTER_PAYLOAD' && e.details.line === 2 && /not UTF-8 \(byte 0xE9\)/.test(e.message))
+  })
+
+  it('an @path in a sentence or a code span is text; a section that only imports keeps its heading (in the warning, or as tags when followed)', () => {
+    const { bytes, file } = fix('imports/SECTIONS.md')
+    const prose = 'Path-specific rules live in ``@docs/style.md``-style files; Copilot reads them from @.github/instructions/*.instructions.md, so keep each one short. ' +
+      'The review checklist is in @docs/review-checklist.md'
+    const bare = adapt(bytes, { file })
+    assert.deepEqual(bare.entries.map((e) => [e.text, e.tags]), [[prose, ['Lantern']]])
+    assert.deepEqual(bare.warnings.map((w) => [w.line, w.message.replace(/ was not followed.*/, '')]), [
+      [3, 'inline import "@docs/review-checklist.md" under "Lantern" (the text is kept)'],
+      [9, 'import "@docs/style.md" under "Lantern > Style"'],
+      [12, 'import "@docs/testing.md" under "Lantern > Testing"'],
+    ])
+    const r = adapt(bytes, { file, ...follow })
+    assert.deepEqual(r.entries.map((e) => [e.text, e.tags]), [
+      [prose, ['Lantern']],
+      ['Every migration has a rollback.', ['Lantern']],
+      ['Run `gofmt -s`; CI rejects unformatted files.', ['Lantern', 'Style']],
+      ['Integration tests talk to a real Postgres in Docker.', ['Lantern', 'Testing', 'Integration']],
+    ])
+    assert.deepEqual(r.warnings, [])
   })
 })
 

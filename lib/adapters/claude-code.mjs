@@ -15,6 +15,10 @@
 // - "@path" import lines, and index links ("- [Title](topic.md) — hook") in an auto-memory
 //   MEMORY.md (one in a memory/ directory), are reported, or followed with followImports
 //   (relative to the file, at most 5 hops, each file once). Anywhere else link bullets are content.
+//   The report names the headings the import sits under; followed, its entries get them as tags.
+//   An "@path" line that continues a sentence (no blank line before it) stays in that text; an
+//   "@path" in text is an import too (the text stays), but not in code spans or code, and a glob
+//   ("@docs/*.md", a line of them too) is only text.
 // - YAML frontmatter (auto-memory topic files; a field may sit under "metadata:"): "name" is a tag,
 //   "description" the first line of the first entry, "type" the track (user -> user; feedback,
 //   project, reference -> agent; another type is warned and placed as if absent).
@@ -37,6 +41,8 @@ const IMPORT_LINE = /^@[^\s@]\S*(?:\s+@[^\s@]\S*)*$/
 const INDEX_LINK = /^\[([^\]]+)\]\(([^)\s]+\.md)\)\s*(.*)$/
 const LEAD_COLON = /[:：](?:\*\*|__|\*|_)?$/
 const LEAD_BOLD = /^(\*\*|__)(?:(?!\1).)+\1$/
+const GLOB = /[*?]/
+const CODE_SPAN = /(?<!`)(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)/g
 const MENTION = /(?:^|\s)@([^\s@`"'()<>[\]]*[./][^\s@`"'()<>[\]]*)/g
 const SECTION = ' § '
 const MAX_EXPORT_TAGS = 5
@@ -53,6 +59,8 @@ const isUserMemory = (file) => {
 const defaultScope = (file) => (typeof file === 'string' && isUserMemory(file) ? 'user-global' : 'workspace')
 const isAutoMemoryIndex = (file) => typeof file === 'string' && /[\\/]memory[\\/]MEMORY\.md$/.test(path.resolve(file))
 const indentOf = (raw) => /^[ \t]*/.exec(raw)[0].replace(/\t/g, '    ').length
+/** "@a.md @b.md": a line of imports only; a glob ("@docs/*.md") names no file, so that line is text. */
+const isImportLine = (raw) => IMPORT_LINE.test(raw.trim()) && !GLOB.test(raw)
 const structural = (l) => BULLET.test(l) || FENCE.test(l) || /^\s*\|/.test(l)
 
 /**
@@ -155,8 +163,8 @@ function scan(lines, start, autoIndex, warnings) {
         cur.blanks = 0
         continue
       }
-      if (cur.blanks === 0 && !HEADING.test(raw) && !BULLET.test(raw) && !FENCE.test(raw) && !QUOTE.test(raw) && !/^\s*<!--/.test(raw) && !IMPORT_LINE.test(raw.trim())) {
-        cur.text += ` ${raw.trim()}` // lazy continuation
+      if (cur.blanks === 0 && !HEADING.test(raw) && !BULLET.test(raw) && !FENCE.test(raw) && !QUOTE.test(raw) && !/^\s*<!--/.test(raw)) {
+        cur.text += ` ${raw.trim()}` // lazy continuation (an "@path" line too: it continues the sentence)
         continue
       }
       end()
@@ -197,7 +205,8 @@ function scan(lines, start, autoIndex, warnings) {
       blocks.push({ type: 'heading', level: h[1].length, label: h[2], line: n })
       continue
     }
-    if (IMPORT_LINE.test(raw.trim())) {
+    // an "@path" line of its own (one that continues a paragraph is part of its sentence)
+    if (isImportLine(raw) && cur?.type !== 'para') {
       end()
       for (const t of raw.trim().split(/\s+/)) blocks.push({ type: 'import', target: t.slice(1), line: n })
       continue
@@ -274,10 +283,13 @@ function textOf(b) {
   return b.text.replace(/\s+$/, '').replace(/^\s+/, '')
 }
 
-/** Path-like "@x/y" or "@x.md" mentions outside code (not e-mail addresses: "@" starts a word). */
+/**
+ * Path-like "@x/y" or "@x.md" mentions outside code, as Claude Code reads them: not in fenced code
+ * or a code span (of any number of backticks), not e-mail addresses ("@" starts a word), not globs.
+ */
 function mentions(body) {
-  const prose = body.replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '')
-  return [...prose.matchAll(MENTION)].map((m) => m[1].replace(/[.,;:!?]+$/, '')).filter((t) => /[./]/.test(t))
+  const prose = body.replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(CODE_SPAN, ' ')
+  return [...prose.matchAll(MENTION)].map((m) => m[1].replace(/[.,;:!?]+$/, '')).filter((t) => /[./]/.test(t) && !GLOB.test(t))
 }
 
 /** An item as a markdown list line again (when it joins a lead-in's entry). */
@@ -341,15 +353,17 @@ function parse(text, ctx) {
   const blocks = scan(lines, fm.skip, isAutoMemoryIndex(ctx.file), warnings)
   let layer = { ...base }
   let trail = [] // index 0 = "#": {tags, full} or null
-  // an auto-memory topic's frontmatter name is its title, like a "# " heading
+  // the sections an import sits in (imported entries are tagged as if written there), then an
+  // auto-memory topic's frontmatter name, its title like a "# " heading
   const name = field('name')?.value
-  const named = name ? [{ tags: headingTags(name), full: cleanLabel(name) }].filter((s) => s.tags.length) : []
+  const named = [...(ctx.outer ?? []), ...(name ? [{ tags: headingTags(name), full: cleanLabel(name) }].filter((s) => s.tags.length) : [])]
   // a topic's frontmatter description is the first line of its first entry
   const description = field('description')
   let lead = description?.value
   const entries = []
   const locations = []
   const { visited } = ctx
+  const openSections = () => [...named, ...trail.filter(Boolean)]
 
   const emit = (body, line) => {
     if (lead) {
@@ -357,7 +371,7 @@ function parse(text, ctx) {
       lead = undefined
     }
     const input = { track: layer.track, scope: layer.scope, text: body, source: options.source ?? ID }
-    const open = [...named, ...trail.filter(Boolean)]
+    const open = openSections()
     const tags = finishTags(open.flatMap((s) => s.tags), warnings, line)
     if (tags.length) input.tags = tags
     const cut = open.filter((s) => s.tags.length > 1).map((s) => s.full)
@@ -367,7 +381,9 @@ function parse(text, ctx) {
   }
 
   const follow = (b) => {
-    const what = b.type === 'link' ? `index link to ${b.target} (${b.title})` : `${b.inline ? 'inline ' : ''}import ${JSON.stringify(`@${b.target}`)}${b.inline ? ' (the text is kept)' : ''}`
+    const sections = openSections().map((s) => s.full)
+    const under = sections.length ? ` under ${JSON.stringify(sections.join(' > '))}` : ''
+    const what = b.type === 'link' ? `index link to ${b.target} (${b.title})${under}` : `${b.inline ? 'inline ' : ''}import ${JSON.stringify(`@${b.target}`)}${under}${b.inline ? ' (the text is kept)' : ''}`
     const skip = (why) => warnings.push({ line: b.line, message: `${what} was not followed${why}` })
     if (!options.followImports) return skip('; pass --follow-imports (option followImports) to import it, or import that file separately')
     if (ctx.hops >= MAX_HOPS) return skip(`: it is more than ${MAX_HOPS} hops from the first file (Claude Code's import limit)`)
@@ -388,7 +404,7 @@ function parse(text, ctx) {
     }
     visited.add(key)
     const sub = utf8Text(ID, data, label)
-    const got = parse(sub, { ...ctx, file: abs, hops: ctx.hops + 1, inherit: layer })
+    const got = parse(sub, { ...ctx, file: abs, hops: ctx.hops + 1, inherit: layer, outer: openSections() })
     entries.push(...got.entries)
     locations.push(...got.entries.map(() => null))
     warnings.push(...got.warnings.map((w) => (w.file ? w : { file: label, message: `${label}${w.line ? ` line ${w.line}` : ''}: ${w.message}` })))
