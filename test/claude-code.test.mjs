@@ -189,6 +189,14 @@ describe('claude-code import keeps what the file holds', () => {
     assert.throws(() => adapt(Buffer.concat([Buffer.from('- ok\n- caf'), Buffer.from([0xe9]), Buffer.from('\n')])), (e) => e.code === 'ADAPTER_PAYLOAD' && e.details.line === 2 && /not UTF-8 \(byte 0xE9\)/.test(e.message))
   })
 
+  it('a bold CJK lead-in ending in a fullwidth colon stays with the list it introduces', () => {
+    assert.deepEqual(adapt(fix('leadins-cjk.md').bytes).entries.map((e) => [e.text, e.tags]), [
+      ['**测试流程：**\n- 先跑单元测试：`pnpm test`\n- 再跑集成测试：`pnpm test:e2e`', ['开发约定']],
+      ['**テスト手順：**\n1. `make check` を実行する\n2. 失敗したらログを確認する', ['开发约定', '日本語']],
+      ['**流程**：\n- 打 tag\n- 等 CI 发布镜像', ['开发约定', '发布']],
+    ])
+  })
+
   it('an @path in a sentence or a code span is text; a section that only imports keeps its heading (in the warning, or as tags when followed)', () => {
     const { bytes, file } = fix('imports/SECTIONS.md')
     const prose = 'Path-specific rules live in ``@docs/style.md``-style files; Copilot reads them from @.github/instructions/*.instructions.md, so keep each one short. ' +
