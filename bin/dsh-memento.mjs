@@ -16,6 +16,7 @@ import { emptyStore, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError }
 import { findSessionLogs, recordProposals, scanFile, toProposals } from '../lib/digest.mjs'
 import { exportEntry, exportFiles, renderExport } from '../lib/envelope.mjs'
 import { isMemoryError } from '../lib/errors.mjs'
+import { writePrivateFile, writePrivateFiles } from '../lib/files.mjs'
 import { mirrorToMarkdownFile, mirrorToMemoryStandard, selectScope } from '../lib/mirror.mjs'
 import { strings } from '../lib/plugin/strings.mjs'
 
@@ -242,13 +243,10 @@ function verbArgs(cmd, args, flags) {
   }
 }
 
+/** Export files: private, never through a planted link (lib/files.mjs); a directory in use needs --force. */
 function writeFiles(dir, files, force) {
   if (fs.existsSync(dir) && fs.readdirSync(dir).length && !force) throw new UsageError(s.notEmpty(dir))
-  for (const [name, content] of Object.entries(files)) {
-    const p = path.join(dir, name)
-    fs.mkdirSync(path.dirname(p), { recursive: true })
-    fs.writeFileSync(p, content)
-  }
+  writePrivateFiles(dir, files, { force })
 }
 
 /** `export` writes files or stdout rather than printing a result. */
@@ -262,7 +260,7 @@ function presentExport(r, flags) {
     }
     const text = `${flags.json && typeof r.value !== 'string' ? JSON.stringify(r.value, null, 2) : renderVerb('export', r, {}, t, SURFACE)}`.replace(/\n?$/, '\n')
     if (!flags.out) return process.stdout.write(text)
-    fs.writeFileSync(flags.out, text)
+    writePrivateFile(flags.out, text, { force: flags.force })
     return err(s.exportedFile(r.count, r.adapter, flags.out))
   }
   const envs = r.envelopes
@@ -272,7 +270,7 @@ function presentExport(r, flags) {
     return err(s.exportedParts(n, envs.length, flags['out-dir']))
   }
   if (!flags.out) return process.stdout.write(renderExport(envs[0]))
-  fs.writeFileSync(flags.out, renderExport(envs[0]))
+  writePrivateFile(flags.out, renderExport(envs[0]), { force: flags.force })
   return err(s.exported(n, flags.out))
 }
 

@@ -8,6 +8,7 @@ import path from 'node:path'
 import { claudeCodeAdapter } from './adapters/claude-code.mjs'
 import { memoryStandardAdapter } from './adapters/memory-standard.mjs'
 import { invalidInput } from './errors.mjs'
+import { privateDir, writePrivateFile, writePrivateFiles } from './files.mjs'
 
 export const BLOCK_BEGIN = '<!-- dsh-memento:begin -->'
 export const BLOCK_END = '<!-- dsh-memento:end -->'
@@ -53,6 +54,8 @@ export function applyManagedBlock(existing, block) {
 
 /**
  * Mirror into a markdown file (CLAUDE.md / AGENTS.md): read, replace or append the block, write.
+ * The file is the user's own project file, meant to be committed: it is written in place, keeping
+ * its mode, and a symlink the user named (CLAUDE.md -> AGENTS.md) is written through.
  * @returns {{file: string, entries: number, changed: boolean}}
  */
 export function mirrorToMarkdownFile(file, entries) {
@@ -66,7 +69,8 @@ export function mirrorToMarkdownFile(file, entries) {
  * Mirror into a memory-standard root. mm caps are checked before anything is written (the
  * adapter throws ADAPTER_PAYLOAD on overflow). A directory that is not empty and was not created
  * by a previous mirror is refused unless `force`; notes a previous mirror wrote and this one no
- * longer has are deleted, so the root matches the store exactly.
+ * longer has are deleted, so the root matches the store exactly. Files are private and never
+ * written through a link (lib/files.mjs): a symlinked memories/ is refused.
  * @param {string} dir
  * @param {import('../index.d.ts').MemoryEntry[]} entries
  * @param {{force?: boolean, memoryId?: string, selection?: object}} [opts]
@@ -83,15 +87,11 @@ export function mirrorToMemoryStandard(dir, entries, opts = {}) {
       throw invalidInput(`mirror: ${dir} is not empty and is not a dsh-memento mirror; refusing to overwrite a live memory root (pass --force)`)
     }
   }
-  fs.mkdirSync(path.join(dir, 'memories'), { recursive: true })
-  const written = []
+  privateDir(dir, 'memories')
   // Notes first, index last (as mm does): a reader never sees an index pointing at missing notes.
-  for (const name of Object.keys(files).filter((n) => n !== 'MEMORY.md')) {
-    fs.writeFileSync(path.join(dir, name), files[name])
-    written.push(name)
-  }
-  fs.writeFileSync(path.join(dir, 'MEMORY.md'), files['MEMORY.md'])
-  written.push('MEMORY.md')
+  // The root is ours (a previous mirror's, empty, or --force), so what is in the way is replaced.
+  const written = [...Object.keys(files).filter((n) => n !== 'MEMORY.md'), 'MEMORY.md']
+  writePrivateFiles(dir, Object.fromEntries(written.map((n) => [n, files[n]])), { force: true })
   const removed = []
   for (const old of previous) {
     if (!written.includes(old) && /^memories\/[^/]+\.md$/.test(old) && fs.existsSync(path.join(dir, old))) {
@@ -99,6 +99,6 @@ export function mirrorToMemoryStandard(dir, entries, opts = {}) {
       removed.push(old)
     }
   }
-  fs.writeFileSync(markerPath, `${JSON.stringify({ generator: 'dsh-memento', selection: opts.selection ?? {}, files: written }, null, 2)}\n`)
+  writePrivateFile(markerPath, `${JSON.stringify({ generator: 'dsh-memento', selection: opts.selection ?? {}, files: written }, null, 2)}\n`, { force: true })
   return { dir, written, removed, usage }
 }

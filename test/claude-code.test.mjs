@@ -42,9 +42,9 @@ describe('claude-code import: what real files contain', () => {
     assert.match(r.warnings[0].message, /index link to feedback_testing\.md \(Testing feedback\) was not followed.*--follow-imports/)
     const all = adapt(read('memory/MEMORY.md'), { file, ...follow })
     assert.deepEqual(all.entries.map((e) => [e.track, e.text]), [
-      ['agent', 'Integration tests must hit a real database, not mocks.\nReason: mocked tests passed while the prod migration failed.'],
+      ['agent', 'How the user wants tests written\nIntegration tests must hit a real database, not mocks.\nReason: mocked tests passed while the prod migration failed.'],
       ['agent', 'Prefer table-driven tests.'],
-      ['user', 'The user is a data scientist focused on observability and logging.'],
+      ['user', 'Who the user is\nThe user is a data scientist focused on observability and logging.'],
       ['agent', 'Release branches are cut every second Tuesday.'],
     ])
     assert.deepEqual(all.locations, [null, null, null, 3])
@@ -105,12 +105,14 @@ describe('claude-code import: what real files contain', () => {
     assert.deepEqual(bare.warnings.map((w) => w.line), [1])
     assert.match(bare.warnings[0].message, /import "@AGENTS\.md" was not followed.*--follow-imports/)
     const r = adapt(read('imports/CLAUDE.md'), { file, ...follow })
+    // an imported file's entries are tagged with the headings its import line sits under
+    const review = ['Lantern agents', 'Style', 'Review']
     assert.deepEqual(r.entries.map((e) => [e.text, e.tags ?? [], e.scope]), [
       ['Use tabs in Go files.', ['Lantern agents', 'Style'], 'workspace'],
-      ['Every PR needs one approval from the owning team.', ['Review'], 'workspace'],
-      ['deeper fact', [], 'workspace'],
-      ['depth 1 fact', [], 'workspace'],
-      ['depth 2 fact', [], 'workspace'],
+      ['Every PR needs one approval from the owning team.', review, 'workspace'],
+      ['deeper fact', review, 'workspace'],
+      ['depth 1 fact', review, 'workspace'],
+      ['depth 2 fact', review, 'workspace'],
     ])
     const msgs = r.warnings.map((w) => w.message).join('\n')
     assert.match(msgs, /docs\/review\.md line 5: import "@\.\.\/AGENTS\.md" .*already imported/)
@@ -143,6 +145,77 @@ describe('claude-code import: what real files contain', () => {
     const r = adapt('\uFEFF# Title\r\n\r\n- first\r\n  more\r\n\r\nRun:\r\n```sh\r\nmake\r\n```\r\n')
     assert.deepEqual(texts(r), ['first\nmore', 'Run:\n```sh\nmake\n```'])
     assert.deepEqual(r.entries[0].tags, ['Title'])
+  })
+})
+
+describe('claude-code import keeps what the file holds', () => {
+  const fix = (name) => ({ bytes: fs.readFileSync(path.join(FIX, name)), file: path.join(FIX, name) })
+
+  it('an auto-memory topic keeps its description (first line of its first entry) and its type as the track, also under metadata:', () => {
+    const at = (name) => {
+      const { bytes, file } = fix(`topics/${name}.md`)
+      return adapt(bytes, { file })
+    }
+    const prefs = at('testing-preferences')
+    assert.deepEqual(prefs.entries.map((e) => [e.track, e.text, e.tags]), [
+      ['agent', 'How the user wants tests run\nRun the unit tests with `pnpm test --filter <package>` first; the full suite takes twelve minutes.', ['testing-preferences']],
+      ['agent', '**Why:** the user waits on the full suite and loses the thread.', ['testing-preferences']],
+    ])
+    assert.deepEqual(prefs.warnings, [])
+    // type: user under metadata:, a folded (>-) description
+    assert.deepEqual(at('user-role').entries.map((e) => [e.track, e.text]), [['user', 'Who the user is and what they already know\nThe user maintains the billing service and has written Go for ten years.']])
+    assert.deepEqual(at('release-train').entries.map((e) => [e.track, e.text]), [['agent', 'When releases are cut\nRelease branches are cut every second Tuesday.']])
+    assert.equal(adapt({ text: fix('topics/testing-preferences.md').bytes.toString(), track: 'user' }).entries[0].track, 'user', 'a payload hint outranks frontmatter, as before')
+    assert.equal(adapt({ text: '---\nmetadata:\n  type: feedback\n---\n- x\n', file: '~/.claude/projects/p/memory/x.md' }).entries[0].track, 'agent')
+    assert.equal(adapt('---\nmetadata:\n  type: user\n---\n- x\n').entries[0].track, 'user')
+    // an unknown type: the default track, and a warning at its line
+    const odd = at('decision-log')
+    assert.deepEqual(odd.entries.map((e) => [e.track, e.text, e.tags]), [['agent', 'Why we chose SQLite\nSQLite won over Postgres for the local cache: one file, no server.', ['decision-log']]])
+    assert.deepEqual(odd.warnings, [{ line: 4, message: 'frontmatter type "decision" is not an auto-memory type (user, feedback, project, reference); its entries go to the agent track' }])
+    // a description with no body is an entry of its own
+    assert.deepEqual(texts(adapt('---\nname: n\ndescription: Deploys need a ticket\ntype: project\n---\n')), ['Deploys need a ticket'])
+  })
+
+  it('a U+FFFD really in a UTF-8 file is text (bytes, followed imports, the CLI); a decoded string holding one is refused, saying to pass bytes', () => {
+    const { bytes, file } = fix('encoding.md')
+    const want = ['A Windows-1252 file read as UTF-8 shows `caf\uFFFD` for `caf\u00E9`: each lost byte becomes U+FFFD (\uFFFD).', 'Search the logs for \uFFFD to find such reads.']
+    assert.deepEqual(texts(adapt(bytes, { file })), want)
+    const dir = fs.mkdtempSync(path.join(tmp, 'fffd-'))
+    fs.copyFileSync(file, path.join(dir, 'encoding.md'))
+    fs.writeFileSync(path.join(dir, 'CLAUDE.md'), '@encoding.md\n')
+    assert.deepEqual(texts(adapt(fs.readFileSync(path.join(dir, 'CLAUDE.md')), { file: path.join(dir, 'CLAUDE.md'), ...follow })), want)
+    assert.throws(() => adapt(bytes.toString('utf8')), (e) => e.code === 'ADAPTER_PAYLOAD' && e.details.line === 1 && /U\+FFFD.*pass the file's bytes/.test(e.message))
+    // undecodable bytes are still refused at their line
+    assert.throws(() => adapt(Buffer.concat([Buffer.from('- ok\n- caf'), Buffer.from([0xe9]), Buffer.from('\n')])), (e) => e.code === 'ADAPTER_PAYLOAD' && e.details.line === 2 && /not UTF-8 \(byte 0xE9\)/.test(e.message))
+  })
+
+  it('a bold CJK lead-in ending in a fullwidth colon stays with the list it introduces', () => {
+    assert.deepEqual(adapt(fix('leadins-cjk.md').bytes).entries.map((e) => [e.text, e.tags]), [
+      ['**测试流程：**\n- 先跑单元测试：`pnpm test`\n- 再跑集成测试：`pnpm test:e2e`', ['开发约定']],
+      ['**テスト手順：**\n1. `make check` を実行する\n2. 失敗したらログを確認する', ['开发约定', '日本語']],
+      ['**流程**：\n- 打 tag\n- 等 CI 发布镜像', ['开发约定', '发布']],
+    ])
+  })
+
+  it('an @path in a sentence or a code span is text; a section that only imports keeps its heading (in the warning, or as tags when followed)', () => {
+    const { bytes, file } = fix('imports/SECTIONS.md')
+    const prose = 'Path-specific rules live in ``@docs/style.md``-style files; Copilot reads them from @.github/instructions/*.instructions.md, so keep each one short. ' +
+      'The review checklist is in @docs/review-checklist.md'
+    const bare = adapt(bytes, { file })
+    assert.deepEqual(bare.entries.map((e) => [e.text, e.tags]), [[prose, ['Lantern']]])
+    assert.deepEqual(bare.warnings.map((w) => [w.line, w.message.replace(/ was not followed.*/, '')]), [
+      [3, 'inline import "@docs/review-checklist.md" under "Lantern" (the text is kept)'],
+      [9, 'import "@docs/style.md" under "Lantern > Style"'],
+      [12, 'import "@docs/testing.md" under "Lantern > Testing"'],
+    ])
+    const r = adapt(bytes, { file, ...follow })
+    assert.deepEqual(r.entries.map((e) => [e.text, e.tags]), [
+      [prose, ['Lantern']],
+      ['Every migration has a rollback.', ['Lantern']],
+      ['Run `gofmt -s`; CI rejects unformatted files.', ['Lantern', 'Style']],
+      ['Integration tests talk to a real Postgres in Docker.', ['Lantern', 'Testing', 'Integration']],
+    ])
+    assert.deepEqual(r.warnings, [])
   })
 })
 
@@ -239,6 +312,13 @@ describe('claude-code through the CLI', { skip }, () => {
     const all = run(['import', '--dry-run', '--json', '--adapter', ID, '--follow-imports', dir]).json()
     assert.deepEqual(all.entries.map((e) => e.track), ['agent', 'agent', 'user', 'agent'])
     assert.deepEqual(all.warnings, [])
+  })
+
+  it('a UTF-8 file holding a real U+FFFD imports with it (the CLI hands the adapter bytes)', () => {
+    const { run } = sandbox()
+    const r = run(['import', '--dry-run', '--json', '--adapter', ID, path.join(FIX, 'encoding.md')])
+    assert.equal(r.code, 0, r.err)
+    assert.deepEqual(r.json().entries.map((e) => e.text.includes('\uFFFD')), [true, true])
   })
 
   it('a Windows-1252 file is refused with ADAPTER_PAYLOAD at its line, and nothing is written', () => {

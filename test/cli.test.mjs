@@ -405,3 +405,108 @@ describe('dsh-memento CLI', { skip }, () => {
     assert.deepEqual(run(['list', '--json']).json().entries.map((e) => e.text), ['asked at the terminal'])
   })
 })
+
+describe('dsh-memento export and mirror files are private and never written through a planted link', { skip }, () => {
+  const posix = process.platform !== 'win32'
+  const mode = (p) => fs.statSync(p).mode & 0o777
+  /** A symlink at `p` to `target`; false where the OS will not make one (Windows without the privilege). */
+  const plant = (target, p) => {
+    try {
+      fs.symlinkSync(target, p)
+      return true
+    } catch (e) {
+      if (posix) throw e
+      return false
+    }
+  }
+  /** A store with two entries, and a file standing in for ~/.bashrc. */
+  const setup = () => {
+    const box = sandbox()
+    box.run(['add', '-y', '--track', 'agent', '--scope', 'workspace', 'Run npm test before pushing'])
+    box.run(['add', '-y', '--track', 'agent', '--scope', 'workspace', 'Deploys need a ticket'])
+    const victim = path.join(box.dir, 'bashrc')
+    fs.writeFileSync(victim, 'export PATH=/usr/bin\n')
+    return { ...box, victim }
+  }
+
+  it('export --out-dir --force replaces a symlink planted at a part path (its target untouched); without --force the directory is refused', () => {
+    const { run, dir, victim } = setup()
+    const out = path.join(dir, 'out')
+    fs.mkdirSync(out)
+    const part = path.join(out, 'memory-export.part-001-of-002.json')
+    if (!plant(victim, part)) return
+    let r = run(['export', '--out-dir', out, '--part-size', '1'])
+    assert.equal(r.code, 2)
+    assert.match(r.err, /not empty; pass --force/)
+    r = run(['export', '--out-dir', out, '--part-size', '1', '--force'])
+    assert.equal(r.code, 0, r.err)
+    assert.equal(fs.readFileSync(victim, 'utf8'), 'export PATH=/usr/bin\n')
+    assert.ok(fs.lstatSync(part).isFile())
+    assert.equal(JSON.parse(fs.readFileSync(part, 'utf8')).entries.length, 1)
+  })
+
+  it('export --out FILE (also --adapter) never writes through a link or over a file: refused without --force, the link replaced with it', () => {
+    const { run, dir, victim } = setup()
+    for (const args of [['export'], ['export', '--adapter', 'claude-code-memory-md']]) {
+      const file = path.join(dir, `${args.length}.out`)
+      if (!plant(victim, file)) return
+      let r = run([...args, '--out', file])
+      assert.equal(r.code, 1)
+      assert.match(r.err, /INVALID_INPUT: .*\.out already exists; pass --force to replace it/)
+      r = run([...args, '--out', file, '--force'])
+      assert.equal(r.code, 0, r.err)
+      assert.equal(fs.readFileSync(victim, 'utf8'), 'export PATH=/usr/bin\n')
+      assert.ok(fs.lstatSync(file).isFile())
+      assert.match(fs.readFileSync(file, 'utf8'), /Deploys need a ticket/)
+    }
+  })
+
+  it('export files are 0600 and the directories it creates 0700 (store, parts, adapter files, mirror)', { skip: !posix && 'no POSIX modes on Windows' }, () => {
+    const { run, dir, ws } = setup()
+    const file = path.join(dir, 'backup.json')
+    assert.equal(run(['export', '--out', file]).code, 0)
+    const parts = path.join(dir, 'new', 'parts')
+    assert.equal(run(['export', '--out-dir', parts, '--part-size', '1']).code, 0)
+    const mm = path.join(dir, 'mm')
+    assert.equal(run(['export', '--adapter', 'memory-standard', '--out', mm]).code, 0)
+    const root = path.join(dir, 'mirror')
+    assert.equal(run(['mirror', '--to', 'memory-standard', '--out', root]).code, 0)
+    const files = [file, ...[parts, mm, root].flatMap((d) => fs.readdirSync(d, { recursive: true }).map((n) => path.join(d, n)))]
+    assert.deepEqual(files.filter((p) => fs.statSync(p).isFile()).map((p) => [p, mode(p).toString(8)]).filter(([, m]) => m !== '600'), [])
+    assert.deepEqual([path.join(dir, 'new'), parts, mm, path.join(mm, 'memories'), root, path.join(root, 'memories')].map((p) => mode(p).toString(8)), Array(6).fill('700'))
+    // the user's own CLAUDE.md is edited in place: its mode is kept
+    const claude = path.join(ws, 'CLAUDE.md')
+    fs.writeFileSync(claude, '# Project\n', { mode: 0o664 })
+    fs.chmodSync(claude, 0o664)
+    assert.equal(run(['mirror', '--to', 'claude-md', '--file', claude]).code, 0)
+    assert.equal(mode(claude).toString(8), '664')
+  })
+
+  it('the mirror (and an adapter export) never follow a link in the root: a symlinked memories/ is refused, a planted note link is replaced', () => {
+    const { run, dir, victim } = setup()
+    const root = path.join(dir, 'mirror')
+    assert.equal(run(['mirror', '--to', 'memory-standard', '--out', root]).code, 0)
+    const note = path.join(root, 'memories', 'deploys-need-a-ticket.md')
+    fs.rmSync(note)
+    if (!plant(victim, note)) return
+    let r = run(['mirror', '--to', 'memory-standard', '--out', root])
+    assert.equal(r.code, 0, r.err)
+    assert.equal(fs.readFileSync(victim, 'utf8'), 'export PATH=/usr/bin\n')
+    assert.ok(fs.lstatSync(note).isFile())
+    // memories/ itself a link to another directory: refused, naming it; nothing lands there
+    const elsewhere = path.join(dir, 'elsewhere')
+    fs.mkdirSync(elsewhere)
+    fs.rmSync(path.join(root, 'memories'), { recursive: true })
+    plant(elsewhere, path.join(root, 'memories'))
+    r = run(['mirror', '--to', 'memory-standard', '--out', root])
+    assert.equal(r.code, 1)
+    assert.match(r.err, /INVALID_INPUT: .*memories is a symbolic link, and dsh-memento never writes through one: remove it/)
+    const mm = path.join(dir, 'mm')
+    fs.mkdirSync(mm)
+    plant(elsewhere, path.join(mm, 'memories'))
+    r = run(['export', '--adapter', 'memory-standard', '--out', mm, '--force'])
+    assert.equal(r.code, 1)
+    assert.match(r.err, /memories is a symbolic link/)
+    assert.deepEqual(fs.readdirSync(elsewhere), [])
+  })
+})

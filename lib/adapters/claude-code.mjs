@@ -15,13 +15,21 @@
 // - "@path" import lines, and index links ("- [Title](topic.md) — hook") in an auto-memory
 //   MEMORY.md (one in a memory/ directory), are reported, or followed with followImports
 //   (relative to the file, at most 5 hops, each file once). Anywhere else link bullets are content.
-// - YAML frontmatter "type: user" (auto-memory topic files) selects the user track; "name" is a tag.
-// - Text must be UTF-8: other bytes, or U+FFFD left by a lossy read, are refused with their line.
+//   The report names the headings the import sits under; followed, its entries get them as tags.
+//   An "@path" line that continues a sentence (no blank line before it) stays in that text; an
+//   "@path" in text is an import too (the text stays), but not in code spans or code, and a glob
+//   ("@docs/*.md", a line of them too) is only text.
+// - YAML frontmatter (auto-memory topic files; a field may sit under "metadata:"): "name" is a tag,
+//   "description" the first line of the first entry, "type" the track (user -> user; feedback,
+//   project, reference -> agent; another type is warned and placed as if absent).
+// - Text must be UTF-8: bytes are decoded strictly (undecodable bytes are refused with their line;
+//   a U+FFFD really in the file is text); a string holding U+FFFD is refused, since it cannot show
+//   whether a lossy read left it there (pass the bytes).
 
 import os from 'node:os'
 import path from 'node:path'
 import { adapterPayload } from '../errors.mjs'
-import { MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, decodeUtf8, finishTags, markdownPayload, placement, refuseReplacementChar, splitLines } from './util.mjs'
+import { MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, finishTags, markdownPayload, placement, splitLines, utf8Text } from './util.mjs'
 
 const ID = 'claude-code-memory-md'
 const HEADING = /^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/
@@ -33,10 +41,14 @@ const IMPORT_LINE = /^@[^\s@]\S*(?:\s+@[^\s@]\S*)*$/
 const INDEX_LINK = /^\[([^\]]+)\]\(([^)\s]+\.md)\)\s*(.*)$/
 const LEAD_COLON = /[:：](?:\*\*|__|\*|_)?$/
 const LEAD_BOLD = /^(\*\*|__)(?:(?!\1).)+\1$/
+const GLOB = /[*?]/
+const CODE_SPAN = /(?<!`)(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)/g
 const MENTION = /(?:^|\s)@([^\s@`"'()<>[\]]*[./][^\s@`"'()<>[\]]*)/g
 const SECTION = ' § '
 const MAX_EXPORT_TAGS = 5
 const MAX_HOPS = 5
+/** Auto-memory topic types (frontmatter "type") and the track each one's entries go to. */
+const MEMORY_TYPES = { user: 'user', feedback: 'agent', project: 'agent', reference: 'agent' }
 
 const isUserMemory = (file) => {
   if (/^~[\\/]\.claude[\\/]/.test(file)) return true
@@ -47,18 +59,38 @@ const isUserMemory = (file) => {
 const defaultScope = (file) => (typeof file === 'string' && isUserMemory(file) ? 'user-global' : 'workspace')
 const isAutoMemoryIndex = (file) => typeof file === 'string' && /[\\/]memory[\\/]MEMORY\.md$/.test(path.resolve(file))
 const indentOf = (raw) => /^[ \t]*/.exec(raw)[0].replace(/\t/g, '    ').length
+/** "@a.md @b.md": a line of imports only; a glob ("@docs/*.md") names no file, so that line is text. */
+const isImportLine = (raw) => IMPORT_LINE.test(raw.trim()) && !GLOB.test(raw)
 const structural = (l) => BULLET.test(l) || FENCE.test(l) || /^\s*\|/.test(l)
 
+/**
+ * YAML frontmatter as flat fields: "key: value", a key nested one level ("metadata:" then
+ * "  type: feedback") as "metadata.type", a "|" or ">" block scalar as its lines; `at` holds
+ * each field's line.
+ */
 function frontmatter(lines) {
-  if (lines[0]?.trim() !== '---') return { skip: 0, fields: {} }
-  const end = lines.findIndex((l, i) => i > 0 && l.trim() === '---')
-  if (end < 0) return { skip: 0, fields: {} }
   const fields = {}
-  for (const l of lines.slice(1, end)) {
-    const m = /^([A-Za-z_][\w-]*):\s*(.*?)\s*$/.exec(l)
-    if (m) fields[m[1]] = m[2].replace(/^["']|["']$/g, '')
+  const at = {}
+  if (lines[0]?.trim() !== '---') return { skip: 0, fields, at }
+  const end = lines.findIndex((l, i) => i > 0 && l.trim() === '---')
+  if (end < 0) return { skip: 0, fields, at }
+  let parent = null
+  for (let i = 1; i < end; i++) {
+    const m = /^([ \t]*)([A-Za-z_][\w-]*):\s*(.*?)\s*$/.exec(lines[i])
+    if (!m) continue
+    if (!m[1]) parent = m[3] ? null : m[2]
+    else if (!parent) continue
+    const key = m[1] ? `${parent}.${m[2]}` : m[2]
+    at[key] = i + 1
+    let value = m[3]
+    if (/^[|>][-+]?$/.test(value)) {
+      const body = []
+      while (i + 1 < end && (!lines[i + 1].trim() || indentOf(lines[i + 1]) > m[1].length)) body.push(lines[++i].trim())
+      value = body.join(value[0] === '|' ? '\n' : ' ').trim()
+    }
+    fields[key] = value.replace(/^(["'])(.*)\1$/, '$2')
   }
-  return { skip: end + 1, fields }
+  return { skip: end + 1, fields, at }
 }
 
 /**
@@ -131,8 +163,8 @@ function scan(lines, start, autoIndex, warnings) {
         cur.blanks = 0
         continue
       }
-      if (cur.blanks === 0 && !HEADING.test(raw) && !BULLET.test(raw) && !FENCE.test(raw) && !QUOTE.test(raw) && !/^\s*<!--/.test(raw) && !IMPORT_LINE.test(raw.trim())) {
-        cur.text += ` ${raw.trim()}` // lazy continuation
+      if (cur.blanks === 0 && !HEADING.test(raw) && !BULLET.test(raw) && !FENCE.test(raw) && !QUOTE.test(raw) && !/^\s*<!--/.test(raw)) {
+        cur.text += ` ${raw.trim()}` // lazy continuation (an "@path" line too: it continues the sentence)
         continue
       }
       end()
@@ -173,7 +205,8 @@ function scan(lines, start, autoIndex, warnings) {
       blocks.push({ type: 'heading', level: h[1].length, label: h[2], line: n })
       continue
     }
-    if (IMPORT_LINE.test(raw.trim())) {
+    // an "@path" line of its own (one that continues a paragraph is part of its sentence)
+    if (isImportLine(raw) && cur?.type !== 'para') {
       end()
       for (const t of raw.trim().split(/\s+/)) blocks.push({ type: 'import', target: t.slice(1), line: n })
       continue
@@ -250,10 +283,13 @@ function textOf(b) {
   return b.text.replace(/\s+$/, '').replace(/^\s+/, '')
 }
 
-/** Path-like "@x/y" or "@x.md" mentions outside code (not e-mail addresses: "@" starts a word). */
+/**
+ * Path-like "@x/y" or "@x.md" mentions outside code, as Claude Code reads them: not in fenced code
+ * or a code span (of any number of backticks), not e-mail addresses ("@" starts a word), not globs.
+ */
 function mentions(body) {
-  const prose = body.replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '')
-  return [...prose.matchAll(MENTION)].map((m) => m[1].replace(/[.,;:!?]+$/, '')).filter((t) => /[./]/.test(t))
+  const prose = body.replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(CODE_SPAN, ' ')
+  return [...prose.matchAll(MENTION)].map((m) => m[1].replace(/[.,;:!?]+$/, '')).filter((t) => /[./]/.test(t) && !GLOB.test(t))
 }
 
 /** An item as a markdown list line again (when it joins a lead-in's entry). */
@@ -272,8 +308,8 @@ const CONTENT = new Set(['item', 'para', 'code', 'quote'])
  *   `file`; `visited` (realpaths) may be shared across calls so each file is imported once.
  */
 function adapt(payload, options = {}) {
-  const { text, file, hints } = payload instanceof Uint8Array ? { text: decodeUtf8(ID, payload), hints: {} } : markdownPayload(ID, payload)
-  refuseReplacementChar(ID, text)
+  const { text: data, file, hints } = payload instanceof Uint8Array ? { text: payload, hints: {} } : markdownPayload(ID, payload)
+  const text = utf8Text(ID, data)
   if (options.followImports && typeof options.readFile !== 'function') {
     throw adapterPayload(ID, 'followImports needs a readFile(path) option (the adapter reads no files by itself)')
   }
@@ -300,10 +336,16 @@ function parse(text, ctx) {
   const lines = splitLines(text)
   const warnings = []
   const fm = frontmatter(lines)
-  const fmTrack = fm.fields.type ? (fm.fields.type === 'user' ? 'user' : 'agent') : undefined
+  // auto-memory fields, at the top level or under "metadata:"
+  const field = (k) => [k, `metadata.${k}`].map((key) => ({ key, value: fm.fields[key] })).find((f) => f.value)
+  const type = field('type')
+  const fmTrack = type && MEMORY_TYPES[type.value.toLowerCase()]
   const base = ctx.inherit
     ? placement(ID, options, { track: fmTrack }, ctx.inherit)
     : placement(ID, options, { ...ctx.hints, track: ctx.hints.track ?? fmTrack }, { track: 'agent', scope: defaultScope(ctx.file) })
+  if (type && !fmTrack) {
+    warnings.push({ line: fm.at[type.key], message: `frontmatter type ${JSON.stringify(type.value)} is not an auto-memory type (${Object.keys(MEMORY_TYPES).join(', ')}); its entries go to the ${base.track} track` })
+  }
   if (fm.fields.paths !== undefined || fm.fields.globs !== undefined) {
     warnings.push({ line: 1, message: `frontmatter limits this rule to paths ${fm.fields.paths ?? fm.fields.globs}; entries have no path scope, so they apply to the whole ${base.scope}` })
   }
@@ -311,15 +353,25 @@ function parse(text, ctx) {
   const blocks = scan(lines, fm.skip, isAutoMemoryIndex(ctx.file), warnings)
   let layer = { ...base }
   let trail = [] // index 0 = "#": {tags, full} or null
-  // an auto-memory topic's frontmatter name is its title, like a "# " heading
-  const named = fm.fields.name ? [{ tags: headingTags(fm.fields.name), full: cleanLabel(fm.fields.name) }].filter((s) => s.tags.length) : []
+  // the sections an import sits in (imported entries are tagged as if written there), then an
+  // auto-memory topic's frontmatter name, its title like a "# " heading
+  const name = field('name')?.value
+  const named = [...(ctx.outer ?? []), ...(name ? [{ tags: headingTags(name), full: cleanLabel(name) }].filter((s) => s.tags.length) : [])]
+  // a topic's frontmatter description is the first line of its first entry
+  const description = field('description')
+  let lead = description?.value
   const entries = []
   const locations = []
   const { visited } = ctx
+  const openSections = () => [...named, ...trail.filter(Boolean)]
 
   const emit = (body, line) => {
+    if (lead) {
+      body = body ? `${lead}\n${body}` : lead
+      lead = undefined
+    }
     const input = { track: layer.track, scope: layer.scope, text: body, source: options.source ?? ID }
-    const open = [...named, ...trail.filter(Boolean)]
+    const open = openSections()
     const tags = finishTags(open.flatMap((s) => s.tags), warnings, line)
     if (tags.length) input.tags = tags
     const cut = open.filter((s) => s.tags.length > 1).map((s) => s.full)
@@ -329,7 +381,9 @@ function parse(text, ctx) {
   }
 
   const follow = (b) => {
-    const what = b.type === 'link' ? `index link to ${b.target} (${b.title})` : `${b.inline ? 'inline ' : ''}import ${JSON.stringify(`@${b.target}`)}${b.inline ? ' (the text is kept)' : ''}`
+    const sections = openSections().map((s) => s.full)
+    const under = sections.length ? ` under ${JSON.stringify(sections.join(' > '))}` : ''
+    const what = b.type === 'link' ? `index link to ${b.target} (${b.title})${under}` : `${b.inline ? 'inline ' : ''}import ${JSON.stringify(`@${b.target}`)}${under}${b.inline ? ' (the text is kept)' : ''}`
     const skip = (why) => warnings.push({ line: b.line, message: `${what} was not followed${why}` })
     if (!options.followImports) return skip('; pass --follow-imports (option followImports) to import it, or import that file separately')
     if (ctx.hops >= MAX_HOPS) return skip(`: it is more than ${MAX_HOPS} hops from the first file (Claude Code's import limit)`)
@@ -349,9 +403,8 @@ function parse(text, ctx) {
       return skip(`: ${label} cannot be read (${e?.code === 'ENOENT' ? 'no such file' : e?.message ?? e})`)
     }
     visited.add(key)
-    const sub = typeof data === 'string' ? data : decodeUtf8(ID, data, label)
-    refuseReplacementChar(ID, sub, label)
-    const got = parse(sub, { ...ctx, file: abs, hops: ctx.hops + 1, inherit: layer })
+    const sub = utf8Text(ID, data, label)
+    const got = parse(sub, { ...ctx, file: abs, hops: ctx.hops + 1, inherit: layer, outer: openSections() })
     entries.push(...got.entries)
     locations.push(...got.entries.map(() => null))
     warnings.push(...got.warnings.map((w) => (w.file ? w : { file: label, message: `${label}${w.line ? ` line ${w.line}` : ''}: ${w.message}` })))
@@ -400,6 +453,7 @@ function parse(text, ctx) {
     // "- git workflow @docs/git.md": Claude Code imports a path mentioned in text too (the text stays)
     for (const target of mentions(body)) follow({ type: 'import', target, line: b.line, inline: true })
   }
+  if (lead) emit('', fm.at[description.key])
   return { entries, warnings, locations }
 }
 
@@ -472,7 +526,7 @@ export const claudeCodeAdapter = {
   description:
     'CLAUDE.md / AGENTS.md / Claude Code auto-memory markdown: bullets and paragraphs become entries, "#".."######" headings become tags (a long one split between words), ' +
     'a lead-in stays with the list or code it introduces, indented lines keep newlines, code stays code; @imports (and index links in an auto-memory memory/MEMORY.md) are reported, or followed with followImports. ' +
-    'Default placement agent/workspace (~/.claude/... files: user-global; frontmatter type:user: user track). Non-UTF-8 text is refused. ' +
+    'Default placement agent/workspace (~/.claude/... files: user-global; frontmatter type:user: user track; a description leads the first entry). Non-UTF-8 text is refused. ' +
     'Export writes one document with a "# dsh-memento memory: <track>/<scope>" title per layer and tags as headings, entries in the order given. ' +
     'Round trip keeps text, track, scope, up to 5 heading levels of tags (full heading names included) and entry order within a layer; it loses keys, other sources, ids, timestamps, tags past the fifth heading, and whitespace at the ends of a text.',
   version: '3.0.0',

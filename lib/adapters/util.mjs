@@ -43,13 +43,26 @@ export function placement(adapterId, options, hints, defaults) {
 export const cleanLabel = (label) => label.replace(/[\u0000-\u001F\u007F]+/g, ' ').replace(/\s+/g, ' ').trim()
 
 /**
- * Decode bytes as UTF-8, or refuse them: a file in another encoding (Windows-1252, Latin-1) would
- * otherwise land as mojibake. The error names the line of the first byte that is not UTF-8.
+ * Markdown text as UTF-8, or refused with the line it went wrong on: a file in another encoding
+ * (Windows-1252, Latin-1) would otherwise land as mojibake.
+ * Bytes are decoded strictly: undecodable bytes are refused, and a U+FFFD the file really holds is
+ * text. A string has been decoded already, maybe lossily (`readFileSync(f, 'utf8')` turns each bad
+ * byte into U+FFFD), so a U+FFFD in it cannot be told from a lost byte: it is refused, and the
+ * error says to pass the bytes instead.
  * @param {string} adapterId
- * @param {Uint8Array} bytes
+ * @param {string | Uint8Array} data
  * @param {string} [file] named in the error
+ * @returns {string}
  */
-export function decodeUtf8(adapterId, bytes, file) {
+export function utf8Text(adapterId, data, file) {
+  if (typeof data !== 'string') return decodeUtf8(adapterId, data, file)
+  const at = data.indexOf('\uFFFD')
+  if (at < 0) return data
+  const line = data.slice(0, at).split('\n').length
+  throw adapterPayload(adapterId, 'the text holds U+FFFD, which a non-UTF-8 file (e.g. Windows-1252) becomes when read as UTF-8, and a decoded string cannot show whether the file holds it; pass the file\'s bytes (a Uint8Array: a U+FFFD really in the file is kept), or convert the file to UTF-8 (iconv -f WINDOWS-1252 -t UTF-8)', { file, line })
+}
+
+function decodeUtf8(adapterId, bytes, file) {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
@@ -73,17 +86,6 @@ function firstBadUtf8(b) {
     i += n + 1
   }
   return b.length - 1
-}
-
-/**
- * Refuse text holding U+FFFD: that is what a lossy UTF-8 read makes of a non-UTF-8 file, so the
- * original bytes are already gone. Names the line.
- */
-export function refuseReplacementChar(adapterId, text, file) {
-  const at = text.indexOf('\uFFFD')
-  if (at < 0) return
-  const line = text.slice(0, at).split('\n').length
-  throw adapterPayload(adapterId, 'the text holds U+FFFD, the replacement character a non-UTF-8 file (e.g. Windows-1252) becomes when read as UTF-8; convert the file to UTF-8 (iconv -f WINDOWS-1252 -t UTF-8) and import it again', { file, line })
 }
 
 /**

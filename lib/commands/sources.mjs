@@ -11,16 +11,22 @@ const isDir = (p) => p !== '-' && fs.existsSync(p) && fs.statSync(p).isDirectory
 /** The files an adapter reads when it is given a directory. */
 const ADAPTER_FILES = { 'hermes-memory-md': ['MEMORY.md', 'USER.md'], 'claude-code-memory-md': ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md'] }
 
-/** `{label, text}` of one source. */
+/** `{label, data}` of one source: the bytes of a file or stdin, or the inline JSON text. */
 function readSource(arg) {
-  if (arg === '-') return { label: 'stdin', text: fs.readFileSync(0, 'utf8') }
-  if (/^\s*[[{]/.test(arg)) return { label: 'inline JSON', text: arg }
+  if (arg === '-') return { label: 'stdin', data: fs.readFileSync(0) }
+  if (/^\s*[[{]/.test(arg)) return { label: 'inline JSON', data: arg }
   try {
-    return { label: JSON.stringify(arg), text: fs.readFileSync(arg, 'utf8') }
+    return { label: JSON.stringify(arg), data: fs.readFileSync(arg) }
   } catch (e) {
     throw invalidInput(`import: cannot read ${JSON.stringify(arg)}: ${e.message}`)
   }
 }
+
+/**
+ * What an adapter is given of a file: claude-code takes the bytes (it decodes them strictly, so a
+ * U+FFFD in the file is told apart from a byte that is not UTF-8); other adapters take text.
+ */
+const payloadOf = (id, data) => (id === 'claude-code-memory-md' ? data : String(data))
 
 function readDirFiles(dir, filter) {
   const files = {}
@@ -42,7 +48,7 @@ function readDirFiles(dir, filter) {
  * `{warning}` says which file was left out.
  */
 function adapterPayloads(id, arg) {
-  if (!isDir(arg)) return [{ payload: readSource(arg).text, file: arg === '-' || /^\s*[[{]/.test(arg) ? undefined : arg }]
+  if (!isDir(arg)) return [{ payload: payloadOf(id, readSource(arg).data), file: arg === '-' || /^\s*[[{]/.test(arg) ? undefined : arg }]
   if (id === 'memory-standard') return [{ payload: { files: readDirFiles(arg, (r) => r.endsWith('.md')) }, file: arg }]
   // a Claude Code auto-memory directory (~/.claude/projects/<slug>/memory) has a MEMORY.md index
   const autoMemory = id === 'claude-code-memory-md' && path.basename(path.resolve(arg)) === 'memory' ? ['MEMORY.md'] : []
@@ -54,8 +60,8 @@ function adapterPayloads(id, arg) {
   return [...found.filter((n) => !link(n)), ...found.filter(link)].flatMap((n) => {
     const file = path.join(arg, n)
     const real = fs.realpathSync(file)
-    const payload = fs.readFileSync(file, 'utf8')
-    const same = id === 'claude-code-memory-md' && (seen.find((o) => o.real === real) ?? seen.find((o) => o.payload === payload))
+    const payload = payloadOf(id, fs.readFileSync(file))
+    const same = id === 'claude-code-memory-md' && (seen.find((o) => o.real === real) ?? seen.find((o) => o.payload.equals(payload)))
     if (same) return [{ warning: { message: `${n} ${same.real === real ? 'is the same file as' : 'has the same content as'} ${same.n}; imported once` } }]
     seen.push({ n, real, payload })
     return [{ payload, file }]
@@ -70,8 +76,8 @@ const readIfExists = (dir) => (name) => (fs.existsSync(path.join(dir, name)) ? f
  */
 function readDocuments(arg) {
   if (!isDir(arg)) {
-    const { label, text } = readSource(arg)
-    const doc = parseImportText(text, label)
+    const { label, data } = readSource(arg)
+    const doc = parseImportText(String(data), label)
     if (!isManifest(doc)) return [doc]
     if (label === 'stdin' || label === 'inline JSON') throw invalidInput(`import: a manifest from ${label} has no directory to find its parts in; import the directory that holds the parts`)
     return manifestParts(doc, readIfExists(path.dirname(arg)), label)

@@ -258,9 +258,11 @@ Read commands (add --json for machine output):
   audit [--limit N] [--verify]                 newest first
   proposals                                    pending proposals
   adapters                                     registered import/export adapters
-  export [--out FILE | --out-dir DIR] [--part-size N]   one document holds at most 1000 entries;
-                                    a larger store needs --out-dir: parts + memory-export.manifest.json
-  export --adapter ID [--track T] [--scope S] [--out FILE|DIR]
+  export [--out FILE | --out-dir DIR] [--part-size N] [--force]   one document holds at most 1000
+                                    entries; a larger store needs --out-dir: parts + memory-export.manifest.json
+  export --adapter ID [--track T] [--scope S] [--out FILE|DIR] [--force]
+                                    (files are created 0600, never over an existing file or link;
+                                     --force replaces it, a link itself and never what it points to)
 
 Write commands (each asks for approval showing the full change, unless --yes):
   add [--track user|agent] [--scope user-global|workspace] [--tags a,b] <text>
