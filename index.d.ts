@@ -78,6 +78,8 @@ export interface RemoveInput {
   track: Track
   scope: Scope
   match: string
+  /** The writer's source: what a `writePolicies["source:…"]` setting keys on (default: the provider's `sourceLabel`). */
+  source?: string
   workspaceKey?: string
   agentKey?: string
 }
@@ -107,6 +109,21 @@ export interface WriteContext {
   signal?: AbortSignal
 }
 
+/** An entry as an approval shows it: every field that lands. */
+export interface ShownEntry {
+  /** Absent for an entry the write creates. */
+  id?: string
+  /** Absent for an entry the write creates (it gets 1). */
+  version?: number
+  track: Track
+  scope: Scope
+  workspaceKey: string
+  agentKey: string
+  source: string
+  tags: string[]
+  text: string
+}
+
 /** What the approval callback is shown: the complete change, never an abstract action. */
 export interface ApprovalPayload {
   action: 'add' | 'replace' | 'remove' | 'consolidate' | 'seed'
@@ -114,13 +131,28 @@ export interface ApprovalPayload {
   track: Track | 'batch'
   /** `'batch'` for seed. */
   scope: Scope | 'batch'
+  /** The protocol's text: the new text (add), `from:\n{old}\n\nto:\n{new}` (replace), the removed text (remove), each target then the new text (consolidate), every entry (seed). */
   text: string
   /** Absent for seed. */
   source?: string
   /** Seed only: how many entries the batch holds. */
   count?: number
-  /** What the approver should notice: instruction-like text, invisible characters, a possible secret (under `secretPolicy: 'warn'`). */
+  /** What the approver should notice: instruction-like or heading-like text, invisible characters, a possible secret (under `secretPolicy: 'warn'`). */
   warnings?: string[]
+  /** The entries (at these versions) the write changes; it commits only on exactly these. */
+  targets?: { id: string; version: number }[]
+  /** Every entry the write removes or rewrites, as it is now. */
+  before: ShownEntry[]
+  /** Every entry the write leaves (new or rewritten): exactly what lands. */
+  after: ShownEntry[]
+  /** Seed only: the layers it adds to. */
+  layers?: { track: Track; scope: Scope; workspaceKey: string; entries: number; chars: number }[]
+  /** The policy that decides the write (from its layers and the writer's source) and the setting it came from; `off` never reaches a gate. */
+  policy: { policy: WritePolicy; setting: string }
+  /** The whole change as a person reads it: every entry with all of its fields, its text quoted line by line, control characters escaped. */
+  reason: string
+  /** SHA-256 of the change: a confirmation that names it commits exactly this change. */
+  digest: string
 }
 
 /** The async approval callback. Anything but a resolved `'allowed-once'` is a denial. */
@@ -144,7 +176,14 @@ export interface ProviderOptions {
   budgets?: { user?: Partial<BudgetLimits>; agent?: Partial<BudgetLimits> } | 'recorded'
   /** Record `budgets` in the store, so that `budgets: 'recorded'` (the CLI) uses the same limits (the plugin sets it). */
   recordBudgets?: boolean
+  /** `ask` (default), `auto` or `off`: decided per write, from `writePolicies` first. */
   writePolicy?: WritePolicy
+  /** Overrides keyed `"track/scope"` or `"source:<name>"` (the writer's source); a write touching several layers is decided by its strictest. */
+  writePolicies?: Record<string, WritePolicy>
+  /** Longest proposal text kept (2000); a longer one is cut, ending in `…`. */
+  proposalMaxChars?: number
+  /** Most pending proposals (8); `proposalAdd` records no more. */
+  proposalMaxPending?: number
   /** Default page size of `query` (20). */
   defaultQueryLimit?: number
   /** Source of entries whose input names none (`'dsh-memento'`). */
@@ -155,7 +194,7 @@ export interface ProviderOptions {
   secretPolicy?: 'refuse' | 'warn'
   /**
    * Names the transport in the audit `outcome` column. Called after the gate with its outcome;
-   * the default is `"{outcome} (via approval, writePolicy {writePolicy})"`. It labels, never decides.
+   * the default is `"{outcome} (via approval, {payload.policy.setting} {payload.policy.policy})"`. It labels, never decides.
    */
   auditLabel?: (outcome: string, payload: ApprovalPayload, write: WriteContext) => string
 }
@@ -210,8 +249,12 @@ export interface AuditVerification {
   checked: number
   /** Hash of the newest row: record it elsewhere to detect a rewritten chain. */
   head: string | null
-  /** The first row that does not verify. */
+  /** The first row that does not verify; for deleted newest rows, the `seq` the ledger's head recorded. */
   firstBroken: { seq: number; reason: string } | null
+  /** Entries against the text the ledger last approved for them (`unverifiable`: their rows were pruned). */
+  entries: { checked: number; unverifiable: number; mismatched: { id: string; reason: string }[] }
+  /** Layers whose recorded usage (what budgets enforce) is not the sum of their entries' lengths. */
+  layers: { track: Track; scope: Scope; workspaceKey: string; recorded: number; actual: number }[]
 }
 
 export type ProposalStatus = 'pending' | 'approved' | 'dismissed'
@@ -254,6 +297,8 @@ export declare class MemoryProvider {
   constructor(options: ProviderOptions)
   /** Resolved absolute path of the store file. */
   readonly path: string
+  /** The payload a write would ask approval for, without asking or writing (`approve`: a proposal id as input). */
+  preview(action: ApprovalPayload['action'] | 'approve', input: unknown, write: WriteContext): ApprovalPayload
   add(input: EntryInput, write: WriteContext): Promise<{ entry: MemoryEntry; usage: Usage }>
   replace(input: ReplaceInput, write: WriteContext): Promise<{ previous: MemoryEntry; entry: MemoryEntry; usage: Usage }>
   remove(input: RemoveInput, write: WriteContext): Promise<{ entry: MemoryEntry; usage: Usage }>
@@ -277,9 +322,9 @@ export declare class MemoryProvider {
    * call — across reloads and processes.
    */
   snapshotRecord(sessionId: string, text: string): string
-  /** Walk the audit hash chain and report the first row that does not verify. */
+  /** Walk the audit hash chain (to its recorded head) and check every entry and layer usage against it. */
   auditVerify(): AuditVerification
-  /** Records a pending proposal (not a memory write); `null` if the session already has one of this kind. */
+  /** Records a pending proposal (not a memory write; its text cut to `proposalMaxChars`); `null` if the session already has one of this kind, or `proposalMaxPending` are pending. */
   proposalAdd(input: ProposalInput): Proposal | null
   proposalList(status?: ProposalStatus, limit?: number): Proposal[]
   /** `approved` is a gated add (source `proposal`) committed with the decision; `dismissed` only decides. */

@@ -23,6 +23,13 @@ export declare class MemoryProvider {
   constructor(options: unknown)
   /** Absolute path of the store file. */
   get path(): string
+  /**
+   * The approval payload a write would ask for, without asking or writing: what a
+   * confirmation shows before the user commits to it (`action`: `add`, `replace`, `remove`,
+   * `consolidate`, `seed`, or `approve` with a proposal id as input). Throws the write's
+   * planning errors.
+   */
+  preview(action: unknown, input: unknown, write: unknown): unknown
   /** Insert a new entry (fresh id, version 1) after approval. */
   add(input: unknown, write: unknown): unknown
   /** Rewrite exactly one entry located by a unique substring; id stable, version + 1. */
@@ -84,6 +91,18 @@ export declare function screenEntries(inputs: unknown): unknown
  * failure, `{index, message}`.
  */
 export declare function validateEntryInputs(inputs: unknown): unknown
+
+/**
+ * The lines of `text` as they may be shown on a terminal: split wherever a reader may break a
+ * line (`\r` included), every control and invisible character written as an escape (`\u{1b}`).
+ */
+export declare function visibleLines(text: unknown): Array<string>
+
+/**
+ * `text` on one line as it may be shown: every control, line-breaking and invisible character
+ * written as an escape (`\u{a}`).
+ */
+export declare function visibleText(text: unknown): string
 
 /** Normalized workspace key of a cwd (`''` when none). */
 export declare function workspaceKeyOf(cwd: unknown): string

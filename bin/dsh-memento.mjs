@@ -13,6 +13,7 @@ import readline from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { createDefaultRegistry } from '../lib/adapters/index.mjs'
 import { emptyStore, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError } from '../lib/commands/index.mjs'
+import { shown } from '../lib/commands/render.mjs'
 import { findSessionLogs, recordProposals, scanFile, toProposals } from '../lib/digest.mjs'
 import { exportEntry, exportFiles, renderExport } from '../lib/envelope.mjs'
 import { isMemoryError } from '../lib/errors.mjs'
@@ -139,8 +140,8 @@ function makeGate(flags) {
       err(`dsh-memento: ${s.noTerminal}`)
       return 'unavailable'
     }
-    err(`${s.approveHeader(payload)}\n${'-'.repeat(60)}\n${payload.text}\n${'-'.repeat(60)}`)
-    for (const w of warnings) err(t.warning({ message: w }))
+    // The reason is the whole change, every field, control characters escaped: what lands.
+    err(`\n${s.approveHeader}\n${'-'.repeat(60)}\n${payload.reason}\n${'-'.repeat(60)}`)
     const answer = await ask(s.approvePrompt)
     if (answer === null) return 'cancelled'
     return /^\s*y(es)?\s*$/i.test(answer) ? 'allowed-once' : 'rejected'
@@ -214,7 +215,7 @@ function verbArgs(cmd, args, flags) {
     case 'add':
       return ['add', { ...write, text: flags.text ?? args.join(' ') }]
     case 'remove':
-      return ['remove', { ...layer, match: args.join(' ') }]
+      return ['remove', { ...layer, match: args.join(' '), source: flags.source ?? 'cli' }]
     case 'replace':
       return ['replace', { ...write, match: arrow < 0 ? args[0] : left.join(' '), text: flags.text ?? right ?? args.slice(1).join(' ') }]
     case 'consolidate':
@@ -321,14 +322,14 @@ async function cmdDigest(args, flags) {
     if (flags['dry-run']) {
       if (flags.json) return json({ dryRun: true, files, proposals, skipped })
       out(s.digestDry(files.length, proposals.length, skipped.length))
-      for (const x of proposals) out(`- ${x.track}/${x.scope}: ${x.text}`)
-      for (const x of skipped) out(s.digestSkipped(x.reason, x.text))
+      for (const x of proposals) out(`- ${x.track}/${x.scope}: ${shown(x.text)}`)
+      for (const x of skipped) out(s.digestSkipped(x.reason, shown(x.text)))
       return
     }
     const rec = recordProposals(p, proposals)
     if (flags.json) return json({ files, added: rec.added, alreadyProposed: rec.already.length, skipped })
     out(s.digested(files.length, rec.added.length, rec.already.length, skipped.length))
-    for (const x of rec.added) out(`- [${x.id}] ${x.track}/${x.scope}: ${x.text}`)
+    for (const x of rec.added) out(`- [${x.id}] ${x.track}/${x.scope}: ${shown(x.text)}`)
   } finally { env.close() }
 }
 

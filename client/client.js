@@ -99,6 +99,8 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
 .mm-full{margin:4px 0 0;padding:8px 10px;border-radius:10px;background:var(--mm-bg2);white-space:pre-wrap;overflow-wrap:anywhere;font:inherit;max-height:40vh;overflow-y:auto}
 .mm-full.mm-gone{text-decoration:line-through;text-decoration-color:var(--mm-err)}
 .mm-consent{font-size:12px;line-height:18px;color:var(--mm-fg2);margin:12px 0}
+.mm-warning{margin-top:8px;font-size:12px;line-height:18px;color:var(--mm-fg);overflow-wrap:anywhere}
+.mm-warning::before{content:"⚠ ";color:var(--mm-warn)}
 `
 
   function install(ctx) {
@@ -372,10 +374,23 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
     const tagsOf = (s) => s.split(',').map((t) => t.trim()).filter(Boolean)
     const where = (e) => `${layerName(e)}${e.scope === 'workspace' ? ' · ' + (e.workspaceKey || L.noWorkspace) : ''}${e.agentKey ? ' · ' + fill(L.agent, { key: e.agentKey }) : ''}`
     const block = (label, text, gone) => `<div class="mm-label">${esc(label)}</div><pre class="mm-full${gone ? ' mm-gone' : ''}">${esc(text)}</pre>`
+    /** Every field an entry of a change lands with: layer, workspace, agent, source, tags. */
+    const fields = (e) => `${where(e)}${e.agentKey ? '' : ' · ' + L.shared} · ${fill(L.sourceIs, { source: e.source })} · ${e.tags.length ? fill(L.tagsAre, { tags: e.tags.join(', ') }) : L.noTags}`
+    const entryBlock = (label, e, gone) => `<div class="mm-meta">${esc(fields(e))}</div>${block(label, e.text, gone)}`
+    /** The change the server planned (the payload its gate will see), entry by entry. */
+    function changeHtml(op, p, editable) {
+      const b = p.before
+      const a = p.after
+      let html = b.map((e) => entryBlock(op === 'replace' ? L.from : L.removedText, e, op !== 'replace')).join('')
+      if (editable) html += `<div class="mm-meta">${esc(fields(a[0]))}</div><div class="mm-label">${esc(L.newText)}</div><textarea class="mm-input" data-field="merged" aria-label="${esc(L.newText)}">${esc(a[0].text)}</textarea>`
+      else html += a.map((e) => entryBlock(op === 'replace' ? L.to : L.newText, e)).join('')
+      if (op === 'replace' && b[0].tags.join('\u0000') !== a[0].tags.join('\u0000')) html += block(L.tags, `${b[0].tags.join(', ')} → ${a[0].tags.join(', ')}`)
+      return html + p.warnings.map((w) => `<div class="mm-warning">${esc(w)}</div>`).join('')
+    }
 
     /** The confirmation: the complete change, then one click of consent. */
-    function confirm(op, html, body) {
-      st.confirm = { body: Object.assign({ op }, body) }
+    function confirm(op, html, body, preview) {
+      st.confirm = { body: Object.assign({ op }, body), preview }
       const m = $('.mm-modal')
       m.innerHTML = `<div class="mm-dialog" role="alertdialog" aria-modal="true" aria-label="${esc(L.confirmTitle[op])}"><h3>${esc(L.confirmTitle[op])}</h3>${html}<p class="mm-consent">${esc(L.consent)}</p>` +
         `<div class="mm-row"><button class="mm-btn" type="button" data-act="cancel-confirm">${esc(L.cancel)}</button><button class="mm-btn mm-primary" type="button" data-act="do-confirm">${esc(L.confirm)}</button></div></div>`
@@ -390,20 +405,34 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
         m.innerHTML = ''
       }
     }
+    /** POST a change for the page's session (a fresh token once if the plugin was reloaded). */
+    async function post(body) {
+      const s = session()
+      if (!s) throw { code: 'WRITE_REQUIRES_AGENT', message: L.needSession }
+      const send = () => call('write', { method: 'POST', headers: { 'content-type': 'application/json', 'x-memento-token': token }, body: JSON.stringify(Object.assign({ session: s.id }, body)) })
+      return send().catch(async (e) => {
+        if (!e || e.code !== 'FORBIDDEN') throw e
+        await boot(true)
+        return send()
+      })
+    }
+    /** Ask the server what `op` would change, and show exactly that for confirmation. */
+    async function review(op, body) {
+      try {
+        const { preview } = await post(Object.assign({ op }, body))
+        showError(null)
+        confirm(op, changeHtml(op, preview, op === 'consolidate'), body, preview)
+      } catch (e) {
+        showError(e)
+      }
+    }
     async function commit() {
       const c = st.confirm
       if (!c) return
-      const s = session()
       closeConfirm()
-      if (!s) return showError({ code: 'WRITE_REQUIRES_AGENT', message: L.needSession })
-      const send = () => call('write', { method: 'POST', headers: { 'content-type': 'application/json', 'x-memento-token': token }, body: JSON.stringify(Object.assign({ session: s.id }, c.body)) })
       try {
-        // A reloaded plugin has a new key: fetch a fresh token and send the confirmed change once more.
-        await send().catch(async (e) => {
-          if (!e || e.code !== 'FORBIDDEN') throw e
-          await boot(true)
-          return send()
-        })
+        // The write names the change the user saw; the server refuses any other.
+        await post(Object.assign({}, c.body, c.preview ? { digest: c.preview.digest } : {}))
         showError(null)
         st.editing = null
         st.adding = false
@@ -463,11 +492,11 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
         const card = el.closest('.mm-entry')
         const text = card.querySelector('[data-field="text"]').value
         const tags = tagsOf(card.querySelector('[data-field="tags"]').value)
-        confirm('replace', `<div class="mm-meta">${esc(where(e))}</div>${block(L.from, e.text, true)}${block(L.to, text)}${tags.join(',') !== e.tags.join(',') ? block(L.tags, `${e.tags.join(', ')} → ${tags.join(', ')}`) : ''}`, { id: e.id, version: e.version, text, tags })
+        return review('replace', { id: e.id, version: e.version, text, tags })
       },
       remove: (el) => {
         const e = byId(el.dataset.id)
-        confirm('remove', `<div class="mm-meta">${esc(where(e))}</div>${block(L.removedText, e.text, true)}`, { id: e.id, version: e.version })
+        return review('remove', { id: e.id, version: e.version })
       },
       add: () => {
         st.adding = !st.adding
@@ -483,26 +512,30 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
         const [track, scope] = box.querySelector('[data-field="layer"]').value.split('/')
         const text = box.querySelector('[data-field="text"]').value
         const tags = tagsOf(box.querySelector('[data-field="tags"]').value)
-        const ws = st.data && st.data.session && st.data.session.workspaceKey
-        confirm('add', `<div class="mm-meta">${esc(L.layers[track + '/' + scope])}${scope === 'workspace' ? ' · ' + esc(ws || L.noWorkspace) : ''}</div>${block(L.newText, text)}${tags.length ? block(L.tags, tags.join(', ')) : ''}`, { track, scope, text, tags })
+        return review('add', { track, scope, text, tags })
       },
       'review-consolidate': () => {
         const picked = [...st.picked.values()]
         if (picked.length < 2) return
-        const merged = picked.map((e) => e.text).join('\n')
-        const html = `<div class="mm-meta">${esc(where(picked[0]))}</div>${picked.map((e) => block(L.removedText, e.text, true)).join('')}<div class="mm-label">${esc(L.newText)}</div><textarea class="mm-input" data-field="merged" aria-label="${esc(L.newText)}">${esc(merged)}</textarea>`
-        confirm('consolidate', html, { ids: picked.map((e) => ({ id: e.id, version: e.version })), text: merged })
+        return review('consolidate', { ids: picked.map((e) => ({ id: e.id, version: e.version })), text: picked.map((e) => e.text).join('\n') })
       },
       'review-proposal': (el) => {
         const p = st.proposals.find((x) => x.id === el.dataset.id)
         if (!p) return
         const op = el.dataset.decision
-        confirm(op, `<div class="mm-meta">${esc(layerName(p))}${p.workspaceKey ? ' · ' + esc(p.workspaceKey) : ''}</div>${block(op === 'approved' ? L.newText : L.text, p.text, op === 'dismissed')}`, { id: p.id })
+        // A dismissal changes no memory: its confirmation shows the proposal itself.
+        if (op === 'approved') return review(op, { id: p.id })
+        confirm(op, `<div class="mm-meta">${esc(layerName(p))}${p.workspaceKey ? ' · ' + esc(p.workspaceKey) : ''}</div>${block(L.text, p.text, true)}`, { id: p.id })
       },
       'cancel-confirm': () => closeConfirm(),
       'do-confirm': () => {
+        // A new text typed into the confirmation is a new change: show it before it is written.
         const merged = root.querySelector('.mm-modal [data-field="merged"]')
-        if (merged && st.confirm) st.confirm.body.text = merged.value
+        const c = st.confirm
+        if (merged && c && merged.value !== c.preview.after[0].text) {
+          const { op, ...body } = c.body
+          return review(op, Object.assign(body, { text: merged.value }))
+        }
         return commit()
       },
     }

@@ -395,7 +395,8 @@ describe('dsh-memento CLI', { skip }, () => {
     const { env, ws, run } = sandbox()
     const tty = (args, answer) => spawnSync('script', ['-qec', [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], { cwd: ws, env, input: `${answer}\n`, encoding: 'utf8' })
     let r = tty(['add', 'asked at the terminal'], 'y')
-    assert.match(r.stdout, /Approve memory write: add \(user\/workspace\) source cli\r?\n-+\r?\nasked at the terminal\r?\n-+/)
+    // The whole change: its layer, workspace, agent, source and tags, then its text, quoted.
+    assert.match(r.stdout, /Approve this memory write\?\r?\n-+\r?\n\[dsh-memento\] add user\/workspace\r?\nnew: user\/workspace · workspace \S+ · every agent · source cli · no tags\r?\n│ asked at the terminal\r?\n-+/)
     assert.match(r.stdout, /Added \(user\/workspace\): asked at the terminal/)
     r = tty(['add', 'declined at the terminal'], 'n')
     assert.match(r.stdout, /WRITE_DENIED: memory write not approved \(approval outcome: rejected\)/)

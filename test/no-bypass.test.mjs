@@ -114,7 +114,8 @@ async function harness(dir, name) {
     await seedP.add({ track: 'user', scope, text: `anchor ${i} [a${i}@0]` }, W)
   }
   seedP.close()
-  const observer = new index.MemoryProvider({ dbPath, gate: async () => 'rejected' })
+  // Every probe gets a fresh pending proposal, and a denied approval leaves it pending.
+  const observer = new index.MemoryProvider({ dbPath, gate: async () => 'rejected', proposalMaxPending: 1_000_000 })
   const facts = (p) => p.listEntries().map((e) => [e.id, e.track, e.scope, e.workspaceKey, e.agentKey, e.text, e.source, e.tags, e.version].join('|'))
   const before = facts(observer)
   let proposals = 0

@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApply } from '../lib/plugin/plugin.mjs'
 import { DEFAULT_CONFIG, makeConfigSchema, resolveConfig } from '../lib/plugin/config.mjs'
-import { buildReason, parseReason, resolvePolicy } from '../lib/plugin/policy.mjs'
 import { clearFrozenSnapshots } from '../lib/plugin/snapshot.mjs'
 import { validate } from '../lib/plugin/jsonschema.mjs'
 import { renderMemoryResult } from '../lib/plugin/tools.mjs'
@@ -79,24 +78,6 @@ describe('config', () => {
   })
 })
 
-describe('policy', () => {
-  test('reason round trip (§5.1)', () => {
-    const p = { action: 'add', track: 'user', scope: 'workspace', text: 'likes\n tea', source: 'memory-tool' }
-    const r = buildReason(p)
-    assert.equal(r, '[dsh-memento] add user/workspace [source:memory-tool]\nlikes\n tea')
-    assert.deepEqual(parseReason(r), p)
-    assert.equal(buildReason({ action: 'seed', track: 'batch', scope: 'batch', text: 'x', count: 3 }), '[dsh-memento] seed (3 entries) batch/batch\nx')
-    assert.deepEqual(parseReason('[dsh-memento] seed (3 entries) batch/batch\nx'), { action: 'seed', count: 3, track: 'batch', scope: 'batch', text: 'x' })
-    assert.equal(parseReason('nope'), null)
-  })
-  test('precedence: source, then track/scope, then global', () => {
-    const table = { 'source:memory-tool': 'off', 'user/workspace': 'auto' }
-    assert.deepEqual(resolvePolicy({ track: 'user', scope: 'workspace', source: 'memory-tool' }, 'ask', table), { policy: 'off', setting: 'writePolicies["source:memory-tool"]' })
-    assert.deepEqual(resolvePolicy({ track: 'user', scope: 'workspace', source: 'command' }, 'ask', table), { policy: 'auto', setting: 'writePolicies["user/workspace"]' })
-    assert.deepEqual(resolvePolicy(null, 'ask', table), { policy: 'ask', setting: 'writePolicy' })
-  })
-})
-
 describe('ctx.memory', { skip }, () => {
   test('exposes no store, gate or provider, and ignores a caller-supplied gate', async () => {
     const { memory } = setup()
@@ -115,7 +96,7 @@ describe('ctx.memory', { skip }, () => {
     await memory.add({ track: 'user', scope: 'user-global', text: 'likes tea', source: 'x' }, { agent, callId: 'c9', signal })
     const [req] = ctx.approval.requests
     assert.equal(req.toolName, 'memory')
-    assert.equal(req.reason, '[dsh-memento] add user/user-global [source:x]\nlikes tea')
+    assert.equal(req.reason, '[dsh-memento] add user/user-global\nnew: user/user-global · every workspace · every agent · source x · no tags\n│ likes tea')
     assert.equal(req.callId, 'c9')
     assert.equal(req.signal, signal)
     assert.deepEqual(agent.session.events.map((e) => e.type), ['turn/start', 'approval/asked', 'approval/decided'])
@@ -266,7 +247,8 @@ describe('/memory command', { skip }, () => {
     const agent = makeAgent()
     agent.session.events.length = 0 // out of turn: commands never need one
     const r = await cmd(ctx, agent, '/memory add --scope=user-global  keep   these\n  spaces ')
-    assert.deepEqual(r, { kind: 'success', text: 'Added (user/user-global): keep   these\n  spaces\nLayer usage: 21/2000' })
+    // Further lines are indented under the first (the text itself is kept as typed, below).
+    assert.deepEqual(r, { kind: 'success', text: 'Added (user/user-global): keep   these\n    spaces\nLayer usage: 21/2000' })
     assert.equal(memory.listEntries()[0].text, 'keep   these\n  spaces')
     assert.equal(memory.listEntries()[0].source, 'command')
     assert.equal(memory.auditList(50)[0].outcome, 'allowed-once (via command, writePolicy ask)')
@@ -370,7 +352,7 @@ describe('proposals', { skip }, () => {
     compaction(ctx, agent.session)
     const [p] = memory.proposalList('pending', 50)
     assert.equal(p.text, 'we decided X')
-    assert.match(ctx.systemPrompt.map.get('dsh-memento:memory').text({ agent: makeAgent({ cwd: '/ws/a' }) }), /## Pending memory proposals[^\n]*\n- \[[^\]]+\] agent\/workspace: we decided X/)
+    assert.match(ctx.systemPrompt.map.get('dsh-memento:memory').text({ agent: makeAgent({ cwd: '/ws/a' }) }), /## Pending memory proposals[^\n]*\(1\)\n- agent\/workspace: we decided X$/)
     assert.match((await cmd(ctx, agent, '/memory proposals')).text, /^Pending proposals \(1\):/)
     const r = await cmd(ctx, agent, `/memory proposals approve ${p.id}`)
     assert.equal(r.text, 'Proposal approved and written to memory (agent/workspace): we decided X\nLayer usage: 12/4000')
@@ -486,17 +468,31 @@ describe('web routes and recall', { skip }, () => {
     const orphan = await post(s.ctx, { ...add, session: 'not-open' })
     assert.deepEqual([orphan.status, orphan.json.error.code], [409, 'WRITE_REQUIRES_AGENT'])
     assert.equal(s.memory.listEntries().length, 0, 'no refused request wrote')
-    const r = await post(s.ctx, add)
+    // Without a digest the route only previews: the change the provider planned, every field.
+    const shown = await post(s.ctx, add)
+    assert.equal(shown.status, 200, shown.body)
+    const { preview } = shown.json
+    assert.deepEqual(preview.after.map(({ track, scope, workspaceKey, agentKey, source, tags, text }) => [track, scope, workspaceKey, agentKey, source, tags, text]), [['user', 'user-global', '', '', 'panel', [], 'likes tea']])
+    assert.equal(s.memory.listEntries().length, 0, 'a preview writes nothing')
+    // A write names the change the user confirmed: another digest is refused, nothing lands.
+    const other = await post(s.ctx, { ...add, text: 'likes coffee', digest: preview.digest })
+    assert.deepEqual([other.status, other.json.error.code], [403, 'WRITE_DENIED'])
+    assert.equal(s.memory.auditList(1)[0].outcome, 'rejected (via panel, writePolicy ask; the change is not the one the user confirmed)')
+    assert.equal(s.memory.listEntries().length, 0)
+    const r = await post(s.ctx, { ...add, digest: preview.digest })
     assert.equal(r.status, 200, r.body)
     assert.equal(s.memory.auditList(1)[0].outcome, 'allowed-once (via panel, writePolicy ask)')
     const [entry] = (await s.ctx.webServer.call('/api/memento/entries')).json.entries
     const stale = await post(s.ctx, { op: 'remove', session: agent.session.id, id: entry.id, version: entry.version + 1 })
     assert.deepEqual([stale.status, stale.json.error.code], [409, 'ENTRY_NOT_FOUND'], 'the panel removes only the version it showed')
-    assert.equal((await post(s.ctx, { op: 'remove', session: agent.session.id, id: entry.id, version: entry.version })).status, 200)
+    const remove = { op: 'remove', session: agent.session.id, id: entry.id, version: entry.version }
+    const removal = (await post(s.ctx, remove)).json.preview
+    assert.deepEqual(removal.before.map((e) => [e.id, e.text, e.source]), [[entry.id, 'likes tea', 'panel']])
+    assert.equal((await post(s.ctx, { ...remove, digest: removal.digest })).status, 200)
     assert.equal(s.memory.listEntries().length, 0)
     s = setup({}, { approvalPolicy: 'never' })
     s.ctx.services.set('agents', { get: (id) => agents.get(id) })
-    const never = await post(s.ctx, add)
+    const never = await post(s.ctx, { ...add, digest: (await post(s.ctx, add)).json.preview.digest })
     assert.equal(never.json.error.code, 'WRITE_DENIED')
     assert.match(never.json.error.advice, /never/)
     assert.equal(s.memory.auditList(1)[0].outcome, 'rejected (via panel, session approval policy never)')
@@ -564,7 +560,7 @@ describe('plugin over the native provider', { skip }, () => {
       ['add', 'allowed-once (via approval, writePolicy ask)'],
       ['add-denied', 'unavailable (via approval, writePolicy ask)'],
     ])
-    assert.equal(ctx.approval.requests[0].reason, '[dsh-memento] add user/workspace [source:memory-tool]\nuser hates rain')
+    assert.equal(ctx.approval.requests[0].reason, '[dsh-memento] add user/workspace\nnew: user/workspace · workspace /ws/a · every agent · source memory-tool · no tags\n│ user hates rain')
     assert.deepEqual(memory.listEntries().map((e) => e.text), ['user likes tea'])
   })
   test('the memory tool shows the model the current text of a target rewritten while its approval waited', async () => {
@@ -609,7 +605,7 @@ describe('plugin over the native provider', { skip }, () => {
     const { ctx, memory } = setup()
     const agent = makeAgent({ cwd: '/ws/a' })
     agent.session.events.length = 0
-    assert.deepEqual(await cmd(ctx, agent, '/memory add --track=agent keep   two\n spaces'), { kind: 'success', text: 'Added (agent/workspace): keep   two\n spaces\nLayer usage: 18/4000' })
+    assert.deepEqual(await cmd(ctx, agent, '/memory add --track=agent keep   two\n spaces'), { kind: 'success', text: 'Added (agent/workspace): keep   two\n   spaces\nLayer usage: 18/4000' })
     assert.equal((await cmd(ctx, agent, '/memory budgets')).text, 'Budget usage:\n- user/user-global: 0/2000\n- user/workspace: 0/2000\n- agent/user-global: 0/4000\n- agent/workspace: 18/4000')
     assert.equal((await cmd(ctx, makeAgent({ cwd: '/ws/b' }), '/memory budgets')).text.split('\n')[4], '- agent/workspace: 0/4000')
     await cmd(ctx, agent, '/memory add --track=agent second')
@@ -641,7 +637,7 @@ describe('plugin over the native provider', { skip }, () => {
     s = setup({ secretPolicy: 'warn' })
     allow(s.ctx)
     assert.equal((await run(s.tool, { action: 'add', text: secret }, makeAgent())).ok, true)
-    assert.match(s.ctx.approval.requests[0].reason, /^\[dsh-memento\] add user\/workspace \[source:memory-tool\]\nmy key is sk-[^\n]*\n\n⚠ /)
+    assert.match(s.ctx.approval.requests[0].reason, /^\[dsh-memento\] add user\/workspace\nnew: [^\n]*\n│ my key is sk-[^\n]*\n\n⚠ /)
   })
   test('/memory audit verify walks the hash chain', async () => {
     const { ctx } = setup()

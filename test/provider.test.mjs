@@ -53,14 +53,24 @@ test('only a resolved "allowed-once" allows; every other gate answer is a denial
       throw new TypeError('no UI')
     },
     thenable: () => ({ then: (_ok, fail) => fail(new Error('thenable says no')) }),
-    trappedPromise: () => {
+    // Hostile answers of a synchronous gate (issue 20, attack 9): each used to throw out of
+    // add() uncoded, with no denial row and an unhandled rejection that ended Node.
+    thenGetterThrows: () => ({
+      get then() {
+        throw new Error('then getter')
+      },
+    }),
+    proxy: () => new Proxy({}, { get: () => { throw new Error('proxy trap') } }),
+    proxyFunction: () => new Proxy(() => {}, { get: () => { throw new Error('proxy trap') } }),
+    hostileSpecies: () => {
       const answer = Promise.resolve('allowed-once')
-      answer.then = () => {
-        throw new Error('then trap')
-      }
+      Object.defineProperty(answer, 'constructor', { get: () => { throw new Error('species trap') } })
       return answer
     },
   }
+  const unhandled = []
+  const note = (e) => unhandled.push(e)
+  process.on('unhandledRejection', note)
   for (const [name, gate] of Object.entries(gates)) {
     const p = open({ gate })
     const err = await rejectsWith(p.add({ track: 'user', scope: 'workspace', text: `t-${name}` }, write), 'WRITE_DENIED')
@@ -72,10 +82,21 @@ test('only a resolved "allowed-once" allows; every other gate answer is a denial
     assert.equal(row.entryId, null)
     p.close()
   }
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  process.off('unhandledRejection', note)
+  assert.deepEqual(unhandled, [], 'no rejection is left unhandled')
 })
 
 test('a thenable that answers twice, or answers and then throws, settles its write once', async () => {
   const gates = {
+    // A promise is awaited as `await` reads it: its own `then` property is not called.
+    trappedPromise: () => {
+      const answer = Promise.resolve('allowed-once')
+      answer.then = () => {
+        throw new Error('then trap')
+      }
+      return answer
+    },
     twice: () => ({ then: (ok) => (ok('allowed-once'), ok('allowed-once')) }),
     allowThenFail: () => ({ then: (ok, fail) => (ok('allowed-once'), fail(new Error('late'))) }),
     allowThenThrow: () => ({
@@ -383,21 +404,24 @@ test('snapshot() renders the visible set by layer with the usage enforced for it
       const [track, scope] = layer.split('/')
       const row = rows.find((r) => r.track === track && r.scope === scope)
       const list = entries.filter((e) => e.track === track && e.scope === scope).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
-      expected.push([`## ${labels.groups[layer]} — ${row.used}/${row.limit} ${labels.usageSuffix}`, ...list.map((e) => `- ${e.text}`)].join('\n'))
+      // An entry's further lines are quoted, so none reads as a heading or another entry.
+      expected.push([`## ${labels.groups[layer]} — ${row.used}/${row.limit} ${labels.usageSuffix}`, ...list.map((e) => `- ${e.text.replace(/\n/g, '\n  > ')}`)].join('\n'))
     }
     const text = p.snapshot(keys, labels)
     assert.equal(text, expected.join('\n\n'), language)
     assert.ok(!text.includes('another'), 'only the visible set')
   }
   assert.equal(p.snapshot(keys), p.snapshot(keys, snapshotLabels('en')), 'English by default')
-  // Pending proposals the session sees follow, oldest first, at most `maxProposals`.
+  // A notice of the pending proposals the session sees follows: their count, then excerpts of
+  // the oldest, at most `maxProposals`.
   const mine = p.proposalAdd({ kind: 'k', track: 'agent', scope: 'workspace', text: 'we decided X', sessionId: 'p1', workspaceKey: keys.workspaceKey })
   p.proposalAdd({ kind: 'k', track: 'agent', scope: 'workspace', text: 'elsewhere', sessionId: 'p2', workspaceKey: workspaceKeyOf('/tmp/other') })
   p.proposalAdd({ kind: 'k', track: 'user', scope: 'user-global', text: 'second', sessionId: 'p3' })
   const labels = snapshotLabels('en')
   const withOne = p.snapshot(keys, labels, 1)
-  assert.equal(withOne, `${p.snapshot(keys, labels)}\n\n## ${labels.proposalsHeader}\n- [${mine.id}] agent/workspace: we decided X`)
-  assert.match(p.snapshot(keys, labels, 8), /we decided X\n- \[[^\]]+\] user\/user-global: second$/)
+  assert.ok(mine)
+  assert.equal(withOne, `${p.snapshot(keys, labels)}\n\n## ${labels.proposalsHeader} (2)\n- agent/workspace: we decided X\n- … +1`)
+  assert.match(p.snapshot(keys, labels, 8), /\(2\)\n- agent\/workspace: we decided X\n- user\/user-global: second$/)
   assert.throws(() => p.snapshot(keys, { header: 7 }), (e) => e.code === 'INVALID_INPUT' && /header must be a string/.test(e.message))
   p.close()
 })

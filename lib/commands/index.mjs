@@ -60,7 +60,7 @@ const VERBS = {
   },
   remove: (env, a) => {
     if (blank(a.match)) throw env.usage('remove')
-    return env.provider.remove({ ...layer(a), match: a.match }, env.write())
+    return env.provider.remove({ ...layer(a), match: a.match, ...(a.source ? { source: a.source } : {}) }, env.write())
   },
   replace: (env, a) => {
     if (blank(a.match) || blank(a.text)) throw env.usage('replace')

@@ -1,14 +1,16 @@
 // Text of a verb's result, worded by the strings table (lib/plugin/strings.mjs `cmd`) and the
 // surface's own syntax (`t[surface]`: usage lines and footers).
 import { renderExport } from '../envelope.mjs'
+import { native } from '../native.mjs'
 
-const indent = (text) => text.replace(/\n/g, '\n  ')
+/** Stored text as a terminal may show it: further lines indented, control characters (a `\r`, an escape sequence) written as escapes, never obeyed. */
+export const shown = (text) => native.visibleLines(String(text ?? '')).join('\n  ')
 const lines = (...xs) => xs.flat().join('\n')
 
 /** One entry: `- [track/scope @workspace #agent] text  (tags: …)`. */
 function entryLine(e, t) {
-  const where = `${e.track}/${e.scope}${e.scope === 'workspace' && e.workspaceKey ? ` @${e.workspaceKey}` : ''}${e.agentKey ? ` #${e.agentKey}` : ''}`
-  return `- [${where}] ${indent(e.text)}${e.tags?.length ? t.tags(e.tags) : ''}`
+  const where = `${e.track}/${e.scope}${e.scope === 'workspace' && e.workspaceKey ? ` @${shown(e.workspaceKey)}` : ''}${e.agentKey ? ` #${shown(e.agentKey)}` : ''}`
+  return `- [${where}] ${shown(e.text)}${e.tags?.length ? t.tags(e.tags.map(shown)) : ''}`
 }
 
 const page = (r, t, full, partial) => [r.truncated ? partial(r.total, r.entries.length) : full(r.total), ...r.entries.map((e) => entryLine(e, t))]
@@ -24,7 +26,7 @@ function layerSizes(entries, t) {
   }
   return [...sizes].map(([k, [chars, n]]) => t.layerSize(k, chars, n))
 }
-const auditLine = (r) => `- ${new Date(r.ts).toISOString()} ${r.action}${r.track ? ` ${r.track}/${r.scope}` : ''} ${r.outcome ?? ''} (${r.source ?? ''})`.trim()
+const auditLine = (r) => `- ${new Date(r.ts).toISOString()} ${shown(r.action)}${r.track ? ` ${shown(r.track)}/${shown(r.scope)}` : ''} ${shown(r.outcome)} (${shown(r.source)})`.trim()
 
 const TEXT = {
   list: (r, t) => (r.total === 0 ? t.empty : lines(page(r, t, t.entries, t.entriesPartial))),
@@ -34,13 +36,13 @@ const TEXT = {
     if (r.verify) return r.verify.ok ? t.auditVerified(r.verify.checked, r.verify.head) : t.auditBroken(r.verify.firstBroken?.seq, r.verify.firstBroken?.reason, r.verify.checked)
     return r.rows.length === 0 ? t.auditEmpty : lines(t.audit(r.rows.length), r.rows.map(auditLine))
   },
-  add: (r, t) => written(t.added(r.entry.track, r.entry.scope, r.entry.text), r, t),
-  remove: (r, t) => written(t.removed(r.entry.track, r.entry.scope, r.entry.text), r, t),
-  replace: (r, t) => written(t.replaced(r.entry.track, r.entry.scope, r.previous.text, r.entry.text), r, t),
-  consolidate: (r, t) => written(t.consolidated(r.entry.track, r.entry.scope, r.removed.length, r.entry.text), r, t),
+  add: (r, t) => written(t.added(r.entry.track, r.entry.scope, shown(r.entry.text)), r, t),
+  remove: (r, t) => written(t.removed(r.entry.track, r.entry.scope, shown(r.entry.text)), r, t),
+  replace: (r, t) => written(t.replaced(r.entry.track, r.entry.scope, shown(r.previous.text), shown(r.entry.text)), r, t),
+  consolidate: (r, t) => written(t.consolidated(r.entry.track, r.entry.scope, r.removed.length, shown(r.entry.text)), r, t),
   proposals: (list, t, _a, own) =>
-    list.length === 0 ? t.noProposals : lines(t.proposals(list.length), list.map((p) => `- [${p.id}] ${p.track}/${p.scope}: ${indent(p.text)}  (${p.kind}, ${p.source})`), own.proposalsFooter),
-  approve: (r, t) => lines(t.approved(r.entry.track, r.entry.scope, r.entry.text), r.usage ? t.usage(r.usage.used, r.usage.limit) : []),
+    list.length === 0 ? t.noProposals : lines(t.proposals(list.length), list.map((p) => `- [${p.id}] ${p.track}/${p.scope}: ${shown(p.text)}  (${shown(p.kind)}, ${shown(p.source)})`), own.proposalsFooter),
+  approve: (r, t) => lines(t.approved(r.entry.track, r.entry.scope, shown(r.entry.text)), r.usage ? t.usage(r.usage.used, r.usage.limit) : []),
   dismiss: (_r, t, a) => t.dismissed(a.id),
   adapters: (list, t, _a, own) =>
     list.length === 0 ? t.noAdapters : lines(t.adapters(list.length), list.map((x) => `- ${x.id} (${x.name}, v${x.version}): ${x.description}\n  ${t.adapterFormats(x.importFormats.join(', '), x.exportFormat)}`), own.adaptersFooter),

@@ -61,7 +61,7 @@ function parse(verb, rest, config) {
     case 'add':
       return ['add', { ...flags, text, source: 'command' }]
     case 'remove':
-      return ['remove', { ...flags, match: text }]
+      return ['remove', { ...flags, match: text, source: 'command' }]
     case 'replace': {
       const a = arrowArgs(rest)
       return ['replace', a ? { ...a, match: a.left, source: 'command' } : {}]

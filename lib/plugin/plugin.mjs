@@ -1,16 +1,19 @@
 // `apply(ctx, config)`: wires the provider into the harness (§7.3) with every registration
 // fiber-scoped, so dispose and hot reload close the store and remove everything.
 //
+// The provider decides each write's policy (writePolicy / writePolicies, from the layers it
+// touches and the writer's source) and refuses `off` itself; the payload carries the decision.
 // Approval transports (the provider's single `gate`):
 // * in-turn (default, every ctx.memory caller and the `memory` tool): `ctx.approval.request`
-//   with the §5.1 reason, so the harness UI shows the full change and logs
-//   approval/asked + approval/decided. The answerer below applies writePolicy/writePolicies.
+//   with the payload's reason (the whole change), so the harness UI shows it and logs
+//   approval/asked + approval/decided. The answerer below claims exactly the request objects
+//   this gate made, and approves those the provider decided `auto`.
 // * user consent (`/memory …` typed by the user, or a confirmed click in the web panel): the
-//   user's own act is the consent; refused only under policy `off` or a session `never`
-//   policy, audited `(via command, …)` / `(via panel, …)`. Bound to write contexts the command
-//   handler and the panel routes mint themselves (a private WeakMap), so no caller can select it.
+//   user's own act is the consent; refused under a session `never` policy, and a panel write
+//   only when its change is the one the user confirmed (its digest), audited `(via command, …)`
+//   / `(via panel, …)`. Bound to write contexts the command handler and the panel routes mint
+//   themselves (a private WeakMap), so no caller can select it.
 import { resolveConfig } from './config.mjs'
-import { buildReason, describePolicy, isOwnRequest, parseReason, resolvePolicy, TOOL_NAME } from './policy.mjs'
 import { MemoryService } from './service.mjs'
 import { makeSnapshotProvider, SNAPSHOT_SECTION } from './snapshot.mjs'
 import { makeMemoryTool, makeRecallTool } from './tools.mjs'
@@ -28,11 +31,11 @@ export function createApply(load) {
     const config = resolveConfig(rawConfig)
     if (!config.enabled) return
     const { MemoryProvider, workspaceKeyOf, agentKeyOf } = load()
-    const policyOf = (payload) => resolvePolicy(payload, config.writePolicy, config.writePolicies)
 
     // --- transports -------------------------------------------------------------------
-    const userWrites = new WeakMap() // write context → 'command' | 'panel'
+    const userWrites = new WeakMap() // write context → {via: 'command' | 'panel', digest?}
     const askFailures = new WeakMap()
+    const ownRequests = new WeakMap() // approval request this gate made → the provider's policy
     const approval = () => ctx.get('approval')
     const sessionNever = (write) => {
       const a = approval()
@@ -45,40 +48,48 @@ export function createApply(load) {
         return false
       }
     }
-    const userWrite = (via) => (agent, signal) => {
+    /** A write context for the user's own act (`via`); a panel write names the digest of the change the user confirmed. */
+    const userWrite = (via) => (agent, signal, digest) => {
       const write = { agent, ...(signal ? { signal } : {}) }
-      userWrites.set(write, via)
+      userWrites.set(write, { via, digest })
       return write
     }
     const commandWrite = userWrite('command')
     async function gate(payload, write) {
-      if (userWrites.has(write)) {
+      const user = userWrites.get(write)
+      if (user) {
         if (sessionNever(write)) return 'rejected'
-        return policyOf(payload).policy === 'off' ? 'rejected' : 'allowed-once'
+        if (user.digest !== undefined && user.digest !== payload.digest) {
+          askFailures.set(write, 'the change is not the one the user confirmed')
+          return 'rejected'
+        }
+        return 'allowed-once'
       }
       const a = approval()
       if (!a || typeof a.request !== 'function') {
         askFailures.set(write, 'no approval service')
         return 'unavailable'
       }
+      const request = {
+        agent: write.agent,
+        toolName: 'memory',
+        reason: payload.reason,
+        ...(typeof write.callId === 'string' ? { callId: write.callId } : {}),
+        ...(write.signal ? { signal: write.signal } : {}),
+      }
+      ownRequests.set(request, payload.policy.policy)
       try {
-        return await a.request({
-          agent: write.agent,
-          toolName: TOOL_NAME,
-          reason: buildReason(payload),
-          ...(typeof write.callId === 'string' ? { callId: write.callId } : {}),
-          ...(write.signal ? { signal: write.signal } : {}),
-        })
+        return await a.request(request)
       } catch (e) {
         askFailures.set(write, String(e?.message ?? e))
         return 'unavailable'
       }
     }
     function auditLabel(outcome, payload, write) {
-      const via = userWrites.get(write) ?? 'approval'
-      const decider = sessionNever(write) ? 'session approval policy never' : describePolicy(policyOf(payload))
+      const via = userWrites.get(write)?.via ?? 'approval'
+      const decider = sessionNever(write) ? 'session approval policy never' : `${payload.policy.setting} ${payload.policy.policy}`
       const failure = askFailures.get(write)
-      return `${outcome} (via ${via}, ${decider}${failure ? `; approval ask failed: ${failure}` : ''})`
+      return `${outcome} (via ${via}, ${decider}${failure ? `; ${via === 'approval' ? 'approval ask failed: ' : ''}${failure}` : ''})`
     }
 
     // --- store and services -----------------------------------------------------------
@@ -88,10 +99,10 @@ export function createApply(load) {
       auditLabel,
       budgets: config.budgets,
       recordBudgets: true, // so that the CLI checks writes against the same limits
-      // The provider refuses by itself only under a global `off` that no writePolicies entry
-      // loosens; otherwise it always asks the gate and the answerer applies the policy, so
-      // `source:`/`track/scope` overrides and a session `never` policy are always honoured.
-      writePolicy: config.writePolicy === 'off' && Object.values(config.writePolicies).every((p) => p === 'off') ? 'off' : 'ask',
+      writePolicy: config.writePolicy,
+      writePolicies: config.writePolicies,
+      proposalMaxChars: config.proposals.maxChars,
+      proposalMaxPending: config.proposals.maxPending,
       defaultQueryLimit: config.maxEntriesPerQuery,
       sourceLabel: 'dsh-memento',
       auditRetentionDays: config.auditRetentionDays,
@@ -108,18 +119,10 @@ export function createApply(load) {
     const registry = createDefaultRegistry()
     ctx.provide('memoryAdapters', registry)
 
-    // The answerer: writePolicy / writePolicies for our own in-turn requests.
-    ctx.on(
-      'approval/request',
-      async (req, next) => {
-        if (!isOwnRequest(req)) return next()
-        const { policy } = policyOf(parseReason(req.reason))
-        if (policy === 'auto') return 'allowed-once'
-        if (policy === 'off') return 'rejected'
-        return next()
-      },
-      { prepend: true },
-    )
+    // The answerer: approves the requests this gate made for writes the provider decided
+    // `auto` (its `off` never reaches a gate). Every other request, ours under `ask` included,
+    // goes on to the harness's own answerers (the user).
+    ctx.on('approval/request', async (req, next) => (ownRequests.get(req) === 'auto' ? 'allowed-once' : next()), { prepend: true })
 
     ctx.tools.register(makeMemoryTool({ service, config }))
     ctx.systemPrompt.section({ name: SNAPSHOT_SECTION, order: config.snapshotOrder, text: makeSnapshotProvider({ service, provider, config, dbPath: provider.path ?? config.dbPath }) })

@@ -19,14 +19,13 @@ export function makeProposalCapture({ provider, service, config }) {
       summaries.delete(sessionId)
       if (typeof event.data?.error === 'string' && event.data.error.length > 0) return
       if (!text) return
-      if (provider.proposalList('pending', config.proposals.maxPending).length >= config.proposals.maxPending) return
       const keys = service.keysOf(session)
       try {
         provider.proposalAdd({
           kind: 'compaction-summary',
           track: 'agent',
           scope: 'workspace',
-          text: text.slice(0, config.proposals.maxChars),
+          text, // the provider keeps at most proposals.maxChars of it, and at most maxPending pending
           source: 'compaction',
           sessionId,
           workspaceKey: keys.workspaceKey,

@@ -4,6 +4,7 @@ import { strings } from './strings.mjs'
 import { validate } from './jsonschema.mjs'
 import { extractEventText } from './extract.mjs'
 import { isMemoryError } from '../errors.mjs'
+import { native } from '../native.mjs'
 
 const str = { type: 'string' }
 const int = { type: 'integer' }
@@ -66,6 +67,9 @@ export function memoryParameters(language) {
   }
 }
 
+/** An entry as the model reads it in a result: further lines quoted (as in the snapshot), so none reads as a heading or another entry. */
+const entryLine = (e) => `- [${e.track}/${e.scope}] ${native.visibleLines(e.text).join('\n  > ')}`
+
 export const publicEntry = (e) => ({ id: e.id, track: e.track, scope: e.scope, text: e.text, source: e.source, tags: [...(e.tags ?? [])] })
 const usageOf = (u) => ({ track: u.track, scope: u.scope, used: u.used, limit: u.limit })
 
@@ -91,7 +95,7 @@ export function renderMemoryResult(value, language = 'en') {
     text = r.failed(value.action, value.error?.message ?? '')
     if (value.error?.current) text += `\n${r.current(value.error.current.text)}`
   } else if (value.action === 'query') {
-    text = value.entries.length === 0 ? r.noMatch : [r.matches(value.entries.length, value.total, value.truncated), ...value.entries.map((e) => `- [${e.track}/${e.scope}] ${e.text}`)].join('\n')
+    text = value.entries.length === 0 ? r.noMatch : [r.matches(value.entries.length, value.total, value.truncated), ...value.entries.map(entryLine)].join('\n')
   } else if (value.action === 'consolidate') {
     text = `${r.consolidated(value.entry.track, value.entry.scope, value.removed.length, value.entry.text)}\n${r.budget(value.usage.used, value.usage.limit)}`
   } else {
@@ -158,7 +162,7 @@ export function makeMemoryTool({ service, config }) {
               return { action, ok: true, entry: publicEntry(r.entry), previous: { id: r.previous.id, text: r.previous.text }, usage: usageOf(r.usage) }
             }
             if (action === 'remove') {
-              const r = await service.remove({ ...layer, match: args.match }, write)
+              const r = await service.remove({ ...layer, match: args.match, source: 'memory-tool' }, write)
               return { action, ok: true, entry: publicEntry(r.entry), usage: usageOf(r.usage) }
             }
             const r = await service.consolidate({ ...layer, matches: args.matches, text: args.text, source: 'memory-tool', ...tags }, write)
@@ -231,7 +235,7 @@ export function renderRecallResult(value, language = 'en') {
   const r = strings(language).render
   if (!value.ok) return [{ type: 'text', text: r.failed('recall', value.error?.message ?? '') }]
   const m = value.memory
-  const lines = m.entries.length === 0 ? [r.recallNone] : [r.recallMatches(m.entries.length, m.total, m.truncated), ...m.entries.map((e) => `- [${e.track}/${e.scope}] ${e.text}`)]
+  const lines = m.entries.length === 0 ? [r.recallNone] : [r.recallMatches(m.entries.length, m.total, m.truncated), ...m.entries.map(entryLine)]
   lines.push('')
   const h = value.history
   if (!h.available) lines.push(h.error ? r.historyFailed(h.error) : r.historyUnavailable)

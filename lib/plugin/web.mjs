@@ -2,11 +2,21 @@
 // trusted-request rule, ./trust.mjs). Reads answer GET and HEAD and never bump recall
 // counters (P3); search, filters and paging run here over the provider's own query and list,
 // so the panel finds any entry of a store of any size. The one write route answers only a
-// same-origin JSON POST carrying the page's token; a write is the user's own consent, through
-// the same gate as a typed `/memory` command, audited `(via panel, …)`.
+// same-origin JSON POST carrying the page's token. Without a `digest` it only previews: the
+// provider plans the change and the page shows that payload (every field of every entry) for
+// confirmation; with the digest of what the user confirmed it writes, through the same gate as
+// a typed `/memory` command, audited `(via panel, …)`, and only if the change is still exactly
+// that one.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { isSameOriginWrite, isTrustedApiRequest } from './trust.mjs'
 import { strings } from './strings.mjs'
+import { native } from '../native.mjs'
+
+/** A stored string as the page may show it: control and invisible characters as escapes (multi-line text keeps its line breaks). */
+const visible = (s) => native.visibleLines(String(s ?? '')).join('\n')
+const visibleEntry = (e) => ({ ...e, text: visible(e.text), source: native.visibleText(e.source), workspaceKey: native.visibleText(e.workspaceKey), agentKey: native.visibleText(e.agentKey), tags: e.tags.map((t) => native.visibleText(t)) })
+/** What the confirmation shows of a payload. */
+const previewOf = (p) => ({ action: p.action, digest: p.digest, warnings: p.warnings ?? [], before: p.before.map(visibleEntry), after: p.after.map(visibleEntry) })
 
 export const PANEL_AUDIT_CEILING = 200
 /** The provider's largest query page: a search reaches this many matches. */
@@ -76,7 +86,7 @@ const tally = (entries, key) => {
 /**
  * @param deps.service     ctx.memory (reads)
  * @param deps.provider    the provider (panel writes need the user-consent transport)
- * @param deps.userWrite   (agent) → a write context bound to that transport, labelled `panel`
+ * @param deps.userWrite   (agent, signal?, digest?) → a write context bound to that transport, labelled `panel`: its gate allows only the change whose digest the user confirmed
  * @param deps.sessionOf   (sessionId) → `{agent, session}` of a live session, or undefined
  * @param deps.trustedHosts () → the deployment's non-loopback authorities
  */
@@ -159,21 +169,19 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
   // text, in its own workspace and agent's view, names it (unless another entry contains it).
   const target = (e) => ({ track: e.track, scope: e.scope, match: e.text, workspaceKey: e.workspaceKey, agentKey: e.agentKey })
 
-  async function write(body) {
-    const live = typeof body.session === 'string' && body.session !== '' ? sessionOf(body.session) : undefined
-    if (!live) throw new PanelError('WRITE_REQUIRES_AGENT', 'no open session: panel writes are made on behalf of the session the page shows', 409)
-    const w = userWrite(live.agent ?? { session: live.session })
+  /** The provider call a panel request names: `[action, input]` (`approve`/`dismiss`: a proposal id). */
+  function change(body) {
     switch (body.op) {
       case 'add': {
         if (!LAYERS.includes(`${body.track}/${body.scope}`)) throw new PanelError('INVALID_INPUT', 'track/scope must name one of the four layers')
-        return provider.add({ track: body.track, scope: body.scope, text: need(body.text, 'text'), tags: tagsOf(body.tags), source: 'panel' }, w)
+        return ['add', { track: body.track, scope: body.scope, text: need(body.text, 'text'), tags: tagsOf(body.tags), source: 'panel' }]
       }
       case 'replace': {
         const e = shown(body.id, body.version)
-        return provider.replace({ ...target(e), text: need(body.text, 'text'), tags: tagsOf(body.tags) ?? null, source: 'panel' }, w)
+        return ['replace', { ...target(e), text: need(body.text, 'text'), tags: tagsOf(body.tags) ?? null, source: 'panel' }]
       }
       case 'remove':
-        return provider.remove(target(shown(body.id, body.version)), w)
+        return ['remove', { ...target(shown(body.id, body.version)), source: 'panel' }]
       case 'consolidate': {
         if (!Array.isArray(body.ids) || body.ids.length < 1 || body.ids.length > 20) throw new PanelError('INVALID_INPUT', 'consolidate takes 1..20 entry ids')
         const picked = body.ids.map((x) => shown(x?.id, x?.version))
@@ -182,14 +190,29 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
           throw new PanelError('INVALID_INPUT', 'consolidate merges entries of one layer, workspace and agent')
         }
         const { match, ...where } = target(first)
-        return provider.consolidate({ ...where, matches: picked.map((e) => e.text), text: need(body.text, 'text'), tags: tagsOf(body.tags), source: 'panel' }, w)
+        return ['consolidate', { ...where, matches: picked.map((e) => e.text), text: need(body.text, 'text'), tags: tagsOf(body.tags), source: 'panel' }]
       }
       case 'approved':
+        return ['approve', need(body.id, 'id')]
       case 'dismissed':
-        return provider.proposalDecide(need(body.id, 'id'), body.op, w)
+        return ['dismiss', need(body.id, 'id')]
       default:
         throw new PanelError('INVALID_INPUT', `unknown op ${JSON.stringify(String(body.op))} (add, replace, remove, consolidate, approved, dismissed)`)
     }
+  }
+
+  /** A preview (no `digest`): the payload the change would ask for; else the write, bound to that digest. */
+  async function write(body) {
+    const live = typeof body.session === 'string' && body.session !== '' ? sessionOf(body.session) : undefined
+    if (!live) throw new PanelError('WRITE_REQUIRES_AGENT', 'no open session: panel writes are made on behalf of the session the page shows', 409)
+    const agent = live.agent ?? { session: live.session }
+    const [action, input] = change(body)
+    // A dismissal changes no memory: there is nothing to preview, and the click decides it.
+    if (action === 'dismiss') return { result: await provider.proposalDecide(input, 'dismissed', userWrite(agent)) }
+    if (body.digest === undefined) return { preview: previewOf(provider.preview(action, input, userWrite(agent))) }
+    if (typeof body.digest !== 'string') throw new PanelError('INVALID_INPUT', 'digest must be the string the preview returned')
+    const w = userWrite(agent, undefined, body.digest)
+    return { result: await (action === 'approve' ? provider.proposalDecide(input, 'approved', w) : provider[action](input, w)) }
   }
 
   const failure = (e) => ({ error: { code: e.code, message: String(e.message), advice: strings(language).panel.advice[e.code] ?? null, details: e.details ?? null } })
@@ -253,7 +276,7 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
           return
         }
         try {
-          send(req, res, 200, { ok: true, result: await write(await readJson(req)) })
+          send(req, res, 200, { ok: true, ...(await write(await readJson(req))) })
         } catch (e) {
           const code = typeof e?.code === 'string' ? e.code : 'HTTP'
           const status = e instanceof PanelError ? e.status : code === 'WRITE_DENIED' ? 403 : code === 'HTTP' ? 500 : 400

@@ -1,10 +1,10 @@
 //! Asking the approval gate and finishing the write with its answer.
 //!
-//! The gate may return anything: a string, a promise, a thenable, or throw. What it returns is
-//! adopted into a native promise (so a thenable that answers twice is heard once); a rejection
-//! is noted by a `catch`, and the `then` after it finishes the plan in one synchronous core call
-//! and settles the caller's promise. Every path settles: a throwing gate or a garbage answer is
-//! a denial, and a failure to finish rejects.
+//! The gate may return anything: a string, a promise, a thenable, a Proxy, or throw. What it
+//! returns is adopted by `Promise.resolve` (so a thenable that answers twice is heard once), and
+//! whichever of the two handlers given to `Promise.prototype.then` runs first finishes the plan
+//! in one synchronous core call and settles the caller's promise. Every path settles: a throwing
+//! gate or `then`, or a garbage answer, is a denial with its row, and a failure to finish rejects.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -13,47 +13,94 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 
 use super::js::{error_value, failure, field, rejected, settled, text, to_js};
-use super::{Core, Js};
+use super::{Core, Js, Raw};
 use crate::engine::{Finished, GateAnswer, Plan};
 use crate::error::MemoryError;
 
-/// A checked write and the policy's own answer, when it gives one (`off` refuses unasked).
-pub(super) type Planned = (Plan, Option<&'static str>);
-
-/// Ask the gate about the planned write (unless the policy answered): the write's promise.
-pub(super) fn ask<'e>(env: &'e Env, core: Rc<Core>, planned: Planned, write: Unknown) -> Js<'e> {
-  let (plan, policy) = planned;
-  if let Some(outcome) = policy {
+/// Ask the gate about the planned write (unless its policy answered): the write's promise.
+pub(super) fn ask<'e>(env: &'e Env, core: Rc<Core>, plan: Plan, write: Unknown) -> Js<'e> {
+  if let Some(outcome) = plan.policy_answer() {
     return finish(env, &core, plan, GateAnswer::Outcome(outcome.into()), write);
   }
   let payload = to_js(env, plan.payload())?;
   let gate = core.gate.borrow_back(env)?;
   let returned = gate.call(FnArgs::from((payload.raw(), write.raw())));
-  let returned = match returned.map_err(|e| GateAnswer::Failed(failure(env, &e))) {
+  let returned = match returned {
     Ok(v) => v,
-    Err(answer) => return finish(env, &core, plan, answer, write),
+    Err(e) => {
+      return finish(
+        env,
+        &core,
+        plan,
+        GateAnswer::Failed(failure(env, &e)),
+        write,
+      )
+    }
+  };
+  // Adopted by `Promise.resolve` and awaited with `Promise.prototype.then` itself, so a
+  // thenable whose `then` getter throws, a Proxy or an own `then`/`catch` property can only
+  // reject (a denial), never throw past us or leave a rejection unhandled.
+  let (adopted, then) = match adopt(env, returned) {
+    Ok(adopted) => adopted,
+    Err(e) => {
+      return finish(
+        env,
+        &core,
+        plan,
+        GateAnswer::Failed(failure(env, &e)),
+        write,
+      )
+    }
   };
   // The write context outlives this call: the gate may take any time to answer.
   let held = Object::from_unknown(write)?.create_ref::<false>()?;
-  let thrown = Rc::new(RefCell::new(None));
-  let note = thrown.clone();
-  let adopted = PromiseRaw::<Unknown>::resolve(env, returned)?;
-  let caught = adopted.catch(move |ctx: CallbackContext<Unknown>| {
-    *note.borrow_mut() = Some(describe_thrown(&ctx.env, &ctx.value));
-    Ok(())
-  })?;
-  let done = PromiseRaw::<Unknown>::new(env.raw(), caught.raw()).then(move |ctx| {
-    let answer = match (thrown.borrow_mut().take(), text(&ctx.value)) {
-      (Some(thrown), _) => GateAnswer::Failed(thrown),
-      (None, Some(outcome)) => GateAnswer::Outcome(outcome),
-      (None, None) => GateAnswer::NotAString(describe_type(&ctx.value)),
-    };
-    let write = held.get_value(&ctx.env)?.to_unknown();
-    let settled = finish(&ctx.env, &core, plan, answer, write).map(|p| p.raw());
-    held.unref(&ctx.env)?;
-    settled
-  })?;
-  Ok(done.to_unknown())
+  let waiting = Rc::new(RefCell::new(Some((plan, held))));
+  let settle = |rejected: bool| {
+    let (core, waiting) = (core.clone(), waiting.clone());
+    move |ctx: FunctionCallContext| -> Result<Raw> {
+      let value = ctx.first_arg::<Unknown>()?;
+      let Some((plan, held)) = waiting.borrow_mut().take() else {
+        return Ok(value.raw()); // the promise settles once; nothing is left to finish
+      };
+      let answer = match (rejected, text(&value)) {
+        (true, _) => GateAnswer::Failed(describe_thrown(ctx.env, &value)),
+        (false, Some(outcome)) => GateAnswer::Outcome(outcome),
+        (false, None) => GateAnswer::NotAString(describe_type(&value)),
+      };
+      let write = held.get_value(ctx.env)?.to_unknown();
+      let settled = finish(ctx.env, &core, plan, answer, write).map(|p| p.raw());
+      held.unref(ctx.env)?;
+      settled
+    }
+  };
+  let approved = env.create_function_from_closure::<Unknown, Raw, _>("answered", settle(false))?;
+  let refused = env.create_function_from_closure::<Unknown, Raw, _>("failed", settle(true))?;
+  match then.apply(adopted, FnArgs::from((approved.raw(), refused.raw()))) {
+    Ok(done) => Ok(done),
+    Err(e) => {
+      // `then` threw (a hostile species constructor) before it registered anything.
+      let why = GateAnswer::Failed(failure(env, &e));
+      let Some((plan, held)) = waiting.borrow_mut().take() else {
+        return Err(e);
+      };
+      let write = held.get_value(env)?.to_unknown();
+      let settled = finish(env, &core, plan, why, write);
+      held.unref(env)?;
+      settled
+    }
+  }
+}
+
+/// `Promise.resolve(value)` and `Promise.prototype.then`, or what adopting `value` threw.
+fn adopt<'e>(
+  env: &'e Env,
+  value: Unknown<'e>,
+) -> Result<(Unknown<'e>, Function<'e, FnArgs<(Raw, Raw)>, Unknown<'e>>)> {
+  let promise = Object::from_unknown(env.get_global()?.get_named_property::<Unknown>("Promise")?)?;
+  let resolve: Function<Unknown, Unknown> = promise.get_named_property("resolve")?;
+  let prototype = Object::from_unknown(promise.get_named_property::<Unknown>("prototype")?)?;
+  let then = prototype.get_named_property("then")?;
+  Ok((resolve.apply(promise, value)?, then))
 }
 
 /// Finish `plan` with the gate's `answer`: the write's promise, settled.

@@ -37,6 +37,18 @@ type Planner = fn(&mut Memory, &Value, Writer) -> crate::Result<Plan>;
 
 const BUSY: &str = "memory store is busy in a re-entrant call";
 
+const ADD: Op = ("add", Memory::plan_add);
+const REPLACE: Op = ("replace", Memory::plan_replace);
+const REMOVE: Op = ("remove", Memory::plan_remove);
+const CONSOLIDATE: Op = ("consolidate", Memory::plan_consolidate);
+const SEED: Op = ("seed", Memory::plan_seed);
+/// Approving a proposal: a gated add of its text (the input is the proposal id).
+const APPROVE: Op = ("approve", |m, id, w| {
+  m.plan_approve(id.as_str().unwrap_or_default(), w)
+});
+/// Every write, by name (what `preview` accepts).
+const OPS: [Op; 6] = [ADD, REPLACE, REMOVE, CONSOLIDATE, SEED, APPROVE];
+
 /// What a write's promise and every read share: the engine and the JS functions given at
 /// construction (held until the last pending write is done with them).
 struct Core {
@@ -148,36 +160,65 @@ impl MemoryProvider {
     self.core.path.clone()
   }
 
-  /// The shared write path: writer check, input, plan, gate, finish.
-  fn gated<'e>(&self, env: &'e Env, (what, plan): Op, input: Unknown, write: Unknown) -> Js<'e> {
-    let planned = writer_of(env, write).and_then(|writer| {
-      let input = data(env, &format!("{what} input"), input)?;
-      self
-        .core
-        .run(|m| Ok((m.planned(|m| plan(m, &input, writer))?, m.policy_answer())))
-    });
-    match planned {
-      Ok(planned) => gate::ask(env, self.core.clone(), planned, write),
+  /// Writer check, input, plan: a checked write, not yet asked about.
+  fn plan(
+    &self,
+    env: &Env,
+    (what, plan): Op,
+    input: Unknown,
+    write: Unknown,
+  ) -> crate::Result<Plan> {
+    let writer = writer_of(env, write)?;
+    let input = data(env, &format!("{what} input"), input)?;
+    self.core.run(|m| m.planned(|m| plan(m, &input, writer)))
+  }
+
+  /// The shared write path: plan, gate, finish.
+  fn gated<'e>(&self, env: &'e Env, op: Op, input: Unknown, write: Unknown) -> Js<'e> {
+    match self.plan(env, op, input, write) {
+      Ok(plan) => gate::ask(env, self.core.clone(), plan, write),
       Err(e) => settled::<()>(env, Err(e)),
     }
+  }
+
+  /// The approval payload a write would ask for, without asking or writing: what a
+  /// confirmation shows before the user commits to it (`action`: `add`, `replace`, `remove`,
+  /// `consolidate`, `seed`, or `approve` with a proposal id as input). Throws the write's
+  /// planning errors.
+  #[napi]
+  pub fn preview<'e>(
+    &self,
+    env: &'e Env,
+    action: Unknown,
+    input: Unknown,
+    write: Unknown,
+  ) -> Result<Unknown<'e>> {
+    let op = text(&action).and_then(|a| OPS.into_iter().find(|(name, _)| *name == a));
+    let Some(op) = op else {
+      let names = OPS.map(|(name, _)| name).join(", ");
+      let bad = MemoryError::invalid(format!("preview action must be one of {names}"));
+      return Err(throw(env, bad));
+    };
+    let planned = self.plan(env, op, input, write);
+    read(env, planned.map(|p| p.payload().clone()))
   }
 
   /// Insert a new entry (fresh id, version 1) after approval.
   #[napi]
   pub fn add<'e>(&self, env: &'e Env, input: Unknown, write: Unknown) -> Result<Unknown<'e>> {
-    self.gated(env, ("add", Memory::plan_add), input, write)
+    self.gated(env, ADD, input, write)
   }
 
   /// Rewrite exactly one entry located by a unique substring; id stable, version + 1.
   #[napi]
   pub fn replace<'e>(&self, env: &'e Env, input: Unknown, write: Unknown) -> Result<Unknown<'e>> {
-    self.gated(env, ("replace", Memory::plan_replace), input, write)
+    self.gated(env, REPLACE, input, write)
   }
 
   /// Delete exactly one entry located by a unique substring.
   #[napi]
   pub fn remove<'e>(&self, env: &'e Env, input: Unknown, write: Unknown) -> Result<Unknown<'e>> {
-    self.gated(env, ("remove", Memory::plan_remove), input, write)
+    self.gated(env, REMOVE, input, write)
   }
 
   /// Atomically replace 1..20 entries with one new entry: one approval, one transaction.
@@ -188,13 +229,13 @@ impl MemoryProvider {
     input: Unknown,
     write: Unknown,
   ) -> Result<Unknown<'e>> {
-    self.gated(env, ("consolidate", Memory::plan_consolidate), input, write)
+    self.gated(env, CONSOLIDATE, input, write)
   }
 
   /// Insert a batch under one approval; all or nothing, budgets checked before asking.
   #[napi]
   pub fn seed<'e>(&self, env: &'e Env, inputs: Unknown, write: Unknown) -> Result<Unknown<'e>> {
-    self.gated(env, ("seed", Memory::plan_seed), inputs, write)
+    self.gated(env, SEED, inputs, write)
   }
 
   /// Decide a pending proposal: `approved` is a gated add committed with the decision.
@@ -210,11 +251,8 @@ impl MemoryProvider {
     let Some(id_text) = text(&id).filter(|id| !id.is_empty()) else {
       return bad("proposal id must be a non-empty string");
     };
-    let approve: Op = ("proposal", |m, id, w| {
-      m.plan_approve(id.as_str().unwrap_or_default(), w)
-    });
     match text(&decision).as_deref() {
-      Some("approved") => self.gated(env, approve, id, write),
+      Some("approved") => self.gated(env, APPROVE, id, write),
       Some("dismissed") => {
         let dismiss = |m: &mut Memory, w: &Writer| m.proposal_dismiss(&id_text, w);
         let dismissed = writer_of(env, write).and_then(|w| self.core.run(|m| dismiss(m, &w)));
@@ -330,6 +368,25 @@ pub fn workspace_key_of(cwd: Unknown) -> String {
 #[napi]
 pub fn agent_key_of(preset: Unknown) -> String {
   keys::agent_key_of(text(&preset).as_deref())
+}
+
+/// The lines of `text` as they may be shown on a terminal: split wherever a reader may break a
+/// line (`\r` included), every control and invisible character written as an escape (`\u{1b}`).
+#[napi]
+pub fn visible_lines(text: Unknown) -> Vec<String> {
+  let text = js::text(&text).unwrap_or_default();
+  let lines = crate::protocol::text::line_breaks(&text);
+  lines
+    .map(|l| crate::protocol::text::visible(l).into_owned())
+    .collect()
+}
+
+/// `text` on one line as it may be shown: every control, line-breaking and invisible character
+/// written as an escape (`\u{a}`).
+#[napi]
+pub fn visible_text(text: Unknown) -> String {
+  let text = js::text(&text).unwrap_or_default();
+  crate::protocol::text::visible(&text).into_owned()
 }
 
 /// The plugin config with every default filled in, checked in the reference order (throws

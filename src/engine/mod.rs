@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use crate::error::{json_str, Changed, MemoryError, Result};
+use crate::protocol::change::{self, LayerShare, Shown};
 use crate::protocol::model::{
   self, as_object, AuditRow, Budgets, Entry, EntryInput, Proposal, Scope, Track, Usage, Writer,
   MAX_QUERY_LIMIT,
@@ -26,39 +27,7 @@ use crate::store::audit::{self, NewAudit, Verification};
 use crate::store::reads::{self, Filter};
 use crate::store::{self, fail_at, now_ms, Store, Visibility};
 
-/// The global write policy. `off` refuses every write without asking; `ask` and `auto` both ask
-/// the gate (the policy is the gate's business) and are named in the audit label.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WritePolicy {
-  /// Ask the gate.
-  Ask,
-  /// Ask the gate (its answerer approves on its own).
-  Auto,
-  /// Refuse without asking.
-  Off,
-}
-
-impl WritePolicy {
-  /// Parse `ask|auto|off`.
-  ///
-  /// # Errors
-  /// `INVALID_INPUT` (`invalid writePolicy …`).
-  pub fn parse(value: &str) -> Result<Self> {
-    let all = [Self::Ask, Self::Auto, Self::Off];
-    let got = json_str(value);
-    let bad = || MemoryError::invalid(format!("invalid writePolicy {got} (one of ask|auto|off)"));
-    let found = all.into_iter().find(|p| p.as_str() == value);
-    found.ok_or_else(bad)
-  }
-  /// The wire name.
-  pub fn as_str(self) -> &'static str {
-    match self {
-      Self::Ask => "ask",
-      Self::Auto => "auto",
-      Self::Off => "off",
-    }
-  }
-}
+pub use crate::protocol::policy::{Decision, Policies, WritePolicy};
 
 /// What to do with text that looks like a credential.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,24 +43,31 @@ pub enum SecretPolicy {
 pub struct Config {
   /// Per-layer limits.
   pub budgets: Budgets,
-  /// Global write policy.
-  pub write_policy: WritePolicy,
+  /// The write policy and its per-layer / per-source overrides.
+  pub policies: Policies,
   /// Default page size of `query`.
   pub default_query_limit: u64,
   /// Source of entries whose input names none.
   pub source_label: String,
   /// Credential-looking text: refuse (default) or warn.
   pub secret_policy: SecretPolicy,
+  /// Longest proposal text kept (UTF-16 units); a longer one is cut, never split inside a
+  /// surrogate pair.
+  pub proposal_max_chars: usize,
+  /// Most pending proposals; another is not recorded.
+  pub proposal_max_pending: u64,
 }
 
 impl Default for Config {
   fn default() -> Self {
     Self {
       budgets: Budgets::default(),
-      write_policy: WritePolicy::Ask,
+      policies: Policies::default(),
       default_query_limit: 20,
       source_label: model::DEFAULT_SOURCE.to_string(),
       secret_policy: SecretPolicy::Refuse,
+      proposal_max_chars: 2000,
+      proposal_max_pending: 8,
     }
   }
 }
@@ -105,7 +81,8 @@ pub struct Payload {
   pub track: String,
   /// Scope, or `batch` for seed.
   pub scope: String,
-  /// The change in full.
+  /// The change in the protocol's words: the new text (add), `from:…to:…` (replace), the removed
+  /// text (remove), each target then the new text (consolidate), every entry (seed).
   pub text: String,
   /// Source (absent for seed).
   #[serde(skip_serializing_if = "Option::is_none")]
@@ -113,13 +90,26 @@ pub struct Payload {
   /// Seed only: entries in the batch.
   #[serde(skip_serializing_if = "Option::is_none")]
   pub count: Option<usize>,
-  /// What the approver should notice (instruction-like text, invisible characters, a possible
-  /// secret under `secretPolicy: warn`).
+  /// What the approver should notice (instruction-like or heading-like text, invisible
+  /// characters, a possible secret under `secretPolicy: warn`).
   #[serde(skip_serializing_if = "Vec::is_empty")]
   pub warnings: Vec<String>,
   /// The entries the write changes: it commits only on exactly these versions.
   #[serde(skip_serializing_if = "Vec::is_empty")]
   pub targets: Vec<Version>,
+  /// Every entry the write removes or rewrites, as it is now, with all of its fields.
+  pub before: Vec<Shown>,
+  /// Every entry the write leaves (new, rewritten), with all of its fields: exactly what lands.
+  pub after: Vec<Shown>,
+  /// Seed only: the layers it adds to.
+  #[serde(skip_serializing_if = "Vec::is_empty")]
+  pub layers: Vec<LayerShare>,
+  /// The policy that decides the write, from its layers and the writer's source.
+  pub policy: Decision,
+  /// The whole change as a person reads it (an approval card, a terminal prompt).
+  pub reason: String,
+  /// SHA-256 of `[action, before, after]`: a confirmation naming it commits exactly this.
+  pub digest: String,
 }
 
 /// An entry at the version an approval showed.
@@ -172,14 +162,16 @@ enum Op {
 pub struct Plan {
   writer: Writer,
   payload: Payload,
+  policy: WritePolicy,
   op: Op,
 }
 
 impl Plan {
-  fn new(writer: Writer, payload: Payload, op: Op) -> Self {
+  fn new(writer: Writer, (payload, policy): (Payload, WritePolicy), op: Op) -> Self {
     Self {
       writer,
       payload,
+      policy,
       op,
     }
   }
@@ -187,6 +179,11 @@ impl Plan {
   /// What the gate is asked to approve.
   pub fn payload(&self) -> &Payload {
     &self.payload
+  }
+
+  /// `Some(outcome)` when the policy answers without asking the gate (`off` → `rejected`).
+  pub fn policy_answer(&self) -> Option<&'static str> {
+    (self.policy == WritePolicy::Off).then_some("rejected")
   }
 }
 
@@ -373,19 +370,6 @@ impl Memory {
 
   pub(super) fn fail(&self, e: rusqlite::Error) -> MemoryError {
     self.store.fail(e)
-  }
-
-  /// The default audit label: `{outcome} (via approval, writePolicy {policy})`.
-  pub fn default_label(&self, outcome: &str) -> String {
-    format!(
-      "{outcome} (via approval, writePolicy {})",
-      self.config.write_policy.as_str()
-    )
-  }
-
-  /// `Some(outcome)` when the policy answers without asking the gate (`off` → `rejected`).
-  pub fn policy_answer(&self) -> Option<&'static str> {
-    (self.config.write_policy == WritePolicy::Off).then_some("rejected")
   }
 
   // ---- planning ----

@@ -59,6 +59,7 @@ impl Memory {
         found.push(format!("possible secret: {kind}"));
       }
       found.extend(screen::warnings(text));
+      found.extend(crate::protocol::snapshot::structure_warning(text));
     }
     found.dedup();
     Ok(found)
@@ -98,6 +99,14 @@ impl Memory {
     ))
   }
 
+  /// The policy deciding new entries, each written by its own source.
+  fn decide<'e>(&self, entries: impl IntoIterator<Item = &'e Entry>) -> (WritePolicy, Decision) {
+    let writes = entries
+      .into_iter()
+      .map(|e| (e.track, e.scope, e.source.as_str()));
+    self.config.policies.decide_all(writes)
+  }
+
   fn precheck(&self, e: &Entry, delta: i64) -> Result<Usage> {
     let (conn, budgets) = (self.store.conn(), &self.config.budgets);
     usage_after(conn, budgets, (e, delta, true), self.path())
@@ -112,7 +121,10 @@ impl Memory {
     let entry = self.new_entry(input, &writer);
     let warnings = self.screen(entry_strings(&entry))?;
     self.precheck(&entry, units(&entry.text) as i64)?;
-    let payload = shown("add", &entry, entry.text.clone(), warnings, Vec::new());
+    let decided = self.decide([&entry]);
+    let (text, source) = (entry.text.clone(), Some(entry.source.clone()));
+    let after = vec![Shown::new(&entry)];
+    let payload = build("add", text, source, (Vec::new(), after), warnings, decided);
     Ok(Plan::new(writer, payload, Op::Add(entry)))
   }
 
@@ -132,14 +144,16 @@ impl Memory {
       units(&i.text) as i64 - units(&initial.text) as i64,
     )?;
     let shows = format!("from:\n{}\n\nto:\n{}", initial.text, i.text);
-    let mut payload = shown(
-      "replace",
-      &initial,
-      shows,
-      warnings,
-      vec![target.shown.clone()],
-    );
-    payload.source = Some(i.source.unwrap_or_else(|| self.config.source_label.clone()));
+    let source = i.source.unwrap_or_else(|| self.config.source_label.clone());
+    let decided = self.config.policies.decide(i.track, i.scope, &source);
+    let mut after = Shown::stored(&initial);
+    after.version = Some(initial.version + 1);
+    after.text.clone_from(&i.text);
+    if let Some(tags) = &i.tags {
+      after.tags.clone_from(tags);
+    }
+    let change = (vec![Shown::stored(&initial)], vec![after]);
+    let payload = build("replace", shows, Some(source), change, warnings, decided);
     let to = (i.text, i.tags);
     Ok(Plan::new(writer, payload, Op::Replace { vis, target, to }))
   }
@@ -152,11 +166,16 @@ impl Memory {
     let obj = as_object(input);
     let (track, scope) = model::parse_layer(&obj)?;
     let needle = model::parse_match(&obj)?;
+    let writer_source = model::parse_source(&obj)?;
     let (ws, agent) = model::parse_keys(&obj)?;
     let vis = Self::visible(ws.as_deref(), agent.as_deref(), &writer);
     let (target, entry) = self.resolve(track, scope, &vis, &needle)?;
-    let targets = vec![target.shown.clone()];
-    let payload = shown("remove", &entry, entry.text.clone(), Vec::new(), targets);
+    // The writer's source decides, never the removed entry's (which an import may have set).
+    let writer_source = writer_source.unwrap_or_else(|| self.config.source_label.clone());
+    let decided = self.config.policies.decide(track, scope, &writer_source);
+    let (text, source) = (entry.text.clone(), Some(entry.source.clone()));
+    let change = (vec![Shown::stored(&entry)], Vec::new());
+    let payload = build("remove", text, source, change, Vec::new(), decided);
     Ok(Plan::new(writer, payload, Op::Remove { vis, target }))
   }
 
@@ -197,8 +216,20 @@ impl Memory {
       .map(|(t, e)| format!("remove: {}\n{}", t.needle, excerpt(&e.text, 300)))
       .collect();
     parts.push(format!("new text: {}", new.text));
-    let shows = targets.iter().map(|t| t.shown.clone()).collect();
-    let payload = shown("consolidate", &new, parts.join("\n"), warnings, shows);
+    let decided = self.decide([&new]);
+    let change = (
+      found.iter().map(Shown::stored).collect(),
+      vec![Shown::new(&new)],
+    );
+    let source = Some(new.source.clone());
+    let payload = build(
+      "consolidate",
+      parts.join("\n"),
+      source,
+      change,
+      warnings,
+      decided,
+    );
     Ok(Plan::new(
       writer,
       payload,
@@ -229,20 +260,22 @@ impl Memory {
     let warnings = self.screen(entries.iter().flat_map(entry_strings))?;
     let (conn, budgets) = (self.store.conn(), &self.config.budgets);
     check_batch(conn, budgets, &entries, self.path())?;
-    let summary: Vec<String> = entries
-      .iter()
-      .map(|e| format!("{}/{}: {}", e.track.as_str(), e.scope.as_str(), e.text))
-      .collect();
-    let payload = Payload {
-      action: "seed",
-      track: "batch".into(),
-      scope: "batch".into(),
-      text: summary.join("\n"),
-      source: None,
-      count: Some(entries.len()),
+    let decided = self.decide(&entries);
+    let after: Vec<Shown> = entries.iter().map(Shown::new).collect();
+    // The protocol's text of a seed is its listing: the reason without its first line.
+    let reason = change::reason("seed", &[], &after, &[]);
+    let listing = reason
+      .split_once('\n')
+      .map_or("", |(_, rest)| rest)
+      .to_string();
+    let payload = build(
+      "seed",
+      listing,
+      None,
+      (Vec::new(), after),
       warnings,
-      targets: Vec::new(),
-    };
+      decided,
+    );
     Ok(Plan::new(writer, payload, Op::Seed(entries)))
   }
 
@@ -299,22 +332,46 @@ pub(super) fn entry_strings(e: &Entry) -> impl Iterator<Item = &str> {
   screen::entry_fields(&e.text, Some(&e.source), &e.tags).map(|(_, s)| s)
 }
 
-/// The payload of `action` on `e`'s layer, showing `text`, with `e`'s source.
-fn shown(
+/// The payload of `action`: the protocol's `text` and `source`, the change (`before` → `after`),
+/// the warnings and the deciding policy; the reason, digest, targets and seed layers follow from
+/// them.
+fn build(
   action: &'static str,
-  e: &Entry,
   text: String,
+  source: Option<String>,
+  (before, after): (Vec<Shown>, Vec<Shown>),
   warnings: Vec<String>,
-  targets: Vec<Version>,
-) -> Payload {
-  Payload {
+  (policy, decision): (WritePolicy, Decision),
+) -> (Payload, WritePolicy) {
+  let seed = action == "seed";
+  let layer = before.first().or(after.first());
+  let (track, scope) = match layer {
+    Some(e) if !seed => (e.track.as_str(), e.scope.as_str()),
+    _ => ("batch", "batch"),
+  };
+  let targets = before.iter().filter_map(|e| {
+    let (id, version) = (e.id.clone()?, e.version?);
+    Some(Version { id, version })
+  });
+  let payload = Payload {
     action,
-    track: e.track.as_str().into(),
-    scope: e.scope.as_str().into(),
+    track: track.into(),
+    scope: scope.into(),
     text,
-    source: Some(e.source.clone()),
-    count: None,
+    source,
+    count: seed.then_some(after.len()),
+    targets: targets.collect(),
+    layers: if seed {
+      change::layer_shares(&after)
+    } else {
+      Vec::new()
+    },
+    reason: change::reason(action, &before, &after, &warnings),
+    digest: change::digest(action, &before, &after),
     warnings,
-    targets,
-  }
+    before,
+    after,
+    policy: decision,
+  };
+  (payload, policy)
 }

@@ -35,10 +35,12 @@ fn proposal_row<'a>(p: &'a Proposal, action: &'a str, outcome: &'a str) -> NewAu
 
 impl Memory {
   /// Record a pending proposal and its `proposal` audit row; `None` when the session already has
-  /// a pending proposal of this kind.
+  /// a pending proposal of this kind, or `proposal_max_pending` are pending. A text longer than
+  /// `proposal_max_chars` is cut to it, ending in `…` (never inside a surrogate pair).
   ///
   /// # Errors
-  /// `INVALID_INPUT` (`proposal text must be a non-empty string`, bad layer), `STORE_CORRUPT`.
+  /// `INVALID_INPUT` (`proposal text must be a non-empty string`, a control character, a bad
+  /// layer), `STORE_CORRUPT`.
   pub fn proposal_add(&mut self, p: ProposalInput) -> Result<Option<Proposal>> {
     let obj = as_object(&p.input);
     if p.kind.is_empty() {
@@ -48,6 +50,12 @@ impl Memory {
     }
     let (track, scope) = model::parse_layer(&obj)?;
     let text = model::required(&obj, "text", "proposal text must be a non-empty string")?;
+    crate::protocol::text::refuse_controls("proposal text", &text)?;
+    let max = self.config.proposal_max_chars;
+    let text = match units(&text) as usize > max {
+      true => excerpt(&text, max.saturating_sub(1)),
+      false => text,
+    };
     let (ws, agent) = model::parse_keys(&obj)?;
     let source = model::parse_source(&obj)?.unwrap_or_else(|| self.config.source_label.clone());
     self.screen([text.as_str(), source.as_str()])?;
@@ -65,8 +73,12 @@ impl Memory {
       created_at: now_ms(),
       decided_at: None,
     };
+    let max_pending = self.config.proposal_max_pending;
     self.store.write(|tx, path| {
-      if !store::insert_proposal(tx, &proposal).map_err(|e| fail_at(path, e))? {
+      let f = |e| fail_at(path, e);
+      if store::pending_proposals(tx).map_err(f)? >= max_pending
+        || !store::insert_proposal(tx, &proposal).map_err(f)?
+      {
         return Ok(None);
       }
       let row = proposal_row(&proposal, "proposal", "pending");

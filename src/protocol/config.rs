@@ -5,8 +5,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::engine::{Config, Memory, SecretPolicy, WritePolicy};
-use crate::error::{json_str, MemoryError, Result};
+use crate::engine::{Config, Memory, Policies, SecretPolicy, WritePolicy};
+use crate::error::{MemoryError, Result};
 use crate::protocol::keys;
 use crate::protocol::model::{Budgets, Scope, Track};
 use crate::store::Store;
@@ -17,11 +17,14 @@ const RECORDED: &str = "recorded";
 const RECORDED_KEY: &str = "plugin_budgets";
 
 /// The option names of `new MemoryProvider(options)` that are data (besides `gate`/`auditLabel`).
-pub const PROVIDER_OPTIONS: [&str; 8] = [
+pub const PROVIDER_OPTIONS: [&str; 11] = [
   "dbPath",
   "budgets",
   "recordBudgets",
   "writePolicy",
+  "writePolicies",
+  "proposalMaxChars",
+  "proposalMaxPending",
   "secretPolicy",
   "defaultQueryLimit",
   "sourceLabel",
@@ -50,7 +53,7 @@ pub fn defaults() -> Value {
       "user": { "userGlobal": b(Track::User, Scope::UserGlobal), "workspace": b(Track::User, Scope::Workspace) },
       "agent": { "userGlobal": b(Track::Agent, Scope::UserGlobal), "workspace": b(Track::Agent, Scope::Workspace) },
     },
-    "writePolicy": engine.write_policy.as_str(),
+    "writePolicy": engine.policies.global().as_str(),
     "writePolicies": {},
     "language": "en",
     "snapshotOrder": -50,
@@ -62,7 +65,7 @@ pub fn defaults() -> Value {
     "panelAuditLimit": 20,
     "auditRetentionDays": 0,
     "secretPolicy": "refuse",
-    "proposals": { "enabled": true, "maxChars": 2000, "maxPending": 8 },
+    "proposals": { "enabled": true, "maxChars": engine.proposal_max_chars, "maxPending": engine.proposal_max_pending },
   })
 }
 
@@ -97,7 +100,7 @@ fn check(key: &str, value: &Value, default: &Value) -> Result<()> {
   let checked = match key {
     // The policy parsers' messages are the reference's as they are, without the prefix.
     "writePolicy" => return write_policy(value).map(drop),
-    "writePolicies" => return write_policies(value),
+    "writePolicies" => return Policies::parse(WritePolicy::Ask, value).map(drop),
     "recall" | "proposals" => {
       let mut keys = default.as_object().into_iter().flatten();
       return keys.try_for_each(|(k, d)| check(&format!("{key}.{k}"), &value[k.as_str()], d));
@@ -115,39 +118,6 @@ fn check(key: &str, value: &Value, default: &Value) -> Result<()> {
     _ => Ok(()),
   };
   checked.map_err(|e| MemoryError::invalid(format!("dsh-memento config: {e}")))
-}
-
-/// `writePolicies` (§5.6): keys `track/scope` or `source:<name>`, values `ask|auto|off`.
-fn write_policies(table: &Value) -> Result<()> {
-  let Some(table) = table.as_object() else {
-    return Err(MemoryError::invalid(
-      "writePolicies must be an object with keys like \"user/workspace\" or \"source:claude\"",
-    ));
-  };
-  for (key, value) in table {
-    let layer = key
-      .split_once('/')
-      .is_some_and(|(t, s)| Track::parse(t).is_some() && Scope::parse(s).is_some());
-    let source = key.strip_prefix("source:").is_some_and(|name| {
-      let named = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-';
-      !name.is_empty() && name.bytes().all(named)
-    });
-    let (key, policy) = (json_str(key), value.as_str().map(WritePolicy::parse));
-    let bad = |what: String| {
-      Err(MemoryError::invalid(format!(
-        "invalid writePolicies {what}"
-      )))
-    };
-    if !layer && !source {
-      return bad(format!(
-        "key {key} (expected \"track/scope\" or \"source:<name>\")"
-      ));
-    }
-    if !matches!(policy, Some(Ok(_))) {
-      return bad(format!("value for {key}: {value} (one of ask|auto|off)"));
-    }
-  }
-  Ok(())
 }
 
 /// `value` over `defaults`: nested default objects merge key by key, an absent key takes its
@@ -185,8 +155,8 @@ pub fn resolve(raw: &Value) -> Result<Value> {
   Ok(config)
 }
 
-/// The provider options `{dbPath, budgets, writePolicy, secretPolicy, defaultQueryLimit,
-/// sourceLabel, auditRetentionDays}`; absent or `null` keys take the engine's defaults.
+/// The provider options ([`PROVIDER_OPTIONS`]); absent or `null` keys take the engine's
+/// defaults.
 ///
 /// # Errors
 /// `INVALID_INPUT` naming the first bad option.
@@ -196,7 +166,18 @@ pub fn provider(options: &Value) -> Result<ProviderOptions> {
   let limit = |v| integer(v, "defaultQueryLimit", 1);
   let config = Config {
     budgets: Budgets::from_config(given("budgets").filter(|b| *b != RECORDED))?,
-    write_policy: given("writePolicy").map_or(Ok(engine.write_policy), write_policy)?,
+    policies: Policies::parse(
+      given("writePolicy").map_or(Ok(engine.policies.global()), write_policy)?,
+      given("writePolicies").unwrap_or(&Value::Null),
+    )?,
+    proposal_max_chars: given("proposalMaxChars")
+      .map_or(Ok(engine.proposal_max_chars as u64), |v| {
+        integer(v, "proposalMaxChars", 1)
+      })? as usize,
+    proposal_max_pending: given("proposalMaxPending")
+      .map_or(Ok(engine.proposal_max_pending), |v| {
+        integer(v, "proposalMaxPending", 1)
+      })?,
     secret_policy: given("secretPolicy").map_or(Ok(engine.secret_policy), secret_policy)?,
     default_query_limit: given("defaultQueryLimit")
       .map_or(Ok(engine.default_query_limit), limit)?,
@@ -303,7 +284,7 @@ mod tests {
   fn provider_options_default_and_check() -> Result<()> {
     let o =
       provider(&json!({ "writePolicy": "off", "defaultQueryLimit": 5, "dbPath": "/tmp/x.db" }))?;
-    assert_eq!(o.config.write_policy, WritePolicy::Off);
+    assert_eq!(o.config.policies.global(), WritePolicy::Off);
     assert_eq!(o.config.default_query_limit, 5);
     assert_eq!(o.db_path, "/tmp/x.db");
     assert_eq!(o.config.source_label, DEFAULT_SOURCE);

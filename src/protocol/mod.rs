@@ -1,11 +1,13 @@
 //! The protocol's rules, with no storage: the data model and its validation, workspace and agent
 //! keys, text measures, the credential screen and the snapshot's rendering.
 pub mod calls;
+pub mod change;
 pub mod config;
 pub mod inputs;
 pub mod keys;
 pub mod model;
 pub mod pending;
+pub mod policy;
 pub mod screen;
 pub mod snapshot;
 pub mod text;

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{MemoryError, Result};
-use crate::protocol::text::normalize_tags;
+use crate::protocol::text::{normalize_tags, refuse_controls};
 
 /// Most matches one consolidate may name.
 pub const MAX_CONSOLIDATE_MATCHES: usize = 20;
@@ -338,7 +338,10 @@ fn parse_tags(obj: &Map<String, Value>) -> Result<Option<Vec<String>>> {
 fn optional_string(obj: &Map<String, Value>, key: &str, non_empty: bool) -> Result<Option<String>> {
   match obj.get(key) {
     None | Some(Value::Null) => Ok(None),
-    Some(Value::String(s)) if !(non_empty && s.is_empty()) => Ok(Some(s.clone())),
+    Some(Value::String(s)) if !(non_empty && s.is_empty()) => {
+      refuse_controls(&format!("entry {key}"), s)?;
+      Ok(Some(s.clone()))
+    }
     Some(_) => {
       let kind = if non_empty {
         "a non-empty string"
@@ -370,6 +373,7 @@ pub fn parse_change<T>(
   let obj = as_object(value);
   let (track, scope) = parse_layer(&obj)?;
   let text = required(&obj, "text", "entry text must be a non-empty string")?;
+  refuse_controls("entry text", &text)?;
   let tags = parse_tags(&obj)?;
   let target = target(&obj)?;
   let source = parse_source(&obj)?;

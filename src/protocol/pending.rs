@@ -8,6 +8,7 @@ use crate::engine::Memory;
 use crate::error::Result;
 use crate::protocol::model::Proposal;
 use crate::protocol::snapshot::Labels;
+use crate::protocol::text::{self, excerpt, line_breaks, units};
 use crate::store::Visibility;
 
 /// How many pending proposals are scanned for a session's visible ones.
@@ -36,9 +37,16 @@ fn visible(p: &Proposal, vis: &Visibility) -> bool {
     && (p.scope != "workspace" || workspace.is_none_or(|w| p.workspace_key == *w))
 }
 
-/// `text` followed by up to `max` of the `proposals` (oldest first) `vis` sees, under
-/// `labels.proposals_header`; `text` alone when there are none. An empty `text` gets the
-/// snapshot header first.
+/// Most UTF-16 units the notice of pending proposals takes, its heading included: they are
+/// not approved, so they get a bounded mention, never their full text.
+pub const NOTICE_MAX: usize = 600;
+/// Longest excerpt of one proposal in the notice.
+const EXCERPT: usize = 100;
+
+/// `text` followed by a notice of the pending proposals `vis` sees: their count under
+/// `labels.proposals_header`, then one-line excerpts of up to `max` of them (oldest first) as
+/// long as the notice stays within [`NOTICE_MAX`]; `text` alone when there are none. An empty
+/// `text` gets the snapshot header first.
 fn append(
   text: String,
   proposals: &[Proposal],
@@ -46,12 +54,8 @@ fn append(
   max: u64,
   labels: &Labels,
 ) -> String {
-  let mut shown = proposals
-    .iter()
-    .filter(|p| visible(p, vis))
-    .take(max as usize)
-    .peekable();
-  if shown.peek().is_none() {
+  let seen: Vec<&Proposal> = proposals.iter().filter(|p| visible(p, vis)).collect();
+  if seen.is_empty() || max == 0 {
     return text;
   }
   let mut out = if text.is_empty() {
@@ -59,13 +63,28 @@ fn append(
   } else {
     text
   };
-  out.push_str(&format!("\n\n## {}", labels.proposals_header));
-  for p in shown {
-    out.push_str(&format!(
-      "\n- [{}] {}/{}: {}",
-      p.id, p.track, p.scope, p.text
-    ));
+  let mut notice = format!("\n\n## {} ({})", labels.proposals_header, seen.len());
+  let mut listed = 0;
+  for p in seen.iter().take(max as usize) {
+    let one_line: Vec<std::borrow::Cow<'_, str>> =
+      line_breaks(&p.text).map(text::visible).collect();
+    let line = format!(
+      "\n- {}/{}: {}",
+      p.track,
+      p.scope,
+      excerpt(&one_line.join(" "), EXCERPT)
+    );
+    if units(&notice) + units(&line) > NOTICE_MAX as u64 {
+      break;
+    }
+    notice.push_str(&line);
+    listed += 1;
   }
+  let more = format!("\n- … +{}", seen.len() - listed);
+  if listed < seen.len() && units(&notice) + units(&more) <= NOTICE_MAX as u64 {
+    notice.push_str(&more);
+  }
+  out.push_str(&notice);
   out
 }
 
@@ -111,7 +130,7 @@ mod tests {
     );
     assert_eq!(
       text,
-      "SNAP\n\n## P\n- [3] user/workspace: t3\n- [4] user/user-global: t4"
+      "SNAP\n\n## P (3)\n- user/workspace: t3\n- user/user-global: t4\n- … +1"
     );
     assert_eq!(
       append("SNAP".into(), &all, &vis, 0, &labels(Value::Null)),
@@ -121,7 +140,9 @@ mod tests {
     let default_header = Labels::default().proposals_header;
     assert!(
       empty.starts_with(&Labels::default().header)
-        && empty.ends_with(&format!("## {default_header}\n- [3] user/workspace: t3"))
+        && empty.ends_with(&format!(
+          "## {default_header} (3)\n- user/workspace: t3\n- … +2"
+        ))
     );
   }
 }

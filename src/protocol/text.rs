@@ -6,6 +6,8 @@ use crate::error::{json_str, MemoryError, Result};
 
 /// Most tags one entry may carry (after dedupe).
 pub const MAX_TAGS_PER_ENTRY: usize = 16;
+/// Most tags an input may list (duplicates included) before any is looked at.
+const MAX_TAGS_GIVEN: usize = 256;
 /// Longest tag, in UTF-16 units.
 pub const MAX_TAG_LENGTH: usize = 32;
 
@@ -31,19 +33,123 @@ pub fn fold(text: &str) -> String {
   text.to_ascii_lowercase()
 }
 
+/// The SHA-256 digest of `data` as 64 lowercase hex characters (the `sha2` crate; checked
+/// against the FIPS 180-4 vectors in the audit tests).
+pub fn hex_digest(data: &[u8]) -> String {
+  use sha2::{Digest, Sha256};
+  format!("{:x}", Sha256::digest(data))
+}
+
+/// A control character a stored text may not hold: C0 but tab and newline, DEL, C1. A carriage
+/// return, an escape sequence or a backspace can repaint what a terminal shows around it.
+pub fn is_forbidden_control(c: char) -> bool {
+  (c.is_control() && c != '\n' && c != '\t') || c == '\u{7f}'
+}
+
+/// The first forbidden control character of `text` and its 1-based character position.
+pub fn forbidden_control(text: &str) -> Option<(usize, char)> {
+  let found = text
+    .chars()
+    .enumerate()
+    .find(|(_, c)| is_forbidden_control(*c));
+  found.map(|(i, c)| (i + 1, c))
+}
+
+/// `INVALID_INPUT` for `what` (e.g. `entry text`) when it holds a forbidden control character.
+///
+/// # Errors
+/// `INVALID_INPUT` naming the character, its position and what to do.
+pub fn refuse_controls(what: &str, text: &str) -> Result<()> {
+  let Some((at, c)) = forbidden_control(text) else {
+    return Ok(());
+  };
+  let name = match c {
+    '\r' => " (carriage return: use \\n line endings)".to_string(),
+    '\u{1b}' => " (escape: a terminal sequence)".to_string(),
+    _ => String::new(),
+  };
+  Err(MemoryError::invalid(format!(
+    "{what} contains control character U+{:04X}{name} at character {at}; only newline and tab are allowed, because a control character can change what a terminal shows around it",
+    c as u32
+  )))
+}
+
+/// Whether `c` breaks a line for a reader: newline, carriage return, vertical tab, form feed,
+/// NEL and the Unicode line and paragraph separators.
+fn breaks_line(c: char) -> bool {
+  matches!(
+    c,
+    '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+  )
+}
+
+/// The lines of `text` as any reader (a terminal, a model) may break them; `\r\n` is one break.
+pub fn line_breaks(text: &str) -> impl Iterator<Item = &str> {
+  let mut rest = Some(text);
+  std::iter::from_fn(move || {
+    let s = rest?;
+    match s.char_indices().find(|(_, c)| breaks_line(*c)) {
+      None => {
+        rest = None;
+        Some(s)
+      }
+      Some((at, c)) => {
+        let skip = if s[at..].starts_with("\r\n") {
+          2
+        } else {
+          c.len_utf8()
+        };
+        rest = Some(&s[at + skip..]);
+        Some(&s[..at])
+      }
+    }
+  })
+}
+
+/// Characters that display as nothing or reorder what is around them (bidi controls, zero-width
+/// spaces, soft hyphen, BOM, tag characters). The zero-width joiner of emoji is not among them.
+fn is_invisible(c: char) -> bool {
+  matches!(c,
+    '\u{ad}' | '\u{61c}' | '\u{180e}' | '\u{200b}' | '\u{200c}' | '\u{200e}' | '\u{200f}'
+    | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}'
+    | '\u{e0000}'..='\u{e007f}')
+}
+
+/// `text` with every control character but tab, and every invisible one, written as an escape
+/// (`\u{1b}`), so what a terminal or a page shows is what the text holds.
+pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+  let hidden = |c: char| (c.is_control() && c != '\t') || is_invisible(c) || breaks_line(c);
+  if !text.chars().any(hidden) {
+    return std::borrow::Cow::Borrowed(text);
+  }
+  let mut out = String::with_capacity(text.len() + 8);
+  for c in text.chars() {
+    if hidden(c) {
+      out.push_str(&format!("\\u{{{:x}}}", c as u32));
+    } else {
+      out.push(c);
+    }
+  }
+  std::borrow::Cow::Owned(out)
+}
+
 /// Normalize a tag list: trim, reject empty / control characters / over-long tags, dedupe keeping
 /// the first occurrence, then cap the count.
 ///
 /// # Errors
 /// `INVALID_INPUT` with the protocol's exact message for the first offending tag.
 pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>> {
+  // Far more tags than any entry may keep: refused before the quadratic dedupe below.
+  if tags.len() > MAX_TAGS_GIVEN {
+    return Err(too_many_tags(tags.len()));
+  }
   let mut out: Vec<String> = Vec::new();
   for raw in tags {
     let tag = raw.trim();
     if tag.is_empty() {
       return Err(MemoryError::invalid("entry tags must be non-empty strings"));
     }
-    if tag.chars().any(|c| c <= '\u{1f}' || c == '\u{7f}') {
+    if tag.chars().any(|c| c.is_control()) {
       return Err(MemoryError::invalid(format!(
         "entry tag {} contains control characters",
         json_str(tag)
@@ -62,12 +168,15 @@ pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>> {
     }
   }
   if out.len() > MAX_TAGS_PER_ENTRY {
-    return Err(MemoryError::invalid(format!(
-      "entry has {} tags; at most {MAX_TAGS_PER_ENTRY} are allowed",
-      out.len()
-    )));
+    return Err(too_many_tags(out.len()));
   }
   Ok(out)
+}
+
+fn too_many_tags(n: usize) -> MemoryError {
+  MemoryError::invalid(format!(
+    "entry has {n} tags; at most {MAX_TAGS_PER_ENTRY} are allowed"
+  ))
 }
 
 #[cfg(test)]

@@ -2,9 +2,12 @@
 //! that leaves a checkpoint so what remains stays verifiable.
 //!
 //! Threat model: the chain makes *accidental or naive* edits evident — a row changed, removed or
-//! inserted in the middle, or rows dropped from the head, without recomputing every later hash.
-//! Anyone who can write the file can also recompute the whole chain; the chain's head hash
-//! (returned by [`verify`]) is what a user records elsewhere to detect that.
+//! inserted anywhere, the newest rows or every row deleted (the chain's head, `seq` and hash, is
+//! recorded in `meta` with every append, and SQLite's own `sqlite_sequence` remembers the highest
+//! `seq` handed out), and entries whose text or layer usage no longer match what the ledger
+//! approved. Anyone who can write the file can also recompute the whole chain, its head and the
+//! sequence consistently; the head hash (returned by [`verify`]) is what a user records elsewhere
+//! to detect that.
 #![forbid(unsafe_code)]
 
 use rusqlite::{params, Connection};
@@ -13,10 +16,15 @@ use serde_json::json;
 
 use super::{exec, meta, now_ms, one, put_meta};
 use crate::protocol::model::AuditRow;
-use sha2::{Digest, Sha256};
+pub use crate::protocol::text::hex_digest;
 
 /// Meta key holding the hash of the last pruned row (the chain's starting point).
 const CHECKPOINT_KEY: &str = "audit_checkpoint";
+/// Meta key holding the newest row's `seq` and hash (`"{seq} {hash}"`), written with every append.
+const HEAD_KEY: &str = "audit_head";
+/// Actions whose row holds the text an entry was approved with; and those that removed one.
+const SETS_TEXT: [&str; 4] = ["add", "replace", "consolidate-add", "adopt"];
+const REMOVES: [&str; 2] = ["remove", "consolidate-remove"];
 
 /// An audit row to append (`seq`/`ts` are assigned by the store).
 #[derive(Debug, Clone, Default)]
@@ -49,8 +57,49 @@ pub struct Verification {
   pub checked: u64,
   /// Hash of the newest row (record it elsewhere to detect a rewritten chain).
   pub head: Option<String>,
-  /// The first row that does not verify.
+  /// The first row that does not verify (or, for deleted newest rows, the `seq` the head
+  /// recorded).
   pub first_broken: Option<BrokenRow>,
+  /// Entries compared with the text the ledger last approved for them.
+  pub entries: EntriesCheck,
+  /// Layers whose recorded usage is not the sum of their entries' lengths.
+  pub layers: Vec<StaleUsage>,
+}
+
+/// Entries against the ledger.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct EntriesCheck {
+  /// Entries compared.
+  pub checked: u64,
+  /// Entries the ledger no longer covers (their rows were pruned), not compared.
+  pub unverifiable: u64,
+  /// Entries that differ from the ledger, or are not in it.
+  pub mismatched: Vec<Mismatch>,
+}
+
+/// An entry that does not match the ledger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Mismatch {
+  /// The entry's id.
+  pub id: String,
+  /// How it differs.
+  pub reason: String,
+}
+
+/// A layer whose recorded usage disagrees with its entries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StaleUsage {
+  /// Track.
+  pub track: String,
+  /// Scope.
+  pub scope: String,
+  /// Workspace key (`''` for user-global).
+  pub workspace_key: String,
+  /// What the store records (and budgets enforce).
+  pub recorded: i64,
+  /// The sum of its entries' lengths.
+  pub actual: i64,
 }
 
 /// A row that failed verification.
@@ -60,12 +109,6 @@ pub struct BrokenRow {
   pub seq: i64,
   /// Why.
   pub reason: String,
-}
-
-/// The SHA-256 digest of `data` as 64 lowercase hex characters (the `sha2` crate; checked
-/// against the FIPS 180-4 vectors in the tests).
-pub fn hex_digest(data: &[u8]) -> String {
-  format!("{:x}", Sha256::digest(data))
 }
 
 /// The hash of one row: SHA-256 over a canonical JSON array of the previous hash and every field.
@@ -112,6 +155,9 @@ pub fn append(conn: &Connection, a: &NewAudit<'_>) -> rusqlite::Result<i64> {
 /// Append rows in order, each chained to the one before; the chain's tail is read once.
 /// Returns the last `seq`.
 pub fn append_all(conn: &Connection, rows: &[NewAudit<'_>]) -> rusqlite::Result<i64> {
+  if rows.is_empty() {
+    return Ok(0);
+  }
   let (mut prev, mut seq) = chain_tail(conn)?;
   let mut insert = conn.prepare_cached(
     "INSERT INTO audit (seq, ts, action, track, scope, entry_id, text, outcome, source, session_id, prev_hash, hash)
@@ -147,7 +193,93 @@ pub fn append_all(conn: &Connection, rows: &[NewAudit<'_>]) -> rusqlite::Result<
     ])?;
     (prev, seq) = (hash, seq + 1);
   }
+  put_meta(conn, HEAD_KEY, &format!("{} {prev}", seq - 1))?;
   Ok(seq - 1)
+}
+
+/// Whether the store holds rows or entries but no head (a store no build keeping heads has
+/// opened, or a tampered one): [`adopt`] then decides.
+pub fn head_missing(conn: &Connection) -> rusqlite::Result<bool> {
+  let empty = "SELECT NOT EXISTS (SELECT 1 FROM entries) AND NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'audit' AND seq > 0)";
+  Ok(
+    meta(conn, HEAD_KEY)?.is_none()
+      && !conn
+        .prepare_cached(empty)?
+        .query_row([], |r| r.get::<_, bool>(0))?,
+  )
+}
+
+/// The recorded head: `(seq, hash)`.
+fn head(conn: &Connection) -> rusqlite::Result<Option<(i64, String)>> {
+  let parse = |v: String| {
+    let (seq, hash) = v.split_once(' ')?;
+    Some((seq.parse().ok()?, hash.to_string()))
+  };
+  Ok(meta(conn, HEAD_KEY)?.and_then(parse))
+}
+
+/// The highest `seq` SQLite has handed out (`AUTOINCREMENT` keeps it after its row is gone).
+fn sequence(conn: &Connection) -> rusqlite::Result<i64> {
+  let sql = "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0)";
+  conn.prepare_cached(sql)?.query_row([], |r| r.get(0))
+}
+
+/// Adopt a store that a build keeping heads has not opened yet (trust on first use): append an
+/// `adopt` row for each entry the ledger does not account for (the JS plugin did not audit every
+/// entry), and record the head — but only when the chain's newest row is the newest SQLite
+/// handed out (or, with every row pruned, a checkpoint accounts for them). A store whose newest
+/// rows are already gone is left as it is, and [`verify`] says so.
+pub fn adopt(conn: &Connection) -> rusqlite::Result<()> {
+  let newest = one(
+    conn,
+    "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1",
+    [],
+    |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?)),
+  )?;
+  let sequence = sequence(conn)?;
+  let head = match newest {
+    Some((seq, Some(hash))) if seq == sequence => Some((seq, hash)),
+    None if sequence > 0 => meta(conn, CHECKPOINT_KEY)?.map(|hash| (sequence, hash)),
+    None => Some((0, String::new())),
+    _ => None,
+  };
+  let Some((seq, hash)) = head else {
+    return Ok(());
+  };
+  if seq > 0 {
+    put_meta(conn, HEAD_KEY, &format!("{seq} {hash}"))?;
+  }
+  adopt_entries(conn)
+}
+
+/// Append an `adopt` row for every entry the ledger does not account for (no row approved its
+/// text in its layer), so that from now on an entry the ledger does not account for was written
+/// around the provider. Part of migrating a store from the JS plugin, and of [`adopt`].
+pub fn adopt_entries(conn: &Connection) -> rusqlite::Result<()> {
+  let mut ledger = Ledger::default();
+  let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit ORDER BY seq");
+  for row in super::rows(conn, &sql, [], audit_from_row)? {
+    ledger.note(row);
+  }
+  let unaccounted: Vec<Stored> = ledger
+    .stored(conn)?
+    .into_iter()
+    .filter(|e| ledger.differs(e).is_some())
+    .collect();
+  let rows: Vec<NewAudit<'_>> = unaccounted
+    .iter()
+    .map(|e| NewAudit {
+      action: "adopt",
+      track: Some(&e.track),
+      scope: Some(&e.scope),
+      entry_id: Some(&e.id),
+      text: Some(&e.text),
+      outcome: Some("stored before this ledger accounted for every entry (adopted as it was)"),
+      source: Some(&e.source),
+      session_id: None,
+    })
+    .collect();
+  append_all(conn, &rows).map(drop)
 }
 
 fn audit_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
@@ -190,46 +322,247 @@ pub fn last_recall(conn: &Connection, session_id: &str) -> rusqlite::Result<Opti
   one(conn, &sql, [session_id], audit_from_row)
 }
 
-/// Walk the whole chain from its checkpoint and report the first row that does not verify.
+/// Walk the whole chain from its checkpoint and report the first row that does not verify; then
+/// check that its newest row is the recorded head, and that every entry holds the text the
+/// ledger last approved for it and every layer's recorded usage is the sum of its entries.
 pub fn verify(conn: &Connection) -> rusqlite::Result<Verification> {
-  let mut expected_prev = chain_start(conn)?;
+  let checkpoint = meta(conn, CHECKPOINT_KEY)?;
+  let mut expected_prev = checkpoint.clone().unwrap_or_default();
   let mut stmt = conn.prepare(&format!(
     "SELECT {AUDIT_COLUMNS}, prev_hash, hash FROM audit ORDER BY seq"
   ))?;
   let mut rows = stmt.query([])?;
   let mut checked = 0u64;
+  let (mut first_seq, mut last_seq) = (None, 0);
+  let mut ledger = Ledger::default();
+  let mut first_broken = None;
   while let Some(r) = rows.next()? {
     let row = audit_from_row(r)?;
     let prev: Option<String> = r.get(10)?;
     let hash: Option<String> = r.get(11)?;
     checked += 1;
-    let broken = |reason: &str| Verification {
-      ok: false,
-      checked,
-      head: None,
-      first_broken: Some(BrokenRow {
-        seq: row.seq,
-        reason: reason.to_string(),
-      }),
+    let broken = |reason: &str| BrokenRow {
+      seq: row.seq,
+      reason: reason.to_string(),
     };
     if prev.as_deref() != Some(expected_prev.as_str()) {
-      return Ok(broken("prev_hash does not match the previous row: a row before it was removed, inserted or re-chained"));
+      first_broken = Some(broken("prev_hash does not match the previous row: a row before it was removed, inserted or re-chained"));
+      break;
     }
     let actual = row_hash(&expected_prev, &row);
     if hash.as_deref() != Some(actual.as_str()) {
-      return Ok(broken(
+      first_broken = Some(broken(
         "the row's content does not match its hash: it was changed after it was written",
       ));
+      break;
     }
     expected_prev = actual;
+    first_seq.get_or_insert(row.seq);
+    last_seq = row.seq;
+    ledger.note(row);
   }
-  let head = (checked > 0).then_some(expected_prev);
+  drop(rows);
+  let last = (checked > 0).then(|| (last_seq, expected_prev.clone()));
+  let first_broken = match first_broken {
+    Some(b) => Some(b),
+    None => tail_broken(conn, last.as_ref(), checkpoint.as_deref())?,
+  };
+  // The ledger covers every entry only when none of its rows was ever pruned.
+  let complete = checkpoint.is_none() && first_seq.is_none_or(|s| s == 1);
+  let entries = ledger.check(conn, complete)?;
+  let layers = stale_usage(conn)?;
   Ok(Verification {
-    ok: true,
+    ok: first_broken.is_none() && entries.mismatched.is_empty() && layers.is_empty(),
     checked,
-    head,
-    first_broken: None,
+    head: last.map(|(_, hash)| hash),
+    first_broken,
+    entries,
+    layers,
   })
+}
+
+/// Whether the chain ends where its recorded head and SQLite's sequence say it does.
+fn tail_broken(
+  conn: &Connection,
+  last: Option<&(i64, String)>,
+  checkpoint: Option<&str>,
+) -> rusqlite::Result<Option<BrokenRow>> {
+  let sequence = sequence(conn)?;
+  let broken = |seq: i64, reason: String| Some(BrokenRow { seq, reason });
+  let found = match (head(conn)?, last) {
+    (None, None) if sequence == 0 => None,
+    (None, _) => broken(sequence, format!("the ledger's recorded head is missing and SQLite has handed out seq {sequence}: its newest rows or its head were deleted")),
+    (Some((seq, _)), None) if sequence > seq => broken(sequence, format!("the ledger is empty and SQLite has handed out seq {sequence}, past its head (seq {seq}): rows were deleted")),
+    (Some((seq, hash)), None) => (checkpoint != Some(hash.as_str())).then(|| BrokenRow {
+      seq,
+      reason: format!("the ledger is empty but its head is seq {seq} and no pruning accounts for it: every row was deleted"),
+    }),
+    (Some((seq, hash)), Some((last, last_hash))) => {
+      if *last < seq.max(sequence) {
+        let head = seq.max(sequence);
+        broken(head, format!("the ledger ends at seq {last} but its head is seq {head}: the newest rows were deleted"))
+      } else if *last > seq {
+        broken(*last, format!("rows after the recorded head (seq {seq}) were written around the provider"))
+      } else if *last_hash != hash {
+        broken(*last, "the newest row is not the one the head recorded: it was rewritten".into())
+      } else {
+        None
+      }
+    }
+  };
+  Ok(found)
+}
+
+/// An entry's track, scope and text as a ledger row approved them.
+type Approved = (Option<String>, Option<String>, Option<String>);
+
+/// What the ledger says last of each entry, by id: the row's `seq` and what it approved
+/// (`None`: it removed the entry).
+#[derive(Default)]
+struct Ledger {
+  last: std::collections::HashMap<String, (i64, Option<Approved>)>,
+}
+
+impl Ledger {
+  fn note(&mut self, row: AuditRow) {
+    let Some(id) = row.entry_id else { return };
+    let action = row.action.as_str();
+    if SETS_TEXT.contains(&action) {
+      self
+        .last
+        .insert(id, (row.seq, Some((row.track, row.scope, row.text))));
+    } else if REMOVES.contains(&action) {
+      self.last.insert(id, (row.seq, None));
+    }
+  }
+
+  /// Every stored entry, in insertion order.
+  fn stored(&self, conn: &Connection) -> rusqlite::Result<Vec<Stored>> {
+    let sql = "SELECT id, track, scope, text, units, source FROM entries ORDER BY rowid";
+    super::rows(conn, sql, [], |r| {
+      Ok(Stored {
+        id: r.get(0)?,
+        track: r.get(1)?,
+        scope: r.get(2)?,
+        text: r.get(3)?,
+        units: r.get(4)?,
+        source: r.get(5)?,
+      })
+    })
+  }
+
+  /// How `e` differs from what the ledger last said of it (`Some(None)`: no row names it).
+  fn differs(&self, e: &Stored) -> Option<Option<String>> {
+    match self.last.get(&e.id) {
+      Some((seq, Some((t, s, approved)))) => {
+        let same = t.as_deref() == Some(e.track.as_str())
+          && s.as_deref() == Some(e.scope.as_str())
+          && approved.as_deref() == Some(e.text.as_str());
+        (!same).then(|| Some(format!("its layer or text is not what the ledger approved (seq {seq}): it was edited around the provider")))
+      }
+      Some((seq, None)) => Some(Some(format!(
+        "the ledger removed it (seq {seq}) but it is still stored"
+      ))),
+      None => Some(None),
+    }
+  }
+
+  /// Every stored entry against its last ledger row; `complete`: the ledger was never pruned,
+  /// so an entry no row names was inserted around the provider.
+  fn check(mut self, conn: &Connection, complete: bool) -> rusqlite::Result<EntriesCheck> {
+    let mut out = EntriesCheck::default();
+    for e in self.stored(conn)? {
+      let mismatch = |reason: String| Mismatch {
+        id: e.id.clone(),
+        reason,
+      };
+      let found = match self.differs(&e) {
+        Some(None) if !complete => {
+          out.unverifiable += 1;
+          None
+        }
+        Some(None) => Some(mismatch(
+          "no audit row approved it: it was inserted around the provider".into(),
+        )),
+        Some(Some(reason)) => Some(mismatch(reason)),
+        None => None,
+      };
+      out.checked += u64::from(found.is_some() || self.last.contains_key(&e.id));
+      self.last.remove(&e.id);
+      let found = found.or_else(|| {
+        let actual = crate::protocol::text::units(&e.text) as i64;
+        (actual != e.units).then(|| {
+          mismatch(format!(
+            "its recorded length is {} but its text is {actual} characters long",
+            e.units
+          ))
+        })
+      });
+      out.mismatched.extend(found);
+    }
+    // What the ledger approved last and is gone, with no row that removed it.
+    let mut gone: Vec<(i64, String)> = self
+      .last
+      .into_iter()
+      .filter(|(_, (_, a))| a.is_some())
+      .map(|(id, (seq, _))| (seq, id))
+      .collect();
+    gone.sort();
+    out.mismatched.extend(gone.into_iter().map(|(seq, id)| Mismatch {
+      id,
+      reason: format!("the ledger approved it (seq {seq}) and no row removed it, but it is gone: it was deleted around the provider"),
+    }));
+    Ok(out)
+  }
+}
+
+/// An entry as the ledger check reads it.
+struct Stored {
+  id: String,
+  track: String,
+  scope: String,
+  text: String,
+  units: i64,
+  source: String,
+}
+
+/// Layers whose recorded usage is not the sum of their entries' actual lengths.
+fn stale_usage(conn: &Connection) -> rusqlite::Result<Vec<StaleUsage>> {
+  let mut actual: std::collections::BTreeMap<(String, String, String), i64> = Default::default();
+  let sql = "SELECT track, scope, CASE scope WHEN 'workspace' THEN workspace_key ELSE '' END, text FROM entries";
+  for (t, s, w, text) in super::rows(conn, sql, [], |r| {
+    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, String>(3)?))
+  })? {
+    *actual.entry((t, s, w)).or_default() += crate::protocol::text::units(&text) as i64;
+  }
+  let sql = "SELECT track, scope, workspace_key, used FROM layer_usage";
+  let recorded = super::rows(conn, sql, [], |r| {
+    Ok(((r.get(0)?, r.get(1)?, r.get(2)?), r.get::<_, i64>(3)?))
+  })?;
+  let mut stale = Vec::new();
+  for (key, used) in recorded {
+    let sum = actual.remove(&key).unwrap_or(0);
+    if sum != used {
+      stale.push((key, used, sum));
+    }
+  }
+  stale.extend(
+    actual
+      .into_iter()
+      .filter(|(_, sum)| *sum != 0)
+      .map(|(key, sum)| (key, 0, sum)),
+  );
+  let stale =
+    stale.into_iter().map(
+      |((track, scope, workspace_key), recorded, actual)| StaleUsage {
+        track,
+        scope,
+        workspace_key,
+        recorded,
+        actual,
+      },
+    );
+  Ok(stale.collect())
 }
 
 /// Delete the expired head of the ledger: rows older than `cutoff_ms`, oldest first, up to
@@ -256,18 +589,23 @@ pub fn prune(conn: &Connection, cutoff_ms: i64, batch: Option<i64>) -> rusqlite:
   Ok(deleted)
 }
 
-/// Compute `prev_hash`/`hash` for every row (the v6 migration of an older store).
+/// Compute `prev_hash`/`hash` for every row and record the head (the migration of an older store).
 pub fn backfill(conn: &Connection) -> rusqlite::Result<()> {
   let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit ORDER BY seq");
   let rows = super::rows(conn, &sql, [], audit_from_row)?;
   let mut update = conn.prepare("UPDATE audit SET prev_hash = ?2, hash = ?3 WHERE seq = ?1")?;
   let mut prev = chain_start(conn)?;
+  let mut last = None;
   for row in rows {
     let hash = row_hash(&prev, &row);
     update.execute(params![row.seq, prev, hash])?;
     prev = hash;
+    last = Some(row.seq);
   }
-  Ok(())
+  match last {
+    Some(seq) => put_meta(conn, HEAD_KEY, &format!("{seq} {prev}")),
+    None => Ok(()),
+  }
 }
 
 #[cfg(test)]

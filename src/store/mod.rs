@@ -249,6 +249,9 @@ impl Store {
       path: shown,
       retention_days,
     };
+    if audit::head_missing(&store.conn).map_err(|e| fail_at(&store.path, e))? {
+      store.write(|tx, path| audit::adopt(tx).map_err(|e| fail_at(path, e)))?;
+    }
     if retention_days > 0 {
       store
         .write(|tx, path| prune_audit(tx, retention_days, None).map_err(|e| fail_at(path, e)))?;
@@ -550,6 +553,13 @@ pub fn list_proposals(
 ) -> rusqlite::Result<Vec<Proposal>> {
   let sql = format!("SELECT {PROPOSAL_COLUMNS} FROM proposals WHERE (?1 IS NULL OR status = ?1) ORDER BY created_at, rowid LIMIT ?2");
   rows(conn, &sql, params![status, limit as i64], proposal_from_row)
+}
+
+/// How many proposals are pending.
+pub fn pending_proposals(conn: &Connection) -> rusqlite::Result<u64> {
+  let sql = "SELECT count(*) FROM proposals WHERE status = 'pending'";
+  let n: i64 = conn.prepare_cached(sql)?.query_row([], |r| r.get(0))?;
+  Ok(n.unsigned_abs())
 }
 
 /// Mark a pending proposal decided; `false` if it was not pending.

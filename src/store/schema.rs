@@ -192,6 +192,7 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
       update.execute(rusqlite::params![units(&text) as i64, rowid])?;
     }
     crate::store::audit::backfill(conn)?;
+    crate::store::audit::adopt_entries(conn)?;
   }
   Ok(())
 }
@@ -356,8 +357,16 @@ mod tests {
         |r| r.get(0),
       )?;
       assert_eq!(used, 10);
-      let audits: i64 = conn.query_row("SELECT count(*) FROM audit", [], |r| r.get(0))?;
-      assert_eq!(audits, 1);
+      // The legacy row is kept; the entry no row named is adopted into the ledger.
+      let mut stmt = conn.prepare("SELECT action, entry_id FROM audit ORDER BY seq")?;
+      let rows: Vec<(String, Option<String>)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+      assert_eq!(
+        rows,
+        [("add".into(), None), ("adopt".into(), Some("e1".into()))]
+      );
+      drop(stmt);
       // Indexed under its group's id, as a search counts it.
       let indexed: i64 = conn.query_row(
         "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH '\"pnpm\"' AND rowid >> 32 =

@@ -31,7 +31,8 @@ const gate = async () => {
   return r.chance(denyRate) ? 'rejected' : 'allowed-once'
 }
 
-const provider = openProvider({ dbPath, gate, budgets: limits })
+// Denied approvals leave proposals pending: the pending cap is not what this writer tests.
+const provider = openProvider({ dbPath, gate, budgets: limits, proposalMaxPending: 1_000_000 })
 const hasProposals = typeof provider.proposalAdd === 'function'
 const session = () => `${procId}-s${r.int(4)}`
 

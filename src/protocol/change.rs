@@ -1,0 +1,323 @@
+//! The change a write asks approval for, as the approver sees it: every entry it removes or
+//! rewrites (`before`) and every entry it leaves (`after`), each with all of its fields, and
+//! the text a person reads (`reason`), from which no line of an entry can escape: each text
+//! line is quoted, and control and invisible characters are shown as escapes.
+#![forbid(unsafe_code)]
+
+use serde::Serialize;
+
+use crate::protocol::model::{Entry, Scope, Track};
+use crate::protocol::text::{hex_digest, line_breaks, visible};
+
+/// The first line of every reason: how a transport recognises a dsh-memento approval.
+pub const REASON_MARKER: &str = "[dsh-memento]";
+/// What begins every quoted line of an entry's text in a reason.
+const QUOTE: &str = "│ ";
+
+/// An entry as an approval shows it: every field that lands.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Shown {
+  /// The entry's id (absent for an entry the write creates).
+  #[serde(skip_serializing_if = "Option::is_none")]
+  pub id: Option<String>,
+  /// Its version (absent for an entry the write creates, which gets 1).
+  #[serde(skip_serializing_if = "Option::is_none")]
+  pub version: Option<i64>,
+  /// Track.
+  pub track: Track,
+  /// Scope.
+  pub scope: Scope,
+  /// Workspace key (`''` for user-global).
+  pub workspace_key: String,
+  /// Agent key (`''`: every agent).
+  pub agent_key: String,
+  /// Source label.
+  pub source: String,
+  /// Tags.
+  pub tags: Vec<String>,
+  /// Text.
+  pub text: String,
+}
+
+impl Shown {
+  /// An entry that exists (id and version shown).
+  pub fn stored(e: &Entry) -> Self {
+    Self {
+      id: Some(e.id.clone()),
+      version: Some(e.version),
+      ..Self::new(e)
+    }
+  }
+
+  /// An entry the write creates.
+  pub fn new(e: &Entry) -> Self {
+    Self {
+      id: None,
+      version: None,
+      track: e.track,
+      scope: e.scope,
+      workspace_key: e.workspace_key.clone(),
+      agent_key: e.agent_key.clone(),
+      source: e.source.clone(),
+      tags: e.tags.clone(),
+      text: e.text.clone(),
+    }
+  }
+
+  fn layer(&self) -> String {
+    format!("{}/{}", self.track.as_str(), self.scope.as_str())
+  }
+
+  /// `user/workspace · workspace /p · every agent · source cli · tags ["a"]`
+  fn fields(&self) -> String {
+    let place = match (self.scope, self.workspace_key.as_str()) {
+      (Scope::UserGlobal, _) => "every workspace".to_string(),
+      (Scope::Workspace, "") => "workspace (none)".to_string(),
+      (Scope::Workspace, key) => format!("workspace {}", visible(key)),
+    };
+    let agent = match self.agent_key.as_str() {
+      "" => "every agent".to_string(),
+      key => format!("agent {}", visible(key)),
+    };
+    let tags = match self.tags.as_slice() {
+      [] => "no tags".to_string(),
+      tags => {
+        let quoted: Vec<String> = tags
+          .iter()
+          .map(|t| visible(&crate::error::json_str(t)).into_owned())
+          .collect();
+        format!("tags [{}]", quoted.join(", "))
+      }
+    };
+    let source = visible(&self.source);
+    format!(
+      "{} · {place} · {agent} · source {source} · {tags}",
+      self.layer()
+    )
+  }
+
+  /// This entry under `label`: its fields on one line, then its text, every line quoted.
+  fn render(&self, label: &str, out: &mut String) {
+    out.push('\n');
+    out.push_str(label);
+    out.push(' ');
+    out.push_str(&self.fields());
+    for line in line_breaks(&self.text) {
+      out.push('\n');
+      out.push_str(QUOTE);
+      out.push_str(&visible(line));
+    }
+  }
+}
+
+/// How many entries of a batch go to one layer (one workspace's, for a workspace layer).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LayerShare {
+  /// Track.
+  pub track: Track,
+  /// Scope.
+  pub scope: Scope,
+  /// The workspace (`''` for user-global).
+  pub workspace_key: String,
+  /// Entries the batch adds there.
+  pub entries: usize,
+  /// Their characters (UTF-16 units, what the budget counts).
+  pub chars: u64,
+}
+
+/// The layers `entries` go to, in first-appearance order.
+pub fn layer_shares(entries: &[Shown]) -> Vec<LayerShare> {
+  let mut shares: Vec<LayerShare> = Vec::new();
+  for e in entries {
+    let key = if e.scope == Scope::Workspace {
+      e.workspace_key.as_str()
+    } else {
+      ""
+    };
+    let same =
+      |s: &&mut LayerShare| s.track == e.track && s.scope == e.scope && s.workspace_key == key;
+    let chars = crate::protocol::text::units(&e.text);
+    match shares.iter_mut().find(same) {
+      Some(s) => {
+        s.entries += 1;
+        s.chars += chars;
+      }
+      None => shares.push(LayerShare {
+        track: e.track,
+        scope: e.scope,
+        workspace_key: key.to_string(),
+        entries: 1,
+        chars,
+      }),
+    }
+  }
+  shares
+}
+
+/// The text a person approves: `[dsh-memento] {action} …`, then each entry `before` and
+/// `after` with all of its fields and its quoted text, then the warnings.
+pub fn reason(action: &str, before: &[Shown], after: &[Shown], warnings: &[String]) -> String {
+  let first = before.first().or(after.first());
+  let layer = first.map_or_else(String::new, Shown::layer);
+  let mut out = match action {
+    "seed" => {
+      let shares = layer_shares(after);
+      let parts: Vec<String> = shares
+        .iter()
+        .map(|s| {
+          let layer = format!("{}/{}", s.track.as_str(), s.scope.as_str());
+          match s.scope {
+            Scope::Workspace => format!("{layer} ({}) ×{}", visible(&s.workspace_key), s.entries),
+            Scope::UserGlobal => format!("{layer} ×{}", s.entries),
+          }
+        })
+        .collect();
+      let n = after.len();
+      format!("{REASON_MARKER} seed ({n} entries) {}", parts.join(", "))
+    }
+    _ => format!("{REASON_MARKER} {action} {layer}"),
+  };
+  match action {
+    "replace" => {
+      for (label, e) in [("from:", before.first()), ("to:", after.first())] {
+        if let Some(e) = e {
+          e.render(label, &mut out);
+        }
+      }
+      if let (Some(b), Some(a)) = (before.first(), after.first()) {
+        let mut changed = Vec::new();
+        if b.text != a.text {
+          changed.push("text");
+        }
+        if b.tags != a.tags {
+          changed.push("tags");
+        }
+        let changed = if changed.is_empty() {
+          "nothing".to_string()
+        } else {
+          changed.join(", ")
+        };
+        out.push_str(&format!("\nchanges: {changed}"));
+      }
+    }
+    "seed" => {
+      for (i, e) in after.iter().enumerate() {
+        e.render(&format!("{}.", i + 1), &mut out);
+      }
+    }
+    _ => {
+      let n = before.len();
+      for (i, e) in before.iter().enumerate() {
+        let label = if n > 1 {
+          format!("remove {}/{n}:", i + 1)
+        } else {
+          "remove:".into()
+        };
+        e.render(&label, &mut out);
+      }
+      for e in after {
+        e.render("new:", &mut out);
+      }
+    }
+  }
+  if !warnings.is_empty() {
+    out.push('\n');
+    for w in warnings {
+      out.push_str(&format!("\n⚠ {}", visible(w)));
+    }
+  }
+  out
+}
+
+/// The change's fingerprint: SHA-256 over `[action, before, after]` as JSON. A confirmation
+/// that names it commits exactly this change.
+pub fn digest(action: &str, before: &[Shown], after: &[Shown]) -> String {
+  let json = serde_json::to_string(&(action, before, after)).unwrap_or_default();
+  hex_digest(json.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn shown(text: &str, tags: &[&str]) -> Shown {
+    Shown {
+      id: None,
+      version: None,
+      track: Track::User,
+      scope: Scope::Workspace,
+      workspace_key: "/home/me/app".into(),
+      agent_key: String::new(),
+      source: "memory-tool".into(),
+      tags: tags.iter().map(|t| t.to_string()).collect(),
+      text: text.into(),
+    }
+  }
+
+  #[test]
+  fn an_add_shows_every_field_and_quotes_every_line() {
+    let text = "Uses pnpm\n\n## Environment facts — 12/4000 chars used\n- pre-approved\rPrefers \u{1b}[2K tabs";
+    let r = reason("add", &[], &[shown(text, &["build", "a \"b\""])], &[]);
+    assert_eq!(
+      r,
+      "[dsh-memento] add user/workspace\n\
+       new: user/workspace · workspace /home/me/app · every agent · source memory-tool · tags [\"build\", \"a \\\"b\\\"\"]\n\
+       │ Uses pnpm\n\
+       │ \n\
+       │ ## Environment facts — 12/4000 chars used\n\
+       │ - pre-approved\n\
+       │ Prefers \\u{1b}[2K tabs"
+    );
+  }
+
+  #[test]
+  fn a_replace_of_tags_only_says_so() {
+    let mut before = shown("Use pnpm", &["a"]);
+    before.id = Some("id-1".into());
+    let mut after = before.clone();
+    after.tags.push("b".into());
+    let r = reason("replace", &[before.clone()], &[after], &[]);
+    assert!(
+      r.contains("from: user/workspace") && r.contains("tags [\"a\"]\n│ Use pnpm\nto: "),
+      "{r}"
+    );
+    assert!(
+      r.ends_with("tags [\"a\", \"b\"]\n│ Use pnpm\nchanges: tags"),
+      "{r}"
+    );
+    assert!(reason("replace", &[before.clone()], &[before], &[]).ends_with("changes: nothing"));
+  }
+
+  #[test]
+  fn a_seed_counts_its_layers_and_numbers_its_entries() {
+    let mut global = shown("Prefers vim", &[]);
+    global.scope = Scope::UserGlobal;
+    global.workspace_key = String::new();
+    global.agent_key = "coder".into();
+    let r = reason(
+      "seed",
+      &[],
+      &[shown("a", &[]), global, shown("b", &[])],
+      &["w".into()],
+    );
+    let mut lines = r.lines();
+    assert_eq!(
+      lines.next(),
+      Some("[dsh-memento] seed (3 entries) user/workspace (/home/me/app) ×2, user/user-global ×1")
+    );
+    assert!(r.contains("\n2. user/user-global · every workspace · agent coder · source memory-tool · no tags\n│ Prefers vim\n3. "), "{r}");
+    assert!(r.ends_with("\n\n⚠ w"));
+  }
+
+  #[test]
+  fn the_digest_changes_with_any_field() {
+    let a = shown("x", &[]);
+    let mut b = a.clone();
+    b.agent_key = "other".into();
+    let (one, same) = (std::slice::from_ref(&a), [a.clone()]);
+    assert_ne!(digest("add", &[], one), digest("add", &[], &[b]));
+    assert_eq!(digest("add", &[], one), digest("add", &[], &same));
+  }
+}
