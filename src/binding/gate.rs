@@ -91,11 +91,11 @@ pub(super) fn ask<'e>(env: &'e Env, core: Rc<Core>, plan: Plan, write: Unknown) 
   }
 }
 
+/// `Promise.prototype.then`, called with the adopted answer as `this`.
+type Then<'e> = Function<'e, FnArgs<(Raw, Raw)>, Unknown<'e>>;
+
 /// `Promise.resolve(value)` and `Promise.prototype.then`, or what adopting `value` threw.
-fn adopt<'e>(
-  env: &'e Env,
-  value: Unknown<'e>,
-) -> Result<(Unknown<'e>, Function<'e, FnArgs<(Raw, Raw)>, Unknown<'e>>)> {
+fn adopt<'e>(env: &'e Env, value: Unknown<'e>) -> Result<(Unknown<'e>, Then<'e>)> {
   let promise = Object::from_unknown(env.get_global()?.get_named_property::<Unknown>("Promise")?)?;
   let resolve: Function<Unknown, Unknown> = promise.get_named_property("resolve")?;
   let prototype = Object::from_unknown(promise.get_named_property::<Unknown>("prototype")?)?;
