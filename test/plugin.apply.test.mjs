@@ -322,7 +322,7 @@ describe('/memory command', { skip }, () => {
     const payload = JSON.stringify({ results: [{ id: 'a', memory: 'likes tea', event: 'ADD' }, { id: 'b', memory: 'old', event: 'DELETE' }] })
     const r = await cmd(ctx, makeAgent(), `/memory import --adapter=mem0 ${payload}`)
     assert.equal(r.kind, 'success', r.text)
-    assert.match(r.text, /^Imported 1 entries via adapter mem0 \(one approval, one transaction; budgets checked\)\.[^\n]*\nwarning: /)
+    assert.match(r.text, /^Imported 1 entries via adapter mem0 \(one approval, one transaction; budgets checked\)\.[^\n]*\n\[dsh-memento\] seed [^]*\n│ likes tea\nwarning: /)
   })
   test('adapters are listed through the registry', async () => {
     const { ctx } = setup()
@@ -334,7 +334,8 @@ describe('/memory command', { skip }, () => {
     const { ctx } = setup({ language: 'zh' })
     assert.deepEqual(await cmd(ctx, makeAgent(), '/memory list'), { kind: 'success', text: '记忆为空。' })
     const doc = { plugin: 'dsh-memento', schema: 'memory-export-v1', entries: [{ track: 'user', scope: 'user-global', text: '喜欢茶' }] }
-    assert.equal((await cmd(ctx, makeAgent(), `/memory import ${JSON.stringify(doc)}`)).text, '已从导出文档导入 1 条记忆（一次批准，一个事务；已检查预算）。条目获得新的 id 和时间戳；标签、来源和键保留。')
+    // then the change itself, in the approval's words (English, as every reason is)
+    assert.equal((await cmd(ctx, makeAgent(), `/memory import ${JSON.stringify(doc)}`)).text, '已从导出文档导入 1 条记忆（一次批准，一个事务；已检查预算）。条目获得新的 id 和时间戳；标签、来源和键保留。\n[dsh-memento] seed (1 entries) user/user-global ×1\n1. user/user-global · every workspace · every agent · source dsh-memento · no tags\n│ 喜欢茶')
     assert.equal((await cmd(ctx, makeAgent(), '/memory list')).text, '记忆条目（1 条）：\n- [user/user-global] 喜欢茶')
     assert.equal((await cmd(ctx, makeAgent(), '/memory add')).text, 'add 需要文本：/memory add [--track=user|agent] [--scope=user-global|workspace] <文本>')
   })

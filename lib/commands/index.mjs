@@ -103,10 +103,22 @@ const VERBS = {
       }
     }
     env.warn?.(warnings)
-    if (a.dryRun) return { dryRun: true, entries: inputs, warnings, from, flagged }
+    // The change exactly as its approval shows it (every entry with every field), for a dry run
+    // and for a surface with no approval to show it in (`showChange`: a typed /memory import).
+    const preview = () => (inputs.length && env.provider.preview ? env.provider.preview('seed', inputs, env.write()).reason : undefined)
+    if (a.dryRun) {
+      let shown
+      try {
+        shown = preview()
+      } catch {
+        // a batch the provider would refuse: the listing and the layer sizes say why
+      }
+      return { dryRun: true, entries: inputs, warnings, from, flagged, shown }
+    }
     try {
+      const shown = a.showChange ? preview() : undefined
       const res = inputs.length ? await importEntries(env.provider, inputs, env.write(), { skipExisting: Boolean(a.skipExisting), defaultKeys: env.keys, onProgress: a.onProgress }) : { added: 0, skipped: 0 }
-      return { added: res.added, skipped: res.skipped, warnings, from, flagged }
+      return { added: res.added, skipped: res.skipped, warnings, from, flagged, shown }
     } catch (e) {
       throw explainImportError(e, { inputs, origins, provider: env.provider, keys: env.keys, t: env.t, own: env.own })
     }

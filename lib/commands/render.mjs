@@ -51,8 +51,9 @@ const TEXT = {
     return typeof r.value === 'string' ? r.value : typeof r.value?.text === 'string' ? r.value.text : JSON.stringify(r.value, null, 2)
   },
   import: (r, t) => {
-    if (r.dryRun) return lines(t.wouldImport(r.entries.length, fromText(r.from, t)), r.entries.map((x) => entryLine(x, t)), layerSizes(r.entries, t))
-    return `${t.imported(r.added, fromText(r.from, t))}${r.skipped ? t.skipped(r.skipped) : ''}${r.flagged?.length ? t.secret.leftOutShort(r.flagged.length) : ''}${t.importNote}`
+    if (r.dryRun) return lines(t.wouldImport(r.entries.length, fromText(r.from, t)), r.shown ?? r.entries.map((x) => entryLine(x, t)), layerSizes(r.entries, t))
+    const done = `${t.imported(r.added, fromText(r.from, t))}${r.skipped ? t.skipped(r.skipped) : ''}${r.flagged?.length ? t.secret.leftOutShort(r.flagged.length) : ''}${t.importNote}`
+    return r.shown ? lines(done, r.shown) : done
   },
 }
 

@@ -80,7 +80,8 @@ function parse(verb, rest, config) {
       return ['export', text === '' ? flags : null]
     case 'import': {
       const { 'dry-run': dry, 'skip-flagged': skip, ...rest } = flags
-      return ['import', { ...rest, dryRun: dry !== undefined, skipFlagged: skip !== undefined, sources: text.trim() === '' ? [] : [text.trim()] }]
+      // Typed, the import is the user's consent with no approval card: its result shows the whole change.
+      return ['import', { ...rest, dryRun: dry !== undefined, skipFlagged: skip !== undefined, showChange: true, sources: text.trim() === '' ? [] : [text.trim()] }]
     }
     case 'budgets':
     case 'adapters':

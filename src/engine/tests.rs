@@ -52,7 +52,7 @@ fn plant(m: &mut Memory, track: &str, scope: &str, text: &str, w: Writer) -> Res
 
 /// `add`, or `plant` for a text no write accepts.
 fn write_any(m: &mut Memory, track: &str, scope: &str, text: &str, w: Writer) -> Result<()> {
-  match crate::protocol::text::forbidden_control(text) {
+  match crate::protocol::text::forbidden_control(text, true) {
     Some(_) => plant(m, track, scope, text, w),
     None => add(m, track, scope, text, w).map(drop),
   }

@@ -339,7 +339,7 @@ fn optional_string(obj: &Map<String, Value>, key: &str, non_empty: bool) -> Resu
   match obj.get(key) {
     None | Some(Value::Null) => Ok(None),
     Some(Value::String(s)) if !(non_empty && s.is_empty()) => {
-      refuse_controls(&format!("entry {key}"), s)?;
+      refuse_controls(&format!("entry {key}"), s, false)?;
       Ok(Some(s.clone()))
     }
     Some(_) => {
@@ -373,7 +373,7 @@ pub fn parse_change<T>(
   let obj = as_object(value);
   let (track, scope) = parse_layer(&obj)?;
   let text = required(&obj, "text", "entry text must be a non-empty string")?;
-  refuse_controls("entry text", &text)?;
+  refuse_controls("entry text", &text, true)?;
   let tags = parse_tags(&obj)?;
   let target = target(&obj)?;
   let source = parse_source(&obj)?;

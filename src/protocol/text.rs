@@ -40,36 +40,37 @@ pub fn hex_digest(data: &[u8]) -> String {
   format!("{:x}", Sha256::digest(data))
 }
 
-/// A control character a stored text may not hold: C0 but tab and newline, DEL, C1. A carriage
-/// return, an escape sequence or a backspace can repaint what a terminal shows around it.
-pub fn is_forbidden_control(c: char) -> bool {
-  (c.is_control() && c != '\n' && c != '\t') || c == '\u{7f}'
-}
-
-/// The first forbidden control character of `text` and its 1-based character position.
-pub fn forbidden_control(text: &str) -> Option<(usize, char)> {
-  let found = text
-    .chars()
-    .enumerate()
-    .find(|(_, c)| is_forbidden_control(*c));
+/// Where `text` holds a character it may not, and its 1-based position: any control character
+/// (C0, DEL, C1) but, in a multi-line text, newline and tab; in a one-line field (a source, a
+/// key), also the Unicode line separators. A carriage return, an escape sequence or a backspace
+/// can repaint what a terminal shows around it.
+pub fn forbidden_control(text: &str, multiline: bool) -> Option<(usize, char)> {
+  let allowed = |c: char| multiline && (c == '\n' || c == '\t');
+  let bad = |c: char| (c.is_control() && !allowed(c)) || (!multiline && breaks_line(c));
+  let found = text.chars().enumerate().find(|(_, c)| bad(*c));
   found.map(|(i, c)| (i + 1, c))
 }
 
-/// `INVALID_INPUT` for `what` (e.g. `entry text`) when it holds a forbidden control character.
+/// `INVALID_INPUT` for `what` (e.g. `entry text`) when it holds a character
+/// [`forbidden_control`] names.
 ///
 /// # Errors
 /// `INVALID_INPUT` naming the character, its position and what to do.
-pub fn refuse_controls(what: &str, text: &str) -> Result<()> {
-  let Some((at, c)) = forbidden_control(text) else {
+pub fn refuse_controls(what: &str, text: &str, multiline: bool) -> Result<()> {
+  let Some((at, c)) = forbidden_control(text, multiline) else {
     return Ok(());
   };
   let name = match c {
-    '\r' => " (carriage return: use \\n line endings)".to_string(),
-    '\u{1b}' => " (escape: a terminal sequence)".to_string(),
-    _ => String::new(),
+    '\r' => " (carriage return: use \\n line endings)",
+    '\u{1b}' => " (escape: a terminal sequence)",
+    _ => "",
+  };
+  let rule = match multiline {
+    true => "only newline and tab are allowed, because a control character can change what a terminal shows around it",
+    false => "it is one line: no control or line-breaking character is allowed",
   };
   Err(MemoryError::invalid(format!(
-    "{what} contains control character U+{:04X}{name} at character {at}; only newline and tab are allowed, because a control character can change what a terminal shows around it",
+    "{what} contains control character U+{:04X}{name} at character {at}; {rule}",
     c as u32
   )))
 }
