@@ -395,7 +395,11 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
       m.innerHTML = `<div class="mm-dialog" role="alertdialog" aria-modal="true" aria-label="${esc(L.confirmTitle[op])}"><h3>${esc(L.confirmTitle[op])}</h3>${html}<p class="mm-consent">${esc(L.consent)}</p>` +
         `<div class="mm-row"><button class="mm-btn" type="button" data-act="cancel-confirm">${esc(L.cancel)}</button><button class="mm-btn mm-primary" type="button" data-act="do-confirm">${esc(L.confirm)}</button></div></div>`
       m.hidden = false
-      m.querySelector('[data-act="do-confirm"]').focus()
+      const button = m.querySelector('[data-act="do-confirm"]')
+      button.focus()
+      // An edited text is a new change: the button then reviews it before anything is written.
+      const merged = m.querySelector('[data-field="merged"]')
+      if (merged) merged.addEventListener('input', () => (button.textContent = merged.value === preview.after[0].text ? L.confirm : L.save))
     }
     function closeConfirm() {
       st.confirm = null

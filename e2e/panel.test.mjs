@@ -301,6 +301,9 @@ step('panel edit: a replace confirmed in the panel lands, with its (via panel) a
   assert.equal(await dialog.locator('h3').textContent(), 'Replace this entry?')
   const full = await dialog.locator('.mm-full').allTextContents()
   assert.deepEqual(full.slice(0, 2), ['edit-me-token: the user prefers tabs', 'edit-me-token: the user prefers spaces, width 4'], 'from and to, in full')
+  // Every field the entry lands with, as the server planned it: layer, workspace, agent, source, tags.
+  const meta = await dialog.locator('.mm-meta').allTextContents()
+  assert.match(meta[1], /· source [^·]+ · tags: style, indent$/, meta[1])
   assert.match(await dialog.locator('.mm-consent').textContent(), /via panel/)
   await shot('panel-confirm-replace.png', 'the confirmation before a replace: layer, the full old text, the full new text, the consent note')
   await dialog.getByRole('button', { name: 'Confirm' }).click()
@@ -329,6 +332,9 @@ step('panel remove, consolidate, add and proposals: each confirmed, each audited
   await page.getByRole('button', { name: 'Consolidate…' }).click()
   assert.deepEqual((await dialog.locator('.mm-full').allTextContents()).sort(), ['merge-a-token: run cargo fmt', 'merge-b-token: run cargo clippy'])
   await dialog.locator('textarea').fill('merge-token: run cargo fmt, then cargo clippy')
+  // An edited text is a new change: it is reviewed (planned by the server) before it is confirmed.
+  await dialog.getByRole('button', { name: 'Review change' }).click()
+  await waitFor(async () => (await dialog.getByRole('button', { name: 'Confirm' }).count()) === 1 && (await dialog.locator('textarea').inputValue()) === 'merge-token: run cargo fmt, then cargo clippy', 'the reviewed text')
   await dialog.getByRole('button', { name: 'Confirm' }).click()
   await waitFor(async () => JSON.stringify(await texts()) === JSON.stringify(['merge-token: run cargo fmt, then cargo clippy']), 'the consolidated entry')
   await page.getByRole('button', { name: 'Add entry' }).click()
