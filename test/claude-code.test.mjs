@@ -194,6 +194,9 @@ describe('claude-code import keeps what the file holds', () => {
       ['**测试流程：**\n- 先跑单元测试：`pnpm test`\n- 再跑集成测试：`pnpm test:e2e`', ['开发约定']],
       ['**テスト手順：**\n1. `make check` を実行する\n2. 失敗したらログを確認する', ['开发约定', '日本語']],
       ['**流程**：\n- 打 tag\n- 等 CI 发布镜像', ['开发约定', '发布']],
+      // an HTML comment (not imported) between a lead-in and its list, and an invisible character after it, change nothing
+      ['**评审流程：**\n- 至少一位维护者批准\n- CI 全部通过', ['开发约定', '评审']],
+      ['**合并流程：**\u200b\n- squash 合并', ['开发约定', '评审']],
     ])
   })
 

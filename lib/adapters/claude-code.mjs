@@ -211,9 +211,14 @@ function scan(lines, start, autoIndex, warnings) {
       for (const t of raw.trim().split(/\s+/)) blocks.push({ type: 'import', target: t.slice(1), line: n })
       continue
     }
-    if (/^\s*<!--.*-->\s*$/.test(raw) || /^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(raw)) {
+    if (/^\s*<!--.*-->\s*$/.test(raw)) {
+      // a note for people editing the file: not imported, and not a break (a lead-in above it still introduces what follows)
       end()
-      if (raw.includes('<!--')) comments.push(n)
+      comments.push(n)
+      continue
+    }
+    if (/^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(raw)) {
+      end()
       blocks.push({ type: 'break', line: n })
       continue
     }
@@ -297,7 +302,8 @@ const itemMarkdown = (b) => {
   const lines = textOf(b).split('\n').map((l, i) => (i && l.trim() ? `${' '.repeat(b.marker.length + 1)}${l}` : l))
   return b.ordered ? lines.join('\n') : `${b.marker} ${lines.join('\n')}`
 }
-const isLeadIn = (b) => (b.type === 'item' || b.type === 'para') && ((t) => LEAD_COLON.test(t) || LEAD_BOLD.test(t))(textOf(b).split('\n').at(-1).trim())
+// (an invisible character after the colon does not hide it)
+const isLeadIn = (b) => (b.type === 'item' || b.type === 'para') && ((t) => LEAD_COLON.test(t) || LEAD_BOLD.test(t))(textOf(b).split('\n').at(-1).replace(/[\s\u200b-\u200d\u2060\ufeff]+$/, ''))
 const CONTENT = new Set(['item', 'para', 'code', 'quote'])
 
 /**
