@@ -89,7 +89,8 @@ step('approved write: a model tool call, approved by the user, lands and is audi
   const asked = sessionEvents(known).filter((e) => e.type === 'approval/asked')
   assert.equal(asked.length, 1)
   assert.equal(asked.at(-1).data.toolName, 'memory')
-  assert.equal(asked.at(-1).data.reason, '[dsh-memento] add user/workspace [source:memory-tool]\nuser likes tea')
+  // The card shows the whole change: the entry's layer, workspace, agent, source, tags and text.
+  assert.match(asked.at(-1).data.reason, /^\[dsh-memento\] add user\/workspace\nnew: user\/workspace · workspace \S+ · (every agent|agent \S+) · source memory-tool · no tags\n│ user likes tea$/)
   const out = drive(['/memory list', '/memory audit'])
   assert.match(out.byLine['/memory list'].text, /^Memory entries \(1\):\n- \[user\/workspace @[^\]]+\] user likes tea$/)
   assert.match(out.byLine['/memory audit'].text, / add user\/workspace allowed-once \(via approval, writePolicy ask\) \(memory-tool\)/)

@@ -63,6 +63,10 @@ export class MemoryService {
   import(doc, write) {
     return this.#provider.seed(readEnvelopes([doc]).inputs, cleanWrite(write))
   }
+  /** The approval payload a write would ask for (the whole change), asking nobody and writing nothing. */
+  preview(action, input, write) {
+    return this.#provider.preview(action, input, cleanWrite(write))
+  }
   proposalDecide(id, decision, write) {
     return this.#provider.proposalDecide(id, decision, cleanWrite(write))
   }
