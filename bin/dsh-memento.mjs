@@ -169,7 +169,9 @@ async function open(flags, { write = false } = {}) {
       const b = { user: { ...mod.DEFAULT_BUDGETS.user, ...budgets?.user }, agent: { ...mod.DEFAULT_BUDGETS.agent, ...budgets?.agent } }
       return emptyStore(TRACKS.flatMap((track) => SCOPES.map((scope) => ({ track, scope, used: 0, limit: b[track][scope === 'user-global' ? 'userGlobal' : 'workspace'] }))))
     }
-    return new mod.MemoryProvider({ dbPath, gate: g.gate, auditLabel: g.auditLabel, budgets: budgets ?? 'recorded', ...(secretPolicy ? { secretPolicy } : {}) })
+    // `digest` records the proposals the user asked for (the plugin caps its own automatic ones at
+    // proposals.maxPending); the system prompt shows any number of them as one bounded notice.
+    return new mod.MemoryProvider({ dbPath, gate: g.gate, auditLabel: g.auditLabel, budgets: budgets ?? 'recorded', proposalMaxPending: 1000, ...(secretPolicy ? { secretPolicy } : {}) })
   }
   return {
     mod,
