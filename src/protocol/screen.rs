@@ -276,7 +276,11 @@ mod tests {
     let mut found = 0;
     for _ in 0..5_000 {
       let (name, strong, weak) = NAMES[next(NAMES.len())];
-      let (marker, copular) = MARKERS[next(MARKERS.len())];
+      let (marker, mut copular) = MARKERS[next(MARKERS.len())];
+      // A space after a Chinese or Japanese name marks a label's value, as a copula does.
+      if marker == " " && !name.is_ascii() {
+        copular = Some(true);
+      }
       let (value, for_strong, for_copula, for_weak) = VALUES[next(VALUES.len())];
       let close = if marker.ends_with('"') { "\"" } else { "" };
       let lead = ["", "the ", "staging ", "- "][next(4)];

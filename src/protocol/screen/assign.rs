@@ -43,6 +43,7 @@ const NAMES: &[(&[&str], Strength)] = &[
   (&["consumer", "secret"], Strong),
   (&["secret", "key"], Strong),
   (&["private", "key"], Strong),
+  (&["pw"], Strong),
   (&["api", "key"], Weak),
   (&["access", "key"], Weak),
   (&["app", "key"], Weak),
@@ -322,6 +323,9 @@ fn strength(ident: &str) -> Option<Strength> {
   if ident.chars().next_back().is_none_or(|c| !c.is_ascii()) {
     return None;
   }
+  if !may_name(ident) {
+    return None;
+  }
   let words = words::split(ident);
   let eq = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
   let named = NAMES.iter().find(|(name, _)| {
@@ -339,6 +343,32 @@ fn strength(ident: &str) -> Option<Strength> {
     .iter()
     .find(|(end, _)| last.ends_with(end))
     .map(|(_, s)| *s)
+}
+
+/// Whether the end of an ASCII name holds a fragment of a secret name: a cheap test before its
+/// words are split (most markers follow `https`, `id`, `port` and the like).
+fn may_name(ident: &str) -> bool {
+  let b = ident.as_bytes();
+  let tail = &b[b.len().saturating_sub(12)..];
+  let mut buf = [0u8; 12];
+  buf
+    .iter_mut()
+    .zip(tail)
+    .for_each(|(d, s)| *d = s.to_ascii_lowercase());
+  let tail = &buf[..tail.len()];
+  [
+    "key",
+    "pass",
+    "pw",
+    "auth",
+    "credential",
+    "sig",
+    "token",
+    "secret",
+    "phrase",
+  ]
+  .iter()
+  .any(|w| tail.windows(w.len()).any(|x| x == w.as_bytes()))
 }
 
 /// A character of a name: ASCII alphanumerics and `_-.`, or a letter of another script.
@@ -363,37 +393,63 @@ fn name_before(t: &str, end: usize) -> Option<(usize, Strength)> {
 /// `password for the staging db is …`: a strong name a few plain words before the marker,
 /// linked by `for`, `of`, `on`, `at` or `to`.
 fn linked_name(t: &str, end: usize) -> Option<(usize, Strength)> {
+  // The word before the marker must be plain: a cheap test before the words are looked at.
+  let before = t[..end].trim_end_matches(' ').bytes().next_back();
+  if !before.is_some_and(|b| b.is_ascii_alphanumeric()) {
+    return None;
+  }
   let from = floor(t, end.saturating_sub(80));
   let head = &t[from..end];
   let head = head.rfind('\n').map_or(head, |n| &head[n + 1..]);
-  let words: Vec<&str> = head.split_whitespace().rev().take(7).collect();
-  let plain = |w: &&&str| {
+  let plain = |w: &str| {
     w.bytes()
       .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
   };
-  let link = words.iter().take_while(plain).position(|w| {
+  let link = |w: &str| {
     ["for", "of", "on", "at", "to"]
       .iter()
       .any(|l| w.eq_ignore_ascii_case(l))
-  })?;
-  let name = words.get(link + 1)?;
+  };
+  // Back from the marker over plain words: at least one, then the link, then the name.
+  let mut words = head.split_whitespace().rev().take(7).enumerate();
+  let name = loop {
+    let (i, w) = words.next()?;
+    if !plain(w) {
+      return None;
+    }
+    if i > 0 && link(w) {
+      break words.next()?.1;
+    }
+  };
   let name = name.trim_start_matches(|c: char| !ident_char(c));
   // `name` is a slice of `head`: where it starts in `t`.
   let start = end - head.len() + (name.as_ptr() as usize - head.as_ptr() as usize);
-  (link > 0 && strength(name) == Some(Strong)).then_some((start, Strong))
+  (strength(name) == Some(Strong)).then_some((start, Strong))
 }
 
 /// Where assignment markers are: `:`, `=` (also `:=`, `=>`, `==` and their fullwidth forms,
-/// folded by normalisation), and the copulas `is`, `was`, `是`, `为`, `は`. A copula reads as
-/// prose, so its value must look like a credential.
+/// folded by normalisation), the copulas `is`, `was`, `是`, `为`, `は`, and a space after a
+/// Chinese or Japanese name (`密码 Abc12345`, as labels are written there). A copula or a space
+/// reads as prose, so its value must look like a credential.
 fn markers(t: &str) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
-  t.char_indices().filter_map(move |(at, c)| match c {
-    ':' | '=' => Some((at, 1, false)),
-    'i' | 'w' if t[..at].ends_with(' ') => ["is ", "was "]
+  // Scanned as bytes: every marker starts with an ASCII byte or the lead byte of a CJK copula.
+  let b = t.as_bytes();
+  b.iter().enumerate().filter_map(move |(at, &c)| match c {
+    b':' | b'=' => Some((at, 1, false)),
+    b' ' if at > 0 && !b[at - 1].is_ascii() => {
+      let prev = t[..at].chars().next_back();
+      prev
+        .is_some_and(char::is_alphabetic)
+        .then_some((at, 1, true))
+    }
+    b'i' | b'w' if at > 0 && b[at - 1] == b' ' => ["is ", "was "]
       .iter()
-      .find(|w| t[at..].starts_with(*w))
+      .find(|w| b[at..].starts_with(w.as_bytes()))
       .map(|w| (at, w.len(), true)),
-    '是' | '为' | '為' | 'は' => Some((at, c.len_utf8(), true)),
+    0xE3..=0xE7 => ["是", "为", "為", "は"]
+      .iter()
+      .find(|w| b[at..].starts_with(w.as_bytes()))
+      .map(|w| (at, w.len(), true)),
     _ => None,
   })
 }
@@ -450,13 +506,24 @@ pub(super) fn redacted(v: &str) -> bool {
     || lower.contains("xxxx")
 }
 
-/// A template or reference in place of a value (`${DB_PASSWORD}`, `{{ .Values.pw }}`, `<pw>`,
-/// `%(pw)s`, a YAML tag like `!vault`), or a flag.
+/// A template or reference in place of a value (`$DB_PASSWORD`, `${DB_PASSWORD}`, `$(cat f)`,
+/// `{{ .Values.pw }}`, `<pw>`, `%(pw)s`, `%DB_PW%`), a YAML tag, alias or anchor (`!vault`,
+/// `*default`, `&default`), a flag (`--password-stdin`), or a redacted value. A random value
+/// may start with the same symbols (`$0k…`, `%9v#…`): what follows the symbol tells them apart.
 pub(super) fn placeholder(v: &str) -> bool {
-  let tag = v
-    .strip_prefix('!')
-    .is_some_and(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_'));
-  v.starts_with(['$', '{', '<', '%', '-', '*', '&']) || tag || redacted(v)
+  let word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_');
+  let rest = |p: char| v.strip_prefix(p).unwrap_or("");
+  let variable =
+    rest('$').starts_with(|c: char| c.is_ascii_alphabetic() || matches!(c, '_' | '{' | '('));
+  let percent = rest('%').starts_with('(')
+    || rest('%')
+      .strip_suffix('%')
+      .is_some_and(|n| word(n) || n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+  let yaml = word(rest('!')) || word(rest('*')) || word(rest('&'));
+  let flag = v
+    .strip_prefix('-')
+    .is_some_and(|f| f.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-'));
+  v.starts_with(['{', '<']) || variable || percent || yaml || flag || redacted(v)
 }
 
 /// An environment variable's name (`TELEGRAM_BOT_TOKEN`, `process.env.DB_PASSWORD`): it says
@@ -572,7 +639,10 @@ pub(super) fn find(t: &str) -> Option<(&'static str, Range<usize>)> {
       let (start, mut s) = name_before(t, at).or_else(|| linked_name(t, at))?;
       let before = t[..start].chars().next_back();
       let query = matches!(before, Some('?' | '&'));
-      let (range, quoted) = value_at(t, at + len, query)?;
+      let colon = t[at..].starts_with(':');
+      let below = || next_line(t, at + len, s).filter(|_| colon);
+      let (range, quoted) = value_at(t, at + len, query).or_else(below)?;
+      let range = passphrase(t, range, s, quoted);
       // In a `;`-separated connection string, `Pwd=` is a password.
       let in_connection = before == Some(';') || t[range.end..].starts_with(';');
       let words = words::split(&t[start..at]);
@@ -584,15 +654,115 @@ pub(super) fn find(t: &str) -> Option<(&'static str, Range<usize>)> {
       Some((kind, range))
     })
     .or_else(|| flags(t))
+    .or_else(|| formats(t))
+}
+
+/// A strong name's value alone on the next line (`Password:` then the password): the line after
+/// a `:` that ends its line, when it is one word that is not itself a `name:`. (An `=` that
+/// ends its line is an empty value, as in `.env.example`.)
+fn next_line(t: &str, at: usize, s: Strength) -> Option<(Range<usize>, bool)> {
+  let rest = &t[at..];
+  let rest = rest.trim_start_matches([' ', '\t']);
+  let rest = rest
+    .strip_prefix("\r\n")
+    .or_else(|| rest.strip_prefix('\n'))?;
+  let window = &rest[..floor(rest, rest.len().min(256))];
+  let line = &window[..window.find('\n').unwrap_or(window.len())];
+  let word = line.trim();
+  let single = !word.is_empty() && !word.contains(char::is_whitespace) && !word.ends_with(':');
+  let start = t.len() - rest.len() + (line.len() - line.trim_start().len());
+  (s != Weak && single).then(|| (start..start + word.len(), false))
+}
+
+/// A strong name's unquoted passphrase written with spaces (`passphrase: maple river orbit`):
+/// the value grows from its first word to the line's end when the line holds nothing but a few
+/// lowercase words, so a redacted line hides all of it.
+fn passphrase(t: &str, value: Range<usize>, s: Strength, quoted: bool) -> Range<usize> {
+  let lower = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase());
+  let rest = &t[value.end..];
+  // Only a short line is looked at (a long one is no passphrase and must not cost a scan).
+  let window = &rest[..floor(rest, rest.len().min(121))];
+  let end = window
+    .find('\n')
+    .or((window.len() == rest.len()).then_some(window.len()));
+  let line = &window[..end.unwrap_or(0)];
+  let words: Vec<&str> = line.split(' ').skip(1).collect();
+  let more =
+    line.starts_with(' ') && (1..=5).contains(&words.len()) && words.iter().all(|w| lower(w));
+  if s == Strong && !quoted && lower(&t[value.clone()]) && more {
+    value.start..value.end + line.len()
+  } else {
+    value
+  }
+}
+
+/// Keyword-value formats without a marker: `.netrc` (`machine … login … password …`),
+/// `.pgpass` (`host:port:database:user:password`) and MySQL's `-p<password>`.
+fn formats(t: &str) -> Option<(&'static str, Range<usize>)> {
+  // Cheap tests of the whole text first: most texts are none of these formats.
+  let colons = t.bytes().filter(|b| *b == b':').count() >= 4;
+  if !(colons || t.contains("password ") || t.contains("mysql") || t.contains("mariadb")) {
+    return None;
+  }
+  t.lines().find_map(|line| {
+    let offset = line.as_ptr() as usize - t.as_ptr() as usize;
+    // Cheap tests first: most lines are none of these formats.
+    let netrc = || line.contains("password ").then(|| netrc(line)).flatten();
+    let pgpass = || {
+      (line.bytes().filter(|b| *b == b':').count() >= 4)
+        .then(|| pgpass(line))
+        .flatten()
+    };
+    let found = netrc().or_else(pgpass).or_else(|| mysql(line))?;
+    let kind = judge(&line[found.clone()], Strong, false, "")?;
+    Some((kind, offset + found.start..offset + found.end))
+  })
+}
+
+fn netrc(line: &str) -> Option<Range<usize>> {
+  let words: Vec<&str> = line.split_whitespace().collect();
+  let at = words.iter().position(|w| *w == "password")?;
+  let value = words.get(at + 1)?;
+  // `login <user> password <pass>`, or a `machine`/`default` entry.
+  let login = at >= 2 && words[at - 2] == "login";
+  let keyed = login
+    || words[..at]
+      .iter()
+      .any(|w| matches!(*w, "machine" | "default"));
+  let start = value.as_ptr() as usize - line.as_ptr() as usize;
+  keyed.then_some(start..start + value.len())
+}
+
+fn pgpass(line: &str) -> Option<Range<usize>> {
+  let line = line.trim_end();
+  let fields: Vec<&str> = line.splitn(5, ':').collect();
+  let [host, port, db, user, pass] = fields.as_slice() else {
+    return None;
+  };
+  let plain = |f: &str| !f.is_empty() && !f.contains(char::is_whitespace);
+  let port_ok = *port == "*" || (!port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()));
+  let ok = [host, db, user, pass].iter().all(|f| plain(f)) && port_ok;
+  ok.then(|| line.len() - pass.len()..line.len())
+}
+
+fn mysql(line: &str) -> Option<Range<usize>> {
+  if !["mysql", "mariadb"].iter().any(|c| line.contains(c)) {
+    return None;
+  }
+  let word = line
+    .split_whitespace()
+    .find(|w| w.len() > 2 && w.starts_with("-p") && !w.starts_with("-p="))?;
+  let start = word.as_ptr() as usize - line.as_ptr() as usize + 2;
+  Some(start..start + word.len() - 2)
 }
 
 /// `--password hunter2`, `--token …`, and `-u user:password` / `--user user:password`.
 fn flags(t: &str) -> Option<(&'static str, Range<usize>)> {
+  let b = t.as_bytes();
   t.match_indices("-").find_map(|(at, _)| {
-    let word_start = t[..at]
-      .chars()
-      .next_back()
-      .is_none_or(|c| c.is_whitespace() || c == '"' || c == '\'');
+    let word_start = at
+      .checked_sub(1)
+      .is_none_or(|p| matches!(b[p], b' ' | b'\t' | b'\n' | b'"' | b'\''));
     if !word_start {
       return None;
     }

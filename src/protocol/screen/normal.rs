@@ -126,17 +126,18 @@ impl Builder<'_> {
     })
   }
 
+  /// Follow the run of token characters at the end of the output past `s`: only the run at the
+  /// end of `s` counts, and whether it continues the one before.
   fn track(&mut self, s: &str) {
-    for c in s.chars() {
-      if run_char(c) {
-        self.run += 1;
-        self.run_digit |= c.is_ascii_digit();
-        self.run_alpha |= c.is_ascii_alphabetic();
-      } else {
-        (self.run, self.run_digit, self.run_alpha) = (0, false, false);
-      }
-      self.last = c;
+    let head = s.trim_end_matches(run_char);
+    let run = &s[head.len()..];
+    if !head.is_empty() {
+      (self.run, self.run_digit, self.run_alpha) = (0, false, false);
     }
+    self.run += run.len();
+    self.run_digit |= run.bytes().any(|b| b.is_ascii_digit());
+    self.run_alpha |= run.bytes().any(|b| b.is_ascii_alphabetic());
+    self.last = s.chars().next_back().unwrap_or(self.last);
   }
 
   /// Copy `text[at..at + s.len()]` (which is `s`) unchanged.
@@ -227,8 +228,24 @@ pub(super) fn normalise(text: &str) -> Normal<'_> {
     run_alpha: false,
     last: ' ',
   };
+  let bytes = text.as_bytes();
   let mut at = 0;
   while let Some(c) = text[at..].chars().next() {
+    // Plain ASCII up to a line break or a non-ASCII character is copied in one go; the ASCII
+    // character before a non-ASCII one is left to the cluster step (a combining mark may follow).
+    let stop = bytes[at..]
+      .iter()
+      .position(|b| !b.is_ascii() || matches!(b, b'\n' | b'\r'))
+      .map_or(bytes.len(), |i| at + i);
+    let end = match bytes.get(stop) {
+      Some(b) if !b.is_ascii() => stop.saturating_sub(1).max(at),
+      _ => stop,
+    };
+    if end > at {
+      b.copy(at, &text[at..end]);
+      at = end;
+      continue;
+    }
     let len = c.len_utf8();
     if c == '\n' || c == '\r' {
       if let Some(skip) = b.wrapped(at) {
@@ -242,6 +259,19 @@ pub(super) fn normalise(text: &str) -> Normal<'_> {
     // ASCII is NFKC unless a combining mark follows (which the cluster below composes).
     let alone = text.as_bytes().get(at + 1).is_none_or(u8::is_ascii);
     if c.is_ascii() && alone {
+      b.copy(at, &text[at..at + len]);
+      at += len;
+      continue;
+    }
+    // CJK ideographs and kana are their own NFKC form and compose with nothing but a
+    // combining mark.
+    let next_mark = text[at + len..]
+      .chars()
+      .next()
+      .is_some_and(is_combining_mark);
+    if matches!(c, '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}' | '\u{4E00}'..='\u{9FFF}')
+      && !next_mark
+    {
       b.copy(at, &text[at..at + len]);
       at += len;
       continue;

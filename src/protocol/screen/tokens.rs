@@ -130,6 +130,9 @@ fn prefixed(token: &str) -> Option<&'static str> {
 }
 
 fn jwt(token: &str) -> bool {
+  if !token.starts_with("eyJ") {
+    return false;
+  }
   let mut parts = token.split('.');
   let header = parts.next().unwrap_or("");
   let rest: Vec<&str> = parts.collect();
@@ -166,15 +169,25 @@ pub(super) fn path(token: &str) -> bool {
       || token.split('/').filter(|s| !s.is_empty()).all(wordish))
 }
 
+/// Label words that make a typed string a key rather than an id.
+const SECRET_LABELS: &[&str] = &[
+  "key", "secret", "token", "pat", "api", "sk", "rk", "auth", "pass", "pwd",
+];
+
 /// A long token with all three character classes and high entropy: a random secret. Commit
 /// hashes, UUIDs and digests (hex) are common, legitimate memory; so are ids with a lowercase
-/// type label (`req_01HQ…`, `cus_…`), judged by what follows the label.
+/// type label (`req_01HQ…`, `cus_…`, `chatcmpl-…`): up to 32 characters after the label make
+/// an id (Stripe, Anthropic and OpenAI object ids), more are judged like any token.
 fn high_entropy(token: &str) -> bool {
   let t = token.trim_matches(|c: char| matches!(c, '.' | '=' | '-' | '_' | '/' | '+'));
   let label = t
     .find(['_', '-'])
     .filter(|at| (2..=10).contains(at) && t[..*at].chars().all(|c| c.is_ascii_lowercase()));
   let body = label.map_or(t, |at| &t[at + 1..]);
+  let typed_id = label.is_some_and(|at| body.len() <= 32 && !SECRET_LABELS.contains(&&t[..at]));
+  if typed_id {
+    return false;
+  }
   let hex = body.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
   let classes: [fn(&char) -> bool; 3] = [
     char::is_ascii_lowercase,
@@ -187,9 +200,9 @@ fn high_entropy(token: &str) -> bool {
     && entropy(body) >= 4.2
 }
 
-/// An ssh public key's body: base64 of a length-prefixed key type (`ssh-ed25519`, `ssh-rsa`,
-/// `ecdsa-sha2-…`, `sk-ssh-…`). Public keys are meant to be shared.
-fn ssh_public(token: &str) -> bool {
+/// The bytes the first `chars` characters (a multiple of 4) of standard base64 `token` decode
+/// to, if they are base64.
+fn decoded_head(token: &str, chars: usize) -> Option<Vec<u8>> {
   fn sextet(b: u8) -> Option<u32> {
     let v = match b {
       b'A'..=b'Z' => b - b'A',
@@ -201,22 +214,34 @@ fn ssh_public(token: &str) -> bool {
     };
     Some(u32::from(v))
   }
-  let Some(head) = token.as_bytes().get(..12) else {
-    return false;
-  };
-  let mut bytes = Vec::with_capacity(9);
+  let head = token.as_bytes().get(..chars)?;
+  let mut bytes = Vec::with_capacity(chars / 4 * 3);
   for quad in head.chunks(4) {
-    let Some(n) = quad
+    let n = quad
       .iter()
-      .try_fold(0u32, |n, b| Some(n << 6 | sextet(*b)?))
-    else {
-      return false;
-    };
+      .try_fold(0u32, |n, b| Some(n << 6 | sextet(*b)?))?;
     bytes.extend(n.to_be_bytes()[1..].iter().copied());
   }
-  let kind = &bytes[4..];
-  bytes[..3] == [0, 0, 0]
-    && (kind.starts_with(b"ssh-") || kind.starts_with(b"ecdsa") || kind.starts_with(b"sk-"))
+  Some(bytes)
+}
+
+/// An ssh public key's body: base64 of a length-prefixed key type (`ssh-ed25519`, `ssh-rsa`,
+/// `ecdsa-sha2-…`, `sk-ssh-…`). Public keys are meant to be shared.
+fn ssh_public(token: &str) -> bool {
+  decoded_head(token, 12).is_some_and(|b| {
+    let kind = &b[4..];
+    b[..3] == [0, 0, 0]
+      && (kind.starts_with(b"ssh-") || kind.starts_with(b"ecdsa") || kind.starts_with(b"sk-"))
+  })
+}
+
+/// Base64 of PEM armour (kubeconfig's `client-key-data`, `certificate-authority-data`): whether
+/// it is a private key, judged by the armour's label.
+fn encoded_armour(token: &str) -> Option<bool> {
+  let head = decoded_head(token, 64)?;
+  let text = String::from_utf8_lossy(&head);
+  let label = text.strip_prefix("-----BEGIN ")?;
+  Some(label.contains("PRIVATE KEY"))
 }
 
 /// A Subresource Integrity hash (`sha512-<base64>`), as in lockfiles and `<script integrity>`.
@@ -241,6 +266,50 @@ fn data_uri(t: &str, start: usize) -> bool {
     && [&b"image/"[..], b"font/", b"audio/", b"video/"]
       .iter()
       .any(|m| uri.starts_with(m))
+}
+
+/// A digest or password hash by its label: `SHA256:<base64>` (ssh fingerprints),
+/// `SHA-256=<base64>` (HTTP `Digest`), `h1:<base64>` (go.sum), `$2b$12$…` (bcrypt), `$argon2id$…`.
+fn digest(t: &str, start: usize) -> bool {
+  let head = &t.as_bytes()[start.saturating_sub(48)..start];
+  let from = head
+    .iter()
+    .rposition(u8::is_ascii_whitespace)
+    .map_or(0, |i| i + 1);
+  let word = &head[from..];
+  let ends =
+    |w: &[u8], s: &[u8]| w.len() >= s.len() && w[w.len() - s.len()..].eq_ignore_ascii_case(s);
+  let labelled = matches!(word.last(), Some(b':' | b'='))
+    && [
+      &b"sha1"[..],
+      b"sha-1",
+      b"sha256",
+      b"sha-256",
+      b"sha384",
+      b"sha-384",
+      b"sha512",
+      b"sha-512",
+      b"md5",
+      b"h1",
+    ]
+    .iter()
+    .any(|a| ends(&word[..word.len() - 1], a));
+  let crypt = word.last() == Some(&b'$')
+    && [&b"$2a$"[..], b"$2b$", b"$2y$", b"$argon2"]
+      .iter()
+      .any(|p| word.windows(p.len()).any(|w| w == *p));
+  labelled || crypt
+}
+
+/// A content id of IPFS (CIDv0: `Qm` and 44 base58 characters), a public hash.
+fn cid(token: &str) -> bool {
+  let base58 = |b: u8| b.is_ascii_alphanumeric() && !matches!(b, b'0' | b'O' | b'I' | b'l');
+  token.len() == 46 && token.starts_with("Qm") && token.bytes().all(base58)
+}
+
+/// A Stripe publishable key: meant for the browser.
+fn publishable(token: &str) -> bool {
+  token.starts_with("pk_live_") || token.starts_with("pk_test_")
 }
 
 /// The value of an id-named field (`?sessionId=…`, `x-request-id: …`, `"traceId": "…"`): an
@@ -304,24 +373,37 @@ pub(super) fn find(
     if let Some(kind) = prefixed(token).or_else(|| jwt(token).then_some("a JSON web token")) {
       return Some((kind, s..e));
     }
-    while public.next_if(|r| r.end <= start).is_some() {}
-    let armoured = public.peek().is_some_and(|r| r.start <= start);
-    if armoured || ssh_public(token) || integrity(token) || data_uri(t, s) || id_value(t, s) {
-      continue;
+    if token.starts_with("LS0tLS1CRUdJTi") {
+      match encoded_armour(token) {
+        Some(true) => return Some(("a private key", s..e)),
+        Some(false) => continue,
+        None => {}
+      }
     }
+    // Judged line by line where a line split was joined.
     let first = joins.partition_point(|j| *j <= s);
-    let cuts = joins[first..].iter().take_while(|j| **j < e).copied();
-    let bounds: Vec<usize> = std::iter::once(s)
-      .chain(cuts)
-      .chain(std::iter::once(e))
-      .collect();
-    let part = bounds.windows(2).find_map(|w| {
-      let (ps, pe) = trimmed(t, w[0], w[1], |c| {
+    let mut cuts = joins[first..].iter().copied().take_while(|j| *j < e);
+    let mut from = s;
+    let part = loop {
+      let to = cuts.next().unwrap_or(e);
+      let (ps, pe) = trimmed(t, from, to, |c| {
         matches!(c, '.' | '=' | '-' | '_' | '/' | '+')
       });
-      high_entropy(&t[ps..pe]).then_some(ps..pe)
-    });
-    if let Some(part) = part {
+      if high_entropy(&t[ps..pe]) {
+        break Some(ps..pe);
+      }
+      if to == e {
+        break None;
+      }
+      from = to;
+    };
+    let Some(part) = part else { continue };
+    // Random-looking but public: checked only for what would otherwise be flagged.
+    while public.next_if(|r| r.end <= start).is_some() {}
+    let armoured = public.peek().is_some_and(|r| r.start <= start);
+    let context = |at| data_uri(t, at) || id_value(t, at) || digest(t, at);
+    let public_shape = ssh_public(token) || integrity(token) || cid(token) || publishable(token);
+    if !(armoured || public_shape || context(start) || context(s)) {
       return Some(("a high-entropy token", part));
     }
   }
