@@ -486,7 +486,14 @@ fn value_at(t: &str, at: usize, query: bool) -> Option<(Range<usize>, bool)> {
     let stop = |c: char| c.is_whitespace() || c == ';' || !c.is_ascii() || (query && c == '&');
     let end = window.find(stop).unwrap_or(window.len());
     let v = &window[..end];
-    let trimmed = v.trim_end_matches([',', '.', ';', ':', ')', ']', '}', '>', '"', '\'', '`']);
+    // Closing punctuation and a sentence's full stop go; an ellipsis stays (`sk_test_...` is
+    // visibly redacted).
+    let closers = [',', ';', ':', ')', ']', '}', '>', '"', '\'', '`'];
+    let trimmed = v.trim_end_matches(closers);
+    let trimmed = match trimmed.strip_suffix('.') {
+      Some(cut) if !cut.ends_with('.') => cut.trim_end_matches(closers),
+      _ => trimmed,
+    };
     let lead = trimmed.len() - trimmed.trim_start_matches(['(', '[', '"', '\'', '`']).len();
     (start + lead..start + trimmed.len(), false)
   };
@@ -540,8 +547,8 @@ fn env_name(v: &str) -> bool {
       .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
 }
 
-/// Code or config naming where the secret is (`os.getenv("PW")`, `self.password`,
-/// `db_password`, `arn:aws:secretsmanager:…`), or a URL.
+/// Code or config naming where the secret is (`os.getenv("PW")`, `getpass.getpass()`,
+/// `self.password`, `db_password`, `arn:aws:secretsmanager:…`), or a URL.
 fn reference(v: &str) -> bool {
   let lower = v.to_ascii_lowercase();
   let code = lower.contains(['_', '.'])
@@ -552,7 +559,21 @@ fn reference(v: &str) -> bool {
       .iter()
       .any(|w| strength(w).is_some() || w.eq_ignore_ascii_case("key"))
     && !random(v);
-  REFERENCES.iter().any(|r| lower.starts_with(r)) || code || v.contains("://") || env_name(v)
+  // A call (`getpass.getpass()`, `read_secret("db")`): a name of 3+ characters, then `(` and
+  // nothing, a string, or anything up to a closing `)` (the value's own may be trimmed off).
+  let call = v.split_once('(').is_some_and(|(f, args)| {
+    f.len() >= 3
+      && f.starts_with(|c: char| c.is_ascii_alphabetic())
+      && f
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+      && (args.is_empty() || args.starts_with(['"', '\'']) || args.ends_with(')'))
+  });
+  REFERENCES.iter().any(|r| lower.starts_with(r))
+    || code
+    || call
+    || v.contains("://")
+    || env_name(v)
 }
 
 /// Where a secret is kept, not the secret: a path.
@@ -638,6 +659,10 @@ pub(super) fn find(t: &str) -> Option<(&'static str, Range<usize>)> {
     .find_map(|(at, len, copular)| {
       let (start, mut s) = name_before(t, at).or_else(|| linked_name(t, at))?;
       let before = t[..start].chars().next_back();
+      // `${DB_PASSWORD:default}`: the name of a template variable, not an assignment.
+      if before == Some('{') {
+        return None;
+      }
       let query = matches!(before, Some('?' | '&'));
       let colon = t[at..].starts_with(':');
       let below = || next_line(t, at + len, s).filter(|_| colon);
@@ -655,6 +680,28 @@ pub(super) fn find(t: &str) -> Option<(&'static str, Range<usize>)> {
     })
     .or_else(|| flags(t))
     .or_else(|| formats(t))
+    .or_else(|| element(t))
+}
+
+/// An XML element named like a secret (`<password>…</password>`, `<apiKey>…</apiKey>`), as in
+/// Maven's `settings.xml` and .NET configs.
+fn element(t: &str) -> Option<(&'static str, Range<usize>)> {
+  t.match_indices("</").find_map(|(close, _)| {
+    let name_len = t[close + 2..].find('>')?;
+    let name = &t[close + 2..close + 2 + name_len];
+    let open = format!("<{name}>");
+    let head = &t[floor(t, close.saturating_sub(256 + open.len()))..close];
+    let start = close - head.len() + head.rfind(&open)? + open.len();
+    let value = &t[start..close];
+    let s = strength(name)?;
+    let kind = judge(
+      value,
+      s,
+      false,
+      words::split(name).last().copied().unwrap_or(""),
+    )?;
+    Some((kind, start..close))
+  })
 }
 
 /// A strong name's value alone on the next line (`Password:` then the password): the line after
@@ -860,6 +907,34 @@ mod tests {
       Some("hunter22")
     );
     assert_eq!(value("パスワードは「hunter22」です"), Some("hunter22"));
+    assert_eq!(
+      value("<password>Thunder201.canyon</password>"),
+      Some("Thunder201.canyon")
+    );
+    assert_eq!(
+      value("Password:\nKettle5217^velvet"),
+      Some("Kettle5217^velvet")
+    );
+    assert_eq!(
+      value("machine api.heroku.com login ana password oJvllRQdAt^"),
+      Some("oJvllRQdAt^")
+    );
+    assert_eq!(
+      value("db.internal:5432:app:app:TqjhB81C8pnmSewE_"),
+      Some("TqjhB81C8pnmSewE_")
+    );
+    assert_eq!(
+      value("mysql -u root -p7OPvkdUSX6FB- shop"),
+      Some("7OPvkdUSX6FB-")
+    );
+    assert_eq!(
+      value("账号 admin 密码 Silver2924.zephyr"),
+      Some("Silver2924.zephyr")
+    );
+    assert_eq!(
+      value("passphrase: maple river orbit"),
+      Some("maple river orbit")
+    );
     for text in [
       "password: required",
       "password is stored in 1Password",
@@ -877,6 +952,12 @@ mod tests {
       "密码：请向管理员索取",
       "git push -u origin main",
       "docker run -u 1000:1000 app",
+      "password = getpass.getpass()",
+      "password: ${DB_PASSWORD:changeme}",
+      ".env.example:\nDB_PASSWORD=\nAPI_TOKEN=",
+      "SECRET_KEY = '$SECRET_KEY'",
+      "password: %(db_password)s",
+      "STRIPE_SECRET_KEY=sk_test_... (see README)",
     ] {
       assert_eq!(value(text), None, "{text}");
     }

@@ -334,15 +334,25 @@ fn id_value(t: &str, start: usize) -> bool {
     .map_or(0, |i| i + 1);
   let name = std::str::from_utf8(&name[from..]).unwrap_or("");
   let last = words::split(name).last().copied().unwrap_or("");
+  // `id`, `ids`, `uuid`…, and three-letter names ending in `id` (`eid`, `uid`, `pid`).
+  let short_id = last.len() <= 3 && last.to_ascii_lowercase().ends_with("id");
   matches!(marker, b'=' | b':')
-    && ["id", "ids", "uuid", "guid", "ulid", "ksuid"]
-      .iter()
-      .any(|w| last.eq_ignore_ascii_case(w))
+    && (short_id
+      || ["ids", "uuid", "guid", "ulid", "ksuid"]
+        .iter()
+        .any(|w| last.eq_ignore_ascii_case(w)))
 }
 
-/// The first credential-like token of `t`; inside `public` (sorted ranges of public armour) only
-/// the prefixed formats and JSON web tokens count. A random-looking token is judged line by line where a line split was joined
-/// (`joins`): joining serves the formats above, and two ids on consecutive lines are no key.
+/// A hashed host name of `known_hosts` (`|1|<salt>|<hash>`): public by design.
+fn hashed_host(t: &str, start: usize) -> bool {
+  let head = &t.as_bytes()[start.saturating_sub(40)..start];
+  head.ends_with(b"|1|") || (head.ends_with(b"|") && head.windows(3).any(|w| w == b"|1|"))
+}
+
+/// The first credential-like token of `t`; inside `public` (sorted ranges of public armour)
+/// only the prefixed formats and JSON web tokens count. A random-looking token is judged line
+/// by line where a line split was joined (`joins`): joining serves the formats above, and two
+/// ids on consecutive lines are no key.
 pub(super) fn find(
   t: &str,
   public: &[Range<usize>],
@@ -401,7 +411,7 @@ pub(super) fn find(
     // Random-looking but public: checked only for what would otherwise be flagged.
     while public.next_if(|r| r.end <= start).is_some() {}
     let armoured = public.peek().is_some_and(|r| r.start <= start);
-    let context = |at| data_uri(t, at) || id_value(t, at) || digest(t, at);
+    let context = |at| data_uri(t, at) || id_value(t, at) || digest(t, at) || hashed_host(t, at);
     let public_shape = ssh_public(token) || integrity(token) || cid(token) || publishable(token);
     if !(armoured || public_shape || context(start) || context(s)) {
       return Some(("a high-entropy token", part));
@@ -457,6 +467,12 @@ mod tests {
     ] {
       assert!(id_value(&format!("{head}Zq8Xw2"), head.len()), "{head}");
     }
+    assert!(id_value("?eid=Zq8Xw2", 5));
+    let host = "|1|x9Xg1m1jQ1Q2fB/eNZpHWRJJUKw=|j6HeVyOpJN/Mk6eW1GXBXvL3ydc=";
+    let second = host.rfind("|j6").unwrap_or_default() + 1;
+    assert!(hashed_host(host, 3) && hashed_host(host, second));
+    assert!(digest("SHA256:abc", 7) && digest("h1:abc", 3) && digest("$2b$12$abc", 7));
+    assert!(cid("QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG"));
     for head in ["token=", "api_key: ", "idea: ", "paid="] {
       assert!(!id_value(&format!("{head}Zq8Xw2"), head.len()), "{head}");
     }
