@@ -4,39 +4,48 @@
 //!
 //! ## The credential screen
 //!
-//! The text is first **normalised** ([`normal`]): NFKC (fullwidth `ｇｈｐ＿…` is `ghp_…`),
-//! without default-ignorable characters (zero-width spaces, bidi controls, soft hyphens, BOMs,
-//! tag characters, variation selectors), and with a token wrapped at a line end joined to its
-//! continuation. Matches are reported as byte ranges of the original text. Then, in this order,
-//! the first rule that finds something names it:
+//! The text is first **normalised** (`screen/normal.rs`): NFKC (fullwidth `ｇｈｐ＿…` is
+//! `ghp_…`), without default-ignorable characters (zero-width spaces and joiners, bidi controls,
+//! soft hyphens, BOMs, tag characters, variation selectors), and with a token wrapped at a line
+//! end (optionally indented) joined to its continuation. A match is reported as a byte range of the
+//! original text. The rules run in this order; the first that finds something names it:
 //!
 //! 1. **Private-key armour** (`-----BEGIN … PRIVATE KEY-----` with a body).
 //! 2. **A URL's password** (`scheme://user:password@host`).
 //! 3. **Webhook URLs**: Slack (`hooks.slack.com/services|workflows|triggers/…`) and Discord
 //!    (`discord.com/api/webhooks/<id>/<token>`, also `discordapp.com`, `ptb.`, `canary.`).
-//! 4. **Named values** ([`assign`]): `name = value`, `name: value`, `name is value`, `--name
-//!    value`, `-u user:password`. Strong names (`password`, `passphrase`, `client_secret`,
-//!    `密码`, `パスワード`) hold a secret whatever the value looks like (lowercase passphrases
-//!    too); weak names (`secret`, `token`, `pwd`, `api_key`) only a random-looking value, not a
-//!    name, path or word. An AWS secret access key (`aws_secret_access_key`, `SecretAccessKey`
-//!    with a 40-character value) and a connection string's `AccountKey=` / `SharedAccessKey=` /
-//!    `Password=` / `Pwd=` (the value stops at `;`) are named as such.
-//! 5. **`Bearer <token>`** and **`Authorization: Basic <base64>`**.
-//! 6. **Tokens** ([`tokens`]): well-known prefixes (AWS, GitHub, GitLab, Slack, Stripe, OpenAI,
-//!    Anthropic, Google, npm, Hugging Face, …), JSON web tokens, and long high-entropy strings.
+//! 4. **Named values** (`screen/assign.rs`): `name = value`, `name: value`, `name is value`,
+//!    `Password:` with the value alone on the next line, `密码 value`. Strong names
+//!    (`password`, `passphrase`, `client_secret`, `PW`, `密码`, `パスワード`) hold a secret
+//!    whatever the value looks like, lowercase passphrases included; weak names (`secret`,
+//!    `token`, `pwd`, `api_key`) only a random-looking value, not a name, path or word. An AWS
+//!    secret access key (`aws_secret_access_key`, `SecretAccessKey` with a 40-character value)
+//!    and a connection string's `AccountKey=` / `SharedAccessKey=` / `Password=` / `Pwd=` (the
+//!    value stops at `;`) are named as such.
+//! 5. **Named values without a marker** (`screen/formats.rs`): `--password value`,
+//!    `-u user:password`, `mysql -p<password>`, `.netrc` and `.pgpass` lines,
+//!    `<password>…</password>`.
+//! 6. **`Bearer <token>`** and **`Authorization: Basic <base64>`**.
+//! 7. **Tokens** (`screen/tokens.rs`): well-known prefixes (AWS, GitHub, GitLab, Slack, Stripe,
+//!    OpenAI, Anthropic, Google, npm, PyPI, Hugging Face, …), JSON web tokens, base64 of
+//!    private-key armour, and long high-entropy strings.
 //!
 //! Not credentials, whatever rule they come near: an environment variable's name
 //! (`TELEGRAM_BOT_TOKEN`), a visibly redacted value (`845120...HFXI`, `sk-****`, `<redacted>`),
-//! a placeholder or reference (`${DB_PASSWORD}`, `os.getenv(…)`), prose (`password: required`,
-//! `password is stored in 1Password`), paths (where a secret lives), resource names
-//! (`my-app-tls-2024`), hex digests and UUIDs, ids with a type label (`req_01HQ…`) or under an
-//! id-named field (`?sessionId=…`, `x-request-id:`), ssh public keys, SRI hashes
-//! (`sha512-…`), media data URIs, and the bodies of certificates and other public armour.
+//! a placeholder or reference (`${DB_PASSWORD}`, `os.getenv(…)`, `getpass.getpass()`), prose
+//! (`password: required`, `password is stored in 1Password`), paths (where a secret lives),
+//! resource names (`my-app-tls-2024`), hex digests and UUIDs, labelled digests (`SHA256:…`
+//! fingerprints, `h1:`, bcrypt), ids with a type label (`req_01HQ…`, `cus_…`) or under an
+//! id-named field (`?sessionId=…`, `x-request-id:`), ssh public keys and hashed `known_hosts`
+//! names, SRI hashes (`sha512-…`), media data URIs, Stripe publishable keys, and the bodies of
+//! certificates and other public armour.
 //!
-//! Heuristics, measured on a labelled corpus (`tests/screen_corpus.rs`, `tests/screen/`).
+//! Heuristics, measured on a labelled corpus and two hold-out sets (`tests/screen_corpus.rs`,
+//! `tests/screen/`), which print their precision and recall.
 #![forbid(unsafe_code)]
 
 mod assign;
+mod formats;
 mod normal;
 mod shapes;
 mod tokens;
@@ -96,6 +105,7 @@ fn find(t: &str, joins: &[usize]) -> Option<(&'static str, Range<usize>)> {
     .or_else(|| shapes::url_password(t).map(url))
     .or_else(|| shapes::webhook(t))
     .or_else(|| assign::find(t))
+    .or_else(|| formats::find(t))
     .or_else(|| shapes::auth_header(t))
     .or_else(|| tokens::find(t, &armour.public, joins))
 }

@@ -1,5 +1,6 @@
-//! Credentials given a name: `name = value`, `name: value`, `name is value`, `--name value`,
-//! `-u user:password`, in any naming convention and in Chinese and Japanese.
+//! Credentials given a name: `name = value`, `name: value`, `name is value`, `Password:` with
+//! the value on the next line, `密码 value`, in any naming convention and in Chinese and
+//! Japanese. (Named values without a marker are in [`super::formats`].)
 //!
 //! A name's words say how much it tells about its value. A **strong** name (`password`,
 //! `passphrase`, `client_secret`, `密码`) holds a secret whatever its value looks like, so any
@@ -315,7 +316,7 @@ const REFERENCES: &[&str] = &[
 ];
 
 /// A name's strength, from its last words (ASCII) or its ending (CJK).
-fn strength(ident: &str) -> Option<Strength> {
+pub(super) fn strength(ident: &str) -> Option<Strength> {
   if let Some((_, s)) = CJK_NAMES.iter().find(|(n, _)| ident.ends_with(n)) {
     return Some(*s);
   }
@@ -468,7 +469,7 @@ fn closing(c: char) -> Option<char> {
 
 /// The value after a marker that ends at `at`: quoted up to its closing quote on the line, else
 /// up to whitespace, `;`, a non-ASCII character or (in a query string) `&`; at most 256 bytes.
-fn value_at(t: &str, at: usize, query: bool) -> Option<(Range<usize>, bool)> {
+pub(super) fn value_at(t: &str, at: usize, query: bool) -> Option<(Range<usize>, bool)> {
   let rest = &t[at..];
   let rest = rest.trim_start_matches([' ', '\t']);
   let rest = rest.strip_prefix(['=', '>', ':']).unwrap_or(rest);
@@ -627,7 +628,7 @@ fn random(v: &str) -> bool {
 
 /// The kind of credential `v` is as the value of a name of strength `s` whose last word is
 /// `word`, if it is one. A value that is the name's own word is a variable (`password=password`).
-fn judge(v: &str, s: Strength, copular: bool, word: &str) -> Option<&'static str> {
+pub(super) fn judge(v: &str, s: Strength, copular: bool, word: &str) -> Option<&'static str> {
   const ASSIGNMENT: &str = "a password or token assignment";
   let aws = v.len() == 40
     && v
@@ -655,52 +656,27 @@ fn judge(v: &str, s: Strength, copular: bool, word: &str) -> Option<&'static str
 
 /// The first named credential in `t`: its kind and where its value is.
 pub(super) fn find(t: &str) -> Option<(&'static str, Range<usize>)> {
-  markers(t)
-    .find_map(|(at, len, copular)| {
-      let (start, mut s) = name_before(t, at).or_else(|| linked_name(t, at))?;
-      let before = t[..start].chars().next_back();
-      // `${DB_PASSWORD:default}`: the name of a template variable, not an assignment.
-      if before == Some('{') {
-        return None;
-      }
-      let query = matches!(before, Some('?' | '&'));
-      let colon = t[at..].starts_with(':');
-      let below = || next_line(t, at + len, s).filter(|_| colon);
-      let (range, quoted) = value_at(t, at + len, query).or_else(below)?;
-      let range = passphrase(t, range, s, quoted);
-      // In a `;`-separated connection string, `Pwd=` is a password.
-      let in_connection = before == Some(';') || t[range.end..].starts_with(';');
-      let words = words::split(&t[start..at]);
-      let last = words.last().copied().unwrap_or("");
-      if in_connection && ["pwd", "pass"].iter().any(|w| last.eq_ignore_ascii_case(w)) {
-        s = Strong;
-      }
-      let kind = judge(&t[range.clone()], s, copular && !quoted, last)?;
-      Some((kind, range))
-    })
-    .or_else(|| flags(t))
-    .or_else(|| formats(t))
-    .or_else(|| element(t))
-}
-
-/// An XML element named like a secret (`<password>…</password>`, `<apiKey>…</apiKey>`), as in
-/// Maven's `settings.xml` and .NET configs.
-fn element(t: &str) -> Option<(&'static str, Range<usize>)> {
-  t.match_indices("</").find_map(|(close, _)| {
-    let name_len = t[close + 2..].find('>')?;
-    let name = &t[close + 2..close + 2 + name_len];
-    let open = format!("<{name}>");
-    let head = &t[floor(t, close.saturating_sub(256 + open.len()))..close];
-    let start = close - head.len() + head.rfind(&open)? + open.len();
-    let value = &t[start..close];
-    let s = strength(name)?;
-    let kind = judge(
-      value,
-      s,
-      false,
-      words::split(name).last().copied().unwrap_or(""),
-    )?;
-    Some((kind, start..close))
+  markers(t).find_map(|(at, len, copular)| {
+    let (start, mut s) = name_before(t, at).or_else(|| linked_name(t, at))?;
+    let before = t[..start].chars().next_back();
+    // `${DB_PASSWORD:default}`: the name of a template variable, not an assignment.
+    if before == Some('{') {
+      return None;
+    }
+    let query = matches!(before, Some('?' | '&'));
+    let colon = t[at..].starts_with(':');
+    let below = || next_line(t, at + len, s).filter(|_| colon);
+    let (range, quoted) = value_at(t, at + len, query).or_else(below)?;
+    let range = passphrase(t, range, s, quoted);
+    // In a `;`-separated connection string, `Pwd=` is a password.
+    let in_connection = before == Some(';') || t[range.end..].starts_with(';');
+    let words = words::split(&t[start..at]);
+    let last = words.last().copied().unwrap_or("");
+    if in_connection && ["pwd", "pass"].iter().any(|w| last.eq_ignore_ascii_case(w)) {
+      s = Strong;
+    }
+    let kind = judge(&t[range.clone()], s, copular && !quoted, last)?;
+    Some((kind, range))
   })
 }
 
@@ -743,109 +719,14 @@ fn passphrase(t: &str, value: Range<usize>, s: Strength, quoted: bool) -> Range<
   }
 }
 
-/// Keyword-value formats without a marker: `.netrc` (`machine … login … password …`),
-/// `.pgpass` (`host:port:database:user:password`) and MySQL's `-p<password>`.
-fn formats(t: &str) -> Option<(&'static str, Range<usize>)> {
-  // Cheap tests of the whole text first: most texts are none of these formats.
-  let colons = t.bytes().filter(|b| *b == b':').count() >= 4;
-  if !(colons || t.contains("password ") || t.contains("mysql") || t.contains("mariadb")) {
-    return None;
-  }
-  t.lines().find_map(|line| {
-    let offset = line.as_ptr() as usize - t.as_ptr() as usize;
-    // Cheap tests first: most lines are none of these formats.
-    let netrc = || line.contains("password ").then(|| netrc(line)).flatten();
-    let pgpass = || {
-      (line.bytes().filter(|b| *b == b':').count() >= 4)
-        .then(|| pgpass(line))
-        .flatten()
-    };
-    let found = netrc().or_else(pgpass).or_else(|| mysql(line))?;
-    let kind = judge(&line[found.clone()], Strong, false, "")?;
-    Some((kind, offset + found.start..offset + found.end))
-  })
-}
-
-fn netrc(line: &str) -> Option<Range<usize>> {
-  let words: Vec<&str> = line.split_whitespace().collect();
-  let at = words.iter().position(|w| *w == "password")?;
-  let value = words.get(at + 1)?;
-  // `login <user> password <pass>`, or a `machine`/`default` entry.
-  let login = at >= 2 && words[at - 2] == "login";
-  let keyed = login
-    || words[..at]
-      .iter()
-      .any(|w| matches!(*w, "machine" | "default"));
-  let start = value.as_ptr() as usize - line.as_ptr() as usize;
-  keyed.then_some(start..start + value.len())
-}
-
-fn pgpass(line: &str) -> Option<Range<usize>> {
-  let line = line.trim_end();
-  let fields: Vec<&str> = line.splitn(5, ':').collect();
-  let [host, port, db, user, pass] = fields.as_slice() else {
-    return None;
-  };
-  let plain = |f: &str| !f.is_empty() && !f.contains(char::is_whitespace);
-  let port_ok = *port == "*" || (!port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()));
-  let ok = [host, db, user, pass].iter().all(|f| plain(f)) && port_ok;
-  ok.then(|| line.len() - pass.len()..line.len())
-}
-
-fn mysql(line: &str) -> Option<Range<usize>> {
-  if !["mysql", "mariadb"].iter().any(|c| line.contains(c)) {
-    return None;
-  }
-  let word = line
-    .split_whitespace()
-    .find(|w| w.len() > 2 && w.starts_with("-p") && !w.starts_with("-p="))?;
-  let start = word.as_ptr() as usize - line.as_ptr() as usize + 2;
-  Some(start..start + word.len() - 2)
-}
-
-/// `--password hunter2`, `--token …`, and `-u user:password` / `--user user:password`.
-fn flags(t: &str) -> Option<(&'static str, Range<usize>)> {
-  let b = t.as_bytes();
-  t.match_indices("-").find_map(|(at, _)| {
-    let word_start = at
-      .checked_sub(1)
-      .is_none_or(|p| matches!(b[p], b' ' | b'\t' | b'\n' | b'"' | b'\''));
-    if !word_start {
-      return None;
-    }
-    let flag = &t[at..];
-    let name_len = flag
-      .bytes()
-      .take(64)
-      .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_')))?;
-    let name = &flag[..name_len];
-    let after = at + name_len;
-    let sep = t[after..].chars().next()?;
-    if !(sep == ' ' || sep == '=') {
-      return None;
-    }
-    let (range, _) = value_at(t, after + 1, false)?;
-    let value = &t[range.clone()];
-    if name == "-u" || name == "--user" {
-      let (_, pass) = value.split_once(':')?;
-      let start = range.end - pass.len();
-      return judge(pass, Strong, false, "").map(|k| (k, start..range.end));
-    }
-    let s = name
-      .strip_prefix("--")
-      .and_then(strength)
-      .filter(|_| sep == ' ')?;
-    let words = words::split(name);
-    judge(value, s, false, words.last().copied().unwrap_or("")).map(|k| (k, range))
-  })
-}
-
 #[cfg(test)]
 mod tests {
   use super::*;
 
+  /// The value a named rule finds, with or without a marker.
   fn value(text: &str) -> Option<&str> {
-    find(text).map(|(_, at)| &text[at])
+    let found = find(text).or_else(|| super::super::formats::find(text));
+    found.map(|(_, at)| &text[at])
   }
 
   #[test]

@@ -269,7 +269,8 @@ fn data_uri(t: &str, start: usize) -> bool {
 }
 
 /// A digest or password hash by its label: `SHA256:<base64>` (ssh fingerprints),
-/// `SHA-256=<base64>` (HTTP `Digest`), `h1:<base64>` (go.sum), `$2b$12$…` (bcrypt), `$argon2id$…`.
+/// `SHA-256=<base64>` (HTTP `Digest`), `h1:<base64>` (go.sum), `$2b$12$…` (bcrypt),
+/// `$argon2id$…`.
 fn digest(t: &str, start: usize) -> bool {
   let head = &t.as_bytes()[start.saturating_sub(48)..start];
   let from = head
