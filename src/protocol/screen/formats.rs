@@ -36,6 +36,7 @@ fn lines(t: &str) -> Option<(&'static str, Range<usize>)> {
   })
 }
 
+/// The password of a `.netrc` entry (`machine h login u password p`, or `login u password p`).
 fn netrc(line: &str) -> Option<Range<usize>> {
   let words: Vec<&str> = line.split_whitespace().collect();
   let at = words.iter().position(|w| *w == "password")?;
@@ -50,6 +51,7 @@ fn netrc(line: &str) -> Option<Range<usize>> {
   keyed.then_some(start..start + value.len())
 }
 
+/// The password of a `.pgpass` line (`host:port:database:user:password`).
 fn pgpass(line: &str) -> Option<Range<usize>> {
   let line = line.trim_end();
   let fields: Vec<&str> = line.splitn(5, ':').collect();
@@ -62,6 +64,7 @@ fn pgpass(line: &str) -> Option<Range<usize>> {
   ok.then(|| line.len() - pass.len()..line.len())
 }
 
+/// The password of MySQL's `-p<password>` (no space) in a `mysql`/`mariadb` command line.
 fn mysql(line: &str) -> Option<Range<usize>> {
   if !["mysql", "mariadb"].iter().any(|c| line.contains(c)) {
     return None;

@@ -14,7 +14,8 @@ enum Body {
   Mixed,
   /// The same plus dots.
   Dotted,
-  /// `[A-Z0-9]` only (AWS key ids, whose digits are optional).
+  /// `[A-Z0-9]` only, with a digit unless the token is exactly 20 characters long (an AWS key
+  /// id's length, whose digits are optional; longer uppercase words are not ids).
   Upper,
 }
 
@@ -110,6 +111,7 @@ fn token_char(b: u8) -> bool {
   b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'+' | b'/' | b'.')
 }
 
+/// What `token` is by its prefix, if its length and body fit the format.
 fn prefixed(token: &str) -> Option<&'static str> {
   PREFIXES.iter().find_map(|(prefixes, min, body, what)| {
     let rest = prefixes.iter().find_map(|p| token.strip_prefix(p))?;
@@ -121,14 +123,18 @@ fn prefixed(token: &str) -> Option<&'static str> {
       Body::Dotted => {
         rest.chars().all(|c| key_char(c) || c == '.') && !rest.contains("..") && (digit || cases)
       }
-      Body::Upper => rest
-        .chars()
-        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()),
+      Body::Upper => {
+        let upper = rest
+          .chars()
+          .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+        upper && (digit || token.len() == 20)
+      }
     };
     (token.len() >= *min && fits).then_some(*what)
   })
 }
 
+/// A JSON web token: three base64url parts, the header starting `eyJ` (`{"`).
 fn jwt(token: &str) -> bool {
   if !token.starts_with("eyJ") {
     return false;
@@ -143,6 +149,7 @@ fn jwt(token: &str) -> bool {
       .all(|p| p.len() >= 8 && p.chars().all(key_char))
 }
 
+/// Shannon entropy of `s`'s ASCII characters, in bits per character.
 fn entropy(s: &str) -> f64 {
   let mut counts = [0u32; 128];
   s.bytes()
