@@ -2,63 +2,61 @@
 //! into every future prompt and is no place for credentials), instruction-like text and
 //! invisible Unicode (flagged in the approval payload so the approver sees them).
 //!
-//! Heuristics, deliberately conservative: a token prefix list for well-known credential formats,
-//! private-key armour, `key = value` assignments of password/token names with a credential-like
-//! value, credentials in URLs, and long high-entropy tokens. An environment variable's name or a
-//! visibly redacted value (`845120...HFXI`, `sk-****`, `<redacted>`) is not a credential.
-//! Fixture corpus: `tests/screen_corpus.rs`.
+//! ## The credential screen
+//!
+//! The text is first **normalised** (`screen/normal.rs`): NFKC (fullwidth `ｇｈｐ＿…` is
+//! `ghp_…`), without default-ignorable characters (zero-width spaces and joiners, bidi controls,
+//! soft hyphens, BOMs, tag characters, variation selectors), and with a token wrapped at a line
+//! end (optionally indented) joined to its continuation. A match is reported as a byte range of the
+//! original text. The rules run in this order; the first that finds something names it:
+//!
+//! 1. **Private-key armour** (`-----BEGIN … PRIVATE KEY-----` with a body).
+//! 2. **A URL's password** (`scheme://user:password@host`).
+//! 3. **Webhook URLs**: Slack (`hooks.slack.com/services|workflows|triggers/…`) and Discord
+//!    (`discord.com/api/webhooks/<id>/<token>`, also `discordapp.com`, `ptb.`, `canary.`).
+//! 4. **Named values** (`screen/assign.rs`): `name = value`, `name: value`, `name is value`,
+//!    `Password:` with the value alone on the next line, `密码 value`. Strong names
+//!    (`password`, `passphrase`, `client_secret`, `PW`, `密码`, `パスワード`) hold a secret
+//!    whatever the value looks like, lowercase passphrases included; weak names (`secret`,
+//!    `token`, `pwd`, `api_key`) only a random-looking value, not a name, path or word. An AWS
+//!    secret access key (`aws_secret_access_key`, `SecretAccessKey` with a 40-character value)
+//!    and a connection string's `AccountKey=` / `SharedAccessKey=` / `Password=` / `Pwd=` (the
+//!    value stops at `;`) are named as such.
+//! 5. **Named values without a marker** (`screen/formats.rs`): `--password value`,
+//!    `-u user:password`, `mysql -p<password>`, `.netrc` and `.pgpass` lines,
+//!    `<password>…</password>`.
+//! 6. **`Bearer <token>`** and **`Authorization: Basic <base64>`**.
+//! 7. **Tokens** (`screen/tokens.rs`): well-known prefixes (AWS, GitHub, GitLab, Slack, Stripe,
+//!    OpenAI, Anthropic, Google, npm, PyPI, Hugging Face, …), JSON web tokens, base64 of
+//!    private-key armour, and long high-entropy strings.
+//!
+//! Not credentials, whatever rule they come near: an environment variable's name
+//! (`TELEGRAM_BOT_TOKEN`), a visibly redacted value (`845120...HFXI`, `sk-****`, `<redacted>`),
+//! a placeholder or reference (`${DB_PASSWORD}`, `os.getenv(…)`, `getpass.getpass()`), prose
+//! (`password: required`, `password is stored in 1Password`), paths (where a secret lives),
+//! resource names (`my-app-tls-2024`), hex digests and UUIDs, labelled digests (`SHA256:…`
+//! fingerprints, `h1:`, bcrypt), ids with a type label (`req_01HQ…`, `cus_…`) or under an
+//! id-named field (`?sessionId=…`, `x-request-id:`), ssh public keys and hashed `known_hosts`
+//! names, SRI hashes (`sha512-…`), media data URIs, Stripe publishable keys, and the bodies of
+//! certificates and other public armour.
+//!
+//! Heuristics, measured on a labelled corpus and two hold-out sets (`tests/screen_corpus.rs`,
+//! `tests/screen/`), which print their precision and recall.
 #![forbid(unsafe_code)]
+
+mod assign;
+mod formats;
+mod normal;
+mod shapes;
+mod tokens;
+mod words;
 
 use std::ops::Range;
 
 use crate::protocol::text::{excerpt, units};
 
-/// Credential formats recognised by prefix: (prefixes, minimum total length, what it is).
-const PREFIXES: &[(&[&str], usize, &str)] = &[
-  (&["sk-ant-"], 30, "an Anthropic API key"),
-  (&["sk-proj-"], 30, "an OpenAI API key"),
-  (&["sk-"], 24, "an API key (sk-…)"),
-  (&["sk_live_", "sk_test_"], 20, "a Stripe secret key"),
-  (&["rk_live_"], 20, "a Stripe restricted key"),
-  (
-    &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
-    36,
-    "a GitHub token",
-  ),
-  (&["github_pat_"], 40, "a GitHub token"),
-  (&["glpat-"], 24, "a GitLab token"),
-  (
-    &["xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-"],
-    20,
-    "a Slack token",
-  ),
-  (&["AIza"], 39, "a Google API key"),
-  (&["npm_"], 40, "an npm token"),
-  (&["hf_"], 34, "a Hugging Face token"),
-  (&["AKIA", "ASIA"], 20, "an AWS access key id"),
-];
-
 /// What replaces a credential in an excerpt.
 const REDACTED: &str = "<redacted>";
-
-/// Names whose `name = value` assignment carries a secret.
-const SECRET_NAMES: &[&str] = &[
-  "password",
-  "passwd",
-  "passphrase",
-  "pwd",
-  "secret",
-  "client_secret",
-  "api_key",
-  "apikey",
-  "api-key",
-  "access_token",
-  "auth_token",
-  "refresh_token",
-  "token",
-  "private_key",
-  "密码",
-];
 
 /// Phrases that read as instructions to a future model rather than facts.
 const INSTRUCTION_PHRASES: &[&str] = &[
@@ -87,181 +85,37 @@ const INSTRUCTION_PHRASES: &[&str] = &[
   "忽略以上",
 ];
 
-/// Where `part`, a subslice of `text`, lies in it.
-fn span(text: &str, part: &str) -> Range<usize> {
-  let start = part.as_ptr() as usize - text.as_ptr() as usize;
-  start..start + part.len()
+/// The largest character boundary of `t` at or below `at`.
+fn floor(t: &str, at: usize) -> usize {
+  let mut at = at.min(t.len());
+  while !t.is_char_boundary(at) {
+    at -= 1;
+  }
+  at
 }
 
-fn entropy(s: &str) -> f64 {
-  let mut counts = [0u32; 128];
-  s.bytes()
-    .filter(|b| *b < 128)
-    .for_each(|b| counts[b as usize] += 1);
-  let n = f64::from(counts.iter().sum::<u32>());
-  let p = counts.iter().filter(|c| **c > 0).map(|c| f64::from(*c) / n);
-  p.map(|p| -p * p.log2()).sum()
-}
-
-/// A character of an API key's body or a JWT part.
-fn key_char(c: char) -> bool {
-  c.is_ascii_alphanumeric() || c == '-' || c == '_'
-}
-
-fn prefixed(token: &str) -> Option<&'static str> {
-  PREFIXES.iter().find_map(|(prefixes, min, what)| {
-    let rest = prefixes.iter().find_map(|p| token.strip_prefix(p))?;
-    let has_digit = rest.chars().any(|c| c.is_ascii_digit());
-    (token.len() >= *min && rest.chars().all(key_char) && has_digit).then_some(*what)
-  })
-}
-
-fn jwt(token: &str) -> bool {
-  let parts: Vec<&str> = token.split('.').collect();
-  parts.len() == 3
-    && parts[0].starts_with("eyJ")
-    && parts
-      .iter()
-      .all(|p| p.len() >= 8 && p.chars().all(key_char))
-}
-
-fn high_entropy(token: &str) -> bool {
-  let t = token.trim_matches(|c: char| matches!(c, '.' | '=' | '-' | '_' | '/'));
-  let paths = t.contains('/') && t.split('/').filter(|s| !s.is_empty()).count() > 2;
-  // Commit hashes, UUIDs and digests are common, legitimate memory.
-  let hex = t.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
-  let classes: [fn(&char) -> bool; 3] = [
-    char::is_ascii_lowercase,
-    char::is_ascii_uppercase,
-    char::is_ascii_digit,
-  ];
-  t.len() >= 24
-    && !(t.contains("...") || t.contains("://") || paths || hex)
-    && classes.iter().all(|class| t.chars().any(|c| class(&c)))
-    && entropy(t) >= 4.2
-}
-
-/// A value someone visibly redacted (`845120...HFXI`, `sk-****`, `<redacted>`, `[REDACTED]`):
-/// what is left shows which credential is meant, not the credential.
-fn redacted(v: &str) -> bool {
-  v.contains("...")
-    || v.contains('…')
-    || v.contains("***")
-    || v.starts_with('<')
-    || v.to_ascii_lowercase().contains("redacted")
-}
-
-/// An environment variable's name (`TELEGRAM_BOT_TOKEN`, `process.env.DB_PASSWORD`): it says
-/// where a credential lives, not what it is.
-fn env_name(v: &str) -> bool {
-  let name = v.rsplit('.').next().unwrap_or(v);
-  name.contains('_')
-    && name.starts_with(|c: char| c.is_ascii_uppercase())
-    && name
-      .chars()
-      .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-    && v
-      .chars()
-      .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
-}
-
-fn credential_like(value: &str) -> bool {
-  let v = value.trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | ',' | ';' | ')' | '('));
-  let placeholder =
-    v.starts_with('$') || v.eq_ignore_ascii_case("xxx") || redacted(v) || env_name(v);
-  let lower = v.to_ascii_lowercase();
-  let prose = [
-    "required", "optional", "rotated", "stored", "managed", "expired", "changed", "env", "none",
-    "null", "redacted",
-  ]
-  .iter()
-  .any(|w| lower == *w);
-  v.chars().count() >= 6
-    && !placeholder
-    && !prose
-    && (v.chars().any(|c| c.is_ascii_digit())
-      || v.chars().any(|c| !c.is_alphanumeric())
-      || (v.chars().any(char::is_uppercase) && v.chars().any(char::is_lowercase)))
-}
-
-/// Where an assignment marker starts in `lower` (`:`, `=`, `：` or `is `) and its length.
-fn markers(lower: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-  lower.char_indices().filter_map(|(at, c)| match c {
-    ':' | '=' | '：' => Some((at, c.len_utf8())),
-    'i' if lower[at..].starts_with("is ") => Some((at, 3)),
-    _ => None,
-  })
-}
-
-/// A `name = value` (or `name: value`, `name is value`) assignment of a secret name with a
-/// credential-like value: where the value is. One pass: each marker is checked for a secret name
-/// just before it (past spaces and quotes), rather than each name searched for through the text.
-fn assignment(text: &str) -> Option<Range<usize>> {
-  let lower = text.to_lowercase();
-  let found = markers(&lower).find_map(|(at, len)| {
-    let head = lower[..at].trim_end_matches([' ', '"', '\'']);
-    let named = SECRET_NAMES.iter().any(|name| {
-      let before = head.strip_suffix(name).map(|b| b.chars().next_back());
-      // A CJK name needs no word boundary before it.
-      before.is_some_and(|c| !name.is_ascii() || c.is_none_or(|c| !c.is_alphanumeric() && c != '_'))
-    });
-    if !named {
-      return None;
-    }
-    // `lower` may be longer than `text` (`İ` lowercases to two characters): no value then.
-    let rest = text.len().checked_sub(lower.len() - at - len);
-    let rest = rest.and_then(|at| text.get(at..)).unwrap_or("");
-    let value = rest.split_whitespace().next().unwrap_or("");
-    credential_like(value).then(|| span(text, value))
-  });
-  found
-}
-
-/// The password of a URL's userinfo (`scheme://user:password@host`).
-fn url_credentials(text: &str) -> Option<&str> {
-  text.split_whitespace().find_map(|word| {
-    let (_, rest) = word.split_once("://")?;
-    let authority = rest.split('/').next().unwrap_or("");
-    let (userinfo, _) = authority.split_once('@')?;
-    let (_, pass) = userinfo.split_once(':')?;
-    (!pass.is_empty() && !pass.starts_with('$') && !redacted(pass)).then_some(pass)
-  })
-}
-
-/// Private-key armour: from `-----BEGIN` to the end of its `-----END` line (or of the text).
-fn private_key(text: &str) -> Option<Range<usize>> {
-  let start = text
-    .find("-----BEGIN")
-    .filter(|_| text.contains("PRIVATE KEY"))?;
-  let end = text[start..].find("-----END").map_or(text.len(), |at| {
-    let from = start + at;
-    text[from..].find('\n').map_or(text.len(), |n| from + n)
-  });
-  Some(start..end)
-}
-
-/// What kind of secret `text` seems to contain and where it is, if any.
-pub fn secret_match(text: &str) -> Option<(&'static str, Range<usize>)> {
-  let bearer = || {
-    let at = text.to_ascii_lowercase().find("bearer ")?;
-    let token = text[at + 7..].split_whitespace().next()?;
-    (token.len() >= 20 && !redacted(token)).then(|| ("a bearer token", span(text, token)))
-  };
-  let apart = |c: char| !c.is_ascii_alphanumeric() && !matches!(c, '-' | '_' | '+' | '/' | '.');
-  let token = |token: &str| {
-    let kind = prefixed(token)
-      .or_else(|| jwt(token).then_some("a JSON web token"))
-      .or_else(|| high_entropy(token).then_some("a high-entropy token"));
-    Some((kind?, span(text, token)))
-  };
-  let url = |pass| ("a password in a URL", span(text, pass));
-  private_key(text)
+/// The first rule's find in normalised text (see the module doc for the order).
+fn find(t: &str, joins: &[usize]) -> Option<(&'static str, Range<usize>)> {
+  let armour = shapes::armour(t);
+  let url = |at| ("a password in a URL", at);
+  armour
+    .private
+    .clone()
     .map(|at| ("a private key", at))
-    .or_else(|| url_credentials(text).map(url))
-    .or_else(|| assignment(text).map(|at| ("a password or token assignment", at)))
-    .or_else(bearer)
-    // Every token format is at least 20 characters long: most words skip them all.
-    .or_else(|| text.split(apart).filter(|t| t.len() >= 20).find_map(token))
+    .or_else(|| shapes::url_password(t).map(url))
+    .or_else(|| shapes::webhook(t))
+    .or_else(|| assign::find(t))
+    .or_else(|| formats::find(t))
+    .or_else(|| shapes::auth_header(t))
+    .or_else(|| tokens::find(t, &armour.public, joins))
+}
+
+/// What kind of secret `text` seems to contain and where it is (a byte range of `text`), if
+/// any.
+pub fn secret_match(text: &str) -> Option<(&'static str, Range<usize>)> {
+  let normal = normal::normalise(text);
+  let (kind, at) = find(normal.text(), normal.joins())?;
+  Some((kind, normal.original(at)))
 }
 
 /// What kind of secret `text` seems to contain, if any.
@@ -379,80 +233,75 @@ mod tests {
     }
   }
 
-  /// The assignment check as first written: every secret name searched through the whole text.
-  fn assignment_by_search(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    SECRET_NAMES.iter().any(|name| {
-      lower.match_indices(name).any(|(start, _)| {
-        let end = start + name.len();
-        let before_ok = !name.is_ascii()
-          || lower[..start]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !c.is_alphanumeric() && c != '_');
-        let rest = lower[end..].trim_start_matches([' ', '"', '\'']);
-        let after = rest
-          .strip_prefix([':', '=', '：'])
-          .or_else(|| rest.strip_prefix("is "));
-        after.is_some_and(|after| {
-          let value = text[text.len() - after.len()..]
-            .split_whitespace()
-            .next()
-            .unwrap_or("");
-          before_ok && credential_like(value)
-        })
-      })
-    })
-  }
-
+  /// Assignments built from parts whose verdict is known: the one-pass scan finds exactly the
+  /// ones with a secret name, a marker and a credential value (this replaces the comparison with
+  /// the old per-name search, whose value rule — a digit, symbol or mixed case for every name —
+  /// this change replaces with strong and weak names).
   #[test]
-  fn the_one_pass_assignment_scan_finds_what_a_search_per_name_finds() {
-    const PARTS: &[&str] = &[
-      "password",
-      "token",
-      "access_token",
-      "my_token",
-      "密码",
-      "pwd",
-      "api-key",
-      "secret",
-      " ",
-      "  ",
-      "\"",
-      "'",
-      ":",
-      "=",
-      "：",
-      "is ",
-      "Is ",
-      "this ",
-      "hunter2!",
-      "Tr0ub4dor&3",
-      "required",
-      "abc",
-      "xyzzy123",
-      "${X}",
-      "。",
-      "\n",
-      "a",
-      "_",
-      "ok",
+  fn assignments_are_found_exactly_when_name_marker_and_value_say_so() {
+    // (name, strong, weak)
+    const NAMES: &[(&str, bool, bool)] = &[
+      ("password", true, false),
+      ("DB_PASSWORD", true, false),
+      ("数据库密码", true, false),
+      ("token", false, true),
+      ("api_key", false, true),
+      ("secret", false, true),
+      ("pwd", false, true),
+      ("note", false, false),
+      ("max_tokens", false, false),
+      ("password_file", false, false),
+    ];
+    // (marker, copular)
+    const MARKERS: &[(&str, Option<bool>)] = &[
+      (": ", Some(false)),
+      ("=", Some(false)),
+      (" = ", Some(false)),
+      ("：", Some(false)),
+      ("\": \"", Some(false)),
+      (" is ", Some(true)),
+      (" ", None),
+      (" - ", None),
+    ];
+    // (value, for a strong name, for a copula, for a weak name)
+    const VALUES: &[(&str, bool, bool, bool)] = &[
+      ("correcthorsebatterystaple", true, false, false),
+      ("Tr0ub4dor&3", true, true, true),
+      ("9f8e7d6c5b4a39281706f5e4", true, true, true),
+      ("required", false, false, false),
+      ("${DB_PASSWORD}", false, false, false),
+      ("TELEGRAM_BOT_TOKEN", false, false, false),
+      ("/home/me/app", false, false, false),
+      ("my-app-tls-2024", true, true, false),
+      ("sk-****", false, false, false),
+      ("abc", false, false, false),
     ];
     let mut seed = 0x2545_f491_u64;
-    let mut next = || {
+    let mut next = |n: usize| {
       seed ^= seed << 13;
       seed ^= seed >> 7;
       seed ^= seed << 17;
-      seed
+      (seed % n as u64) as usize
     };
     let mut found = 0;
-    for _ in 0..20_000 {
-      let len = 1 + next() % 8;
-      let text: String = (0..len)
-        .map(|_| PARTS[(next() % PARTS.len() as u64) as usize])
-        .collect();
-      let expected = assignment_by_search(&text);
-      assert_eq!(assignment(&text).is_some(), expected, "{text:?}");
+    for _ in 0..5_000 {
+      let (name, strong, weak) = NAMES[next(NAMES.len())];
+      let (marker, mut copular) = MARKERS[next(MARKERS.len())];
+      // A space after a Chinese or Japanese name marks a label's value, as a copula does.
+      if marker == " " && !name.is_ascii() {
+        copular = Some(true);
+      }
+      let (value, for_strong, for_copula, for_weak) = VALUES[next(VALUES.len())];
+      let close = if marker.ends_with('"') { "\"" } else { "" };
+      let lead = ["", "the ", "staging ", "- "][next(4)];
+      let text = format!("{lead}{name}{marker}{value}{close} (noted)");
+      let expected = match copular {
+        None => false,
+        Some(true) if close.is_empty() => (strong && for_copula) || (weak && for_weak),
+        Some(_) => (strong && for_strong) || (weak && for_weak),
+      };
+      let got = secret_match(&text).map(|(_, at)| &text[at]);
+      assert_eq!(got, expected.then_some(value), "{text:?}");
       found += usize::from(expected);
     }
     assert!(

@@ -1,0 +1,846 @@
+//! Credentials given a name: `name = value`, `name: value`, `name is value`, `Password:` with
+//! the value on the next line, `密码 value`, in any naming convention and in Chinese and
+//! Japanese. (Named values without a marker are in [`super::formats`].)
+//!
+//! A name's words say how much it tells about its value. A **strong** name (`password`,
+//! `passphrase`, `client_secret`, `密码`) holds a secret whatever its value looks like, so any
+//! real value counts, lowercase passphrases included; prose (`password: required`, `password
+//! is stored in 1Password`), placeholders, references and paths do not. A **weak** name
+//! (`secret`, `token`, `pwd`, `api_key`) is often a label, so its value must look random: not a
+//! name (`my-app-tls-2024`), a path (`/home/me/app`) or a word. AWS secret keys and the keys of
+//! connection strings (`AccountKey=`, `SharedAccessKey=`) are named by their own kinds.
+#![forbid(unsafe_code)]
+
+use std::ops::Range;
+
+use super::{floor, tokens, words};
+
+/// How much a name says about its value.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Strength {
+  /// Often a label: the value must look random.
+  Weak,
+  /// Always a secret: any real value.
+  Strong,
+  /// An AWS secret access key's name.
+  Aws,
+  /// A connection string's key (`AccountKey`, `SharedAccessKey`).
+  Connection,
+}
+
+use Strength::{Aws, Connection, Strong, Weak};
+
+/// ASCII names as the words they end with (case-insensitive), longest first.
+const NAMES: &[(&[&str], Strength)] = &[
+  (&["secret", "access", "key"], Aws),
+  (&["aws", "secret", "key"], Aws),
+  (&["aws", "secret"], Aws),
+  (&["shared", "access", "key"], Connection),
+  (&["account", "key"], Connection),
+  (&["pass", "phrase"], Strong),
+  (&["client", "secret"], Strong),
+  (&["app", "secret"], Strong),
+  (&["api", "secret"], Strong),
+  (&["consumer", "secret"], Strong),
+  (&["secret", "key"], Strong),
+  (&["private", "key"], Strong),
+  (&["pw"], Strong),
+  (&["api", "key"], Weak),
+  (&["access", "key"], Weak),
+  (&["app", "key"], Weak),
+  (&["auth", "key"], Weak),
+  (&["master", "key"], Weak),
+  (&["encryption", "key"], Weak),
+  (&["signing", "key"], Weak),
+  (&["hmac", "key"], Weak),
+  (&["pass"], Weak),
+  (&["pwd"], Weak),
+  (&["auth"], Weak),
+  (&["credential"], Weak),
+  (&["credentials"], Weak),
+  (&["sig"], Weak),
+];
+
+/// Endings of a single word that name a secret (`PGPASSWORD`, `accesstoken`).
+const ENDINGS: &[(&str, Strength)] = &[
+  ("password", Strong),
+  ("passwd", Strong),
+  ("passphrase", Strong),
+  ("token", Weak),
+  ("secret", Weak),
+  ("apikey", Weak),
+];
+
+/// Chinese, Japanese and Korean names, matched at the end of a run of letters.
+const CJK_NAMES: &[(&str, Strength)] = &[
+  ("密码", Strong),
+  ("密碼", Strong),
+  ("口令", Strong),
+  ("パスワード", Strong),
+  ("暗証番号", Strong),
+  ("비밀번호", Strong),
+  ("令牌", Weak),
+  ("トークン", Weak),
+  ("密钥", Weak),
+  ("秘钥", Weak),
+  ("密鑰", Weak),
+  ("私钥", Weak),
+  ("秘密鍵", Weak),
+  ("シークレット", Weak),
+];
+
+/// Words a name-like value starts with when it is prose, a status or a type, not a secret.
+const PROSE: &[&str] = &[
+  // status and policy
+  "required",
+  "optional",
+  "mandatory",
+  "needed",
+  "necessary",
+  "missing",
+  "empty",
+  "blank",
+  "unset",
+  "none",
+  "null",
+  "undefined",
+  "unknown",
+  "default",
+  "disabled",
+  "enabled",
+  "expired",
+  "rotated",
+  "changed",
+  "reset",
+  "revoked",
+  "stored",
+  "saved",
+  "managed",
+  "kept",
+  "generated",
+  "encrypted",
+  "hashed",
+  "hidden",
+  "masked",
+  "redacted",
+  "protected",
+  "provided",
+  "supplied",
+  "configured",
+  "defined",
+  "specified",
+  "shared",
+  "prompted",
+  "entered",
+  "typed",
+  "different",
+  "invalid",
+  "incorrect",
+  "minimum",
+  "maximum",
+  "length",
+  "characters",
+  "digits",
+  "pending",
+  "updated",
+  "removed",
+  "deleted",
+  "injected",
+  "mounted",
+  "loaded",
+  "fetched",
+  "retrieved",
+  "handled",
+  "needs",
+  "requires",
+  "expires",
+  "please",
+  "ignored",
+  "unchanged",
+  "same",
+  // function words
+  "without",
+  "within",
+  "through",
+  "should",
+  "cannot",
+  "always",
+  "never",
+  "unless",
+  "before",
+  "after",
+  "because",
+  "either",
+  "neither",
+  "whatever",
+  "whichever",
+  "there",
+  "these",
+  "those",
+  "their",
+  "where",
+  "which",
+  "other",
+  "another",
+  "inside",
+  "stored",
+  "automatically",
+  // where secrets live
+  "environment",
+  "vault",
+  "1password",
+  "keychain",
+  "keyring",
+  "bitwarden",
+  "lastpass",
+  "keepass",
+  "secrets",
+  "manager",
+  "lookup",
+  "elsewhere",
+  // types in code
+  "string",
+  "secretstr",
+  "varchar",
+  "integer",
+  "boolean",
+  "object",
+  "option",
+  "optional",
+  "nullable",
+  "bytes",
+  // mechanisms
+  "kerberos",
+  "oauth",
+  "saml",
+  "login",
+  // short words a quoted or multi-word value starts with
+  "see",
+  "ask",
+  "in",
+  "on",
+  "at",
+  "from",
+  "via",
+  "by",
+  "the",
+  "a",
+  "an",
+  "not",
+  "no",
+  "yes",
+  "set",
+  "use",
+  "get",
+  "per",
+  "any",
+  "all",
+  "one",
+  "is",
+  "are",
+  "was",
+  "to",
+  "for",
+  "of",
+  "with",
+  "and",
+  "or",
+  "it",
+  "its",
+  "our",
+  "your",
+  "my",
+  "his",
+  "her",
+  "this",
+  "that",
+  "what",
+  "who",
+  "how",
+  "why",
+  "when",
+  "too",
+  "very",
+  "also",
+  "only",
+  "just",
+  "still",
+  "now",
+  "then",
+  "here",
+  "env",
+  "true",
+  "false",
+  "none",
+  "same",
+  "ok",
+  "sso",
+  "ldap",
+  "kms",
+  "ssm",
+  "sops",
+];
+
+/// How code and config refer to a secret kept elsewhere.
+const REFERENCES: &[&str] = &[
+  "os.environ",
+  "os.getenv",
+  "process.env",
+  "env.",
+  "env(",
+  "env[",
+  "getenv",
+  "environ",
+  "secrets.",
+  "secret(",
+  "vault:",
+  "vault(",
+  "ssm:",
+  "arn:",
+  "keyring",
+  "config.",
+  "settings.",
+  "self.",
+  "this.",
+  "ctx.",
+  "args.",
+  "opts.",
+  "options.",
+  "params.",
+  "request.",
+  "req.",
+  "input.",
+  "cfg.",
+  "conf.",
+  "system.getenv",
+];
+
+/// A name's strength, from its last words (ASCII) or its ending (CJK).
+pub(super) fn strength(ident: &str) -> Option<Strength> {
+  if let Some((_, s)) = CJK_NAMES.iter().find(|(n, _)| ident.ends_with(n)) {
+    return Some(*s);
+  }
+  // Only the ASCII words at the end count: `数据库token` is a token, `token数据` is not.
+  if ident.chars().next_back().is_none_or(|c| !c.is_ascii()) {
+    return None;
+  }
+  if !may_name(ident) {
+    return None;
+  }
+  let words = words::split(ident);
+  let eq = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
+  let named = NAMES.iter().find(|(name, _)| {
+    words.len() >= name.len()
+      && words[words.len() - name.len()..]
+        .iter()
+        .zip(name.iter())
+        .all(|(w, n)| eq(w, n))
+  });
+  if let Some((_, s)) = named {
+    return Some(*s);
+  }
+  let last = words.last()?.to_ascii_lowercase();
+  ENDINGS
+    .iter()
+    .find(|(end, _)| last.ends_with(end))
+    .map(|(_, s)| *s)
+}
+
+/// Whether the end of an ASCII name holds a fragment of a secret name: a cheap test before its
+/// words are split (most markers follow `https`, `id`, `port` and the like).
+fn may_name(ident: &str) -> bool {
+  let b = ident.as_bytes();
+  let tail = &b[b.len().saturating_sub(12)..];
+  let mut buf = [0u8; 12];
+  buf
+    .iter_mut()
+    .zip(tail)
+    .for_each(|(d, s)| *d = s.to_ascii_lowercase());
+  let tail = &buf[..tail.len()];
+  [
+    "key",
+    "pass",
+    "pw",
+    "auth",
+    "credential",
+    "sig",
+    "token",
+    "secret",
+    "phrase",
+  ]
+  .iter()
+  .any(|w| tail.windows(w.len()).any(|x| x == w.as_bytes()))
+}
+
+/// A character of a name: ASCII alphanumerics and `_-.`, or a letter of another script.
+fn ident_char(c: char) -> bool {
+  c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') || (!c.is_ascii() && c.is_alphabetic())
+}
+
+/// The name just before `end` (past spaces, quotes and brackets): its start and strength.
+fn name_before(t: &str, end: usize) -> Option<(usize, Strength)> {
+  let from = floor(t, end.saturating_sub(96));
+  let head = t[from..end].trim_end_matches([' ', '\t', '"', '\'', '`', ']', '[']);
+  let ident = head.trim_end_matches(ident_char);
+  let start = from + ident.len();
+  // A name cut by the window still ends in its words; one that ends in `.` is a sentence end.
+  let name = t[start..from + head.len()].trim_start_matches(['-', '.']);
+  if name.is_empty() || name.ends_with('.') {
+    return None;
+  }
+  Some((start, strength(name)?))
+}
+
+/// `password for the staging db is …`: a strong name a few plain words before the marker,
+/// linked by `for`, `of`, `on`, `at` or `to`.
+fn linked_name(t: &str, end: usize) -> Option<(usize, Strength)> {
+  // The word before the marker must be plain: a cheap test before the words are looked at.
+  let before = t[..end].trim_end_matches(' ').bytes().next_back();
+  if !before.is_some_and(|b| b.is_ascii_alphanumeric()) {
+    return None;
+  }
+  let from = floor(t, end.saturating_sub(80));
+  let head = &t[from..end];
+  let head = head.rfind('\n').map_or(head, |n| &head[n + 1..]);
+  let plain = |w: &str| {
+    w.bytes()
+      .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
+  };
+  let link = |w: &str| {
+    ["for", "of", "on", "at", "to"]
+      .iter()
+      .any(|l| w.eq_ignore_ascii_case(l))
+  };
+  // Back from the marker over plain words: at least one, then the link, then the name.
+  let mut words = head.split_whitespace().rev().take(7).enumerate();
+  let name = loop {
+    let (i, w) = words.next()?;
+    if !plain(w) {
+      return None;
+    }
+    if i > 0 && link(w) {
+      break words.next()?.1;
+    }
+  };
+  let name = name.trim_start_matches(|c: char| !ident_char(c));
+  // `name` is a slice of `head`: where it starts in `t`.
+  let start = end - head.len() + (name.as_ptr() as usize - head.as_ptr() as usize);
+  (strength(name) == Some(Strong)).then_some((start, Strong))
+}
+
+/// Where assignment markers are: `:`, `=` (also `:=`, `=>`, `==` and their fullwidth forms,
+/// folded by normalisation), the copulas `is`, `was`, `是`, `为`, `は`, and a space after a
+/// Chinese or Japanese name (`密码 Abc12345`, as labels are written there). A copula or a space
+/// reads as prose, so its value must look like a credential.
+fn markers(t: &str) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
+  // Scanned as bytes: every marker starts with an ASCII byte or the lead byte of a CJK copula.
+  let b = t.as_bytes();
+  b.iter().enumerate().filter_map(move |(at, &c)| match c {
+    b':' | b'=' => Some((at, 1, false)),
+    b' ' if at > 0 && !b[at - 1].is_ascii() => {
+      let prev = t[..at].chars().next_back();
+      prev
+        .is_some_and(char::is_alphabetic)
+        .then_some((at, 1, true))
+    }
+    b'i' | b'w' if at > 0 && b[at - 1] == b' ' => ["is ", "was "]
+      .iter()
+      .find(|w| b[at..].starts_with(w.as_bytes()))
+      .map(|w| (at, w.len(), true)),
+    0xE3..=0xE7 => ["是", "为", "為", "は"]
+      .iter()
+      .find(|w| b[at..].starts_with(w.as_bytes()))
+      .map(|w| (at, w.len(), true)),
+    _ => None,
+  })
+}
+
+/// Closing quote of an opening one.
+fn closing(c: char) -> Option<char> {
+  Some(match c {
+    '"' | '\'' | '`' => c,
+    '「' => '」',
+    '『' => '』',
+    '“' => '”',
+    '‘' => '’',
+    _ => return None,
+  })
+}
+
+/// The value after a marker that ends at `at`: quoted up to its closing quote on the line, else
+/// up to whitespace, `;`, a non-ASCII character or (in a query string) `&`; at most 256 bytes.
+pub(super) fn value_at(t: &str, at: usize, query: bool) -> Option<(Range<usize>, bool)> {
+  let rest = &t[at..];
+  let rest = rest.trim_start_matches([' ', '\t']);
+  let rest = rest.strip_prefix(['=', '>', ':']).unwrap_or(rest);
+  let rest = rest.trim_start_matches([' ', '\t']);
+  let start = t.len() - rest.len();
+  let window = &rest[..floor(rest, rest.len().min(256))];
+  let quoted = window.chars().next().and_then(|q| {
+    let close = closing(q)?;
+    let inner = &window[q.len_utf8()..];
+    let end = inner.find(close).filter(|e| !inner[..*e].contains('\n'))?;
+    let s = start + q.len_utf8();
+    Some((s..s + end, true))
+  });
+  let unquoted = || {
+    let stop = |c: char| c.is_whitespace() || c == ';' || !c.is_ascii() || (query && c == '&');
+    let end = window.find(stop).unwrap_or(window.len());
+    let v = &window[..end];
+    // Closing punctuation and a sentence's full stop go; an ellipsis stays (`sk_test_...` is
+    // visibly redacted).
+    let closers = [',', ';', ':', ')', ']', '}', '>', '"', '\'', '`'];
+    let trimmed = v.trim_end_matches(closers);
+    let trimmed = match trimmed.strip_suffix('.') {
+      Some(cut) if !cut.ends_with('.') => cut.trim_end_matches(closers),
+      _ => trimmed,
+    };
+    let lead = trimmed.len() - trimmed.trim_start_matches(['(', '[', '"', '\'', '`']).len();
+    (start + lead..start + trimmed.len(), false)
+  };
+  Some(quoted.unwrap_or_else(unquoted)).filter(|(r, _)| !r.is_empty())
+}
+
+/// A value someone visibly redacted (`845120...HFXI`, `sk-****`, `<redacted>`, `[REDACTED]`,
+/// `xxxx`): what is left shows which credential is meant, not the credential.
+pub(super) fn redacted(v: &str) -> bool {
+  let lower = v.to_ascii_lowercase();
+  v.contains("..")
+    || v.contains('…')
+    || v.contains("***")
+    || v.contains("••")
+    || v.starts_with('<')
+    || lower.contains("redacted")
+    || lower.contains("xxxx")
+}
+
+/// A template or reference in place of a value (`$DB_PASSWORD`, `${DB_PASSWORD}`, `$(cat f)`,
+/// `{{ .Values.pw }}`, `<pw>`, `%(pw)s`, `%DB_PW%`), a YAML tag, alias or anchor (`!vault`,
+/// `*default`, `&default`), a flag (`--password-stdin`), or a redacted value. A random value
+/// may start with the same symbols (`$0k…`, `%9v#…`): what follows the symbol tells them apart.
+pub(super) fn placeholder(v: &str) -> bool {
+  let word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_');
+  let rest = |p: char| v.strip_prefix(p).unwrap_or("");
+  let variable =
+    rest('$').starts_with(|c: char| c.is_ascii_alphabetic() || matches!(c, '_' | '{' | '('));
+  let percent = rest('%').starts_with('(')
+    || rest('%')
+      .strip_suffix('%')
+      .is_some_and(|n| word(n) || n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+  let yaml = word(rest('!')) || word(rest('*')) || word(rest('&'));
+  let flag = v
+    .strip_prefix('-')
+    .is_some_and(|f| f.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-'));
+  v.starts_with(['{', '<']) || variable || percent || yaml || flag || redacted(v)
+}
+
+/// An environment variable's name (`TELEGRAM_BOT_TOKEN`, `process.env.DB_PASSWORD`): it says
+/// where a credential lives, not what it is.
+fn env_name(v: &str) -> bool {
+  let name = v.rsplit('.').next().unwrap_or(v);
+  name.contains('_')
+    && name.starts_with(|c: char| c.is_ascii_uppercase())
+    && name
+      .chars()
+      .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    && v
+      .chars()
+      .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+}
+
+/// Code or config naming where the secret is (`os.getenv("PW")`, `getpass.getpass()`,
+/// `self.password`, `db_password`, `arn:aws:secretsmanager:…`), or a URL.
+fn reference(v: &str) -> bool {
+  let lower = v.to_ascii_lowercase();
+  let code = lower.contains(['_', '.'])
+    && lower
+      .bytes()
+      .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+    && words::split(v)
+      .iter()
+      .any(|w| strength(w).is_some() || w.eq_ignore_ascii_case("key"))
+    && !random(v);
+  // A call (`getpass.getpass()`, `read_secret("db")`): a name of 3+ characters, then `(` and
+  // nothing, a string, or anything up to a closing `)` (the value's own may be trimmed off).
+  let call = v.split_once('(').is_some_and(|(f, args)| {
+    f.len() >= 3
+      && f.starts_with(|c: char| c.is_ascii_alphabetic())
+      && f
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+      && (args.is_empty() || args.starts_with(['"', '\'']) || args.ends_with(')'))
+  });
+  REFERENCES.iter().any(|r| lower.starts_with(r))
+    || code
+    || call
+    || v.contains("://")
+    || env_name(v)
+}
+
+/// Where a secret is kept, not the secret: a path.
+fn path(v: &str) -> bool {
+  let drive = v.as_bytes().get(1..3) == Some(b":\\".as_slice());
+  v.starts_with(['/', '~']) || v.starts_with("./") || v.starts_with("../") || drive
+}
+
+/// A prose or type word (`required`, `see the vault`, `String`, `varchar(255)`).
+fn prose(v: &str) -> bool {
+  let after = v.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
+  let word = &v[..v.len() - after.len()];
+  let ends = after.is_empty() || after.starts_with([' ', '(', '<', '[', ',']);
+  ends && PROSE.iter().any(|p| word.eq_ignore_ascii_case(p))
+}
+
+/// Digits, symbols or mixed case: what today's passwords and tokens have and words lack.
+fn shaped(v: &str) -> bool {
+  v.chars().any(|c| c.is_ascii_digit())
+    || v.chars().any(|c| !c.is_alphanumeric())
+    || (v.chars().any(|c| c.is_ascii_uppercase()) && v.chars().any(|c| c.is_ascii_lowercase()))
+}
+
+/// A resource or file name (`my-app-tls-2024`, `api-7d9f8b6c4-x2x7z`, `db_creds_v2`):
+/// lowercase words and numbers joined by separators, with a real word and no long random chunk.
+fn name_shaped(v: &str) -> bool {
+  let segments = || v.split(['-', '_', '.']);
+  v.bytes()
+    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'_' | b'.'))
+    && v.contains(['-', '_', '.'])
+    && segments().any(|s| s.len() >= 3 && s.bytes().all(|b| b.is_ascii_lowercase()))
+    && segments().all(|s| s.len() < 16)
+}
+
+/// Random-looking: a chunk of 8+ characters mixing letters and digits, 16+ alphanumerics of
+/// all three classes, a long chunk of evenly mixed case, or a password-like mix with a symbol.
+fn random(v: &str) -> bool {
+  let has = |s: &str, f: fn(&u8) -> bool| s.as_bytes().iter().any(f);
+  let mixed_chunk = v.split(['-', '_', '.', ':', '/', '+', '=']).any(|s| {
+    let (upper, lower) = (
+      s.bytes().filter(u8::is_ascii_uppercase).count(),
+      s.bytes().filter(u8::is_ascii_lowercase).count(),
+    );
+    let alnum = s.bytes().all(|b| b.is_ascii_alphanumeric());
+    (s.len() >= 8 && has(s, u8::is_ascii_alphabetic) && has(s, u8::is_ascii_digit))
+      || (alnum && s.len() >= 16 && upper * 4 >= s.len() && lower * 4 >= s.len())
+  });
+  let symbol = v.bytes().any(|b| b"!@#$%^&*?~+=".contains(&b));
+  mixed_chunk || (has(v, u8::is_ascii_alphabetic) && has(v, u8::is_ascii_digit) && symbol)
+}
+
+/// The kind of credential `v` is as the value of a name of strength `s` whose last word is
+/// `word`, if it is one. A value that is the name's own word is a variable (`password=password`).
+pub(super) fn judge(v: &str, s: Strength, copular: bool, word: &str) -> Option<&'static str> {
+  const ASSIGNMENT: &str = "a password or token assignment";
+  let aws = v.len() == 40
+    && v
+      .bytes()
+      .all(|b| b.is_ascii_alphanumeric() || b == b'/' || b == b'+');
+  if s == Aws && aws {
+    return Some("an AWS secret access key");
+  }
+  let variable = v.eq_ignore_ascii_case(word);
+  if variable || !v.bytes().any(|b| b.is_ascii_alphanumeric()) || placeholder(v) || reference(v) {
+    return None;
+  }
+  let len = v.chars().count();
+  match s {
+    Aws | Strong | Connection if len < 6 || prose(v) || (copular && !shaped(v)) => None,
+    Strong if path(v) => None,
+    Connection => Some("a connection string key"),
+    Aws | Strong => Some(ASSIGNMENT),
+    Weak => {
+      let credential = len >= 8 && !path(v) && !tokens::path(v) && !name_shaped(v) && random(v);
+      credential.then_some(ASSIGNMENT)
+    }
+  }
+}
+
+/// The first named credential in `t`: its kind and where its value is.
+pub(super) fn find(t: &str) -> Option<(&'static str, Range<usize>)> {
+  markers(t).find_map(|(at, len, copular)| {
+    let (start, mut s) = name_before(t, at).or_else(|| linked_name(t, at))?;
+    let before = t[..start].chars().next_back();
+    // `${DB_PASSWORD:default}`: the name of a template variable, not an assignment.
+    if before == Some('{') {
+      return None;
+    }
+    let query = matches!(before, Some('?' | '&'));
+    let colon = t[at..].starts_with(':');
+    let below = || next_line(t, at + len, s).filter(|_| colon);
+    let (range, quoted) = value_at(t, at + len, query).or_else(below)?;
+    let range = passphrase(t, range, s, quoted);
+    // In a `;`-separated connection string, `Pwd=` is a password.
+    let in_connection = before == Some(';') || t[range.end..].starts_with(';');
+    let words = words::split(&t[start..at]);
+    let last = words.last().copied().unwrap_or("");
+    if in_connection && ["pwd", "pass"].iter().any(|w| last.eq_ignore_ascii_case(w)) {
+      s = Strong;
+    }
+    let kind = judge(&t[range.clone()], s, copular && !quoted, last)?;
+    Some((kind, range))
+  })
+}
+
+/// A strong name's value alone on the next line (`Password:` then the password): the line after
+/// a `:` that ends its line, when it is one word that is not itself a `name:`. (An `=` that
+/// ends its line is an empty value, as in `.env.example`.)
+fn next_line(t: &str, at: usize, s: Strength) -> Option<(Range<usize>, bool)> {
+  let rest = &t[at..];
+  let rest = rest.trim_start_matches([' ', '\t']);
+  let rest = rest
+    .strip_prefix("\r\n")
+    .or_else(|| rest.strip_prefix('\n'))?;
+  let window = &rest[..floor(rest, rest.len().min(256))];
+  let line = &window[..window.find('\n').unwrap_or(window.len())];
+  let word = line.trim();
+  let single = !word.is_empty() && !word.contains(char::is_whitespace) && !word.ends_with(':');
+  let start = t.len() - rest.len() + (line.len() - line.trim_start().len());
+  (s != Weak && single).then(|| (start..start + word.len(), false))
+}
+
+/// A strong name's unquoted passphrase written with spaces (`passphrase: maple river orbit`):
+/// the value grows from its first word to the line's end when the line holds nothing but a few
+/// lowercase words, so a redacted line hides all of it.
+fn passphrase(t: &str, value: Range<usize>, s: Strength, quoted: bool) -> Range<usize> {
+  let lower = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase());
+  let rest = &t[value.end..];
+  // Only a short line is looked at (a long one is no passphrase and must not cost a scan).
+  let window = &rest[..floor(rest, rest.len().min(121))];
+  let end = window
+    .find('\n')
+    .or((window.len() == rest.len()).then_some(window.len()));
+  let line = &window[..end.unwrap_or(0)];
+  let words: Vec<&str> = line.split(' ').skip(1).collect();
+  let more =
+    line.starts_with(' ') && (1..=5).contains(&words.len()) && words.iter().all(|w| lower(w));
+  if s == Strong && !quoted && lower(&t[value.clone()]) && more {
+    value.start..value.end + line.len()
+  } else {
+    value
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  /// The value a named rule finds, with or without a marker.
+  fn value(text: &str) -> Option<&str> {
+    let found = find(text).or_else(|| super::super::formats::find(text));
+    found.map(|(_, at)| &text[at])
+  }
+
+  #[test]
+  fn names_are_judged_by_their_words() {
+    for (name, want) in [
+      ("password", Some(Strong)),
+      ("DB_PASSWORD", Some(Strong)),
+      ("PGPASSWORD", Some(Strong)),
+      ("aws_secret_access_key", Some(Aws)),
+      ("SecretAccessKey", Some(Aws)),
+      ("AccountKey", Some(Connection)),
+      ("SharedAccessKey", Some(Connection)),
+      ("SharedAccessKeyName", None),
+      ("apiKey", Some(Weak)),
+      ("x-api-key", Some(Weak)),
+      ("GITHUB_TOKEN", Some(Weak)),
+      ("max_tokens", None),
+      ("tokenizer", None),
+      ("password_file", None),
+      ("passwordless", None),
+      ("bypass", None),
+      ("secretName", None),
+      ("数据库密码", Some(Strong)),
+      ("パスワード", Some(Strong)),
+      ("访问令牌", Some(Weak)),
+    ] {
+      assert_eq!(strength(name), want, "{name}");
+    }
+  }
+
+  #[test]
+  fn strong_names_take_any_real_value_and_weak_ones_a_random_one() {
+    assert_eq!(
+      value("password: correcthorsebatterystaple"),
+      Some("correcthorsebatterystaple")
+    );
+    assert_eq!(
+      value("\"password\": \"correct horse battery staple\""),
+      Some("correct horse battery staple")
+    );
+    assert_eq!(
+      value("the wifi password for the office is c0rrect-horse"),
+      Some("c0rrect-horse")
+    );
+    assert_eq!(
+      value("docker login --username ana --password hunter2hunter2"),
+      Some("hunter2hunter2")
+    );
+    assert_eq!(
+      value("curl -u elastic:s3cr3tPass https://es:9200"),
+      Some("s3cr3tPass")
+    );
+    assert_eq!(
+      value("Server=db;User Id=sa;Pwd=hunter22;"),
+      Some("hunter22")
+    );
+    assert_eq!(
+      value("jdbc:mysql://db/app?user=root&password=hunter22&ssl=true"),
+      Some("hunter22")
+    );
+    assert_eq!(value("パスワードは「hunter22」です"), Some("hunter22"));
+    assert_eq!(
+      value("<password>Thunder201.canyon</password>"),
+      Some("Thunder201.canyon")
+    );
+    assert_eq!(
+      value("Password:\nKettle5217^velvet"),
+      Some("Kettle5217^velvet")
+    );
+    assert_eq!(
+      value("machine api.heroku.com login ana password oJvllRQdAt^"),
+      Some("oJvllRQdAt^")
+    );
+    assert_eq!(
+      value("db.internal:5432:app:app:TqjhB81C8pnmSewE_"),
+      Some("TqjhB81C8pnmSewE_")
+    );
+    assert_eq!(
+      value("mysql -u root -p7OPvkdUSX6FB- shop"),
+      Some("7OPvkdUSX6FB-")
+    );
+    assert_eq!(
+      value("账号 admin 密码 Silver2924.zephyr"),
+      Some("Silver2924.zephyr")
+    );
+    assert_eq!(
+      value("passphrase: maple river orbit"),
+      Some("maple river orbit")
+    );
+    for text in [
+      "password: required",
+      "password is stored in 1Password",
+      "password: managed by Vault",
+      "password: see the team vault",
+      "the password is correct",
+      "password: String,",
+      "password=os.getenv(\"DB_PASSWORD\")",
+      "connect(user=user, password=password)",
+      "password: /run/secrets/db",
+      "secret: my-app-tls-2024",
+      "secret: db-creds-5f7b9c8d2k",
+      "pwd: /home/me/app",
+      "token: stored elsewhere",
+      "密码：请向管理员索取",
+      "git push -u origin main",
+      "docker run -u 1000:1000 app",
+      "password = getpass.getpass()",
+      "password: ${DB_PASSWORD:changeme}",
+      ".env.example:\nDB_PASSWORD=\nAPI_TOKEN=",
+      "SECRET_KEY = '$SECRET_KEY'",
+      "password: %(db_password)s",
+      "STRIPE_SECRET_KEY=sk_test_... (see README)",
+    ] {
+      assert_eq!(value(text), None, "{text}");
+    }
+  }
+}

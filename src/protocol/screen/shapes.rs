@@ -1,0 +1,230 @@
+//! Credentials recognised by their surroundings: private-key armour, a URL's password,
+//! Slack and Discord webhook URLs, and `Authorization:` headers.
+#![forbid(unsafe_code)]
+
+use std::ops::Range;
+
+use super::assign::{placeholder, redacted};
+use super::floor;
+
+/// What armour blocks a text holds: the first private key, and every public block
+/// (certificates, public keys, signatures), whose base64 body is no secret.
+#[derive(Debug, Default)]
+pub(super) struct Armour {
+  /// From `-----BEGIN … PRIVATE KEY` to the end of its `-----END` line (or of the text).
+  pub(super) private: Option<Range<usize>>,
+  /// The other blocks, in order.
+  pub(super) public: Vec<Range<usize>>,
+}
+
+/// Find the armour blocks of `t`. A private-key block with nothing in it (a file's first line
+/// quoted in prose) is not a key.
+pub(super) fn armour(t: &str) -> Armour {
+  let mut found = Armour::default();
+  // Where the next `-----END` is at or after a position, found once for all the BEGINs before it
+  // (so many BEGINs without an END stay linear).
+  let mut next_end: Option<Option<usize>> = None;
+  let mut from = 0;
+  while let Some(at) = t[from..].find("-----BEGIN").map(|i| from + i) {
+    let label_end = at + 10;
+    let line_end = t[label_end..].find('\n').map_or(t.len(), |n| label_end + n);
+    let label = &t[label_end..floor(t, line_end.min(label_end + 64))];
+    let label = label
+      .get(..label.find("-----").unwrap_or(label.len()))
+      .unwrap_or("");
+    let end_at = match next_end {
+      Some(Some(e)) if e >= label_end => Some(e),
+      Some(None) => None,
+      _ => t[label_end..].find("-----END").map(|i| label_end + i),
+    };
+    next_end = Some(end_at);
+    let block_end = end_at.map_or(t.len(), |e| t[e..].find('\n').map_or(t.len(), |n| e + n));
+    let body_start = (label_end + label.len() + 5).min(block_end);
+    let body = t
+      .get(body_start..end_at.unwrap_or(t.len()).max(body_start))
+      .unwrap_or("");
+    let body = body.trim_matches(|c: char| c.is_whitespace() || c == '-');
+    if label.contains("PRIVATE KEY") {
+      if !body.is_empty() && !redacted(body) {
+        found.private = Some(at..block_end);
+        break;
+      }
+    } else {
+      found.public.push(at..block_end);
+    }
+    from = block_end.max(label_end);
+  }
+  found
+}
+
+/// The password of a URL's userinfo (`scheme://user:password@host`).
+pub(super) fn url_password(t: &str) -> Option<Range<usize>> {
+  let mut from = 0;
+  while let Some(at) = t[from..].find("://").map(|i| from + i) {
+    from = at + 3;
+    let rest = &t[from..];
+    let authority = &rest[..rest
+      .find(|c: char| c == '/' || c.is_whitespace() || c == '?' || c == '#')
+      .unwrap_or(rest.len())];
+    let Some((userinfo, _)) = authority.rsplit_once('@') else {
+      continue;
+    };
+    let Some((_, pass)) = userinfo.split_once(':') else {
+      continue;
+    };
+    if !pass.is_empty() && !placeholder(pass) {
+      let start = from + userinfo.len() - pass.len();
+      return Some(start..start + pass.len());
+    }
+  }
+  None
+}
+
+/// The length of the run of `t` from its start whose characters `keep` accepts.
+fn run(t: &str, keep: impl Fn(u8) -> bool) -> usize {
+  t.bytes().position(|b| !keep(b)).unwrap_or(t.len())
+}
+
+/// A Slack or Discord webhook URL's secret path: anyone holding it can post to the channel.
+pub(super) fn webhook(t: &str) -> Option<(&'static str, Range<usize>)> {
+  // Both URLs hold `hooks`: one search spares most texts the two below.
+  if !t.contains("hooks") {
+    return None;
+  }
+  let path_char = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'_' | b'-');
+  let slack = t.match_indices("hooks.slack.com/").find_map(|(at, host)| {
+    let from = at + host.len();
+    let path = &t[from..from + run(&t[from..], path_char)];
+    let (kind, secret) = path.split_once('/')?;
+    let mut parts = secret.split('/');
+    let team = parts.next().is_some_and(|t| t.starts_with('T'));
+    let last = parts.next_back().unwrap_or("");
+    let real = last.len() >= 16 && !placeholder(last);
+    let shaped = team && matches!(kind, "services" | "workflows" | "triggers");
+    (shaped && real).then(|| {
+      (
+        "a Slack webhook URL",
+        from + kind.len() + 1..from + path.len(),
+      )
+    })
+  });
+  let discord = || {
+    t.match_indices("/webhooks/").find_map(|(at, hooks)| {
+      let head = &t[floor(t, at.saturating_sub(40))..at];
+      let host = head.rsplit("//").next().unwrap_or(head);
+      let host = host.split('/').next().unwrap_or("");
+      let api = head.ends_with("/api")
+        || head
+          .rsplit_once("/api/v")
+          .is_some_and(|(_, v)| v.bytes().all(|b| b.is_ascii_digit()));
+      let discord = ["discord.com", "discordapp.com"]
+        .iter()
+        .any(|d| host == *d || host.strip_suffix(d).is_some_and(|s| s.ends_with('.')));
+      let from = at + hooks.len();
+      let id = run(&t[from..], |b| b.is_ascii_digit());
+      let token_from = from + id + 1;
+      let token = t.get(token_from..).map_or(0, |r| {
+        run(r, |b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+      });
+      let shaped = id >= 15 && t[from + id..].starts_with('/') && token >= 30;
+      (api && discord && shaped).then(|| ("a Discord webhook URL", from..token_from + token))
+    })
+  };
+  slack.or_else(discord)
+}
+
+/// `Bearer <token>` anywhere, and `Authorization: Basic <base64>`.
+pub(super) fn auth_header(t: &str) -> Option<(&'static str, Range<usize>)> {
+  let bytes = t.as_bytes();
+  let word = |at: usize| {
+    let rest = &t[at..];
+    let start = at + (rest.len() - rest.trim_start_matches([' ', '\t']).len());
+    // Tokens are ASCII: a Japanese or Chinese word after `Bearer` is prose.
+    let len = run(&t[start..], |b| {
+      b.is_ascii_graphic() && !matches!(b, b'"' | b'\'' | b',' | b';')
+    });
+    start..start + len
+  };
+  let mut at = 0;
+  while let Some(i) = bytes[at..]
+    .iter()
+    .position(|b| matches!(b, b'b' | b'B'))
+    .map(|i| at + i)
+  {
+    at = i + 1;
+    let scheme = ["bearer ", "basic "].iter().find(|s| {
+      bytes
+        .get(i..i + s.len())
+        .is_some_and(|w| w.eq_ignore_ascii_case(s.as_bytes()))
+    });
+    let Some(scheme) = scheme else { continue };
+    if i > 0 && bytes[i - 1].is_ascii_alphanumeric() {
+      continue;
+    }
+    let token = word(i + scheme.len());
+    let value = &t[token.clone()];
+    let real = !placeholder(value) && !redacted(value);
+    if scheme.starts_with("bearer") && value.len() >= 20 && real {
+      return Some(("a bearer token", token));
+    }
+    let head = t[..i].trim_end_matches([' ', '\t']);
+    let header = head.len() >= 14
+      && head.as_bytes()[head.len() - 14..].eq_ignore_ascii_case(b"authorization:");
+    let base64 = value.len() >= 8
+      && value
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
+    if scheme.starts_with("basic") && header && base64 && real {
+      return Some(("a basic-auth credential", token));
+    }
+  }
+  None
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn armour_tells_private_keys_from_public_blocks() {
+    let cert = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----";
+    let key = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBd\n-----END EC PRIVATE KEY-----";
+    let text = format!("{cert}\nand\n{key}\nend");
+    let found = armour(&text);
+    assert_eq!(found.public.first(), Some(&(0..cert.len())));
+    assert_eq!(found.private.map(|r| &text[r]), Some(key));
+    assert!(
+      armour("the file starts with -----BEGIN OPENSSH PRIVATE KEY-----")
+        .private
+        .is_none()
+    );
+    assert!(armour("-----BEGIN RSA PRIVATE KEY----- MIIEpAIBAAKCAQEA")
+      .private
+      .is_some());
+    let many = "-----BEGIN X-----\n".repeat(200_000);
+    assert_eq!(armour(&many).public.len(), 1);
+  }
+
+  #[test]
+  fn webhooks_and_headers_are_found_with_their_secret_part() {
+    let slack =
+      "post to https://hooks.slack.com/services/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 daily";
+    let at = webhook(slack).map(|(_, r)| &slack[r]);
+    assert_eq!(at, Some("T0123ABCD/B0456EFGH/Zq8Xw2Lm9Np4Rt7Yv1Bc6Df3"));
+    let discord = "https://canary.discord.com/api/v10/webhooks/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_ab";
+    assert!(webhook(discord).is_some());
+    assert!(
+      webhook("https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXX").is_none()
+    );
+    assert!(webhook(
+      "https://example.com/api/webhooks/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+    )
+    .is_none());
+    let basic = "curl -H 'Authorization: Basic YWRtaW46aHVudGVyMg==' https://x";
+    assert_eq!(
+      auth_header(basic).map(|(_, r)| &basic[r]),
+      Some("YWRtaW46aHVudGVyMg==")
+    );
+    assert!(auth_header("we use basic authentication and bearer tokens").is_none());
+  }
+}

@@ -1,0 +1,498 @@
+//! Credentials recognised as single tokens: well-known prefixes, JSON web tokens and long
+//! high-entropy strings — less the random-looking strings that are public by design (ssh public
+//! keys, SRI hashes, data URIs, identifiers).
+#![forbid(unsafe_code)]
+
+use std::ops::Range;
+
+use super::words;
+
+/// What a token's body may hold after its prefix.
+#[derive(Clone, Copy)]
+enum Body {
+  /// `[A-Za-z0-9_-]` with a digit or both cases (so `sk-some-long-kebab-name` is no key).
+  Mixed,
+  /// The same plus dots.
+  Dotted,
+  /// `[A-Z0-9]` only, with a digit unless the token is exactly 20 characters long (an AWS key
+  /// id's length, whose digits are optional; longer uppercase words are not ids).
+  Upper,
+}
+
+/// Credential formats recognised by prefix: (prefixes, minimum total length, body, what it is).
+const PREFIXES: &[(&[&str], usize, Body, &str)] = &[
+  (&["sk-ant-"], 30, Body::Mixed, "an Anthropic API key"),
+  (
+    &["sk-proj-", "sk-svcacct-", "sk-admin-"],
+    30,
+    Body::Mixed,
+    "an OpenAI API key",
+  ),
+  (&["sk-"], 24, Body::Mixed, "an API key (sk-…)"),
+  (
+    &["sk_live_", "sk_test_"],
+    20,
+    Body::Mixed,
+    "a Stripe secret key",
+  ),
+  (
+    &["rk_live_", "rk_test_"],
+    20,
+    Body::Mixed,
+    "a Stripe restricted key",
+  ),
+  (&["whsec_"], 30, Body::Mixed, "a webhook signing secret"),
+  (
+    &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+    36,
+    Body::Mixed,
+    "a GitHub token",
+  ),
+  (&["github_pat_"], 40, Body::Mixed, "a GitHub token"),
+  (
+    &[
+      "glpat-",
+      "gldt-",
+      "glrt-",
+      "glptt-",
+      "glft-",
+      "glsoat-",
+      "GR1348941",
+    ],
+    24,
+    Body::Mixed,
+    "a GitLab token",
+  ),
+  (
+    &[
+      "xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxe-", "xapp-",
+    ],
+    20,
+    Body::Mixed,
+    "a Slack token",
+  ),
+  (&["AIza"], 39, Body::Mixed, "a Google API key"),
+  (
+    &["GOCSPX-"],
+    30,
+    Body::Mixed,
+    "a Google OAuth client secret",
+  ),
+  (&["ya29."], 30, Body::Dotted, "a Google OAuth token"),
+  (&["npm_"], 40, Body::Mixed, "an npm token"),
+  (&["hf_"], 34, Body::Mixed, "a Hugging Face token"),
+  (&["pypi-"], 50, Body::Mixed, "a PyPI token"),
+  (&["dckr_pat_"], 30, Body::Mixed, "a Docker Hub token"),
+  (
+    &["dop_v1_", "doo_v1_"],
+    40,
+    Body::Mixed,
+    "a DigitalOcean token",
+  ),
+  (
+    &["shpat_", "shpss_", "shpca_"],
+    30,
+    Body::Mixed,
+    "a Shopify token",
+  ),
+  (&["SG."], 60, Body::Dotted, "a SendGrid API key"),
+  (&["tskey-"], 30, Body::Mixed, "a Tailscale key"),
+  (&["AGE-SECRET-KEY-1"], 60, Body::Upper, "an age secret key"),
+  (&["AKIA", "ASIA"], 20, Body::Upper, "an AWS access key id"),
+];
+
+/// A character of an API key's body or a JWT part.
+fn key_char(c: char) -> bool {
+  c.is_ascii_alphanumeric() || c == '-' || c == '_'
+}
+
+/// A character of a token as the scan splits text (base64 and paths stay whole).
+fn token_char(b: u8) -> bool {
+  b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'+' | b'/' | b'.')
+}
+
+/// What `token` is by its prefix, if its length and body fit the format.
+fn prefixed(token: &str) -> Option<&'static str> {
+  PREFIXES.iter().find_map(|(prefixes, min, body, what)| {
+    let rest = prefixes.iter().find_map(|p| token.strip_prefix(p))?;
+    let digit = rest.chars().any(|c| c.is_ascii_digit());
+    let cases =
+      rest.chars().any(|c| c.is_ascii_lowercase()) && rest.chars().any(|c| c.is_ascii_uppercase());
+    let fits = match body {
+      Body::Mixed => rest.chars().all(key_char) && (digit || cases),
+      Body::Dotted => {
+        rest.chars().all(|c| key_char(c) || c == '.') && !rest.contains("..") && (digit || cases)
+      }
+      Body::Upper => {
+        let upper = rest
+          .chars()
+          .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+        upper && (digit || token.len() == 20)
+      }
+    };
+    (token.len() >= *min && fits).then_some(*what)
+  })
+}
+
+/// A JSON web token: three base64url parts, the header starting `eyJ` (`{"`).
+fn jwt(token: &str) -> bool {
+  if !token.starts_with("eyJ") {
+    return false;
+  }
+  let mut parts = token.split('.');
+  let header = parts.next().unwrap_or("");
+  let rest: Vec<&str> = parts.collect();
+  header.starts_with("eyJ")
+    && rest.len() == 2
+    && std::iter::once(header)
+      .chain(rest)
+      .all(|p| p.len() >= 8 && p.chars().all(key_char))
+}
+
+/// Shannon entropy of `s`'s ASCII characters, in bits per character.
+fn entropy(s: &str) -> f64 {
+  let mut counts = [0u32; 128];
+  s.bytes()
+    .filter(|b| *b < 128)
+    .for_each(|b| counts[b as usize] += 1);
+  let n = f64::from(counts.iter().sum::<u32>());
+  let p = counts.iter().filter(|c| **c > 0).map(|c| f64::from(*c) / n);
+  p.map(|p| -p * p.log2()).sum()
+}
+
+/// A segment of a path: short, a word (capitalised at most) or a number.
+fn wordish(segment: &str) -> bool {
+  let mut chars = segment.chars();
+  let word =
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic()) && chars.all(|c| c.is_ascii_lowercase());
+  segment.len() <= 3 || word || segment.chars().all(|c| c.is_ascii_digit())
+}
+
+/// A path or URL, not a base64 blob that happens to hold slashes: standard base64 (an AWS
+/// secret key, say) has no `.`, `-`, `_` or `~`, and its slash-separated pieces are not words.
+pub(super) fn path(token: &str) -> bool {
+  token.contains('/')
+    && (token.contains(['.', '-', '_', '~'])
+      || token.split('/').filter(|s| !s.is_empty()).all(wordish))
+}
+
+/// Label words that make a typed string a key rather than an id.
+const SECRET_LABELS: &[&str] = &[
+  "key", "secret", "token", "pat", "api", "sk", "rk", "auth", "pass", "pwd",
+];
+
+/// A long token with all three character classes and high entropy: a random secret. Commit
+/// hashes, UUIDs and digests (hex) are common, legitimate memory; so are ids with a lowercase
+/// type label (`req_01HQ…`, `cus_…`, `chatcmpl-…`): up to 32 characters after the label make
+/// an id (Stripe, Anthropic and OpenAI object ids), more are judged like any token.
+fn high_entropy(token: &str) -> bool {
+  let t = token.trim_matches(|c: char| matches!(c, '.' | '=' | '-' | '_' | '/' | '+'));
+  let label = t
+    .find(['_', '-'])
+    .filter(|at| (2..=10).contains(at) && t[..*at].chars().all(|c| c.is_ascii_lowercase()));
+  let body = label.map_or(t, |at| &t[at + 1..]);
+  let typed_id = label.is_some_and(|at| body.len() <= 32 && !SECRET_LABELS.contains(&&t[..at]));
+  if typed_id {
+    return false;
+  }
+  let hex = body.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+  let classes: [fn(&char) -> bool; 3] = [
+    char::is_ascii_lowercase,
+    char::is_ascii_uppercase,
+    char::is_ascii_digit,
+  ];
+  body.len() >= 24
+    && !(t.contains("..") || path(t) || hex)
+    && classes.iter().all(|class| body.chars().any(|c| class(&c)))
+    && entropy(body) >= 4.2
+}
+
+/// The bytes the first `chars` characters (a multiple of 4) of standard base64 `token` decode
+/// to, if they are base64.
+fn decoded_head(token: &str, chars: usize) -> Option<Vec<u8>> {
+  fn sextet(b: u8) -> Option<u32> {
+    let v = match b {
+      b'A'..=b'Z' => b - b'A',
+      b'a'..=b'z' => b - b'a' + 26,
+      b'0'..=b'9' => b - b'0' + 52,
+      b'+' => 62,
+      b'/' => 63,
+      _ => return None,
+    };
+    Some(u32::from(v))
+  }
+  let head = token.as_bytes().get(..chars)?;
+  let mut bytes = Vec::with_capacity(chars / 4 * 3);
+  for quad in head.chunks(4) {
+    let n = quad
+      .iter()
+      .try_fold(0u32, |n, b| Some(n << 6 | sextet(*b)?))?;
+    bytes.extend(n.to_be_bytes()[1..].iter().copied());
+  }
+  Some(bytes)
+}
+
+/// An ssh public key's body: base64 of a length-prefixed key type (`ssh-ed25519`, `ssh-rsa`,
+/// `ecdsa-sha2-…`, `sk-ssh-…`). Public keys are meant to be shared.
+fn ssh_public(token: &str) -> bool {
+  decoded_head(token, 12).is_some_and(|b| {
+    let kind = &b[4..];
+    b[..3] == [0, 0, 0]
+      && (kind.starts_with(b"ssh-") || kind.starts_with(b"ecdsa") || kind.starts_with(b"sk-"))
+  })
+}
+
+/// Base64 of PEM armour (kubeconfig's `client-key-data`, `certificate-authority-data`): whether
+/// it is a private key, judged by the armour's label.
+fn encoded_armour(token: &str) -> Option<bool> {
+  let head = decoded_head(token, 64)?;
+  let text = String::from_utf8_lossy(&head);
+  let label = text.strip_prefix("-----BEGIN ")?;
+  Some(label.contains("PRIVATE KEY"))
+}
+
+/// A Subresource Integrity hash (`sha512-<base64>`), as in lockfiles and `<script integrity>`.
+fn integrity(token: &str) -> bool {
+  ["sha1-", "sha256-", "sha384-", "sha512-"].iter().any(|p| {
+    token.strip_prefix(p).is_some_and(|b| {
+      b.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
+    })
+  })
+}
+
+/// The payload of a media data URI (`data:image/png;base64,…`): an inlined picture or font.
+fn data_uri(t: &str, start: usize) -> bool {
+  let head = &t.as_bytes()[start.saturating_sub(80)..start];
+  let Some(data) = head.windows(5).rposition(|w| w == b"data:") else {
+    return false;
+  };
+  let uri = &head[data + 5..];
+  uri.ends_with(b";base64,")
+    && !uri.iter().any(u8::is_ascii_whitespace)
+    && [&b"image/"[..], b"font/", b"audio/", b"video/"]
+      .iter()
+      .any(|m| uri.starts_with(m))
+}
+
+/// A digest or password hash by its label: `SHA256:<base64>` (ssh fingerprints),
+/// `SHA-256=<base64>` (HTTP `Digest`), `h1:<base64>` (go.sum), `$2b$12$…` (bcrypt),
+/// `$argon2id$…`.
+fn digest(t: &str, start: usize) -> bool {
+  let head = &t.as_bytes()[start.saturating_sub(48)..start];
+  let from = head
+    .iter()
+    .rposition(u8::is_ascii_whitespace)
+    .map_or(0, |i| i + 1);
+  let word = &head[from..];
+  let ends =
+    |w: &[u8], s: &[u8]| w.len() >= s.len() && w[w.len() - s.len()..].eq_ignore_ascii_case(s);
+  let labelled = matches!(word.last(), Some(b':' | b'='))
+    && [
+      &b"sha1"[..],
+      b"sha-1",
+      b"sha256",
+      b"sha-256",
+      b"sha384",
+      b"sha-384",
+      b"sha512",
+      b"sha-512",
+      b"md5",
+      b"h1",
+    ]
+    .iter()
+    .any(|a| ends(&word[..word.len() - 1], a));
+  let crypt = word.last() == Some(&b'$')
+    && [&b"$2a$"[..], b"$2b$", b"$2y$", b"$argon2"]
+      .iter()
+      .any(|p| word.windows(p.len()).any(|w| w == *p));
+  labelled || crypt
+}
+
+/// A content id of IPFS (CIDv0: `Qm` and 44 base58 characters), a public hash.
+fn cid(token: &str) -> bool {
+  let base58 = |b: u8| b.is_ascii_alphanumeric() && !matches!(b, b'0' | b'O' | b'I' | b'l');
+  token.len() == 46 && token.starts_with("Qm") && token.bytes().all(base58)
+}
+
+/// A Stripe publishable key: meant for the browser.
+fn publishable(token: &str) -> bool {
+  token.starts_with("pk_live_") || token.starts_with("pk_test_")
+}
+
+/// The value of an id-named field (`?sessionId=…`, `x-request-id: …`, `"traceId": "…"`): an
+/// identifier, not a credential.
+fn id_value(t: &str, start: usize) -> bool {
+  let head = &t.as_bytes()[start.saturating_sub(48)..start];
+  let quote = |b: &u8| matches!(b, b'"' | b'\'' | b' ');
+  let head = head
+    .iter()
+    .rposition(|b| !quote(b))
+    .map_or(&head[..0], |i| &head[..=i]);
+  let Some((marker, name)) = head.split_last() else {
+    return false;
+  };
+  let name = name
+    .iter()
+    .rposition(|b| !quote(b))
+    .map_or(&name[..0], |i| &name[..=i]);
+  let from = name
+    .iter()
+    .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')))
+    .map_or(0, |i| i + 1);
+  let name = std::str::from_utf8(&name[from..]).unwrap_or("");
+  let last = words::split(name).last().copied().unwrap_or("");
+  // `id`, `ids`, `uuid`…, and three-letter names ending in `id` (`eid`, `uid`, `pid`).
+  let short_id = last.len() <= 3 && last.to_ascii_lowercase().ends_with("id");
+  matches!(marker, b'=' | b':')
+    && (short_id
+      || ["ids", "uuid", "guid", "ulid", "ksuid"]
+        .iter()
+        .any(|w| last.eq_ignore_ascii_case(w)))
+}
+
+/// A hashed host name of `known_hosts` (`|1|<salt>|<hash>`): public by design.
+fn hashed_host(t: &str, start: usize) -> bool {
+  let head = &t.as_bytes()[start.saturating_sub(40)..start];
+  head.ends_with(b"|1|") || (head.ends_with(b"|") && head.windows(3).any(|w| w == b"|1|"))
+}
+
+/// The first credential-like token of `t`; inside `public` (sorted ranges of public armour)
+/// only the prefixed formats and JSON web tokens count. A random-looking token is judged line
+/// by line where a line split was joined (`joins`): joining serves the formats above, and two
+/// ids on consecutive lines are no key.
+pub(super) fn find(
+  t: &str,
+  public: &[Range<usize>],
+  joins: &[usize],
+) -> Option<(&'static str, Range<usize>)> {
+  let bytes = t.as_bytes();
+  let mut at = 0;
+  let mut public = public.iter().peekable();
+  while at < bytes.len() {
+    let Some(start) = bytes[at..]
+      .iter()
+      .position(|b| token_char(*b))
+      .map(|i| at + i)
+    else {
+      break;
+    };
+    let end = bytes[start..]
+      .iter()
+      .position(|b| !token_char(*b))
+      .map_or(bytes.len(), |i| start + i);
+    at = end;
+    // Every token format is at least 20 characters long: most words skip them all.
+    if end - start < 20 {
+      continue;
+    }
+    let (s, e) = trimmed(t, start, end, |c| matches!(c, '.' | '/'));
+    let token = &t[s..e];
+    if let Some(kind) = prefixed(token).or_else(|| jwt(token).then_some("a JSON web token")) {
+      return Some((kind, s..e));
+    }
+    if token.starts_with("LS0tLS1CRUdJTi") {
+      match encoded_armour(token) {
+        Some(true) => return Some(("a private key", s..e)),
+        Some(false) => continue,
+        None => {}
+      }
+    }
+    // Judged line by line where a line split was joined.
+    let first = joins.partition_point(|j| *j <= s);
+    let mut cuts = joins[first..].iter().copied().take_while(|j| *j < e);
+    let mut from = s;
+    let part = loop {
+      let to = cuts.next().unwrap_or(e);
+      let (ps, pe) = trimmed(t, from, to, |c| {
+        matches!(c, '.' | '=' | '-' | '_' | '/' | '+')
+      });
+      if high_entropy(&t[ps..pe]) {
+        break Some(ps..pe);
+      }
+      if to == e {
+        break None;
+      }
+      from = to;
+    };
+    let Some(part) = part else { continue };
+    // Random-looking but public: checked only for what would otherwise be flagged.
+    while public.next_if(|r| r.end <= start).is_some() {}
+    let armoured = public.peek().is_some_and(|r| r.start <= start);
+    let context = |at| data_uri(t, at) || id_value(t, at) || digest(t, at) || hashed_host(t, at);
+    let public_shape = ssh_public(token) || integrity(token) || cid(token) || publishable(token);
+    if !(armoured || public_shape || context(start) || context(s)) {
+      return Some(("a high-entropy token", part));
+    }
+  }
+  None
+}
+
+/// `start..end` of `t` without the leading and trailing characters `trim` names.
+fn trimmed(
+  t: &str,
+  start: usize,
+  end: usize,
+  trim: impl Fn(char) -> bool + Copy,
+) -> (usize, usize) {
+  let s = &t[start..end];
+  let inner = s.trim_start_matches(trim);
+  let s2 = start + (s.len() - inner.len());
+  let inner = inner.trim_end_matches(trim);
+  (s2, s2 + inner.len())
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn public_random_looking_tokens_are_recognised() {
+    assert!(ssh_public(
+      "AAAAC3NzaC1lZDI1NTE5AAAAIGb9ZQ3xR7mT2kLp8vN4cW6yH1sD5fJ0qA3eU9iO7bX"
+    ));
+    assert!(ssh_public(
+      "AAAAB3NzaC1yc2EAAAADAQABAAABgQC7xK9mP2qR4tV6wY8zA1bC3dE5fG7"
+    ));
+    assert!(ssh_public(
+      "AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBGx7K9mP2q"
+    ));
+    assert!(ssh_public("AAAAGnNrLXNzaC1lZDI1NTE5QG9wZW5zc2guY29tAAAAIA"));
+    assert!(!ssh_public("AAAAkT9fQ2xLmZ8pW4vR7nB3cY6hJ1sD5gA0e"));
+    assert!(!ssh_public("kT9fQ2xLmZ8pW4vR7nB3cY6hJ1sD5gA0e"));
+    assert!(integrity(
+      "sha512-Vx3nFq8kT2LmZp9Rw4Yb7Hc1Jd6Ke0Sg5Ua2Xi8Ot3Nv6Mr9Pl4Q"
+    ));
+    let uri = "src=data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB";
+    assert!(data_uri(uri, uri.find("iVBOR").unwrap_or_default()));
+    let text = "data:text/plain;base64,c2VjcmV0IHRva2VuIGhlcmU";
+    assert!(!data_uri(text, text.find("c2Vj").unwrap_or_default()));
+    for head in [
+      "?sessionId=",
+      "x-request-id: ",
+      "\"traceId\": \"",
+      "request_ID=",
+    ] {
+      assert!(id_value(&format!("{head}Zq8Xw2"), head.len()), "{head}");
+    }
+    assert!(id_value("?eid=Zq8Xw2", 5));
+    let host = "|1|x9Xg1m1jQ1Q2fB/eNZpHWRJJUKw=|j6HeVyOpJN/Mk6eW1GXBXvL3ydc=";
+    let second = host.rfind("|j6").unwrap_or_default() + 1;
+    assert!(hashed_host(host, 3) && hashed_host(host, second));
+    assert!(digest("SHA256:abc", 7) && digest("h1:abc", 3) && digest("$2b$12$abc", 7));
+    assert!(cid("QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG"));
+    for head in ["token=", "api_key: ", "idea: ", "paid="] {
+      assert!(!id_value(&format!("{head}Zq8Xw2"), head.len()), "{head}");
+    }
+  }
+
+  #[test]
+  fn paths_are_told_from_base64_with_slashes() {
+    assert!(path("home/ana/src/dsh-memento/crates/core/src"));
+    assert!(path("src/main/java/com/Example/App"));
+    assert!(!path("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"));
+    assert!(high_entropy("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"));
+    assert!(!high_entropy("req_01HQ3K4Z8X9YV7C2B5N6M8P0QR"));
+    assert!(high_entropy("kT9fQ2xLmZ8pW4vR7nB3cY6hJ1sD5gA0e"));
+  }
+}
