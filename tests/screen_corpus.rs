@@ -1089,8 +1089,7 @@ fn adversarial_inputs_are_screened_in_linear_time() {
 }
 
 /// Typical memory entries (English and CJK, with paths, URLs, ids, commands), as a write screens
-/// them: what the screen costs per 1000. Measured, printed, and bounded only loosely (debug
-/// builds vary); `cargo test --release` gives the figure the README quotes.
+/// them: none is flagged. (What screening them costs is a measurement, not a test: see the README.)
 const TYPICAL: &[&str] = &[
   "Prefers pnpm over npm; run `pnpm test` before pushing",
   "The staging API runs on port 8080 behind nginx; logs go to /var/log/api/access.log",
@@ -1111,18 +1110,9 @@ const TYPICAL: &[&str] = &[
 ];
 
 #[test]
-fn screening_cost_of_1000_typical_entries() {
-  let entries: Vec<String> = (0..1000)
-    .map(|i| format!("{} (note {i})", TYPICAL[i % TYPICAL.len()]))
-    .collect();
-  let mut best = f64::MAX;
-  let mut flagged = 0;
-  for _ in 0..20 {
-    let start = Instant::now();
-    flagged = entries.iter().filter(|e| secret_kind(e).is_some()).count();
-    best = best.min(start.elapsed().as_secs_f64() * 1e3);
+fn typical_entries_pass_the_screen() {
+  for (i, text) in TYPICAL.iter().enumerate() {
+    let numbered = format!("{text} (note {i})");
+    assert_eq!(secret_kind(&numbered), None, "{numbered}");
   }
-  println!("1000 typical entries: {best:.3} ms (best of 20), {flagged} flagged");
-  assert_eq!(flagged, 0);
-  assert!(best < 1000.0, "{best:.1} ms");
 }
