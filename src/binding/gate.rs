@@ -24,32 +24,16 @@ pub(super) fn ask<'e>(env: &'e Env, core: Rc<Core>, plan: Plan, write: Unknown) 
   }
   let payload = to_js(env, plan.payload())?;
   let gate = core.gate.borrow_back(env)?;
+  // What the gate returns is adopted by `Promise.resolve` and awaited with
+  // `Promise.prototype.then` itself, so a thenable whose `then` getter throws, a Proxy or an own
+  // `then`/`catch` property can only reject (a denial), never throw past us or leave a rejection
+  // unhandled. A throw of the gate, or of adopting its answer, is a denial too.
   let returned = gate.call(FnArgs::from((payload.raw(), write.raw())));
-  let returned = match returned {
-    Ok(v) => v,
-    Err(e) => {
-      return finish(
-        env,
-        &core,
-        plan,
-        GateAnswer::Failed(failure(env, &e)),
-        write,
-      )
-    }
-  };
-  // Adopted by `Promise.resolve` and awaited with `Promise.prototype.then` itself, so a
-  // thenable whose `then` getter throws, a Proxy or an own `then`/`catch` property can only
-  // reject (a denial), never throw past us or leave a rejection unhandled.
-  let (adopted, then) = match adopt(env, returned) {
+  let (adopted, then) = match returned.and_then(|answer| adopt(env, answer)) {
     Ok(adopted) => adopted,
     Err(e) => {
-      return finish(
-        env,
-        &core,
-        plan,
-        GateAnswer::Failed(failure(env, &e)),
-        write,
-      )
+      let answer = GateAnswer::Failed(failure(env, &e));
+      return finish(env, &core, plan, answer, write);
     }
   };
   // The write context outlives this call: the gate may take any time to answer.
