@@ -124,7 +124,14 @@ impl Memory {
     let decided = self.decide([&entry]);
     let (text, source) = (entry.text.clone(), Some(entry.source.clone()));
     let after = vec![Shown::new(&entry)];
-    let payload = build("add", text, source, (Vec::new(), after), warnings, decided);
+    let payload = build(
+      "add",
+      Some(text),
+      source,
+      (Vec::new(), after),
+      warnings,
+      decided,
+    );
     Ok(Plan::new(writer, payload, Op::Add(entry)))
   }
 
@@ -153,7 +160,14 @@ impl Memory {
       after.tags.clone_from(tags);
     }
     let change = (vec![Shown::stored(&initial)], vec![after]);
-    let payload = build("replace", shows, Some(source), change, warnings, decided);
+    let payload = build(
+      "replace",
+      Some(shows),
+      Some(source),
+      change,
+      warnings,
+      decided,
+    );
     let to = (i.text, i.tags);
     Ok(Plan::new(writer, payload, Op::Replace { vis, target, to }))
   }
@@ -175,7 +189,7 @@ impl Memory {
     let decided = self.config.policies.decide(track, scope, &writer_source);
     let (text, source) = (entry.text.clone(), Some(entry.source.clone()));
     let change = (vec![Shown::stored(&entry)], Vec::new());
-    let payload = build("remove", text, source, change, Vec::new(), decided);
+    let payload = build("remove", Some(text), source, change, Vec::new(), decided);
     Ok(Plan::new(writer, payload, Op::Remove { vis, target }))
   }
 
@@ -224,7 +238,7 @@ impl Memory {
     let source = Some(new.source.clone());
     let payload = build(
       "consolidate",
-      parts.join("\n"),
+      Some(parts.join("\n")),
       source,
       change,
       warnings,
@@ -262,20 +276,7 @@ impl Memory {
     check_batch(conn, budgets, &entries, self.path())?;
     let decided = self.decide(&entries);
     let after: Vec<Shown> = entries.iter().map(Shown::new).collect();
-    // The protocol's text of a seed is its listing: the reason without its first line.
-    let reason = change::reason("seed", &[], &after, &[]);
-    let listing = reason
-      .split_once('\n')
-      .map_or("", |(_, rest)| rest)
-      .to_string();
-    let payload = build(
-      "seed",
-      listing,
-      None,
-      (Vec::new(), after),
-      warnings,
-      decided,
-    );
+    let payload = build("seed", None, None, (Vec::new(), after), warnings, decided);
     Ok(Plan::new(writer, payload, Op::Seed(entries)))
   }
 
@@ -332,12 +333,12 @@ pub(super) fn entry_strings(e: &Entry) -> impl Iterator<Item = &str> {
   screen::entry_fields(&e.text, Some(&e.source), &e.tags).map(|(_, s)| s)
 }
 
-/// The payload of `action`: the protocol's `text` and `source`, the change (`before` → `after`),
-/// the warnings and the deciding policy; the reason, digest, targets and seed layers follow from
-/// them.
+/// The payload of `action`: the protocol's `text` (`None`: the listing of a seed, which is its
+/// reason without the first line) and `source`, the change (`before` → `after`), the warnings and
+/// the deciding policy; the reason, digest, targets and seed layers follow from them.
 fn build(
   action: &'static str,
-  text: String,
+  text: Option<String>,
   source: Option<String>,
   (before, after): (Vec<Shown>, Vec<Shown>),
   warnings: Vec<String>,
@@ -353,6 +354,11 @@ fn build(
     let (id, version) = (e.id.clone()?, e.version?);
     Some(Version { id, version })
   });
+  let reason = change::reason(action, &before, &after, &warnings);
+  let text = text.unwrap_or_else(|| {
+    let listing = reason.split_once('\n').map_or("", |(_, rest)| rest);
+    listing.to_string()
+  });
   let payload = Payload {
     action,
     track: track.into(),
@@ -366,7 +372,7 @@ fn build(
     } else {
       Vec::new()
     },
-    reason: change::reason(action, &before, &after, &warnings),
+    reason,
     digest: change::digest(action, &before, &after),
     warnings,
     before,
