@@ -74,11 +74,11 @@ impl Shown {
     let place = match (self.scope, self.workspace_key.as_str()) {
       (Scope::UserGlobal, _) => "every workspace".to_string(),
       (Scope::Workspace, "") => "workspace (none)".to_string(),
-      (Scope::Workspace, key) => format!("workspace {}", visible(key)),
+      (Scope::Workspace, key) => format!("workspace {}", label(key)),
     };
     let agent = match self.agent_key.as_str() {
       "" => "every agent".to_string(),
-      key => format!("agent {}", visible(key)),
+      key => format!("agent {}", label(key)),
     };
     let tags = match self.tags.as_slice() {
       [] => "no tags".to_string(),
@@ -90,7 +90,7 @@ impl Shown {
         format!("tags [{}]", quoted.join(", "))
       }
     };
-    let source = visible(&self.source);
+    let source = label(&self.source);
     format!(
       "{} · {place} · {agent} · source {source} · {tags}",
       self.layer()
@@ -108,6 +108,19 @@ impl Shown {
       out.push_str(QUOTE);
       out.push_str(&visible(line));
     }
+  }
+}
+
+/// A source or key as the fields line shows it: as it is, or quoted when it could pass for
+/// another field (a ` · `, a quote, the text's `│`, blank ends).
+fn label(value: &str) -> String {
+  let plain = !value.is_empty()
+    && value.trim() == value
+    && !value.contains(['·', '"', '│'])
+    && !value.chars().any(char::is_whitespace);
+  match plain {
+    true => visible(value).into_owned(),
+    false => visible(&crate::error::json_str(value)).into_owned(),
   }
 }
 
@@ -309,6 +322,17 @@ mod tests {
     );
     assert!(r.contains("\n2. user/user-global · every workspace · agent coder · source memory-tool · no tags\n│ Prefers vim\n3. "), "{r}");
     assert!(r.ends_with("\n\n⚠ w"));
+  }
+
+  /// A key or source that reads like more fields is quoted, so it cannot pass for them.
+  #[test]
+  fn a_field_cannot_pose_as_another() {
+    let mut e = shown("x", &[]);
+    e.workspace_key = "/p · every agent".into();
+    e.agent_key = "reviewer".into();
+    e.source = "cli · no tags".into();
+    let r = reason("add", &[], &[e], &[]);
+    assert!(r.contains("new: user/workspace · workspace \"/p · every agent\" · agent reviewer · source \"cli · no tags\" · no tags\n"), "{r}");
   }
 
   #[test]
