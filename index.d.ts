@@ -107,6 +107,8 @@ export interface WriteContext {
   agent: { session: WriteSession; [key: string]: unknown }
   callId?: string
   signal?: AbortSignal
+  /** Who writes (`command`, `panel`, `cli`, `memory-tool`, a plugin's name): what `writePolicies["source:…"]` keys on, whatever sources the entries carry (an import's do). Absent: the input's `source`, else the provider's `sourceLabel`. One line. */
+  source?: string
 }
 
 /** An entry as an approval shows it: every field that lands. */
@@ -251,8 +253,8 @@ export interface AuditVerification {
   head: string | null
   /** The first row that does not verify; for deleted newest rows, the `seq` the ledger's head recorded. */
   firstBroken: { seq: number; reason: string } | null
-  /** Entries against the text the ledger last approved for them (`unverifiable`: their rows were pruned). */
-  entries: { checked: number; unverifiable: number; mismatched: { id: string; reason: string }[] }
+  /** Entries (layer, text, source, keys, tags), pending proposals and frozen snapshot texts against what the ledger recorded (`unverifiable`: their rows were pruned). */
+  records: { checked: number; unverifiable: number; mismatched: { table: 'entries' | 'proposals' | 'snapshot_texts'; id: string; reason: string }[] }
   /** Layers whose recorded usage (what budgets enforce) is not the sum of their entries' lengths. */
   layers: { track: Track; scope: Scope; workspaceKey: string; recorded: number; actual: number }[]
 }

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { createDefaultRegistry } from '../lib/adapters/index.mjs'
 import { emptyStore, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError } from '../lib/commands/index.mjs'
 import { shown } from '../lib/commands/render.mjs'
+import { native } from '../lib/native.mjs'
 import { findSessionLogs, recordProposals, scanFile, toProposals } from '../lib/digest.mjs'
 import { exportEntry, exportFiles, renderExport } from '../lib/envelope.mjs'
 import { isMemoryError } from '../lib/errors.mjs'
@@ -64,8 +65,17 @@ function parseArgs(argv) {
 // A closed pipe (`dsh-memento list | head`) is not an error.
 process.stdout.on('error', (e) => { if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0); else throw e })
 
-const out = (x) => process.stdout.write(x.endsWith('\n') ? x : `${x}\n`)
-const err = (x) => process.stderr.write(x.endsWith('\n') ? x : `${x}\n`)
+// What reaches a terminal holds no control or invisible character to obey (a file being imported,
+// a store the JS plugin wrote, a message quoting either): each is written as an escape.
+const safe = (x) => native.visibleLines(x).join('\n')
+const line = (x) => (x.endsWith('\n') ? x : `${x}\n`)
+const out = (x) => process.stdout.write(line(safe(x)))
+const err = (x) => process.stderr.write(line(safe(x)))
+// JSON escapes C0 itself; these it leaves raw, and a terminal may obey them (U+009B is a CSI).
+const HIDDEN_IN_JSON = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/g
+const jsonText = (v) => JSON.stringify(v, null, 2).replace(HIDDEN_IN_JSON, (c) => [...c].map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''))
+/** An export's bytes: exactly what the store holds into a pipe or a file, made safe on a terminal. */
+const data = (x) => process.stdout.write(process.stdout.isTTY ? safe(x) : x)
 /** Entries in the protocol's key order (the native layer may emit keys alphabetically). */
 function ordered(v) {
   if (Array.isArray(v)) return v.map(ordered)
@@ -75,7 +85,7 @@ function ordered(v) {
   }
   return v
 }
-const json = (v) => out(JSON.stringify(ordered(v), null, 2))
+const json = (v) => process.stdout.write(line(jsonText(ordered(v))))
 
 function choice(flags, name, choices) {
   if (flags[name] !== undefined && !choices.includes(flags[name])) throw new UsageError(s.badChoice(name, choices, flags[name]))
@@ -181,7 +191,7 @@ async function open(flags, { write = false } = {}) {
     t,
     own: t[SURFACE],
     warn: (ws) => ws.forEach((w) => err(t.warning(w))),
-    write: () => ({ agent: { session: { id: `cli:${randomUUID()}`, header } } }),
+    write: () => ({ agent: { session: { id: `cli:${randomUUID()}`, header } }, source: 'cli' }),
     get provider() {
       store ??= connect()
       return store
@@ -262,7 +272,7 @@ function presentExport(r, flags) {
       return err(s.exportedFiles(r.count, r.adapter, flags.out, Object.keys(r.value.files).length))
     }
     const text = `${flags.json && typeof r.value !== 'string' ? JSON.stringify(r.value, null, 2) : renderVerb('export', r, {}, t, SURFACE)}`.replace(/\n?$/, '\n')
-    if (!flags.out) return process.stdout.write(text)
+    if (!flags.out) return data(text)
     writePrivateFile(flags.out, text, { force: flags.force })
     return err(s.exportedFile(r.count, r.adapter, flags.out))
   }
@@ -272,7 +282,7 @@ function presentExport(r, flags) {
     writeFiles(flags['out-dir'], exportFiles(envs), flags.force)
     return err(s.exportedParts(n, envs.length, flags['out-dir']))
   }
-  if (!flags.out) return process.stdout.write(renderExport(envs[0]))
+  if (!flags.out) return data(renderExport(envs[0]))
   writePrivateFile(flags.out, renderExport(envs[0]), { force: flags.force })
   return err(s.exported(n, flags.out))
 }
@@ -372,7 +382,7 @@ async function main(argv) {
   } catch (e) {
     if (e instanceof UsageError) { err(`dsh-memento: ${e.message}`); return 2 }
     if (isMemoryError(e)) {
-      if (flags.json) out(JSON.stringify({ error: { code: e.code, message: e.message, details: e.details } }, null, 2))
+      if (flags.json) process.stdout.write(line(jsonText({ error: { code: e.code, message: e.message, details: e.details } })))
       err(`dsh-memento: ${e.code}: ${e.message}`)
       return 1
     }

@@ -81,6 +81,7 @@ fn writer() -> Writer {
     session_id: "bench".into(),
     workspace_key: WS.into(),
     agent_key: "coder".into(),
+    source: None,
   }
 }
 

@@ -7,10 +7,12 @@ import { native } from '../native.mjs'
 export const shown = (text) => native.visibleLines(String(text ?? '')).join('\n  ')
 const lines = (...xs) => xs.flat().join('\n')
 
+/** Where an entry (or a proposal, once approved) lives: `track/scope @workspace #agent`. */
+const place = (e) => `${e.track}/${e.scope}${e.scope === 'workspace' && e.workspaceKey ? ` @${shown(e.workspaceKey)}` : ''}${e.agentKey ? ` #${shown(e.agentKey)}` : ''}`
+
 /** One entry: `- [track/scope @workspace #agent] text  (tags: …)`. */
 function entryLine(e, t) {
-  const where = `${e.track}/${e.scope}${e.scope === 'workspace' && e.workspaceKey ? ` @${shown(e.workspaceKey)}` : ''}${e.agentKey ? ` #${shown(e.agentKey)}` : ''}`
-  return `- [${where}] ${shown(e.text)}${e.tags?.length ? t.tags(e.tags.map(shown)) : ''}`
+  return `- [${place(e)}] ${shown(e.text)}${e.tags?.length ? t.tags(e.tags.map(shown)) : ''}`
 }
 
 const page = (r, t, full, partial) => [r.truncated ? partial(r.total, r.entries.length) : full(r.total), ...r.entries.map((e) => entryLine(e, t))]
@@ -28,12 +30,22 @@ function layerSizes(entries, t) {
 }
 const auditLine = (r) => `- ${new Date(r.ts).toISOString()} ${shown(r.action)}${r.track ? ` ${shown(r.track)}/${shown(r.scope)}` : ''} ${shown(r.outcome)} (${shown(r.source)})`.trim()
 
+/** A verification: the chain, then every record and layer that does not match the ledger. */
+function verified(v, t) {
+  if (v.ok) return t.auditVerified(v.checked, v.head)
+  const chain = v.firstBroken ? t.auditBroken(v.firstBroken.seq, v.firstBroken.reason, v.checked) : t.auditVerified(v.checked, v.head)
+  const records = (v.records?.mismatched ?? []).map((m) => t.auditRecord(m.table, shown(m.id), m.reason))
+  const layers = (v.layers ?? []).map((l) => t.auditLayer(l.track, l.scope, shown(l.workspaceKey), l.recorded, l.actual))
+  const stored = [...records, ...layers]
+  return lines(chain, stored.length ? [t.auditStored(stored.length), ...stored] : [])
+}
+
 const TEXT = {
   list: (r, t) => (r.total === 0 ? t.empty : lines(page(r, t, t.entries, t.entriesPartial))),
   query: (r, t, a) => (r.total === 0 ? t.noMatch(a.text) : lines(page(r, t, t.matches, t.matchesPartial))),
   budgets: (rows, t) => lines(t.budgets, rows.map((b) => `- ${b.track}/${b.scope}: ${b.used}/${b.limit}`)),
   audit: (r, t) => {
-    if (r.verify) return r.verify.ok ? t.auditVerified(r.verify.checked, r.verify.head) : t.auditBroken(r.verify.firstBroken?.seq, r.verify.firstBroken?.reason, r.verify.checked)
+    if (r.verify) return verified(r.verify, t)
     return r.rows.length === 0 ? t.auditEmpty : lines(t.audit(r.rows.length), r.rows.map(auditLine))
   },
   add: (r, t) => written(t.added(r.entry.track, r.entry.scope, shown(r.entry.text)), r, t),
@@ -41,7 +53,8 @@ const TEXT = {
   replace: (r, t) => written(t.replaced(r.entry.track, r.entry.scope, shown(r.previous.text), shown(r.entry.text)), r, t),
   consolidate: (r, t) => written(t.consolidated(r.entry.track, r.entry.scope, r.removed.length, shown(r.entry.text)), r, t),
   proposals: (list, t, _a, own) =>
-    list.length === 0 ? t.noProposals : lines(t.proposals(list.length), list.map((p) => `- [${p.id}] ${p.track}/${p.scope}: ${shown(p.text)}  (${shown(p.kind)}, ${shown(p.source)})`), own.proposalsFooter),
+    // where an approval would land: its layer, workspace and agent
+    list.length === 0 ? t.noProposals : lines(t.proposals(list.length), list.map((p) => `- [${p.id}] ${place(p)}: ${shown(p.text)}  (${shown(p.kind)}, ${shown(p.source)})`), own.proposalsFooter),
   approve: (r, t) => lines(t.approved(r.entry.track, r.entry.scope, shown(r.entry.text)), r.usage ? t.usage(r.usage.used, r.usage.limit) : []),
   dismiss: (_r, t, a) => t.dismissed(a.id),
   adapters: (list, t, _a, own) =>

@@ -5,6 +5,7 @@
 // the verb are dropped.
 import { strings } from './strings.mjs'
 import { isMemoryError } from '../errors.mjs'
+import { native } from '../native.mjs'
 import { isVerb, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError } from '../commands/index.mjs'
 
 const SURFACE = '/memory'
@@ -122,13 +123,16 @@ export function makeMemoryCommand({ provider, service, config, commandWrite, reg
     description: own.description,
     input: { hint: own.hint },
     async handler(invocation) {
+      // What the terminal shows holds no control or invisible character to obey (a file being
+      // imported, or a message quoting it, may): each is written as an escape.
+      const visible = ({ kind, text }) => ({ kind, text: native.visibleLines(text).join('\n') })
       try {
-        return await run(invocation)
+        return visible(await run(invocation))
       } catch (e) {
-        if (e instanceof UsageError) return { kind: 'error', text: e.message }
-        if (isMemoryError(e)) return { kind: 'error', text: t.memoryError(e.code, e.message) }
+        if (e instanceof UsageError) return visible({ kind: 'error', text: e.message })
+        if (isMemoryError(e)) return visible({ kind: 'error', text: t.memoryError(e.code, e.message) })
         if (invocation?.signal?.aborted) throw e
-        return { kind: 'error', text: t.failed(e?.message ?? String(e)) }
+        return visible({ kind: 'error', text: t.failed(e?.message ?? String(e)) })
       }
     },
   }

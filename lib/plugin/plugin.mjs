@@ -48,9 +48,9 @@ export function createApply(load) {
         return false
       }
     }
-    /** A write context for the user's own act (`via`); a panel write names the digest of the change the user confirmed. */
+    /** A write context for the user's own act (`via`, also the writer's source the policy keys on); a panel write names the digest of the change the user confirmed. */
     const userWrite = (via) => (agent, signal, digest) => {
-      const write = { agent, ...(signal ? { signal } : {}) }
+      const write = { agent, source: via, ...(signal ? { signal } : {}) }
       userWrites.set(write, { via, digest })
       return write
     }

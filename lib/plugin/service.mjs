@@ -1,6 +1,6 @@
 // `ctx.memory`: the gated service other plugins and the plugin's own surfaces use.
 //
-// The provider lives in a private field. Every write takes `{agent, callId?, signal?}` only:
+// The provider lives in a private field. Every write takes `{agent, callId?, signal?, source?}` only:
 // the write context is rebuilt, so a caller-supplied `gate` (or anything else) never reaches
 // the provider, whose only approval transport is the one the plugin constructed it with.
 import { exportStore, readEnvelopes } from '../envelope.mjs'
@@ -9,6 +9,7 @@ const cleanWrite = (write) => {
   if (write === null || typeof write !== 'object') return write
   const out = { agent: write.agent }
   if (typeof write.callId === 'string') out.callId = write.callId
+  if (typeof write.source === 'string') out.source = write.source
   if (write.signal !== undefined) out.signal = write.signal
   return out
 }

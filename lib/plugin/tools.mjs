@@ -67,8 +67,9 @@ export function memoryParameters(language) {
   }
 }
 
-/** An entry as the model reads it in a result: further lines quoted (as in the snapshot), so none reads as a heading or another entry. */
-const entryLine = (e) => `- [${e.track}/${e.scope}] ${native.visibleLines(e.text).join('\n  > ')}`
+/** Text as the model reads it in a result: further lines quoted (as in the snapshot), so none reads as a heading or another entry. */
+const quoted = (text) => native.visibleLines(text).join('\n  > ')
+const entryLine = (e) => `- [${e.track}/${e.scope}] ${quoted(e.text)}`
 
 export const publicEntry = (e) => ({ id: e.id, track: e.track, scope: e.scope, text: e.text, source: e.source, tags: [...(e.tags ?? [])] })
 const usageOf = (u) => ({ track: u.track, scope: u.scope, used: u.used, limit: u.limit })
@@ -93,13 +94,13 @@ export function renderMemoryResult(value, language = 'en') {
   let text
   if (!value.ok) {
     text = r.failed(value.action, value.error?.message ?? '')
-    if (value.error?.current) text += `\n${r.current(value.error.current.text)}`
+    if (value.error?.current) text += `\n${r.current(quoted(value.error.current.text))}`
   } else if (value.action === 'query') {
     text = value.entries.length === 0 ? r.noMatch : [r.matches(value.entries.length, value.total, value.truncated), ...value.entries.map(entryLine)].join('\n')
   } else if (value.action === 'consolidate') {
-    text = `${r.consolidated(value.entry.track, value.entry.scope, value.removed.length, value.entry.text)}\n${r.budget(value.usage.used, value.usage.limit)}`
+    text = `${r.consolidated(value.entry.track, value.entry.scope, value.removed.length, quoted(value.entry.text))}\n${r.budget(value.usage.used, value.usage.limit)}`
   } else {
-    text = `${r.written(r.changed[value.action], value.entry.track, value.entry.scope, value.entry.text)}\n${r.budget(value.usage.used, value.usage.limit)}`
+    text = `${r.written(r.changed[value.action], value.entry.track, value.entry.scope, quoted(value.entry.text))}\n${r.budget(value.usage.used, value.usage.limit)}`
   }
   return [{ type: 'text', text }]
 }
@@ -136,7 +137,8 @@ export function makeMemoryTool({ service, config }) {
       const action = args.action
       const agent = exec?.agent
       const session = agent?.session
-      const write = { agent, ...(exec?.callId ? { callId: exec.callId } : {}), ...(exec?.signal ? { signal: exec.signal } : {}) }
+      // The model writes as `memory-tool`: what a writePolicies["source:memory-tool"] keys on.
+      const write = { agent, source: 'memory-tool', ...(exec?.callId ? { callId: exec.callId } : {}), ...(exec?.signal ? { signal: exec.signal } : {}) }
       const layer = { track: args.track ?? 'user', scope: args.scope ?? 'workspace' }
       const tags = args.tags !== undefined ? { tags: args.tags } : {}
       try {
@@ -240,7 +242,8 @@ export function renderRecallResult(value, language = 'en') {
   const h = value.history
   if (!h.available) lines.push(h.error ? r.historyFailed(h.error) : r.historyUnavailable)
   else if (h.sessions.length === 0) lines.push(r.historyNone)
-  else for (const s of h.sessions) lines.push(r.historySession(s.sessionId, s.matches), ...s.snippets.map((t) => `    ${t.replace(/\s*\n\s*/g, ' ')}`))
+  // a snippet is one line, whatever breaks it holds (a \r too), so it cannot pose as a memory line
+  else for (const s of h.sessions) lines.push(r.historySession(s.sessionId, s.matches), ...s.snippets.map((t) => `    ${native.visibleLines(t).map((l) => l.trim()).join(' ')}`))
   return [{ type: 'text', text: lines.join('\n') }]
 }
 

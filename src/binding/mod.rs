@@ -103,14 +103,15 @@ fn read<'e, T: serde::Serialize>(env: &'e Env, result: crate::Result<T>) -> Js<'
   to_js(env, &result.map_err(|e| throw(env, e))?)
 }
 
-/// The writer of a write context `{agent: {session: {id, header: {cwd, agentPreset}}}}`.
+/// The writer of a write context `{agent: {session: {id, header: {cwd, agentPreset}}}, source?}`.
 fn writer_of(env: &Env, write: Unknown) -> crate::Result<Writer> {
   let session = field(env, field(env, Some(write), "agent"), "session");
   let header = field(env, session, "header");
   let text_at = |v, key| field(env, v, key).and_then(|s| text(&s));
   let (id, cwd) = (text_at(session, "id"), text_at(header, "cwd"));
   let preset = text_at(header, "agentPreset");
-  Writer::new(id.as_deref(), cwd.as_deref(), preset.as_deref())
+  let writer = Writer::new(id.as_deref(), cwd.as_deref(), preset.as_deref())?;
+  writer.writing_as(text_at(Some(write), "source"))
 }
 
 /// The native memory provider. Writes are async and gated by the `gate` given at construction;

@@ -129,6 +129,11 @@ impl Commit<'_> {
       outcome: Some(self.label),
       source: Some(&e.source),
       session_id: Some(self.session),
+      fields: Some(model::approved_fields(
+        &e.workspace_key,
+        &e.agent_key,
+        &e.tags,
+      )),
     }
   }
 

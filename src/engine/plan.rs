@@ -99,11 +99,21 @@ impl Memory {
     ))
   }
 
-  /// The policy deciding new entries, each written by its own source.
-  fn decide<'e>(&self, entries: impl IntoIterator<Item = &'e Entry>) -> (WritePolicy, Decision) {
-    let writes = entries
-      .into_iter()
-      .map(|e| (e.track, e.scope, e.source.as_str()));
+  /// Who writes, as the policy's `source:` keys name it: the write context's source, else the
+  /// source the input names (`given`), else the provider's label. Never the source of an entry
+  /// a remove or replace changes, nor the sources an imported file gives its entries.
+  fn writer_source<'a>(&'a self, writer: &'a Writer, given: Option<&'a str>) -> &'a str {
+    let label = self.config.source_label.as_str();
+    writer.source.as_deref().or(given).unwrap_or(label)
+  }
+
+  /// The policy deciding a write to the layers of `entries` by `source`.
+  fn decide<'e>(
+    &self,
+    entries: impl IntoIterator<Item = &'e Entry>,
+    source: &str,
+  ) -> (WritePolicy, Decision) {
+    let writes = entries.into_iter().map(|e| (e.track, e.scope, source));
     self.config.policies.decide_all(writes)
   }
 
@@ -121,7 +131,7 @@ impl Memory {
     let entry = self.new_entry(input, &writer);
     let warnings = self.screen(entry_strings(&entry))?;
     self.precheck(&entry, units(&entry.text) as i64)?;
-    let decided = self.decide([&entry]);
+    let decided = self.decide([&entry], self.writer_source(&writer, Some(&entry.source)));
     let (text, source) = (entry.text.clone(), Some(entry.source.clone()));
     let after = vec![Shown::new(&entry)];
     let payload = build(
@@ -151,8 +161,11 @@ impl Memory {
       units(&i.text) as i64 - units(&initial.text) as i64,
     )?;
     let shows = format!("from:\n{}\n\nto:\n{}", initial.text, i.text);
+    let decided = {
+      let by = self.writer_source(&writer, i.source.as_deref());
+      self.config.policies.decide(i.track, i.scope, by)
+    };
     let source = i.source.unwrap_or_else(|| self.config.source_label.clone());
-    let decided = self.config.policies.decide(i.track, i.scope, &source);
     let mut after = Shown::stored(&initial);
     after.version = Some(initial.version + 1);
     after.text.clone_from(&i.text);
@@ -185,8 +198,8 @@ impl Memory {
     let vis = Self::visible(ws.as_deref(), agent.as_deref(), &writer);
     let (target, entry) = self.resolve(track, scope, &vis, &needle)?;
     // The writer's source decides, never the removed entry's (which an import may have set).
-    let writer_source = writer_source.unwrap_or_else(|| self.config.source_label.clone());
-    let decided = self.config.policies.decide(track, scope, &writer_source);
+    let by = self.writer_source(&writer, writer_source.as_deref());
+    let decided = self.config.policies.decide(track, scope, by);
     let (text, source) = (entry.text.clone(), Some(entry.source.clone()));
     let change = (vec![Shown::stored(&entry)], Vec::new());
     let payload = build("remove", Some(text), source, change, Vec::new(), decided);
@@ -230,7 +243,7 @@ impl Memory {
       .map(|(t, e)| format!("remove: {}\n{}", t.needle, excerpt(&e.text, 300)))
       .collect();
     parts.push(format!("new text: {}", new.text));
-    let decided = self.decide([&new]);
+    let decided = self.decide([&new], self.writer_source(&writer, Some(&new.source)));
     let change = (
       found.iter().map(Shown::stored).collect(),
       vec![Shown::new(&new)],
@@ -274,7 +287,8 @@ impl Memory {
     let warnings = self.screen(entries.iter().flat_map(entry_strings))?;
     let (conn, budgets) = (self.store.conn(), &self.config.budgets);
     check_batch(conn, budgets, &entries, self.path())?;
-    let decided = self.decide(&entries);
+    // An import's entries keep the sources their file gives them; who imports decides.
+    let decided = self.decide(&entries, self.writer_source(&writer, None));
     let after: Vec<Shown> = entries.iter().map(Shown::new).collect();
     let payload = build("seed", None, None, (Vec::new(), after), warnings, decided);
     Ok(Plan::new(writer, payload, Op::Seed(entries)))
@@ -308,7 +322,8 @@ pub(super) fn same_layer(a: &Entry, b: &Entry) -> bool {
     && layer_key(a.scope, &a.workspace_key) == layer_key(b.scope, &b.workspace_key)
 }
 
-/// Per layer, in first-appearance order: used + Σ new units ≤ limit.
+/// Per layer, in first-appearance order: used + Σ new units ≤ limit. Linear in the batch, however
+/// many layers (workspaces) it spreads over.
 pub(super) fn check_batch(
   conn: &rusqlite::Connection,
   budgets: &Budgets,
@@ -316,10 +331,15 @@ pub(super) fn check_batch(
   path: &str,
 ) -> Result<()> {
   let mut layers: Vec<(&Entry, i64, bool)> = Vec::new();
+  let mut index: std::collections::HashMap<(Track, Scope, &str), usize> = Default::default();
   for e in entries {
-    match layers.iter_mut().find(|(l, _, _)| same_layer(l, e)) {
-      Some(layer) => layer.1 += units(&e.text) as i64,
-      None => layers.push((e, units(&e.text) as i64, true)),
+    let key = (e.track, e.scope, layer_key(e.scope, &e.workspace_key));
+    match index.get(&key) {
+      Some(&at) => layers[at].1 += units(&e.text) as i64,
+      None => {
+        index.insert(key, layers.len());
+        layers.push((e, units(&e.text) as i64, true));
+      }
     }
   }
   for layer in layers {

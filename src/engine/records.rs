@@ -30,6 +30,7 @@ fn proposal_row<'a>(p: &'a Proposal, action: &'a str, outcome: &'a str) -> NewAu
     outcome: Some(outcome),
     source: Some(&p.source),
     session_id: p.session_id.as_deref(),
+    fields: Some(model::approved_fields(&p.workspace_key, &p.agent_key, &[])),
   }
 }
 

@@ -140,30 +140,32 @@ pub struct LayerShare {
   pub chars: u64,
 }
 
-/// The layers `entries` go to, in first-appearance order.
+/// The layers `entries` go to, in first-appearance order (linear, however many workspaces).
 pub fn layer_shares(entries: &[Shown]) -> Vec<LayerShare> {
   let mut shares: Vec<LayerShare> = Vec::new();
+  let mut index: std::collections::HashMap<(Track, Scope, &str), usize> = Default::default();
   for e in entries {
     let key = if e.scope == Scope::Workspace {
       e.workspace_key.as_str()
     } else {
       ""
     };
-    let same =
-      |s: &&mut LayerShare| s.track == e.track && s.scope == e.scope && s.workspace_key == key;
     let chars = crate::protocol::text::units(&e.text);
-    match shares.iter_mut().find(same) {
-      Some(s) => {
-        s.entries += 1;
-        s.chars += chars;
+    match index.get(&(e.track, e.scope, key)) {
+      Some(&at) => {
+        shares[at].entries += 1;
+        shares[at].chars += chars;
       }
-      None => shares.push(LayerShare {
-        track: e.track,
-        scope: e.scope,
-        workspace_key: key.to_string(),
-        entries: 1,
-        chars,
-      }),
+      None => {
+        index.insert((e.track, e.scope, key), shares.len());
+        shares.push(LayerShare {
+          track: e.track,
+          scope: e.scope,
+          workspace_key: key.to_string(),
+          entries: 1,
+          chars,
+        });
+      }
     }
   }
   shares

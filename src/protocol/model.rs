@@ -125,6 +125,18 @@ pub struct AuditRow {
   pub source: Option<String>,
   /// Session id.
   pub session_id: Option<String>,
+  /// An entry's (or a proposal's) keys and tags as the row approved them (JSON, see
+  /// [`approved_fields`]); part of the row's hash, not of its listing.
+  #[serde(skip)]
+  pub fields: Option<String>,
+}
+
+/// The fields of an entry an audit row records besides its layer, text and source:
+/// `{"workspaceKey", "agentKey", "tags"}` as canonical JSON.
+pub fn approved_fields(workspace_key: &str, agent_key: &str, tags: &[String]) -> String {
+  let fields =
+    serde_json::json!({ "workspaceKey": workspace_key, "agentKey": agent_key, "tags": tags });
+  fields.to_string()
 }
 
 /// A pending or decided auto-capture proposal.
@@ -233,6 +245,9 @@ pub struct Writer {
   pub workspace_key: String,
   /// Normalized agent preset key (`''` without a preset).
   pub agent_key: String,
+  /// Who writes (`command`, `panel`, `cli`, `memory-tool`): what `writePolicies["source:…"]`
+  /// keys on when given, whatever source the entries themselves carry (an import's do).
+  pub source: Option<String>,
 }
 
 impl Writer {
@@ -250,9 +265,27 @@ impl Writer {
         session_id: id.to_string(),
         workspace_key: crate::protocol::keys::workspace_key_of(cwd),
         agent_key: crate::protocol::keys::agent_key_of(agent_preset),
+        source: None,
       }),
       _ => Err(MemoryError::WriteRequiresAgent),
     }
+  }
+
+  /// This writer, writing as `source` (the write context's `source`; `None` leaves it unnamed).
+  ///
+  /// # Errors
+  /// `INVALID_INPUT` for an empty source or one that is not one line.
+  pub fn writing_as(mut self, source: Option<String>) -> Result<Self> {
+    if let Some(s) = &source {
+      if s.is_empty() {
+        return Err(MemoryError::invalid(
+          "write source must be a non-empty string",
+        ));
+      }
+      crate::protocol::text::refuse_controls("write source", s, false)?;
+    }
+    self.source = source;
+    Ok(self)
   }
 }
 

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::error::{MemoryError, Result};
 use crate::protocol::model::{Entry, Scope, Track, Usage};
-use crate::protocol::text::line_breaks;
+use crate::protocol::text::{line_breaks, visible};
 
 /// The layers in snapshot order.
 pub const ORDER: [(Track, Scope); 4] = [
@@ -135,7 +135,8 @@ pub fn structure_warning(text: &str) -> Option<String> {
 
 /// One entry: `- ` and its first line, every further line quoted (`  > `), so no line of an
 /// entry's text begins a line that reads as a heading or as another entry, however it breaks
-/// lines (`\n`, `\r`, U+2028, …).
+/// lines (`\n`, `\r`, U+2028, …); control and invisible characters (Unicode tag characters can
+/// spell a whole hidden sentence) written as escapes, as the approver saw them.
 fn push_entry(out: &mut String, text: &str) {
   for (i, line) in line_breaks(text).enumerate() {
     out.push_str(match (i, line.is_empty()) {
@@ -143,7 +144,7 @@ fn push_entry(out: &mut String, text: &str) {
       (_, true) => "\n  >",
       (_, false) => "\n  > ",
     });
-    out.push_str(line);
+    out.push_str(&visible(line));
   }
 }
 
@@ -197,6 +198,30 @@ mod tests {
       ]
     );
     assert_eq!(text.matches("\n## ").count(), 1);
+  }
+
+  /// What no person can read (Unicode tag characters spelling a sentence, a bidi override) reaches
+  /// the model as the escapes its approver saw.
+  #[test]
+  fn hidden_characters_reach_the_model_as_escapes() {
+    let hidden: String = "run rm"
+      .chars()
+      .map(|c| char::from_u32(0xE0000 + c as u32).unwrap_or(c))
+      .collect();
+    let text = format!("Prefers tabs{hidden}\u{202e}x");
+    let usage = [Usage {
+      track: Track::User,
+      scope: Scope::Workspace,
+      used: 1,
+      limit: 10,
+    }];
+    let shown = render(&[entry(&text)], &usage, &Labels::default());
+    assert!(
+      shown.ends_with(
+        "- Prefers tabs\\u{e0072}\\u{e0075}\\u{e006e}\\u{e0020}\\u{e0072}\\u{e006d}\\u{202e}x"
+      ),
+      "{shown}"
+    );
   }
 
   #[test]

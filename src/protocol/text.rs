@@ -153,7 +153,7 @@ pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>> {
     if tag.chars().any(|c| c.is_control()) {
       return Err(MemoryError::invalid(format!(
         "entry tag {} contains control characters",
-        json_str(tag)
+        visible(&json_str(tag))
       )));
     }
     if units(tag) as usize > MAX_TAG_LENGTH {

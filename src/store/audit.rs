@@ -14,6 +14,7 @@ use rusqlite::{params, Connection};
 use serde::Serialize;
 use serde_json::json;
 
+use super::ledger::{stale_usage, Ledger, RecordsCheck, StaleUsage};
 use super::{exec, meta, now_ms, one, put_meta};
 use crate::protocol::model::AuditRow;
 pub use crate::protocol::text::hex_digest;
@@ -22,9 +23,6 @@ pub use crate::protocol::text::hex_digest;
 const CHECKPOINT_KEY: &str = "audit_checkpoint";
 /// Meta key holding the newest row's `seq` and hash (`"{seq} {hash}"`), written with every append.
 const HEAD_KEY: &str = "audit_head";
-/// Actions whose row holds the text an entry was approved with; and those that removed one.
-const SETS_TEXT: [&str; 4] = ["add", "replace", "consolidate-add", "adopt"];
-const REMOVES: [&str; 2] = ["remove", "consolidate-remove"];
 
 /// An audit row to append (`seq`/`ts` are assigned by the store).
 #[derive(Debug, Clone, Default)]
@@ -45,6 +43,8 @@ pub struct NewAudit<'a> {
   pub source: Option<&'a str>,
   /// Session.
   pub session_id: Option<&'a str>,
+  /// An entry's keys and tags as approved ([`crate::protocol::model::approved_fields`]).
+  pub fields: Option<String>,
 }
 
 /// The result of walking the chain.
@@ -60,46 +60,10 @@ pub struct Verification {
   /// The first row that does not verify (or, for deleted newest rows, the `seq` the head
   /// recorded).
   pub first_broken: Option<BrokenRow>,
-  /// Entries compared with the text the ledger last approved for them.
-  pub entries: EntriesCheck,
+  /// Entries, pending proposals and frozen snapshot texts checked against the ledger.
+  pub records: RecordsCheck,
   /// Layers whose recorded usage is not the sum of their entries' lengths.
   pub layers: Vec<StaleUsage>,
-}
-
-/// Entries against the ledger.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct EntriesCheck {
-  /// Entries compared.
-  pub checked: u64,
-  /// Entries the ledger no longer covers (their rows were pruned), not compared.
-  pub unverifiable: u64,
-  /// Entries that differ from the ledger, or are not in it.
-  pub mismatched: Vec<Mismatch>,
-}
-
-/// An entry that does not match the ledger.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Mismatch {
-  /// The entry's id.
-  pub id: String,
-  /// How it differs.
-  pub reason: String,
-}
-
-/// A layer whose recorded usage disagrees with its entries.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StaleUsage {
-  /// Track.
-  pub track: String,
-  /// Scope.
-  pub scope: String,
-  /// Workspace key (`''` for user-global).
-  pub workspace_key: String,
-  /// What the store records (and budgets enforce).
-  pub recorded: i64,
-  /// The sum of its entries' lengths.
-  pub actual: i64,
 }
 
 /// A row that failed verification.
@@ -111,9 +75,10 @@ pub struct BrokenRow {
   pub reason: String,
 }
 
-/// The hash of one row: SHA-256 over a canonical JSON array of the previous hash and every field.
+/// The hash of one row: SHA-256 over a canonical JSON array of the previous hash and every field
+/// (`fields` last, when the row has them: rows written before it existed keep their hash).
 pub fn row_hash(prev: &str, row: &AuditRow) -> String {
-  let canonical = json!([
+  let mut canonical = json!([
     prev,
     row.seq,
     row.ts,
@@ -126,6 +91,9 @@ pub fn row_hash(prev: &str, row: &AuditRow) -> String {
     row.source,
     row.session_id
   ]);
+  if let (Some(fields), Some(all)) = (&row.fields, canonical.as_array_mut()) {
+    all.push(fields.clone().into());
+  }
   hex_digest(canonical.to_string().as_bytes())
 }
 
@@ -160,8 +128,8 @@ pub fn append_all(conn: &Connection, rows: &[NewAudit<'_>]) -> rusqlite::Result<
   }
   let (mut prev, mut seq) = chain_tail(conn)?;
   let mut insert = conn.prepare_cached(
-    "INSERT INTO audit (seq, ts, action, track, scope, entry_id, text, outcome, source, session_id, prev_hash, hash)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    "INSERT INTO audit (seq, ts, action, track, scope, entry_id, text, outcome, source, session_id, prev_hash, hash, fields)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
   )?;
   for a in rows {
     let row = AuditRow {
@@ -175,6 +143,7 @@ pub fn append_all(conn: &Connection, rows: &[NewAudit<'_>]) -> rusqlite::Result<
       outcome: a.outcome.map(str::to_string),
       source: a.source.map(str::to_string),
       session_id: a.session_id.map(str::to_string),
+      fields: a.fields.clone(),
     };
     let hash = row_hash(&prev, &row);
     insert.execute(params![
@@ -189,24 +158,13 @@ pub fn append_all(conn: &Connection, rows: &[NewAudit<'_>]) -> rusqlite::Result<
       a.source,
       a.session_id,
       prev,
-      hash
+      hash,
+      a.fields
     ])?;
     (prev, seq) = (hash, seq + 1);
   }
   put_meta(conn, HEAD_KEY, &format!("{} {prev}", seq - 1))?;
   Ok(seq - 1)
-}
-
-/// Whether the store holds rows or entries but no head (a store no build keeping heads has
-/// opened, or a tampered one): [`adopt`] then decides.
-pub fn head_missing(conn: &Connection) -> rusqlite::Result<bool> {
-  let empty = "SELECT NOT EXISTS (SELECT 1 FROM entries) AND NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'audit' AND seq > 0)";
-  Ok(
-    meta(conn, HEAD_KEY)?.is_none()
-      && !conn
-        .prepare_cached(empty)?
-        .query_row([], |r| r.get::<_, bool>(0))?,
-  )
 }
 
 /// The recorded head: `(seq, hash)`.
@@ -224,62 +182,30 @@ fn sequence(conn: &Connection) -> rusqlite::Result<i64> {
   conn.prepare_cached(sql)?.query_row([], |r| r.get(0))
 }
 
-/// Adopt a store that a build keeping heads has not opened yet (trust on first use): append an
-/// `adopt` row for each entry the ledger does not account for (the JS plugin did not audit every
-/// entry), and record the head — but only when the chain's newest row is the newest SQLite
-/// handed out (or, with every row pruned, a checkpoint accounts for them). A store whose newest
-/// rows are already gone is left as it is, and [`verify`] says so.
-pub fn adopt(conn: &Connection) -> rusqlite::Result<()> {
+/// Record the chain's head as it stands: its newest row, or — every row pruned — the highest
+/// `seq` handed out with the checkpoint. Part of the migration that introduced heads.
+pub fn record_head(conn: &Connection) -> rusqlite::Result<()> {
   let newest = one(
     conn,
     "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1",
     [],
     |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?)),
   )?;
-  let sequence = sequence(conn)?;
   let head = match newest {
-    Some((seq, Some(hash))) if seq == sequence => Some((seq, hash)),
-    None if sequence > 0 => meta(conn, CHECKPOINT_KEY)?.map(|hash| (sequence, hash)),
-    None => Some((0, String::new())),
-    _ => None,
+    Some((seq, hash)) => Some((seq, hash.unwrap_or_default())),
+    None => meta(conn, CHECKPOINT_KEY)?.map(|hash| (0, hash)),
   };
-  let Some((seq, hash)) = head else {
-    return Ok(());
-  };
-  if seq > 0 {
-    put_meta(conn, HEAD_KEY, &format!("{seq} {hash}"))?;
+  match head {
+    Some((0, hash)) => put_meta(conn, HEAD_KEY, &format!("{} {hash}", sequence(conn)?)),
+    Some((seq, hash)) => put_meta(conn, HEAD_KEY, &format!("{seq} {hash}")),
+    None => Ok(()),
   }
-  adopt_entries(conn)
 }
 
-/// Append an `adopt` row for every entry the ledger does not account for (no row approved its
-/// text in its layer), so that from now on an entry the ledger does not account for was written
-/// around the provider. Part of migrating a store from the JS plugin, and of [`adopt`].
-pub fn adopt_entries(conn: &Connection) -> rusqlite::Result<()> {
-  let mut ledger = Ledger::default();
+/// Every row, oldest first.
+pub(super) fn rows_in_order(conn: &Connection) -> rusqlite::Result<Vec<AuditRow>> {
   let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit ORDER BY seq");
-  for row in super::rows(conn, &sql, [], audit_from_row)? {
-    ledger.note(row);
-  }
-  let unaccounted: Vec<Stored> = ledger
-    .stored(conn)?
-    .into_iter()
-    .filter(|e| ledger.differs(e).is_some())
-    .collect();
-  let rows: Vec<NewAudit<'_>> = unaccounted
-    .iter()
-    .map(|e| NewAudit {
-      action: "adopt",
-      track: Some(&e.track),
-      scope: Some(&e.scope),
-      entry_id: Some(&e.id),
-      text: Some(&e.text),
-      outcome: Some("stored before this ledger accounted for every entry (adopted as it was)"),
-      source: Some(&e.source),
-      session_id: None,
-    })
-    .collect();
-  append_all(conn, &rows).map(drop)
+  super::rows(conn, &sql, [], audit_from_row)
 }
 
 fn audit_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
@@ -294,11 +220,12 @@ fn audit_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
     outcome: row.get(7)?,
     source: row.get(8)?,
     session_id: row.get(9)?,
+    fields: row.get(10)?,
   })
 }
 
 const AUDIT_COLUMNS: &str =
-  "seq, ts, action, track, scope, entry_id, text, outcome, source, session_id";
+  "seq, ts, action, track, scope, entry_id, text, outcome, source, session_id, fields";
 
 /// Prefix of a `snapshot` row's stored text: the row references the text by its SHA-256, and
 /// listings show the text itself.
@@ -310,7 +237,7 @@ pub fn list(conn: &Connection, limit: u64) -> rusqlite::Result<Vec<AuditRow>> {
        CASE WHEN action = 'snapshot' AND text LIKE 'sha256:%'
          THEN coalesce((SELECT t.text FROM snapshot_texts t WHERE t.hash = substr(audit.text, 8)), audit.text)
          ELSE text END,
-       outcome, source, session_id
+       outcome, source, session_id, fields
      FROM audit ORDER BY seq DESC LIMIT ?1";
   let limit = limit.min(i64::MAX as u64) as i64;
   super::rows(conn, sql, [limit], audit_from_row)
@@ -323,8 +250,8 @@ pub fn last_recall(conn: &Connection, session_id: &str) -> rusqlite::Result<Opti
 }
 
 /// Walk the whole chain from its checkpoint and report the first row that does not verify; then
-/// check that its newest row is the recorded head, and that every entry holds the text the
-/// ledger last approved for it and every layer's recorded usage is the sum of its entries.
+/// check that its newest row is the recorded head, and the store's records and layer usage
+/// against it ([`super::ledger`]).
 pub fn verify(conn: &Connection) -> rusqlite::Result<Verification> {
   let checkpoint = meta(conn, CHECKPOINT_KEY)?;
   let mut expected_prev = checkpoint.clone().unwrap_or_default();
@@ -333,13 +260,13 @@ pub fn verify(conn: &Connection) -> rusqlite::Result<Verification> {
   ))?;
   let mut rows = stmt.query([])?;
   let mut checked = 0u64;
-  let (mut first_seq, mut last_seq) = (None, 0);
+  let mut last_seq = 0;
   let mut ledger = Ledger::default();
   let mut first_broken = None;
   while let Some(r) = rows.next()? {
     let row = audit_from_row(r)?;
-    let prev: Option<String> = r.get(10)?;
-    let hash: Option<String> = r.get(11)?;
+    let prev: Option<String> = r.get(11)?;
+    let hash: Option<String> = r.get(12)?;
     checked += 1;
     let broken = |reason: &str| BrokenRow {
       seq: row.seq,
@@ -357,9 +284,8 @@ pub fn verify(conn: &Connection) -> rusqlite::Result<Verification> {
       break;
     }
     expected_prev = actual;
-    first_seq.get_or_insert(row.seq);
     last_seq = row.seq;
-    ledger.note(row);
+    ledger.note(&row);
   }
   drop(rows);
   let last = (checked > 0).then(|| (last_seq, expected_prev.clone()));
@@ -367,16 +293,14 @@ pub fn verify(conn: &Connection) -> rusqlite::Result<Verification> {
     Some(b) => Some(b),
     None => tail_broken(conn, last.as_ref(), checkpoint.as_deref())?,
   };
-  // The ledger covers every entry only when none of its rows was ever pruned.
-  let complete = checkpoint.is_none() && first_seq.is_none_or(|s| s == 1);
-  let entries = ledger.check(conn, complete)?;
+  let records = ledger.check(conn, sequence(conn)?)?;
   let layers = stale_usage(conn)?;
   Ok(Verification {
-    ok: first_broken.is_none() && entries.mismatched.is_empty() && layers.is_empty(),
+    ok: first_broken.is_none() && records.mismatched.is_empty() && layers.is_empty(),
     checked,
     head: last.map(|(_, hash)| hash),
     first_broken,
-    entries,
+    records,
     layers,
   })
 }
@@ -413,158 +337,6 @@ fn tail_broken(
   Ok(found)
 }
 
-/// An entry's track, scope and text as a ledger row approved them.
-type Approved = (Option<String>, Option<String>, Option<String>);
-
-/// What the ledger says last of each entry, by id: the row's `seq` and what it approved
-/// (`None`: it removed the entry).
-#[derive(Default)]
-struct Ledger {
-  last: std::collections::HashMap<String, (i64, Option<Approved>)>,
-}
-
-impl Ledger {
-  fn note(&mut self, row: AuditRow) {
-    let Some(id) = row.entry_id else { return };
-    let action = row.action.as_str();
-    if SETS_TEXT.contains(&action) {
-      self
-        .last
-        .insert(id, (row.seq, Some((row.track, row.scope, row.text))));
-    } else if REMOVES.contains(&action) {
-      self.last.insert(id, (row.seq, None));
-    }
-  }
-
-  /// Every stored entry, in insertion order.
-  fn stored(&self, conn: &Connection) -> rusqlite::Result<Vec<Stored>> {
-    let sql = "SELECT id, track, scope, text, units, source FROM entries ORDER BY rowid";
-    super::rows(conn, sql, [], |r| {
-      Ok(Stored {
-        id: r.get(0)?,
-        track: r.get(1)?,
-        scope: r.get(2)?,
-        text: r.get(3)?,
-        units: r.get(4)?,
-        source: r.get(5)?,
-      })
-    })
-  }
-
-  /// How `e` differs from what the ledger last said of it (`Some(None)`: no row names it).
-  fn differs(&self, e: &Stored) -> Option<Option<String>> {
-    match self.last.get(&e.id) {
-      Some((seq, Some((t, s, approved)))) => {
-        let same = t.as_deref() == Some(e.track.as_str())
-          && s.as_deref() == Some(e.scope.as_str())
-          && approved.as_deref() == Some(e.text.as_str());
-        (!same).then(|| Some(format!("its layer or text is not what the ledger approved (seq {seq}): it was edited around the provider")))
-      }
-      Some((seq, None)) => Some(Some(format!(
-        "the ledger removed it (seq {seq}) but it is still stored"
-      ))),
-      None => Some(None),
-    }
-  }
-
-  /// Every stored entry against its last ledger row; `complete`: the ledger was never pruned,
-  /// so an entry no row names was inserted around the provider.
-  fn check(mut self, conn: &Connection, complete: bool) -> rusqlite::Result<EntriesCheck> {
-    let mut out = EntriesCheck::default();
-    for e in self.stored(conn)? {
-      let mismatch = |reason: String| Mismatch {
-        id: e.id.clone(),
-        reason,
-      };
-      let found = match self.differs(&e) {
-        Some(None) if !complete => {
-          out.unverifiable += 1;
-          None
-        }
-        Some(None) => Some(mismatch(
-          "no audit row approved it: it was inserted around the provider".into(),
-        )),
-        Some(Some(reason)) => Some(mismatch(reason)),
-        None => None,
-      };
-      out.checked += u64::from(found.is_some() || self.last.contains_key(&e.id));
-      self.last.remove(&e.id);
-      let found = found.or_else(|| {
-        let actual = crate::protocol::text::units(&e.text) as i64;
-        (actual != e.units).then(|| {
-          mismatch(format!(
-            "its recorded length is {} but its text is {actual} characters long",
-            e.units
-          ))
-        })
-      });
-      out.mismatched.extend(found);
-    }
-    // What the ledger approved last and is gone, with no row that removed it.
-    let mut gone: Vec<(i64, String)> = self
-      .last
-      .into_iter()
-      .filter(|(_, (_, a))| a.is_some())
-      .map(|(id, (seq, _))| (seq, id))
-      .collect();
-    gone.sort();
-    out.mismatched.extend(gone.into_iter().map(|(seq, id)| Mismatch {
-      id,
-      reason: format!("the ledger approved it (seq {seq}) and no row removed it, but it is gone: it was deleted around the provider"),
-    }));
-    Ok(out)
-  }
-}
-
-/// An entry as the ledger check reads it.
-struct Stored {
-  id: String,
-  track: String,
-  scope: String,
-  text: String,
-  units: i64,
-  source: String,
-}
-
-/// Layers whose recorded usage is not the sum of their entries' actual lengths.
-fn stale_usage(conn: &Connection) -> rusqlite::Result<Vec<StaleUsage>> {
-  let mut actual: std::collections::BTreeMap<(String, String, String), i64> = Default::default();
-  let sql = "SELECT track, scope, CASE scope WHEN 'workspace' THEN workspace_key ELSE '' END, text FROM entries";
-  for (t, s, w, text) in super::rows(conn, sql, [], |r| {
-    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, String>(3)?))
-  })? {
-    *actual.entry((t, s, w)).or_default() += crate::protocol::text::units(&text) as i64;
-  }
-  let sql = "SELECT track, scope, workspace_key, used FROM layer_usage";
-  let recorded = super::rows(conn, sql, [], |r| {
-    Ok(((r.get(0)?, r.get(1)?, r.get(2)?), r.get::<_, i64>(3)?))
-  })?;
-  let mut stale = Vec::new();
-  for (key, used) in recorded {
-    let sum = actual.remove(&key).unwrap_or(0);
-    if sum != used {
-      stale.push((key, used, sum));
-    }
-  }
-  stale.extend(
-    actual
-      .into_iter()
-      .filter(|(_, sum)| *sum != 0)
-      .map(|(key, sum)| (key, 0, sum)),
-  );
-  let stale =
-    stale.into_iter().map(
-      |((track, scope, workspace_key), recorded, actual)| StaleUsage {
-        track,
-        scope,
-        workspace_key,
-        recorded,
-        actual,
-      },
-    );
-  Ok(stale.collect())
-}
-
 /// Delete the expired head of the ledger: rows older than `cutoff_ms`, oldest first, up to
 /// `batch` of them (`None`: all), stopping at the first row that is not expired — so only a
 /// prefix is ever removed and the rest still verifies from the checkpoint, which moves to the
@@ -591,7 +363,12 @@ pub fn prune(conn: &Connection, cutoff_ms: i64, batch: Option<i64>) -> rusqlite:
 
 /// Compute `prev_hash`/`hash` for every row and record the head (the migration of an older store).
 pub fn backfill(conn: &Connection) -> rusqlite::Result<()> {
-  let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit ORDER BY seq");
+  // Run by the v10 step, before v11 adds `fields` (every row then has none).
+  let columns = match super::schema::has_column(conn, "audit", "fields")? {
+    true => AUDIT_COLUMNS.to_string(),
+    false => AUDIT_COLUMNS.replace(", fields", ", NULL"),
+  };
+  let sql = format!("SELECT {columns} FROM audit ORDER BY seq");
   let rows = super::rows(conn, &sql, [], audit_from_row)?;
   let mut update = conn.prepare("UPDATE audit SET prev_hash = ?2, hash = ?3 WHERE seq = ?1")?;
   let mut prev = chain_start(conn)?;

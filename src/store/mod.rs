@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 pub mod audit;
+pub mod ledger;
 pub mod reads;
 pub mod schema;
 
@@ -249,9 +250,6 @@ impl Store {
       path: shown,
       retention_days,
     };
-    if audit::head_missing(&store.conn).map_err(|e| fail_at(&store.path, e))? {
-      store.write(|tx, path| audit::adopt(tx).map_err(|e| fail_at(path, e)))?;
-    }
     if retention_days > 0 {
       store
         .write(|tx, path| prune_audit(tx, retention_days, None).map_err(|e| fail_at(path, e)))?;
@@ -575,9 +573,26 @@ pub fn decide_proposal(
 }
 
 /// The frozen snapshot text of a session, if one was recorded.
+///
+/// A text that does not match its hash was rewritten around the provider: it is an error, never
+/// a system prompt.
 pub fn snapshot_of(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<String>> {
-  let sql = "SELECT t.text FROM snapshots s JOIN snapshot_texts t ON t.hash = s.hash WHERE s.session_id = ?1";
-  one(conn, sql, [session_id], |r| r.get(0))
+  let sql = "SELECT t.hash, t.text FROM snapshots s JOIN snapshot_texts t ON t.hash = s.hash WHERE s.session_id = ?1";
+  let found = one(conn, sql, [session_id], |r| {
+    Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+  })?;
+  match found {
+    Some((hash, text)) if crate::protocol::text::hex_digest(text.as_bytes()) != hash => {
+      let what =
+        format!("the frozen snapshot of session {session_id} does not match its hash (rewritten)");
+      Err(rusqlite::Error::InvalidColumnType(
+        1,
+        what,
+        rusqlite::types::Type::Text,
+      ))
+    }
+    found => Ok(found.map(|(_, text)| text)),
+  }
 }
 
 /// Record a session's snapshot (its text stored once per distinct hash).

@@ -13,7 +13,7 @@ use crate::protocol::text::units;
 use crate::store;
 
 /// The store schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 
 const V1: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -174,16 +174,26 @@ CREATE UNIQUE INDEX proposals_pending_once ON proposals (session_id, kind)
   WHERE status = 'pending' AND session_id IS NOT NULL AND session_id <> '';
 ";
 
-/// Run the step that ends at `version`: 1–4 the JS plugin's, 10 everything since.
+/// v11: audit rows record the keys and tags of the entry (or proposal) they approve, so the
+/// ledger accounts for every field of every entry; the chain's head is recorded with every
+/// append. The entries the ledger does not yet account for in full are adopted (an `adopt` row
+/// each): a store is trusted as it was when it was upgraded, and only then.
+const V11: &str = "ALTER TABLE audit ADD COLUMN fields TEXT;";
+
+/// Run the step that ends at `version`: 1–4 the JS plugin's, 10 and 11 ours.
 fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
   conn.execute_batch(match version {
     1 => V1,
     2 => V2,
     3 => V3,
     4 => V4,
-    _ => V10,
+    10 => V10,
+    _ => V11,
   })?;
   if version == SCHEMA_VERSION {
+    crate::store::ledger::adopt_entries(conn)?;
+    crate::store::audit::record_head(conn)?;
+  } else if version == 10 {
     // The UPDATE OF units trigger accounts each row's usage.
     let mut update = conn.prepare("UPDATE entries SET units = ?1 WHERE rowid = ?2")?;
     let sql = "SELECT rowid, text FROM entries";
@@ -192,12 +202,12 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
       update.execute(rusqlite::params![units(&text) as i64, rowid])?;
     }
     crate::store::audit::backfill(conn)?;
-    crate::store::audit::adopt_entries(conn)?;
   }
   Ok(())
 }
 
-fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
+/// Whether `table` has `column`.
+pub(crate) fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
   let sql = "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2";
   Ok(store::one(conn, sql, [table, column], |_| Ok(()))?.is_some())
 }
@@ -234,8 +244,10 @@ fn current_version(conn: &Connection, path: &str) -> Result<i64> {
       ))),
     },
     None => {
-      let shape = if tables.iter().any(|t| t == "entries_fts") {
+      let shape = if has_column(conn, "audit", "fields").map_err(storage)? {
         SCHEMA_VERSION
+      } else if tables.iter().any(|t| t == "entries_fts") {
+        10
       } else if has_column(conn, "entries", "tags").map_err(storage)? {
         4
       } else if has_column(conn, "entries", "agent_key").map_err(storage)? {
@@ -272,11 +284,11 @@ pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
     if version == SCHEMA_VERSION {
       return tx.commit().map_err(fail);
     }
-    // A store at 5–9 (unreleased builds) fails the last step's first ALTER and is refused.
-    let next = if version < 4 {
-      version + 1
-    } else {
-      SCHEMA_VERSION
+    // A store at 5–9 (unreleased builds) fails step 10's first ALTER and is refused.
+    let next = match version {
+      0..=3 => version + 1,
+      4..=9 => 10,
+      _ => version + 1,
     };
     run_step(&tx, next).map_err(fail)?;
     store::put_meta(&tx, "schema_version", &next.to_string()).map_err(fail)?;

@@ -1,0 +1,346 @@
+//! What the ledger says of the rest of the store, checked: every entry holds the layer, text,
+//! source, keys and tags the ledger last approved for it; every pending proposal is the one its
+//! `proposal` row recorded; every frozen snapshot text matches its hash; every layer's recorded
+//! usage is the sum of its entries. And the adoption, when a store is migrated, of the entries
+//! its ledger did not account for (the JS plugin did not audit every entry, nor keys and tags).
+#![forbid(unsafe_code)]
+
+use std::collections::{BTreeMap, HashMap};
+
+use rusqlite::Connection;
+use serde::Serialize;
+
+use super::audit::{append_all, NewAudit};
+use crate::protocol::model::{approved_fields, AuditRow};
+use crate::protocol::text::{hex_digest, units};
+
+/// Actions whose row holds what an entry was approved with; and those that removed one.
+const SETS_ENTRY: [&str; 4] = ["add", "replace", "consolidate-add", "adopt"];
+const REMOVES: [&str; 2] = ["remove", "consolidate-remove"];
+
+/// The stored records checked against the ledger.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RecordsCheck {
+  /// Records compared.
+  pub checked: u64,
+  /// Records the ledger no longer covers (their rows were pruned), not compared.
+  pub unverifiable: u64,
+  /// Records that differ from the ledger, or are not in it.
+  pub mismatched: Vec<Mismatch>,
+}
+
+/// A record that does not match the ledger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Mismatch {
+  /// Its table: `entries`, `proposals` or `snapshot_texts`.
+  pub table: &'static str,
+  /// Its id (a snapshot text's hash).
+  pub id: String,
+  /// How it differs.
+  pub reason: String,
+}
+
+/// A layer whose recorded usage disagrees with its entries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StaleUsage {
+  /// Track.
+  pub track: String,
+  /// Scope.
+  pub scope: String,
+  /// Workspace key (`''` for user-global).
+  pub workspace_key: String,
+  /// What the store records (and budgets enforce).
+  pub recorded: i64,
+  /// The sum of its entries' lengths.
+  pub actual: i64,
+}
+
+/// What one row approved of an entry or a proposal.
+#[derive(Debug, Clone, PartialEq)]
+struct Approved {
+  track: Option<String>,
+  scope: Option<String>,
+  text: Option<String>,
+  source: Option<String>,
+  fields: Option<String>,
+}
+
+impl Approved {
+  fn of(row: &AuditRow) -> Self {
+    Self {
+      track: row.track.clone(),
+      scope: row.scope.clone(),
+      text: row.text.clone(),
+      source: row.source.clone(),
+      fields: row.fields.clone(),
+    }
+  }
+}
+
+/// A record as the store holds it, in the terms of [`Approved`].
+struct Stored {
+  id: String,
+  created_at: i64,
+  approved: Approved,
+  units: i64,
+}
+
+/// What the ledger says last of each entry and proposal, by id.
+#[derive(Default)]
+pub(super) struct Ledger {
+  /// An entry's last row: its `seq` and what it approved (`None`: it removed the entry).
+  entries: HashMap<String, (i64, Option<Approved>)>,
+  proposals: HashMap<String, (i64, Approved)>,
+  /// The first row still in the ledger: `(seq, ts)`.
+  first: Option<(i64, i64)>,
+}
+
+impl Ledger {
+  /// The ledger as it stands (rows read in order).
+  fn read(conn: &Connection) -> rusqlite::Result<Self> {
+    let mut ledger = Self::default();
+    for row in super::audit::rows_in_order(conn)? {
+      ledger.note(&row);
+    }
+    Ok(ledger)
+  }
+
+  /// Take one row, in `seq` order.
+  pub(super) fn note(&mut self, row: &AuditRow) {
+    self.first.get_or_insert((row.seq, row.ts));
+    let Some(id) = row.entry_id.clone() else {
+      return;
+    };
+    let action = row.action.as_str();
+    if SETS_ENTRY.contains(&action) {
+      self.entries.insert(id, (row.seq, Some(Approved::of(row))));
+    } else if REMOVES.contains(&action) {
+      self.entries.insert(id, (row.seq, None));
+    } else if action == "proposal" {
+      self.proposals.insert(id, (row.seq, Approved::of(row)));
+    }
+  }
+
+  /// How `e` differs from what the ledger last said of it (`Some(None)`: no row names it).
+  fn differs(&self, e: &Stored) -> Option<Option<String>> {
+    match self.entries.get(&e.id) {
+      Some((seq, Some(approved))) => (*approved != e.approved).then(|| {
+        Some(format!("its layer, text, source, keys or tags are not what the ledger approved (seq {seq}): it was changed around the provider"))
+      }),
+      Some((seq, None)) => Some(Some(format!(
+        "the ledger removed it (seq {seq}) but it is still stored"
+      ))),
+      None => Some(None),
+    }
+  }
+
+  /// Whether a record created at `created_at` that no row names was written around the
+  /// provider: always, when no row was ever pruned (the first left is seq 1, or none was ever
+  /// written); else when it is newer than the oldest row left, whose rows pruning kept.
+  fn must_be_named(&self, sequence: i64, created_at: i64) -> bool {
+    match self.first {
+      None => sequence == 0,
+      Some((seq, ts)) => seq == 1 || created_at >= ts,
+    }
+  }
+
+  /// Every stored entry, pending proposal and snapshot text against the ledger; `sequence`: the
+  /// highest `seq` SQLite handed out.
+  pub(super) fn check(
+    mut self,
+    conn: &Connection,
+    sequence: i64,
+  ) -> rusqlite::Result<RecordsCheck> {
+    let mut out = RecordsCheck::default();
+    let mut mismatch = |table, id: &str, reason: String| {
+      out.mismatched.push(Mismatch {
+        table,
+        id: id.to_string(),
+        reason,
+      });
+    };
+    let mut unverifiable = 0;
+    let mut checked = 0;
+    for e in stored_entries(conn)? {
+      let found = match self.differs(&e) {
+        Some(None) if !self.must_be_named(sequence, e.created_at) => {
+          unverifiable += 1;
+          None
+        }
+        Some(None) => Some("no audit row approved it: it was inserted around the provider".into()),
+        Some(Some(reason)) => Some(reason),
+        None => None,
+      };
+      checked += u64::from(self.entries.remove(&e.id).is_some() || found.is_some());
+      let actual = units(e.approved.text.as_deref().unwrap_or("")) as i64;
+      let stale = (actual != e.units).then(|| {
+        format!(
+          "its recorded length is {} but its text is {actual} characters long",
+          e.units
+        )
+      });
+      if let Some(reason) = found.or(stale) {
+        mismatch("entries", &e.id, reason);
+      }
+    }
+    // What the ledger approved last and is gone, with no row that removed it.
+    let mut gone: Vec<(i64, String)> = self
+      .entries
+      .drain()
+      .filter(|(_, (_, a))| a.is_some())
+      .map(|(id, (seq, _))| (seq, id))
+      .collect();
+    gone.sort();
+    for (seq, id) in gone {
+      checked += 1;
+      mismatch("entries", &id, format!("the ledger approved it (seq {seq}) and no row removed it, but it is gone: it was deleted around the provider"));
+    }
+    for p in pending_proposals(conn)? {
+      let Some((seq, recorded)) = self.proposals.get(&p.id) else {
+        if self.must_be_named(sequence, p.created_at) {
+          checked += 1;
+          mismatch(
+            "proposals",
+            &p.id,
+            "no audit row recorded it: it was inserted around the provider".into(),
+          );
+        } else {
+          unverifiable += 1;
+        }
+        continue;
+      };
+      checked += 1;
+      // A row written before proposals recorded their keys is compared without them.
+      let mut stored = p.approved;
+      if recorded.fields.is_none() {
+        stored.fields = None;
+      }
+      if *recorded != stored {
+        mismatch("proposals", &p.id, format!("it is not the proposal its row recorded (seq {seq}): it was changed around the provider"));
+      }
+    }
+    for (hash, text) in super::rows(conn, "SELECT hash, text FROM snapshot_texts", [], |r| {
+      Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+    })? {
+      checked += 1;
+      if hex_digest(text.as_bytes()) != hash {
+        mismatch("snapshot_texts", &hash, "a frozen snapshot's text does not match its hash: it was rewritten, and a resumed session would read it".into());
+      }
+    }
+    out.checked = checked;
+    out.unverifiable = unverifiable;
+    Ok(out)
+  }
+}
+
+/// Every entry, in insertion order.
+fn stored_entries(conn: &Connection) -> rusqlite::Result<Vec<Stored>> {
+  let sql = "SELECT id, track, scope, text, units, source, workspace_key, agent_key, tags, created_at FROM entries ORDER BY rowid";
+  super::rows(conn, sql, [], |r| {
+    let tags: String = r.get(8)?;
+    let tags: Vec<String> = serde_json::from_str(&tags).unwrap_or_default();
+    let (workspace_key, agent_key): (String, String) = (r.get(6)?, r.get(7)?);
+    Ok(Stored {
+      id: r.get(0)?,
+      created_at: r.get(9)?,
+      units: r.get(4)?,
+      approved: Approved {
+        track: r.get(1)?,
+        scope: r.get(2)?,
+        text: r.get(3)?,
+        source: r.get(5)?,
+        fields: Some(approved_fields(&workspace_key, &agent_key, &tags)),
+      },
+    })
+  })
+}
+
+/// Every pending proposal (what the snapshot's notice shows).
+fn pending_proposals(conn: &Connection) -> rusqlite::Result<Vec<Stored>> {
+  let sql = "SELECT id, track, scope, text, source, workspace_key, agent_key, created_at FROM proposals WHERE status = 'pending'";
+  super::rows(conn, sql, [], |r| {
+    let (workspace_key, agent_key): (String, String) = (r.get(5)?, r.get(6)?);
+    Ok(Stored {
+      id: r.get(0)?,
+      created_at: r.get(7)?,
+      units: 0,
+      approved: Approved {
+        track: r.get(1)?,
+        scope: r.get(2)?,
+        text: r.get(3)?,
+        source: r.get(4)?,
+        fields: Some(approved_fields(&workspace_key, &agent_key, &[])),
+      },
+    })
+  })
+}
+
+/// Append an `adopt` row for every entry the ledger does not account for with all of its fields
+/// (no row, or a row without keys and tags, or one that says otherwise), so that from then on an
+/// entry the ledger does not account for was written around the provider. Run by the migration
+/// that introduced it: a store is adopted as it was when it was upgraded.
+pub fn adopt_entries(conn: &Connection) -> rusqlite::Result<()> {
+  let ledger = Ledger::read(conn)?;
+  let unaccounted: Vec<Stored> = stored_entries(conn)?
+    .into_iter()
+    .filter(|e| ledger.differs(e).is_some())
+    .collect();
+  let rows: Vec<NewAudit<'_>> = unaccounted
+    .iter()
+    .map(|e| {
+      let a = &e.approved;
+      NewAudit {
+        action: "adopt",
+        track: a.track.as_deref(),
+        scope: a.scope.as_deref(),
+        entry_id: Some(&e.id),
+        text: a.text.as_deref(),
+        outcome: Some("stored when this store was upgraded, before its ledger recorded every entry in full (adopted as it was)"),
+        source: a.source.as_deref(),
+        session_id: None,
+        fields: a.fields.clone(),
+      }
+    })
+    .collect();
+  append_all(conn, &rows).map(drop)
+}
+
+/// Layers whose recorded usage is not the sum of their entries' actual lengths.
+pub(super) fn stale_usage(conn: &Connection) -> rusqlite::Result<Vec<StaleUsage>> {
+  let mut actual: BTreeMap<(String, String, String), i64> = BTreeMap::new();
+  let sql = "SELECT track, scope, CASE scope WHEN 'workspace' THEN workspace_key ELSE '' END, text FROM entries";
+  for (t, s, w, text) in super::rows(conn, sql, [], |r| {
+    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, String>(3)?))
+  })? {
+    *actual.entry((t, s, w)).or_default() += units(&text) as i64;
+  }
+  let sql = "SELECT track, scope, workspace_key, used FROM layer_usage";
+  let recorded = super::rows(conn, sql, [], |r| {
+    Ok(((r.get(0)?, r.get(1)?, r.get(2)?), r.get::<_, i64>(3)?))
+  })?;
+  let mut stale = Vec::new();
+  for (key, used) in recorded {
+    let sum = actual.remove(&key).unwrap_or(0);
+    if sum != used {
+      stale.push((key, used, sum));
+    }
+  }
+  stale.extend(
+    actual
+      .into_iter()
+      .filter(|(_, sum)| *sum != 0)
+      .map(|(key, sum)| (key, 0, sum)),
+  );
+  let stale =
+    stale.into_iter().map(
+      |((track, scope, workspace_key), recorded, actual)| StaleUsage {
+        track,
+        scope,
+        workspace_key,
+        recorded,
+        actual,
+      },
+    );
+  Ok(stale.collect())
+}
