@@ -561,7 +561,7 @@ describe('plugin over the native provider', { skip }, () => {
       ['add', 'allowed-once (via approval, writePolicy ask)'],
       ['add-denied', 'unavailable (via approval, writePolicy ask)'],
     ])
-    assert.equal(ctx.approval.requests[0].reason, '[dsh-memento] add user/workspace\nnew: user/workspace · workspace /ws/a · every agent · source memory-tool · no tags\n│ user hates rain')
+    assert.equal(ctx.approval.requests[0].reason, `[dsh-memento] add user/workspace\nnew: user/workspace · workspace ${workspaceKeyOf('/ws/a')} · every agent · source memory-tool · no tags\n│ user hates rain`)
     assert.deepEqual(memory.listEntries().map((e) => e.text), ['user likes tea'])
   })
   test('the memory tool shows the model the current text of a target rewritten while its approval waited', async () => {
