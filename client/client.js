@@ -376,15 +376,15 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
     const block = (label, text, gone) => `<div class="mm-label">${esc(label)}</div><pre class="mm-full${gone ? ' mm-gone' : ''}">${esc(text)}</pre>`
     /** Every field an entry of a change lands with: layer, workspace, agent, source, tags. */
     const fields = (e) => `${where(e)}${e.agentKey ? '' : ' · ' + L.shared} · ${fill(L.sourceIs, { source: e.source })} · ${e.tags.length ? fill(L.tagsAre, { tags: e.tags.join(', ') }) : L.noTags}`
-    const entryBlock = (label, e, gone) => `<div class="mm-meta">${esc(fields(e))}</div>${block(label, e.text, gone)}`
+    const entryBlock = (label, e, gone) => `<div class="mm-label">${esc(label)}</div><div class="mm-meta">${esc(fields(e))}</div><pre class="mm-full${gone ? ' mm-gone' : ''}">${esc(e.text)}</pre>`
     /** The change the server planned (the payload its gate will see), entry by entry. */
     function changeHtml(op, p, editable) {
       const b = p.before
       const a = p.after
       let html = b.map((e) => entryBlock(op === 'replace' ? L.from : L.removedText, e, op !== 'replace')).join('')
-      if (editable) html += `<div class="mm-meta">${esc(fields(a[0]))}</div><div class="mm-label">${esc(L.newText)}</div><textarea class="mm-input" data-field="merged" aria-label="${esc(L.newText)}">${esc(a[0].text)}</textarea>`
+      if (editable) html += `<div class="mm-label">${esc(L.newText)}</div><div class="mm-meta">${esc(fields(a[0]))}</div><textarea class="mm-input" data-field="merged" aria-label="${esc(L.newText)}">${esc(a[0].text)}</textarea>`
       else html += a.map((e) => entryBlock(op === 'replace' ? L.to : L.newText, e)).join('')
-      if (op === 'replace' && b[0].tags.join('\u0000') !== a[0].tags.join('\u0000')) html += block(L.tags, `${b[0].tags.join(', ')} → ${a[0].tags.join(', ')}`)
+      if (op === 'replace' && b[0].tags.join('\u0000') !== a[0].tags.join('\u0000')) html += block(L.tagsChange, `${b[0].tags.join(', ') || L.noTags} → ${a[0].tags.join(', ') || L.noTags}`)
       return html + p.warnings.map((w) => `<div class="mm-warning">${esc(w)}</div>`).join('')
     }
 

@@ -304,6 +304,7 @@ step('panel edit: a replace confirmed in the panel lands, with its (via panel) a
   // Every field the entry lands with, as the server planned it: layer, workspace, agent, source, tags.
   const meta = await dialog.locator('.mm-meta').allTextContents()
   assert.match(meta[1], /· source [^·]+ · tags: style, indent$/, meta[1])
+  assert.equal(full[2], 'style → style, indent', 'the tag change, spelled out')
   assert.match(await dialog.locator('.mm-consent').textContent(), /via panel/)
   await shot('panel-confirm-replace.png', 'the confirmation before a replace: layer, the full old text, the full new text, the consent note')
   await dialog.getByRole('button', { name: 'Confirm' }).click()
@@ -320,6 +321,7 @@ step('panel remove, consolidate, add and proposals: each confirmed, each audited
   await search('remove-me-token')
   await page.getByRole('button', { name: 'Remove', exact: true }).click()
   const dialog = page.getByRole('alertdialog')
+  await dialog.waitFor() // the change as the server planned it: one round trip away
   assert.deepEqual(await dialog.locator('.mm-full').allTextContents(), ['remove-me-token: an outdated fact'], 'the full text removed')
   await dialog.getByRole('button', { name: 'Confirm' }).click()
   await waitFor(async () => (await page.locator('.mm-note').first().textContent()) === 'No entry matches.', 'the entry gone')
@@ -330,6 +332,7 @@ step('panel remove, consolidate, add and proposals: each confirmed, each audited
   await boxes.nth(0).check()
   await boxes.nth(1).check()
   await page.getByRole('button', { name: 'Consolidate…' }).click()
+  await dialog.waitFor()
   assert.deepEqual((await dialog.locator('.mm-full').allTextContents()).sort(), ['merge-a-token: run cargo fmt', 'merge-b-token: run cargo clippy'])
   await dialog.locator('textarea').fill('merge-token: run cargo fmt, then cargo clippy')
   // An edited text is a new change: it is reviewed (planned by the server) before it is confirmed.
