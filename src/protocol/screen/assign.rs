@@ -641,9 +641,16 @@ fn linked_name(t: &str, end: usize) -> Option<(usize, Strength)> {
     w.chars()
       .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_'))
   };
+  // Links are short: a longer word is none. An ASCII word is compared without case folding, any
+  // other only with the links of its script and length (their capitals are as long).
   let link = |w: &str| {
     let lower = || w.chars().flat_map(char::to_lowercase);
-    LINKS.iter().any(|l| lower().eq(l.chars()))
+    let ascii = w.is_ascii();
+    w.len() <= 6
+      && LINKS.iter().any(|l| match ascii {
+        true => w.eq_ignore_ascii_case(l),
+        false => l.len() == w.len() && !l.is_ascii() && lower().eq(l.chars()),
+      })
   };
   // Back from the marker over plain words: at least one, then the link, then the name.
   let mut words = head.split_whitespace().rev().take(7).enumerate();
