@@ -211,6 +211,7 @@ const FOREIGN_PROSE: &[&str] = &[
   "padrao",
   "caracteres",
   "solicitar",
+  "pendiente",
   "consultar",
   "generada",
   "gerada",
@@ -623,7 +624,7 @@ fn named(t: &str, start: usize, name: &str) -> Option<Strength> {
 /// the languages of [`FOREIGN_NAMES`] (`Passwort für`, `contraseña del`, `senha do`, `пароль для`).
 const LINKS: &[&str] = &[
   "for", "of", "on", "at", "to", "für", "de", "del", "du", "des", "do", "da", "van", "voor", "för",
-  "til", "dla", "pro", "для", "от",
+  "til", "dla", "для", "от",
 ];
 
 /// `password for the staging db is …`: a strong name a few plain words before the marker,
@@ -921,7 +922,12 @@ pub(super) fn find(t: &str) -> Option<(&'static str, Range<usize>)> {
     if !quoted && cut_word(t, range.clone()) {
       return None;
     }
-    let range = passphrase(t, range, s, quoted);
+    // After a copula, lowercase words are prose (`the password is quite long`, `la contraseña
+    // es muy larga`): only a label's value grows into a passphrase.
+    let range = match copular {
+      true => range,
+      false => passphrase(t, range, s, quoted),
+    };
     // In a `;`-separated connection string, `Pwd=` is a password.
     let in_connection = before == Some(';') || t[range.end..].starts_with(';');
     let words = words::split(&t[start..at]);
@@ -963,9 +969,9 @@ fn next_line(t: &str, at: usize, s: Strength) -> Option<(Range<usize>, bool)> {
   (s != Weak && single).then(|| (start..start + word.len(), false))
 }
 
-/// A strong name's unquoted passphrase written with spaces (`passphrase: maple river orbit`):
-/// the value grows from its first word to the line's end when the line holds nothing but a few
-/// lowercase words, so a redacted line hides all of it.
+/// A strong name's unquoted passphrase written with spaces after a label (`passphrase: maple
+/// river orbit`): the value grows from its first word to the line's end when the line holds
+/// nothing but a few lowercase words, so a redacted line hides all of it.
 fn passphrase(t: &str, value: Range<usize>, s: Strength, quoted: bool) -> Range<usize> {
   let lower = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase());
   let rest = &t[value.end..];
@@ -1092,6 +1098,10 @@ mod tests {
       "şifre: gerekli",
       "비밀번호: 필수",
       "resenha: excelente",
+      "the password is quite long",
+      "la contraseña es muy larga",
+      "das Passwort ist sehr lang",
+      "a senha é muito forte",
     ] {
       assert_eq!(value(text), None, "{text}");
     }
