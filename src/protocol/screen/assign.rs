@@ -613,7 +613,7 @@ fn name_before(t: &str, end: usize) -> Option<(usize, Strength)> {
 /// the `passe` of French `mot de passe`.
 fn named(t: &str, start: usize, name: &str) -> Option<Strength> {
   let french = || {
-    let before = t[..start].as_bytes();
+    let before = &t.as_bytes()[..start];
     let head = &before[before.len().saturating_sub(7)..];
     name.eq_ignore_ascii_case("passe") && head.eq_ignore_ascii_case(b"mot de ")
   };
