@@ -11,34 +11,42 @@
 //! original text. The rules run in this order; the first that finds something names it:
 //!
 //! 1. **Private-key armour** (`-----BEGIN … PRIVATE KEY-----` with a body).
-//! 2. **A URL's password** (`scheme://user:password@host`).
+//! 2. **A URL's password** (`scheme://user:password@host`), also without a scheme
+//!    (`app:S3cretPa55@db.internal:5432`, `root:Tr0ub4dor@10.0.3.7`).
 //! 3. **Webhook URLs**: Slack (`hooks.slack.com/services|workflows|triggers/…`) and Discord
 //!    (`discord.com/api/webhooks/<id>/<token>`, also `discordapp.com`, `ptb.`, `canary.`).
 //! 4. **Named values** (`screen/assign.rs`): `name = value`, `name: value`, `name is value`,
 //!    `Password:` with the value alone on the next line, `密码 value`. Strong names
-//!    (`password`, `passphrase`, `client_secret`, `PW`, `密码`, `パスワード`) hold a secret
-//!    whatever the value looks like, lowercase passphrases included; weak names (`secret`,
-//!    `token`, `pwd`, `api_key`) only a random-looking value, not a name, path or word. An AWS
+//!    (`password`, `passphrase`, `client_secret`, `PW`, `SSHPASS`, `密码`, `パスワード`, and
+//!    the word in other languages: `Passwort`, `Kennwort`, `wachtwoord`, `lösenord`,
+//!    `salasana`, `contraseña`, `senha`, `mot de passe`, `пароль`, `hasło`, `heslo`, `şifre`,
+//!    `비밀번호`, …) hold a secret whatever the value looks like, lowercase passphrases
+//!    included; weak names (`secret`, `token`, `pwd`, `api_key`) only a random-looking value,
+//!    not a name, path or word. An AWS
 //!    secret access key (`aws_secret_access_key`, `SecretAccessKey` with a 40-character value)
 //!    and a connection string's `AccountKey=` / `SharedAccessKey=` / `Password=` / `Pwd=` (the
 //!    value stops at `;`) are named as such.
 //! 5. **Named values without a marker** (`screen/formats.rs`): `--password value`,
-//!    `-u user:password`, `mysql -p<password>`, `.netrc` and `.pgpass` lines,
-//!    `<password>…</password>`.
+//!    `-u user:password`, the short password flags of tools (`mysql -p<password>`, `sshpass -p
+//!    <password>`, `redis-cli -a`, `sqlcmd -P`, `ldapsearch -w`, `zip -P`, `keytool -storepass`,
+//!    …), `.netrc` and `.pgpass` lines, `<password>…</password>`.
 //! 6. **`Bearer <token>`** and **`Authorization: Basic <base64>`**.
 //! 7. **Tokens** (`screen/tokens.rs`): well-known prefixes (AWS, GitHub, GitLab, Slack, Stripe,
-//!    OpenAI, Anthropic, Google, npm, PyPI, Hugging Face, …), JSON web tokens, base64 of
+//!    OpenAI, Anthropic, Google, npm, PyPI, Hugging Face, Mailgun, …), JSON web tokens, base64 of
 //!    private-key armour, and long high-entropy strings.
 //!
 //! Not credentials, whatever rule they come near: an environment variable's name
 //! (`TELEGRAM_BOT_TOKEN`), a visibly redacted value (`845120...HFXI`, `sk-****`, `<redacted>`),
 //! a placeholder or reference (`${DB_PASSWORD}`, `os.getenv(…)`, `getpass.getpass()`), prose
-//! (`password: required`, `password is stored in 1Password`), paths (where a secret lives),
-//! resource names (`my-app-tls-2024`), hex digests and UUIDs, labelled digests (`SHA256:…`
-//! fingerprints, `h1:`, bcrypt), ids with a type label (`req_01HQ…`, `cus_…`) or under an
-//! id-named field (`?sessionId=…`, `x-request-id:`), ssh public keys and hashed `known_hosts`
-//! names, SRI hashes (`sha512-…`), media data URIs, Stripe publishable keys, and the bodies of
-//! certificates and other public armour.
+//! (`password: required`, `password is stored in 1Password`, `Passwort: erforderlich`), paths
+//! (where a secret lives), resource names (`my-app-tls-2024`), hex digests and UUIDs, labelled
+//! digests (`SHA256:…` fingerprints, `h1:`, bcrypt), ids with a type label (`req_01HQ…`,
+//! `cus_…`) or under an id-named field (`?sessionId=…`, `x-request-id:`), ssh public keys and
+//! hashed `known_hosts` names, SRI hashes (`sha512-…`), media data URIs, Stripe publishable
+//! keys, Mailgun public keys (`pubkey-…`), a GCP service account's `private_key_id`, and the
+//! bodies of certificates and other public armour; near a `user:password@host`, scp and git
+//! addresses (`git@github.com:org/repo.git`), email addresses (also after a label,
+//! `contact:ana@example.com`), image digests (`node:20@sha256:…`) and package versions.
 //!
 //! Heuristics, measured on a labelled corpus and two hold-out sets (`tests/screen_corpus.rs`,
 //! `tests/screen/`), which print their precision and recall.

@@ -1,11 +1,14 @@
 //! Credentials given a name: `name = value`, `name: value`, `name is value`, `Password:` with
-//! the value on the next line, `密码 value`, in any naming convention and in Chinese and
-//! Japanese. (Named values without a marker are in [`super::formats`].)
+//! the value on the next line, `密码 value`, in any naming convention, in Chinese, Japanese and
+//! Korean, and with "password" in a dozen other languages (`Passwort`, `contraseña`, `senha`,
+//! `пароль`, `mot de passe`, …; their copulas `ist`, `es`, `é`, … and links `für`, `del`,
+//! `do`, `для`, … too). (Named values without a marker are in [`super::formats`].)
 //!
 //! A name's words say how much it tells about its value. A **strong** name (`password`,
-//! `passphrase`, `client_secret`, `密码`) holds a secret whatever its value looks like, so any
-//! real value counts, lowercase passphrases included; prose (`password: required`, `password
-//! is stored in 1Password`), placeholders, references and paths do not. A **weak** name
+//! `passphrase`, `client_secret`, `密码`, `Passwort`) holds a secret whatever its value looks
+//! like, so any real value counts, lowercase passphrases included; prose (`password: required`,
+//! `password is stored in 1Password`, `Passwort: erforderlich`, `senha: obrigatória`),
+//! placeholders, references and paths do not. A **weak** name
 //! (`secret`, `token`, `pwd`, `api_key`) is often a label, so its value must look random: not a
 //! name (`my-app-tls-2024`), a path (`/home/me/app`) or a word. AWS secret keys and the keys of
 //! connection strings (`AccountKey=`, `SharedAccessKey=`) are named by their own kinds.
@@ -45,6 +48,8 @@ const NAMES: &[(&[&str], Strength)] = &[
   (&["secret", "key"], Strong),
   (&["private", "key"], Strong),
   (&["pw"], Strong),
+  (&["sshpass"], Strong),
+  (&["palavra", "passe"], Strong),
   (&["api", "key"], Weak),
   (&["access", "key"], Weak),
   (&["app", "key"], Weak),
@@ -79,6 +84,9 @@ const CJK_NAMES: &[(&str, Strength)] = &[
   ("パスワード", Strong),
   ("暗証番号", Strong),
   ("비밀번호", Strong),
+  ("비밀번호는", Strong),
+  ("비밀번호가", Strong),
+  ("패스워드", Strong),
   ("令牌", Weak),
   ("トークン", Weak),
   ("密钥", Weak),
@@ -87,6 +95,196 @@ const CJK_NAMES: &[(&str, Strength)] = &[
   ("私钥", Weak),
   ("秘密鍵", Weak),
   ("シークレット", Weak),
+];
+
+/// "Password" in other languages, lowercase, as the last word of a name: `true` where it also
+/// ends a compound (`Datenbankpasswort`, `beheerderswachtwoord`), `false` where it must be the
+/// whole word (`senha`, not `resenha`). French `mot de passe` is three words (see [`named`]).
+const FOREIGN_NAMES: &[(&str, bool)] = &[
+  // German
+  ("passwort", true),
+  ("kennwort", true),
+  // Dutch
+  ("wachtwoord", true),
+  // Swedish, Norwegian and Danish, with the definite ending
+  ("lösenord", true),
+  ("lösenordet", true),
+  ("losenord", true),
+  ("losenordet", true),
+  ("passord", true),
+  ("passordet", true),
+  // Finnish, Hungarian
+  ("salasana", true),
+  ("jelszó", true),
+  ("jelszo", true),
+  // Spanish, Portuguese
+  ("contraseña", false),
+  ("contrasena", false),
+  ("senha", false),
+  // Russian, Ukrainian, Bulgarian
+  ("пароль", false),
+  ("парола", false),
+  // Polish, Czech and Slovak
+  ("hasło", false),
+  ("haslo", false),
+  ("heslo", false),
+  // Turkish, with the possessive ending (`wifi şifresi`)
+  ("şifre", false),
+  ("sifre", false),
+  ("şifresi", false),
+  ("sifresi", false),
+];
+
+/// Status and policy words of the languages in [`FOREIGN_NAMES`], in ASCII spelling: `Passwort:
+/// erforderlich` is prose. (A value cut at a letter with a diacritic, `obrigat` of
+/// `obrigatória`, is a word whatever it is: see [`find`].)
+const FOREIGN_PROSE: &[&str] = &[
+  // German
+  "erforderlich",
+  "notwendig",
+  "benoetigt",
+  "vergessen",
+  "unbekannt",
+  "falsch",
+  "ungueltig",
+  "abgelaufen",
+  "gesetzt",
+  "geheim",
+  "keines",
+  "vorhanden",
+  "hinterlegt",
+  "gespeichert",
+  "verwaltet",
+  "generiert",
+  "erzeugt",
+  "festgelegt",
+  "identisch",
+  "gleich",
+  "dasselbe",
+  "dieselbe",
+  "derselbe",
+  "beliebig",
+  "mindestens",
+  "maximal",
+  "minimal",
+  "zeichen",
+  "standard",
+  "tresor",
+  "zugangsdaten",
+  "benutzername",
+  "umgebungsvariable",
+  "anfragen",
+  "erfragen",
+  "nachfragen",
+  "eingeben",
+  "angeben",
+  "vergeben",
+  "erhalten",
+  // Spanish and Portuguese
+  "requerida",
+  "requerido",
+  "obligatoria",
+  "obligatorio",
+  "necesaria",
+  "necesario",
+  "necessaria",
+  "obrigatoria",
+  "opcional",
+  "olvidada",
+  "esquecida",
+  "incorrecta",
+  "incorreta",
+  "invalida",
+  "caducada",
+  "expirada",
+  "cambiada",
+  "alterada",
+  "guardada",
+  "segura",
+  "secreta",
+  "ninguna",
+  "nenhuma",
+  "cualquiera",
+  "qualquer",
+  "mismo",
+  "predeterminada",
+  "padrao",
+  "caracteres",
+  "solicitar",
+  "pendiente",
+  "consultar",
+  "generada",
+  "gerada",
+  "cifrada",
+  "criptografada",
+  "variable",
+  "variavel",
+  // French
+  "requis",
+  "obligatoire",
+  "optionnel",
+  "facultatif",
+  "inconnu",
+  "invalide",
+  "identique",
+  "defaut",
+  "coffre",
+  "demander",
+  // Dutch
+  "vereist",
+  "verplicht",
+  "optioneel",
+  "vergeten",
+  "onbekend",
+  "ongeldig",
+  "verlopen",
+  "gewijzigd",
+  "opgeslagen",
+  "beheerd",
+  "hetzelfde",
+  "zelfde",
+  "minimaal",
+  "tekens",
+  "standaard",
+  "aanvragen",
+  // Swedish, Norwegian and Danish
+  "obligatoriskt",
+  "obligatorisk",
+  "valfritt",
+  "valgfritt",
+  "saknas",
+  "ogiltigt",
+  "ugyldig",
+  "ukjent",
+  "sparat",
+  "endret",
+  "lagret",
+  "tecken",
+  "hemligt",
+  // Polish, Czech, Finnish, Turkish
+  "wymagane",
+  "opcjonalne",
+  "nieznane",
+  "zmienione",
+  "zapisane",
+  "povinne",
+  "povinna",
+  "nezname",
+  "neplatne",
+  "pakollinen",
+  "vaaditaan",
+  "valinnainen",
+  "tuntematon",
+  "vanhentunut",
+  "vaihdettu",
+  "tallennettu",
+  "oletus",
+  "gerekli",
+  "zorunlu",
+  "bilinmiyor",
+  "karakter",
+  "varsayilan",
+  "kaydedildi",
 ];
 
 /// Words a name-like value starts with when it is prose, a status or a type, not a secret.
@@ -320,6 +518,9 @@ pub(super) fn strength(ident: &str) -> Option<Strength> {
   if let Some((_, s)) = CJK_NAMES.iter().find(|(n, _)| ident.ends_with(n)) {
     return Some(*s);
   }
+  if foreign(ident) {
+    return Some(Strong);
+  }
   // Only the ASCII words at the end count: `数据库token` is a token, `token数据` is not.
   if ident.chars().next_back().is_none_or(|c| !c.is_ascii()) {
     return None;
@@ -344,6 +545,23 @@ pub(super) fn strength(ident: &str) -> Option<Strength> {
     .iter()
     .find(|(end, _)| last.ends_with(end))
     .map(|(_, s)| *s)
+}
+
+/// Whether `ident` ends in a name of [`FOREIGN_NAMES`]: its last run of letters (any script), or
+/// its last camel-case word (`dbSenha`).
+fn foreign(ident: &str) -> bool {
+  let run = ident
+    .rsplit(|c: char| !c.is_alphanumeric())
+    .next()
+    .unwrap_or("");
+  if run.len() < 5 || run.len() > 64 {
+    return false;
+  }
+  let lower = run.to_lowercase();
+  let camel = words::split(run).last().map(|w| w.to_ascii_lowercase());
+  FOREIGN_NAMES.iter().any(|(name, compound)| {
+    lower == *name || (*compound && lower.ends_with(name)) || camel.as_deref() == Some(*name)
+  })
 }
 
 /// Whether the end of an ASCII name holds a fragment of a secret name: a cheap test before its
@@ -388,28 +606,52 @@ fn name_before(t: &str, end: usize) -> Option<(usize, Strength)> {
   if name.is_empty() || name.ends_with('.') {
     return None;
   }
-  Some((start, strength(name)?))
+  Some((start, named(t, start, name)?))
 }
 
+/// The strength of `name`, which starts at `start` in `t`: as [`strength`] says, or strong for
+/// the `passe` of French `mot de passe`.
+fn named(t: &str, start: usize, name: &str) -> Option<Strength> {
+  let french = || {
+    let before = &t.as_bytes()[..start];
+    let head = &before[before.len().saturating_sub(7)..];
+    name.eq_ignore_ascii_case("passe") && head.eq_ignore_ascii_case(b"mot de ")
+  };
+  strength(name).or_else(|| french().then_some(Strong))
+}
+
+/// The words that link a name to what it is for (`password for the staging db`), in English and
+/// the languages of [`FOREIGN_NAMES`] (`Passwort für`, `contraseña del`, `senha do`, `пароль для`).
+const LINKS: &[&str] = &[
+  "for", "of", "on", "at", "to", "für", "de", "del", "du", "des", "do", "da", "van", "voor", "för",
+  "til", "dla", "для", "от",
+];
+
 /// `password for the staging db is …`: a strong name a few plain words before the marker,
-/// linked by `for`, `of`, `on`, `at` or `to`.
+/// linked by a word of [`LINKS`].
 fn linked_name(t: &str, end: usize) -> Option<(usize, Strength)> {
   // The word before the marker must be plain: a cheap test before the words are looked at.
-  let before = t[..end].trim_end_matches(' ').bytes().next_back();
-  if !before.is_some_and(|b| b.is_ascii_alphanumeric()) {
+  let before = t[..end].trim_end_matches(' ').chars().next_back();
+  if !before.is_some_and(char::is_alphanumeric) {
     return None;
   }
   let from = floor(t, end.saturating_sub(80));
   let head = &t[from..end];
   let head = head.rfind('\n').map_or(head, |n| &head[n + 1..]);
   let plain = |w: &str| {
-    w.bytes()
-      .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
+    w.chars()
+      .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_'))
   };
+  // Links are short: a longer word is none. An ASCII word is compared without case folding, any
+  // other only with the links of its script and length (their capitals are as long).
   let link = |w: &str| {
-    ["for", "of", "on", "at", "to"]
-      .iter()
-      .any(|l| w.eq_ignore_ascii_case(l))
+    let lower = || w.chars().flat_map(char::to_lowercase);
+    let ascii = w.is_ascii();
+    w.len() <= 6
+      && LINKS.iter().any(|l| match ascii {
+        true => w.eq_ignore_ascii_case(l),
+        false => l.len() == w.len() && !l.is_ascii() && lower().eq(l.chars()),
+      })
   };
   // Back from the marker over plain words: at least one, then the link, then the name.
   let mut words = head.split_whitespace().rev().take(7).enumerate();
@@ -425,15 +667,21 @@ fn linked_name(t: &str, end: usize) -> Option<(usize, Strength)> {
   let name = name.trim_start_matches(|c: char| !ident_char(c));
   // `name` is a slice of `head`: where it starts in `t`.
   let start = end - head.len() + (name.as_ptr() as usize - head.as_ptr() as usize);
-  (strength(name) == Some(Strong)).then_some((start, Strong))
+  (named(t, start, name) == Some(Strong)).then_some((start, Strong))
 }
 
+/// The copulas written as a word between spaces: English, and the languages of
+/// [`FOREIGN_NAMES`] (`Passwort ist`, `la contraseña es`, `a senha é`, `lösenordet är`).
+const COPULAS: &[&str] = &[
+  "is ", "was ", "ist ", "es ", "est ", "er ", "é ", "är ", "jest ", "je ",
+];
+
 /// Where assignment markers are: `:`, `=` (also `:=`, `=>`, `==` and their fullwidth forms,
-/// folded by normalisation), the copulas `is`, `was`, `是`, `为`, `は`, and a space after a
-/// Chinese or Japanese name (`密码 Abc12345`, as labels are written there). A copula or a space
-/// reads as prose, so its value must look like a credential.
+/// folded by normalisation), the copulas of [`COPULAS`] and `是`, `为`, `は`, and a space after
+/// a name in a non-Latin script (`密码 Abc12345`, as labels are written there). A copula or a
+/// space reads as prose, so its value must look like a credential.
 fn markers(t: &str) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
-  // Scanned as bytes: every marker starts with an ASCII byte or the lead byte of a CJK copula.
+  // Scanned as bytes: every marker starts with an ASCII byte or the lead byte of a copula.
   let b = t.as_bytes();
   b.iter().enumerate().filter_map(move |(at, &c)| match c {
     b':' | b'=' => Some((at, 1, false)),
@@ -443,7 +691,7 @@ fn markers(t: &str) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
         .is_some_and(char::is_alphabetic)
         .then_some((at, 1, true))
     }
-    b'i' | b'w' if at > 0 && b[at - 1] == b' ' => ["is ", "was "]
+    b'i' | b'w' | b'e' | b'j' | 0xC3 if at > 0 && b[at - 1] == b' ' => COPULAS
       .iter()
       .find(|w| b[at..].starts_with(w.as_bytes()))
       .map(|w| (at, w.len(), true)),
@@ -588,7 +836,11 @@ fn prose(v: &str) -> bool {
   let after = v.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
   let word = &v[..v.len() - after.len()];
   let ends = after.is_empty() || after.starts_with([' ', '(', '<', '[', ',']);
-  ends && PROSE.iter().any(|p| word.eq_ignore_ascii_case(p))
+  ends
+    && PROSE
+      .iter()
+      .chain(FOREIGN_PROSE)
+      .any(|p| word.eq_ignore_ascii_case(p))
 }
 
 /// Digits, symbols or mixed case: what today's passwords and tokens have and words lack.
@@ -667,7 +919,15 @@ pub(super) fn find(t: &str) -> Option<(&'static str, Range<usize>)> {
     let colon = t[at..].starts_with(':');
     let below = || next_line(t, at + len, s).filter(|_| colon);
     let (range, quoted) = value_at(t, at + len, query).or_else(below)?;
-    let range = passphrase(t, range, s, quoted);
+    if !quoted && cut_word(t, range.clone()) {
+      return None;
+    }
+    // After a copula, lowercase words are prose (`the password is quite long`, `la contraseña
+    // es muy larga`): only a label's value grows into a passphrase.
+    let range = match copular {
+      true => range,
+      false => passphrase(t, range, s, quoted),
+    };
     // In a `;`-separated connection string, `Pwd=` is a password.
     let in_connection = before == Some(';') || t[range.end..].starts_with(';');
     let words = words::split(&t[start..at]);
@@ -678,6 +938,18 @@ pub(super) fn find(t: &str) -> Option<(&'static str, Range<usize>)> {
     let kind = judge(&t[range.clone()], s, copular && !quoted, last)?;
     Some((kind, range))
   })
+}
+
+/// An unquoted value of ASCII letters that a letter of the Latin, Greek or Cyrillic alphabets
+/// goes on from (`obrigat` of `obrigatória`, `Schl` of `Schlüssel`): the start of a word in a
+/// language with diacritics, which the value stopped at.
+fn cut_word(t: &str, value: Range<usize>) -> bool {
+  let next = t[value.end..].chars().next();
+  let letter = |c: char| {
+    c.is_alphabetic()
+      && matches!(c, '\u{00C0}'..='\u{024F}' | '\u{0370}'..='\u{052F}' | '\u{1E00}'..='\u{1EFF}')
+  };
+  next.is_some_and(letter) && t[value].bytes().all(|b| b.is_ascii_alphabetic())
 }
 
 /// A strong name's value alone on the next line (`Password:` then the password): the line after
@@ -697,9 +969,9 @@ fn next_line(t: &str, at: usize, s: Strength) -> Option<(Range<usize>, bool)> {
   (s != Weak && single).then(|| (start..start + word.len(), false))
 }
 
-/// A strong name's unquoted passphrase written with spaces (`passphrase: maple river orbit`):
-/// the value grows from its first word to the line's end when the line holds nothing but a few
-/// lowercase words, so a redacted line hides all of it.
+/// A strong name's unquoted passphrase written with spaces after a label (`passphrase: maple
+/// river orbit`): the value grows from its first word to the line's end when the line holds
+/// nothing but a few lowercase words, so a redacted line hides all of it.
 fn passphrase(t: &str, value: Range<usize>, s: Strength, quoted: bool) -> Range<usize> {
   let lower = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase());
   let rest = &t[value.end..];
@@ -752,8 +1024,86 @@ mod tests {
       ("数据库密码", Some(Strong)),
       ("パスワード", Some(Strong)),
       ("访问令牌", Some(Weak)),
+      ("SSHPASS", Some(Strong)),
+      ("Passwort", Some(Strong)),
+      ("WLAN-Passwort", Some(Strong)),
+      ("Datenbankpasswort", Some(Strong)),
+      ("DB_PASSWORT", Some(Strong)),
+      ("Kennwort", Some(Strong)),
+      ("wachtwoord", Some(Strong)),
+      ("lösenordet", Some(Strong)),
+      ("salasana", Some(Strong)),
+      ("contraseña", Some(Strong)),
+      ("contrasena", Some(Strong)),
+      ("senha", Some(Strong)),
+      ("dbSenha", Some(Strong)),
+      ("palavra-passe", Some(Strong)),
+      ("Пароль", Some(Strong)),
+      ("hasło", Some(Strong)),
+      ("heslo", Some(Strong)),
+      ("şifre", Some(Strong)),
+      ("şifresi", Some(Strong)),
+      ("비밀번호는", Some(Strong)),
+      ("resenha", None),
+      ("Passwortmanager", None),
+      ("Passwort-Richtlinie", None),
+      ("passe", None),
     ] {
       assert_eq!(strength(name), want, "{name}");
+    }
+  }
+
+  /// "Password" in other languages is a strong name, in their labels, copulas and links; a
+  /// status word of the language, or a value cut at a letter with a diacritic, is prose.
+  #[test]
+  fn foreign_password_names_are_strong_and_their_prose_is_not_a_value() {
+    for text in [
+      "Passwort: Tr0ub4dor&3x",
+      "Passwort: korrektpferdbatterie",
+      "Das Passwort ist Tr0ub4dor&3x",
+      "Passwort für den Server: Tr0ub4dor&3x",
+      "Kennwort = Tr0ub4dor&3x",
+      "la contraseña es Tr0ub4dor&3x",
+      "contraseña del wifi: Tr0ub4dor&3x",
+      "a senha é Tr0ub4dor&3x",
+      "senha do banco: Tr0ub4dor&3x",
+      "le mot de passe est Tr0ub4dor&3x",
+      "mot de passe du wifi : Tr0ub4dor&3x",
+      "пароль: Tr0ub4dor&3x",
+      "пароль для почты: Tr0ub4dor&3x",
+      "lösenordet är Tr0ub4dor&3x",
+      "hasło: Tr0ub4dor&3x",
+      "heslo je Tr0ub4dor&3x",
+      "wifi şifresi: Tr0ub4dor&3x",
+      "비밀번호는 Tr0ub4dor&3x",
+    ] {
+      let want = text.rsplit([' ', ':']).next();
+      assert_eq!(value(text), want, "{text}");
+    }
+    for text in [
+      "Passwort: erforderlich",
+      "Passwort: Erforderlich",
+      "Das Passwort ist erforderlich",
+      "Passwort: mindestens 12 Zeichen",
+      "Passwort: siehe KeePass",
+      "Passwort: Schlüsselbund",
+      "contraseña: obligatoria",
+      "la contraseña es segura",
+      "senha: obrigatória",
+      "mot de passe : obligatoire",
+      "пароль: обязательно",
+      "wachtwoord: verplicht",
+      "hasło: wymagane",
+      "salasana: pakollinen",
+      "şifre: gerekli",
+      "비밀번호: 필수",
+      "resenha: excelente",
+      "the password is quite long",
+      "la contraseña es muy larga",
+      "das Passwort ist sehr lang",
+      "a senha é muito forte",
+    ] {
+      assert_eq!(value(text), None, "{text}");
     }
   }
 

@@ -1,6 +1,7 @@
 //! Named credentials without an assignment marker: command-line flags (`--password value`,
-//! `-u user:password`, MySQL's `-p<password>`), `.netrc` and `.pgpass` lines, and XML elements
-//! named like a secret. The names and values are judged as in [`super::assign`].
+//! `-u user:password`, the short password flags of tools such as `mysql -p<password>` and
+//! `sshpass -p <password>`), `.netrc` and `.pgpass` lines, and XML elements named like a secret.
+//! The names and values are judged as in [`super::assign`].
 #![forbid(unsafe_code)]
 
 use std::ops::Range;
@@ -13,12 +14,67 @@ pub(super) fn find(t: &str) -> Option<(&'static str, Range<usize>)> {
   flags(t).or_else(|| lines(t)).or_else(|| element(t))
 }
 
+/// How a tool takes the password of its short flag.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Joined {
+  /// Written right after the flag (`-pSecret`); a flag alone asks for it.
+  Attached,
+  /// The next word (`-a Secret`).
+  Spaced,
+  /// Either.
+  Either,
+}
+
+/// Tools whose short flag takes a password: (commands, flags, how).
+const TOOLS: &[(&[&str], &[&str], Joined)] = &[
+  (
+    &["mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlimport"],
+    &["-p"],
+    Joined::Attached,
+  ),
+  (&["sshpass"], &["-p"], Joined::Either),
+  (&["redis-cli", "valkey-cli"], &["-a"], Joined::Spaced),
+  (
+    &[
+      "mongo",
+      "mongosh",
+      "mongodump",
+      "mongorestore",
+      "mongoexport",
+      "mongoimport",
+    ],
+    &["-p"],
+    Joined::Spaced,
+  ),
+  (&["sqlcmd", "bcp"], &["-P"], Joined::Spaced),
+  (
+    &[
+      "ldapsearch",
+      "ldapmodify",
+      "ldapadd",
+      "ldapdelete",
+      "ldapwhoami",
+      "ldappasswd",
+    ],
+    &["-w"],
+    Joined::Spaced,
+  ),
+  (&["zip", "unzip"], &["-P"], Joined::Spaced),
+  (&["7z", "7za", "7zz"], &["-p"], Joined::Attached),
+  (
+    &["keytool", "jarsigner"],
+    &["-storepass", "-keypass", "-srcstorepass", "-deststorepass"],
+    Joined::Spaced,
+  ),
+];
+
 /// Keyword-value formats without a marker: `.netrc` (`machine … login … password …`),
-/// `.pgpass` (`host:port:database:user:password`) and MySQL's `-p<password>`.
+/// `.pgpass` (`host:port:database:user:password`) and the short password flags of [`TOOLS`].
 fn lines(t: &str) -> Option<(&'static str, Range<usize>)> {
   // Cheap tests of the whole text first: most texts are none of these formats.
   let colons = t.bytes().filter(|b| *b == b':').count() >= 4;
-  if !(colons || t.contains("password ") || t.contains("mysql") || t.contains("mariadb")) {
+  let flag = t.contains(" -");
+  if !(colons || flag || t.contains("password ")) {
     return None;
   }
   t.lines().find_map(|line| {
@@ -30,8 +86,12 @@ fn lines(t: &str) -> Option<(&'static str, Range<usize>)> {
         .then(|| pgpass(line))
         .flatten()
     };
-    let found = netrc().or_else(pgpass).or_else(|| mysql(line))?;
-    let kind = judge(&line[found.clone()], Strong, false, "")?;
+    let keyed = || {
+      let found = netrc().or_else(pgpass)?;
+      Some((judge(&line[found.clone()], Strong, false, "")?, found))
+    };
+    let tool = || line.contains(" -").then(|| tool(line)).flatten();
+    let (kind, found) = keyed().or_else(tool)?;
     Some((kind, offset + found.start..offset + found.end))
   })
 }
@@ -64,16 +124,43 @@ fn pgpass(line: &str) -> Option<Range<usize>> {
   ok.then(|| line.len() - pass.len()..line.len())
 }
 
-/// The password of MySQL's `-p<password>` (no space) in a `mysql`/`mariadb` command line.
-fn mysql(line: &str) -> Option<Range<usize>> {
-  if !["mysql", "mariadb"].iter().any(|c| line.contains(c)) {
-    return None;
-  }
-  let word = line
-    .split_whitespace()
-    .find(|w| w.len() > 2 && w.starts_with("-p") && !w.starts_with("-p="))?;
-  let start = word.as_ptr() as usize - line.as_ptr() as usize + 2;
-  Some(start..start + word.len() - 2)
+/// The password of a tool's short flag in a command line (`mysql -p<password>`, `sshpass -p
+/// '<password>'`, `redis-cli -a <password>`): a flag after the tool's name, up to the next tool.
+/// A password right after the flag is judged as a strong name's value; one in the next word
+/// must also look like a password, unless it is quoted (`zip -P followed by the password` is
+/// prose).
+fn tool(line: &str) -> Option<(&'static str, Range<usize>)> {
+  let mut current: Option<&(&[&str], &[&str], Joined)> = None;
+  line.split_whitespace().find_map(|word| {
+    let at = word.as_ptr() as usize - line.as_ptr() as usize;
+    if matches!(word, "|" | "||" | "&&" | ";") {
+      current = None;
+      return None;
+    }
+    let command = word.trim_start_matches(['"', '\'', '`', '(', '$']);
+    let command = command.rsplit('/').next().unwrap_or(command);
+    if let Some(found) = TOOLS.iter().find(|(names, _, _)| names.contains(&command)) {
+      current = Some(found);
+      return None;
+    }
+    let (_, flags, joined) = current?;
+    let flag = flags.iter().find(|f| word.starts_with(**f))?;
+    if word.len() == flag.len() {
+      if *joined == Joined::Attached {
+        return None;
+      }
+      let (range, quoted) = value_at(line, at + word.len(), false)?;
+      let kind = judge(&line[range.clone()], Strong, !quoted, "")?;
+      return Some((kind, range));
+    }
+    let rest = &word[flag.len()..];
+    if *joined == Joined::Spaced || rest.starts_with('=') {
+      return None;
+    }
+    let (range, _) = value_at(line, at + flag.len(), false)?;
+    let kind = judge(&line[range.clone()], Strong, false, "")?;
+    Some((kind, range))
+  })
 }
 
 /// `--password hunter2`, `--token …`, and `-u user:password` / `--user user:password`.
@@ -132,4 +219,63 @@ fn element(t: &str) -> Option<(&'static str, Range<usize>)> {
     )?;
     Some((kind, start..close))
   })
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn value(text: &str) -> Option<&str> {
+    find(text).map(|(_, at)| &text[at])
+  }
+
+  /// A tool's short password flag: attached, in the next word, quoted or not; a flag that asks
+  /// for the password, another tool's flag of the same letter, a reference and prose are not.
+  #[test]
+  fn a_tools_short_password_flag_holds_its_password() {
+    for (text, want) in [
+      ("sshpass -p 'Tr0ub4dor&3x' ssh deploy@host", "Tr0ub4dor&3x"),
+      ("sshpass -p Tr0ub4dor3x ssh deploy@host", "Tr0ub4dor3x"),
+      ("sshpass -pTr0ub4dor3x ssh deploy@host", "Tr0ub4dor3x"),
+      ("mysql -u root -pS3cret!pw shop", "S3cret!pw"),
+      (
+        "docker exec db mysqldump -uroot -pS3cret!pw app",
+        "S3cret!pw",
+      ),
+      ("redis-cli -h cache -a Xk9Lq2Vw7Tz ping", "Xk9Lq2Vw7Tz"),
+      (
+        "mongosh -u admin -p 'S3cr3t!pw' --authenticationDatabase admin",
+        "S3cr3t!pw",
+      ),
+      ("sqlcmd -S db -U sa -P 'Str0ng!Passw0rd'", "Str0ng!Passw0rd"),
+      (
+        "ldapsearch -x -D cn=admin -w Adm1nPass! -b dc=example",
+        "Adm1nPass!",
+      ),
+      ("zip -P Zip2024secret backup.zip notes.txt", "Zip2024secret"),
+      ("7z x archive.7z -pS3cretArch1ve", "S3cretArch1ve"),
+      (
+        "keytool -list -keystore app.jks -storepass K3yst0re!pw",
+        "K3yst0re!pw",
+      ),
+    ] {
+      assert_eq!(value(text), Some(want), "{text}");
+    }
+    for text in [
+      "sshpass -p \"$SSH_PASS\" ssh deploy@host",
+      "sshpass -f ~/.sshpw ssh -p 2222 deploy@host",
+      "sshpass -e ssh deploy@host",
+      "sshpass -p expects the password as an argument",
+      "redis-cli -a \"$REDIS_PASSWORD\" ping",
+      "mongosh -u admin -p --authenticationDatabase admin",
+      "use zip -P followed by the password",
+      "mysql -u root -p shop < dump.sql",
+      "mysqldump -uroot -p app | ssh -p 2222 backup@host",
+      "ssh -p 2222 deploy@host",
+      "docker run -p 8080:80 nginx",
+      "mkdir -p /srv/app && cd /srv/app",
+    ] {
+      assert_eq!(value(text), None, "{text}");
+    }
+  }
 }

@@ -1,10 +1,11 @@
-//! Credentials recognised by their surroundings: private-key armour, a URL's password,
-//! Slack and Discord webhook URLs, and `Authorization:` headers.
+//! Credentials recognised by their surroundings: private-key armour, a URL's password (with a
+//! scheme or without one, `user:password@host:port`), Slack and Discord webhook URLs, and
+//! `Authorization:` headers.
 #![forbid(unsafe_code)]
 
 use std::ops::Range;
 
-use super::assign::{placeholder, redacted};
+use super::assign::{judge, placeholder, redacted, Strength};
 use super::floor;
 
 /// What armour blocks a text holds: the first private key, and every public block
@@ -77,7 +78,134 @@ pub(super) fn url_password(t: &str) -> Option<Range<usize>> {
       return Some(start..start + pass.len());
     }
   }
-  None
+  bare_userinfo(t)
+}
+
+/// Words written before a colon and an email address (`mailto:ana.b@example.com`,
+/// `email:ana@example.com`): a label or a scheme, not a user name.
+const ADDRESS_LABELS: &[&str] = &[
+  "mailto",
+  "email",
+  "e-mail",
+  "mail",
+  "from",
+  "to",
+  "cc",
+  "bcc",
+  "reply-to",
+  "sender",
+  "contact",
+  "author",
+  "committer",
+  "maintainer",
+  "owner",
+  "reviewer",
+  "assignee",
+  "user",
+  "username",
+  "login",
+  "account",
+  "id",
+  "name",
+  "note",
+  "todo",
+  "re",
+  "fwd",
+  "via",
+  "by",
+  "sip",
+  "sips",
+  "xmpp",
+  "jid",
+  "im",
+];
+
+/// The password of `user:password@host` written without a scheme (`app:S3cretPa55@db.internal:5432`,
+/// `root:Tr0ub4dor@10.0.3.7`). The host is `localhost`, an IPv4 address or a dotted name ending
+/// in letters, or any name with a port; the password is judged as a strong name's value, and
+/// without a port it must have a letter and a digit, a capital or a symbol other than `._-+`,
+/// under a user that is no address label: an email address after a label
+/// (`contact:ana.bertrand@example.com`) has neither a port nor such a password. Not a password:
+/// `git@github.com:org/repo.git` and `user@host:path` (no colon before the `@`), image digests
+/// (`node:20-alpine@sha256:…`), package versions (`npm:lodash-es@4.17.21`), times
+/// (`12:30@home`) and ratios (`a:b@c`).
+fn bare_userinfo(t: &str) -> Option<Range<usize>> {
+  let user_char = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-');
+  t.match_indices('@').find_map(|(at, _)| {
+    // Back to the start of the userinfo, within 128 bytes.
+    let from = floor(t, at.saturating_sub(128));
+    let boundary = |c: char| {
+      c.is_whitespace()
+        || matches!(
+          c,
+          '@' | '/' | '"' | '\'' | '`' | '(' | '[' | '{' | '<' | '>' | ',' | ';' | '=' | '|'
+        )
+    };
+    let start = match t[from..at].rfind(boundary) {
+      Some(i) => from + i + 1,
+      None if from == 0 => 0,
+      None => return None,
+    };
+    let (user, pass) = t[start..at].split_once(':')?;
+    let user_ok = !user.is_empty() && user.len() <= 64 && user.bytes().all(user_char);
+    if !user_ok || pass.contains(':') || pass.bytes().any(|b| b.is_ascii_control()) {
+      return None;
+    }
+    let (dotted, port) = host_at(t, at + 1)?;
+    judge(pass, Strength::Strong, false, "")?;
+    let letter = pass.bytes().any(|b| b.is_ascii_alphabetic());
+    let shaped = pass.bytes().any(|b| {
+      b.is_ascii_digit()
+        || b.is_ascii_uppercase()
+        || !(b.is_ascii_alphanumeric() || b".-_+".contains(&b))
+    });
+    let label = ADDRESS_LABELS.iter().any(|l| user.eq_ignore_ascii_case(l));
+    let real = port || (dotted && letter && shaped && !label);
+    real.then(|| at - pass.len()..at)
+  })
+}
+
+/// The host at `at` (`db.internal`, `10.0.3.7`, `localhost`, `db`), within 256 bytes: whether
+/// it is a host without a port (`localhost`, an IPv4 address or a dotted name whose last label
+/// is letters) and whether a port follows it. `None` for neither.
+fn host_at(t: &str, at: usize) -> Option<(bool, bool)> {
+  let rest = &t[at..floor(t, t.len().min(at + 264))];
+  let len = run(rest, |b| {
+    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-')
+  });
+  if len == 0 || len > 253 {
+    return None;
+  }
+  let host = rest[..len].trim_end_matches('.');
+  let after = &rest[host.len()..];
+  let digits = after
+    .strip_prefix(':')
+    .map_or(0, |p| run(p, |b| b.is_ascii_digit()));
+  // A port ends the address: what follows is not more of a name, a version or a time.
+  let port = (1..=5).contains(&digits) && {
+    let next = after.as_bytes().get(1 + digits..).unwrap_or(&[]);
+    match next {
+      [b'.', b, ..] => !b.is_ascii_alphanumeric(),
+      [b, ..] => !(b.is_ascii_alphanumeric() || matches!(b, b':' | b'@')),
+      [] => true,
+    }
+  };
+  let labels: Vec<&str> = host.split('.').collect();
+  let ipv4 = labels.len() == 4
+    && labels
+      .iter()
+      .all(|l| (1..=3).contains(&l.len()) && l.bytes().all(|b| b.is_ascii_digit()));
+  let last = labels.last().copied().unwrap_or("");
+  let named = labels.len() >= 2
+    && labels.iter().all(|l| !l.is_empty())
+    && last.len() >= 2
+    && last.bytes().all(|b| b.is_ascii_alphabetic());
+  let dotted = host.eq_ignore_ascii_case("localhost") || ipv4 || named;
+  let single = host
+    .bytes()
+    .next()
+    .is_some_and(|b| b.is_ascii_alphanumeric());
+  (dotted || (port && single)).then_some((dotted, port))
 }
 
 /// The length of the run of `t` from its start whose characters `keep` accepts.
@@ -203,6 +331,46 @@ mod tests {
       .is_some());
     let many = "-----BEGIN X-----\n".repeat(200_000);
     assert_eq!(armour(&many).public.len(), 1);
+  }
+
+  /// `user:password@host` without a scheme, and the addresses, digests, versions, times and
+  /// ratios that look like it.
+  #[test]
+  fn a_password_before_a_host_is_found_without_a_scheme() {
+    for (text, want) in [
+      ("app:S3cretPa55@db.internal:5432", "S3cretPa55"),
+      ("DATABASE=app:S3cretPa55@db:5432/app", "S3cretPa55"),
+      ("root:Tr0ub4dor@10.0.3.7", "Tr0ub4dor"),
+      (
+        "creds admin:hunter22pass@db.internal (staging)",
+        "hunter22pass",
+      ),
+      ("app:S3cretPa55@db.internal:5432.", "S3cretPa55"),
+      ("ana@example.com:Secret1x@imap.example.com:993", "Secret1x"),
+    ] {
+      assert_eq!(url_password(text).map(|r| &text[r]), Some(want), "{text}");
+    }
+    for text in [
+      "git clone git@github.com:org/repo.git",
+      "scp build.tar.gz deploy@web01:/srv/releases/",
+      "ratio a:b@c means a to b at c",
+      "lunch 12:30@home, meet 14:30@office.hq",
+      "IPv6 [2001:db8::1]:8080 and fe80::1%eth0",
+      "contact:ana.bertrand@example.com",
+      "user:ana1987@example.com",
+      "todo:Fix2bugs@home.example.org",
+      "mailto:jsmith1987@gmail.com",
+      "FROM node:20-alpine@sha256:3f5e2a9c1b7d4e6f8a0b2c4d6e8f0a1b3c5d7e9f",
+      r#""lodash": "npm:lodash-es@4.17.21""#,
+      "implementation 'com.android.support:appcompat-v7:28.0.0@aar'",
+      "jdbc:oracle:thin:@db.internal:1521:orcl",
+      "postgres://admin:${DB_PASSWORD}@db:5432/app",
+      "user:<password>@host:5432",
+      "2024-01-01T09:15:00.123@host.example.com",
+      "matrix @alice:matrix.org and @bob:matrix.org",
+    ] {
+      assert_eq!(url_password(text), None, "{text}");
+    }
   }
 
   #[test]

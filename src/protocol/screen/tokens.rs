@@ -17,6 +17,9 @@ enum Body {
   /// `[A-Z0-9]` only, with a digit unless the token is exactly 20 characters long (an AWS key
   /// id's length, whose digits are optional; longer uppercase words are not ids).
   Upper,
+  /// Exactly this many of `[a-z0-9]`, with a digit and a letter past `f`: a hex body (`key-`
+  /// and an MD5, say, as cache keys are written) is judged by [`find`] on its context.
+  Lower(usize),
 }
 
 /// Credential formats recognised by prefix: (prefixes, minimum total length, body, what it is).
@@ -99,7 +102,11 @@ const PREFIXES: &[(&[&str], usize, Body, &str)] = &[
   (&["tskey-"], 30, Body::Mixed, "a Tailscale key"),
   (&["AGE-SECRET-KEY-1"], 60, Body::Upper, "an age secret key"),
   (&["AKIA", "ASIA"], 20, Body::Upper, "an AWS access key id"),
+  (&["key-"], 36, Body::Lower(32), MAILGUN),
 ];
+
+/// What a Mailgun private API key (`key-` and 32 lowercase letters and digits) is called.
+const MAILGUN: &str = "a Mailgun API key";
 
 /// A character of an API key's body or a JWT part.
 fn key_char(c: char) -> bool {
@@ -129,9 +136,34 @@ fn prefixed(token: &str) -> Option<&'static str> {
           .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
         upper && (digit || token.len() == 20)
       }
+      Body::Lower(n) => {
+        let lower = rest
+          .bytes()
+          .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+        let past_f = rest.bytes().any(|b| b.is_ascii_lowercase() && b > b'f');
+        rest.len() == *n && lower && digit && past_f
+      }
     };
     (token.len() >= *min && fits).then_some(*what)
   })
+}
+
+/// `key-` and 32 hex digits: a Mailgun key in a text that names Mailgun, else a key of a cache
+/// or a store.
+fn hex_key(token: &str) -> bool {
+  token.strip_prefix("key-").is_some_and(|h| {
+    h.len() == 32
+      && h
+        .bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+  })
+}
+
+/// Whether `t` names Mailgun (any case).
+fn names_mailgun(t: &str) -> bool {
+  t.as_bytes()
+    .windows(7)
+    .any(|w| w.eq_ignore_ascii_case(b"mailgun"))
 }
 
 /// A JSON web token: three base64url parts, the header starting `eyJ` (`{"`).
@@ -369,6 +401,8 @@ pub(super) fn find(
   let bytes = t.as_bytes();
   let mut at = 0;
   let mut public = public.iter().peekable();
+  // Whether the text names Mailgun, looked up once, at the first `key-` and a hex body.
+  let mut mailgun: Option<bool> = None;
   while at < bytes.len() {
     let Some(start) = bytes[at..]
       .iter()
@@ -390,6 +424,9 @@ pub(super) fn find(
     let token = &t[s..e];
     if let Some(kind) = prefixed(token).or_else(|| jwt(token).then_some("a JSON web token")) {
       return Some((kind, s..e));
+    }
+    if hex_key(token) && *mailgun.get_or_insert_with(|| names_mailgun(t)) {
+      return Some((MAILGUN, s..e));
     }
     if token.starts_with("LS0tLS1CRUdJTi") {
       match encoded_armour(token) {
@@ -484,6 +521,22 @@ mod tests {
     for head in ["token=", "api_key: ", "idea: ", "paid="] {
       assert!(!id_value(&format!("{head}Zq8Xw2"), head.len()), "{head}");
     }
+  }
+
+  /// A Mailgun key is `key-` and 32 lowercase letters and digits; a hex body only where the
+  /// text names Mailgun (else it is a cache key), and the public `pubkey-` not at all.
+  #[test]
+  fn mailgun_keys_are_told_from_cache_keys_and_public_keys() {
+    fn kind(t: &str) -> Option<(&'static str, &str)> {
+      find(t, &[], &[]).map(|(kind, at)| (kind, &t[at]))
+    }
+    let key = "key-3ax6xnjp29jd6fds4gc373sgvjxteol0";
+    assert_eq!(kind(&format!("the key is {key}")), Some((MAILGUN, key)));
+    let hex = "key-d41d8cd98f00b204e9800998ecf8427e";
+    assert_eq!(kind(&format!("Mailgun: {hex}")), Some((MAILGUN, hex)));
+    assert_eq!(kind(&format!("cache {hex} was evicted")), None);
+    assert_eq!(kind("pubkey-5ogiflzbnjrljiky49qxsiozqef5jxp7"), None);
+    assert_eq!(kind("the key-rotation-policy-for-2024 doc"), None);
   }
 
   #[test]
