@@ -302,3 +302,28 @@ describe('real-world variations (formats as other tools actually write them)', (
     assert.throws(() => registry.adapt('memory-standard', { files: {} }), (e) => e.code === 'ADAPTER_PAYLOAD' && e.details.file === 'MEMORY.md')
   })
 })
+
+// Each input below took more than 20 s before (the quadratic step is named in the test); the 10 s
+// bound guards against blocking the dsh thread, it is not a speed target.
+describe('adapters stay linear on hostile input', () => {
+  const timed = (run) => {
+    const t0 = performance.now()
+    const r = run()
+    const ms = performance.now() - t0
+    assert.ok(ms < 10_000, `${Math.round(ms)} ms`)
+    return r
+  }
+
+  it('mem0 stays linear on a 20 KB key over 5,000 values (each value had a pointer string holding the key)', () => {
+    const r = timed(() => registry.adapt('mem0', `{"facts": ["a"],\n"${'k'.repeat(20_000)}": [${Array(5_000).fill('0').join(',')}]}`))
+    assert.deepEqual(r.entries.map((e) => e.text), ['a'])
+    assert.deepEqual(r.locations, [1])
+  })
+
+  it('mem0 stays linear on one memory with 200,000 tags (deduplicated by searching the kept ones)', () => {
+    const tags = Array.from({ length: 200_000 }, (_, i) => `t${i}`)
+    const r = timed(() => registry.adapt('mem0', JSON.stringify({ facts: [{ memory: 'x', metadata: { tags } }] })))
+    assert.deepEqual(r.entries[0].tags, tags.slice(0, 16))
+    assert.match(r.warnings[0].message, /^200000 tags; only the first 16 were kept \(dropped: t16, .*, t31 and 199968 more\)$/)
+  })
+})
