@@ -253,6 +253,38 @@ describe('claude-code export keeps section order and names', () => {
   })
 })
 
+// Each input below took more than 20 s before (one quadratic step each, named in the test); the
+// 10 s bound guards against blocking the dsh thread, it is not a speed target.
+describe('claude-code import stays linear on hostile input', () => {
+  const timed = (text) => {
+    const t0 = performance.now()
+    const r = adapt(Buffer.from(text))
+    const ms = performance.now() - t0
+    assert.ok(ms < 10_000, `${Math.round(ms)} ms`)
+    return r
+  }
+
+  it('stays linear on a paragraph of 80,000 lead-in lines (each line searched the paragraph so far for a newline)', () => {
+    const r = timed(Array.from({ length: 80_000 }, (_, i) => `**L${i}:**`).join('\n'))
+    assert.equal(r.entries.length, 1)
+    assert.ok(r.entries[0].text.startsWith('**L0:** **L1:** **L2:**'))
+  })
+
+  it('stays linear on long runs of spaces and blank lines (regexes anchored at the end rescanned each run)', () => {
+    const spaces = (n) => ' '.repeat(n)
+    const r = timed([
+      `---\nname: a${spaces(160_000)}b\n---`, // a frontmatter value
+      `# c${spaces(120_000)}d`, // a heading
+      `- e\n${'\n'.repeat(100_000)}  f`, // blank lines inside an item, then its end
+      '',
+      `1.${spaces(120_000)}g\u2028`, // a list item that a line break makes a paragraph
+      '',
+      `h${spaces(80_000)}i`, // a paragraph
+    ].join('\n'))
+    assert.deepEqual(r.entries.map((e) => [e.text.replace(/\s+/g, ' '), e.tags]), [['e f', ['a b', 'c d']], ['1. g', ['a b', 'c d']], ['h i', ['a b', 'c d']]])
+  })
+})
+
 describe('claude-code through the CLI', { skip }, () => {
   let n = 0
   const sandbox = () => {

@@ -29,10 +29,11 @@
 import os from 'node:os'
 import path from 'node:path'
 import { adapterPayload } from '../errors.mjs'
-import { MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, finishTags, markdownPayload, placement, splitLines, utf8Text } from './util.mjs'
+import { MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, finishTags, markdownPayload, placement, splitLines, trimEndOf, utf8Text } from './util.mjs'
 
 const ID = 'claude-code-memory-md'
-const HEADING = /^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/
+const HEADING_START = /^(#{1,6})[ \t]+/
+const FIELD = /^([ \t]*)([A-Za-z_][\w-]*):/
 const BULLET = /^( {0,3})([-*+]|\d{1,9}[.)])[ \t]+(.*)$/
 const LAYER_TITLE = /^dsh-memento memory: (user|agent)\/(user-global|workspace)$/
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/
@@ -43,6 +44,7 @@ const LEAD_COLON = /[:：](?:\*\*|__|\*|_)?$/
 const LEAD_BOLD = /^(\*\*|__)(?:(?!\1).)+\1$/
 const GLOB = /[*?]/
 const CODE_SPAN = /(?<!`)(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)/g
+const INVISIBLE = /[\s\u200b-\u200d\u2060\ufeff]/
 const MENTION = /(?:^|\s)@([^\s@`"'()<>[\]]*[./][^\s@`"'()<>[\]]*)/g
 const SECTION = ' § '
 const MAX_EXPORT_TAGS = 5
@@ -61,7 +63,33 @@ const isAutoMemoryIndex = (file) => typeof file === 'string' && /[\\/]memory[\\/
 const indentOf = (raw) => /^[ \t]*/.exec(raw)[0].replace(/\t/g, '    ').length
 /** "@a.md @b.md": a line of imports only; a glob ("@docs/*.md") names no file, so that line is text. */
 const isImportLine = (raw) => IMPORT_LINE.test(raw.trim()) && !GLOB.test(raw)
-const structural = (l) => BULLET.test(l) || FENCE.test(l) || /^\s*\|/.test(l)
+/**
+ * A list item line, as BULLET matches it; a line holding a line break "." cannot cross (\r,
+ * U+2028, U+2029) is none, and is not given to BULLET, which would rescan the rest of the line for
+ * each space it gives back: quadratic.
+ */
+const bullet = (raw) => (/[\r\u2028\u2029]/.test(raw) ? null : BULLET.exec(raw))
+const isSpace = (ch) => ch === ' ' || ch === '\t'
+/**
+ * An ATX heading line ("## Title ##") as {level, label}, else null: what
+ * /^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/ matches, read from both ends (that regex is quadratic
+ * in a run of spaces inside the title).
+ */
+function atxHeading(raw) {
+  const m = HEADING_START.exec(raw)
+  if (!m || /[\r\u2028\u2029]/.test(raw)) return null // (".*" stops at a line break)
+  const start = m[0].length
+  let end = raw.length
+  while (end > start && isSpace(raw[end - 1])) end--
+  // a closing "#" run after a space or tab
+  let hashes = end
+  while (hashes > start && raw[hashes - 1] === '#') hashes--
+  let before = hashes
+  while (before > start && isSpace(raw[before - 1])) before--
+  if (hashes < end && before < hashes) end = before
+  return { level: m[1].length, label: raw.slice(start, end) }
+}
+const structural = (l) => bullet(l) || FENCE.test(l) || /^\s*\|/.test(l)
 
 /**
  * YAML frontmatter as flat fields: "key: value", a key nested one level ("metadata:" then
@@ -76,13 +104,15 @@ function frontmatter(lines) {
   if (end < 0) return { skip: 0, fields, at }
   let parent = null
   for (let i = 1; i < end; i++) {
-    const m = /^([ \t]*)([A-Za-z_][\w-]*):\s*(.*?)\s*$/.exec(lines[i])
+    const m = FIELD.exec(lines[i])
     if (!m) continue
-    if (!m[1]) parent = m[3] ? null : m[2]
+    // trimmed by trim(): a regex /:\s*(.*?)\s*$/ is quadratic in a run of spaces inside the value
+    let value = lines[i].slice(m[0].length).trim()
+    if (/[\r\u2028\u2029]/.test(value)) continue // (a line break inside: not a field)
+    if (!m[1]) parent = value ? null : m[2]
     else if (!parent) continue
     const key = m[1] ? `${parent}.${m[2]}` : m[2]
     at[key] = i + 1
-    let value = m[3]
     if (/^[|>][-+]?$/.test(value)) {
       const body = []
       while (i + 1 < end && (!lines[i + 1].trim() || indentOf(lines[i + 1]) > m[1].length)) body.push(lines[++i].trim())
@@ -163,7 +193,7 @@ function scan(lines, start, autoIndex, warnings) {
         cur.blanks = 0
         continue
       }
-      if (cur.blanks === 0 && !HEADING.test(raw) && !BULLET.test(raw) && !FENCE.test(raw) && !QUOTE.test(raw) && !/^\s*<!--/.test(raw)) {
+      if (cur.blanks === 0 && !atxHeading(raw) && !bullet(raw) && !FENCE.test(raw) && !QUOTE.test(raw) && !/^\s*<!--/.test(raw)) {
         cur.text += ` ${raw.trim()}` // lazy continuation (an "@path" line too: it continues the sentence)
         continue
       }
@@ -180,7 +210,7 @@ function scan(lines, start, autoIndex, warnings) {
     }
     if (cur?.type === 'quote') {
       if (QUOTE.test(raw)) { cur.lines.push(raw.replace(QUOTE, '')); continue }
-      if (!blank && cur.lines.at(-1).trim() && !HEADING.test(raw) && !structural(raw)) { cur.lines.push(raw.trim()); continue }
+      if (!blank && cur.lines.at(-1).trim() && !atxHeading(raw) && !structural(raw)) { cur.lines.push(raw.trim()); continue }
       end()
     }
     if (blank) { end(); continue }
@@ -190,19 +220,20 @@ function scan(lines, start, autoIndex, warnings) {
       while (idx + 1 < lines.length && !lines[idx].includes('-->')) idx++
       continue
     }
-    // Setext heading: a one-line paragraph underlined with === (level 1) or --- (level 2); a
-    // sentence ("Never log tokens.") over --- is taken for text above a rule, as people mean it.
-    const setext = cur?.type === 'para' && !cur.text.includes('\n') && !cur.table && /^\s{0,3}(=+|-+)\s*$/.exec(raw)
+    // Setext heading: a paragraph of soft-wrapped lines (no newline in it) underlined with ===
+    // (level 1) or --- (level 2); a sentence ("Never log tokens.") over --- is taken for text above
+    // a rule, as people mean it.
+    const setext = cur?.type === 'para' && !cur.broken && !cur.table && /^\s{0,3}(=+|-+)\s*$/.exec(raw)
     if (setext && setext[1][0] === '-' && /[.!?。！？:：]$/.test(cur.text)) end()
     else if (setext) {
       blocks.push({ type: 'heading', level: setext[1][0] === '=' ? 1 : 2, label: cur.text, line: cur.line })
       cur = null
       continue
     }
-    const h = HEADING.exec(raw)
+    const h = atxHeading(raw)
     if (h) {
       end()
-      blocks.push({ type: 'heading', level: h[1].length, label: h[2], line: n })
+      blocks.push({ type: 'heading', ...h, line: n })
       continue
     }
     // an "@path" line of its own (one that continues a paragraph is part of its sentence)
@@ -229,7 +260,7 @@ function scan(lines, start, autoIndex, warnings) {
       else { end(); cur = { type: 'para', text: raw, line: n } }
       continue
     }
-    const b = BULLET.exec(raw)
+    const b = bullet(raw)
     if (b) {
       end()
       const body = b[3].trim()
@@ -254,6 +285,9 @@ function scan(lines, start, autoIndex, warnings) {
     }
     const row = /^\s*\|/.test(raw)
     if (cur?.type === 'para') {
+      // `broken`: the text holds a newline, kept as a flag (searching the growing text for one on
+      // every line made a long paragraph quadratic); a paragraph with a fence ends at the fence
+      if (row || cur.table) cur.broken = true
       cur.text += (row || cur.table ? '\n' : ' ') + raw.trim()
       cur.table = row
     } else { end(); cur = { type: 'para', text: raw.trim(), line: n, table: row } }
@@ -285,7 +319,7 @@ function textOf(b) {
     return `${ticks}\n${body}\n${ticks}`
   }
   if (b.type === 'quote') return quoteText(b.lines)
-  return b.text.replace(/\s+$/, '').replace(/^\s+/, '')
+  return b.text.trim()
 }
 
 /**
@@ -303,7 +337,7 @@ const itemMarkdown = (b) => {
   return b.ordered ? lines.join('\n') : `${b.marker} ${lines.join('\n')}`
 }
 // (an invisible character after the colon does not hide it)
-const isLeadIn = (b) => (b.type === 'item' || b.type === 'para') && ((t) => LEAD_COLON.test(t) || LEAD_BOLD.test(t))(textOf(b).split('\n').at(-1).replace(/[\s\u200b-\u200d\u2060\ufeff]+$/, ''))
+const isLeadIn = (b) => (b.type === 'item' || b.type === 'para') && ((t) => LEAD_COLON.test(t) || LEAD_BOLD.test(t))(trimEndOf(textOf(b).split('\n').at(-1), INVISIBLE))
 const CONTENT = new Set(['item', 'para', 'code', 'quote'])
 
 /**
@@ -453,7 +487,7 @@ function parse(text, ctx) {
       last = blocks[++i]
       body += `\n${textOf(last)}`
     }
-    body = body.replace(/\s+$/, '')
+    body = body.trimEnd()
     if (!body) continue
     emit(body, b.line)
     // "- git workflow @docs/git.md": Claude Code imports a path mentioned in text too (the text stays)
@@ -510,7 +544,7 @@ function exportEntries(entries) {
           warnings.push({ message: `entry ${e.id ?? ''}: only its first ${MAX_EXPORT_TAGS} tags fit the heading levels; dropped ${all.slice(MAX_EXPORT_TAGS).join(', ')}` })
         }
         for (const h of heads) {
-          if (HEADING.exec(`## ${headingLine(h)}`)?.[2] !== h) warnings.push({ message: `tag ${JSON.stringify(h)} does not survive as a heading` })
+          if (atxHeading(`## ${headingLine(h)}`)?.label !== h) warnings.push({ message: `tag ${JSON.stringify(h)} does not survive as a heading` })
         }
         let common = 0
         while (common < open.length && common < heads.length && open[common] === heads[common]) common++
@@ -522,7 +556,7 @@ function exportEntries(entries) {
       }
     }
   }
-  return { plugin: ID, text: out.length ? `${out.join('\n').replace(/\n+$/, '')}\n` : '', warnings }
+  return { plugin: ID, text: out.length ? `${trimEndOf(out.join('\n'), /\n/)}\n` : '', warnings }
 }
 
 /** @type {import('./registry.mjs').MemoryAdapter} */
