@@ -283,6 +283,19 @@ describe('claude-code import stays linear on hostile input', () => {
     ].join('\n'))
     assert.deepEqual(r.entries.map((e) => [e.text.replace(/\s+/g, ' '), e.tags]), [['e f', ['a b', 'c d']], ['1. g', ['a b', 'c d']], ['h i', ['a b', 'c d']]])
   })
+
+  it('stays linear on code spans and a fence that never close (each was searched for to the end of the text)', () => {
+    const r = timed([
+      `see ${Array.from({ length: 2600 }, (_, i) => '`'.repeat(2600 - i)).join(' x ')} @docs/a.md`,
+      '',
+      '`'.repeat(160_000),
+    ].join('\n'))
+    assert.equal(r.entries.length, 2)
+    assert.deepEqual(r.warnings.map((w) => w.message.replace(/ was not followed.*/, '')), [
+      'a fenced code block was not closed before the end of the file; it was kept as text',
+      'inline import "@docs/a.md" (the text is kept)',
+    ])
+  })
 })
 
 describe('claude-code through the CLI', { skip }, () => {

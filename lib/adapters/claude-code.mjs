@@ -43,7 +43,6 @@ const INDEX_LINK = /^\[([^\]]+)\]\(([^)\s]+\.md)\)\s*(.*)$/
 const LEAD_COLON = /[:：](?:\*\*|__|\*|_)?$/
 const LEAD_BOLD = /^(\*\*|__)(?:(?!\1).)+\1$/
 const GLOB = /[*?]/
-const CODE_SPAN = /(?<!`)(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)/g
 const INVISIBLE = /[\s\u200b-\u200d\u2060\ufeff]/
 const MENTION = /(?:^|\s)@([^\s@`"'()<>[\]]*[./][^\s@`"'()<>[\]]*)/g
 const SECTION = ' § '
@@ -323,12 +322,75 @@ function textOf(b) {
 }
 
 /**
+ * `text` without its fenced code: from a line starting with 3+ backticks or tildes to the first
+ * later line starting with as many (when none does, with as many as the longest later run), as
+ * /^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[^\n]*$/gm cut it. That regex rescanned the rest of the text
+ * for each fence it could not close, and for each shorter run it backtracked to: quadratic.
+ */
+function withoutFences(text) {
+  let nl = text.indexOf('\n')
+  const fences = [...text.matchAll(/^(?:`{3,}|~{3,})/gm)].map((m) => {
+    if (nl !== -1 && nl < m.index) nl = text.indexOf('\n', m.index)
+    return { at: m.index, ch: m[0][0], run: m[0].length, eol: nl }
+  })
+  // after[i]: the first fence on a line after fence i's; longest[ch][j]: the longest run of ch from fence j on
+  const after = []
+  for (let i = 0, j = 0; i < fences.length; i++) {
+    while (j < fences.length && (fences[i].eol === -1 || fences[j].at <= fences[i].eol)) j++
+    after.push(j)
+  }
+  const longest = { '`': Array(fences.length + 1).fill(0), '~': Array(fences.length + 1).fill(0) }
+  for (let j = fences.length - 1; j >= 0; j--) {
+    for (const ch of ['`', '~']) longest[ch][j] = fences[j].ch === ch ? Math.max(fences[j].run, longest[ch][j + 1]) : longest[ch][j + 1]
+  }
+  let out = ''
+  let from = 0
+  for (let i = 0; i < fences.length; i++) {
+    const f = fences[i]
+    const most = longest[f.ch][after[i]]
+    if (f.at < from || !most) continue
+    const run = Math.min(f.run, most)
+    let k = after[i]
+    while (fences[k].ch !== f.ch || fences[k].run < run) k++
+    out += text.slice(from, f.at)
+    from = fences[k].eol === -1 ? text.length : fences[k].eol
+    i = k
+  }
+  return out + text.slice(from)
+}
+
+/**
+ * `text` with each code span (a run of backticks to the next run of exactly as many) as a space,
+ * as /(?<!`)(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)/g did, without rescanning the rest of the text for each
+ * run that has no partner.
+ */
+function withoutCodeSpans(text) {
+  const runs = [...text.matchAll(/`+/g)]
+  const next = [] // the next run as long as run i
+  const last = new Map()
+  for (let i = runs.length - 1; i >= 0; i--) {
+    next[i] = last.get(runs[i][0].length)
+    last.set(runs[i][0].length, i)
+  }
+  let out = ''
+  let from = 0
+  for (let i = 0; i < runs.length; i++) {
+    const j = next[i]
+    if (j === undefined) continue
+    out += `${text.slice(from, runs[i].index)} `
+    from = runs[j].index + runs[j][0].length
+    i = j
+  }
+  return out + text.slice(from)
+}
+
+/**
  * Path-like "@x/y" or "@x.md" mentions outside code, as Claude Code reads them: not in fenced code
  * or a code span (of any number of backticks), not e-mail addresses ("@" starts a word), not globs.
  */
 function mentions(body) {
-  const prose = body.replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(CODE_SPAN, ' ')
-  return [...prose.matchAll(MENTION)].map((m) => m[1].replace(/[.,;:!?]+$/, '')).filter((t) => /[./]/.test(t) && !GLOB.test(t))
+  const prose = withoutCodeSpans(withoutFences(body))
+  return [...prose.matchAll(MENTION)].map((m) => trimEndOf(m[1], /[.,;:!?]/)).filter((t) => /[./]/.test(t) && !GLOB.test(t))
 }
 
 /** An item as a markdown list line again (when it joins a lead-in's entry). */
