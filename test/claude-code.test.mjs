@@ -296,6 +296,17 @@ describe('claude-code import stays linear on hostile input', () => {
       'inline import "@docs/a.md" (the text is kept)',
     ])
   })
+
+  it('stays linear on a heading cut in 1,500 tags over 2,500 entries (each entry deduplicated every tag of its headings)', () => {
+    const heading = Array.from({ length: 1500 }, (_, i) => `w${i}`.padEnd(31, 'x')).join(' ')
+    const r = timed(`# ${heading}\n${Array.from({ length: 2500 }, (_, i) => `- e${i}`).join('\n')}`)
+    assert.equal(r.entries.length, 2500)
+    assert.deepEqual(r.entries[2499].tags, Array.from({ length: 16 }, (_, i) => `w${i}`.padEnd(31, 'x')))
+    // a heading in more pieces than an entry keeps tags could never be joined again: the source does not carry it
+    assert.ok(r.entries.every((e) => e.source === ID))
+    assert.match(r.warnings[0].message, /its tags are .*; it is cut in more pieces than an entry keeps tags \(16\), so the source does not keep it whole$/)
+    assert.match(r.warnings[1].message, /^1500 tags; only the first 16 were kept \(dropped: w16x+, .*, w31x+ and 1468 more\)$/)
+  })
 })
 
 describe('claude-code through the CLI', { skip }, () => {

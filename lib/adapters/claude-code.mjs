@@ -29,7 +29,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import { adapterPayload } from '../errors.mjs'
-import { MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, finishTags, markdownPayload, placement, splitLines, trimEndOf, utf8Text } from './util.mjs'
+import { MAX_TAGS, MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, markdownPayload, placement, splitLines, tooManyTags, trimEndOf, utf8Text } from './util.mjs'
 
 const ID = 'claude-code-memory-md'
 const HEADING_START = /^(#{1,6})[ \t]+/
@@ -142,6 +142,43 @@ function headingTags(label) {
   }
   if (cur) out.push(cur)
   return out
+}
+
+/** A heading as a message names it: at most 100 characters. */
+function shortLabel(label) {
+  if (label.length <= 100) return label
+  return `${label.slice(0, 99).replace(/[\ud800-\udbff]$/, '')}…`
+}
+
+/**
+ * Whether a heading cut into these tags is kept whole in the source, for export to join it again:
+ * one cut in more pieces than an entry keeps tags could never be joined, so it is not.
+ */
+const keptWhole = (tags) => tags.length > 1 && tags.length <= MAX_TAGS
+
+/**
+ * The open sections as the entries under them see them, built once per heading (building them
+ * again for every entry made a long heading over many entries quadratic): the first MAX_TAGS
+ * distinct tags, how many distinct tags there are and the first ones past the cap (for the
+ * warning), the cut headings the source keeps, and the headings' names for messages.
+ * @param {object | null} parent the sections above
+ * @param {{tags: string[], full: string}} section
+ */
+function sectionPath(parent, section) {
+  const own = new Set()
+  const has = (t) => own.has(t) || Boolean(parent?.has(t))
+  const tags = [...(parent?.tags ?? [])]
+  const dropped = [...(parent?.dropped ?? [])]
+  let count = parent?.count ?? 0
+  for (const t of section.tags) {
+    if (!t || has(t)) continue
+    own.add(t)
+    count++
+    if (tags.length < MAX_TAGS) tags.push(t)
+    else if (dropped.length < MAX_TAGS) dropped.push(t)
+  }
+  const cut = keptWhole(section.tags) ? [...(parent?.cut ?? []), section.full] : parent?.cut ?? []
+  return { has, tags, dropped, count, cut, names: [...(parent?.names ?? []), shortLabel(section.full)] }
 }
 
 /** Cut `n` columns of indentation (a tab counts as reaching the next multiple of 4). */
@@ -454,18 +491,19 @@ function parse(text, ctx) {
   const fixedLayer = options.track !== undefined || options.scope !== undefined
   const blocks = scan(lines, fm.skip, isAutoMemoryIndex(ctx.file), warnings)
   let layer = { ...base }
-  let trail = [] // index 0 = "#": {tags, full} or null
+  let trail = [] // index 0 = "#": a sectionPath, or null
   // the sections an import sits in (imported entries are tagged as if written there), then an
   // auto-memory topic's frontmatter name, its title like a "# " heading
   const name = field('name')?.value
-  const named = [...(ctx.outer ?? []), ...(name ? [{ tags: headingTags(name), full: cleanLabel(name) }].filter((s) => s.tags.length) : [])]
+  const nameTags = name ? headingTags(name) : []
+  const top = nameTags.length ? sectionPath(ctx.outer ?? null, { tags: nameTags, full: cleanLabel(name) }) : ctx.outer ?? null
   // a topic's frontmatter description is the first line of its first entry
   const description = field('description')
   let lead = description?.value
   const entries = []
   const locations = []
   const { visited } = ctx
-  const openSections = () => [...named, ...trail.filter(Boolean)]
+  const open = () => trail.findLast(Boolean) ?? top
 
   const emit = (body, line) => {
     if (lead) {
@@ -473,18 +511,17 @@ function parse(text, ctx) {
       lead = undefined
     }
     const input = { track: layer.track, scope: layer.scope, text: body, source: options.source ?? ID }
-    const open = openSections()
-    const tags = finishTags(open.flatMap((s) => s.tags), warnings, line)
-    if (tags.length) input.tags = tags
-    const cut = open.filter((s) => s.tags.length > 1).map((s) => s.full)
-    if (cut.length && options.source === undefined) input.source = `${ID}${SECTION}${cut.join(SECTION)}`
+    const sections = open()
+    if (sections?.count > MAX_TAGS) warnings.push({ line, message: tooManyTags(sections.count, sections.dropped) })
+    if (sections?.tags.length) input.tags = [...sections.tags]
+    if (sections?.cut.length && options.source === undefined) input.source = `${ID}${SECTION}${sections.cut.join(SECTION)}`
     entries.push(input)
     locations.push(line)
   }
 
   const follow = (b) => {
-    const sections = openSections().map((s) => s.full)
-    const under = sections.length ? ` under ${JSON.stringify(sections.join(' > '))}` : ''
+    const names = open()?.names ?? []
+    const under = names.length ? ` under ${JSON.stringify(names.join(' > '))}` : ''
     const what = b.type === 'link' ? `index link to ${b.target} (${b.title})${under}` : `${b.inline ? 'inline ' : ''}import ${JSON.stringify(`@${b.target}`)}${under}${b.inline ? ' (the text is kept)' : ''}`
     const skip = (why) => warnings.push({ line: b.line, message: `${what} was not followed${why}` })
     if (!options.followImports) return skip('; pass --follow-imports (option followImports) to import it, or import that file separately')
@@ -506,7 +543,7 @@ function parse(text, ctx) {
     }
     visited.add(key)
     const sub = utf8Text(ID, data, label)
-    const got = parse(sub, { ...ctx, file: abs, hops: ctx.hops + 1, inherit: layer, outer: openSections() })
+    const got = parse(sub, { ...ctx, file: abs, hops: ctx.hops + 1, inherit: layer, outer: open() })
     entries.push(...got.entries)
     locations.push(...got.entries.map(() => null))
     warnings.push(...got.warnings.map((w) => (w.file ? w : { file: label, message: `${label}${w.line ? ` line ${w.line}` : ''}: ${w.message}` })))
@@ -522,8 +559,11 @@ function parse(text, ctx) {
     trail = trail.slice(0, b.level - 1)
     while (trail.length < b.level - 1) trail.push(null)
     const tags = headingTags(b.label)
-    if (tags.length > 1) warnings.push({ line: b.line, message: `heading ${JSON.stringify(cleanLabel(b.label))} is longer than a tag (${MAX_TAG_LENGTH} chars): its tags are ${tags.map((t) => JSON.stringify(t)).join(', ')}, and the full heading is kept in the source` })
-    trail.push(tags.length ? { tags, full: cleanLabel(b.label) } : null)
+    if (tags.length > 1) {
+      const kept = keptWhole(tags) ? ', and the full heading is kept in the source' : `; it is cut in more pieces than an entry keeps tags (${MAX_TAGS}), so the source does not keep it whole`
+      warnings.push({ line: b.line, message: `heading ${JSON.stringify(cleanLabel(b.label))} is longer than a tag (${MAX_TAG_LENGTH} chars): its tags are ${tags.map((t) => JSON.stringify(t)).join(', ')}${kept}` })
+    }
+    trail.push(tags.length ? sectionPath(open(), { tags, full: cleanLabel(b.label) }) : null)
   }
 
   for (let i = 0; i < blocks.length; i++) {
