@@ -326,4 +326,11 @@ describe('adapters stay linear on hostile input', () => {
     assert.deepEqual(r.entries[0].tags, tags.slice(0, 16))
     assert.match(r.warnings[0].message, /^200000 tags; only the first 16 were kept \(dropped: t16, .*, t31 and 199968 more\)$/)
   })
+
+  it('hermes stays linear on a 100 KB section heading over 10,000 bullets (the heading was made a tag again for every bullet)', () => {
+    const r = timed(() => registry.adapt('hermes-memory-md', `## ${'word '.repeat(20_000)}\n${Array.from({ length: 10_000 }, (_, i) => `- e${i}`).join('\n')}`))
+    assert.equal(r.entries.length, 10_000)
+    assert.deepEqual(r.entries[9999].tags, ['word word word word word word wo'])
+    assert.deepEqual(r.warnings.map((w) => w.line), [1], 'the cut heading is reported once, at its line')
+  })
 })
