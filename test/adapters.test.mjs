@@ -314,6 +314,26 @@ describe('adapters stay linear on hostile input', () => {
     return r
   }
 
+  it('memory-standard stays linear on 15,000 topics whose notes differ in case (each topic searched every file)', () => {
+    const index = Array.from({ length: 15_000 }, (_, i) => `## t${i}`).join('\n')
+    const notes = Object.fromEntries(Array.from({ length: 15_000 }, (_, i) => [`memories/T${i}.md`, `note ${i}`]))
+    const r = timed(() => registry.adapt('memory-standard', { files: { 'MEMORY.md': index, ...notes } }))
+    assert.equal(r.entries.length, 15_000)
+    assert.equal(r.entries[14_999].text, 'note 14999')
+    assert.deepEqual(r.warnings, [])
+  })
+
+  it('memory-standard stays linear on 100,000 tags, runs of newlines and lines a line break ends (deduplication and end-anchored regexes)', () => {
+    const files = {
+      'MEMORY.md': `> ${'a:'.repeat(150_000)}\rx\n## t\n- **tags:** ${Array.from({ length: 100_000 }, (_, i) => `t${i}`).join(',')}\n- **summary:**${' '.repeat(200_000)}s\u2028`,
+      'memories/t.md': `> mm-kind:${' '.repeat(200_000)}k\u2028\n\nbody${'\n'.repeat(200_000)}end`,
+    }
+    const r = timed(() => registry.adapt('memory-standard', { files }))
+    assert.equal(r.entries.length, 1)
+    assert.equal(r.entries[0].tags.length, 16)
+    assert.match(r.entries[0].text, /^> mm-kind: +k\u2028\n\nbody\n+end\n\n- \*\*summary:\*\* +s$/, 'lines a line break ends are no fields: they stay text')
+  })
+
   it('mem0 stays linear on a 20 KB key over 5,000 values (each value had a pointer string holding the key)', () => {
     const r = timed(() => registry.adapt('mem0', `{"facts": ["a"],\n"${'k'.repeat(20_000)}": [${Array(5_000).fill('0').join(',')}]}`))
     assert.deepEqual(r.entries.map((e) => e.text), ['a'])
