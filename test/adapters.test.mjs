@@ -334,6 +334,13 @@ describe('adapters stay linear on hostile input', () => {
     assert.match(r.entries[0].text, /^> mm-kind: +k\u2028\n\nbody\n+end\n\n- \*\*summary:\*\* +s$/, 'lines a line break ends are no fields: they stay text')
   })
 
+  it('memory-standard export stays linear on 20,000 entries sharing one topic (each tried every number taken so far)', () => {
+    const entries = stored(Array.from({ length: 20_000 }, () => ({ track: 'agent', scope: 'workspace', text: 'same words for every entry' })))
+    const out = timed(() => registry.export('memory-standard', entries, { indexLines: 1e7, indexBytes: 1e9 }))
+    assert.equal(Object.keys(out.files).length, 20_001)
+    assert.ok(out.files['memories/same-words-for-every-entry-20000.md'])
+  })
+
   it('mem0 stays linear on a 20 KB key over 5,000 values (each value had a pointer string holding the key)', () => {
     const r = timed(() => registry.adapt('mem0', `{"facts": ["a"],\n"${'k'.repeat(20_000)}": [${Array(5_000).fill('0').join(',')}]}`))
     assert.deepEqual(r.entries.map((e) => e.text), ['a'])

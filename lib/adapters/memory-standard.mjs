@@ -34,7 +34,7 @@ export function mmTags(value) {
 
 /** mm's slugForTopic: NFKC, lowercase, runs of other characters -> '-', at most 64. */
 export function slugForTopic(text) {
-  const s = text.normalize('NFKC').toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-._]+|-+$/g, '').slice(0, 64).replace(/[-._]+$/, '')
+  const s = trimEndOf(text.normalize('NFKC').toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-._]+/, ''), /-/).slice(0, 64).replace(/[-._]+$/, '')
   return isSlug(s) ? s : ''
 }
 
@@ -225,10 +225,19 @@ function exportEntries(entries, options = {}) {
   const o = { ...MM_DEFAULTS, ...options }
   if (!isSlug(o.memoryId)) throw adapterPayload(ID, `memoryId ${JSON.stringify(o.memoryId)} is not a valid slug`)
   const used = new Set()
+  // the next number to try after each "<topic>-": starting again from 2 for every entry of one
+  // topic was quadratic in how many share it
+  const nextNumber = new Map()
   const items = entries.map((e, i) => {
     const base = topicOf(e, i)
     let topic = base
-    for (let k = 2; used.has(topic.toLowerCase()); k++) topic = `${base.slice(0, 60)}-${k}`
+    if (used.has(topic.toLowerCase())) {
+      const stem = base.slice(0, 60)
+      let k = nextNumber.get(stem.toLowerCase()) ?? 2
+      while (used.has(`${stem}-${k}`.toLowerCase())) k++
+      topic = `${stem}-${k}`
+      nextNumber.set(stem.toLowerCase(), k + 1)
+    }
     used.add(topic.toLowerCase())
     return { e, topic }
   })
@@ -236,7 +245,7 @@ function exportEntries(entries, options = {}) {
   const blocks = []
   for (const { e, topic } of items.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0))) {
     const file = `memories/${topic}.md`
-    const body = e.text.replace(/^\n+|\n+$/g, '')
+    const body = trimNewlines(e.text)
     const bodyChars = codePoints(body)
     if (bodyChars > o.writeBudget) {
       throw adapterPayload(ID, `E_WRITE_BUDGET_EXCEEDED: topic ${topic} has ${bodyChars} chars, over the mm write budget ${o.writeBudget}; nothing was exported`, { path: `/${entries.indexOf(e)}` })
