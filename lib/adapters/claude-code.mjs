@@ -29,7 +29,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import { adapterPayload } from '../errors.mjs'
-import { MAX_TAGS, MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, markdownPayload, placement, splitLines, tooManyTags, trimEndOf, utf8Text } from './util.mjs'
+import { LINE_BREAK, MAX_TAGS, MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, markdownPayload, placement, splitLines, tooManyTags, trimEndOf, utf8Text } from './util.mjs'
 
 const ID = 'claude-code-memory-md'
 const HEADING_START = /^(#{1,6})[ \t]+/
@@ -62,12 +62,8 @@ const isAutoMemoryIndex = (file) => typeof file === 'string' && /[\\/]memory[\\/
 const indentOf = (raw) => /^[ \t]*/.exec(raw)[0].replace(/\t/g, '    ').length
 /** "@a.md @b.md": a line of imports only; a glob ("@docs/*.md") names no file, so that line is text. */
 const isImportLine = (raw) => IMPORT_LINE.test(raw.trim()) && !GLOB.test(raw)
-/**
- * A list item line, as BULLET matches it; a line holding a line break "." cannot cross (\r,
- * U+2028, U+2029) is none, and is not given to BULLET, which would rescan the rest of the line for
- * each space it gives back: quadratic.
- */
-const bullet = (raw) => (/[\r\u2028\u2029]/.test(raw) ? null : BULLET.exec(raw))
+/** A list item line, as BULLET matches it (a line holding a LINE_BREAK is none, and BULLET is quadratic on it). */
+const bullet = (raw) => (LINE_BREAK.test(raw) ? null : BULLET.exec(raw))
 const isSpace = (ch) => ch === ' ' || ch === '\t'
 /**
  * An ATX heading line ("## Title ##") as {level, label}, else null: what
@@ -76,7 +72,7 @@ const isSpace = (ch) => ch === ' ' || ch === '\t'
  */
 function atxHeading(raw) {
   const m = HEADING_START.exec(raw)
-  if (!m || /[\r\u2028\u2029]/.test(raw)) return null // (".*" stops at a line break)
+  if (!m || LINE_BREAK.test(raw)) return null
   const start = m[0].length
   let end = raw.length
   while (end > start && isSpace(raw[end - 1])) end--
@@ -107,7 +103,7 @@ function frontmatter(lines) {
     if (!m) continue
     // trimmed by trim(): a regex /:\s*(.*?)\s*$/ is quadratic in a run of spaces inside the value
     let value = lines[i].slice(m[0].length).trim()
-    if (/[\r\u2028\u2029]/.test(value)) continue // (a line break inside: not a field)
+    if (LINE_BREAK.test(value)) continue // (no field)
     if (!m[1]) parent = value ? null : m[2]
     else if (!parent) continue
     const key = m[1] ? `${parent}.${m[2]}` : m[2]

@@ -10,7 +10,7 @@
 // the import falls back to the mm tags plus an "mm:<topic>" tag.
 
 import { adapterPayload } from '../errors.mjs'
-import { codePoints, finishTags, isObject, isScope, isTrack, labelToTag, placement, splitLines, trimEndOf, utf8Bytes } from './util.mjs'
+import { LINE_BREAK, codePoints, finishTags, isObject, isScope, isTrack, labelToTag, placement, splitLines, trimEndOf, utf8Bytes } from './util.mjs'
 
 const ID = 'memory-standard'
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
@@ -43,21 +43,17 @@ function checkFile(file, n) {
   if (bad) throw adapterPayload(ID, `index entry file ${JSON.stringify(file)} must be a relative POSIX path inside the root (no "..", "\\", leading "/" or drive letter)`, { line: n, file: 'MEMORY.md' })
 }
 
-/**
- * A field line as [the match of `prefix`, the value]: what /<prefix>\s*(.*)$/ reads, without that
- * regex's rescan of the value for each space it gives back (quadratic when a line break "." cannot
- * cross, \r, U+2028 or U+2029, ends the line); [] when it is no such line.
- */
+/** A field line as [the match of `prefix`, the value], as /<prefix>\s*(.*)$/ reads it (see LINE_BREAK); [] when it is none. */
 function field(line, prefix) {
   const m = prefix.exec(line)
   const value = m && line.slice(m[0].length).trimStart()
-  return m && !/[\r\u2028\u2029]/.test(value) ? [m, value] : []
+  return m && !LINE_BREAK.test(value) ? [m, value] : []
 }
 
 /**
  * A header line "> key: value" as [key, value], as /^>\s*(\S+?):\s*(.*)$/ reads it: the key is the
- * shortest that leaves a value with no line break (\r, U+2028, U+2029) past its leading spaces.
- * That regex rescanned the value for each colon of the key when a line break ends the line.
+ * shortest that leaves a value with no LINE_BREAK past its leading spaces. That regex rescanned the
+ * value for each colon of the key when a line break ends the line.
  */
 function headerField(raw) {
   const m = /^>\s*(\S+)/.exec(raw)

@@ -25,6 +25,13 @@ export function markdownPayload(adapterId, payload) {
   throw adapterPayload(adapterId, 'payload must be markdown text or {text: "..."}')
 }
 
+/**
+ * A line break that a line from splitLines may still hold (\r alone, U+2028, U+2029) and that a
+ * regex "." does not cross. A regex like /\s*(.*)$/ fails on such a line only after rescanning the
+ * rest for each space it gives back (quadratic), so the adapters test for one first.
+ */
+export const LINE_BREAK = /[\r\u2028\u2029]/
+
 /** Split text into lines (BOM stripped, CRLF tolerated). */
 export function splitLines(text) {
   return text.replace(/^\uFEFF/, '').split(/\r?\n/)
