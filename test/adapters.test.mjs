@@ -302,3 +302,62 @@ describe('real-world variations (formats as other tools actually write them)', (
     assert.throws(() => registry.adapt('memory-standard', { files: {} }), (e) => e.code === 'ADAPTER_PAYLOAD' && e.details.file === 'MEMORY.md')
   })
 })
+
+// Each input below took more than 20 s before (the quadratic step is named in the test); the 10 s
+// bound guards against blocking the dsh thread, it is not a speed target.
+describe('adapters stay linear on hostile input', () => {
+  const timed = (run) => {
+    const t0 = performance.now()
+    const r = run()
+    const ms = performance.now() - t0
+    assert.ok(ms < 10_000, `${Math.round(ms)} ms`)
+    return r
+  }
+
+  it('memory-standard stays linear on 15,000 topics whose notes differ in case (each topic searched every file)', () => {
+    const index = Array.from({ length: 15_000 }, (_, i) => `## t${i}`).join('\n')
+    const notes = Object.fromEntries(Array.from({ length: 15_000 }, (_, i) => [`memories/T${i}.md`, `note ${i}`]))
+    const r = timed(() => registry.adapt('memory-standard', { files: { 'MEMORY.md': index, ...notes } }))
+    assert.equal(r.entries.length, 15_000)
+    assert.equal(r.entries[14_999].text, 'note 14999')
+    assert.deepEqual(r.warnings, [])
+  })
+
+  it('memory-standard stays linear on 100,000 tags, runs of newlines and lines a line break ends (deduplication and end-anchored regexes)', () => {
+    const files = {
+      'MEMORY.md': `> ${'a:'.repeat(150_000)}\rx\n## t\n- **tags:** ${Array.from({ length: 100_000 }, (_, i) => `t${i}`).join(',')}\n- **summary:**${' '.repeat(200_000)}s\u2028`,
+      'memories/t.md': `> mm-kind:${' '.repeat(200_000)}k\u2028\n\nbody${'\n'.repeat(200_000)}end`,
+    }
+    const r = timed(() => registry.adapt('memory-standard', { files }))
+    assert.equal(r.entries.length, 1)
+    assert.equal(r.entries[0].tags.length, 16)
+    assert.match(r.entries[0].text, /^> mm-kind: +k\u2028\n\nbody\n+end\n\n- \*\*summary:\*\* +s$/, 'lines a line break ends are no fields: they stay text')
+  })
+
+  it('memory-standard export stays linear on 20,000 entries sharing one topic (each tried every number taken so far)', () => {
+    const entries = stored(Array.from({ length: 20_000 }, () => ({ track: 'agent', scope: 'workspace', text: 'same words for every entry' })))
+    const out = timed(() => registry.export('memory-standard', entries, { indexLines: 1e7, indexBytes: 1e9 }))
+    assert.equal(Object.keys(out.files).length, 20_001)
+    assert.ok(out.files['memories/same-words-for-every-entry-20000.md'])
+  })
+
+  it('mem0 stays linear on a 20 KB key over 5,000 values (each value had a pointer string holding the key)', () => {
+    const r = timed(() => registry.adapt('mem0', `{"facts": ["a"],\n"${'k'.repeat(20_000)}": [${Array(5_000).fill('0').join(',')}]}`))
+    assert.deepEqual(r.entries.map((e) => e.text), ['a'])
+    assert.deepEqual(r.locations, [1])
+  })
+
+  it('mem0 stays linear on one memory with 200,000 tags (deduplicated by searching the kept ones)', () => {
+    const tags = Array.from({ length: 200_000 }, (_, i) => `t${i}`)
+    const r = timed(() => registry.adapt('mem0', JSON.stringify({ facts: [{ memory: 'x', metadata: { tags } }] })))
+    assert.deepEqual(r.entries[0].tags, tags.slice(0, 16))
+    assert.match(r.warnings[0].message, /^200000 tags; only the first 16 were kept \(dropped: t16, .*, t31 and 199968 more\)$/)
+  })
+
+  it('hermes stays linear on a 100 KB section heading over 10,000 bullets (the heading was made a tag again for every bullet)', () => {
+    const r = timed(() => registry.adapt('hermes-memory-md', `## ${'word '.repeat(20_000)}\n${Array.from({ length: 10_000 }, (_, i) => `- e${i}`).join('\n')}`))
+    assert.equal(r.entries.length, 10_000)
+    assert.deepEqual(r.entries[9999].tags, ['word word word word word word wo'])
+    assert.deepEqual(r.warnings.map((w) => w.line), [1], 'the cut heading is reported once, at its line')
+  })
+})

@@ -253,6 +253,62 @@ describe('claude-code export keeps section order and names', () => {
   })
 })
 
+// Each input below took more than 20 s before (one quadratic step each, named in the test); the
+// 10 s bound guards against blocking the dsh thread, it is not a speed target.
+describe('claude-code import stays linear on hostile input', () => {
+  const timed = (text) => {
+    const t0 = performance.now()
+    const r = adapt(Buffer.from(text))
+    const ms = performance.now() - t0
+    assert.ok(ms < 10_000, `${Math.round(ms)} ms`)
+    return r
+  }
+
+  it('stays linear on a paragraph of 80,000 lead-in lines (each line searched the paragraph so far for a newline)', () => {
+    const r = timed(Array.from({ length: 80_000 }, (_, i) => `**L${i}:**`).join('\n'))
+    assert.equal(r.entries.length, 1)
+    assert.ok(r.entries[0].text.startsWith('**L0:** **L1:** **L2:**'))
+  })
+
+  it('stays linear on long runs of spaces and blank lines (regexes anchored at the end rescanned each run)', () => {
+    const spaces = (n) => ' '.repeat(n)
+    const r = timed([
+      `---\nname: a${spaces(160_000)}b\n---`, // a frontmatter value
+      `# c${spaces(120_000)}d`, // a heading
+      `- e\n${'\n'.repeat(100_000)}  f`, // blank lines inside an item, then its end
+      '',
+      `1.${spaces(120_000)}g\u2028`, // a list item that a line break makes a paragraph
+      '',
+      `h${spaces(80_000)}i`, // a paragraph
+    ].join('\n'))
+    assert.deepEqual(r.entries.map((e) => [e.text.replace(/\s+/g, ' '), e.tags]), [['e f', ['a b', 'c d']], ['1. g', ['a b', 'c d']], ['h i', ['a b', 'c d']]])
+  })
+
+  it('stays linear on code spans and a fence that never close (each was searched for to the end of the text)', () => {
+    const r = timed([
+      `see ${Array.from({ length: 2600 }, (_, i) => '`'.repeat(2600 - i)).join(' x ')} @docs/a.md`,
+      '',
+      '`'.repeat(160_000),
+    ].join('\n'))
+    assert.equal(r.entries.length, 2)
+    assert.deepEqual(r.warnings.map((w) => w.message.replace(/ was not followed.*/, '')), [
+      'a fenced code block was not closed before the end of the file; it was kept as text',
+      'inline import "@docs/a.md" (the text is kept)',
+    ])
+  })
+
+  it('stays linear on a heading cut in 1,500 tags over 2,500 entries (each entry deduplicated every tag of its headings)', () => {
+    const heading = Array.from({ length: 1500 }, (_, i) => `w${i}`.padEnd(31, 'x')).join(' ')
+    const r = timed(`# ${heading}\n${Array.from({ length: 2500 }, (_, i) => `- e${i}`).join('\n')}`)
+    assert.equal(r.entries.length, 2500)
+    assert.deepEqual(r.entries[2499].tags, Array.from({ length: 16 }, (_, i) => `w${i}`.padEnd(31, 'x')))
+    // a heading in more pieces than an entry keeps tags could never be joined again: the source does not carry it
+    assert.ok(r.entries.every((e) => e.source === ID))
+    assert.match(r.warnings[0].message, /its tags are .*; it is cut in more pieces than an entry keeps tags \(16\), so the source does not keep it whole$/)
+    assert.match(r.warnings[1].message, /^1500 tags; only the first 16 were kept \(dropped: w16x+, .*, w31x+ and 1468 more\)$/)
+  })
+})
+
 describe('claude-code through the CLI', { skip }, () => {
   let n = 0
   const sandbox = () => {

@@ -73,6 +73,8 @@ describe('export envelope', { skip }, () => {
     assert.deepEqual([back.inputs.length, back.inputs[0].text, back.inputs[2499].text], [2500, 'fact 0', 'fact 2499'])
     assert.throws(() => manifestParts(manifest, (f) => (f.includes('002') ? null : read(f))), /the export is incomplete: the manifest lists 3 parts and memory-export.part-002-of-003.json is missing/)
     assert.throws(() => manifestParts(manifest, (f) => read(f).replace('fact 7', 'fact 8')), /sha256 differs/)
+    // a part listed twice would be read, hashed and parsed once per listing
+    assert.throws(() => manifestParts({ ...manifest, parts: [...manifest.parts, manifest.parts[0]] }, read), /the manifest lists a part file more than once; nothing was imported/)
     assert.deepEqual(Object.keys(exportFiles(buildExport({ entries: [entry(1)], budgets }))), ['memory-export.json'])
   })
 })
@@ -95,6 +97,16 @@ describe('import validation (nothing is written on any failure)', () => {
   for (const [name, docs, re] of cases) {
     it(name, () => assert.throws(() => readEnvelopes(docs), (e) => e.code === 'INVALID_INPUT' && re.test(e.message)))
   }
+
+  // each took more than 20 s before; the 10 s bound guards against blocking, it is not a speed target
+  it('stays linear in the parts given, not in the part count a document claims, and in locating a syntax error', () => {
+    const t0 = performance.now()
+    assert.throws(() => readEnvelopes([env([ok], { part: { index: 1, count: 1e8 } })]), /missing part 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 99999989 more of 100000000 /)
+    // the line of a syntax error after a 20 KB key over 5,000 values (each value had a pointer string holding the key)
+    assert.throws(() => parseImportText(`{"${'k'.repeat(20_000)}": [${Array(5_000).fill('0').join(',')}],\n}`), (e) => e.details.line === 2)
+    const ms = performance.now() - t0
+    assert.ok(ms < 10_000, `${Math.round(ms)} ms`)
+  })
 
   it('reports JSON syntax errors as JSON errors with a line, not as unreadable files (B13)', () => {
     assert.throws(() => parseImportText('{\n  "plugin": "dsh-memento",\n  "entries": [,]\n}', '"x.json"'), (e) => e.code === 'INVALID_INPUT' && /^import: "x.json" is not valid JSON \(line 3\)/.test(e.message) && e.details.line === 3)

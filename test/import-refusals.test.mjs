@@ -11,7 +11,10 @@ import path from 'node:path'
 import { after, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import Ajv2020 from 'ajv/dist/2020.js'
+import { explainImportError } from '../lib/commands/explain.mjs'
+import { memoryError } from '../lib/errors.mjs'
 import { createApply } from '../lib/plugin/plugin.mjs'
+import { strings } from '../lib/plugin/strings.mjs'
 import { makeAgent, mockCtx } from './support/cordis.mjs'
 import { provider as native, skip } from './support/provider.mjs'
 
@@ -128,6 +131,18 @@ describe('an import over budget says how far, where, and what to do', { skip }, 
     assertValidError(error)
     assert.deepEqual({ ...error.details, sections: undefined }, { track: 'user', scope: 'workspace', used: 0, limit: 2000, needed: error.details.needed, sections: undefined })
     assert.deepEqual(error.details.sections, [{ section: 'Notes', chars: error.details.needed, entries: 12, fromLine: 3, toLine: 14 }])
+  })
+})
+
+describe('the budget explanation of a large import', () => {
+  it('names a section of 300,000 entries with its lines (taking their range overflowed the stack)', () => {
+    const t = strings('en').cmd
+    const inputs = Array.from({ length: 300_000 }, () => ({ track: 'agent', scope: 'workspace', text: 'x', tags: ['Big'] }))
+    const origins = inputs.map((_, i) => ({ file: 'CLAUDE.md', line: i + 1 }))
+    const refused = memoryError('BUDGET_EXCEEDED', 'over budget', { track: 'agent', scope: 'workspace', used: 0, limit: 4000, needed: 300_000 })
+    const provider = { budgets: () => [{ track: 'agent', scope: 'workspace', used: 0, limit: 4000 }] }
+    const e = explainImportError(refused, { inputs, origins, provider, keys: { workspaceKey: '/w' }, t, own: t['/memory'] })
+    assert.deepEqual(e.details.sections, [{ section: 'Big', chars: 300_000, entries: 300_000, fromLine: 1, toLine: 300_000 }])
   })
 })
 

@@ -29,10 +29,11 @@
 import os from 'node:os'
 import path from 'node:path'
 import { adapterPayload } from '../errors.mjs'
-import { MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, finishTags, markdownPayload, placement, splitLines, utf8Text } from './util.mjs'
+import { LINE_BREAK, MAX_TAGS, MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, markdownPayload, placement, splitLines, tooManyTags, trimEndOf, utf8Text } from './util.mjs'
 
 const ID = 'claude-code-memory-md'
-const HEADING = /^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/
+const HEADING_START = /^(#{1,6})[ \t]+/
+const FIELD = /^([ \t]*)([A-Za-z_][\w-]*):/
 const BULLET = /^( {0,3})([-*+]|\d{1,9}[.)])[ \t]+(.*)$/
 const LAYER_TITLE = /^dsh-memento memory: (user|agent)\/(user-global|workspace)$/
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/
@@ -42,7 +43,7 @@ const INDEX_LINK = /^\[([^\]]+)\]\(([^)\s]+\.md)\)\s*(.*)$/
 const LEAD_COLON = /[:：](?:\*\*|__|\*|_)?$/
 const LEAD_BOLD = /^(\*\*|__)(?:(?!\1).)+\1$/
 const GLOB = /[*?]/
-const CODE_SPAN = /(?<!`)(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)/g
+const INVISIBLE = /[\s\u200b-\u200d\u2060\ufeff]/
 const MENTION = /(?:^|\s)@([^\s@`"'()<>[\]]*[./][^\s@`"'()<>[\]]*)/g
 const SECTION = ' § '
 const MAX_EXPORT_TAGS = 5
@@ -61,7 +62,29 @@ const isAutoMemoryIndex = (file) => typeof file === 'string' && /[\\/]memory[\\/
 const indentOf = (raw) => /^[ \t]*/.exec(raw)[0].replace(/\t/g, '    ').length
 /** "@a.md @b.md": a line of imports only; a glob ("@docs/*.md") names no file, so that line is text. */
 const isImportLine = (raw) => IMPORT_LINE.test(raw.trim()) && !GLOB.test(raw)
-const structural = (l) => BULLET.test(l) || FENCE.test(l) || /^\s*\|/.test(l)
+/** A list item line, as BULLET matches it (a line holding a LINE_BREAK is none, and BULLET is quadratic on it). */
+const bullet = (raw) => (LINE_BREAK.test(raw) ? null : BULLET.exec(raw))
+const isSpace = (ch) => ch === ' ' || ch === '\t'
+/**
+ * An ATX heading line ("## Title ##") as {level, label}, else null: what
+ * /^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/ matches, read from both ends (that regex is quadratic
+ * in a run of spaces inside the title).
+ */
+function atxHeading(raw) {
+  const m = HEADING_START.exec(raw)
+  if (!m || LINE_BREAK.test(raw)) return null
+  const start = m[0].length
+  let end = raw.length
+  while (end > start && isSpace(raw[end - 1])) end--
+  // a closing "#" run after a space or tab
+  let hashes = end
+  while (hashes > start && raw[hashes - 1] === '#') hashes--
+  let before = hashes
+  while (before > start && isSpace(raw[before - 1])) before--
+  if (hashes < end && before < hashes) end = before
+  return { level: m[1].length, label: raw.slice(start, end) }
+}
+const structural = (l) => bullet(l) || FENCE.test(l) || /^\s*\|/.test(l)
 
 /**
  * YAML frontmatter as flat fields: "key: value", a key nested one level ("metadata:" then
@@ -76,13 +99,15 @@ function frontmatter(lines) {
   if (end < 0) return { skip: 0, fields, at }
   let parent = null
   for (let i = 1; i < end; i++) {
-    const m = /^([ \t]*)([A-Za-z_][\w-]*):\s*(.*?)\s*$/.exec(lines[i])
+    const m = FIELD.exec(lines[i])
     if (!m) continue
-    if (!m[1]) parent = m[3] ? null : m[2]
+    // trimmed by trim(): a regex /:\s*(.*?)\s*$/ is quadratic in a run of spaces inside the value
+    let value = lines[i].slice(m[0].length).trim()
+    if (LINE_BREAK.test(value)) continue // (no field)
+    if (!m[1]) parent = value ? null : m[2]
     else if (!parent) continue
     const key = m[1] ? `${parent}.${m[2]}` : m[2]
     at[key] = i + 1
-    let value = m[3]
     if (/^[|>][-+]?$/.test(value)) {
       const body = []
       while (i + 1 < end && (!lines[i + 1].trim() || indentOf(lines[i + 1]) > m[1].length)) body.push(lines[++i].trim())
@@ -113,6 +138,43 @@ function headingTags(label) {
   }
   if (cur) out.push(cur)
   return out
+}
+
+/** A heading as a message names it: at most 100 characters. */
+function shortLabel(label) {
+  if (label.length <= 100) return label
+  return `${label.slice(0, 99).replace(/[\ud800-\udbff]$/, '')}…`
+}
+
+/**
+ * Whether a heading cut into these tags is kept whole in the source, for export to join it again:
+ * one cut in more pieces than an entry keeps tags could never be joined, so it is not.
+ */
+const keptWhole = (tags) => tags.length > 1 && tags.length <= MAX_TAGS
+
+/**
+ * The open sections as the entries under them see them, built once per heading (building them
+ * again for every entry made a long heading over many entries quadratic): the first MAX_TAGS
+ * distinct tags, how many distinct tags there are and the first ones past the cap (for the
+ * warning), the cut headings the source keeps, and the headings' names for messages.
+ * @param {object | null} parent the sections above
+ * @param {{tags: string[], full: string}} section
+ */
+function sectionPath(parent, section) {
+  const own = new Set()
+  const has = (t) => own.has(t) || Boolean(parent?.has(t))
+  const tags = [...(parent?.tags ?? [])]
+  const dropped = [...(parent?.dropped ?? [])]
+  let count = parent?.count ?? 0
+  for (const t of section.tags) {
+    if (!t || has(t)) continue
+    own.add(t)
+    count++
+    if (tags.length < MAX_TAGS) tags.push(t)
+    else if (dropped.length < MAX_TAGS) dropped.push(t)
+  }
+  const cut = keptWhole(section.tags) ? [...(parent?.cut ?? []), section.full] : parent?.cut ?? []
+  return { has, tags, dropped, count, cut, names: [...(parent?.names ?? []), shortLabel(section.full)] }
 }
 
 /** Cut `n` columns of indentation (a tab counts as reaching the next multiple of 4). */
@@ -163,7 +225,7 @@ function scan(lines, start, autoIndex, warnings) {
         cur.blanks = 0
         continue
       }
-      if (cur.blanks === 0 && !HEADING.test(raw) && !BULLET.test(raw) && !FENCE.test(raw) && !QUOTE.test(raw) && !/^\s*<!--/.test(raw)) {
+      if (cur.blanks === 0 && !atxHeading(raw) && !bullet(raw) && !FENCE.test(raw) && !QUOTE.test(raw) && !/^\s*<!--/.test(raw)) {
         cur.text += ` ${raw.trim()}` // lazy continuation (an "@path" line too: it continues the sentence)
         continue
       }
@@ -180,7 +242,7 @@ function scan(lines, start, autoIndex, warnings) {
     }
     if (cur?.type === 'quote') {
       if (QUOTE.test(raw)) { cur.lines.push(raw.replace(QUOTE, '')); continue }
-      if (!blank && cur.lines.at(-1).trim() && !HEADING.test(raw) && !structural(raw)) { cur.lines.push(raw.trim()); continue }
+      if (!blank && cur.lines.at(-1).trim() && !atxHeading(raw) && !structural(raw)) { cur.lines.push(raw.trim()); continue }
       end()
     }
     if (blank) { end(); continue }
@@ -190,19 +252,20 @@ function scan(lines, start, autoIndex, warnings) {
       while (idx + 1 < lines.length && !lines[idx].includes('-->')) idx++
       continue
     }
-    // Setext heading: a one-line paragraph underlined with === (level 1) or --- (level 2); a
-    // sentence ("Never log tokens.") over --- is taken for text above a rule, as people mean it.
-    const setext = cur?.type === 'para' && !cur.text.includes('\n') && !cur.table && /^\s{0,3}(=+|-+)\s*$/.exec(raw)
+    // Setext heading: a paragraph of soft-wrapped lines (no newline in it) underlined with ===
+    // (level 1) or --- (level 2); a sentence ("Never log tokens.") over --- is taken for text above
+    // a rule, as people mean it.
+    const setext = cur?.type === 'para' && !cur.broken && !cur.table && /^\s{0,3}(=+|-+)\s*$/.exec(raw)
     if (setext && setext[1][0] === '-' && /[.!?。！？:：]$/.test(cur.text)) end()
     else if (setext) {
       blocks.push({ type: 'heading', level: setext[1][0] === '=' ? 1 : 2, label: cur.text, line: cur.line })
       cur = null
       continue
     }
-    const h = HEADING.exec(raw)
+    const h = atxHeading(raw)
     if (h) {
       end()
-      blocks.push({ type: 'heading', level: h[1].length, label: h[2], line: n })
+      blocks.push({ type: 'heading', ...h, line: n })
       continue
     }
     // an "@path" line of its own (one that continues a paragraph is part of its sentence)
@@ -229,7 +292,7 @@ function scan(lines, start, autoIndex, warnings) {
       else { end(); cur = { type: 'para', text: raw, line: n } }
       continue
     }
-    const b = BULLET.exec(raw)
+    const b = bullet(raw)
     if (b) {
       end()
       const body = b[3].trim()
@@ -254,6 +317,9 @@ function scan(lines, start, autoIndex, warnings) {
     }
     const row = /^\s*\|/.test(raw)
     if (cur?.type === 'para') {
+      // `broken`: the text holds a newline, kept as a flag (searching the growing text for one on
+      // every line made a long paragraph quadratic); a paragraph with a fence ends at the fence
+      if (row || cur.table) cur.broken = true
       cur.text += (row || cur.table ? '\n' : ' ') + raw.trim()
       cur.table = row
     } else { end(); cur = { type: 'para', text: raw.trim(), line: n, table: row } }
@@ -285,7 +351,70 @@ function textOf(b) {
     return `${ticks}\n${body}\n${ticks}`
   }
   if (b.type === 'quote') return quoteText(b.lines)
-  return b.text.replace(/\s+$/, '').replace(/^\s+/, '')
+  return b.text.trim()
+}
+
+/**
+ * `text` without its fenced code: from a line starting with 3+ backticks or tildes to the first
+ * later line starting with as many (when none does, with as many as the longest later run), as
+ * /^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[^\n]*$/gm cut it. That regex rescanned the rest of the text
+ * for each fence it could not close, and for each shorter run it backtracked to: quadratic.
+ */
+function withoutFences(text) {
+  let nl = text.indexOf('\n')
+  const fences = [...text.matchAll(/^(?:`{3,}|~{3,})/gm)].map((m) => {
+    if (nl !== -1 && nl < m.index) nl = text.indexOf('\n', m.index)
+    return { at: m.index, ch: m[0][0], run: m[0].length, eol: nl }
+  })
+  // after[i]: the first fence on a line after fence i's; longest[ch][j]: the longest run of ch from fence j on
+  const after = []
+  for (let i = 0, j = 0; i < fences.length; i++) {
+    while (j < fences.length && (fences[i].eol === -1 || fences[j].at <= fences[i].eol)) j++
+    after.push(j)
+  }
+  const longest = { '`': Array(fences.length + 1).fill(0), '~': Array(fences.length + 1).fill(0) }
+  for (let j = fences.length - 1; j >= 0; j--) {
+    for (const ch of ['`', '~']) longest[ch][j] = fences[j].ch === ch ? Math.max(fences[j].run, longest[ch][j + 1]) : longest[ch][j + 1]
+  }
+  let out = ''
+  let from = 0
+  for (let i = 0; i < fences.length; i++) {
+    const f = fences[i]
+    const most = longest[f.ch][after[i]]
+    if (f.at < from || !most) continue
+    const run = Math.min(f.run, most)
+    let k = after[i]
+    while (fences[k].ch !== f.ch || fences[k].run < run) k++
+    out += text.slice(from, f.at)
+    from = fences[k].eol === -1 ? text.length : fences[k].eol
+    i = k
+  }
+  return out + text.slice(from)
+}
+
+/**
+ * `text` with each code span (a run of backticks to the next run of exactly as many) as a space,
+ * as /(?<!`)(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)/g did, without rescanning the rest of the text for each
+ * run that has no partner.
+ */
+function withoutCodeSpans(text) {
+  const runs = [...text.matchAll(/`+/g)]
+  const next = [] // the next run as long as run i
+  const last = new Map()
+  for (let i = runs.length - 1; i >= 0; i--) {
+    next[i] = last.get(runs[i][0].length)
+    last.set(runs[i][0].length, i)
+  }
+  let out = ''
+  let from = 0
+  for (let i = 0; i < runs.length; i++) {
+    const j = next[i]
+    if (j === undefined) continue
+    out += `${text.slice(from, runs[i].index)} `
+    from = runs[j].index + runs[j][0].length
+    i = j
+  }
+  return out + text.slice(from)
 }
 
 /**
@@ -293,8 +422,8 @@ function textOf(b) {
  * or a code span (of any number of backticks), not e-mail addresses ("@" starts a word), not globs.
  */
 function mentions(body) {
-  const prose = body.replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(CODE_SPAN, ' ')
-  return [...prose.matchAll(MENTION)].map((m) => m[1].replace(/[.,;:!?]+$/, '')).filter((t) => /[./]/.test(t) && !GLOB.test(t))
+  const prose = withoutCodeSpans(withoutFences(body))
+  return [...prose.matchAll(MENTION)].map((m) => trimEndOf(m[1], /[.,;:!?]/)).filter((t) => /[./]/.test(t) && !GLOB.test(t))
 }
 
 /** An item as a markdown list line again (when it joins a lead-in's entry). */
@@ -303,7 +432,7 @@ const itemMarkdown = (b) => {
   return b.ordered ? lines.join('\n') : `${b.marker} ${lines.join('\n')}`
 }
 // (an invisible character after the colon does not hide it)
-const isLeadIn = (b) => (b.type === 'item' || b.type === 'para') && ((t) => LEAD_COLON.test(t) || LEAD_BOLD.test(t))(textOf(b).split('\n').at(-1).replace(/[\s\u200b-\u200d\u2060\ufeff]+$/, ''))
+const isLeadIn = (b) => (b.type === 'item' || b.type === 'para') && ((t) => LEAD_COLON.test(t) || LEAD_BOLD.test(t))(trimEndOf(textOf(b).split('\n').at(-1), INVISIBLE))
 const CONTENT = new Set(['item', 'para', 'code', 'quote'])
 
 /**
@@ -358,18 +487,19 @@ function parse(text, ctx) {
   const fixedLayer = options.track !== undefined || options.scope !== undefined
   const blocks = scan(lines, fm.skip, isAutoMemoryIndex(ctx.file), warnings)
   let layer = { ...base }
-  let trail = [] // index 0 = "#": {tags, full} or null
+  let trail = [] // index 0 = "#": a sectionPath, or null
   // the sections an import sits in (imported entries are tagged as if written there), then an
   // auto-memory topic's frontmatter name, its title like a "# " heading
   const name = field('name')?.value
-  const named = [...(ctx.outer ?? []), ...(name ? [{ tags: headingTags(name), full: cleanLabel(name) }].filter((s) => s.tags.length) : [])]
+  const nameTags = name ? headingTags(name) : []
+  const top = nameTags.length ? sectionPath(ctx.outer ?? null, { tags: nameTags, full: cleanLabel(name) }) : ctx.outer ?? null
   // a topic's frontmatter description is the first line of its first entry
   const description = field('description')
   let lead = description?.value
   const entries = []
   const locations = []
   const { visited } = ctx
-  const openSections = () => [...named, ...trail.filter(Boolean)]
+  const open = () => trail.findLast(Boolean) ?? top
 
   const emit = (body, line) => {
     if (lead) {
@@ -377,18 +507,17 @@ function parse(text, ctx) {
       lead = undefined
     }
     const input = { track: layer.track, scope: layer.scope, text: body, source: options.source ?? ID }
-    const open = openSections()
-    const tags = finishTags(open.flatMap((s) => s.tags), warnings, line)
-    if (tags.length) input.tags = tags
-    const cut = open.filter((s) => s.tags.length > 1).map((s) => s.full)
-    if (cut.length && options.source === undefined) input.source = `${ID}${SECTION}${cut.join(SECTION)}`
+    const sections = open()
+    if (sections?.count > MAX_TAGS) warnings.push({ line, message: tooManyTags(sections.count, sections.dropped) })
+    if (sections?.tags.length) input.tags = [...sections.tags]
+    if (sections?.cut.length && options.source === undefined) input.source = `${ID}${SECTION}${sections.cut.join(SECTION)}`
     entries.push(input)
     locations.push(line)
   }
 
   const follow = (b) => {
-    const sections = openSections().map((s) => s.full)
-    const under = sections.length ? ` under ${JSON.stringify(sections.join(' > '))}` : ''
+    const names = open()?.names ?? []
+    const under = names.length ? ` under ${JSON.stringify(names.join(' > '))}` : ''
     const what = b.type === 'link' ? `index link to ${b.target} (${b.title})${under}` : `${b.inline ? 'inline ' : ''}import ${JSON.stringify(`@${b.target}`)}${under}${b.inline ? ' (the text is kept)' : ''}`
     const skip = (why) => warnings.push({ line: b.line, message: `${what} was not followed${why}` })
     if (!options.followImports) return skip('; pass --follow-imports (option followImports) to import it, or import that file separately')
@@ -410,7 +539,7 @@ function parse(text, ctx) {
     }
     visited.add(key)
     const sub = utf8Text(ID, data, label)
-    const got = parse(sub, { ...ctx, file: abs, hops: ctx.hops + 1, inherit: layer, outer: openSections() })
+    const got = parse(sub, { ...ctx, file: abs, hops: ctx.hops + 1, inherit: layer, outer: open() })
     entries.push(...got.entries)
     locations.push(...got.entries.map(() => null))
     warnings.push(...got.warnings.map((w) => (w.file ? w : { file: label, message: `${label}${w.line ? ` line ${w.line}` : ''}: ${w.message}` })))
@@ -426,8 +555,11 @@ function parse(text, ctx) {
     trail = trail.slice(0, b.level - 1)
     while (trail.length < b.level - 1) trail.push(null)
     const tags = headingTags(b.label)
-    if (tags.length > 1) warnings.push({ line: b.line, message: `heading ${JSON.stringify(cleanLabel(b.label))} is longer than a tag (${MAX_TAG_LENGTH} chars): its tags are ${tags.map((t) => JSON.stringify(t)).join(', ')}, and the full heading is kept in the source` })
-    trail.push(tags.length ? { tags, full: cleanLabel(b.label) } : null)
+    if (tags.length > 1) {
+      const kept = keptWhole(tags) ? ', and the full heading is kept in the source' : `; it is cut in more pieces than an entry keeps tags (${MAX_TAGS}), so the source does not keep it whole`
+      warnings.push({ line: b.line, message: `heading ${JSON.stringify(cleanLabel(b.label))} is longer than a tag (${MAX_TAG_LENGTH} chars): its tags are ${tags.map((t) => JSON.stringify(t)).join(', ')}${kept}` })
+    }
+    trail.push(tags.length ? sectionPath(open(), { tags, full: cleanLabel(b.label) }) : null)
   }
 
   for (let i = 0; i < blocks.length; i++) {
@@ -453,7 +585,7 @@ function parse(text, ctx) {
       last = blocks[++i]
       body += `\n${textOf(last)}`
     }
-    body = body.replace(/\s+$/, '')
+    body = body.trimEnd()
     if (!body) continue
     emit(body, b.line)
     // "- git workflow @docs/git.md": Claude Code imports a path mentioned in text too (the text stays)
@@ -510,7 +642,7 @@ function exportEntries(entries) {
           warnings.push({ message: `entry ${e.id ?? ''}: only its first ${MAX_EXPORT_TAGS} tags fit the heading levels; dropped ${all.slice(MAX_EXPORT_TAGS).join(', ')}` })
         }
         for (const h of heads) {
-          if (HEADING.exec(`## ${headingLine(h)}`)?.[2] !== h) warnings.push({ message: `tag ${JSON.stringify(h)} does not survive as a heading` })
+          if (atxHeading(`## ${headingLine(h)}`)?.label !== h) warnings.push({ message: `tag ${JSON.stringify(h)} does not survive as a heading` })
         }
         let common = 0
         while (common < open.length && common < heads.length && open[common] === heads[common]) common++
@@ -522,7 +654,7 @@ function exportEntries(entries) {
       }
     }
   }
-  return { plugin: ID, text: out.length ? `${out.join('\n').replace(/\n+$/, '')}\n` : '', warnings }
+  return { plugin: ID, text: out.length ? `${trimEndOf(out.join('\n'), /\n/)}\n` : '', warnings }
 }
 
 /** @type {import('./registry.mjs').MemoryAdapter} */

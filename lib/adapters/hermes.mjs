@@ -5,7 +5,7 @@
 // lines. The older "## section" + bullet form (what the JS reference adapter expected) is also read.
 
 import { adapterPayload } from '../errors.mjs'
-import { codePoints, finishTags, labelToTag, markdownPayload, placement, splitLines } from './util.mjs'
+import { codePoints, labelToTag, markdownPayload, placement, splitLines } from './util.mjs'
 
 const ID = 'hermes-memory-md'
 /** Hermes per-store limits (Python `len`, i.e. code points). */
@@ -22,21 +22,22 @@ function defaultTrack(file, hints) {
 function parseSections(lines, base, warnings) {
   const entries = []
   const locations = []
-  let section = ''
+  // the section's tag, made once per section (made again for every bullet, a long heading over
+  // many bullets was quadratic); a heading cut to a tag is warned about once, at its line
+  let tag = null
   lines.forEach((raw, idx) => {
     const n = idx + 1
     const line = raw.trim()
     if (!line) return
     if (raw.startsWith('## ')) {
-      section = raw.slice(3).trim()
+      tag = labelToTag(raw.slice(3), warnings, n)
       return
     }
     if (raw.startsWith('- ') || raw.startsWith('* ')) {
       const body = raw.slice(2).trim()
       if (!body) return
       const input = { track: base.track, scope: base.scope, text: body, source: base.source }
-      const tag = section ? labelToTag(section, warnings, n) : null
-      if (tag) input.tags = finishTags([tag], warnings, n)
+      if (tag) input.tags = [tag]
       entries.push(input)
       locations.push(n)
       return
@@ -95,7 +96,7 @@ function adapt(payload, options = {}) {
 }
 
 function renderStore(list, name, warnings) {
-  const texts = list.map((e) => e.text.replace(/\r\n/g, '\n').replace(/^\s+|\s+$/g, ''))
+  const texts = list.map((e) => e.text.replace(/\r\n/g, '\n').trim())
   texts.forEach((t, i) => {
     if (t.split('\n').some((l) => l.trim() === '§')) {
       throw adapterPayload(ID, `entry ${list[i].id ?? i} contains a line that is only "§", which is the Hermes entry separator; edit the entry first`, { path: `/${i}` })

@@ -76,17 +76,20 @@ function jsonLines(text) {
 function adapt(payload, options = {}) {
   const warnings = []
   let root = payload
+  // the line of a value: by JSON pointer, or by the array holding it and its index
   let lineOf = () => undefined
+  let lineIn = () => undefined
   if (typeof payload === 'string') {
     try {
       const parsed = parseJsonWithLines(payload)
       root = parsed.value
       lineOf = parsed.lineOf
+      lineIn = parsed.lineIn
     } catch (e) {
       const jsonl = jsonLines(payload)
       if (!jsonl) throw adapterPayload(ID, `payload is not valid JSON: ${e.message}`, { line: e.line })
       root = jsonl.items
-      lineOf = (p) => jsonl.lines[Number(p.slice(1))]
+      lineIn = (_, index) => jsonl.lines[index]
     }
   }
   const fallback = placement(ID, options, {}, { track: 'user', scope: 'user-global' })
@@ -97,7 +100,7 @@ function adapt(payload, options = {}) {
   const seen = { user: new Set(), agent: new Set(), actor: new Set() }
   items.forEach((item, index) => {
     const path = single ? base : `${base}/${index}`
-    const line = lineOf(path)
+    const line = single ? lineOf(path) : lineIn(items, index)
     const where = line ? { line, path } : { path }
     let text
     let meta = {}

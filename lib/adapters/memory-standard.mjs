@@ -10,7 +10,7 @@
 // the import falls back to the mm tags plus an "mm:<topic>" tag.
 
 import { adapterPayload } from '../errors.mjs'
-import { codePoints, finishTags, isObject, isScope, isTrack, labelToTag, placement, splitLines, utf8Bytes } from './util.mjs'
+import { LINE_BREAK, codePoints, finishTags, isObject, isScope, isTrack, labelToTag, placement, splitLines, trimEndOf, utf8Bytes } from './util.mjs'
 
 const ID = 'memory-standard'
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
@@ -18,27 +18,53 @@ const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 export const MM_DEFAULTS = { memoryId: 'local', indexLines: 200, indexBytes: 25600, detailMaxBytes: 65536, writeBudget: 4000 }
 const META_KEYS = ['summary', 'tags', 'file', 'updated', 'budget']
 
+/** `s` without newlines at its ends (/\n+$/ is quadratic in a run of newlines inside `s`). */
+const trimNewlines = (s) => trimEndOf(s.replace(/^\n+/, ''), /\n/)
 const isSlug = (s) => typeof s === 'string' && s.length <= 64 && SLUG.test(s)
 
 /** mm tag normalisation: split on , ， ; ；, trim, inner whitespace -> '-', lowercase, dedupe. */
 export function mmTags(value) {
-  const out = []
+  const out = new Set()
   for (const part of String(value).split(/[,，;；]/)) {
     const t = part.trim().replace(/\s+/g, '-').toLowerCase()
-    if (t && !out.includes(t)) out.push(t)
+    if (t) out.add(t)
   }
-  return out
+  return [...out]
 }
 
 /** mm's slugForTopic: NFKC, lowercase, runs of other characters -> '-', at most 64. */
 export function slugForTopic(text) {
-  const s = text.normalize('NFKC').toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-._]+|-+$/g, '').slice(0, 64).replace(/[-._]+$/, '')
+  const s = trimEndOf(text.normalize('NFKC').toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-._]+/, ''), /-/).slice(0, 64).replace(/[-._]+$/, '')
   return isSlug(s) ? s : ''
 }
 
 function checkFile(file, n) {
   const bad = !file || file.includes('\\') || file.startsWith('/') || /^[A-Za-z]:/.test(file) || file.split('/').includes('..')
   if (bad) throw adapterPayload(ID, `index entry file ${JSON.stringify(file)} must be a relative POSIX path inside the root (no "..", "\\", leading "/" or drive letter)`, { line: n, file: 'MEMORY.md' })
+}
+
+/** A field line as [the match of `prefix`, the value], as /<prefix>\s*(.*)$/ reads it (see LINE_BREAK); [] when it is none. */
+function field(line, prefix) {
+  const m = prefix.exec(line)
+  const value = m && line.slice(m[0].length).trimStart()
+  return m && !LINE_BREAK.test(value) ? [m, value] : []
+}
+
+/**
+ * A header line "> key: value" as [key, value], as /^>\s*(\S+?):\s*(.*)$/ reads it: the key is the
+ * shortest that leaves a value with no LINE_BREAK past its leading spaces. That regex rescanned the
+ * value for each colon of the key when a line break ends the line.
+ */
+function headerField(raw) {
+  const m = /^>\s*(\S+)/.exec(raw)
+  if (!m) return null
+  const run = m[1]
+  const start = m[0].length - run.length
+  const lastBreak = Math.max(raw.lastIndexOf('\r'), raw.lastIndexOf('\u2028'), raw.lastIndexOf('\u2029'))
+  // with a line break after the key, only a colon ending the key's run, with only spaces up to the break, leaves such a value
+  const colon = lastBreak < start ? run.indexOf(':', 1) : run.endsWith(':') && !/\S/.test(raw.slice(start + run.length, lastBreak)) ? run.length - 1 : -1
+  if (colon < 1) return null
+  return [run.slice(0, colon), raw.slice(start + colon + 1).trimStart()]
 }
 
 /** Parse MEMORY.md (mm v1 §1.3). Entries in file order, with their line numbers. */
@@ -58,13 +84,13 @@ export function parseIndex(text) {
       return
     }
     if (!cur) {
-      const m = /^>\s*(\S+?):\s*(.*)$/.exec(raw)
-      if (m) header[m[1]] = m[2]
+      const f = headerField(raw)
+      if (f) header[f[0]] = f[1]
       return
     }
-    const m = /^-\s*\*\*(\w+):\*\*\s*(.*)$/.exec(raw)
+    const [m, value] = field(raw, /^-\s*\*\*(\w+):\*\*/)
     if (m && META_KEYS.includes(m[1])) {
-      const [, key, value] = m
+      const key = m[1]
       if (key === 'summary') cur.summary = value.replace(/\s+/g, ' ').trim()
       else if (key === 'tags') cur.tags = mmTags(value)
       else if (key === 'file') { checkFile(value.trim(), n); cur.file = value.trim() }
@@ -88,13 +114,13 @@ export function parseNote(text) {
   for (; i < lines.length; i++) {
     const l = lines[i]
     if (!l.trim()) { if (count > 0) { i++; break } continue }
-    const m = /^>\s*mm-([\w-]+):\s*(.*)$/.exec(l)
-    if (m) { meta[m[1]] = m[2]; count++; continue }
+    const [m, value] = field(l, /^>\s*mm-([\w-]+):/)
+    if (m) { meta[m[1]] = value; count++; continue }
     if (!title && count === 0 && /^#\s/.test(l)) { title = true; continue }
     break
   }
   if (count === 0) i = 0
-  const body = lines.slice(i).join('\n').replace(/^\n+|\n+$/g, '')
+  const body = trimNewlines(lines.slice(i).join('\n'))
   return { meta, body }
 }
 
@@ -117,9 +143,12 @@ function adapt(payload, options = {}) {
   const entries = []
   const locations = []
   const referenced = new Set()
+  // mm resolves note paths case-insensitively inside the root: the first file of each lowercased
+  // name, looked up once per topic (searching every file for every topic was quadratic)
+  const byLowerName = new Map()
+  for (const f of Object.keys(files)) if (!byLowerName.has(f.toLowerCase())) byLowerName.set(f.toLowerCase(), f)
   for (const item of index) {
-    // mm resolves note paths case-insensitively inside the root
-    const key = item.file in files ? item.file : Object.keys(files).find((f) => f.toLowerCase() === item.file.toLowerCase()) ?? item.file
+    const key = item.file in files ? item.file : byLowerName.get(item.file.toLowerCase()) ?? item.file
     referenced.add(key)
     const noteText = files[key]
     if (typeof noteText !== 'string') {
@@ -192,10 +221,19 @@ function exportEntries(entries, options = {}) {
   const o = { ...MM_DEFAULTS, ...options }
   if (!isSlug(o.memoryId)) throw adapterPayload(ID, `memoryId ${JSON.stringify(o.memoryId)} is not a valid slug`)
   const used = new Set()
+  // the next number to try after each "<topic>-": starting again from 2 for every entry of one
+  // topic was quadratic in how many share it
+  const nextNumber = new Map()
   const items = entries.map((e, i) => {
     const base = topicOf(e, i)
     let topic = base
-    for (let k = 2; used.has(topic.toLowerCase()); k++) topic = `${base.slice(0, 60)}-${k}`
+    if (used.has(topic.toLowerCase())) {
+      const stem = base.slice(0, 60)
+      let k = nextNumber.get(stem.toLowerCase()) ?? 2
+      while (used.has(`${stem}-${k}`.toLowerCase())) k++
+      topic = `${stem}-${k}`
+      nextNumber.set(stem.toLowerCase(), k + 1)
+    }
     used.add(topic.toLowerCase())
     return { e, topic }
   })
@@ -203,7 +241,7 @@ function exportEntries(entries, options = {}) {
   const blocks = []
   for (const { e, topic } of items.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0))) {
     const file = `memories/${topic}.md`
-    const body = e.text.replace(/^\n+|\n+$/g, '')
+    const body = trimNewlines(e.text)
     const bodyChars = codePoints(body)
     if (bodyChars > o.writeBudget) {
       throw adapterPayload(ID, `E_WRITE_BUDGET_EXCEEDED: topic ${topic} has ${bodyChars} chars, over the mm write budget ${o.writeBudget}; nothing was exported`, { path: `/${entries.indexOf(e)}` })

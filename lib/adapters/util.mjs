@@ -25,9 +25,27 @@ export function markdownPayload(adapterId, payload) {
   throw adapterPayload(adapterId, 'payload must be markdown text or {text: "..."}')
 }
 
+/**
+ * A line break that a line from splitLines may still hold (\r alone, U+2028, U+2029) and that a
+ * regex "." does not cross. A regex like /\s*(.*)$/ fails on such a line only after rescanning the
+ * rest for each space it gives back (quadratic), so the adapters test for one first.
+ */
+export const LINE_BREAK = /[\r\u2028\u2029]/
+
 /** Split text into lines (BOM stripped, CRLF tolerated). */
 export function splitLines(text) {
   return text.replace(/^\uFEFF/, '').split(/\r?\n/)
+}
+
+/**
+ * `s` without the characters at its end that `char` (a one-character regex) matches. A loop, since
+ * a regex anchored at the end (/\s+$/) retries at every character of a long run inside `s`:
+ * quadratic in the run.
+ */
+export function trimEndOf(s, char) {
+  let end = s.length
+  while (end > 0 && char.test(s[end - 1])) end--
+  return s.slice(0, end)
 }
 
 /** Resolve track/scope from options, then payload hints, then defaults; invalid values are loud. */
@@ -108,12 +126,17 @@ export function labelToTag(label, warnings, line) {
   return tag
 }
 
+/** The warning for `count` distinct tags: `dropped` names the first ones past the 16th (at most 16 are named). */
+export const tooManyTags = (count, dropped) => {
+  const more = count - MAX_TAGS - dropped.length
+  return `${count} tags; only the first ${MAX_TAGS} were kept (dropped: ${dropped.join(', ')}${more > 0 ? ` and ${more} more` : ''})`
+}
+
 /** Dedupe tags keeping the first; more than 16 is reported and the excess is dropped from tags only. */
 export function finishTags(tags, warnings, line) {
-  const out = []
-  for (const t of tags) if (t && !out.includes(t)) out.push(t)
+  const out = [...new Set(tags.filter(Boolean))]
   if (out.length > MAX_TAGS) {
-    warnings.push({ line, message: `${out.length} tags; only the first ${MAX_TAGS} were kept (dropped: ${out.slice(MAX_TAGS).join(', ')})` })
+    warnings.push({ line, message: tooManyTags(out.length, out.slice(MAX_TAGS, 2 * MAX_TAGS)) })
     return out.slice(0, MAX_TAGS)
   }
   return out
@@ -125,14 +148,18 @@ export const codePoints = (s) => Array.from(s).length
 export const utf8Bytes = (s) => Buffer.byteLength(s, 'utf8')
 
 /**
- * Parse JSON like `JSON.parse`, and also return the 1-based line each value starts on, keyed by
- * JSON pointer (`''` for the root, `/facts/3` for an array item). Syntax errors name the line.
+ * Parse JSON like `JSON.parse`, and also return the 1-based line each value starts on: `lineOf`
+ * by JSON pointer (`''` for the root, `/facts/3` for an array item), `lineIn` by the array or
+ * object holding it and its key or index. Syntax errors name the line.
+ * Lines are kept per container, not per pointer: a pointer string per value would cost its depth
+ * (and a long key's length) for every value under it.
  * @param {string} text
- * @returns {{value: unknown, lineOf: (pointer: string) => number | undefined}}
+ * @returns {{value: unknown, lineOf: (pointer: string) => number | undefined, lineIn: (container: object, key: string | number) => number | undefined}}
  */
 export function parseJsonWithLines(text) {
   const src = text.replace(/^\uFEFF/, '')
-  const lines = new Map()
+  const lines = new WeakMap() // array or object -> Map(key -> line of its value)
+  let rootLine
   let i = 0
   let line = 1
   const fail = (msg) => {
@@ -160,13 +187,15 @@ export function parseJsonWithLines(text) {
     }
     try { return JSON.parse(src.slice(start, i)) } catch { return fail('invalid string escape') }
   }
-  const value = (ptr) => {
+  const value = (container, name) => {
     ws()
-    lines.set(ptr, line)
+    if (container) lines.get(container).set(name, line)
+    else rootLine = line
     const c = src[i]
     if (c === '{') {
       i++
       const obj = {}
+      lines.set(obj, new Map())
       ws()
       if (src[i] === '}') { i++; return obj }
       for (;;) {
@@ -176,7 +205,7 @@ export function parseJsonWithLines(text) {
         ws()
         if (src[i] !== ':') fail("expected ':' after a property name")
         i++
-        obj[key] = value(`${ptr}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`)
+        obj[key] = value(obj, key)
         ws()
         if (src[i] === ',') { i++; continue }
         if (src[i] === '}') { i++; return obj }
@@ -186,10 +215,11 @@ export function parseJsonWithLines(text) {
     if (c === '[') {
       i++
       const arr = []
+      lines.set(arr, new Map())
       ws()
       if (src[i] === ']') { i++; return arr }
       for (;;) {
-        arr.push(value(`${ptr}/${arr.length}`))
+        arr.push(value(arr, String(arr.length)))
         ws()
         if (src[i] === ',') { i++; continue }
         if (src[i] === ']') { i++; return arr }
@@ -202,8 +232,21 @@ export function parseJsonWithLines(text) {
     i += m[0].length
     return JSON.parse(m[0])
   }
-  const v = value('')
+  const v = value(null)
   ws()
   if (i < src.length) fail('unexpected content after the JSON value')
-  return { value: v, lineOf: (p) => lines.get(p) }
+  const lineIn = (container, key) => lines.get(container)?.get(String(key))
+  const lineOf = (pointer) => {
+    if (pointer === '') return rootLine
+    let node = v
+    let at
+    for (const seg of pointer.split('/').slice(1)) {
+      const key = seg.replace(/~1/g, '/').replace(/~0/g, '~')
+      at = node !== null && typeof node === 'object' ? lineIn(node, key) : undefined
+      if (at === undefined) return undefined
+      node = node[key]
+    }
+    return at
+  }
+  return { value: v, lineOf, lineIn }
 }

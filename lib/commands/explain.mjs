@@ -30,13 +30,17 @@ function sections(items, inputs, origins) {
   const groups = new Map()
   for (const i of items) {
     const name = sectionOf(inputs[i], origins[i])
-    const g = groups.get(name) ?? { name, chars: 0, entries: 0, lines: [], file: origins[i]?.file }
+    const g = groups.get(name) ?? { name, chars: 0, entries: 0, from: undefined, to: undefined, file: origins[i]?.file }
     g.chars += inputs[i].text.length
     g.entries += 1
-    if (origins[i]?.line) g.lines.push(origins[i].line)
+    const line = origins[i]?.line
+    if (line) {
+      g.from = Math.min(g.from ?? line, line)
+      g.to = Math.max(g.to ?? line, line)
+    }
     groups.set(name, g)
   }
-  return [...groups.values()].sort((a, b) => b.chars - a.chars).map(({ lines, ...g }) => ({ ...g, from: lines.length ? Math.min(...lines) : undefined, to: lines.length ? Math.max(...lines) : undefined }))
+  return [...groups.values()].sort((a, b) => b.chars - a.chars)
 }
 
 /**
