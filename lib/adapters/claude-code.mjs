@@ -29,7 +29,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import { adapterPayload } from '../errors.mjs'
-import { LINE_BREAK, MAX_TAGS, MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, markdownPayload, placement, splitLines, tooManyTags, trimEndOf, utf8Text } from './util.mjs'
+import { LINE_BREAK, MAX_TAGS, append, MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, markdownPayload, placement, splitLines, tooManyTags, trimEndOf, utf8Text } from './util.mjs'
 
 const ID = 'claude-code-memory-md'
 const HEADING_START = /^(#{1,6})[ \t]+/
@@ -234,7 +234,8 @@ function scan(lines, start, autoIndex, warnings) {
     if (cur?.type === 'code') {
       if (blank) { cur.blanks++; continue }
       if (indentOf(raw) >= 4) {
-        cur.lines.push(...Array(cur.blanks).fill(''), dedent(raw, 4))
+        append(cur.lines, Array(cur.blanks).fill(''))
+        cur.lines.push(dedent(raw, 4))
         cur.blanks = 0
         continue
       }
@@ -347,7 +348,7 @@ function quoteText(lines) {
 function textOf(b) {
   if (b.type === 'code') {
     const body = b.lines.join('\n')
-    const ticks = '`'.repeat(Math.max(3, ...(body.match(/`{3,}/g) ?? []).map((m) => m.length + 1)))
+    const ticks = '`'.repeat((body.match(/`{3,}/g) ?? []).reduce((n, m) => Math.max(n, m.length + 1), 3))
     return `${ticks}\n${body}\n${ticks}`
   }
   if (b.type === 'quote') return quoteText(b.lines)
@@ -540,9 +541,9 @@ function parse(text, ctx) {
     visited.add(key)
     const sub = utf8Text(ID, data, label)
     const got = parse(sub, { ...ctx, file: abs, hops: ctx.hops + 1, inherit: layer, outer: open() })
-    entries.push(...got.entries)
-    locations.push(...got.entries.map(() => null))
-    warnings.push(...got.warnings.map((w) => (w.file ? w : { file: label, message: `${label}${w.line ? ` line ${w.line}` : ''}: ${w.message}` })))
+    append(entries, got.entries)
+    append(locations, got.entries.map(() => null))
+    append(warnings, got.warnings.map((w) => (w.file ? w : { file: label, message: `${label}${w.line ? ` line ${w.line}` : ''}: ${w.message}` })))
   }
 
   const heading = (b) => {

@@ -30,6 +30,12 @@ export function markdownPayload(adapterId, payload) {
  * regex "." does not cross. A regex like /\s*(.*)$/ fails on such a line only after rescanning the
  * rest for each space it gives back (quadratic), so the adapters test for one first.
  */
+/** `target.push(...items)` for any number of items (a spread of 300,000 overflows the stack). */
+export function append(target, items) {
+  for (const item of items) target.push(item)
+  return target
+}
+
 export const LINE_BREAK = /[\r\u2028\u2029]/
 
 /** Split text into lines (BOM stripped, CRLF tolerated). */

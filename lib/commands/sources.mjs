@@ -5,6 +5,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { isManifest, manifestParts, parseImportText, readEnvelopes, validateEntryInputs } from '../envelope.mjs'
 import { adapterNotFound, adapterPayload, invalidInput } from '../errors.mjs'
+import { append } from '../adapters/util.mjs'
 import { parseIndex } from '../adapters/memory-standard.mjs'
 
 const isDir = (p) => p !== '-' && fs.existsSync(p) && fs.statSync(p).isDirectory()
@@ -128,14 +129,14 @@ export function readImport(registry, { sources, adapter, track, scope, followImp
       continue
     }
     const res = registry.adapt(adapter, payload, { file, ...(track ? { track } : {}), ...(scope ? { scope } : {}), ...follow })
-    inputs.push(...validateEntryInputs(res.entries, { adapterId: adapter, locations: res.locations }))
+    append(inputs, validateEntryInputs(res.entries, { adapterId: adapter, locations: res.locations }))
     const topics = adapter === 'memory-standard' ? topicsOf(payload) : null
     const name = adapter === 'memory-standard' ? 'MEMORY.md' : file ? path.basename(file) : undefined
-    origins.push(...res.entries.map((_, i) => {
+    append(origins, res.entries.map((_, i) => {
       const line = res.locations[i] ?? undefined
       return { file: name, line, topic: topics?.get(line) }
     }))
-    warnings.push(...(res.warnings ?? []).map((w) => ({ ...w, message: file ? `${path.basename(file)}: ${w.message}` : w.message })))
+    append(warnings, (res.warnings ?? []).map((w) => ({ ...w, message: file ? `${path.basename(file)}: ${w.message}` : w.message })))
   }
   if (!inputs.length) {
     const said = warnings.map((w) => `${w.line ? `line ${w.line}: ` : ''}${w.message}`).join('; ')
