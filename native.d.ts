@@ -61,6 +61,13 @@ export declare class MemoryProvider {
    * once; later calls (any process, any reload) return that text.
    */
   snapshotRecord(sessionId: unknown, text: unknown): string
+  /**
+   * The health check: per layer, near-duplicates, updates of one fact, entries not recalled for
+   * `staleDays`, entries naming files that no longer exist, credentials, oversized entries —
+   * each with the gated write that fixes it. Reads only. `{agentKey, workspaceKey}` narrows it
+   * to a session's visible set.
+   */
+  health(opts: unknown): unknown
   /** Walk the audit hash chain: `{ok, checked, head, firstBroken}`. */
   auditVerify(): unknown
   /** Record a pending proposal; `null` when this session already has one of this kind pending. */

@@ -37,6 +37,10 @@ pub enum MemoryError {
     limit: u64,
     /// The would-be total: `used + delta`.
     needed: u64,
+    /// Ways to make room: near-duplicates to consolidate, then the entries least worth keeping,
+    /// until they free `needed - limit` (when the layer holds that much).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    suggestions: Vec<Suggestion>,
   },
   /// No visible entry contains the match, or (`changed`) the approved target was rewritten
   /// while its approval was pending.
@@ -246,6 +250,22 @@ impl StoreReason {
   }
 }
 
+/// One way to make room in a full layer (a `BUDGET_EXCEEDED`'s `suggestions`): the write to
+/// ask for, which still goes through the gate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Suggestion {
+  /// `consolidate` (several entries into one) or `remove`.
+  pub action: &'static str,
+  /// Why these entries: near-duplicates, updates of one fact, never recalled, …
+  pub why: String,
+  /// UTF-16 units the write frees.
+  pub frees: u64,
+  /// The entries it changes, `{id, text}`.
+  pub entries: Vec<Value>,
+  /// The input of that write, as the provider method `action` takes it.
+  pub input: Value,
+}
+
 /// A write's target as it is at commit time, after it changed under a pending approval.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Changed {
@@ -294,6 +314,7 @@ mod tests {
         used: 12,
         limit: 12,
         needed: 16,
+        suggestions: Vec::new(),
       },
       MemoryError::EntryNotFound {
         track: "user".into(),
@@ -390,6 +411,7 @@ mod tests {
       used: 12,
       limit: 12,
       needed: 16,
+      suggestions: Vec::new(),
     };
     assert_eq!(
       e.to_string(),

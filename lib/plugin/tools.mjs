@@ -13,6 +13,8 @@ const closed = (properties, required) => ({ type: 'object', properties, ...(requ
 const publicEntrySchema = closed({ id: str, track: str, scope: str, text: str, source: str, tags: strArray }, ['id', 'track', 'scope', 'text'])
 const idText = closed({ id: str, text: str }, ['id', 'text'])
 const usageSchema = closed({ track: str, scope: str, used: int, limit: int }, ['track', 'scope', 'used', 'limit'])
+const similarSchema = { type: 'array', items: closed({ id: str, text: str, score: { type: 'number' }, relation: str, reason: str }, ['id', 'text', 'score', 'relation', 'reason']) }
+const suggestionSchema = { type: 'array', items: closed({ action: str, why: str, frees: int, matches: strArray, match: str, text: str }, ['action', 'why', 'frees']) }
 
 export const MEMORY_OUTPUT_SCHEMA = closed(
   {
@@ -25,7 +27,8 @@ export const MEMORY_OUTPUT_SCHEMA = closed(
     total: int,
     truncated: { type: 'boolean' },
     usage: usageSchema,
-    error: closed({ code: str, message: str, outcome: str, reason: str, usage: usageSchema, candidates: int, sample: strArray, current: idText }, ['code', 'message']),
+    similar: similarSchema,
+    error: closed({ code: str, message: str, outcome: str, reason: str, usage: usageSchema, candidates: int, sample: strArray, current: idText, suggestions: suggestionSchema }, ['code', 'message']),
   },
   ['action', 'ok'],
 )
@@ -85,6 +88,10 @@ export function toolError(e) {
   if (Array.isArray(d.sample)) out.sample = d.sample
   // A target rewritten while its approval waited: the model re-plans against this text.
   if (d.current) out.current = { id: d.current.id, text: d.current.text }
+  // A full layer: the writes that make room, as the tool takes them.
+  if (Array.isArray(d.suggestions) && d.suggestions.length) {
+    out.suggestions = d.suggestions.map((s) => ({ action: s.action, why: s.why, frees: s.frees, ...(s.action === 'consolidate' ? { matches: s.input.matches, text: s.input.text } : { match: s.input.match }) }))
+  }
   return out
 }
 
@@ -95,6 +102,7 @@ export function renderMemoryResult(value, language = 'en') {
   if (!value.ok) {
     text = r.failed(value.action, value.error?.message ?? '')
     if (value.error?.current) text += `\n${r.current(quoted(value.error.current.text))}`
+    if (value.error?.suggestions) text += `\n${[r.room, ...value.error.suggestions.map((s) => `- ${s.action === 'consolidate' ? r.roomConsolidate(s.matches.map(JSON.stringify).join(', '), JSON.stringify(s.text)) : r.roomRemove(JSON.stringify(s.match))} (${r.frees(s.frees)}; ${s.why})`)].join('\n')}`
   } else if (value.action === 'query') {
     text = value.entries.length === 0 ? r.noMatch : [r.matches(value.entries.length, value.total, value.truncated), ...value.entries.map(entryLine)].join('\n')
   } else if (value.action === 'consolidate') {
@@ -102,6 +110,8 @@ export function renderMemoryResult(value, language = 'en') {
   } else {
     text = `${r.written(r.changed[value.action], value.entry.track, value.entry.scope, quoted(value.entry.text))}\n${r.budget(value.usage.used, value.usage.limit)}`
   }
+  // What the new text is like: it was written anyway (duplicates are legal); the model may clean up.
+  for (const s of value.similar ?? []) text += `\n${r.similar(s.relation, quoted(s.text), s.score.toFixed(2), s.reason, value.action)}`
   return [{ type: 'text', text }]
 }
 
@@ -120,6 +130,9 @@ function defineTool({ name, description, parameters, schema, render, invalid, ru
     },
   }
 }
+
+/** `{similar}`: the stored entries a write's new text most likely duplicates or updates, as its approval showed them. */
+const hintsOf = (r) => (r.similar?.length ? { similar: r.similar.map(({ id, text, score, relation, reason }) => ({ id, text, score, relation, reason })) } : {})
 
 /** Query options for a session's visible set (D1: its agent layer and its own workspace); a session id audits the recall. */
 const visibleTo = (keys) => ({ ...(keys.sessionId ? { sessionId: keys.sessionId } : {}), agentKey: keys.agentKey, workspaceKey: keys.workspaceKey })
@@ -157,11 +170,11 @@ export function makeMemoryTool({ service, config }) {
             // No owning session: the provider refuses with WRITE_REQUIRES_AGENT before anything else.
             if (action === 'add') {
               const r = await service.add({ ...layer, text: args.text, source: 'memory-tool', ...tags }, write)
-              return { action, ok: true, entry: publicEntry(r.entry), usage: usageOf(r.usage) }
+              return { action, ok: true, entry: publicEntry(r.entry), usage: usageOf(r.usage), ...hintsOf(r) }
             }
             if (action === 'replace') {
               const r = await service.replace({ ...layer, match: args.match, text: args.text, source: 'memory-tool', ...tags }, write)
-              return { action, ok: true, entry: publicEntry(r.entry), previous: { id: r.previous.id, text: r.previous.text }, usage: usageOf(r.usage) }
+              return { action, ok: true, entry: publicEntry(r.entry), previous: { id: r.previous.id, text: r.previous.text }, usage: usageOf(r.usage), ...hintsOf(r) }
             }
             if (action === 'remove') {
               const r = await service.remove({ ...layer, match: args.match, source: 'memory-tool' }, write)

@@ -316,6 +316,16 @@ impl MemoryProvider {
     recorded.map_err(|e| throw(&env, e))
   }
 
+  /// The health check: per layer, near-duplicates, updates of one fact, entries not recalled for
+  /// `staleDays`, entries naming files that no longer exist, credentials, oversized entries —
+  /// each with the gated write that fixes it. Reads only. `{agentKey, workspaceKey}` narrows it
+  /// to a session's visible set.
+  #[napi]
+  pub fn health<'e>(&self, env: &'e Env, opts: Unknown) -> Result<Unknown<'e>> {
+    let opts = calls::health_options(&arg(env, "health options", opts)?, crate::store::now_ms());
+    read(env, self.core.run(|m| m.health(&opts)))
+  }
+
   /// Walk the audit hash chain: `{ok, checked, head, firstBroken}`.
   #[napi]
   pub fn audit_verify<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {

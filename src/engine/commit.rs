@@ -41,7 +41,10 @@ impl Memory {
           return Ok(Finished::Aborted);
         }
         return match self.commit(&writer, &payload, op, &label) {
-          Ok(written) => Ok(Finished::Written(Box::new(written))),
+          Ok(written) => Ok(Finished::Written(Box::new(Committed {
+            written,
+            similar: payload.similar,
+          }))),
           Err(e) => {
             // Approved but not committed (the target changed, the budget filled, the store
             // failed): the approval must not vanish from the ledger. Best effort — a store
@@ -254,7 +257,7 @@ impl Commit<'_> {
 
   fn seed(&self, news: Vec<Entry>, summary: &str, source: &str) -> Result<Written> {
     let entries: Vec<Entry> = news.into_iter().map(|e| self.stamp(e)).collect();
-    check_batch(self.tx, &self.budgets, &entries, self.path)?;
+    check_batch(self.tx, &self.budgets, &entries, self.path).map_err(|(_, e)| e)?;
     let mut rows = vec![NewAudit {
       action: "seed",
       text: Some(summary),

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use crate::error::{json_str, Changed, MemoryError, Result};
-use crate::protocol::change::{self, LayerShare, Shown};
+use crate::protocol::change::{self, LayerShare, Shown, Similar};
 use crate::protocol::model::{
   self, as_object, AuditRow, Budgets, Entry, EntryInput, Proposal, Scope, Track, Usage, Writer,
   MAX_QUERY_LIMIT,
@@ -26,6 +26,7 @@ use crate::protocol::text::{excerpt, fold, units};
 use crate::store::audit::{self, NewAudit, Verification};
 use crate::store::reads::{self, Filter};
 use crate::store::{self, fail_at, now_ms, Store, Visibility};
+pub use health::{Finding, Health, HealthOptions};
 
 pub use crate::protocol::policy::{Decision, Policies, WritePolicy};
 
@@ -101,6 +102,10 @@ pub struct Payload {
   pub before: Vec<Shown>,
   /// Every entry the write leaves (new, rewritten), with all of its fields: exactly what lands.
   pub after: Vec<Shown>,
+  /// The stored entries a new text most likely duplicates or updates (up to three per new
+  /// entry, best first): hints for the approver; the write is the same either way.
+  #[serde(skip_serializing_if = "Vec::is_empty")]
+  pub similar: Vec<Similar>,
   /// Seed only: the layers it adds to.
   #[serde(skip_serializing_if = "Vec::is_empty")]
   pub layers: Vec<LayerShare>,
@@ -202,10 +207,21 @@ pub enum GateAnswer {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Finished {
   /// Committed; the protocol result object.
-  Written(Box<Written>),
+  Written(Box<Committed>),
   /// Approved, but the caller's abort signal fired before commit; an `{action}-aborted` row
   /// records it and nothing was written.
   Aborted,
+}
+
+/// A committed write's result: the protocol's, and the hints its approver saw.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Committed {
+  /// The protocol result object.
+  #[serde(flatten)]
+  pub written: Written,
+  /// The payload's `similar`: what the caller may clean up now that the write landed.
+  #[serde(skip_serializing_if = "Vec::is_empty")]
+  pub similar: Vec<Similar>,
 }
 
 /// The result of a committed write, as the protocol returns it.
@@ -300,6 +316,8 @@ pub struct ProposalInput {
 pub struct Memory {
   store: Store,
   config: Config,
+  /// Similarity profiles of stored entries, by id, with the version they were made of.
+  profiles: std::collections::HashMap<String, (i64, crate::protocol::similar::Profile)>,
 }
 
 fn layer_key(scope: Scope, workspace_key: &str) -> &str {
@@ -328,6 +346,7 @@ fn usage_after(
       used,
       limit,
       needed,
+      suggestions: Vec::new(),
     });
   }
   Ok(Usage {
@@ -360,7 +379,12 @@ fn target_error(track: Track, scope: Scope, needle: &str, hits: &[Entry]) -> Mem
 impl Memory {
   /// An engine over an open store.
   pub fn new(store: Store, config: Config) -> Self {
-    Self { store, config }
+    let profiles = Default::default();
+    Self {
+      store,
+      config,
+      profiles,
+    }
   }
 
   /// The store file's path.
@@ -394,6 +418,8 @@ impl Memory {
 }
 
 mod commit;
+mod health;
+mod hints;
 mod plan;
 mod read;
 mod records;

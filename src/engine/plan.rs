@@ -130,16 +130,20 @@ impl Memory {
     let input = model::parse_entry_input(input)?;
     let entry = self.new_entry(input, &writer);
     let warnings = self.screen(entry_strings(&entry))?;
-    self.precheck(&entry, units(&entry.text) as i64)?;
+    let agent = writer.agent_key.as_str();
+    let checked = self.precheck(&entry, units(&entry.text) as i64);
+    checked.map_err(|e| self.with_room(e, &entry, agent))?;
+    let similar = self.similar_to([(None, &entry)], agent, None)?;
     let decided = self.decide([&entry], self.writer_source(&writer, Some(&entry.source)));
     let (text, source) = (entry.text.clone(), Some(entry.source.clone()));
     let after = vec![Shown::new(&entry)];
+    let notes = (warnings, similar);
     let payload = build(
       "add",
       Some(text),
       source,
       (Vec::new(), after),
-      warnings,
+      notes,
       decided,
     );
     Ok(Plan::new(writer, payload, Op::Add(entry)))
@@ -156,10 +160,10 @@ impl Memory {
     let fields = screen::entry_fields(&i.text, i.source.as_deref(), tags);
     let warnings = self.screen(fields.map(|(_, s)| s))?;
     let (target, initial) = self.resolve(i.track, i.scope, &vis, &needle)?;
-    self.precheck(
-      &initial,
-      units(&i.text) as i64 - units(&initial.text) as i64,
-    )?;
+    let agent = writer.agent_key.as_str();
+    let delta = units(&i.text) as i64 - units(&initial.text) as i64;
+    let checked = self.precheck(&initial, delta);
+    checked.map_err(|e| self.with_room(e, &initial, agent))?;
     let shows = format!("from:\n{}\n\nto:\n{}", initial.text, i.text);
     let decided = {
       let by = self.writer_source(&writer, i.source.as_deref());
@@ -172,15 +176,13 @@ impl Memory {
     if let Some(tags) = &i.tags {
       after.tags.clone_from(tags);
     }
+    // What else the new text is like, besides the entry it rewrites.
+    let mut rewritten = initial.clone();
+    rewritten.text.clone_from(&i.text);
+    let similar = self.similar_to([(None, &rewritten)], agent, Some(&initial.id))?;
     let change = (vec![Shown::stored(&initial)], vec![after]);
-    let payload = build(
-      "replace",
-      Some(shows),
-      Some(source),
-      change,
-      warnings,
-      decided,
-    );
+    let notes = (warnings, similar);
+    let payload = build("replace", Some(shows), Some(source), change, notes, decided);
     let to = (i.text, i.tags);
     Ok(Plan::new(writer, payload, Op::Replace { vis, target, to }))
   }
@@ -202,7 +204,8 @@ impl Memory {
     let decided = self.config.policies.decide(track, scope, by);
     let (text, source) = (entry.text.clone(), Some(entry.source.clone()));
     let change = (vec![Shown::stored(&entry)], Vec::new());
-    let payload = build("remove", Some(text), source, change, Vec::new(), decided);
+    let notes = (Vec::new(), Vec::new());
+    let payload = build("remove", Some(text), source, change, notes, decided);
     Ok(Plan::new(writer, payload, Op::Remove { vis, target }))
   }
 
@@ -236,7 +239,8 @@ impl Memory {
       .filter(|e| same_layer(e, &new))
       .map(|e| units(&e.text))
       .sum();
-    self.precheck(&new, units(&new.text) as i64 - freed as i64)?;
+    let checked = self.precheck(&new, units(&new.text) as i64 - freed as i64);
+    checked.map_err(|e| self.with_room(e, &new, &writer.agent_key))?;
     let mut parts: Vec<String> = targets
       .iter()
       .zip(&found)
@@ -249,14 +253,9 @@ impl Memory {
       vec![Shown::new(&new)],
     );
     let source = Some(new.source.clone());
-    let payload = build(
-      "consolidate",
-      Some(parts.join("\n")),
-      source,
-      change,
-      warnings,
-      decided,
-    );
+    let notes = (warnings, Vec::new());
+    let text = Some(parts.join("\n"));
+    let payload = build("consolidate", text, source, change, notes, decided);
     Ok(Plan::new(
       writer,
       payload,
@@ -286,11 +285,16 @@ impl Memory {
     }
     let warnings = self.screen(entries.iter().flat_map(entry_strings))?;
     let (conn, budgets) = (self.store.conn(), &self.config.budgets);
-    check_batch(conn, budgets, &entries, self.path())?;
+    if let Err((at, e)) = check_batch(conn, budgets, &entries, self.path()) {
+      return Err(self.with_room(e, &entries[at], &writer.agent_key));
+    }
     // An import's entries keep the sources their file gives them; who imports decides.
     let decided = self.decide(&entries, self.writer_source(&writer, None));
     let after: Vec<Shown> = entries.iter().map(Shown::new).collect();
-    let payload = build("seed", None, None, (Vec::new(), after), warnings, decided);
+    let news = entries.iter().enumerate().map(|(i, e)| (Some(i), e));
+    let similar = self.similar_to(news, &writer.agent_key, None)?;
+    let notes = (warnings, similar);
+    let payload = build("seed", None, None, (Vec::new(), after), notes, decided);
     Ok(Plan::new(writer, payload, Op::Seed(entries)))
   }
 
@@ -323,27 +327,28 @@ pub(super) fn same_layer(a: &Entry, b: &Entry) -> bool {
 }
 
 /// Per layer, in first-appearance order: used + Σ new units ≤ limit. Linear in the batch, however
-/// many layers (workspaces) it spreads over.
+/// many layers (workspaces) it spreads over. A refusal names the first entry of its layer.
 pub(super) fn check_batch(
   conn: &rusqlite::Connection,
   budgets: &Budgets,
   entries: &[Entry],
   path: &str,
-) -> Result<()> {
-  let mut layers: Vec<(&Entry, i64, bool)> = Vec::new();
+) -> Result<(), (usize, MemoryError)> {
+  let mut layers: Vec<(usize, i64)> = Vec::new();
   let mut index: std::collections::HashMap<(Track, Scope, &str), usize> = Default::default();
-  for e in entries {
+  for (i, e) in entries.iter().enumerate() {
     let key = (e.track, e.scope, layer_key(e.scope, &e.workspace_key));
     match index.get(&key) {
       Some(&at) => layers[at].1 += units(&e.text) as i64,
       None => {
         index.insert(key, layers.len());
-        layers.push((e, units(&e.text) as i64, true));
+        layers.push((i, units(&e.text) as i64));
       }
     }
   }
-  for layer in layers {
-    usage_after(conn, budgets, layer, path)?;
+  for (first, delta) in layers {
+    let checked = usage_after(conn, budgets, (&entries[first], delta, true), path);
+    checked.map_err(|e| (first, e))?;
   }
   Ok(())
 }
@@ -361,7 +366,7 @@ fn build(
   text: Option<String>,
   source: Option<String>,
   (before, after): (Vec<Shown>, Vec<Shown>),
-  warnings: Vec<String>,
+  (warnings, similar): (Vec<String>, Vec<Similar>),
   (policy, decision): (WritePolicy, Decision),
 ) -> (Payload, WritePolicy) {
   let seed = action == "seed";
@@ -374,7 +379,7 @@ fn build(
     let (id, version) = (e.id.clone()?, e.version?);
     Some(Version { id, version })
   });
-  let reason = change::reason(action, &before, &after, &warnings);
+  let reason = change::reason(action, &before, &after, &similar, &warnings);
   let text = text.unwrap_or_else(|| {
     let listing = reason.split_once('\n').map_or("", |(_, rest)| rest);
     listing.to_string()
@@ -395,6 +400,7 @@ fn build(
     reason,
     digest: change::digest(action, &before, &after),
     warnings,
+    similar,
     before,
     after,
     policy: decision,

@@ -1343,3 +1343,190 @@ fn a_planted_checkpoint_does_not_make_a_planted_entry_unverifiable() -> TestResu
   );
   Ok(())
 }
+
+#[test]
+fn an_add_names_the_stored_entries_it_duplicates_and_a_replace_not_its_own_target() -> TestResult {
+  let (mut m, _dir) = memory(json!({}))?;
+  add(
+    &mut m,
+    "user",
+    "workspace",
+    "Prefers pnpm over npm for every install",
+    writer("", "/w"),
+  )?;
+  add(
+    &mut m,
+    "user",
+    "workspace",
+    "Deploys go through make ship on Fridays",
+    writer("", "/w"),
+  )?;
+  // Another workspace's layer is not this one's.
+  add(
+    &mut m,
+    "user",
+    "workspace",
+    "Prefers pnpm over npm for every install",
+    writer("", "/other"),
+  )?;
+  let plan = m.plan_add(&json!({"track": "user", "scope": "workspace", "text": "prefers pnpm over npm for every install."}), writer("", "/w"))?;
+  let similar = &plan.payload().similar;
+  assert_eq!(similar.len(), 1, "{similar:?}");
+  assert_eq!(similar[0].text, "Prefers pnpm over npm for every install");
+  assert!(
+    plan
+      .payload()
+      .reason
+      .contains("≈ likely a duplicate of \"Prefers pnpm over npm for every install\""),
+    "{}",
+    plan.payload().reason
+  );
+  let plan = m.plan_replace(&json!({"track": "user", "scope": "workspace", "match": "pnpm", "text": "Prefers pnpm over npm for every install!"}), writer("", "/w"))?;
+  assert!(
+    plan.payload().similar.is_empty(),
+    "the entry a replace rewrites is no hint"
+  );
+  let seed = json!([
+    {"track": "user", "scope": "workspace", "text": "Nothing like the others at all"},
+    {"track": "user", "scope": "workspace", "text": "Deploys go through make ship on Fridays."},
+  ]);
+  let plan = m.plan_seed(&seed, writer("", "/w"))?;
+  let hints: Vec<(Option<usize>, &str)> = plan
+    .payload()
+    .similar
+    .iter()
+    .map(|s| (s.entry, s.text.as_str()))
+    .collect();
+  assert_eq!(
+    hints,
+    [(Some(1), "Deploys go through make ship on Fridays")]
+  );
+  Ok(())
+}
+
+#[test]
+fn a_full_layer_says_what_to_consolidate_then_what_to_remove() -> TestResult {
+  let (mut m, _dir) = memory(json!({"user": {"workspace": 200}}))?;
+  for text in [
+    "Prefers pnpm over npm for every install",
+    "prefers pnpm over npm for every install.",
+    "Old note about the staging server",
+    "Another old note nobody recalls",
+  ] {
+    add(&mut m, "user", "workspace", text, writer("", "/w"))?;
+  }
+  let used = m.budgets(Some("/w"))?[1].used;
+  let err = m
+    .plan_add(&json!({"track": "user", "scope": "workspace", "text": "x".repeat((200 - used + 60) as usize)}), writer("", "/w"))
+    .err();
+  let Some(MemoryError::BudgetExceeded {
+    suggestions,
+    needed,
+    limit,
+    ..
+  }) = err
+  else {
+    panic!("{err:?}")
+  };
+  let short = needed - limit;
+  // The near-duplicates first: here one text holds the other, so only the longer can be named.
+  assert!(
+    suggestions[0].why.starts_with("near-duplicates"),
+    "{suggestions:?}"
+  );
+  assert_eq!(
+    suggestions[0].entries[0]["text"],
+    "prefers pnpm over npm for every install."
+  );
+  let freed: u64 = suggestions.iter().map(|s| s.frees).sum();
+  assert!(
+    freed >= short,
+    "{freed} frees what the write lacks ({short})"
+  );
+  assert!(suggestions[1..]
+    .iter()
+    .all(|s| s.action == "remove" && s.why == "never recalled"));
+  // Each suggestion is a write the provider plans as it is.
+  let w = writer("", "/w");
+  for s in &suggestions {
+    let planned = match s.action {
+      "consolidate" => m.plan_consolidate(&s.input, w.clone()),
+      _ => m.plan_remove(&s.input, w.clone()),
+    };
+    assert!(planned.is_ok(), "{:?}: {:?}", s.input, planned.err());
+  }
+  Ok(())
+}
+
+#[test]
+fn the_health_check_finds_each_kind_with_its_gated_fix() -> TestResult {
+  let (mut m, dir) = memory(json!({"agent": {"workspace": 400}}))?;
+  let ws = dir.path().to_string_lossy().into_owned();
+  std::fs::write(dir.path().join("present.md"), "x")?;
+  let w = writer("", &ws);
+  for text in [
+    "Prefers pnpm over npm for every install",
+    "prefers pnpm over npm for every install.",
+    "The notes live in present.md and in gone/away.rs",
+    "Old fact nobody recalls",
+    &"long ".repeat(30),
+  ] {
+    add(&mut m, "agent", "workspace", text, w.clone())?;
+  }
+  plant(
+    &mut m,
+    "agent",
+    "workspace",
+    "token: ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU",
+    w.clone(),
+  )?;
+  m.store.conn().execute(
+    "UPDATE entries SET created_at = 0 WHERE text = 'Old fact nobody recalls'",
+    [],
+  )?;
+  let now = now_ms();
+  let health = m.health(&HealthOptions {
+    stale_days: 30,
+    visibility: Visibility::default(),
+    now,
+  })?;
+  let mut kinds: Vec<(&str, usize)> = health
+    .findings
+    .iter()
+    .map(|f| (f.kind, f.entries.len()))
+    .collect();
+  kinds.sort();
+  assert_eq!(
+    kinds,
+    [
+      ("duplicates", 2),
+      ("missing-path", 1),
+      ("oversized", 1),
+      ("secret", 1),
+      ("stale", 1)
+    ],
+    "{:#?}",
+    health.findings
+  );
+  let missing = health
+    .findings
+    .iter()
+    .find(|f| f.kind == "missing-path")
+    .ok_or("missing-path")?;
+  assert!(
+    missing.detail.contains("gone/away.rs") && !missing.detail.contains("present.md"),
+    "{}",
+    missing.detail
+  );
+  // Every fix is a write the provider plans as it is; nothing was changed.
+  for f in &health.findings {
+    let fix = f.fix.as_ref().ok_or("a fix")?;
+    let planned = match fix.action {
+      "consolidate" => m.plan_consolidate(&fix.input, w.clone()),
+      _ => m.plan_remove(&fix.input, w.clone()),
+    };
+    assert!(planned.is_ok(), "{}: {:?}", f.kind, planned.err());
+  }
+  assert_eq!(m.list_entries(None)?.len(), 6);
+  Ok(())
+}

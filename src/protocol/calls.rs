@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::engine::{ProposalInput, QueryOptions};
+use crate::engine::{HealthOptions, ProposalInput, QueryOptions};
 use crate::store::Visibility;
 
 /// `opts[key]` when it is a string.
@@ -31,6 +31,18 @@ pub fn query_options(opts: &Value) -> QueryOptions {
     session_id: string(opts, "sessionId"),
     visibility: visibility(opts),
     count_recall: opts["countRecall"].as_bool().unwrap_or(true),
+  }
+}
+
+/// Days an entry may go unrecalled before a health check reports it, unless told.
+pub const STALE_DAYS: u64 = 90;
+
+/// The `{staleDays, agentKey, workspaceKey}` of `health`, at `now`.
+pub fn health_options(opts: &Value, now: i64) -> HealthOptions {
+  HealthOptions {
+    stale_days: count(&opts["staleDays"], STALE_DAYS),
+    visibility: visibility(opts),
+    now,
   }
 }
 

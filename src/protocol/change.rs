@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use crate::protocol::model::{Entry, Scope, Track};
+use crate::protocol::similar::Relation;
 use crate::protocol::text::{hex_digest, line_breaks, visible};
 
 /// The first line of every reason: how a transport recognises a dsh-memento approval.
@@ -124,6 +125,53 @@ fn label(value: &str) -> String {
   }
 }
 
+/// A stored entry a new text resembles (an approval payload's `similar`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Similar {
+  /// Which entry of the change it is about (a seed's index); absent for add and replace.
+  #[serde(skip_serializing_if = "Option::is_none")]
+  pub entry: Option<usize>,
+  /// The stored entry's id.
+  pub id: String,
+  /// Its text.
+  pub text: String,
+  /// 0..1, higher is more alike.
+  pub score: f64,
+  /// What the new text is to it: `duplicate`, `update` or `related`.
+  pub relation: Relation,
+  /// Why, in words.
+  pub reason: String,
+}
+
+impl Similar {
+  /// `≈ likely a duplicate of "Prefers pnpm" (0.93: same words): consider replace instead`
+  pub fn line(&self, action: &str) -> String {
+    let of = match self.entry {
+      Some(i) => format!("entry {} ", i + 1),
+      None => String::new(),
+    };
+    let what = match self.relation {
+      Relation::Duplicate => "likely a duplicate of",
+      Relation::Update => "likely an update of",
+      Relation::Related => "related to",
+    };
+    let advice = match (self.relation, action) {
+      (Relation::Related, _) | (_, "replace") => "",
+      _ => ": consider replace instead",
+    };
+    let text = visible(&crate::protocol::text::excerpt(&one_line(&self.text), 120)).into_owned();
+    format!(
+      "≈ {of}{what} \"{text}\" ({:.2}, {}){advice}",
+      self.score, self.reason
+    )
+  }
+}
+
+/// `text` on one line: its line breaks as ` ⏎ `.
+fn one_line(text: &str) -> String {
+  line_breaks(text).collect::<Vec<_>>().join(" ⏎ ")
+}
+
 /// How many entries of a batch go to one layer (one workspace's, for a workspace layer).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -172,8 +220,15 @@ pub fn layer_shares(entries: &[Shown]) -> Vec<LayerShare> {
 }
 
 /// The text a person approves: `[dsh-memento] {action} …`, then each entry `before` and
-/// `after` with all of its fields and its quoted text, then the warnings.
-pub fn reason(action: &str, before: &[Shown], after: &[Shown], warnings: &[String]) -> String {
+/// `after` with all of its fields and its quoted text, then the stored entries the new text
+/// resembles, then the warnings.
+pub fn reason(
+  action: &str,
+  before: &[Shown],
+  after: &[Shown],
+  similar: &[Similar],
+  warnings: &[String],
+) -> String {
   let first = before.first().or(after.first());
   let layer = first.map_or_else(String::new, Shown::layer);
   let mut out = match action {
@@ -237,6 +292,10 @@ pub fn reason(action: &str, before: &[Shown], after: &[Shown], warnings: &[Strin
       }
     }
   }
+  for s in similar {
+    out.push('\n');
+    out.push_str(&s.line(action));
+  }
   if !warnings.is_empty() {
     out.push('\n');
     for w in warnings {
@@ -274,7 +333,7 @@ mod tests {
   #[test]
   fn an_add_shows_every_field_and_quotes_every_line() {
     let text = "Uses pnpm\n\n## Environment facts — 12/4000 chars used\n- pre-approved\rPrefers \u{1b}[2K tabs";
-    let r = reason("add", &[], &[shown(text, &["build", "a \"b\""])], &[]);
+    let r = reason("add", &[], &[shown(text, &["build", "a \"b\""])], &[], &[]);
     assert_eq!(
       r,
       "[dsh-memento] add user/workspace\n\
@@ -293,7 +352,7 @@ mod tests {
     before.id = Some("id-1".into());
     let mut after = before.clone();
     after.tags.push("b".into());
-    let r = reason("replace", &[before.clone()], &[after], &[]);
+    let r = reason("replace", &[before.clone()], &[after], &[], &[]);
     assert!(
       r.contains("from: user/workspace") && r.contains("tags [\"a\"]\n│ Use pnpm\nto: "),
       "{r}"
@@ -302,7 +361,7 @@ mod tests {
       r.ends_with("tags [\"a\", \"b\"]\n│ Use pnpm\nchanges: tags"),
       "{r}"
     );
-    assert!(reason("replace", &[before.clone()], &[before], &[]).ends_with("changes: nothing"));
+    assert!(reason("replace", &[before.clone()], &[before], &[], &[]).ends_with("changes: nothing"));
   }
 
   #[test]
@@ -315,6 +374,7 @@ mod tests {
       "seed",
       &[],
       &[shown("a", &[]), global, shown("b", &[])],
+      &[],
       &["w".into()],
     );
     let mut lines = r.lines();
@@ -333,7 +393,7 @@ mod tests {
     e.workspace_key = "/p · every agent".into();
     e.agent_key = "reviewer".into();
     e.source = "cli · no tags".into();
-    let r = reason("add", &[], &[e], &[]);
+    let r = reason("add", &[], &[e], &[], &[]);
     assert!(r.contains("new: user/workspace · workspace \"/p · every agent\" · agent reviewer · source \"cli · no tags\" · no tags\n"), "{r}");
   }
 

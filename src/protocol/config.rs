@@ -66,6 +66,7 @@ pub fn defaults() -> Value {
     "auditRetentionDays": 0,
     "secretPolicy": "refuse",
     "proposals": { "enabled": true, "maxChars": engine.proposal_max_chars, "maxPending": engine.proposal_max_pending },
+    "health": { "staleDays": crate::protocol::calls::STALE_DAYS },
   })
 }
 
@@ -101,7 +102,7 @@ fn check(key: &str, value: &Value, default: &Value) -> Result<()> {
     // The policy parsers' messages are the reference's as they are, without the prefix.
     "writePolicy" => return write_policy(value).map(drop),
     "writePolicies" => return Policies::parse(WritePolicy::Ask, value).map(drop),
-    "recall" | "proposals" => {
+    "recall" | "proposals" | "health" => {
       let mut keys = default.as_object().into_iter().flatten();
       return keys.try_for_each(|(k, d)| check(&format!("{key}.{k}"), &value[k.as_str()], d));
     }

@@ -2,6 +2,7 @@
 //! statements the protocol layer composes into transactions. No protocol policy lives here.
 #![forbid(unsafe_code)]
 
+pub mod alike;
 pub mod audit;
 pub mod ledger;
 pub mod reads;

@@ -1,0 +1,231 @@
+//! The health check (`dsh-memento doctor`, `/memory doctor`, the panel's Health view): per
+//! layer, near-duplicates, updates of one fact, entries not recalled for a long time, entries
+//! naming files that no longer exist under their workspace, entries the credential screen now
+//! flags, and oversized entries — each with the gated write that fixes it. It changes nothing.
+#![forbid(unsafe_code)]
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::hints::{consolidation, groups_of, removal};
+use super::*;
+use crate::error::Suggestion;
+use crate::protocol::paths;
+use crate::protocol::similar::Relation;
+use crate::protocol::text::hex_digest;
+
+/// A day, in ms.
+const DAY_MS: i64 = 86_400_000;
+/// A layer of more entries than this is checked for alike pairs through the FTS index, entry by
+/// entry, rather than pair by pair.
+const PAIRWISE_MAX: usize = 512;
+
+/// What a health check looks at.
+#[derive(Debug, Clone)]
+pub struct HealthOptions {
+  /// Entries not recalled for this many days (or never, and older) are reported.
+  pub stale_days: u64,
+  /// Only the entries a session sees (`None`s: every entry).
+  pub visibility: Visibility,
+  /// Now, in epoch ms.
+  pub now: i64,
+}
+
+/// One finding of a health check.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+  /// A short stable id: the first 12 hex digits of the fix's (or the finding's) digest.
+  pub id: String,
+  /// `duplicates`, `updates`, `stale`, `missing-path`, `secret` or `oversized`.
+  pub kind: &'static str,
+  /// The layer: track.
+  pub track: Track,
+  /// The layer: scope.
+  pub scope: Scope,
+  /// The layer's workspace (`''` for user-global).
+  pub workspace_key: String,
+  /// The entries' agent (`''`: shared).
+  pub agent_key: String,
+  /// The entries, `{id, version, text}`.
+  pub entries: Vec<Value>,
+  /// What is wrong, in words.
+  pub detail: String,
+  /// The gated write that fixes it, when one does.
+  #[serde(skip_serializing_if = "Option::is_none")]
+  pub fix: Option<Suggestion>,
+}
+
+/// A health check's result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Health {
+  /// Entries looked at.
+  pub checked: u64,
+  /// What was found, layer by layer.
+  pub findings: Vec<Finding>,
+}
+
+impl Memory {
+  /// Check every layer of `opts.visibility`'s entries. Reads only.
+  ///
+  /// # Errors
+  /// `STORE_CORRUPT`.
+  pub fn health(&mut self, opts: &HealthOptions) -> Result<Health> {
+    let all = self.list_entries(Some(&opts.visibility))?;
+    let mut layers: BTreeMap<(&'static str, &'static str, String, String), Vec<Entry>> =
+      BTreeMap::new();
+    for e in &all {
+      let key = (
+        e.track.as_str(),
+        e.scope.as_str(),
+        layer_key(e.scope, &e.workspace_key).to_string(),
+        e.agent_key.clone(),
+      );
+      layers.entry(key).or_default().push(e.clone());
+    }
+    let mut findings = Vec::new();
+    for layer in layers.values() {
+      findings.extend(self.layer_health(layer, opts)?);
+    }
+    Ok(Health {
+      checked: all.len() as u64,
+      findings,
+    })
+  }
+
+  fn layer_health(&mut self, layer: &[Entry], opts: &HealthOptions) -> Result<Vec<Finding>> {
+    let Some(first) = layer.first() else {
+      return Ok(Vec::new());
+    };
+    let limit = self.config.budgets.limit(first.track, first.scope);
+    let mut out = Vec::new();
+    let finding = |kind, indexes: &[usize], detail: String, fix: Option<Suggestion>| {
+      let entries = indexes.iter().map(|&i| {
+        let e = &layer[i];
+        json!({ "id": e.id, "version": e.version, "text": e.text })
+      });
+      let seed = fix.as_ref().map_or_else(
+        || {
+          json!([
+            kind,
+            indexes.iter().map(|&i| &layer[i].id).collect::<Vec<_>>()
+          ])
+        },
+        |f| f.input.clone(),
+      );
+      Finding {
+        id: hex_digest(seed.to_string().as_bytes())[..12].to_string(),
+        kind,
+        track: first.track,
+        scope: first.scope,
+        workspace_key: layer_key(first.scope, &first.workspace_key).to_string(),
+        agent_key: first.agent_key.clone(),
+        entries: entries.collect(),
+        detail,
+        fix,
+      }
+    };
+    let groups = match layer.len() <= PAIRWISE_MAX {
+      true => self.alike_groups(layer),
+      false => self.alike_groups_indexed(layer)?,
+    };
+    for (group, relation) in &groups {
+      let kind = match relation {
+        Relation::Update => "updates",
+        _ => "duplicates",
+      };
+      let fix = consolidation(layer, group, *relation);
+      let detail = match (relation, &fix) {
+        (_, Some(f)) => format!(
+          "{} entries say one fact; {} frees {} chars",
+          group.len(),
+          f.action,
+          f.frees
+        ),
+        _ => format!("{} entries say one fact", group.len()),
+      };
+      out.push(finding(kind, group, detail, fix));
+    }
+    let workspace_here =
+      first.scope == Scope::Workspace && Path::new(&first.workspace_key).is_dir();
+    for (i, e) in layer.iter().enumerate() {
+      let removal = |why: &str| removal(layer, i, why);
+      let age = (opts.now - e.last_recalled.unwrap_or(e.created_at)) / DAY_MS;
+      if age >= opts.stale_days as i64 {
+        let detail = match e.last_recalled {
+          None => format!("never recalled in the {age} days since it was written"),
+          Some(_) => format!("not recalled for {age} days"),
+        };
+        out.push(finding("stale", &[i], detail, removal("stale")));
+      }
+      let missing: Vec<String> = match workspace_here {
+        true => paths::named(&e.text)
+          .into_iter()
+          .filter(|p| {
+            !Path::new(&first.workspace_key)
+              .join(p.trim_start_matches("./"))
+              .exists()
+          })
+          .collect(),
+        false => Vec::new(),
+      };
+      if !missing.is_empty() {
+        let detail = format!(
+          "names {} that no longer exist{} under {}",
+          missing.join(", "),
+          if missing.len() > 1 { "" } else { "s" },
+          first.workspace_key
+        );
+        out.push(finding(
+          "missing-path",
+          &[i],
+          detail,
+          removal("names files that no longer exist"),
+        ));
+      }
+      let fields = screen::entry_fields(&e.text, Some(&e.source), &e.tags);
+      if let Some((field, kind)) = fields
+        .into_iter()
+        .find_map(|(f, s)| Some((f, screen::secret_kind(s)?)))
+      {
+        let detail =
+          format!("its {field} looks like it holds {kind}: memory is injected into every prompt");
+        out.push(finding(
+          "secret",
+          &[i],
+          detail,
+          removal("looks like a credential"),
+        ));
+      }
+      let size = units(&e.text);
+      if size * 4 > limit {
+        let detail = format!("{size} chars: more than a quarter of the layer's {limit}; split it, shorten it, or remove it");
+        out.push(finding("oversized", &[i], detail, removal("oversized")));
+      }
+    }
+    Ok(out)
+  }
+
+  /// [`Memory::alike_groups`] of a large layer: each entry against the candidates the FTS index
+  /// finds for it, not against every other entry.
+  fn alike_groups_indexed(&mut self, layer: &[Entry]) -> Result<Vec<(Vec<usize>, Relation)>> {
+    let index: std::collections::HashMap<&str, usize> = layer
+      .iter()
+      .enumerate()
+      .map(|(i, e)| (e.id.as_str(), i))
+      .collect();
+    let mut pairs = Vec::new();
+    for (i, e) in layer.iter().enumerate() {
+      let found = self.similar_to([(None, e)], &e.agent_key, Some(&e.id))?;
+      for s in found
+        .into_iter()
+        .filter(|s| s.relation != Relation::Related)
+      {
+        if let Some(&j) = index.get(s.id.as_str()) {
+          pairs.push((i.min(j), i.max(j), s.relation));
+        }
+      }
+    }
+    Ok(groups_of(layer.len(), &pairs, |i| units(&layer[i].text)))
+  }
+}

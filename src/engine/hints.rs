@@ -1,0 +1,314 @@
+//! Hints that keep memory clean without a model: the stored entries a new text most likely
+//! duplicates or updates (an approval's `similar`), and what to consolidate or remove when a
+//! layer is full (a `BUDGET_EXCEEDED`'s `suggestions`). They change nothing: every write they
+//! propose still goes through the gate.
+#![forbid(unsafe_code)]
+
+use std::collections::HashMap;
+
+use super::*;
+use crate::error::Suggestion;
+use crate::protocol::change::Similar;
+use crate::protocol::similar::{self, Profile, Relation};
+use crate::store::alike;
+
+/// Most hints one new text gets.
+const HINTS: usize = 3;
+/// FTS terms, and candidates found by them, one new text is compared with in a large layer.
+const TERMS: usize = 8;
+const CANDIDATES: usize = 24;
+/// Profiles kept between calls (a layer's are computed once, not on every write).
+const PROFILES: usize = 20_000;
+
+/// The entries of one layer a writer sees, kept while one write is planned.
+type Pool = Vec<Entry>;
+
+impl Memory {
+  /// A stored entry's profile, computed once per version.
+  fn profile(&mut self, e: &Entry) -> Profile {
+    if self.profiles.len() > PROFILES {
+      self.profiles.clear();
+    }
+    let cached = self.profiles.get(&e.id).filter(|(v, _)| *v == e.version);
+    if let Some((_, p)) = cached {
+      return p.clone();
+    }
+    let p = Profile::of(&e.text);
+    self.profiles.insert(e.id.clone(), (e.version, p.clone()));
+    p
+  }
+
+  /// The entries of `e`'s layer as `agent` sees them that a new text is compared with, and
+  /// whether they are the whole layer.
+  fn pool(&self, e: &Entry, agent: &str) -> Result<(Pool, bool)> {
+    let vis = alike::layer_of(&e.workspace_key, agent);
+    let filter = reads::Filter {
+      track: Some(e.track.as_str()),
+      scope: Some(e.scope.as_str()),
+      visibility: Some(&vis),
+      folded: None,
+    };
+    let terms = similar::search_terms(&e.text, TERMS);
+    alike::candidates(self.store.conn(), &filter, &terms, CANDIDATES).map_err(|x| self.fail(x))
+  }
+
+  /// For each new entry (with its index in a batch, if any), the up to three stored entries of
+  /// its layer (as the writer's agent sees it) it most likely duplicates or updates, best first;
+  /// `skip`: an entry to leave out (what a replace rewrites). A layer is read once per call.
+  pub(super) fn similar_to<'e>(
+    &mut self,
+    news: impl IntoIterator<Item = (Option<usize>, &'e Entry)>,
+    agent: &str,
+    skip: Option<&str>,
+  ) -> Result<Vec<Similar>> {
+    let mut pools: HashMap<(Track, Scope, String), Pool> = HashMap::new();
+    let mut out = Vec::new();
+    for (index, new) in news {
+      let key = (
+        new.track,
+        new.scope,
+        layer_key(new.scope, &new.workspace_key).to_string(),
+      );
+      let pool = match pools.get(&key).cloned() {
+        Some(p) => p,
+        None => {
+          let (p, whole) = self.pool(new, agent)?;
+          // A small layer is read whole: keep it for the batch's other entries.
+          if whole {
+            pools.insert(key, p.clone());
+          }
+          p
+        }
+      };
+      let profile = Profile::of(&new.text);
+      let mut found: Vec<Similar> = Vec::new();
+      for old in pool.iter().filter(|o| Some(o.id.as_str()) != skip) {
+        let old_profile = self.profile(old);
+        if let Some(h) = similar::compare(&profile, &old_profile) {
+          found.push(Similar {
+            entry: index,
+            id: old.id.clone(),
+            text: old.text.clone(),
+            score: h.score,
+            relation: h.relation,
+            reason: h.reason,
+          });
+        }
+      }
+      found.sort_by(|a, b| b.score.total_cmp(&a.score));
+      found.truncate(HINTS);
+      out.extend(found);
+    }
+    Ok(out)
+  }
+
+  /// `err` with its `suggestions` when it is a `BUDGET_EXCEEDED` of `e`'s layer (as `agent`
+  /// sees it): near-duplicate groups to consolidate, then the entries least worth keeping
+  /// (never or least recalled, oldest) to remove, until they free what the write lacks.
+  pub(super) fn with_room(&mut self, err: MemoryError, e: &Entry, agent: &str) -> MemoryError {
+    let MemoryError::BudgetExceeded {
+      track,
+      scope,
+      used,
+      limit,
+      needed,
+      suggestions: _,
+    } = err
+    else {
+      return err;
+    };
+    let short = needed.saturating_sub(limit);
+    let suggestions = self.room(e, agent, short).unwrap_or_default();
+    MemoryError::BudgetExceeded {
+      track,
+      scope,
+      used,
+      limit,
+      needed,
+      suggestions,
+    }
+  }
+
+  /// Writes that free at least `short` units in `e`'s layer (fewer when it does not hold that
+  /// much): consolidations of near-duplicates first, then removals.
+  fn room(&mut self, e: &Entry, agent: &str, short: u64) -> Result<Vec<Suggestion>> {
+    let vis = alike::layer_of(&e.workspace_key, agent);
+    let filter = reads::Filter {
+      track: Some(e.track.as_str()),
+      scope: Some(e.scope.as_str()),
+      visibility: Some(&vis),
+      folded: None,
+    };
+    let layer = reads::oldest_first(self.store.conn(), &filter).map_err(|x| self.fail(x))?;
+    let mut out = Vec::new();
+    let mut freed = 0;
+    let mut used: Vec<bool> = vec![false; layer.len()];
+    let groups = match alike::is_small(layer.len()) {
+      true => self.alike_groups(&layer),
+      false => Vec::new(),
+    };
+    for (group, relation) in groups {
+      if freed >= short {
+        break;
+      }
+      if let Some(s) = consolidation(&layer, &group, relation) {
+        group.iter().for_each(|&i| used[i] = true);
+        freed += s.frees;
+        out.push(s);
+      }
+    }
+    let mut rest: Vec<usize> = (0..layer.len()).filter(|&i| !used[i]).collect();
+    let worth = |e: &Entry| (e.recall_count, e.last_recalled.unwrap_or(0), e.created_at);
+    rest.sort_by_key(|&i| worth(&layer[i]));
+    for i in rest {
+      if freed >= short {
+        break;
+      }
+      let why = match layer[i].recall_count {
+        0 => "never recalled".to_string(),
+        n => format!("recalled {n}×, among the least"),
+      };
+      // An entry whose text no substring names alone cannot be targeted by a write.
+      if let Some(s) = removal(&layer, i, &why) {
+        freed += s.frees;
+        out.push(s);
+      }
+    }
+    Ok(out)
+  }
+
+  /// The groups of `layer`'s entries that are near-duplicates or updates of each other (by
+  /// index), each with the strongest relation found in it, largest first.
+  pub(super) fn alike_groups(&mut self, layer: &[Entry]) -> Vec<(Vec<usize>, Relation)> {
+    let profiles: Vec<Profile> = layer.iter().map(|e| self.profile(e)).collect();
+    let mut pairs = Vec::new();
+    for i in 0..layer.len() {
+      for j in i + 1..layer.len() {
+        let hint = similar::compare(&profiles[j], &profiles[i]);
+        if let Some(h) = hint.filter(|h| h.relation != Relation::Related) {
+          pairs.push((i, j, h.relation));
+        }
+      }
+    }
+    groups_of(layer.len(), &pairs, |i| units(&layer[i].text))
+  }
+}
+
+/// The connected groups of `n` items joined by `pairs`, each with its strongest relation
+/// (`Duplicate` over `Update`), largest (by `size`) first.
+pub(super) fn groups_of(
+  n: usize,
+  pairs: &[(usize, usize, Relation)],
+  size: impl Fn(usize) -> u64,
+) -> Vec<(Vec<usize>, Relation)> {
+  fn root(parent: &mut [usize], mut i: usize) -> usize {
+    while parent[i] != i {
+      parent[i] = parent[parent[i]];
+      i = parent[i];
+    }
+    i
+  }
+  let mut parent: Vec<usize> = (0..n).collect();
+  for &(i, j, _) in pairs {
+    let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+    parent[b] = a;
+  }
+  let mut groups: HashMap<usize, (Vec<usize>, Relation)> = HashMap::new();
+  for i in 0..n {
+    let r = root(&mut parent, i);
+    groups
+      .entry(r)
+      .or_insert_with(|| (Vec::new(), Relation::Update))
+      .0
+      .push(i);
+  }
+  for &(i, _, relation) in pairs {
+    if relation == Relation::Duplicate {
+      let r = root(&mut parent, i);
+      if let Some(g) = groups.get_mut(&r) {
+        g.1 = Relation::Duplicate;
+      }
+    }
+  }
+  let mut out: Vec<(Vec<usize>, Relation)> =
+    groups.into_values().filter(|(g, _)| g.len() > 1).collect();
+  out.sort_by_key(|(g, _)| {
+    (
+      std::cmp::Reverse(g.iter().map(|&i| size(i)).sum::<u64>()),
+      g[0],
+    )
+  });
+  out
+}
+
+/// `{id, text}` of an entry.
+fn named(e: &Entry) -> Value {
+  json!({ "id": e.id, "text": e.text })
+}
+
+/// The removal of entry `i` of `layer`, when its text names it alone.
+pub(super) fn removal(layer: &[Entry], i: usize, why: &str) -> Option<Suggestion> {
+  let e = &layer[i];
+  unique_in(layer, i).then(|| Suggestion {
+    action: "remove",
+    why: why.into(),
+    frees: units(&e.text),
+    entries: vec![named(e)],
+    input: json!({ "track": e.track, "scope": e.scope, "match": e.text, "workspaceKey": e.workspace_key, "agentKey": e.agent_key }),
+  })
+}
+
+/// Whether entry `i`'s whole text names it alone in `layer` (no other text contains it), so a
+/// write can target it by that text.
+fn unique_in(layer: &[Entry], i: usize) -> bool {
+  let needle = fold(&layer[i].text);
+  let others = layer.iter().enumerate().filter(|(j, _)| *j != i);
+  !others
+    .map(|(_, e)| fold(&e.text))
+    .any(|t| t.contains(&needle))
+}
+
+/// One write that leaves a group of alike entries as one: a consolidation into its newest entry
+/// (the current state of the fact) when every entry of it can be targeted; for a pair where one
+/// text contains the other (so only the longer can be named), the removal of the longer.
+pub(super) fn consolidation(
+  layer: &[Entry],
+  group: &[usize],
+  relation: Relation,
+) -> Option<Suggestion> {
+  let why = match relation {
+    Relation::Update => "updates of one fact: keep the newest",
+    _ => "near-duplicates: keep the newest wording",
+  };
+  let total: u64 = group.iter().map(|&i| units(&layer[i].text)).sum();
+  let targetable: Vec<usize> = group
+    .iter()
+    .copied()
+    .filter(|&i| unique_in(layer, i))
+    .collect();
+  if targetable.len() == group.len() {
+    let keep = *group
+      .iter()
+      .max_by_key(|&&i| (layer[i].updated_at, units(&layer[i].text)))?;
+    let kept = &layer[keep];
+    return Some(Suggestion {
+      action: "consolidate",
+      why: why.into(),
+      frees: total - units(&kept.text),
+      entries: group.iter().map(|&i| named(&layer[i])).collect(),
+      input: json!({
+        "track": kept.track, "scope": kept.scope, "workspaceKey": kept.workspace_key, "agentKey": kept.agent_key,
+        "matches": group.iter().map(|&i| layer[i].text.clone()).collect::<Vec<_>>(),
+        "text": kept.text, "tags": kept.tags,
+      }),
+    });
+  }
+  let ([gone], 2) = (targetable.as_slice(), group.len()) else {
+    return None;
+  };
+  removal(
+    layer,
+    *gone,
+    &format!("{why} (the other one's text is inside this one's)"),
+  )
+}
