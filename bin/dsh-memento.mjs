@@ -12,7 +12,7 @@ import path from 'node:path'
 import readline from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { createDefaultRegistry } from '../lib/adapters/index.mjs'
-import { emptyStore, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError } from '../lib/commands/index.mjs'
+import { emptyStore, errorHelp, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError } from '../lib/commands/index.mjs'
 import { shown } from '../lib/commands/render.mjs'
 import { native } from '../lib/native.mjs'
 import { findSessionLogs, recordProposals, scanFile, toProposals } from '../lib/digest.mjs'
@@ -26,7 +26,7 @@ const SURFACE = 'dsh-memento'
 const { cmd: t, cli: s } = strings('en')
 const usage = usageFor(t, SURFACE)
 
-const VALUE_FLAGS = new Set(['db', 'budgets', 'secret-policy', 'track', 'scope', 'limit', 'tags', 'source', 'agent', 'workspace', 'adapter', 'out', 'out-dir', 'part-size', 'text', 'to', 'file', 'max-sessions', 'memory-id', 'events'])
+const VALUE_FLAGS = new Set(['db', 'budgets', 'secret-policy', 'track', 'scope', 'limit', 'tags', 'source', 'agent', 'workspace', 'adapter', 'out', 'out-dir', 'part-size', 'text', 'to', 'file', 'max-sessions', 'memory-id', 'events', 'stale-days', 'fix'])
 const BOOL_FLAGS = new Set(['json', 'yes', 'help', 'verify', 'skip-existing', 'skip-flagged', 'dry-run', 'force', 'sessions', 'follow-imports'])
 const SHORT = { y: 'yes', h: 'help' }
 
@@ -240,6 +240,12 @@ function verbArgs(cmd, args, flags) {
     }
     case 'adapters':
       return ['adapters', {}]
+    case 'doctor': {
+      if (args.length) throw usage('doctor')
+      // a number as typed: the provider refuses anything but a positive whole number of days
+      const days = flags['stale-days']
+      return ['doctor', { staleDays: days === undefined ? undefined : /^\d+$/.test(days) ? Number(days) : days, fix: flags.fix }]
+    }
     case 'export':
       if (args.length) throw usage('export')
       return ['export', { ...layer, adapter: flags.adapter, memoryId: flags['memory-id'], parts: Boolean(flags['out-dir']), partSize: flags['part-size'] === undefined ? undefined : Number(flags['part-size']) }]
@@ -296,7 +302,9 @@ const JSON_OF = {
 async function runShared(cmd, args, flags) {
   const [verb, a] = verbArgs(cmd, args, flags)
   if (!verb) return false
-  const env = await open(flags, { write: WRITES.has(verb) && !a.dryRun })
+  const env = await open(flags, { write: WRITES.has(verb) ? !a.dryRun : verb === 'doctor' && a.fix !== undefined })
+  // doctor: the whole store, or the visible set of a session in --workspace as --agent
+  if (verb === 'doctor' && (flags.workspace !== undefined || flags.agent !== undefined)) a.visible = env.keys
   try {
     const r = await runVerb(verb, env, a)
     if (verb === 'export') presentExport(r, flags)
@@ -383,7 +391,7 @@ async function main(argv) {
     if (e instanceof UsageError) { err(`dsh-memento: ${e.message}`); return 2 }
     if (isMemoryError(e)) {
       if (flags.json) process.stdout.write(line(jsonText({ error: { code: e.code, message: e.message, details: e.details } })))
-      err(`dsh-memento: ${e.code}: ${e.message}`)
+      err([`dsh-memento: ${e.code}: ${e.message}`, ...errorHelp(e, t, SURFACE)].join('\n'))
       return 1
     }
     err(`dsh-memento: ${e?.message ?? String(e)}`)

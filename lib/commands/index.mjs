@@ -40,6 +40,7 @@ export const emptyStore = (budgets) => ({
   auditList: () => [],
   auditVerify: () => ({ ok: true, checked: 0, head: null }),
   proposalList: () => [],
+  health: () => ({ checked: 0, findings: [] }),
 })
 
 const VERBS = {
@@ -76,6 +77,17 @@ const VERBS = {
   approve: ({ provider, write }, a) => provider.proposalDecide(a.id, 'approved', write()),
   dismiss: ({ provider, write }, a) => provider.proposalDecide(a.id, 'dismissed', write()),
   adapters: ({ registry }) => registry.list(),
+  // The health check; `fix` applies one finding's write, which asks for approval like any other
+  // (a typed /memory fix is the user's own, as a typed consolidate is).
+  doctor: async (env, a) => {
+    const health = env.provider.health({ ...a.visible, ...(a.staleDays === undefined ? {} : { staleDays: a.staleDays }) })
+    if (a.fix === undefined) return health
+    const hits = health.findings.filter((f) => f.fix && f.id.startsWith(a.fix))
+    if (hits.length !== 1) throw new UsageError(hits.length ? env.t.doctor.ambiguous(a.fix, hits.length) : env.t.doctor.noFix(a.fix))
+    const [finding] = hits
+    const { action, input } = finding.fix
+    return { finding, action, result: await env.provider[action](input, env.write()) }
+  },
   export: (env, a) => {
     const { provider, registry } = env
     if (a.adapter === undefined) {
@@ -129,4 +141,4 @@ const VERBS = {
 export const runVerb = (verb, env, args = {}) => VERBS[verb](env, args)
 export const isVerb = (verb) => Object.hasOwn(VERBS, verb)
 
-export { renderVerb } from './render.mjs'
+export { errorHelp, renderVerb } from './render.mjs'

@@ -16,7 +16,9 @@ function entryLine(e, t) {
 }
 
 const page = (r, t, full, partial) => [r.truncated ? partial(r.total, r.entries.length) : full(r.total), ...r.entries.map((e) => entryLine(e, t))]
-const written = (head, r, t) => lines(head, t.usage(r.usage.used, r.usage.limit))
+/** A write's result: what changed, the layer's usage, and the stored entries its new text is like. */
+const written = (head, r, t, action) =>
+  lines(head, t.usage(r.usage.used, r.usage.limit), (r.similar ?? []).map((x) => t.similar(x.relation, shown(x.text), x.score.toFixed(2), x.reason, action)))
 const fromText = (from, t) => (from.adapter ? t.from.adapter(from.adapter) : from.parts > 1 ? t.from.parts(from.parts) : t.from.document)
 /** Each layer's share of a dry run: what the budgets will be asked for. */
 function layerSizes(entries, t) {
@@ -40,6 +42,26 @@ function verified(v, t) {
   return lines(chain, stored.length ? [t.auditStored(stored.length), ...stored] : [])
 }
 
+/** One way to change entries: what it does, why, and the entries it changes (full texts). */
+function suggestion(x, t) {
+  const what = x.action === 'consolidate' ? t.doctor.consolidate(x.entries.length, shown(x.input.text)) : t.doctor.remove(shown(x.entries[0]?.text))
+  return [`${what} (${t.doctor.frees(x.frees)}; ${shown(x.why)})`, ...(x.action === 'consolidate' ? x.entries.map((e) => `    · ${shown(e.text)}`) : [])]
+}
+
+/** A health finding: its id, kind, layer and why, the entries it is about, and its fix. */
+function finding(f, t) {
+  const where = place({ ...f, workspaceKey: f.scope === 'workspace' ? f.workspaceKey : undefined })
+  const entries = f.fix?.action === 'consolidate' ? [] : f.entries.map((e) => `    · ${shown(e.text)}`)
+  const fix = f.fix ? suggestion(f.fix, t).map((l, i) => (i === 0 ? `  ${t.doctor.fix}: ${l}` : l)) : []
+  return [`- [${f.id}] ${t.doctor.kind[f.kind] ?? f.kind} ${where}: ${shown(f.detail)}`, ...entries, ...fix]
+}
+
+/** What a surface prints after a memory error's message: for a full layer, the writes that make room (each still asks for approval). */
+export function errorHelp(e, t, surface) {
+  const rooms = e.details?.suggestions ?? []
+  return rooms.length ? [t.doctor.room, ...rooms.flatMap((x) => suggestion(x, t).map((l, i) => (i === 0 ? `- ${l}` : l))), t[surface].roomFooter] : []
+}
+
 const TEXT = {
   list: (r, t) => (r.total === 0 ? t.empty : lines(page(r, t, t.entries, t.entriesPartial))),
   query: (r, t, a) => (r.total === 0 ? t.noMatch(a.text) : lines(page(r, t, t.matches, t.matchesPartial))),
@@ -48,15 +70,20 @@ const TEXT = {
     if (r.verify) return verified(r.verify, t)
     return r.rows.length === 0 ? t.auditEmpty : lines(t.audit(r.rows.length), r.rows.map(auditLine))
   },
-  add: (r, t) => written(t.added(r.entry.track, r.entry.scope, shown(r.entry.text)), r, t),
+  add: (r, t) => written(t.added(r.entry.track, r.entry.scope, shown(r.entry.text)), r, t, 'add'),
   remove: (r, t) => written(t.removed(r.entry.track, r.entry.scope, shown(r.entry.text)), r, t),
-  replace: (r, t) => written(t.replaced(r.entry.track, r.entry.scope, shown(r.previous.text), shown(r.entry.text)), r, t),
+  replace: (r, t) => written(t.replaced(r.entry.track, r.entry.scope, shown(r.previous.text), shown(r.entry.text)), r, t, 'replace'),
   consolidate: (r, t) => written(t.consolidated(r.entry.track, r.entry.scope, r.removed.length, shown(r.entry.text)), r, t),
   proposals: (list, t, _a, own) =>
     // where an approval would land: its layer, workspace and agent
     list.length === 0 ? t.noProposals : lines(t.proposals(list.length), list.map((p) => `- [${p.id}] ${place(p)}: ${shown(p.text)}  (${shown(p.kind)}, ${shown(p.source)})`), own.proposalsFooter),
   approve: (r, t) => lines(t.approved(r.entry.track, r.entry.scope, shown(r.entry.text)), r.usage ? t.usage(r.usage.used, r.usage.limit) : []),
   dismiss: (_r, t, a) => t.dismissed(a.id),
+  doctor: (r, t, a, own) => {
+    if (r.finding) return lines(t.doctor.fixed(r.finding.id, t.doctor.kind[r.finding.kind] ?? r.finding.kind), TEXT[r.action](r.result, t))
+    if (!r.findings.length) return t.doctor.healthy(r.checked)
+    return lines(t.doctor.head(r.findings.length, r.checked), r.findings.flatMap((f) => finding(f, t)), r.findings.some((f) => f.fix) ? own.doctorFooter : [])
+  },
   adapters: (list, t, _a, own) =>
     list.length === 0 ? t.noAdapters : lines(t.adapters(list.length), list.map((x) => `- ${x.id} (${x.name}, v${x.version}): ${x.description}\n  ${t.adapterFormats(x.importFormats.join(', '), x.exportFormat)}`), own.adaptersFooter),
   export: (r) => {

@@ -6,7 +6,7 @@
 import { strings } from './strings.mjs'
 import { isMemoryError } from '../errors.mjs'
 import { native } from '../native.mjs'
-import { isVerb, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError } from '../commands/index.mjs'
+import { errorHelp, isVerb, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError } from '../commands/index.mjs'
 
 const SURFACE = '/memory'
 
@@ -18,6 +18,7 @@ function splitVerb(rawInput) {
 
 const layerFlag = (name, value) => (name === 'track' && TRACKS.includes(value)) || (name === 'scope' && SCOPES.includes(value))
 const exportFlag = (name, value) => name === 'adapter' || layerFlag(name, value)
+const doctorFlag = (name, value) => name === 'stale-days' && value !== undefined
 const importFlag = (name, value) => ((name === 'dry-run' || name === 'skip-flagged') && value === undefined) || exportFlag(name, value)
 
 /**
@@ -49,7 +50,7 @@ function arrowArgs(rest) {
 
 /** The verb and its arguments for one `/memory` line. */
 function parse(verb, rest, config) {
-  const { flags, text } = takeFlags(rest, verb === 'import' ? importFlag : verb === 'export' ? exportFlag : layerFlag)
+  const { flags, text } = takeFlags(rest, { import: importFlag, export: exportFlag, doctor: doctorFlag }[verb] ?? layerFlag)
   switch (verb) {
     case '':
       return ['list', { limit: config.commandListLimit }]
@@ -79,6 +80,14 @@ function parse(verb, rest, config) {
     }
     case 'export':
       return ['export', text === '' ? flags : null]
+    case 'doctor': {
+      const [sub, id, ...more] = text.split(/\s+/).filter(Boolean)
+      // a number as typed: the provider refuses anything but a positive whole number of days
+      const typed = flags['stale-days']
+      const staleDays = typed === undefined ? config.health.staleDays : /^\d+$/.test(typed) ? Number(typed) : typed
+      if (sub === undefined) return ['doctor', { staleDays }]
+      return sub === 'fix' && id && !more.length ? ['doctor', { staleDays, fix: id }] : ['doctor', null]
+    }
     case 'import': {
       const { 'dry-run': dry, 'skip-flagged': skip, ...rest } = flags
       // Typed, the import is the user's consent with no approval card: its result shows the whole change.
@@ -111,6 +120,7 @@ export function makeMemoryCommand({ provider, service, config, commandWrite, reg
     const keys = service.keysOf(agent?.session)
     const env = { provider, registry, usage, keys, t, own, write: () => commandWrite(agent, signal) }
     if (verb === 'budgets') args.workspaceKey = keys.workspaceKey
+    if (verb === 'doctor') args.visible = keys
     const result = await runVerb(verb, env, args)
     const text = renderVerb(verb, result, args, t, SURFACE)
     const warnings = (result?.warnings ?? []).map(t.warning)
@@ -130,7 +140,7 @@ export function makeMemoryCommand({ provider, service, config, commandWrite, reg
         return visible(await run(invocation))
       } catch (e) {
         if (e instanceof UsageError) return visible({ kind: 'error', text: e.message })
-        if (isMemoryError(e)) return visible({ kind: 'error', text: t.memoryError(e.code, e.message) })
+        if (isMemoryError(e)) return visible({ kind: 'error', text: [t.memoryError(e.code, e.message), ...errorHelp(e, t, SURFACE)].join('\n') })
         if (invocation?.signal?.aborted) throw e
         return visible({ kind: 'error', text: t.failed(e?.message ?? String(e)) })
       }

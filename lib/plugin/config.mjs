@@ -59,6 +59,9 @@ function schemasteryConfig(Schema) {
     panelAuditLimit: int(D.panelAuditLimit, 'Web panel audit rows.'),
     auditRetentionDays: Schema.natural().default(D.auditRetentionDays).description('Audit retention in days; 0 keeps forever.'),
     secretPolicy: Schema.union([Schema.const('refuse'), Schema.const('warn')]).default(D.secretPolicy).description('Credential-looking text: refuse the write, or ask with a warning in the approval request.'),
+    health: Schema.object({
+      staleDays: int(D.health.staleDays, 'The health check (/memory doctor, the panel) reports entries not recalled for this many days.'),
+    }),
     proposals: Schema.object({
       enabled: Schema.boolean().default(D.proposals.enabled).description('Capture a pending proposal after each successful compaction.'),
       maxChars: int(D.proposals.maxChars, 'Proposal text cap.'),

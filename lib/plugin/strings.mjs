@@ -1,4 +1,11 @@
 // Model- and user-visible strings, en and zh. Error messages stay English (audit contract).
+
+/** A written text's likeness to a stored entry (the tool's result, /memory and the CLI). */
+const similarEn = (relation, text, score, why, action) =>
+  `note: ${relation === 'duplicate' ? 'likely a duplicate of' : relation === 'update' ? 'likely an update of' : 'related to'} a stored entry (${score}, ${why}): ${text}${relation !== 'related' && action === 'add' ? ' — consider replace (or consolidate) instead of keeping both' : ''}`
+const similarZh = (relation, text, score, why, action) =>
+  `提示：${relation === 'duplicate' ? '很可能与一条已存条目重复' : relation === 'update' ? '很可能是一条已存条目的更新' : '与一条已存条目相关'}（${score}，${why}）：${text}${relation !== 'related' && action === 'add' ? ' —— 建议改用 replace（或 consolidate），不要两条并存' : ''}`
+
 const en = {
   snapshotHeader: '[dsh-memento: frozen memory snapshot — captured at session start; memory changes during this session do not update this block. To change memory, use the memory tool.]',
   groups: {
@@ -51,8 +58,7 @@ const en = {
     written: (verb, t, s, text) => `memory entry ${verb} (${t}/${s}): ${text}`,
     consolidated: (t, s, k, text) => `memory entries consolidated (${t}/${s}): ${k} removed → ${text}`,
     budget: (u, l) => `budget: ${u}/${l} chars used`,
-    similar: (relation, text, score, why, action) =>
-      `note: ${relation === 'duplicate' ? 'likely a duplicate of' : relation === 'update' ? 'likely an update of' : 'related to'} a stored entry (${score}, ${why}): ${text}${relation !== 'related' && action === 'add' ? ' — consider replace (or consolidate) instead of keeping both' : ''}`,
+    similar: similarEn,
     room: 'to make room (each is one memory call, approved like any write):',
     roomConsolidate: (matches, text) => `consolidate matches=[${matches}] text=${text}`,
     roomRemove: (match) => `remove match=${match}`,
@@ -205,17 +211,31 @@ const en = {
       leftOut: (k) => `left out ${k} ${k === 1 ? 'entry that looks' : 'entries that look'} like credentials:`,
       leftOutShort: (k) => ` Left out ${k} flagged as credentials.`,
     },
+    similar: similarEn,
+    doctor: {
+      healthy: (n) => `Memory health: nothing to fix in ${n} ${n === 1 ? 'entry' : 'entries'}.`,
+      head: (k, n) => `Memory health: ${k} ${k === 1 ? 'finding' : 'findings'} in ${n} ${n === 1 ? 'entry' : 'entries'}:`,
+      kind: { duplicates: 'duplicates', updates: 'updates of one fact', stale: 'stale', 'missing-path': 'missing file', secret: 'credential', oversized: 'oversized' },
+      fix: 'fix',
+      consolidate: (k, text) => `consolidate these ${k} into ${text}`,
+      remove: (text) => `remove ${text}`,
+      frees: (n) => `frees ${n} chars`,
+      fixed: (id, kind) => `Fixed ${id} (${kind}):`,
+      noFix: (id) => `no finding with a fix has the id ${JSON.stringify(id)}: list them again (the store may have changed since)`,
+      ambiguous: (id, n) => `${n} findings start with ${JSON.stringify(id)}: give more of the id`,
+      room: 'To make room (each is one write, approved like any other):',
+    },
     warning: (w) => `warning: ${w.line ? `line ${w.line}: ` : ''}${w.message}`,
     unknown: (verb, usage) => `Unknown subcommand "${verb}". ${usage}`,
     memoryError: (code, msg) => `memory ${code}: ${msg}`,
     failed: (msg) => `memory command failed: ${msg}`,
     usageLine: (need, synopsis) => `${need}: ${synopsis}`,
     // What a mistyped command lacks; followed by the surface's synopsis of the verb where it has one.
-    need: { query: 'query needs a word', add: 'add needs text', remove: 'remove needs a unique substring', replace: 'replace needs a unique substring and new text', consolidate: 'consolidate usage', proposals: 'proposals usage', export: 'export takes no arguments', import: 'import restores entries from an export document', importAdapter: 'import --adapter takes exactly one file or directory', exportParts: 'the store holds more than 1000 entries, the most one export document carries; write them into a directory as parts with a manifest', consolidateCount: 'consolidate needs 1..20 unique substrings (left of =>)', consolidateText: 'consolidate needs new text (right of =>, or --text)' },
+    need: { doctor: 'doctor takes no arguments but fix <id>', query: 'query needs a word', add: 'add needs text', remove: 'remove needs a unique substring', replace: 'replace needs a unique substring and new text', consolidate: 'consolidate usage', proposals: 'proposals usage', export: 'export takes no arguments', import: 'import restores entries from an export document', importAdapter: 'import --adapter takes exactly one file or directory', exportParts: 'the store holds more than 1000 entries, the most one export document carries; write them into a directory as parts with a manifest', consolidateCount: 'consolidate needs 1..20 unique substrings (left of =>)', consolidateText: 'consolidate needs new text (right of =>, or --text)' },
     '/memory': {
-      description: 'View/manage dsh-memento memory: list | query <word> | add [--track=user|agent] [--scope=user-global|workspace] <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
-      hint: 'list | query | add | replace | remove | consolidate | proposals | budgets | audit | adapters | export | import',
-      usage: 'Usage: /memory list | query <word> | add <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
+      description: 'View/manage dsh-memento memory: list | query <word> | add [--track=user|agent] [--scope=user-global|workspace] <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
+      hint: 'list | query | add | replace | remove | consolidate | proposals | doctor | budgets | audit | adapters | export | import',
+      usage: 'Usage: /memory list | query <word> | add <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
       synopsis: {
         query: '/memory query <word>',
         add: '/memory add [--track=user|agent] [--scope=user-global|workspace] <text>',
@@ -223,6 +243,7 @@ const en = {
         replace: '/memory replace [--track=user|agent] [--scope=user-global|workspace] <substring> => <new text>',
         consolidate: '/memory consolidate [--track=user|agent] [--scope=user-global|workspace] <substring1> [<substring2> ...] => <new text>',
         proposals: '/memory proposals | proposals approve <id> | proposals dismiss <id>',
+        doctor: '/memory doctor [--stale-days=N] | /memory doctor fix <id>',
         export: '/memory export [--adapter=<id>]',
         import: '/memory import [--dry-run] [--skip-flagged] <path> | /memory import \'{"plugin":"dsh-memento",...}\' | /memory import --adapter=<id> [--track=T] [--scope=S] <path|inline JSON>',
         importAdapter: '/memory import --adapter=<id> <path|inline JSON>',
@@ -235,6 +256,8 @@ const en = {
       },
       secretWays: (rest) => `Import the other ${rest} without them: /memory import --skip-flagged <path> (or set secretPolicy to warn in the plugin config to be asked about each).`,
       proposalsFooter: 'Approve: /memory proposals approve <id>; dismiss: /memory proposals dismiss <id>',
+      doctorFooter: 'Apply a fix: /memory doctor fix <id> (shows the whole change; nothing else is changed).',
+      roomFooter: 'Apply one: /memory remove <substring> or /memory consolidate <substrings> => <text>; /memory doctor lists fixes by id.',
       adaptersFooter: 'Import: /memory import --adapter=<id> <path|inline JSON>; export: /memory export --adapter=<id>',
     },
     'dsh-memento': {
@@ -245,6 +268,7 @@ const en = {
         replace: 'dsh-memento replace [--track T] [--scope S] <substring> <new text>  (or --text <new text>)',
         consolidate: 'dsh-memento consolidate <sub1> [<sub2> ...] --text <new text>  (or: sub1 sub2 => new text)',
         proposals: 'dsh-memento proposals | proposals approve <id> | proposals dismiss <id>',
+        doctor: 'dsh-memento doctor [--stale-days N] [--fix <id>] [--json]',
         export: 'dsh-memento export [--out FILE | --out-dir DIR] (no positional arguments)',
         import: 'dsh-memento import <file|dir|-|inline JSON> (or --adapter <id> <path>)',
         importAdapter: 'dsh-memento import --adapter <id> <file|dir>',
@@ -257,6 +281,8 @@ const en = {
       },
       secretWays: (rest) => `Import the other ${rest} without them: add --skip-flagged (or --secret-policy warn to be asked about each in the approval).`,
       proposalsFooter: 'Approve: dsh-memento proposals approve <id>; dismiss: dsh-memento proposals dismiss <id>',
+      doctorFooter: 'Apply a fix: dsh-memento doctor --fix <id> (asks for approval showing the whole change).',
+      roomFooter: 'Apply one: dsh-memento remove <substring> or dsh-memento consolidate <substrings> --text <text>; dsh-memento doctor lists fixes by id.',
       adaptersFooter: 'Import: dsh-memento import --adapter <id> <path>; export: dsh-memento export --adapter <id> [--out <path>]',
     },
   },
@@ -270,6 +296,10 @@ Read commands (add --json for machine output):
   budgets                                      used/limit per track x scope
   audit [--limit N] [--verify]                 newest first
   proposals                                    pending proposals
+  doctor [--stale-days N] [--workspace DIR] [--agent A]
+                                    duplicates, updates of one fact, stale entries, missing files,
+                                    credentials, oversized entries, each with its fix (whole store
+                                    unless --workspace/--agent name a session's visible set)
   adapters                                     registered import/export adapters
   export [--out FILE | --out-dir DIR] [--part-size N] [--force]   one document holds at most 1000
                                     entries; a larger store needs --out-dir: parts + memory-export.manifest.json
@@ -287,6 +317,7 @@ Write commands (each asks for approval showing the full change, unless --yes):
                                     (--follow-imports: read CLAUDE.md @imports, 5 hops deep;
                                      --skip-flagged: leave out, and list, entries that look like credentials)
   proposals approve <id> | proposals dismiss <id>
+  doctor --fix <id>                 apply one finding's fix (a consolidate or remove)
   digest <file...> | digest --sessions [--max-sessions N]   (records proposals, never entries; --dry-run)
   mirror --to claude-md --file <CLAUDE.md|AGENTS.md> [--track T] [--scope S]
   mirror --to memory-standard --out <dir> [--track T] [--scope S] [--force]
@@ -381,8 +412,7 @@ const zh = {
     written: (verb, t, s, text) => `记忆条目${verb}（${t}/${s}）：${text}`,
     consolidated: (t, s, k, text) => `记忆条目已合并（${t}/${s}）：删除 ${k} 条 → ${text}`,
     budget: (u, l) => `预算：已用 ${u}/${l} 字符`,
-    similar: (relation, text, score, why, action) =>
-      `提示：${relation === 'duplicate' ? '很可能与一条已存条目重复' : relation === 'update' ? '很可能是一条已存条目的更新' : '与一条已存条目相关'}（${score}，${why}）：${text}${relation !== 'related' && action === 'add' ? ' —— 建议改用 replace（或 consolidate），不要两条并存' : ''}`,
+    similar: similarZh,
     room: '腾出空间的办法（每项是一次 memory 调用，与任何写入一样需要批准）：',
     roomConsolidate: (matches, text) => `consolidate matches=[${matches}] text=${text}`,
     roomRemove: (match) => `remove match=${match}`,
@@ -532,15 +562,29 @@ const zh = {
       leftOut: (k) => `已略过 ${k} 条看起来包含凭据的条目：`,
       leftOutShort: (k) => `已略过 ${k} 条疑似凭据的条目。`,
     },
+    similar: similarZh,
+    doctor: {
+      healthy: (n) => `记忆健康检查：${n} 条记忆中没有需要处理的问题。`,
+      head: (k, n) => `记忆健康检查：${n} 条记忆中发现 ${k} 个问题：`,
+      kind: { duplicates: '重复', updates: '同一事实的更新', stale: '久未使用', 'missing-path': '文件已不存在', secret: '凭据', oversized: '过长' },
+      fix: '修复',
+      consolidate: (k, text) => `把这 ${k} 条合并为 ${text}`,
+      remove: (text) => `删除 ${text}`,
+      frees: (n) => `释放 ${n} 字符`,
+      fixed: (id, kind) => `已修复 ${id}（${kind}）：`,
+      noFix: (id) => `没有 id 为 ${JSON.stringify(id)} 且可修复的问题：请重新列出（存储可能已变化）`,
+      ambiguous: (id, n) => `有 ${n} 个问题的 id 以 ${JSON.stringify(id)} 开头：请给出更长的 id`,
+      room: '腾出空间的办法（每项是一次写入，与任何写入一样需要批准）：',
+    },
     warning: (w) => `警告：${w.line ? `第 ${w.line} 行：` : ''}${w.message}`,
     unknown: (verb, usage) => `未知子命令 "${verb}"。${usage}`,
     failed: (msg) => `memory 命令失败：${msg}`,
     usageLine: (need, synopsis) => `${need}：${synopsis}`,
-    need: { query: 'query 需要一个词', add: 'add 需要文本', remove: 'remove 需要唯一子串', replace: 'replace 需要唯一子串和新文本', consolidate: 'consolidate 用法', proposals: 'proposals 用法', export: 'export 不带参数', import: 'import 从导出文档恢复条目', importAdapter: 'import --adapter 只接受一个文件或目录', exportParts: '存储中的条目超过 1000 条，超出单个导出文档的上限；请把它们作为分片连同清单写入一个目录', consolidateCount: 'consolidate 需要 1..20 个唯一子串（=> 左侧）', consolidateText: 'consolidate 需要新文本（=> 右侧，或 --text）' },
+    need: { doctor: 'doctor 除 fix <id> 外不带参数', query: 'query 需要一个词', add: 'add 需要文本', remove: 'remove 需要唯一子串', replace: 'replace 需要唯一子串和新文本', consolidate: 'consolidate 用法', proposals: 'proposals 用法', export: 'export 不带参数', import: 'import 从导出文档恢复条目', importAdapter: 'import --adapter 只接受一个文件或目录', exportParts: '存储中的条目超过 1000 条，超出单个导出文档的上限；请把它们作为分片连同清单写入一个目录', consolidateCount: 'consolidate 需要 1..20 个唯一子串（=> 左侧）', consolidateText: 'consolidate 需要新文本（=> 右侧，或 --text）' },
     '/memory': {
       ...en.cmd['/memory'],
-      description: '查看/管理 dsh-memento 记忆：list | query <词> | add [--track=user|agent] [--scope=user-global|workspace] <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
-      usage: '用法：/memory list | query <词> | add <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
+      description: '查看/管理 dsh-memento 记忆：list | query <词> | add [--track=user|agent] [--scope=user-global|workspace] <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
+      usage: '用法：/memory list | query <词> | add <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
       synopsis: {
         ...en.cmd['/memory'].synopsis,
         query: '/memory query <词>',
@@ -557,6 +601,8 @@ const zh = {
         move: (room) => `  - 导入到另一层：--track=user|agent --scope=user-global|workspace${room.length ? `（有空间的层：${room.join('、')} 字符）` : ''}`,
         dryRun: '  - 先查看每个条目和各层总量：/memory import --dry-run <路径>；然后缩短或略去源文件中最大的章节',
       },
+      doctorFooter: '应用修复：/memory doctor fix <id>（显示完整改动；不改动其他内容）。',
+      roomFooter: '应用其中一项：/memory remove <子串> 或 /memory consolidate <子串...> => <文本>；/memory doctor 按 id 列出修复。',
       secretWays: (rest) => `不含这些条目导入其余 ${rest} 条：/memory import --skip-flagged <路径>（或在插件配置中把 secretPolicy 设为 warn，逐条在审批中确认）。`,
       proposalsFooter: '批准：/memory proposals approve <id>；驳回：/memory proposals dismiss <id>',
       adaptersFooter: '导入：/memory import --adapter=<id> <路径|内联 JSON>；导出：/memory export --adapter=<id>',

@@ -323,7 +323,7 @@ impl MemoryProvider {
   #[napi]
   pub fn health<'e>(&self, env: &'e Env, opts: Unknown) -> Result<Unknown<'e>> {
     let opts = calls::health_options(&arg(env, "health options", opts)?, crate::store::now_ms());
-    read(env, self.core.run(|m| m.health(&opts)))
+    read(env, opts.and_then(|o| self.core.run(|m| m.health(&o))))
   }
 
   /// Walk the audit hash chain: `{ok, checked, head, firstBroken}`.

@@ -152,7 +152,14 @@ impl Memory {
         break;
       }
       if let Some(s) = consolidation(&layer, &group, relation) {
-        group.iter().for_each(|&i| used[i] = true);
+        // What the write leaves (the kept text) may still be removed below, as a last resort.
+        let left = group
+          .iter()
+          .find(|&&i| Some(layer[i].text.as_str()) == s.input["text"].as_str());
+        group
+          .iter()
+          .filter(|&i| Some(i) != left)
+          .for_each(|&i| used[i] = true);
         freed += s.frees;
         out.push(s);
       }
@@ -309,6 +316,6 @@ pub(super) fn consolidation(
   removal(
     layer,
     *gone,
-    &format!("{why} (the other one's text is inside this one's)"),
+    "says what the other says: the other's text is inside this one's, so only this one can be named",
   )
 }

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::engine::{HealthOptions, ProposalInput, QueryOptions};
+use crate::error::Result;
 use crate::store::Visibility;
 
 /// `opts[key]` when it is a string.
@@ -38,12 +39,19 @@ pub fn query_options(opts: &Value) -> QueryOptions {
 pub const STALE_DAYS: u64 = 90;
 
 /// The `{staleDays, agentKey, workspaceKey}` of `health`, at `now`.
-pub fn health_options(opts: &Value, now: i64) -> HealthOptions {
-  HealthOptions {
-    stale_days: count(&opts["staleDays"], STALE_DAYS),
+///
+/// # Errors
+/// `INVALID_INPUT`: `staleDays` given and not a positive integer.
+pub fn health_options(opts: &Value, now: i64) -> Result<HealthOptions> {
+  let stale_days = match &opts["staleDays"] {
+    Value::Null => STALE_DAYS,
+    days => super::config::integer(days, "staleDays", 1)?,
+  };
+  Ok(HealthOptions {
+    stale_days,
     visibility: visibility(opts),
     now,
-  }
+  })
 }
 
 /// The input of `proposalAdd` (`kind` and `sessionId` read from it; the rest is checked there).

@@ -71,7 +71,7 @@ pub fn defaults() -> Value {
 }
 
 /// `value` as a count of at least `min` (0 or 1).
-fn integer(value: &Value, name: &str, min: u64) -> Result<u64> {
+pub(crate) fn integer(value: &Value, name: &str, min: u64) -> Result<u64> {
   let what = if min == 0 { "non-negative" } else { "positive" };
   let bad = || MemoryError::invalid(format!("{name} must be a {what} integer"));
   value.as_u64().filter(|n| *n >= min).ok_or_else(bad)
