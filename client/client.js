@@ -101,6 +101,11 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
 .mm-consent{font-size:12px;line-height:18px;color:var(--mm-fg2);margin:12px 0}
 .mm-warning{margin-top:8px;font-size:12px;line-height:18px;color:var(--mm-fg);overflow-wrap:anywhere}
 .mm-warning::before{content:"⚠ ";color:var(--mm-warn)}
+.mm-similar{margin-top:8px;padding:8px 10px;border-radius:8px;background:var(--mm-bg2);font-size:12px;line-height:18px;overflow-wrap:anywhere}
+.mm-similar q{display:block;white-space:pre-wrap;color:var(--mm-fg)}
+.mm-finding{padding:10px 12px;margin:6px 0;border:1px solid var(--mm-line);border-radius:12px}
+.mm-finding ul{margin:6px 0;padding-left:18px}
+.mm-finding li{white-space:pre-wrap;overflow-wrap:anywhere}
 `
 
   function install(ctx) {
@@ -119,7 +124,7 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
     let timer = null
     let debounce = null
     let alive = true
-    const st = { open: false, tab: 'entries', data: null, entries: [], keep: 0, expanded: new Set(), picked: new Map(), editing: null, adding: false, error: null, seq: null, proposals: [], audit: [], confirm: null, sessionKey: '' }
+    const st = { open: false, tab: 'entries', data: null, entries: [], keep: 0, expanded: new Set(), picked: new Map(), editing: null, adding: false, error: null, seq: null, proposals: [], audit: [], health: null, confirm: null, sessionKey: '' }
 
     const $ = (sel) => root.querySelector(sel)
     const layerName = (e) => L.layers[`${e.track}/${e.scope}`] || `${e.track}/${e.scope}`
@@ -168,14 +173,14 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
         `<header class="mm-head"><div class="mm-bar"><span class="mm-title">${esc(L.title)}</span><span class="mm-count"></span><span class="mm-grow"></span>` +
         `<button class="mm-btn" type="button" data-act="refresh">${esc(L.refresh)}</button><button class="mm-btn mm-x" type="button" data-act="close" aria-label="${esc(L.close)}" title="${esc(L.close)}">×</button></div>` +
         `<div class="mm-budgets"></div>` +
-        `<nav class="mm-tabs" role="tablist">${['entries', 'proposals', 'audit'].map((t) => `<button class="mm-tab" type="button" role="tab" data-act="tab" data-tab="${t}" aria-selected="${t === 'entries'}">${esc(L.tabs[t])}</button>`).join('')}</nav></header>` +
+        `<nav class="mm-tabs" role="tablist">${['entries', 'proposals', 'audit', 'health'].map((t) => `<button class="mm-tab" type="button" role="tab" data-act="tab" data-tab="${t}" aria-selected="${t === 'entries'}">${esc(L.tabs[t])}</button>`).join('')}</nav></header>` +
         `<div class="mm-scroll">` +
         `<div class="mm-banner" hidden></div>` +
         `<section data-pane="entries"><div class="mm-tools"><input class="mm-search" type="search" placeholder="${esc(L.search)}" aria-label="${esc(L.search)}">` +
         `<select class="mm-select" data-filter="layer"></select><select class="mm-select" data-filter="workspace"></select><select class="mm-select" data-filter="agent"></select>` +
         `<button class="mm-btn" type="button" data-act="add">${esc(L.add)}</button></div>` +
         `<div class="mm-adding"></div><div class="mm-list"></div><div class="mm-picker" hidden></div></section>` +
-        `<section data-pane="proposals" hidden></section><section data-pane="audit" hidden></section></div>` +
+        `<section data-pane="proposals" hidden></section><section data-pane="audit" hidden></section><section data-pane="health" hidden></section></div>` +
         `<div class="mm-modal" hidden></div></aside>`
       $('.mm-search').addEventListener('input', () => {
         clearTimeout(debounce)
@@ -299,6 +304,22 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
         : `<p class="mm-note">${esc(L.noAudit)}</p>`
     }
 
+    /** The health check: each finding, the entries it is about, and a button that reviews its fix. */
+    function renderHealth() {
+      const h = st.health
+      const pane = $('[data-pane="health"]')
+      if (!h) return
+      const H = L.health
+      $('[data-tab="health"]').textContent = h.findings.length ? `${L.tabs.health} (${h.findings.length})` : L.tabs.health
+      pane.innerHTML = !h.findings.length
+        ? `<p class="mm-note">${esc(H.none)}</p>`
+        : `<p class="mm-note">${esc(fill(H.checked, { n: h.findings.length, checked: h.checked, days: h.staleDays }))}</p>` +
+          h.findings.map((f) => `<div class="mm-finding" data-finding="${esc(f.id)}"><div class="mm-meta"><b>${esc(H.kind[f.kind] || f.kind)}</b> · ${esc(where(f))}</div><div>${esc(f.detail)}</div>` +
+            `<ul>${f.entries.slice(0, 5).map((e) => `<li>${esc(e.text)}</li>`).join('')}${f.entries.length > 5 ? `<li class="mm-meta">${esc(fill(H.more, { n: f.entries.length - 5 }))}</li>` : ''}</ul>` +
+            (f.fix ? `<div class="mm-row"><span class="mm-meta">${esc(fill(H.frees, { n: f.fix.frees }))} · ${esc(f.fix.why)}</span><span class="mm-grow"></span><button class="mm-btn mm-primary" type="button" data-act="review-fix" data-finding="${esc(f.id)}">${esc(H.fix[f.fix.action])}</button></div>` : '') +
+            `</div>`).join('')
+    }
+
     function showError(err) {
       st.error = err
       const b = $('.mm-banner')
@@ -331,6 +352,16 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
         st.audit = a.rows
         renderProposals()
         renderAudit()
+        if (st.tab === 'health') await loadHealth()
+      } catch (e) {
+        showError(e)
+      }
+    }
+    /** The health check reads every layer: only while its view is open. */
+    async function loadHealth() {
+      try {
+        st.health = await call('health')
+        renderHealth()
       } catch (e) {
         showError(e)
       }
@@ -385,7 +416,9 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
       if (editable) html += `<div class="mm-label">${esc(L.newText)}</div><div class="mm-meta">${esc(fields(a[0]))}</div><textarea class="mm-input" data-field="merged" aria-label="${esc(L.newText)}">${esc(a[0].text)}</textarea>`
       else html += a.map((e) => entryBlock(op === 'replace' ? L.to : L.newText, e)).join('')
       if (op === 'replace' && b[0].tags.join('\u0000') !== a[0].tags.join('\u0000')) html += block(L.tagsChange, `${b[0].tags.join(', ') || L.noTags} → ${a[0].tags.join(', ') || L.noTags}`)
-      return html + p.warnings.map((w) => `<div class="mm-warning">${esc(w)}</div>`).join('')
+      // What the new text is like among the stored entries: the approver decides.
+      const alike = (p.similar || []).map((x) => `<div class="mm-similar">≈ ${esc(L.similar[x.relation] || x.relation)} (${esc(x.score.toFixed(2))}, ${esc(x.reason)})<q>${esc(x.text)}</q></div>`).join('')
+      return html + alike + (alike ? `<div class="mm-meta">${esc(L.similarAdvice)}</div>` : '') + p.warnings.map((w) => `<div class="mm-warning">${esc(w)}</div>`).join('')
     }
 
     /** The confirmation: the complete change, then one click of consent. */
@@ -456,6 +489,14 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
         st.tab = el.dataset.tab
         for (const t of root.querySelectorAll('.mm-tab')) t.setAttribute('aria-selected', String(t.dataset.tab === st.tab))
         for (const p of root.querySelectorAll('[data-pane]')) p.hidden = p.dataset.pane !== st.tab
+        if (st.tab === 'health') return loadHealth()
+      },
+      'review-fix': (el) => {
+        const f = st.health && st.health.findings.find((x) => x.id === el.dataset.finding)
+        if (!f || !f.fix) return
+        const version = (id) => ({ id, version: f.entries.find((e) => e.id === id).version })
+        if (f.fix.action === 'remove') return review('remove', version(f.fix.ids[0]))
+        return review('consolidate', { ids: f.fix.ids.map(version), text: f.fix.text, tags: f.fix.tags })
       },
       more: () => loadEntries(true),
       expand: (el) => {

@@ -108,7 +108,8 @@ async function openPanel() {
   await waitFor(async () => {
     if (await notice.isVisible()) await notice.click()
     else if (await row.isVisible()) return true
-    else if (await tree.locator('[role=treeitem][aria-expanded=false]').first().isVisible()) await tree.locator('[role=treeitem][aria-expanded=false]').first().click({ position: { x: 40, y: 10 } })
+    // (the notice may come up during the click and make the sidebar inert: try again after it)
+    else if (await tree.locator('[role=treeitem][aria-expanded=false]').first().isVisible()) await tree.locator('[role=treeitem][aria-expanded=false]').first().click({ position: { x: 40, y: 10 }, timeout: 1500 }).catch(() => {})
     await page.waitForTimeout(400)
     return false
   }, 'the session row in the sidebar', 30_000)
@@ -372,6 +373,45 @@ step('panel remove, consolidate, add and proposals: each confirmed, each audited
   await page.getByRole('tab', { name: 'Entries' }).click()
 })
 
+step('panel hints and health: a duplicate add names the stored entry in its confirmation; the Health view consolidates the pair through the gate', async () => {
+  const stored = 'edit-me-token: the user prefers spaces, width 4'
+  const again = 'edit-me-token: the user prefers spaces with a width of 4'
+  await search('')
+  await page.getByRole('button', { name: 'Add entry' }).click()
+  await page.locator('.mm-adding [data-field="layer"]').selectOption('user/workspace')
+  await page.locator('.mm-adding textarea').fill(again)
+  await page.getByRole('button', { name: 'Review change' }).click()
+  const dialog = page.getByRole('alertdialog')
+  await dialog.waitFor()
+  const hint = dialog.locator('.mm-similar')
+  assert.equal(await hint.count(), 1, 'one stored entry is named')
+  assert.match(await hint.textContent(), /^≈ Likely a duplicate of \(0\.\d\d, [^)]+\)/)
+  assert.equal(await hint.locator('q').textContent(), stored)
+  await shot('panel-confirm-similar.png', 'adding a reworded fact: the confirmation names the stored entry it likely duplicates, with its score and why')
+  await dialog.getByRole('button', { name: 'Confirm' }).click()
+  await search('edit-me-token')
+  assert.deepEqual((await texts()).sort(), [again, stored].sort(), 'a duplicate is still legal: the user decided')
+
+  await page.getByRole('tab', { name: /^Health/ }).click()
+  const finding = page.locator('.mm-finding', { hasText: again })
+  await finding.waitFor()
+  assert.match(await finding.locator('.mm-meta b').textContent(), /^Duplicates$/)
+  assert.deepEqual((await finding.locator('li').allTextContents()).sort(), [again, stored].sort())
+  await finding.evaluate((el) => el.scrollIntoView({ block: 'center' }))
+  await shot('panel-health.png', 'the Health view: the duplicate pair with its fix, next to the other findings of the 300-entry store')
+  await finding.getByRole('button', { name: 'Consolidate…' }).click()
+  await dialog.waitFor()
+  assert.deepEqual((await dialog.locator('.mm-full').allTextContents()).sort(), [again, stored].sort(), 'both full texts, to be removed')
+  assert.equal(await dialog.locator('textarea').inputValue(), again, 'the newest wording is kept')
+  await dialog.getByRole('button', { name: 'Confirm' }).click()
+  await waitFor(async () => (await page.locator('.mm-finding', { hasText: again }).count()) === 0, 'the finding gone')
+  const row = (await audit(5)).find((r) => r.action === 'consolidate-add')
+  assert.equal(row?.outcome, 'allowed-once (via panel, writePolicy ask)')
+  assert.equal(row?.text, again)
+  assert.deepEqual(await withStore(async (s) => s.listEntries().filter((e) => e.text.startsWith('edit-me-token')).map((e) => e.text)), [again])
+  await page.getByRole('tab', { name: 'Entries' }).click()
+})
+
 step('panel refresh and Escape: a change made elsewhere appears by itself; Escape closes the drawer', async () => {
   await search('')
   await withStore((s) => s.add({ track: 'user', scope: 'user-global', text: 'written-elsewhere: by the CLI, while the panel is open' }, writer))
@@ -482,7 +522,7 @@ step('panel zh: every label in Chinese from the first paint', async () => {
   assert.deepEqual(await page.evaluate(() => window.__memFirst), ['🧠 记忆'], 'the button never said "Memory"')
   assert.equal(await page.locator('.mm-title').textContent(), '记忆')
   assert.equal(await page.locator('.mm-search').getAttribute('placeholder'), '搜索全部条目…')
-  assert.deepEqual(await page.locator('.mm-tab').allTextContents(), ['条目', '提案', '审计'])
+  assert.deepEqual((await page.locator('.mm-tab').allTextContents()).map((t) => t.replace(/ \(\d+\)$/, '')), ['条目', '提案', '审计', '健康'])
   assert.match(await page.locator('.mm-budgets-title').textContent(), /的预算$/)
   assert.equal(await page.locator('.mm-count').textContent(), `共 ${await withStore(async (s) => s.listEntries().length)} 条`)
   await shot('panel-zh.png', 'language: zh — the button, header, budgets, layers, filters and actions in Chinese')

@@ -388,12 +388,22 @@ describe('web routes and recall', { skip }, () => {
     assert.equal(memory.listEntries()[0].recallCount, 0)
     assert.equal((await ctx.webServer.call('/api/memento/audit?limit=1')).json.rows.length, 1)
     assert.deepEqual((await ctx.webServer.call('/api/memento/proposals')).json, { proposals: [], language: 'en' })
+    // the Health view: each finding with the ids, versions and kept text its fix previews with
+    const pnpm = ['Use pnpm, not npm, to install dependencies in this repository', 'use pnpm (not npm) to install the dependencies in this repository']
+    for (const text of pnpm) await ctx.get('memory').add({ track: 'user', scope: 'user-global', text }, { agent: makeAgent() })
+    const h = (await ctx.webServer.call('/api/memento/health')).json
+    assert.deepEqual([h.checked, h.staleDays, h.findings.length], [3, 90, 1])
+    const [f] = h.findings
+    assert.equal(f.kind, 'duplicates')
+    assert.deepEqual(f.entries.map((e) => [e.text, e.version]), pnpm.map((t) => [t, 1]))
+    assert.deepEqual(f.fix, { action: 'consolidate', why: 'near-duplicates: keep the newest wording', frees: 61, ids: f.entries.map((e) => e.id), text: pnpm[1], tags: [] })
+    assert.equal(memory.listEntries()[0].recallCount, 0, 'the health check reads without recalling')
   })
   test('panel routes answer only the user\'s own page (dsh\'s /api rule), and only GET and HEAD', async () => {
     const { ctx } = setup({ writePolicy: 'auto' })
     await ctx.get('memory').add({ track: 'user', scope: 'user-global', text: 'likes tea' }, { agent: makeAgent() })
     const own = { host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080', 'sec-fetch-site': 'same-origin' }
-    for (const path of ['/api/memento/entries', '/api/memento/audit', '/api/memento/proposals']) {
+    for (const path of ['/api/memento/entries', '/api/memento/audit', '/api/memento/proposals', '/api/memento/health']) {
       assert.equal((await ctx.webServer.call(path, { headers: own })).status, 200, path)
       assert.equal((await ctx.webServer.call(path, { headers: { host: 'localhost:8080' } })).status, 200, `${path}: a local non-browser client`)
       const refused = {
@@ -530,7 +540,7 @@ describe('lifecycle', { skip }, () => {
     assert.equal(ctx.webServer.routes.size, 0)
     apply(ctx, {})
     assert.equal(ctx.tools.map.size, 2)
-    assert.equal(ctx.webServer.routes.size, 6) // the panel: bootstrap, entries, audit, proposals, version, write
+    assert.equal(ctx.webServer.routes.size, 7) // the panel: bootstrap, entries, audit, health, proposals, version, write
   })
 })
 

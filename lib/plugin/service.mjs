@@ -91,6 +91,10 @@ export class MemoryService {
   proposalList(status, limit) {
     return this.#provider.proposalList(status, limit)
   }
+  /** The health check: per layer, what to consolidate or remove, each with its gated fix (reads only). */
+  health(opts) {
+    return this.#provider.health(opts)
+  }
   /** The export envelope — beyond 1000 entries an array of complete envelopes, 1000 each (read-only, no audit row). */
   export() {
     const parts = exportStore(this.#provider)

@@ -135,14 +135,20 @@ impl Memory {
         _ => "duplicates",
       };
       let fix = consolidation(layer, group, *relation);
-      let detail = match (relation, &fix) {
-        (_, Some(f)) => format!(
+      let detail = match &fix {
+        Some(f) if f.entries.len() < group.len() && f.action == "consolidate" => format!(
+          "{} entries say one fact; a consolidate takes {} of them at a time and this one frees {} chars",
+          group.len(),
+          f.entries.len(),
+          f.frees
+        ),
+        Some(f) => format!(
           "{} entries say one fact; {} frees {} chars",
           group.len(),
           f.action,
           f.frees
         ),
-        _ => format!("{} entries say one fact", group.len()),
+        None => format!("{} entries say one fact", group.len()),
       };
       out.push(finding(kind, group, detail, fix));
     }

@@ -287,6 +287,20 @@ pub(super) fn consolidation(
     Relation::Update => "updates of one fact: keep the newest",
     _ => "near-duplicates: keep the newest wording",
   };
+  let keep = *group
+    .iter()
+    .max_by_key(|&&i| (layer[i].updated_at, units(&layer[i].text)))?;
+  // One consolidate takes at most 20 entries: the kept one and the 19 largest others (a larger
+  // group takes more than one, each suggested again once this one is done).
+  let mut others: Vec<usize> = group.iter().copied().filter(|&i| i != keep).collect();
+  others.sort_by_key(|&i| std::cmp::Reverse(units(&layer[i].text)));
+  others.truncate(model::MAX_CONSOLIDATE_MATCHES - 1);
+  others.sort_unstable();
+  let group: Vec<usize> = match group.len() > model::MAX_CONSOLIDATE_MATCHES {
+    true => others.into_iter().chain([keep]).collect(),
+    false => group.to_vec(),
+  };
+  let group = group.as_slice();
   let total: u64 = group.iter().map(|&i| units(&layer[i].text)).sum();
   let targetable: Vec<usize> = group
     .iter()
@@ -294,9 +308,6 @@ pub(super) fn consolidation(
     .filter(|&i| unique_in(layer, i))
     .collect();
   if targetable.len() == group.len() {
-    let keep = *group
-      .iter()
-      .max_by_key(|&&i| (layer[i].updated_at, units(&layer[i].text)))?;
     let kept = &layer[keep];
     return Some(Suggestion {
       action: "consolidate",

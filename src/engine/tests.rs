@@ -1530,3 +1530,43 @@ fn the_health_check_finds_each_kind_with_its_gated_fix() -> TestResult {
   assert_eq!(m.list_entries(None)?.len(), 6);
   Ok(())
 }
+
+#[test]
+fn a_group_larger_than_one_consolidate_is_fixed_twenty_at_a_time() -> TestResult {
+  let (mut m, _dir) = memory(json!({"user": {"workspace": 100_000}}))?;
+  let w = writer("", "/w");
+  // the same fact in 26 wordings: a distillation that ran once a day for a month
+  let fact =
+    |i: usize| format!("Prefers pnpm over npm for every install (noted on run {i:02}, again)");
+  for i in 0..26 {
+    add(&mut m, "user", "workspace", &fact(i), w.clone())?;
+  }
+  let opts = HealthOptions {
+    stale_days: 90,
+    visibility: Visibility::default(),
+    now: now_ms(),
+  };
+  let health = m.health(&opts)?;
+  let f = health.findings.first().ok_or("a finding")?;
+  assert_eq!(f.entries.len(), 26, "{:#?}", health.findings);
+  assert!(
+    f.detail.contains("takes 20 of them at a time"),
+    "{}",
+    f.detail
+  );
+  let fix = f.fix.as_ref().ok_or("a fix")?;
+  assert_eq!(fix.input["matches"].as_array().map(Vec::len), Some(20));
+  let plan = m.plan_consolidate(&fix.input, w.clone())?;
+  m.finish(plan, allow(), None, false)?;
+  // what is left is found again, now within one consolidate
+  let health = m.health(&opts)?;
+  let f = health.findings.first().ok_or("the rest")?;
+  assert_eq!(f.entries.len(), 7);
+  assert_eq!(
+    f.fix.as_ref().ok_or("a fix")?.input["matches"]
+      .as_array()
+      .map(Vec::len),
+    Some(7)
+  );
+  Ok(())
+}
