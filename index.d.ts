@@ -147,6 +147,8 @@ export interface ApprovalPayload {
   before: ShownEntry[]
   /** Every entry the write leaves (new or rewritten): exactly what lands. */
   after: ShownEntry[]
+  /** add, replace, seed: up to three stored entries per new text that it likely duplicates or updates, best first. */
+  similar?: Similar[]
   /** Seed only: the layers it adds to. */
   layers?: { track: Track; scope: Scope; workspaceKey: string; entries: number; chars: number }[]
   /** The policy that decides the write (from its layers and the writer's source) and the setting it came from; `off` never reaches a gate. */
@@ -155,6 +157,63 @@ export interface ApprovalPayload {
   reason: string
   /** SHA-256 of the change: a confirmation that names it commits exactly this change. */
   digest: string
+}
+
+/** A stored entry a new text is like: a hint for the approver and the caller; the write is the same either way. */
+export interface Similar {
+  /** Seed only: the index of the new entry in the batch. */
+  entry?: number
+  id: string
+  /** The stored text, whole. */
+  text: string
+  /** 0..1; hints start at 0.5 (see the README's "Memory that keeps itself clean"). */
+  score: number
+  /** `duplicate`: says the same; `update`: the same subject with another value; `related`: shares a subject. */
+  relation: 'duplicate' | 'update' | 'related'
+  /** Why, in words: "same words", "updates a number", … */
+  reason: string
+}
+
+/** One write that makes room in a full layer, or fixes a health finding; it asks for approval like any other. */
+export interface Suggestion {
+  action: 'consolidate' | 'remove'
+  why: string
+  /** UTF-16 units it frees. */
+  frees: number
+  /** The entries it changes. */
+  entries: { id: string; text: string }[]
+  /** The input of `provider[action]`, as it stands. */
+  input: ConsolidateInput | RemoveInput
+}
+
+/** `details` of a `BUDGET_EXCEEDED`. */
+export interface BudgetExceededDetails {
+  track: Track
+  scope: Scope
+  used: number
+  limit: number
+  needed: number
+  /** Near-duplicate groups to consolidate, then the entries least worth keeping, until they free `needed - limit` (when the layer holds that much). */
+  suggestions?: Suggestion[]
+}
+
+/** One finding of the health check. */
+export interface HealthFinding {
+  /** 12 hex digits, stable while the entries it names do not change. */
+  id: string
+  kind: 'duplicates' | 'updates' | 'stale' | 'missing-path' | 'secret' | 'oversized'
+  track: Track
+  scope: Scope
+  workspaceKey: string
+  agentKey: string
+  entries: { id: string; version: number; text: string }[]
+  detail: string
+  fix?: Suggestion
+}
+export interface Health {
+  /** Entries looked at. */
+  checked: number
+  findings: HealthFinding[]
 }
 
 /** The async approval callback. Anything but a resolved `'allowed-once'` is a denial. */
@@ -301,11 +360,12 @@ export declare class MemoryProvider {
   readonly path: string
   /** The payload a write would ask approval for, without asking or writing (`approve`: a proposal id as input). */
   preview(action: ApprovalPayload['action'] | 'approve', input: unknown, write: WriteContext): ApprovalPayload
-  add(input: EntryInput, write: WriteContext): Promise<{ entry: MemoryEntry; usage: Usage }>
-  replace(input: ReplaceInput, write: WriteContext): Promise<{ previous: MemoryEntry; entry: MemoryEntry; usage: Usage }>
+  /** `similar`: what its approval named, so the caller may clean up (absent when nothing is alike). */
+  add(input: EntryInput, write: WriteContext): Promise<{ entry: MemoryEntry; usage: Usage; similar?: Similar[] }>
+  replace(input: ReplaceInput, write: WriteContext): Promise<{ previous: MemoryEntry; entry: MemoryEntry; usage: Usage; similar?: Similar[] }>
   remove(input: RemoveInput, write: WriteContext): Promise<{ entry: MemoryEntry; usage: Usage }>
   consolidate(input: ConsolidateInput, write: WriteContext): Promise<{ removed: MemoryEntry[]; entry: MemoryEntry; usage: Usage }>
-  seed(inputs: EntryInput[], write: WriteContext): Promise<{ added: number; entries: MemoryEntry[] }>
+  seed(inputs: EntryInput[], write: WriteContext): Promise<{ added: number; entries: MemoryEntry[]; similar?: Similar[] }>
   query(filter?: QueryFilter, opts?: QueryOptions): QueryResult
   /** Four rows, user/user-global, user/workspace, agent/user-global, agent/workspace. */
   budgets(opts?: { workspaceKey?: string }): BudgetRow[]
@@ -324,6 +384,13 @@ export declare class MemoryProvider {
    * call — across reloads and processes.
    */
   snapshotRecord(sessionId: string, text: string): string
+  /**
+   * The health check, per layer: near-duplicates, updates of one fact, entries not recalled for
+   * `staleDays` (90), entries naming files gone from their workspace, credentials, oversized
+   * entries; each with the gated write that fixes it. Reads only; `{agentKey, workspaceKey}`
+   * narrows it to a session's visible set.
+   */
+  health(opts?: { staleDays?: number; agentKey?: string; workspaceKey?: string }): Health
   /** Walk the audit hash chain (to its recorded head) and check every entry and layer usage against it. */
   auditVerify(): AuditVerification
   /** Records a pending proposal (not a memory write; its text cut to `proposalMaxChars`); `null` if the session already has one of this kind, or `proposalMaxPending` are pending. */

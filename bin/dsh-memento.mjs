@@ -140,7 +140,9 @@ function makeGate(flags) {
       resolve(answer)
     })
   })
-  const gate = async (payload) => {
+  const alike = new WeakMap() // write context → what its payload named as alike
+  const gate = async (payload, write) => {
+    if (payload.similar?.length) alike.set(write, payload.similar)
     const warnings = Array.isArray(payload.warnings) ? payload.warnings : []
     if (flags.yes) {
       for (const w of warnings) err(`dsh-memento: ${s.gateWarning(payload.action, w)}`)
@@ -157,7 +159,7 @@ function makeGate(flags) {
     return /^\s*y(es)?\s*$/i.test(answer) ? 'allowed-once' : 'rejected'
   }
   const auditLabel = (outcome) => `${outcome} (via cli ${flags.yes ? '--yes' : interactive ? 'prompt' : 'no-tty'})`
-  return { gate, auditLabel, close: () => rl?.close() }
+  return { gate, auditLabel, similarOf: (write) => alike.get(write) ?? [], close: () => rl?.close() }
 }
 
 /**
@@ -191,6 +193,7 @@ async function open(flags, { write = false } = {}) {
     t,
     own: t[SURFACE],
     warn: (ws) => ws.forEach((w) => err(t.warning(w))),
+    similarOf: g.similarOf,
     write: () => ({ agent: { session: { id: `cli:${randomUUID()}`, header } }, source: 'cli' }),
     get provider() {
       store ??= connect()

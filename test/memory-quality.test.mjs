@@ -80,7 +80,7 @@ describe('a write that repeats a stored fact', { skip }, () => {
     assert.doesNotMatch(renderMemoryResult(other)[0].text, /note:/)
   })
 
-  test('provider.preview and ctx.memory.preview show the same hints the approval will', () => {
+  test('provider.preview shows the hints the approval will; the write result stays the protocol\'s', () => {
     const db = join(dir, `p${n++}.db`)
     const p = new native.MemoryProvider({ dbPath: db, gate: async () => 'allowed-once' })
     return (async () => {
@@ -89,6 +89,9 @@ describe('a write that repeats a stored fact', { skip }, () => {
       assert.equal(shown.similar.length, 1)
       assert.equal(shown.similar[0].relation, 'update')
       assert.match(shown.reason, /likely an update of/)
+      // the protocol's result stays exactly the protocol's: the hint lives in the approval
+      const r = await p.add({ track: 'agent', scope: 'user-global', text: 'The CI runner now has 4 cores and 16 GB of memory' }, write())
+      assert.deepEqual(Object.keys(r), ['entry', 'usage'])
       p.close()
     })()
   })

@@ -1,5 +1,5 @@
 // Compile-time check of the public types (run by `tsc --noEmit -p .`; never executed).
-import { MemoryProvider, isMemoryError, type WriteContext, type MemoryEntry } from '../index'
+import { MemoryProvider, isMemoryError, type BudgetExceededDetails, type WriteContext, type MemoryEntry } from '../index'
 
 declare const signal: AbortSignal
 const write: WriteContext = { agent: { session: { id: 's', header: { cwd: '/w', agentPreset: 'coder' } } }, signal }
@@ -15,5 +15,16 @@ export async function example(): Promise<MemoryEntry[]> {
   } catch (e) {
     if (isMemoryError(e) && e.code === 'ENTRY_NOT_FOUND') console.log(e.details, used, entry.id)
   }
+  const added = await provider.add({ track: 'user', scope: 'workspace', text: 'prefers pnpm 9' }, write)
+  for (const s of added.similar ?? []) console.log(s.relation === 'duplicate', s.score.toFixed(2), s.text)
+  try {
+    await provider.add({ track: 'user', scope: 'workspace', text: 'x'.repeat(5000) }, write)
+  } catch (e) {
+    if (isMemoryError(e) && e.code === 'BUDGET_EXCEEDED') {
+      const plan = (e.details as unknown as BudgetExceededDetails).suggestions ?? []
+      for (const s of plan) await (s.action === 'remove' ? provider.remove(s.input as never, write) : provider.consolidate(s.input as never, write))
+    }
+  }
+  for (const f of provider.health({ staleDays: 30 }).findings) if (f.kind === 'duplicates' && f.fix) console.log(f.id, f.fix.frees)
   return page.entries
 }

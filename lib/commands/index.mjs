@@ -4,7 +4,8 @@
 // provider; this layer only shapes calls, reads import sources, and words results.
 //
 // `env`: {provider, registry, write() → write context, keys?: {workspaceKey, agentKey},
-//         usage(key) → UsageError, warn?(warnings), t, own} (`t`: the strings table's `cmd` in
+//         usage(key) → UsageError, warn?(warnings), t, own, similarOf?(write) → what the
+//         surface's gate saw as alike} (`t`: the strings table's `cmd` in
 //         the surface's language, `own`: its part for this surface; an import's refusals use them). A verb checks its arguments before it
 //         touches `env.provider`, so a surface may open the store lazily (the CLI does).
 import { exportStore, importEntries } from '../envelope.mjs'
@@ -31,6 +32,13 @@ const inLayer = (a) => (e) => (!a.track || e.track === a.track) && (!a.scope || 
 const layer = (a) => ({ track: a.track ?? 'user', scope: a.scope ?? 'workspace' })
 const entryInput = (a, fields) => ({ ...layer(a), ...fields, ...(a.source ? { source: a.source } : {}), ...(a.tags ? { tags: a.tags } : {}) })
 const blank = (s) => typeof s !== 'string' || s.trim() === ''
+/** A write's result, with the stored entries its approval named as alike (`similar`), for the surface to show. */
+async function hinted(env, call) {
+  const w = env.write()
+  const r = await call(w)
+  const similar = env.similarOf?.(w) ?? []
+  return similar.length ? { ...r, similar } : r
+}
 
 /** A provider standing in for a store that does not exist yet: reads are empty. */
 export const emptyStore = (budgets) => ({
@@ -57,7 +65,7 @@ const VERBS = {
   audit: ({ provider }, a) => (a.verify ? { verify: provider.auditVerify() } : { rows: provider.auditList(a.limit) }),
   add: (env, a) => {
     if (blank(a.text)) throw env.usage('add')
-    return env.provider.add(entryInput(a, { text: a.text }), env.write())
+    return hinted(env, (w) => env.provider.add(entryInput(a, { text: a.text }), w))
   },
   remove: (env, a) => {
     if (blank(a.match)) throw env.usage('remove')
@@ -65,7 +73,7 @@ const VERBS = {
   },
   replace: (env, a) => {
     if (blank(a.match) || blank(a.text)) throw env.usage('replace')
-    return env.provider.replace(entryInput(a, { match: a.match, text: a.text }), env.write())
+    return hinted(env, (w) => env.provider.replace(entryInput(a, { match: a.match, text: a.text }), w))
   },
   consolidate: (env, a) => {
     if (!a.matches) throw env.usage('consolidate')

@@ -36,6 +36,9 @@ export function createApply(load) {
     const userWrites = new WeakMap() // write context → {via: 'command' | 'panel', digest?}
     const askFailures = new WeakMap()
     const ownRequests = new WeakMap() // approval request this gate made → the provider's policy
+    const asked = new WeakMap() // write context → the stored entries its payload named as alike
+    /** What the approval of `write` named as alike (`similar`), for the writer to show after the write. */
+    const similarOf = (write) => asked.get(write) ?? []
     const approval = () => ctx.get('approval')
     const sessionNever = (write) => {
       const a = approval()
@@ -56,6 +59,7 @@ export function createApply(load) {
     }
     const commandWrite = userWrite('command')
     async function gate(payload, write) {
+      if (payload.similar?.length && write && typeof write === 'object') asked.set(write, payload.similar)
       const user = userWrites.get(write)
       if (user) {
         if (sessionNever(write)) return 'rejected'
@@ -124,12 +128,12 @@ export function createApply(load) {
     // goes on to the harness's own answerers (the user).
     ctx.on('approval/request', async (req, next) => (ownRequests.get(req) === 'auto' ? 'allowed-once' : next()), { prepend: true })
 
-    ctx.tools.register(makeMemoryTool({ service, config }))
+    ctx.tools.register(makeMemoryTool({ service, provider, config, similarOf }))
     ctx.systemPrompt.section({ name: SNAPSHOT_SECTION, order: config.snapshotOrder, text: makeSnapshotProvider({ service, provider, config, dbPath: provider.path ?? config.dbPath }) })
 
     // Optional services: a child fiber per service, re-run whenever the service is replaced
     // (L2); the command and route disposers are kept and run on unload (L3).
-    const command = makeMemoryCommand({ provider, service, config, commandWrite, registry })
+    const command = makeMemoryCommand({ provider, service, config, commandWrite, registry, similarOf })
     ctx.inject(['commands'], (sub) => {
       const dispose = sub.commands.register(command)
       sub.effect(() => dispose, 'dsh-memento: /memory')

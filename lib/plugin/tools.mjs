@@ -132,12 +132,16 @@ function defineTool({ name, description, parameters, schema, render, invalid, ru
 }
 
 /** `{similar}`: the stored entries a write's new text most likely duplicates or updates, as its approval showed them. */
-const hintsOf = (r) => (r.similar?.length ? { similar: r.similar.map(({ id, text, score, relation, reason }) => ({ id, text, score, relation, reason })) } : {})
+const hintsOf = (similar) => (similar.length ? { similar: similar.map(({ id, text, score, relation, reason }) => ({ id, text, score, relation, reason })) } : {})
 
 /** Query options for a session's visible set (D1: its agent layer and its own workspace); a session id audits the recall. */
 const visibleTo = (keys) => ({ ...(keys.sessionId ? { sessionId: keys.sessionId } : {}), agentKey: keys.agentKey, workspaceKey: keys.workspaceKey })
 
-export function makeMemoryTool({ service, config }) {
+/**
+ * The `memory` tool. Its writes go to the provider with a write context it made itself, so that
+ * `similarOf(write)` (what the gate saw) can tell the model which stored entries its text is like.
+ */
+export function makeMemoryTool({ service, provider, config, similarOf = () => [] }) {
   const language = config.language
   return defineTool({
     name: 'memory',
@@ -169,18 +173,18 @@ export function makeMemoryTool({ service, config }) {
           case 'consolidate': {
             // No owning session: the provider refuses with WRITE_REQUIRES_AGENT before anything else.
             if (action === 'add') {
-              const r = await service.add({ ...layer, text: args.text, source: 'memory-tool', ...tags }, write)
-              return { action, ok: true, entry: publicEntry(r.entry), usage: usageOf(r.usage), ...hintsOf(r) }
+              const r = await provider.add({ ...layer, text: args.text, source: 'memory-tool', ...tags }, write)
+              return { action, ok: true, entry: publicEntry(r.entry), usage: usageOf(r.usage), ...hintsOf(similarOf(write)) }
             }
             if (action === 'replace') {
-              const r = await service.replace({ ...layer, match: args.match, text: args.text, source: 'memory-tool', ...tags }, write)
-              return { action, ok: true, entry: publicEntry(r.entry), previous: { id: r.previous.id, text: r.previous.text }, usage: usageOf(r.usage), ...hintsOf(r) }
+              const r = await provider.replace({ ...layer, match: args.match, text: args.text, source: 'memory-tool', ...tags }, write)
+              return { action, ok: true, entry: publicEntry(r.entry), previous: { id: r.previous.id, text: r.previous.text }, usage: usageOf(r.usage), ...hintsOf(similarOf(write)) }
             }
             if (action === 'remove') {
-              const r = await service.remove({ ...layer, match: args.match, source: 'memory-tool' }, write)
+              const r = await provider.remove({ ...layer, match: args.match, source: 'memory-tool' }, write)
               return { action, ok: true, entry: publicEntry(r.entry), usage: usageOf(r.usage) }
             }
-            const r = await service.consolidate({ ...layer, matches: args.matches, text: args.text, source: 'memory-tool', ...tags }, write)
+            const r = await provider.consolidate({ ...layer, matches: args.matches, text: args.text, source: 'memory-tool', ...tags }, write)
             return { action, ok: true, entry: publicEntry(r.entry), removed: r.removed.map((e) => ({ id: e.id, text: e.text })), usage: usageOf(r.usage) }
           }
           default:

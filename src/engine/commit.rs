@@ -41,10 +41,7 @@ impl Memory {
           return Ok(Finished::Aborted);
         }
         return match self.commit(&writer, &payload, op, &label) {
-          Ok(written) => Ok(Finished::Written(Box::new(Committed {
-            written,
-            similar: payload.similar,
-          }))),
+          Ok(written) => Ok(Finished::Written(Box::new(written))),
           Err(e) => {
             // Approved but not committed (the target changed, the budget filled, the store
             // failed): the approval must not vanish from the ledger. Best effort — a store

@@ -207,21 +207,10 @@ pub enum GateAnswer {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Finished {
   /// Committed; the protocol result object.
-  Written(Box<Committed>),
+  Written(Box<Written>),
   /// Approved, but the caller's abort signal fired before commit; an `{action}-aborted` row
   /// records it and nothing was written.
   Aborted,
-}
-
-/// A committed write's result: the protocol's, and the hints its approver saw.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Committed {
-  /// The protocol result object.
-  #[serde(flatten)]
-  pub written: Written,
-  /// The payload's `similar`: what the caller may clean up now that the write landed.
-  #[serde(skip_serializing_if = "Vec::is_empty")]
-  pub similar: Vec<Similar>,
 }
 
 /// The result of a committed write, as the protocol returns it.
