@@ -441,6 +441,8 @@ describe('real provider output', () => {
     await step('err:INVALID_INPUT:tag33', () => p.add({ track: 'user', scope: 'user-global', text: 'x', tags: ['x'.repeat(33)] }, W))
     await step('err:WRITE_REQUIRES_AGENT', () => p.add({ track: 'user', scope: 'user-global', text: 'x' }, {}))
     await step('err:BUDGET_EXCEEDED', () => p.add({ track: 'user', scope: 'user-global', text: 'y'.repeat(300) }, W))
+    await step('health', () => p.health({ staleDays: 1 }))
+    await step('preview:similar', () => p.preview('add', { track: 'agent', scope: 'user-global', text: 'Lesson: always run the linter.' }, W))
 
     await step('queryAll', () => p.query({ limit: 1000 }))
     await step('queryText', () => p.query({ text: 'PNPM' }, { sessionId: 's1' }))
@@ -703,6 +705,17 @@ describe('real provider output', () => {
       assertJsonSafe(pub, `${name} public form`)
     })
   }
+
+  test('what dsh-memento returns beyond the protocol matches its extension schema: health, similar, suggestions', () => {
+    assertExtValid('health', got('health'), 'health()')
+    const similar = got('preview:similar').similar
+    assert.equal(similar?.length, 1, 'the stored lesson is named')
+    assertExtValid('similar', similar, 'a payload\'s similar')
+    const suggestions = thrown('err:BUDGET_EXCEEDED').details.suggestions
+    assert.ok(suggestions.length >= 1, 'a full layer says what to remove')
+    for (const s of suggestions) assertExtValid('suggestion', s, 'a suggestion')
+    assert.equal(ajv.getSchema(`${EXT_ID}#/$defs/suggestion`)({ ...suggestions[0], frees: 0 }), false, 'a suggestion frees something')
+  })
 
   test('error details carry the right values', () => {
     const budget = thrown('err:BUDGET_EXCEEDED').details
