@@ -245,6 +245,8 @@ export interface ProviderOptions {
   proposalMaxChars?: number
   /** Most pending proposals (8); `proposalAdd` records no more. */
   proposalMaxPending?: number
+  /** Name the stored entries a new text is like in the approval of add, replace and seed (`similar`; default true). */
+  similarHints?: boolean
   /** Default page size of `query` (20). */
   defaultQueryLimit?: number
   /** Source of entries whose input names none (`'dsh-memento'`). */

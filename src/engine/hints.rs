@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::*;
 use crate::error::Suggestion;
@@ -20,27 +21,65 @@ const CANDIDATES: usize = 24;
 /// Profiles kept between calls (a layer's are computed once, not on every write).
 const PROFILES: usize = 20_000;
 
-/// The entries of one layer a writer sees, kept while one write is planned.
-type Pool = Vec<Entry>;
+/// A stored entry's text and profile, shared by every comparison with it.
+#[derive(Debug)]
+pub struct Known {
+  text: String,
+  profile: Profile,
+}
+
+/// Known texts, by entry id, with the version they were made of.
+pub type Profiles = HashMap<String, (i64, Arc<Known>)>;
+
+/// The entries of one layer a new text is compared with.
+type Pool = Vec<(String, Arc<Known>)>;
 
 impl Memory {
-  /// A stored entry's profile, computed once per version.
-  fn profile(&mut self, e: &Entry) -> Profile {
-    if self.profiles.len() > PROFILES {
+  /// An entry's text and profile, computed once per version.
+  fn profile(&mut self, e: &Entry) -> Arc<Known> {
+    if let Some((_, k)) = self.profiles.get(&e.id).filter(|(v, _)| *v == e.version) {
+      return k.clone();
+    }
+    let k = Arc::new(Known {
+      text: e.text.clone(),
+      profile: Profile::of(&e.text),
+    });
+    self.remember(e.id.clone(), e.version, k.clone());
+    k
+  }
+
+  fn remember(&mut self, id: String, version: i64, k: Arc<Known>) {
+    if self.profiles.len() >= PROFILES {
       self.profiles.clear();
     }
-    let cached = self.profiles.get(&e.id).filter(|(v, _)| *v == e.version);
-    if let Some((_, p)) = cached {
-      return p.clone();
+    self.profiles.insert(id, (version, k));
+  }
+
+  /// The texts and profiles of `stamps` (reading only those not known at their version).
+  fn known(&mut self, stamps: Vec<alike::Stamp>) -> Result<Pool> {
+    let fresh = |p: &Profiles, (id, v): &alike::Stamp| p.get(id).is_some_and(|(k, _)| k == v);
+    let missing: Vec<&str> = stamps
+      .iter()
+      .filter(|s| !fresh(&self.profiles, s))
+      .map(|(id, _)| id.as_str())
+      .collect();
+    if !missing.is_empty() {
+      let read = alike::texts(self.store.conn(), &missing).map_err(|x| self.fail(x))?;
+      for (id, version, text) in read {
+        let profile = Profile::of(&text);
+        self.remember(id, version, Arc::new(Known { text, profile }));
+      }
     }
-    let p = Profile::of(&e.text);
-    self.profiles.insert(e.id.clone(), (e.version, p.clone()));
-    p
+    let pool = stamps.into_iter().filter_map(|(id, v)| {
+      let (at, k) = self.profiles.get(&id)?;
+      (*at == v).then(|| (id.clone(), k.clone()))
+    });
+    Ok(pool.collect())
   }
 
   /// The entries of `e`'s layer as `agent` sees them that a new text is compared with, and
   /// whether they are the whole layer.
-  fn pool(&self, e: &Entry, agent: &str) -> Result<(Pool, bool)> {
+  fn pool(&mut self, e: &Entry, agent: &str) -> Result<(Pool, bool)> {
     let vis = alike::layer_of(&e.workspace_key, agent);
     let filter = reads::Filter {
       track: Some(e.track.as_str()),
@@ -48,8 +87,29 @@ impl Memory {
       visibility: Some(&vis),
       folded: None,
     };
-    let terms = similar::search_terms(&e.text, TERMS);
-    alike::candidates(self.store.conn(), &filter, &terms, CANDIDATES).map_err(|x| self.fail(x))
+    let conn = self.store.conn();
+    let (stamps, whole) = match alike::whole(conn, &filter).map_err(|x| self.fail(x))? {
+      Some(all) => (all, true),
+      None => {
+        let terms = similar::search_terms(&e.text, TERMS);
+        let found = alike::found(conn, &filter, &terms, CANDIDATES);
+        (found.map_err(|x| self.fail(x))?, false)
+      }
+    };
+    Ok((self.known(stamps)?, whole))
+  }
+
+  /// A write's hints ([`Memory::similar_to`]), unless the provider was opened without them.
+  pub(super) fn hints<'e>(
+    &mut self,
+    news: impl IntoIterator<Item = (Option<usize>, &'e Entry)>,
+    agent: &str,
+    skip: Option<&str>,
+  ) -> Result<Vec<Similar>> {
+    match self.config.similar_hints {
+      true => self.similar_to(news, agent, skip),
+      false => Ok(Vec::new()),
+    }
   }
 
   /// For each new entry (with its index in a batch, if any), the up to three stored entries of
@@ -82,12 +142,11 @@ impl Memory {
       };
       let profile = Profile::of(&new.text);
       let mut found: Vec<Similar> = Vec::new();
-      for old in pool.iter().filter(|o| Some(o.id.as_str()) != skip) {
-        let old_profile = self.profile(old);
-        if let Some(h) = similar::compare(&profile, &old_profile) {
+      for (id, old) in pool.iter().filter(|(id, _)| Some(id.as_str()) != skip) {
+        if let Some(h) = similar::compare(&profile, &old.profile) {
           found.push(Similar {
             entry: index,
-            id: old.id.clone(),
+            id: id.clone(),
             text: old.text.clone(),
             score: h.score,
             relation: h.relation,
@@ -187,11 +246,12 @@ impl Memory {
   /// The groups of `layer`'s entries that are near-duplicates or updates of each other (by
   /// index), each with the strongest relation found in it, largest first.
   pub(super) fn alike_groups(&mut self, layer: &[Entry]) -> Vec<(Vec<usize>, Relation)> {
-    let profiles: Vec<Profile> = layer.iter().map(|e| self.profile(e)).collect();
+    let known: Vec<Arc<Known>> = layer.iter().map(|e| self.profile(e)).collect();
+    let profiles: Vec<&Profile> = known.iter().map(|k| &k.profile).collect();
     let mut pairs = Vec::new();
     for i in 0..layer.len() {
       for j in i + 1..layer.len() {
-        let hint = similar::compare(&profiles[j], &profiles[i]);
+        let hint = similar::compare(profiles[j], profiles[i]);
         if let Some(h) = hint.filter(|h| h.relation != Relation::Related) {
           pairs.push((i, j, h.relation));
         }

@@ -57,6 +57,9 @@ pub struct Config {
   pub proposal_max_chars: usize,
   /// Most pending proposals; another is not recorded.
   pub proposal_max_pending: u64,
+  /// Name the stored entries a new text is like in its approval (`similar`); off, a write is
+  /// planned without looking.
+  pub similar_hints: bool,
 }
 
 impl Default for Config {
@@ -69,6 +72,7 @@ impl Default for Config {
       secret_policy: SecretPolicy::Refuse,
       proposal_max_chars: 2000,
       proposal_max_pending: 8,
+      similar_hints: true,
     }
   }
 }
@@ -306,7 +310,7 @@ pub struct Memory {
   store: Store,
   config: Config,
   /// Similarity profiles of stored entries, by id, with the version they were made of.
-  profiles: std::collections::HashMap<String, (i64, crate::protocol::similar::Profile)>,
+  profiles: hints::Profiles,
 }
 
 fn layer_key(scope: Scope, workspace_key: &str) -> &str {

@@ -133,7 +133,7 @@ impl Memory {
     let agent = writer.agent_key.as_str();
     let checked = self.precheck(&entry, units(&entry.text) as i64);
     checked.map_err(|e| self.with_room(e, &entry, agent))?;
-    let similar = self.similar_to([(None, &entry)], agent, None)?;
+    let similar = self.hints([(None, &entry)], agent, None)?;
     let decided = self.decide([&entry], self.writer_source(&writer, Some(&entry.source)));
     let (text, source) = (entry.text.clone(), Some(entry.source.clone()));
     let after = vec![Shown::new(&entry)];
@@ -179,7 +179,7 @@ impl Memory {
     // What else the new text is like, besides the entry it rewrites.
     let mut rewritten = initial.clone();
     rewritten.text.clone_from(&i.text);
-    let similar = self.similar_to([(None, &rewritten)], agent, Some(&initial.id))?;
+    let similar = self.hints([(None, &rewritten)], agent, Some(&initial.id))?;
     let change = (vec![Shown::stored(&initial)], vec![after]);
     let notes = (warnings, similar);
     let payload = build("replace", Some(shows), Some(source), change, notes, decided);
@@ -292,7 +292,7 @@ impl Memory {
     let decided = self.decide(&entries, self.writer_source(&writer, None));
     let after: Vec<Shown> = entries.iter().map(Shown::new).collect();
     let news = entries.iter().enumerate().map(|(i, e)| (Some(i), e));
-    let similar = self.similar_to(news, &writer.agent_key, None)?;
+    let similar = self.hints(news, &writer.agent_key, None)?;
     let notes = (warnings, similar);
     let payload = build("seed", None, None, (Vec::new(), after), notes, decided);
     Ok(Plan::new(writer, payload, Op::Seed(entries)))

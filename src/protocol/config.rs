@@ -17,7 +17,7 @@ const RECORDED: &str = "recorded";
 const RECORDED_KEY: &str = "plugin_budgets";
 
 /// The option names of `new MemoryProvider(options)` that are data (besides `gate`/`auditLabel`).
-pub const PROVIDER_OPTIONS: [&str; 11] = [
+pub const PROVIDER_OPTIONS: [&str; 12] = [
   "dbPath",
   "budgets",
   "recordBudgets",
@@ -29,6 +29,7 @@ pub const PROVIDER_OPTIONS: [&str; 11] = [
   "defaultQueryLimit",
   "sourceLabel",
   "auditRetentionDays",
+  "similarHints",
 ];
 
 /// Resolved provider options.
@@ -182,6 +183,11 @@ pub fn provider(options: &Value) -> Result<ProviderOptions> {
     secret_policy: given("secretPolicy").map_or(Ok(engine.secret_policy), secret_policy)?,
     default_query_limit: given("defaultQueryLimit")
       .map_or(Ok(engine.default_query_limit), limit)?,
+    similar_hints: match given("similarHints") {
+      None => engine.similar_hints,
+      Some(Value::Bool(b)) => *b,
+      Some(_) => return Err(MemoryError::invalid("similarHints must be a boolean")),
+    },
     source_label: match given("sourceLabel") {
       None => engine.source_label,
       Some(Value::String(s)) if !s.is_empty() => s.clone(),
