@@ -1,23 +1,29 @@
 //! A text's profile: its weighted tokens (for the overlap score) and its values (for telling an
-//! update from a duplicate), computed once per text.
+//! update from a duplicate), computed once per text, in one pass over the NFKC-folded text.
 //!
-//! - **ASCII words** are folded to lowercase and lightly stemmed; their weight comes from
-//!   [`lexicon`] (stopwords 0, frame words 0.3, common words 0.5, else by length up to 1.2).
+//! - **ASCII words** are folded to lowercase and lightly stemmed; a word of a synonym group is
+//!   the group's token; their weights come from [`lexicon`] and [`synonyms`].
 //! - **Compounds** (`node20`, `src/main.rs`, `python3.12`, `localhost:8080`) count by their
 //!   parts (letters, and digits with their dots) and are also kept whole as a value.
-//! - **CJK runs**: Han and Hangul give character bigrams (1.0 when both characters are content,
-//!   0.25 when one is grammar or a frame word, 0.05 when both are) and content unigrams (0.3);
-//!   a katakana run is one word (a loanword: `テスト`, `デプロイ`); hiragana is grammar and gives
+//! - **Code and quoted spans** are a token (weight 1.0) and a value; their words count too.
+//! - **CJK runs**: synonym-group words first (longest match), then Han and Hangul give
+//!   character bigrams (0.7 when both characters are content, 0.35 at the edge of a group word,
+//!   0.25 with one grammar or frame character, 0.05 with two) and content unigrams (0.25); a
+//!   katakana run is one word (a loanword: `テスト`, `デプロイ`); hiragana is grammar and gives
 //!   no token.
-//! - **Values**: numbers, versions, dates, paths, URLs, identifiers, backtick and quoted spans,
-//!   and names (a capitalised word inside a sentence, an acronym, an ASCII word in CJK text),
-//!   each with the word before it as its label (`Node` for `Node 20`).
+//! - **Values**: numbers (also `two`, `三周`), versions, ports, dates, paths, URLs, identifiers,
+//!   code and quoted spans, and names (a capitalised word inside a sentence, an acronym, any
+//!   ASCII word in a text with CJK), each with the content word before it as its label (`Node`
+//!   for `Node 20`).
+//! - **Flags**: whether the text says "not" (`not`, `never`, `don't`, `不`, `禁止`, `ない`) and
+//!   whether it says that something changed (`now`, `moved`, `changed to`, `改为`, `に変更`).
 #![forbid(unsafe_code)]
 
 use unicode_normalization::UnicodeNormalization;
 
 use super::lexicon::{self, stem};
 use super::scan::{self, Kind, Script};
+use super::synonyms;
 
 /// FNV-1a, 64 bits: tokens are compared by hash, and a collision between two short strings of
 /// one text pair is vanishingly rare (it would only blur one token's weight).
@@ -32,6 +38,8 @@ pub(super) fn hash(s: &str) -> u64 {
 pub(super) struct Tok {
   pub(super) key: u64,
   pub(super) weight: f32,
+  /// The sibling class of its synonym group (0: none).
+  pub(super) sibling: u8,
   /// As written (for reasons).
   pub(super) shown: String,
 }
@@ -101,6 +109,8 @@ pub(super) struct Parts {
   pub(super) value_keys: Vec<u64>,
   /// Whether the text says "not" (in any of the three languages).
   pub(super) negated: bool,
+  /// Whether the text says something changed ("now", "moved to", `改为`, `に変更`).
+  pub(super) transition: bool,
 }
 
 /// Labels after which a bare number is a version (`Node 20`, `Python 3`), or a port.
@@ -152,11 +162,10 @@ const PORT_LABELS: &[&str] = &["port", "ports", "端口", "ポート", "ポー�
 /// The parts of `text`.
 pub(super) fn build(text: &str) -> Parts {
   let norm: String = text.nfkc().collect();
-  let cjk = norm.chars().filter(|c| scan::script(*c).is_some()).count();
-  let latin = norm.chars().filter(char::is_ascii_alphabetic).count();
+  let norm = fold_phrases(&norm);
   let mut b = Builder {
     text: &norm,
-    cjk_text: cjk > latin,
+    cjk_text: norm.chars().any(|c| scan::script(c).is_some()),
     ..Builder::default()
   };
   for piece in scan::pieces(&norm) {
@@ -164,31 +173,85 @@ pub(super) fn build(text: &str) -> Parts {
     match piece.kind {
       Kind::Ascii => b.ascii(s, piece.span.start, piece.span.end),
       Kind::Cjk => b.cjk(s),
-      Kind::Code => b.value(ValueKind::Code, s.trim(), None),
-      Kind::Quoted => b.value(ValueKind::Quoted, s.trim(), None),
+      Kind::Code => b.span(ValueKind::Code, s.trim()),
+      Kind::Quoted => b.span(ValueKind::Quoted, s.trim()),
     }
   }
   b.finish()
 }
 
+/// `text` with the two-word phrases of [`synonyms::PHRASES`] written as their one word
+/// (`pull request` → `pr`), matched ignoring ASCII case at word boundaries.
+fn fold_phrases(text: &str) -> String {
+  let b = text.as_bytes();
+  let mut out = String::with_capacity(text.len());
+  let mut copied = 0;
+  let mut i = 0;
+  while i < b.len() {
+    let starts_word = b[i].is_ascii_alphabetic() && (i == 0 || !b[i - 1].is_ascii_alphanumeric());
+    let found = starts_word
+      .then(|| {
+        synonyms::PHRASES.iter().find(|(phrase, _)| {
+          let end = i + phrase.len();
+          let ends_word = b.get(end).is_none_or(|c| !c.is_ascii_alphanumeric());
+          ends_word
+            && text
+              .get(i..end)
+              .is_some_and(|s| s.eq_ignore_ascii_case(phrase))
+        })
+      })
+      .flatten();
+    match found {
+      Some((phrase, word)) => {
+        out.push_str(&text[copied..i]);
+        out.push_str(word);
+        i += phrase.len();
+        copied = i;
+      }
+      None => i += 1,
+    }
+  }
+  out.push_str(&text[copied..]);
+  out
+}
+
 #[derive(Default)]
 struct Builder<'a> {
   text: &'a str,
-  /// More CJK than Latin letters: an ASCII word here is a name (a tool, a person, a product).
+  /// The text has CJK: an ASCII word in it is a name (a tool, a person, a product).
   cjk_text: bool,
   toks: Vec<Tok>,
   values: Vec<Value>,
   label: Option<(u64, String)>,
   negated: bool,
+  transition: bool,
 }
 
 impl Builder<'_> {
   fn tok(&mut self, key: &str, weight: f32, shown: &str) {
+    self.tok_owned(hash(key), weight, shown.to_string());
+  }
+
+  fn tok_owned(&mut self, key: u64, weight: f32, shown: String) {
     self.toks.push(Tok {
-      key: hash(key),
+      key,
       weight,
+      sibling: 0,
+      shown,
+    });
+  }
+
+  /// A word of a synonym group: the group's token.
+  fn tok_group(&mut self, group: &synonyms::Group, shown: &str) {
+    self.toks.push(Tok {
+      key: hash(group.key),
+      weight: group.weight,
+      sibling: group.sibling,
       shown: shown.to_string(),
     });
+    if group.weight >= 0.8 {
+      self.label = Some((hash(group.key), shown.to_string()));
+    }
   }
 
   fn value(&mut self, kind: ValueKind, shown: &str, key: Option<u64>) {
@@ -203,6 +266,14 @@ impl Builder<'_> {
       shown: shown.to_string(),
       label,
     });
+  }
+
+  /// A code or quoted span: a value, and a token of its own, since the same command or name
+  /// written again is strong evidence of the same fact (its words count as well).
+  fn span(&mut self, kind: ValueKind, inner: &str) {
+    let key = format!("`{}", inner.to_ascii_lowercase());
+    self.tok(&key, 1.0, inner);
+    self.value(kind, inner, None);
   }
 
   /// An ASCII run at `start..end` of the text.
@@ -226,24 +297,43 @@ impl Builder<'_> {
           '.' | '!' | '?' | ':' | ';' | '\n' | '-' | '*' | '(' | '>'
         )
       });
-    let negated_contraction =
+    let contraction =
       lower.ends_with('n') && ["'t", "’t"].iter().any(|t| self.text[end..].starts_with(t));
     for (word, shown) in lower.split('-').zip(raw.split('-')) {
-      if word.is_empty() {
-        continue;
+      if !word.is_empty() {
+        self.transition |= lexicon::is_transition(word, &self.text[end..]);
+        self.word(word, shown, sentence_start);
       }
-      self.negated |= lexicon::is_negation(word) || negated_contraction;
-      let weight = lexicon::word_weight(word);
-      let key = stem(word);
-      self.tok(key, weight, shown);
-      let acronym = shown.len() >= 2 && shown.bytes().all(|b| b.is_ascii_uppercase());
-      let capital = shown.starts_with(|c: char| c.is_ascii_uppercase()) && !sentence_start;
-      if weight >= 0.5 && (acronym || capital || self.cjk_text) {
-        self.value(ValueKind::Name, shown, Some(hash(key)));
+    }
+    self.negated |= contraction;
+  }
+
+  /// One word (lowercase) as written.
+  fn word(&mut self, word: &str, shown: &str, sentence_start: bool) {
+    self.negated |= lexicon::is_negation(word);
+    if let Some(number) = lexicon::number_word(word) {
+      self.tok(number, lexicon::number_weight(number), shown);
+      self.value(ValueKind::Number, shown, Some(hash(number)));
+      return;
+    }
+    let acronym = shown.len() >= 2 && shown.bytes().all(|b| b.is_ascii_uppercase());
+    let capital = shown.starts_with(|c: char| c.is_ascii_uppercase()) && !sentence_start;
+    let named = acronym || capital || self.cjk_text;
+    if let Some(group) = synonyms::of_word(word) {
+      if named {
+        self.value(ValueKind::Name, shown, Some(hash(group.key)));
       }
-      if weight >= 0.5 {
-        self.label = Some((hash(key), shown.to_string()));
-      }
+      self.tok_group(group, shown);
+      return;
+    }
+    let weight = lexicon::word_weight(word);
+    let key = stem(word);
+    self.tok(key, weight, shown);
+    if weight >= 0.5 && named {
+      self.value(ValueKind::Name, shown, Some(hash(key)));
+    }
+    if weight >= 0.5 {
+      self.label = Some((hash(key), shown.to_string()));
     }
   }
 
@@ -267,7 +357,10 @@ impl Builder<'_> {
     // Short letter-digit names (`s3`, `e2e`, `k8s`, `vue3`) are one word, not a letter and a
     // digit.
     if lower.len() <= 4 && lower.bytes().all(|b| b.is_ascii_alphanumeric()) {
-      self.tok(lower, lexicon::word_weight(lower).max(0.8), raw);
+      match synonyms::of_word(lower) {
+        Some(group) => self.tok_group(group, raw),
+        None => self.tok(lower, lexicon::word_weight(lower).max(0.8), raw),
+      }
       self.value(kind, raw, None);
       self.label = Some((hash(lower), raw.to_string()));
       return;
@@ -276,6 +369,8 @@ impl Builder<'_> {
     for (part, shown) in parts(lower).into_iter().zip(parts(raw)) {
       if part.starts_with(|c: char| c.is_ascii_digit()) {
         self.tok(part, lexicon::number_weight(part), shown);
+      } else if let Some(group) = synonyms::of_word(part) {
+        self.tok_group(group, shown);
       } else {
         let weight = lexicon::word_weight(part);
         self.tok(stem(part), weight, shown);
@@ -289,26 +384,75 @@ impl Builder<'_> {
   /// A run of CJK characters.
   fn cjk(&mut self, run: &str) {
     self.negated |= lexicon::has_cjk_negation(run);
+    self.transition |= lexicon::has_cjk_transition(run);
     let chars: Vec<(char, Option<Script>)> = run.chars().map(|c| (c, scan::script(c))).collect();
-    let weak = weak_mask(run, &chars);
+    let mut weak = weak_mask(run, &chars);
+    let words = self.cjk_groups(run, &mut weak);
+    self.numerals(&chars);
     let mut i = 0;
     while i < chars.len() {
       let script = chars[i].1;
       let len = chars[i..].iter().take_while(|c| c.1 == script).count();
-      let (sub, weak) = (&chars[i..i + len], &weak[i..i + len]);
+      let sub = Sub {
+        chars: &chars[i..i + len],
+        weak: &weak[i..i + len],
+        words: &words[i..i + len],
+      };
       match script {
-        Some(Script::Katakana) => self.katakana(sub, weak),
-        Some(Script::Han | Script::Hangul) => self.grams(sub, weak),
+        Some(Script::Katakana) => self.katakana(&sub),
+        Some(Script::Han | Script::Hangul) => self.grams(&sub),
         _ => {}
       }
       i += len;
     }
   }
 
-  /// A katakana run: one word.
-  fn katakana(&mut self, sub: &[(char, Option<Script>)], weak: &[bool]) {
-    let word: String = sub.iter().map(|c| c.0).collect();
-    let weight = match (weak.iter().all(|w| *w), sub.len()) {
+  /// The synonym-group words of a run, longest first at each position: each gives its group's
+  /// token. Returns, per character, the number of the group word it is in (0: none); a group
+  /// word is content, never weak.
+  fn cjk_groups(&mut self, run: &str, weak: &mut [bool]) -> Vec<usize> {
+    let mut words = vec![0; weak.len()];
+    let mut next = 0;
+    let mut found = 0;
+    for (i, (at, _)) in run.char_indices().enumerate() {
+      if i < next {
+        continue;
+      }
+      if let Some((group, len)) = synonyms::cjk_at(&run[at..]) {
+        found += 1;
+        let end = (i + len).min(words.len());
+        for j in i..end {
+          words[j] = found;
+          weak[j] = false;
+        }
+        let shown: String = run[at..].chars().take(len).collect();
+        self.tok_group(group, &shown);
+        next = i + len;
+      }
+    }
+    words
+  }
+
+  /// Numerals with a counter (`三周`, `两个人`): numbers, as values.
+  fn numerals(&mut self, chars: &[(char, Option<Script>)]) {
+    for pair in chars.windows(2) {
+      if let (Some(number), true) = (
+        lexicon::cjk_numeral(pair[0].0),
+        lexicon::is_counter(pair[1].0),
+      ) {
+        let shown: String = [pair[0].0, pair[1].0].iter().collect();
+        self.value(ValueKind::Number, &shown, Some(hash(number)));
+      }
+    }
+  }
+
+  /// A katakana run: one word, unless synonym-group words make all of it.
+  fn katakana(&mut self, sub: &Sub<'_>) {
+    if sub.words.iter().all(|w| *w > 0) {
+      return;
+    }
+    let word: String = sub.chars.iter().map(|c| c.0).collect();
+    let weight = match (sub.weak.iter().all(|w| *w), sub.chars.len()) {
       (true, _) => 0.3,
       (false, 0 | 1) => 0.1,
       (false, 2) => 0.6,
@@ -320,30 +464,35 @@ impl Builder<'_> {
     }
   }
 
-  /// A Han or Hangul run: content unigrams and all bigrams.
-  fn grams(&mut self, sub: &[(char, Option<Script>)], weak: &[bool]) {
+  /// A Han or Hangul run: content unigrams (0.25) and the bigrams not inside one group word:
+  /// 0.7 when both characters are content, half that at the edge of a group word (whose own
+  /// token already counts), less with grammar. A bigram weighs less than an English word: without
+  /// a segmenter, about half the bigrams of a sentence straddle two words.
+  fn grams(&mut self, sub: &Sub<'_>) {
     let mut buf = [0u8; 8];
-    for (c, w) in sub.iter().zip(weak) {
-      if !w && c.1 == Some(Script::Han) {
+    for ((c, weak), word) in sub.chars.iter().zip(sub.weak).zip(sub.words) {
+      if !weak && *word == 0 && c.1 == Some(Script::Han) {
         let s = c.0.encode_utf8(&mut buf);
-        self.toks.push(Tok {
-          key: hash(s),
-          weight: 0.3,
-          shown: s.to_string(),
-        });
+        self.tok(s, 0.25, s);
       }
     }
-    for (i, pair) in sub.windows(2).enumerate() {
-      let gram: String = pair.iter().map(|c| c.0).collect();
-      let weight = match (weak[i], weak[i + 1]) {
-        (false, false) => 1.0,
+    for i in 0..sub.chars.len().saturating_sub(1) {
+      if sub.words[i] > 0 && sub.words[i] == sub.words[i + 1] {
+        continue;
+      }
+      let gram: String = [sub.chars[i].0, sub.chars[i + 1].0].iter().collect();
+      let key = hash(&gram);
+      let edge = (sub.words[i] > 0) != (sub.words[i + 1] > 0);
+      let weight = match (sub.weak[i], sub.weak[i + 1]) {
+        (false, false) if edge => 0.35,
+        (false, false) => 0.7,
         (true, true) => 0.05,
         _ => 0.25,
       };
-      self.tok(&gram, weight, &gram);
-      if weight >= 1.0 {
-        self.label = Some((hash(&gram), gram));
+      if weight >= 0.5 {
+        self.label = Some((key, gram.clone()));
       }
+      self.tok_owned(key, weight, gram);
     }
   }
 
@@ -361,8 +510,16 @@ impl Builder<'_> {
       values: self.values,
       value_keys,
       negated: self.negated,
+      transition: self.transition,
     }
   }
+}
+
+/// A run of one script inside a CJK run, with its characters' marks.
+struct Sub<'a> {
+  chars: &'a [(char, Option<Script>)],
+  weak: &'a [bool],
+  words: &'a [usize],
 }
 
 /// Which characters of a CJK run are grammar or frame rather than content: hiragana, Chinese

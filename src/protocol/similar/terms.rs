@@ -20,25 +20,32 @@ struct Candidate {
 
 /// Up to `max` FTS5 phrase terms to find candidates for `text` in the store's trigram index,
 /// the most distinctive first: code spans, identifiers and numbers (a short number with the
-/// word before it, `node 20`), long words (by their stem, so `deploy` finds `deployed`), then
-/// 3-character windows of CJK runs with the most content characters. Each term is ASCII-folded,
+/// word or the two CJK characters before it, `node 20`, `上午 10`), long words (by their stem,
+/// so `deploy` finds `deployed`), then 3-character windows of CJK runs with the most content
+/// characters. Each term is ASCII-folded,
 /// at least 3 characters long, holds no double quote, and occurs in `text` as written.
 pub fn search_terms(text: &str, max: usize) -> Vec<String> {
   let lower = text.to_ascii_lowercase();
   let mut found: Vec<Candidate> = Vec::new();
-  let mut previous_word: Option<usize> = None;
+  // Where the last word (or the last two CJK characters) before a number starts and ends.
+  let mut context: Option<(usize, usize)> = None;
   for piece in scan::pieces(&lower) {
     let s = &lower[piece.span.clone()];
     let at = piece.span.start;
     match piece.kind {
       Kind::Code | Kind::Quoted => push(&mut found, s.trim(), 3.0, at),
       Kind::Ascii => {
-        ascii(&mut found, &lower, piece.span.clone(), previous_word);
+        let before = context.filter(|c| lower[c.1..at].chars().all(char::is_whitespace));
+        ascii(&mut found, &lower, piece.span.clone(), before.map(|c| c.0));
         if s.bytes().any(|b| b.is_ascii_alphabetic()) && lexicon::word_weight(s) >= 0.5 {
-          previous_word = Some(at);
+          context = Some((at, piece.span.end));
         }
       }
-      Kind::Cjk => cjk(&mut found, s, at),
+      Kind::Cjk => {
+        cjk(&mut found, s, at);
+        let tail = s.char_indices().rev().nth(1).map_or(0, |(i, _)| i);
+        context = Some((at + tail, piece.span.end));
+      }
     }
   }
   found.sort_by(|a, b| b.rank.total_cmp(&a.rank).then(a.at.cmp(&b.at)));
@@ -71,7 +78,7 @@ fn ascii(
   found: &mut Vec<Candidate>,
   lower: &str,
   span: std::ops::Range<usize>,
-  previous_word: Option<usize>,
+  context: Option<usize>,
 ) {
   let s = &lower[span.clone()];
   let digits = s.bytes().filter(u8::is_ascii_digit).count();
@@ -92,11 +99,8 @@ fn ascii(
   }
   if digits > 0 && s.chars().count() < 3 {
     // `20` alone is too short for the index: `node 20` is what was written.
-    if let Some(from) = previous_word.filter(|p| lower[*p..span.start].len() <= 24) {
-      let phrase = &lower[from..span.end];
-      if phrase.bytes().all(|b| b.is_ascii()) {
-        push(found, phrase, 1.6, from);
-      }
+    if let Some(from) = context {
+      push(found, &lower[from..span.end], 1.6, from);
     }
     return;
   }
@@ -145,6 +149,10 @@ mod tests {
   fn a_short_number_keeps_its_word() {
     let t = search_terms("Uses Node 20 for the API", 5);
     assert!(t.contains(&"node 20".to_string()), "{t:?}");
+    let t = search_terms("周会在周二上午 10 点", 8);
+    assert!(t.contains(&"上午 10".to_string()), "{t:?}");
+    let t = search_terms("the 20 of them", 8);
+    assert!(t.iter().all(|t| !t.contains("20")), "{t:?}");
   }
 
   #[test]
