@@ -1,10 +1,12 @@
 //! The similarity scorer on labelled pairs of memory entries.
 //!
-//! - **The pairs** (`tests/similar/pairs.txt`, tuned on; `tests/similar/holdout.txt`, written
-//!   after tuning and measured once): a new text and a stored one, labelled `dup` (the same
-//!   fact reworded), `update` (the same subject, a newer value), `para` (the same meaning in
-//!   other words), `look` (a look-alike) or `unrel` (unrelated), in English, Chinese and
-//!   Japanese.
+//! - **The pairs**: a new text and a stored one, labelled `dup` (the same fact reworded),
+//!   `update` (the same subject, a newer value), `para` (the same meaning in other words),
+//!   `look` (a look-alike) or `unrel` (unrelated), in English, Chinese and Japanese.
+//!   `tests/similar/pairs.txt` and `tests/similar/holdout1.txt` (a first hold-out, measured
+//!   once and then tuned on; its header keeps its first-run figures) are the tuned set, held to
+//!   floors just below what the scorer reaches; `tests/similar/holdout2.txt`, written after all
+//!   tuning and measured once, is held to the goals only.
 //! - **The layers** (`tests/similar/layers.txt`): five workspace memories of unrelated entries;
 //!   every pair's new text is compared with every entry, and each entry named is a false name.
 //!
@@ -25,7 +27,8 @@ struct Pair {
   lang: &'static str,
   new: &'static str,
   old: &'static str,
-  line: usize,
+  /// `file:line`, for the report.
+  at: String,
 }
 
 const KINDS: [&str; 5] = ["dup", "update", "para", "look", "unrel"];
@@ -49,7 +52,7 @@ fn pairs(file: &'static str, name: &str) -> Vec<Pair> {
       lang,
       new: fields[2].trim(),
       old: fields[3].trim(),
-      line: n + 1,
+      at: format!("{name}:{}", n + 1),
     });
   }
   out
@@ -62,12 +65,17 @@ fn known(list: &[&'static str], s: &str, at: &str) -> &'static str {
   found.unwrap_or_default()
 }
 
+/// The pairs the scorer was tuned on: `pairs.txt` and the first hold-out, which showed what
+/// `pairs.txt` lacked and was then tuned on.
 fn tuned() -> Vec<Pair> {
-  pairs(include_str!("similar/pairs.txt"), "pairs.txt")
+  let mut all = pairs(include_str!("similar/pairs.txt"), "pairs.txt");
+  all.extend(pairs(include_str!("similar/holdout1.txt"), "holdout1.txt"));
+  all
 }
 
+/// The pairs written after all tuning, measured once and never tuned on.
 fn holdout() -> Vec<Pair> {
-  pairs(include_str!("similar/holdout.txt"), "holdout.txt")
+  pairs(include_str!("similar/holdout2.txt"), "holdout2.txt")
 }
 
 /// The layers' entries: (layer, language, text).
@@ -165,8 +173,8 @@ impl Measured {
           naming = true;
           let _ = writeln!(
             m.report,
-            "  LAYER NAMED [{}:{}] {:?} ~ [{layer}] {text:?}: {} {:?} {}",
-            p.kind, p.line, p.new, h.score, h.relation, h.reason
+            "  LAYER NAMED [{} {}] {:?} ~ [{layer}] {text:?}: {} {:?} {}",
+            p.kind, p.at, p.new, h.score, h.relation, h.reason
           );
         }
       }
@@ -194,8 +202,8 @@ impl Measured {
     );
     let _ = writeln!(
       self.report,
-      "  {what} [{}:{} {}] {:?} ~ {:?}: {shown}",
-      p.kind, p.line, p.lang, p.new, p.old
+      "  {what} [{} {} {}] {:?} ~ {:?}: {shown}",
+      p.kind, p.at, p.lang, p.new, p.old
     );
   }
 
@@ -312,14 +320,14 @@ const GOALS: Goals = Goals {
 };
 
 /// Bounds on the tuned pairs: just short of what the scorer reaches (one more miss or false name
-/// fails), never looser than the goals. Reached: duplicates 73/73, updates 73/73, paraphrases
-/// 33/42, look-alikes 6/42, layer entries 28 of 50,546 comparisons.
+/// fails), never looser than the goals. Reached: duplicates 95/97, updates 97/97, paraphrases
+/// 54/78, look-alikes 8/78, layer entries 52 of 76,814 comparisons.
 const FLOORS: Goals = Goals {
-  duplicate: 0.99,
+  duplicate: 0.975,
   update: 0.99,
-  paraphrase: 0.77,
-  lookalike: 0.15,
-  layer: 0.00056,
+  paraphrase: 0.685,
+  lookalike: 0.11,
+  layer: 0.00068,
 };
 
 fn check(m: &Measured, goals: &Goals, what: &str) {
@@ -428,8 +436,8 @@ fn search_terms_find_the_stored_text_of_duplicates_and_updates() {
         let terms = search_terms(p.new, MAX_TERMS);
         let _ = writeln!(
           lines,
-          "    not found [{}:{}] {:?} ~ {:?}: {terms:?}",
-          kind, p.line, p.new, p.old
+          "    not found [{} {}] {:?} ~ {:?}: {terms:?}",
+          kind, p.at, p.new, p.old
         );
       }
       if goals {

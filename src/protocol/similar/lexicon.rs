@@ -45,7 +45,7 @@ const NEGATIONS: &str = "not never no don't doesn't didn't isn't aren't won't ca
 
 /// English words that say a fact changed: the new text is an update of what it names.
 const TRANSITIONS: &str = "now moved switched replaced migrated upgraded downgraded renamed \
-  became longer anymore bumped";
+  became longer anymore bumped raised lowered increased decreased reduced";
 
 /// English words that say a fact changed when `to` or `from` follows ("changed to 8080", not
 /// "a summary of what changed").
@@ -69,7 +69,8 @@ const CJK_NEGATIONS: &str = "不 没 别 勿 禁止 ない ません なかっ�
 const CJK_TRANSITIONS: &str = "改为 改成 换成 改用 迁移到 迁到 升级 降级 现在 变成 \
   变为 不再 改到 移到 更新为 换到 变更为 调整为 に変更 変更した 変更済 変更になった \
   移行 に変え 変わった 移っ に移動 移動した に上げ に更新 更新済 今は 切り替え \
-  になった 乗り換え";
+  になった 乗り換え 提高到 降到 降低到 增加到 减少到 调到 交代 交替 増やした 減らした \
+  引き上げ 引き下げ";
 
 /// The words of a list.
 fn words(list: &'static str) -> impl Iterator<Item = &'static str> {
@@ -140,6 +141,15 @@ pub(super) fn number_weight(number: &str) -> f32 {
 pub(super) fn stem(word: &str) -> &str {
   if word.len() <= 3 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
     return word;
+  }
+  // `reply`, `replies`, `replied` → `repl`: a final consonant + `y` goes, as `ies`/`ied` do.
+  let b = word.as_bytes();
+  let n = b.len();
+  if word.ends_with("ies") || word.ends_with("ied") {
+    return &word[..n - 3];
+  }
+  if b[n - 1] == b'y' && !b"aeiou".contains(&b[n - 2]) {
+    return &word[..n - 1];
   }
   let mut s = word;
   for suffix in ["ing", "ed", "es", "s"] {
@@ -256,6 +266,8 @@ mod tests {
       &["use", "uses", "used"],
       &["file", "files"],
       &["run", "runs", "running"],
+      &["reply", "replies", "replied"],
+      &["retry", "retries", "retried"],
     ] {
       let stems: Vec<&str> = group.iter().map(|w| stem(w)).collect();
       assert!(

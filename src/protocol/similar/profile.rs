@@ -40,6 +40,9 @@ pub(super) struct Tok {
   pub(super) weight: f32,
   /// The sibling class of its synonym group (0: none).
   pub(super) sibling: u8,
+  /// Where it first occurs (a byte offset of the folded text): what a text says first is its
+  /// subject.
+  pub(super) at: u32,
   /// As written (for reasons).
   pub(super) shown: String,
 }
@@ -68,7 +71,7 @@ impl ValueKind {
       ValueKind::Port => "a port",
       ValueKind::Date => "a date",
       ValueKind::Path => "a path",
-      ValueKind::Url => "a URL",
+      ValueKind::Url => "an address",
       ValueKind::Ident => "an identifier",
       ValueKind::Code => "code",
       ValueKind::Quoted => "a quoted name",
@@ -170,14 +173,20 @@ pub(super) fn build(text: &str) -> Parts {
   };
   for piece in scan::pieces(&norm) {
     let s = &norm[piece.span.clone()];
+    b.at = offset(piece.span.start);
     match piece.kind {
       Kind::Ascii => b.ascii(s, piece.span.start, piece.span.end),
-      Kind::Cjk => b.cjk(s),
+      Kind::Cjk => b.cjk(s, piece.span.start),
       Kind::Code => b.span(ValueKind::Code, s.trim()),
       Kind::Quoted => b.span(ValueKind::Quoted, s.trim()),
     }
   }
   b.finish()
+}
+
+/// A byte offset as a token's position (a text longer than 4 GiB has its tail at the end).
+fn offset(at: usize) -> u32 {
+  u32::try_from(at).unwrap_or(u32::MAX)
 }
 
 /// `text` with the two-word phrases of [`synonyms::PHRASES`] written as their one word
@@ -225,6 +234,8 @@ struct Builder<'a> {
   label: Option<(u64, String)>,
   negated: bool,
   transition: bool,
+  /// Where the token being read starts.
+  at: u32,
 }
 
 impl Builder<'_> {
@@ -233,10 +244,12 @@ impl Builder<'_> {
   }
 
   fn tok_owned(&mut self, key: u64, weight: f32, shown: String) {
+    let at = self.at;
     self.toks.push(Tok {
       key,
       weight,
       sibling: 0,
+      at,
       shown,
     });
   }
@@ -247,6 +260,7 @@ impl Builder<'_> {
       key: hash(group.key),
       weight: group.weight,
       sibling: group.sibling,
+      at: self.at,
       shown: shown.to_string(),
     });
     if group.weight >= 0.8 {
@@ -382,12 +396,14 @@ impl Builder<'_> {
   }
 
   /// A run of CJK characters.
-  fn cjk(&mut self, run: &str) {
+  fn cjk(&mut self, run: &str, start: usize) {
     self.negated |= lexicon::has_cjk_negation(run);
     self.transition |= lexicon::has_cjk_transition(run);
     let chars: Vec<(char, Option<Script>)> = run.chars().map(|c| (c, scan::script(c))).collect();
+    let offsets: Vec<u32> = run.char_indices().map(|(i, _)| offset(start + i)).collect();
     let mut weak = weak_mask(run, &chars);
-    let words = self.cjk_groups(run, &mut weak);
+    let first = self.toks.len();
+    let words = self.cjk_groups(run, &offsets, &mut weak);
     self.numerals(&chars);
     let mut i = 0;
     while i < chars.len() {
@@ -397,6 +413,7 @@ impl Builder<'_> {
         chars: &chars[i..i + len],
         weak: &weak[i..i + len],
         words: &words[i..i + len],
+        offsets: &offsets[i..i + len],
       };
       match script {
         Some(Script::Katakana) => self.katakana(&sub),
@@ -405,12 +422,21 @@ impl Builder<'_> {
       }
       i += len;
     }
+    // The label of what follows is the run's last content token in the text (group words were
+    // read before the bigrams around them).
+    let last = self.toks[first..]
+      .iter()
+      .filter(|t| t.weight >= 0.5)
+      .max_by_key(|t| t.at);
+    if let Some(t) = last {
+      self.label = Some((t.key, t.shown.clone()));
+    }
   }
 
   /// The synonym-group words of a run, longest first at each position: each gives its group's
   /// token. Returns, per character, the number of the group word it is in (0: none); a group
   /// word is content, never weak.
-  fn cjk_groups(&mut self, run: &str, weak: &mut [bool]) -> Vec<usize> {
+  fn cjk_groups(&mut self, run: &str, offsets: &[u32], weak: &mut [bool]) -> Vec<usize> {
     let mut words = vec![0; weak.len()];
     let mut next = 0;
     let mut found = 0;
@@ -426,6 +452,7 @@ impl Builder<'_> {
           weak[j] = false;
         }
         let shown: String = run[at..].chars().take(len).collect();
+        self.at = offsets.get(i).copied().unwrap_or(self.at);
         self.tok_group(group, &shown);
         next = i + len;
       }
@@ -452,6 +479,7 @@ impl Builder<'_> {
       return;
     }
     let word: String = sub.chars.iter().map(|c| c.0).collect();
+    self.at = sub.offsets.first().copied().unwrap_or(self.at);
     let weight = match (sub.weak.iter().all(|w| *w), sub.chars.len()) {
       (true, _) => 0.3,
       (false, 0 | 1) => 0.1,
@@ -459,9 +487,6 @@ impl Builder<'_> {
       _ => 1.0,
     };
     self.tok(&word, weight, &word);
-    if weight >= 0.5 {
-      self.label = Some((hash(&word), word));
-    }
   }
 
   /// A Han or Hangul run: content unigrams (0.25) and the bigrams not inside one group word:
@@ -470,7 +495,14 @@ impl Builder<'_> {
   /// a segmenter, about half the bigrams of a sentence straddle two words.
   fn grams(&mut self, sub: &Sub<'_>) {
     let mut buf = [0u8; 8];
-    for ((c, weak), word) in sub.chars.iter().zip(sub.weak).zip(sub.words) {
+    for (((c, weak), word), at) in sub
+      .chars
+      .iter()
+      .zip(sub.weak)
+      .zip(sub.words)
+      .zip(sub.offsets)
+    {
+      self.at = *at;
       if !weak && *word == 0 && c.1 == Some(Script::Han) {
         let s = c.0.encode_utf8(&mut buf);
         self.tok(s, 0.25, s);
@@ -482,6 +514,7 @@ impl Builder<'_> {
       }
       let gram: String = [sub.chars[i].0, sub.chars[i + 1].0].iter().collect();
       let key = hash(&gram);
+      self.at = sub.offsets[i];
       let edge = (sub.words[i] > 0) != (sub.words[i + 1] > 0);
       let weight = match (sub.weak[i], sub.weak[i + 1]) {
         (false, false) if edge => 0.35,
@@ -489,9 +522,6 @@ impl Builder<'_> {
         (true, true) => 0.05,
         _ => 0.25,
       };
-      if weight >= 0.5 {
-        self.label = Some((key, gram.clone()));
-      }
       self.tok_owned(key, weight, gram);
     }
   }
@@ -520,6 +550,8 @@ struct Sub<'a> {
   chars: &'a [(char, Option<Script>)],
   weak: &'a [bool],
   words: &'a [usize],
+  /// Where each character starts.
+  offsets: &'a [u32],
 }
 
 /// Which characters of a CJK run are grammar or frame rather than content: hiragana, Chinese
@@ -544,7 +576,7 @@ fn classify(lower: &str, raw: &str) -> Option<ValueKind> {
   let b = lower.as_bytes();
   let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
   let letters = b.iter().filter(|c| c.is_ascii_alphabetic()).count();
-  if lower.contains("://") {
+  if lower.contains("://") || is_host(lower.split('/').next().unwrap_or_default()) {
     return Some(ValueKind::Url);
   }
   if is_date(b) {
@@ -571,6 +603,24 @@ fn classify(lower: &str, raw: &str) -> Option<ValueKind> {
   let dotted = lower.split('.').filter(|p| p.len() >= 2).count() >= 2;
   let marked = lower.contains(['_', '@', '#', '=', ':', '+', '%']);
   (digits > 0 || camel || dotted || marked).then_some(ValueKind::Ident)
+}
+
+/// Top-level domains common enough that `name.tld` is read as a host, not a file.
+const TLDS: &[&str] = &[
+  "com", "net", "org", "io", "dev", "app", "ai", "co", "cn", "jp", "uk", "de", "fr", "eu", "sh",
+  "cloud", "tech", "site", "xyz", "me", "us", "in", "info", "biz",
+];
+
+/// `docs.acme.io`, `api.example.cn`: a dotted name ending in a common top-level domain.
+fn is_host(s: &str) -> bool {
+  let mut labels = s.split('.');
+  let tld = labels.next_back().unwrap_or_default();
+  let rest: Vec<&str> = labels.collect();
+  !rest.is_empty()
+    && TLDS.contains(&tld)
+    && rest
+      .iter()
+      .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
 }
 
 /// `2024-05-01`, `2024/5/1`, `2024-05`.
@@ -651,6 +701,14 @@ mod tests {
       (Path, "~/.nvmrc"),
       (Code, "make ship"),
       (Version, "v1.2.3"),
+    ];
+    let want: Vec<(ValueKind, String)> = want.iter().map(|(k, s)| (*k, s.to_string())).collect();
+    assert_eq!(got, want);
+    let got = kinds("docs at docs.acme.io, then acme.github.io/docs, not config.toml");
+    let want = [
+      (Url, "docs.acme.io"),
+      (Url, "acme.github.io/docs"),
+      (Ident, "config.toml"),
     ];
     let want: Vec<(ValueKind, String)> = want.iter().map(|(k, s)| (*k, s.to_string())).collect();
     assert_eq!(got, want);

@@ -2,7 +2,7 @@
 //! the new one.
 #![forbid(unsafe_code)]
 
-use super::overlap::Overlap;
+use super::overlap::{Overlap, Top};
 use super::profile::{Parts, Value};
 
 /// The most values of each side looked at for a changed pair: enough for any entry, and it
@@ -41,10 +41,9 @@ fn changed_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a V
 /// Why a pair is an update.
 pub(super) struct Update {
   pub(super) reason: String,
-  /// A value with the same label changed, or the new text says what it changed from: named
-  /// from [`UPDATE_MIN`]. Else (values of compatible kinds with different labels, or a swapped
-  /// word in a text that says it changed) only the relation is an update, named from
-  /// [`NAME_MIN`] like any other pair.
+  /// A value with the same label changed, or the new text says it changed: named from
+  /// [`super::UPDATE_MIN`]. Else (values of compatible kinds with different labels) only the
+  /// relation is an update, named from [`super::NAME_MIN`] like any other pair.
   pub(super) strong: bool,
 }
 
@@ -52,15 +51,19 @@ pub(super) struct Update {
 /// kinds), or the new text says something changed ("now", "moved to", `改为`, `に変更`) and
 /// names a new value beside the old one, or swaps a content word.
 pub(super) fn update_reason(new: &Parts, old: &Parts, o: &Overlap<'_>) -> Option<Update> {
-  if let Some((gone, came, strong)) = changed_value(new, old) {
-    let reason = value_reason(o, gone, came);
+  if let Some((gone, came, same_label)) = changed_value(new, old) {
+    let explained = explains(o, new, old);
+    let reason = value_reason(o, gone, came, explained);
+    // In "X is A" / "X is B" the value is all that differs; in "X is written in A" / "X is
+    // deployed on B" it is not, and the word before the value may only be their subject.
+    let strong = new.transition || explained || (same_label && !o.subject_only());
     return Some(Update { reason, strong });
   }
   if !new.transition {
     return None;
   }
   if let Some((kept, came)) = moved_value(new, old) {
-    let reason = value_reason(o, kept, came);
+    let reason = value_reason(o, kept, came, false);
     return Some(Update {
       reason,
       strong: true,
@@ -70,7 +73,7 @@ pub(super) fn update_reason(new: &Parts, old: &Parts, o: &Overlap<'_>) -> Option
   let reason = subject(o, &format!("{} → {}", gone.shown, came.shown));
   Some(Update {
     reason,
-    strong: false,
+    strong: true,
   })
 }
 
@@ -90,7 +93,28 @@ fn moved_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a Val
 
 /// "same words but Node 18 → 20 (a version)" when nothing else differs, else "same subject
 /// (api, node) but …".
-fn value_reason(o: &Overlap<'_>, gone: &Value, came: &Value) -> String {
+/// Whether changed values are all that differs: every content word only one text has is part
+/// of a value of that text the other lacks ("Grafana Loki" → "Datadog"; not "written in Rust"
+/// → "deployed on Fly.io", where the verbs differ too).
+fn explains(o: &Overlap<'_>, new: &Parts, old: &Parts) -> bool {
+  let within = |top: &Top<'_>, a: &Parts, b: &Parts| {
+    let values: Vec<String> = a
+      .values
+      .iter()
+      .take(MAX_VALUES)
+      .filter(|v| !holds(b, v.key))
+      .map(|v| v.shown.to_ascii_lowercase())
+      .collect();
+    let mut words = top.0.iter().flatten();
+    words.all(|t| {
+      let word = t.shown.to_ascii_lowercase();
+      values.iter().any(|v| v.contains(&word))
+    })
+  };
+  within(&o.top_new, new, old) && within(&o.top_old, old, new)
+}
+
+fn value_reason(o: &Overlap<'_>, gone: &Value, came: &Value, explained: bool) -> String {
   // A number is read with the word before it (`Node 18`); a path or a name is read alone.
   let label = match (&gone.label, &came.label) {
     (Some(g), Some(c)) if g.0 == c.0 && gone.kind.group() == 0 => format!("{} ", c.1),
@@ -102,15 +126,7 @@ fn value_reason(o: &Overlap<'_>, gone: &Value, came: &Value) -> String {
     gone.kind.describe()
   };
   let change = format!("{label}{} → {} ({kind})", gone.shown, came.shown);
-  let within = |top: &super::overlap::Top<'_>, value: &Value| {
-    let value = value.shown.to_ascii_lowercase();
-    top
-      .0
-      .iter()
-      .flatten()
-      .all(|t| value.contains(&t.shown.to_ascii_lowercase()))
-  };
-  if within(&o.top_old, gone) && within(&o.top_new, came) {
+  if explained {
     format!("same words but {change}")
   } else {
     subject(o, &change)
