@@ -414,6 +414,7 @@ const MAX_TERMS: usize = 8;
 
 #[test]
 fn search_terms_find_the_stored_text_of_duplicates_and_updates() {
+  let mut failed = Vec::new();
   for (name, pairs, goals) in [("tuned", tuned(), true), ("hold-out", holdout(), true)] {
     let mut lines = String::new();
     for (kind, goal) in [("dup", 0.95), ("update", 0.90)] {
@@ -440,15 +441,15 @@ fn search_terms_find_the_stored_text_of_duplicates_and_updates() {
           kind, p.at, p.new, p.old
         );
       }
-      if goals {
-        assert!(
-          rate >= goal,
+      if goals && rate < goal {
+        failed.push(format!(
           "{name} {kind}: {rate:.3} found by terms, below {goal}"
-        );
+        ));
       }
     }
     println!("search terms ({MAX_TERMS}) find the stored text, {name} pairs:\n{lines}");
   }
+  assert!(failed.is_empty(), "{failed:#?}");
 }
 
 #[test]
