@@ -59,7 +59,7 @@ const ZH_STOP: &str = "的了是在和与及或把被都也就很还而其之这
 /// Chinese and Japanese frame words, matched longest-first at each position of a run.
 const CJK_FRAME: &str = "用户 使用者 喜欢 偏好 习惯 倾向 倾向于 使用 采用 总是 \
   一直 通常 一般 需要 项目 我们 希望 应该 必须 请 记住 注意 默认 目前 现在 每次 \
-  用 要 会 有 让 给 做 ユーザー ユーザ 利用者 好む 好み 好き 使う 使い 使用 利用 \
+  用 要 有 让 给 做 ユーザー ユーザ 利用者 好む 好み 好き 使う 使い 使用 利用 \
   常に いつも 普段 基本 プロジェクト 必要 現在 今 毎回 覚え デフォルト";
 
 /// Chinese and Japanese negations, found as substrings of a run.
@@ -70,7 +70,7 @@ const CJK_TRANSITIONS: &str = "改为 改成 换成 改用 迁移到 迁到 升�
   变为 不再 改到 移到 更新为 换到 变更为 调整为 に変更 変更した 変更済 変更になった \
   移行 に変え 変わった 移っ に移動 移動した に上げ に更新 更新済 今は 切り替え \
   になった 乗り換え 提高到 降到 降低到 增加到 减少到 调到 交代 交替 増やした 減らした \
-  引き上げ 引き下げ";
+  引き上げ 引き下げ 交给 移交 改由";
 
 /// The words of a list.
 fn words(list: &'static str) -> impl Iterator<Item = &'static str> {

@@ -2,7 +2,8 @@
 //! update from a duplicate), computed once per text, in one pass over the NFKC-folded text.
 //!
 //! - **ASCII words** are folded to lowercase and lightly stemmed; a word of a synonym group is
-//!   the group's token; their weights come from [`lexicon`] and [`synonyms`].
+//!   the group's token; their weights come from [`lexicon`] and [`synonyms`] (in a text with
+//!   CJK, an ASCII word is a name or code and weighs at least 0.8, whatever it is in English).
 //! - **Compounds** (`node20`, `src/main.rs`, `python3.12`, `localhost:8080`) count by their
 //!   parts (letters, and digits with their dots) and are also kept whole as a value.
 //! - **Code and quoted spans** are a token (weight 1.0) and a value; their words count too.
@@ -340,7 +341,11 @@ impl Builder<'_> {
       self.tok_group(group, shown);
       return;
     }
-    let weight = lexicon::word_weight(word);
+    // In CJK text an ASCII word is a name or code (`any`, `main`), not English grammar.
+    let weight = match self.cjk_text {
+      true => lexicon::word_weight(word).max(0.8),
+      false => lexicon::word_weight(word),
+    };
     let key = stem(word);
     self.tok(key, weight, shown);
     if weight >= 0.5 && named {
