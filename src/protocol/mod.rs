@@ -1,5 +1,6 @@
 //! The protocol's rules, with no storage: the data model and its validation, workspace and agent
-//! keys, text measures, the credential screen and the snapshot's rendering.
+//! keys, text measures, the credential screen, similarity hints between entries and the snapshot's
+//! rendering.
 pub mod calls;
 pub mod change;
 pub mod config;

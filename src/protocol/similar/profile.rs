@@ -1,0 +1,757 @@
+//! A text's profile: its weighted tokens (for the overlap score) and its values (for telling an
+//! update from a duplicate), computed once per text, in one pass over the NFKC-folded text.
+//!
+//! - **ASCII words** are folded to lowercase and lightly stemmed; a word of a synonym group is
+//!   the group's token; their weights come from [`lexicon`] and [`synonyms`] (in a text with
+//!   CJK, an ASCII word is a name or code and weighs at least 0.8, whatever it is in English).
+//! - **Compounds** (`node20`, `src/main.rs`, `python3.12`, `localhost:8080`) count by their
+//!   parts (letters, and digits with their dots) and are also kept whole as a value.
+//! - **Code and quoted spans** are a token (weight 1.0) and a value; their words count too.
+//! - **CJK runs**: synonym-group words first (longest match), then Han and Hangul give
+//!   character bigrams (0.7 when both characters are content, 0.35 at the edge of a group word,
+//!   0.25 with one grammar or frame character, 0.05 with two) and content unigrams (0.25); a
+//!   katakana run is one word (a loanword: `テスト`, `デプロイ`); hiragana is grammar and gives
+//!   no token.
+//! - **Values**: numbers (also `two`, `三周`), versions, ports, dates, paths, URLs, identifiers,
+//!   code and quoted spans, and names (a capitalised word inside a sentence, an acronym, any
+//!   ASCII word in a text with CJK), each with the content word before it as its label (`Node`
+//!   for `Node 20`).
+//! - **Flags**: whether the text says "not" (`not`, `never`, `don't`, `不`, `禁止`, `ない`) and
+//!   whether it says that something changed (`now`, `moved`, `changed to`, `改为`, `に変更`).
+#![forbid(unsafe_code)]
+
+use unicode_normalization::UnicodeNormalization;
+
+use super::lexicon::{self, stem};
+use super::scan::{self, Kind, Script};
+use super::synonyms;
+
+/// FNV-1a, 64 bits: tokens are compared by hash, and a collision between two short strings of
+/// one text pair is vanishingly rare (it would only blur one token's weight).
+pub(super) fn hash(s: &str) -> u64 {
+  s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+    (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+  })
+}
+
+/// A weighted token.
+#[derive(Debug, Clone)]
+pub(super) struct Tok {
+  pub(super) key: u64,
+  pub(super) weight: f32,
+  /// The sibling class of its synonym group (0: none).
+  pub(super) sibling: u8,
+  /// Where it first occurs (a byte offset of the folded text): what a text says first is its
+  /// subject.
+  pub(super) at: u32,
+  /// As written (for reasons).
+  pub(super) shown: String,
+}
+
+/// What kind of value a value is, for the reason an update gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ValueKind {
+  Number,
+  Version,
+  Port,
+  Date,
+  Path,
+  Url,
+  Ident,
+  Code,
+  Quoted,
+  Name,
+}
+
+impl ValueKind {
+  /// The kind in words, for a reason.
+  pub(super) fn describe(self) -> &'static str {
+    match self {
+      ValueKind::Number => "a number",
+      ValueKind::Version => "a version",
+      ValueKind::Port => "a port",
+      ValueKind::Date => "a date",
+      ValueKind::Path => "a path",
+      ValueKind::Url => "an address",
+      ValueKind::Ident => "an identifier",
+      ValueKind::Code => "code",
+      ValueKind::Quoted => "a quoted name",
+      ValueKind::Name => "a name",
+    }
+  }
+
+  /// Kinds that one value may be changed into: a number into a version, a path into a URL, a
+  /// name into an identifier; a date into another date only.
+  pub(super) fn group(self) -> u8 {
+    match self {
+      ValueKind::Number | ValueKind::Version | ValueKind::Port => 0,
+      ValueKind::Date => 1,
+      ValueKind::Path | ValueKind::Url => 2,
+      ValueKind::Ident | ValueKind::Code | ValueKind::Quoted | ValueKind::Name => 3,
+    }
+  }
+}
+
+/// A value of a text: what an update changes.
+#[derive(Debug, Clone)]
+pub(super) struct Value {
+  pub(super) key: u64,
+  pub(super) kind: ValueKind,
+  pub(super) shown: String,
+  /// The word before it: its key and how it is written.
+  pub(super) label: Option<(u64, String)>,
+}
+
+/// Everything [`super::compare`] reads of one text.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Parts {
+  /// Sorted by key, one per key (the highest weight).
+  pub(super) toks: Vec<Tok>,
+  pub(super) total: f32,
+  pub(super) values: Vec<Value>,
+  /// The keys of `values`, sorted.
+  pub(super) value_keys: Vec<u64>,
+  /// Whether the text says "not" (in any of the three languages).
+  pub(super) negated: bool,
+  /// Whether the text says something changed ("now", "moved to", `改为`, `に変更`).
+  pub(super) transition: bool,
+}
+
+/// Labels after which a bare number is a version (`Node 20`, `Python 3`), or a port.
+const VERSIONED: &[&str] = &[
+  "node",
+  "nodejs",
+  "python",
+  "java",
+  "jdk",
+  "go",
+  "golang",
+  "ruby",
+  "rust",
+  "php",
+  "postgres",
+  "postgresql",
+  "mysql",
+  "redis",
+  "version",
+  "ver",
+  "react",
+  "vue",
+  "angular",
+  "next",
+  "nextjs",
+  "typescript",
+  "ts",
+  "ios",
+  "android",
+  "ubuntu",
+  "debian",
+  "kotlin",
+  "swift",
+  "gradle",
+  "es",
+  "pnpm",
+  "npm",
+  "yarn",
+  "bun",
+  "deno",
+  "django",
+  "rails",
+  "spring",
+  "版本",
+  "バージョン",
+];
+const PORT_LABELS: &[&str] = &["port", "ports", "端口", "ポート", "ポート番号"];
+
+/// The parts of `text`.
+pub(super) fn build(text: &str) -> Parts {
+  let norm: String = text.nfkc().collect();
+  let norm = fold_phrases(&norm);
+  let mut b = Builder {
+    text: &norm,
+    cjk_text: norm.chars().any(|c| scan::script(c).is_some()),
+    ..Builder::default()
+  };
+  for piece in scan::pieces(&norm) {
+    let s = &norm[piece.span.clone()];
+    b.at = offset(piece.span.start);
+    match piece.kind {
+      Kind::Ascii => b.ascii(s, piece.span.start, piece.span.end),
+      Kind::Cjk => b.cjk(s, piece.span.start),
+      Kind::Code => b.span(ValueKind::Code, s.trim()),
+      Kind::Quoted => b.span(ValueKind::Quoted, s.trim()),
+    }
+  }
+  b.finish()
+}
+
+/// A byte offset as a token's position (a text longer than 4 GiB has its tail at the end).
+fn offset(at: usize) -> u32 {
+  u32::try_from(at).unwrap_or(u32::MAX)
+}
+
+/// `text` with the two-word phrases of [`synonyms::PHRASES`] written as their one word
+/// (`pull request` → `pr`), matched ignoring ASCII case at word boundaries.
+fn fold_phrases(text: &str) -> String {
+  let b = text.as_bytes();
+  let mut out = String::with_capacity(text.len());
+  let mut copied = 0;
+  let mut i = 0;
+  while i < b.len() {
+    let starts_word = b[i].is_ascii_alphabetic() && (i == 0 || !b[i - 1].is_ascii_alphanumeric());
+    let found = starts_word
+      .then(|| {
+        synonyms::PHRASES.iter().find(|(phrase, _)| {
+          let end = i + phrase.len();
+          let ends_word = b.get(end).is_none_or(|c| !c.is_ascii_alphanumeric());
+          ends_word
+            && text
+              .get(i..end)
+              .is_some_and(|s| s.eq_ignore_ascii_case(phrase))
+        })
+      })
+      .flatten();
+    match found {
+      Some((phrase, word)) => {
+        out.push_str(&text[copied..i]);
+        out.push_str(word);
+        i += phrase.len();
+        copied = i;
+      }
+      None => i += 1,
+    }
+  }
+  out.push_str(&text[copied..]);
+  out
+}
+
+#[derive(Default)]
+struct Builder<'a> {
+  text: &'a str,
+  /// The text has CJK: an ASCII word in it is a name (a tool, a person, a product).
+  cjk_text: bool,
+  toks: Vec<Tok>,
+  values: Vec<Value>,
+  label: Option<(u64, String)>,
+  negated: bool,
+  transition: bool,
+  /// Where the token being read starts.
+  at: u32,
+}
+
+impl Builder<'_> {
+  fn tok(&mut self, key: &str, weight: f32, shown: &str) {
+    self.tok_owned(hash(key), weight, shown.to_string());
+  }
+
+  fn tok_owned(&mut self, key: u64, weight: f32, shown: String) {
+    let at = self.at;
+    self.toks.push(Tok {
+      key,
+      weight,
+      sibling: 0,
+      at,
+      shown,
+    });
+  }
+
+  /// A word of a synonym group: the group's token.
+  fn tok_group(&mut self, group: &synonyms::Group, shown: &str) {
+    self.toks.push(Tok {
+      key: hash(group.key),
+      weight: group.weight,
+      sibling: group.sibling,
+      at: self.at,
+      shown: shown.to_string(),
+    });
+    if group.weight >= 0.8 {
+      self.label = Some((hash(group.key), shown.to_string()));
+    }
+  }
+
+  fn value(&mut self, kind: ValueKind, shown: &str, key: Option<u64>) {
+    if shown.is_empty() {
+      return;
+    }
+    let key = key.unwrap_or_else(|| hash(&shown.to_ascii_lowercase()));
+    let label = self.label.clone();
+    self.values.push(Value {
+      key,
+      kind,
+      shown: shown.to_string(),
+      label,
+    });
+  }
+
+  /// A code or quoted span: a value, and a token of its own, since the same command or name
+  /// written again is strong evidence of the same fact (its words count as well).
+  fn span(&mut self, kind: ValueKind, inner: &str) {
+    let key = format!("`{}", inner.to_ascii_lowercase());
+    self.tok(&key, 1.0, inner);
+    self.value(kind, inner, None);
+  }
+
+  /// An ASCII run at `start..end` of the text.
+  fn ascii(&mut self, raw: &str, start: usize, end: usize) {
+    let lower = raw.to_ascii_lowercase();
+    match classify(&lower, raw) {
+      Some(kind) => self.compound(raw, &lower, kind),
+      None => self.words(raw, &lower, start, end),
+    }
+  }
+
+  /// A run of letters (and hyphens): one word, or the words of `built-in`.
+  fn words(&mut self, raw: &str, lower: &str, start: usize, end: usize) {
+    let sentence_start = self.text[..start]
+      .trim_end()
+      .chars()
+      .next_back()
+      .is_none_or(|c| {
+        matches!(
+          c,
+          '.' | '!' | '?' | ':' | ';' | '\n' | '-' | '*' | '(' | '>'
+        )
+      });
+    let contraction =
+      lower.ends_with('n') && ["'t", "’t"].iter().any(|t| self.text[end..].starts_with(t));
+    for (word, shown) in lower.split('-').zip(raw.split('-')) {
+      if !word.is_empty() {
+        self.transition |= lexicon::is_transition(word, &self.text[end..]);
+        self.word(word, shown, sentence_start);
+      }
+    }
+    self.negated |= contraction;
+  }
+
+  /// One word (lowercase) as written.
+  fn word(&mut self, word: &str, shown: &str, sentence_start: bool) {
+    self.negated |= lexicon::is_negation(word);
+    if let Some(number) = lexicon::number_word(word) {
+      self.tok(number, lexicon::number_weight(number), shown);
+      self.value(ValueKind::Number, shown, Some(hash(number)));
+      return;
+    }
+    let acronym = shown.len() >= 2 && shown.bytes().all(|b| b.is_ascii_uppercase());
+    let capital = shown.starts_with(|c: char| c.is_ascii_uppercase()) && !sentence_start;
+    let named = acronym || capital || self.cjk_text;
+    if let Some(group) = synonyms::of_word(word) {
+      if named {
+        self.value(ValueKind::Name, shown, Some(hash(group.key)));
+      }
+      self.tok_group(group, shown);
+      return;
+    }
+    // In CJK text an ASCII word is a name or code (`any`, `main`), not English grammar.
+    let weight = match self.cjk_text {
+      true => lexicon::word_weight(word).max(0.8),
+      false => lexicon::word_weight(word),
+    };
+    let key = stem(word);
+    self.tok(key, weight, shown);
+    if weight >= 0.5 && named {
+      self.value(ValueKind::Name, shown, Some(hash(key)));
+    }
+    if weight >= 0.5 {
+      self.label = Some((hash(key), shown.to_string()));
+    }
+  }
+
+  /// A number, version, path, identifier…: weighted by its parts, kept whole as a value.
+  fn compound(&mut self, raw: &str, lower: &str, kind: ValueKind) {
+    let single = matches!(
+      kind,
+      ValueKind::Number | ValueKind::Version | ValueKind::Date
+    );
+    let label_word = self.label.as_ref().map(|(_, w)| w.to_ascii_lowercase());
+    let kind = match (kind, label_word.as_deref()) {
+      (ValueKind::Number, Some(l)) if PORT_LABELS.contains(&l) => ValueKind::Port,
+      (ValueKind::Number, Some(l)) if VERSIONED.contains(&l) => ValueKind::Version,
+      _ => kind,
+    };
+    if single {
+      self.tok(lower, lexicon::number_weight(lower), raw);
+      self.value(kind, raw, None);
+      return;
+    }
+    // Short letter-digit names (`s3`, `e2e`, `k8s`, `vue3`) are one word, not a letter and a
+    // digit.
+    if lower.len() <= 4 && lower.bytes().all(|b| b.is_ascii_alphanumeric()) {
+      match synonyms::of_word(lower) {
+        Some(group) => self.tok_group(group, raw),
+        None => self.tok(lower, lexicon::word_weight(lower).max(0.8), raw),
+      }
+      self.value(kind, raw, None);
+      self.label = Some((hash(lower), raw.to_string()));
+      return;
+    }
+    self.value(kind, raw, None);
+    for (part, shown) in parts(lower).into_iter().zip(parts(raw)) {
+      if part.starts_with(|c: char| c.is_ascii_digit()) {
+        self.tok(part, lexicon::number_weight(part), shown);
+      } else if let Some(group) = synonyms::of_word(part) {
+        self.tok_group(group, shown);
+      } else {
+        let weight = lexicon::word_weight(part);
+        self.tok(stem(part), weight, shown);
+        if weight >= 0.5 {
+          self.label = Some((hash(stem(part)), shown.to_string()));
+        }
+      }
+    }
+  }
+
+  /// A run of CJK characters.
+  fn cjk(&mut self, run: &str, start: usize) {
+    self.negated |= lexicon::has_cjk_negation(run);
+    self.transition |= lexicon::has_cjk_transition(run);
+    let chars: Vec<(char, Option<Script>)> = run.chars().map(|c| (c, scan::script(c))).collect();
+    let offsets: Vec<u32> = run.char_indices().map(|(i, _)| offset(start + i)).collect();
+    let mut weak = weak_mask(run, &chars);
+    let first = self.toks.len();
+    let words = self.cjk_groups(run, &offsets, &mut weak);
+    self.numerals(&chars);
+    let mut i = 0;
+    while i < chars.len() {
+      let script = chars[i].1;
+      let len = chars[i..].iter().take_while(|c| c.1 == script).count();
+      let sub = Sub {
+        chars: &chars[i..i + len],
+        weak: &weak[i..i + len],
+        words: &words[i..i + len],
+        offsets: &offsets[i..i + len],
+      };
+      match script {
+        Some(Script::Katakana) => self.katakana(&sub),
+        Some(Script::Han | Script::Hangul) => self.grams(&sub),
+        _ => {}
+      }
+      i += len;
+    }
+    // The label of what follows is the run's last content token in the text (group words were
+    // read before the bigrams around them).
+    let last = self.toks[first..]
+      .iter()
+      .filter(|t| t.weight >= 0.5)
+      .max_by_key(|t| t.at);
+    if let Some(t) = last {
+      self.label = Some((t.key, t.shown.clone()));
+    }
+  }
+
+  /// The synonym-group words of a run, longest first at each position: each gives its group's
+  /// token. Returns, per character, the number of the group word it is in (0: none); a group
+  /// word is content, never weak.
+  fn cjk_groups(&mut self, run: &str, offsets: &[u32], weak: &mut [bool]) -> Vec<usize> {
+    let mut words = vec![0; weak.len()];
+    let mut next = 0;
+    let mut found = 0;
+    for (i, (at, _)) in run.char_indices().enumerate() {
+      if i < next {
+        continue;
+      }
+      if let Some((group, len)) = synonyms::cjk_at(&run[at..]) {
+        found += 1;
+        let end = (i + len).min(words.len());
+        for j in i..end {
+          words[j] = found;
+          weak[j] = false;
+        }
+        let shown: String = run[at..].chars().take(len).collect();
+        self.at = offsets.get(i).copied().unwrap_or(self.at);
+        self.tok_group(group, &shown);
+        next = i + len;
+      }
+    }
+    words
+  }
+
+  /// Numerals with a counter (`三周`, `两个人`): numbers, as values.
+  fn numerals(&mut self, chars: &[(char, Option<Script>)]) {
+    for pair in chars.windows(2) {
+      if let (Some(number), true) = (
+        lexicon::cjk_numeral(pair[0].0),
+        lexicon::is_counter(pair[1].0),
+      ) {
+        let shown: String = [pair[0].0, pair[1].0].iter().collect();
+        self.value(ValueKind::Number, &shown, Some(hash(number)));
+      }
+    }
+  }
+
+  /// A katakana run: one word, unless synonym-group words make all of it.
+  fn katakana(&mut self, sub: &Sub<'_>) {
+    if sub.words.iter().all(|w| *w > 0) {
+      return;
+    }
+    let word: String = sub.chars.iter().map(|c| c.0).collect();
+    self.at = sub.offsets.first().copied().unwrap_or(self.at);
+    let weight = match (sub.weak.iter().all(|w| *w), sub.chars.len()) {
+      (true, _) => 0.3,
+      (false, 0 | 1) => 0.1,
+      (false, 2) => 0.6,
+      _ => 1.0,
+    };
+    self.tok(&word, weight, &word);
+  }
+
+  /// A Han or Hangul run: content unigrams (0.25) and the bigrams not inside one group word:
+  /// 0.7 when both characters are content, half that at the edge of a group word (whose own
+  /// token already counts), less with grammar. A bigram weighs less than an English word: without
+  /// a segmenter, about half the bigrams of a sentence straddle two words.
+  fn grams(&mut self, sub: &Sub<'_>) {
+    let mut buf = [0u8; 8];
+    for (((c, weak), word), at) in sub
+      .chars
+      .iter()
+      .zip(sub.weak)
+      .zip(sub.words)
+      .zip(sub.offsets)
+    {
+      self.at = *at;
+      if !weak && *word == 0 && c.1 == Some(Script::Han) {
+        let s = c.0.encode_utf8(&mut buf);
+        self.tok(s, 0.25, s);
+      }
+    }
+    for i in 0..sub.chars.len().saturating_sub(1) {
+      if sub.words[i] > 0 && sub.words[i] == sub.words[i + 1] {
+        continue;
+      }
+      let gram: String = [sub.chars[i].0, sub.chars[i + 1].0].iter().collect();
+      let key = hash(&gram);
+      self.at = sub.offsets[i];
+      let edge = (sub.words[i] > 0) != (sub.words[i + 1] > 0);
+      let weight = match (sub.weak[i], sub.weak[i + 1]) {
+        (false, false) if edge => 0.35,
+        (false, false) => 0.7,
+        (true, true) => 0.05,
+        _ => 0.25,
+      };
+      self.tok_owned(key, weight, gram);
+    }
+  }
+
+  fn finish(mut self) -> Parts {
+    self
+      .toks
+      .sort_by(|a, b| a.key.cmp(&b.key).then(b.weight.total_cmp(&a.weight)));
+    self.toks.dedup_by_key(|t| t.key);
+    let total = self.toks.iter().map(|t| t.weight).sum();
+    let mut value_keys: Vec<u64> = self.values.iter().map(|v| v.key).collect();
+    value_keys.sort_unstable();
+    Parts {
+      toks: self.toks,
+      total,
+      values: self.values,
+      value_keys,
+      negated: self.negated,
+      transition: self.transition,
+    }
+  }
+}
+
+/// A run of one script inside a CJK run, with its characters' marks.
+struct Sub<'a> {
+  chars: &'a [(char, Option<Script>)],
+  weak: &'a [bool],
+  words: &'a [usize],
+  /// Where each character starts.
+  offsets: &'a [u32],
+}
+
+/// Which characters of a CJK run are grammar or frame rather than content: hiragana, Chinese
+/// particles, and the characters of a frame word (`用户`, `喜欢`, `ユーザー`, `使う`).
+fn weak_mask(run: &str, chars: &[(char, Option<Script>)]) -> Vec<bool> {
+  let mut weak: Vec<bool> = chars
+    .iter()
+    .map(|(c, s)| *s == Some(Script::Hiragana) || lexicon::is_zh_stop(*c))
+    .collect();
+  let mut cover = 0;
+  for (i, (at, _)) in run.char_indices().enumerate() {
+    cover = cover.max(i + lexicon::cjk_frame_at(&run[at..]));
+    if i < cover {
+      weak[i] = true;
+    }
+  }
+  weak
+}
+
+/// The kind of value an ASCII run is, or `None` for a plain word (letters, maybe hyphenated).
+fn classify(lower: &str, raw: &str) -> Option<ValueKind> {
+  let b = lower.as_bytes();
+  let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+  let letters = b.iter().filter(|c| c.is_ascii_alphabetic()).count();
+  if lower.contains("://") || is_host(lower.split('/').next().unwrap_or_default()) {
+    return Some(ValueKind::Url);
+  }
+  if is_date(b) {
+    return Some(ValueKind::Date);
+  }
+  if lower.contains(['/', '\\']) || lower.starts_with('~') || dotfile(b) {
+    return Some(ValueKind::Path);
+  }
+  if is_version(b) {
+    return Some(ValueKind::Version);
+  }
+  if digits == b.len() {
+    return Some(ValueKind::Number);
+  }
+  if digits > 0 && b[0].is_ascii_digit() && letters <= 3 && b.iter().all(u8::is_ascii_alphanumeric)
+  {
+    // A quantity with its unit: 30s, 512mb, 4gb, 2x.
+    return Some(ValueKind::Number);
+  }
+  let camel = raw
+    .as_bytes()
+    .windows(2)
+    .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+  let dotted = lower.split('.').filter(|p| p.len() >= 2).count() >= 2;
+  let marked = lower.contains(['_', '@', '#', '=', ':', '+', '%']);
+  (digits > 0 || camel || dotted || marked).then_some(ValueKind::Ident)
+}
+
+/// Top-level domains common enough that `name.tld` is read as a host, not a file.
+const TLDS: &[&str] = &[
+  "com", "net", "org", "io", "dev", "app", "ai", "co", "cn", "jp", "uk", "de", "fr", "eu", "sh",
+  "cloud", "tech", "site", "xyz", "me", "us", "in", "info", "biz",
+];
+
+/// `docs.acme.io`, `api.example.cn`: a dotted name ending in a common top-level domain.
+fn is_host(s: &str) -> bool {
+  let mut labels = s.split('.');
+  let tld = labels.next_back().unwrap_or_default();
+  let rest: Vec<&str> = labels.collect();
+  !rest.is_empty()
+    && TLDS.contains(&tld)
+    && rest
+      .iter()
+      .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+}
+
+/// `2024-05-01`, `2024/5/1`, `2024-05`.
+fn is_date(b: &[u8]) -> bool {
+  let groups: Vec<&[u8]> = b.split(|c| matches!(c, b'-' | b'/' | b'.')).collect();
+  let numeric = groups
+    .iter()
+    .all(|g| !g.is_empty() && g.iter().all(u8::is_ascii_digit));
+  numeric
+    && (2..=3).contains(&groups.len())
+    && groups[0].len() == 4
+    && groups[1..].iter().all(|g| g.len() <= 2)
+}
+
+/// `1.2.3`, `v20`, `v3.11`, `3.11`.
+fn is_version(b: &[u8]) -> bool {
+  let body = b.strip_prefix(b"v").unwrap_or(b);
+  let numeric = !body.is_empty()
+    && body[0].is_ascii_digit()
+    && body.iter().all(|c| c.is_ascii_digit() || *c == b'.')
+    && !body.ends_with(b".");
+  numeric && (body.contains(&b'.') || body.len() < b.len())
+}
+
+/// `.env`, `.nvmrc`: a file named by a leading dot.
+fn dotfile(b: &[u8]) -> bool {
+  b.len() > 2 && b[0] == b'.' && b[1].is_ascii_alphabetic()
+}
+
+/// The parts of a compound: runs of letters, and runs of digits with the dots between them.
+fn parts(s: &str) -> Vec<&str> {
+  let b = s.as_bytes();
+  let mut out = Vec::new();
+  let mut i = 0;
+  while i < b.len() {
+    let start = i;
+    if b[i].is_ascii_alphabetic() {
+      while i < b.len() && b[i].is_ascii_alphabetic() {
+        i += 1;
+      }
+    } else if b[i].is_ascii_digit() {
+      while i < b.len()
+        && (b[i].is_ascii_digit() || (b[i] == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)))
+      {
+        i += 1;
+      }
+    } else {
+      i += 1;
+      continue;
+    }
+    out.push(&s[start..i]);
+  }
+  out
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn kinds(text: &str) -> Vec<(ValueKind, String)> {
+    build(text)
+      .values
+      .into_iter()
+      .map(|v| (v.kind, v.shown))
+      .collect()
+  }
+
+  #[test]
+  fn values_are_classified_by_shape_and_label() {
+    use ValueKind::*;
+    let got =
+      kinds("Uses Node 20 on port 8080, pinned 2024-05-01 in ~/.nvmrc; `make ship` via v1.2.3");
+    let want = [
+      (Name, "Node"),
+      (Version, "20"),
+      (Port, "8080"),
+      (Date, "2024-05-01"),
+      (Path, "~/.nvmrc"),
+      (Code, "make ship"),
+      (Version, "v1.2.3"),
+    ];
+    let want: Vec<(ValueKind, String)> = want.iter().map(|(k, s)| (*k, s.to_string())).collect();
+    assert_eq!(got, want);
+    let got = kinds("docs at docs.acme.io, then acme.github.io/docs, not config.toml");
+    let want = [
+      (Url, "docs.acme.io"),
+      (Url, "acme.github.io/docs"),
+      (Ident, "config.toml"),
+    ];
+    let want: Vec<(ValueKind, String)> = want.iter().map(|(k, s)| (*k, s.to_string())).collect();
+    assert_eq!(got, want);
+  }
+
+  #[test]
+  fn compounds_count_by_their_parts() {
+    let p = build("python3.12");
+    let shown: Vec<&str> = p.toks.iter().map(|t| t.shown.as_str()).collect();
+    assert!(
+      shown.contains(&"python") && shown.contains(&"3.12"),
+      "{shown:?}"
+    );
+  }
+
+  #[test]
+  fn cjk_frame_words_weigh_little() {
+    let p = build("用户喜欢简洁的回答");
+    let weight = |s: &str| p.toks.iter().find(|t| t.shown == s).map(|t| t.weight);
+    assert_eq!(weight("简洁"), Some(1.0));
+    assert_eq!(weight("回答"), Some(1.0));
+    assert_eq!(weight("用户"), Some(0.05));
+    assert_eq!(weight("户喜"), Some(0.05));
+    assert_eq!(weight("欢简"), Some(0.25));
+  }
+
+  #[test]
+  fn negation_is_seen_in_each_language() {
+    assert!(build("Don't use yarn").negated);
+    assert!(build("Never push to main").negated);
+    assert!(!build("Push to main").negated);
+    assert!(build("不要用 yarn").negated);
+    assert!(build("yarn は使わない").negated);
+  }
+
+  #[test]
+  fn fullwidth_text_is_folded() {
+    let a = build("ｐｎｐｍ を使う");
+    assert!(a.toks.iter().any(|t| t.shown == "pnpm"));
+  }
+}

@@ -1,0 +1,142 @@
+//! Whether a pair is an update, and why: the values that changed between the stored text and
+//! the new one.
+#![forbid(unsafe_code)]
+
+use super::overlap::{Overlap, Top};
+use super::profile::{Parts, Value};
+
+/// The most values of each side looked at for a changed pair: enough for any entry, and it
+/// keeps a huge text's comparison linear.
+const MAX_VALUES: usize = 24;
+
+/// Whether `parts` holds `key` as a token or a value.
+fn holds(parts: &Parts, key: u64) -> bool {
+  parts.value_keys.binary_search(&key).is_ok()
+    || parts.toks.binary_search_by_key(&key, |t| t.key).is_ok()
+}
+
+/// A value of the stored text replaced by one of the new text: each is absent from the other
+/// text; same label first (then `true`), else the first pair of compatible kinds.
+fn changed_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a Value, bool)> {
+  let only = |a: &'a Parts, b: &'a Parts| -> Vec<&'a Value> {
+    let vals = a.values.iter().filter(|v| !holds(b, v.key));
+    vals.take(MAX_VALUES).collect()
+  };
+  let (gone, came) = (only(old, new), only(new, old));
+  let label = |v: &Value| v.label.as_ref().map(|l| l.0);
+  let same_label = gone.iter().find_map(|g| {
+    let c = came
+      .iter()
+      .find(|c| label(c).is_some() && label(c) == label(g) && c.kind.group() == g.kind.group())?;
+    Some((*g, *c, true))
+  });
+  same_label.or_else(|| {
+    gone.iter().find_map(|g| {
+      let c = came.iter().find(|c| c.kind.group() == g.kind.group())?;
+      Some((*g, *c, false))
+    })
+  })
+}
+
+/// Why a pair is an update.
+pub(super) struct Update {
+  pub(super) reason: String,
+  /// A value with the same label changed, or the new text says it changed: named from
+  /// [`super::UPDATE_MIN`]. Else (values of compatible kinds with different labels) only the
+  /// relation is an update, named from [`super::NAME_MIN`] like any other pair.
+  pub(super) strong: bool,
+}
+
+/// Why the pair is an update, when it is one: a value changed (one on each side, of compatible
+/// kinds), or the new text says something changed ("now", "moved to", `改为`, `に変更`) and
+/// names a new value beside the old one, or swaps a content word.
+pub(super) fn update_reason(new: &Parts, old: &Parts, o: &Overlap<'_>) -> Option<Update> {
+  if let Some((gone, came, same_label)) = changed_value(new, old) {
+    let explained = explains(o, new, old);
+    let reason = value_reason(o, gone, came, explained);
+    // In "X is A" / "X is B" the value is all that differs; in "X is written in A" / "X is
+    // deployed on B" it is not, and the word before the value may only be their subject.
+    let strong = new.transition || explained || (same_label && !o.subject_only());
+    return Some(Update { reason, strong });
+  }
+  if !new.transition {
+    return None;
+  }
+  if let Some((kept, came)) = moved_value(new, old) {
+    let reason = value_reason(o, kept, came, false);
+    return Some(Update {
+      reason,
+      strong: true,
+    });
+  }
+  let (gone, came) = (o.top_old.0[0]?, o.top_new.0[0]?);
+  let reason = subject(o, &format!("{} → {}", gone.shown, came.shown));
+  Some(Update {
+    reason,
+    strong: true,
+  })
+}
+
+/// In a text that says it changed: a value of the stored text the new one still names (`jest`
+/// in "moved from jest to vitest") and a new value of the same kind.
+fn moved_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a Value)> {
+  let came = new
+    .values
+    .iter()
+    .take(MAX_VALUES)
+    .find(|v| !holds(old, v.key))?;
+  let kept = old.values.iter().take(MAX_VALUES).find(|v| {
+    v.kind.group() == came.kind.group() && new.value_keys.binary_search(&v.key).is_ok()
+  })?;
+  Some((kept, came))
+}
+
+/// "same words but Node 18 → 20 (a version)" when nothing else differs, else "same subject
+/// (api, node) but …".
+/// Whether changed values are all that differs: every content word only one text has is part
+/// of a value of that text the other lacks ("Grafana Loki" → "Datadog"; not "written in Rust"
+/// → "deployed on Fly.io", where the verbs differ too).
+fn explains(o: &Overlap<'_>, new: &Parts, old: &Parts) -> bool {
+  let within = |top: &Top<'_>, a: &Parts, b: &Parts| {
+    let values: Vec<String> = a
+      .values
+      .iter()
+      .take(MAX_VALUES)
+      .filter(|v| !holds(b, v.key))
+      .map(|v| v.shown.to_ascii_lowercase())
+      .collect();
+    let mut words = top.0.iter().flatten();
+    words.all(|t| {
+      let word = t.shown.to_ascii_lowercase();
+      values.iter().any(|v| v.contains(&word))
+    })
+  };
+  within(&o.top_new, new, old) && within(&o.top_old, old, new)
+}
+
+fn value_reason(o: &Overlap<'_>, gone: &Value, came: &Value, explained: bool) -> String {
+  // A number is read with the word before it (`Node 18`); a path or a name is read alone.
+  let label = match (&gone.label, &came.label) {
+    (Some(g), Some(c)) if g.0 == c.0 && gone.kind.group() == 0 => format!("{} ", c.1),
+    _ => String::new(),
+  };
+  let kind = if gone.kind == came.kind {
+    came.kind.describe()
+  } else {
+    gone.kind.describe()
+  };
+  let change = format!("{label}{} → {} ({kind})", gone.shown, came.shown);
+  if explained {
+    format!("same words but {change}")
+  } else {
+    subject(o, &change)
+  }
+}
+
+/// "same subject (api, node) but {change}", or "… but {change}" without a subject to name.
+pub(super) fn subject(o: &Overlap<'_>, change: &str) -> String {
+  match o.top_shared.is_empty() {
+    true => format!("some words in common but {change}"),
+    false => format!("same subject ({}) but {change}", o.top_shared.words()),
+  }
+}
