@@ -1,12 +1,12 @@
-// What similar-write hints (issue 21) cost a write: `add` with hints and without them, on the
-// same store in the same process, alternating call by call (this VM drifts by tens of percent
-// over a minute; alternating puts both sides under the same drift), on a 100-entry layer and on
+// What similar-write hints (issue 21) cost a write: `add` with hints and without them, on two
+// copies of one store in the same process, alternating call by call (this VM drifts by tens of
+// percent over a minute; alternating puts both sides under the same drift), on a 100-entry layer and on
 // a 10,000-entry layer with its budget raised; then `seed` per entry on copies of the large
 // layer. One provider opens with `similarHints: false`, the other with the default. run.mjs
 // spawns this in a fresh process and prints its table; alone:
 //
 //   node bench/hints.mjs [--quick] [--out result.json]
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { MemoryProvider } from '../index.mjs'
@@ -18,30 +18,16 @@ const out = argv.includes('--out') ? argv[argv.indexOf('--out') + 1] : null
 const WS = '/work/repos/hints-bench'
 const write = (id) => ({ agent: { session: { id, header: { cwd: WS } } } })
 
-// Memory-shaped facts: a subject and what is true of it, with the numbers, names and versions
-// real memories carry (so that later facts update earlier ones), a tenth of them in Chinese.
-const SUBJECTS = ['the API server', 'the staging database', 'CI', 'the frontend build', 'the deploy script', 'the auth service', 'the mobile app', 'the docs site', 'the cache layer', 'the billing job', 'the search index', 'the metrics pipeline', 'the admin panel', 'the e2e suite', 'the nightly backup']
-const FACTS = [
-  (n, t) => `runs on port ${8000 + (n % 997)} behind ${t}`,
-  (n, t) => `is built with ${t} ${1 + (n % 9)}.${n % 13}`,
-  (n) => `needs ${2 + (n % 30)} GB of memory and ${1 + (n % 16)} cores`,
-  (n) => `times out after ${10 + (n % 170)} seconds on cold starts`,
-  (n, t, team) => `is owned by the ${team} team; page them before touching it`,
-  (n) => `logs to /var/log/svc-${n % 211}/current and rotates daily`,
-  (n, t) => `must be deployed with ${t}, never by hand`,
-]
-const TOOLS = ['pnpm', 'cargo', 'docker', 'helm', 'terraform', 'bazel', 'vite', 'webpack', 'poetry', 'nginx', 'caddy', 'systemd']
-const TEAMS = ['platform', 'payments', 'growth', 'infra', 'mobile', 'data', 'security']
-const ZH = ['用户偏好简洁的中文回答，代码注释用英文', '部署前必须先跑完整的端到端测试', '预发环境的数据库每周日凌晨重置', '提交信息使用约定式提交格式', '前端构建产物放在 dist 目录下']
-
-function fact(i) {
-  if (i % 10 === 9) return `${ZH[i % ZH.length]}（第 ${i} 条）`
-  const subject = SUBJECTS[i % SUBJECTS.length]
-  const f = FACTS[Math.floor(i / SUBJECTS.length) % FACTS.length]
-  return `${subject[0].toUpperCase()}${subject.slice(1)} ${f(i, TOOLS[i % TOOLS.length], TEAMS[i % TEAMS.length])}.`
-}
-/** The same fact said again in other words, or the same subject with a new value. */
-const reworded = (i) => (i % 2 ? `Note: ${fact(i).toLowerCase().replace(/\.$/, '')} (still true)` : fact(i + SUBJECTS.length * FACTS.length))
+// Real memory texts: the labelled corpus the scorer is measured on (tests/similar/), EN, ZH and
+// JA. The layers are its stored texts (the large one repeats them with a reference each); the
+// adds are its new texts — reworded duplicates, updates, paraphrases, look-alikes, unrelated
+// facts — as a model adds them.
+const CORPUS = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'tests', 'similar')
+const corpus = (file) => readFileSync(path.join(CORPUS, file), 'utf8').split('\n').filter((l) => l.trim() && !l.startsWith('#'))
+const pairs = corpus('pairs.txt').map((l) => l.split(' | ')).map(([, , news, ...stored]) => ({ news, stored: stored.join(' | ') }))
+const stored = [...new Set([...corpus('layers.txt').filter((l) => !l.startsWith('##')).map((l) => l.slice(l.indexOf('| ') + 2)), ...pairs.map((p) => p.stored)])]
+const fact = (i) => (i < stored.length ? stored[i] : `${stored[i % stored.length]} (ref ${i})`)
+const newText = (k) => pairs[(k * 7) % pairs.length].news
 
 const entry = (text) => ({ track: 'agent', scope: 'workspace', text })
 
@@ -58,13 +44,15 @@ async function adds(dbPath, n, iters) {
     if (payload.similar?.length) hinted++
     return 'allowed-once'
   }
-  const on = new MemoryProvider({ dbPath, gate, budgets: HIGH_BUDGETS })
-  const off = new MemoryProvider({ dbPath, gate, budgets: HIGH_BUDGETS, similarHints: false })
+  // Two copies of the store, one a side: a connection whose file another one just wrote drops
+  // its page cache, which no single writer (the plugin) pays.
+  const copy = (side) => (copyFileSync(dbPath, `${dbPath}.${side}.db`), `${dbPath}.${side}.db`)
+  const on = new MemoryProvider({ dbPath: copy('on'), gate, budgets: HIGH_BUDGETS })
+  const off = new MemoryProvider({ dbPath: copy('off'), gate, budgets: HIGH_BUDGETS, similarHints: false })
   const samples = { on: [], off: [] }
   const warm = 20
   for (let k = 0; k < warm + iters; k++) {
-    // one in four says again what a stored entry says, as a model that forgot it would
-    const text = k % 4 === 0 ? reworded((k * 37) % n) : fact(n + k)
+    const text = newText(k)
     for (const [side, p] of k % 2 ? [['on', on], ['off', off]] : [['off', off], ['on', on]]) {
       const tag = `[hb-${k}-${side}]`
       const t0 = process.hrtime.bigint()
@@ -82,7 +70,7 @@ async function adds(dbPath, n, iters) {
 /** `seed` per entry into copies of the large layer, with and without hints, alternating by round. */
 async function seeds(dbPath, n, rounds, batch) {
   const copy = (side) => {
-    const file = `${dbPath}.${side}.db`
+    const file = `${dbPath}.seed-${side}.db`
     copyFileSync(dbPath, file)
     return new MemoryProvider({ dbPath: file, gate: async () => 'allowed-once', budgets: HIGH_BUDGETS, similarHints: side === 'on' })
   }
@@ -90,7 +78,7 @@ async function seeds(dbPath, n, rounds, batch) {
   const perEntry = { on: [], off: [] }
   for (let r = 0; r < rounds; r++) {
     for (const side of r % 2 ? ['on', 'off'] : ['off', 'on']) {
-      const inputs = Array.from({ length: batch }, (_, j) => entry(j % 4 === 0 ? `${reworded(r * batch + j)} [s${r}]` : `${fact(n * 2 + r * batch + j)} [s${r}]`))
+      const inputs = Array.from({ length: batch }, (_, j) => entry(`${newText(r * batch + j)} [s${r}-${j}]`))
       const t0 = process.hrtime.bigint()
       await ps[side].seed(inputs, write('hints-seed'))
       perEntry[side].push(since(t0) / batch)

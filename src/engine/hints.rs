@@ -28,53 +28,27 @@ pub struct Known {
   profile: Profile,
 }
 
-/// Known texts, by entry id, with the version they were made of.
-pub type Profiles = HashMap<String, (i64, Arc<Known>)>;
+/// Known texts and their profiles, by entry id.
+pub type Profiles = HashMap<String, Arc<Known>>;
 
 /// The entries of one layer a new text is compared with.
 type Pool = Vec<(String, Arc<Known>)>;
 
 impl Memory {
-  /// An entry's text and profile, computed once per version.
-  fn profile(&mut self, e: &Entry) -> Arc<Known> {
-    if let Some((_, k)) = self.profiles.get(&e.id).filter(|(v, _)| *v == e.version) {
+  /// The profile of entry `id` with this `text`, computed once per text.
+  fn profile(&mut self, id: &str, text: &str) -> Arc<Known> {
+    if let Some(k) = self.profiles.get(id).filter(|k| k.text == text) {
       return k.clone();
     }
-    let k = Arc::new(Known {
-      text: e.text.clone(),
-      profile: Profile::of(&e.text),
-    });
-    self.remember(e.id.clone(), e.version, k.clone());
-    k
-  }
-
-  fn remember(&mut self, id: String, version: i64, k: Arc<Known>) {
     if self.profiles.len() >= PROFILES {
       self.profiles.clear();
     }
-    self.profiles.insert(id, (version, k));
-  }
-
-  /// The texts and profiles of `stamps` (reading only those not known at their version).
-  fn known(&mut self, stamps: Vec<alike::Stamp>) -> Result<Pool> {
-    let fresh = |p: &Profiles, (id, v): &alike::Stamp| p.get(id).is_some_and(|(k, _)| k == v);
-    let missing: Vec<&str> = stamps
-      .iter()
-      .filter(|s| !fresh(&self.profiles, s))
-      .map(|(id, _)| id.as_str())
-      .collect();
-    if !missing.is_empty() {
-      let read = alike::texts(self.store.conn(), &missing).map_err(|x| self.fail(x))?;
-      for (id, version, text) in read {
-        let profile = Profile::of(&text);
-        self.remember(id, version, Arc::new(Known { text, profile }));
-      }
-    }
-    let pool = stamps.into_iter().filter_map(|(id, v)| {
-      let (at, k) = self.profiles.get(&id)?;
-      (*at == v).then(|| (id.clone(), k.clone()))
+    let k = Arc::new(Known {
+      text: text.to_string(),
+      profile: Profile::of(text),
     });
-    Ok(pool.collect())
+    self.profiles.insert(id.to_string(), k.clone());
+    k
   }
 
   /// The entries of `e`'s layer as `agent` sees them that a new text is compared with, and
@@ -96,7 +70,11 @@ impl Memory {
         (found.map_err(|x| self.fail(x))?, false)
       }
     };
-    Ok((self.known(stamps)?, whole))
+    let pool = stamps.into_iter().map(|(id, text)| {
+      let k = self.profile(&id, &text);
+      (id, k)
+    });
+    Ok((pool.collect(), whole))
   }
 
   /// A write's hints ([`Memory::similar_to`]), unless the provider was opened without them.
@@ -246,7 +224,7 @@ impl Memory {
   /// The groups of `layer`'s entries that are near-duplicates or updates of each other (by
   /// index), each with the strongest relation found in it, largest first.
   pub(super) fn alike_groups(&mut self, layer: &[Entry]) -> Vec<(Vec<usize>, Relation)> {
-    let known: Vec<Arc<Known>> = layer.iter().map(|e| self.profile(e)).collect();
+    let known: Vec<Arc<Known>> = layer.iter().map(|e| self.profile(&e.id, &e.text)).collect();
     let profiles: Vec<&Profile> = known.iter().map(|k| &k.profile).collect();
     let mut pairs = Vec::new();
     for i in 0..layer.len() {

@@ -1431,7 +1431,7 @@ fn a_full_layer_says_what_to_consolidate_then_what_to_remove() -> TestResult {
   let short = needed - limit;
   // The near-duplicates first: here one text holds the other, so only the longer can be named.
   assert!(
-    suggestions[0].why.starts_with("near-duplicates"),
+    suggestions[0].why.starts_with("says what the other says"),
     "{suggestions:?}"
   );
   assert_eq!(

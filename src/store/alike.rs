@@ -15,16 +15,17 @@ pub const SCAN_MAX: u64 = 256;
 /// Entries an FTS term may be found in before it is too common to tell candidates apart.
 const TERM_ROWS: i64 = 256;
 
-/// A stored entry as a comparison needs it: which one, at which version.
-pub type Stamp = (String, i64);
+/// A stored entry as a comparison needs it: its id and text.
+pub type Stamp = (String, String);
 
-/// The `(id, version)` of every entry of layer `f`, when it holds at most [`SCAN_MAX`].
+/// The `(id, text)` of every entry of layer `f`, when it holds at most [`SCAN_MAX`] (read from
+/// the covering `entries_layer` index alone).
 ///
 /// # Errors
 /// SQLite failures.
 pub fn whole(conn: &Connection, f: &Filter<'_>) -> rusqlite::Result<Option<Vec<Stamp>>> {
   let vis = f.visibility.cloned().unwrap_or_default();
-  let sql = format!("SELECT e.id, e.version FROM entries AS e WHERE {ADMITS} LIMIT ?5");
+  let sql = format!("SELECT e.id, e.text FROM entries AS e WHERE {ADMITS} LIMIT ?5");
   let args = params![
     f.track,
     f.scope,
@@ -41,7 +42,7 @@ pub fn is_small(n: usize) -> bool {
   n as u64 <= SCAN_MAX
 }
 
-/// The `(id, version)` of up to `limit` entries of layer `f` that share the most of `terms`
+/// The `(id, text)` of up to `limit` entries of layer `f` that share the most of `terms`
 /// (FTS5 phrases, 3+ characters each), found in the index within the layer's groups. A term
 /// found in more than [`TERM_ROWS`] entries tells nothing apart and is passed over, so the cost
 /// is bounded by the terms, never by the layer.
@@ -74,25 +75,10 @@ pub fn found(
   let mut ranked: Vec<(usize, i64)> = hits.into_iter().map(|(id, n)| (n, id)).collect();
   ranked.sort_unstable_by(|a, b| b.cmp(a));
   ranked.truncate(limit);
-  let sql = "SELECT id, version FROM entries WHERE fts_id = ?1";
+  let sql = "SELECT id, text FROM entries WHERE fts_id = ?1";
   let mut out = Vec::with_capacity(ranked.len());
   for (_, id) in ranked {
     out.extend(one(conn, sql, [id], |r| Ok((r.get(0)?, r.get(1)?)))?);
-  }
-  Ok(out)
-}
-
-/// The texts of entries `ids` (those that still exist), as `(id, version, text)`.
-///
-/// # Errors
-/// SQLite failures.
-pub fn texts(conn: &Connection, ids: &[&str]) -> rusqlite::Result<Vec<(String, i64, String)>> {
-  let sql = "SELECT id, version, text FROM entries WHERE id = ?1";
-  let mut out = Vec::with_capacity(ids.len());
-  for id in ids {
-    out.extend(one(conn, sql, [id], |r| {
-      Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-    })?);
   }
   Ok(out)
 }

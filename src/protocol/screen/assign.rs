@@ -766,6 +766,20 @@ pub(super) fn redacted(v: &str) -> bool {
 /// `{{ .Values.pw }}`, `<pw>`, `%(pw)s`, `%DB_PW%`), a YAML tag, alias or anchor (`!vault`,
 /// `*default`, `&default`), a flag (`--password-stdin`), or a redacted value. A random value
 /// may start with the same symbols (`$0k…`, `%9v#…`): what follows the symbol tells them apart.
+/// A password manager named where secrets are kept (`シークレットは1Passwordに保管`, `the
+/// password is in Bitwarden`): where the credential is, not the credential.
+fn secret_store(v: &str) -> bool {
+  const STORES: [&str; 6] = [
+    "1password",
+    "bitwarden",
+    "lastpass",
+    "keepass",
+    "keepassxc",
+    "dashlane",
+  ];
+  STORES.iter().any(|s| v.eq_ignore_ascii_case(s))
+}
+
 pub(super) fn placeholder(v: &str) -> bool {
   let word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_');
   let rest = |p: char| v.strip_prefix(p).unwrap_or("");
@@ -890,7 +904,12 @@ pub(super) fn judge(v: &str, s: Strength, copular: bool, word: &str) -> Option<&
     return Some("an AWS secret access key");
   }
   let variable = v.eq_ignore_ascii_case(word);
-  if variable || !v.bytes().any(|b| b.is_ascii_alphanumeric()) || placeholder(v) || reference(v) {
+  if variable
+    || !v.bytes().any(|b| b.is_ascii_alphanumeric())
+    || placeholder(v)
+    || reference(v)
+    || secret_store(v)
+  {
     return None;
   }
   let len = v.chars().count();
@@ -1138,6 +1157,15 @@ mod tests {
       Some("hunter22")
     );
     assert_eq!(value("パスワードは「hunter22」です"), Some("hunter22"));
+    // where secrets are kept is no secret
+    assert_eq!(
+      value("シークレットは1Passwordに保管し、.envはコミットしない"),
+      None
+    );
+    assert_eq!(
+      value("the password is 1Password2024"),
+      Some("1Password2024")
+    );
     assert_eq!(
       value("<password>Thunder201.canyon</password>"),
       Some("Thunder201.canyon")
