@@ -290,12 +290,16 @@ async function main() {
     results.push(await runStore(job, { ...run, sub }))
     for (const f of ['memory.db', 'memory.db-wal', 'memory.db-shm', 'floor.db', 'floor.db-wal', 'floor.db-shm', 'dataset.jsonl']) if (!args.keep) rmSync(path.join(sub, f), { force: true })
   }
+  // What similar-write hints cost an add (issue 21), in a fresh process of its own.
+  const hintsOut = path.join(dir, 'hints.json')
+  const hints = spawnSync(process.execPath, [path.join(HERE, 'hints.mjs'), ...(quick ? ['--quick'] : []), '--out', hintsOut], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
   const seconds = (performance.now() - t0) / 1000
-  const text = results.map((r) => (r.shape === 'large-layers' ? largeTable(r) : workspacesTable(r))).join('\n')
+  const text = [...results.map((r) => (r.shape === 'large-layers' ? largeTable(r) : workspacesTable(r))), hints.status === 0 ? hints.stdout : '\n(similar-write hints bench failed: see above)\n'].join('\n')
   process.stdout.write(`# dsh-memento bench — ${new Date().toISOString()} · node ${process.version} · ${quick ? 'QUICK scale (targets and goals are for the full scale)' : 'full scale'} · ${seconds.toFixed(0)} s${debugWarning}\n${text}\n`)
   if (args.json) {
     const verdicts = (r) => (r.shape === 'large-layers' ? { goals: largeVerdicts(r) } : { targets: Object.fromEntries(OPS.map(([op]) => [op, targetOf(op, r.n, r.big, r)])) })
-    const out = { date: new Date().toISOString(), node: process.version, quick, jobs, auditRows, iters, provider, seconds, results: results.map((r) => ({ ...r, ...verdicts(r) })) }
+    const hinted = existsSync(hintsOut) ? JSON.parse(readFileSync(hintsOut, 'utf8')) : null
+    const out = { date: new Date().toISOString(), node: process.version, quick, jobs, auditRows, iters, provider, seconds, results: results.map((r) => ({ ...r, ...verdicts(r) })), hints: hinted }
     writeFileSync(args.json, JSON.stringify(out, null, 2))
     log(`wrote ${args.json}`)
   }

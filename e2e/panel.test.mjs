@@ -385,7 +385,7 @@ step('panel hints and health: a duplicate add names the stored entry in its conf
   await dialog.waitFor()
   const hint = dialog.locator('.mm-similar')
   assert.equal(await hint.count(), 1, 'one stored entry is named')
-  assert.match(await hint.textContent(), /^≈ Likely a duplicate of \(0\.\d\d, [^)]+\)/)
+  assert.match(await hint.textContent(), /^≈ Likely a duplicate of \([01]\.\d\d, [^)]+\)/)
   assert.equal(await hint.locator('q').textContent(), stored)
   await shot('panel-confirm-similar.png', 'adding a reworded fact: the confirmation names the stored entry it likely duplicates, with its score and why')
   await dialog.getByRole('button', { name: 'Confirm' }).click()

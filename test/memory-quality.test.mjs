@@ -57,7 +57,7 @@ describe('a write that repeats a stored fact', { skip }, () => {
 
     const asked = ctx.approval.requests.at(-1)
     // the card the user answers: the stored text, quoted, and why
-    assert.match(asked.reason, /≈ likely a duplicate of "Use pnpm, not npm, to install dependencies in this repository" \(0\.\d\d, [^)]+\): consider replace instead/)
+    assert.match(asked.reason, /≈ likely a duplicate of "Use pnpm, not npm, to install dependencies in this repository" \([01]\.\d\d, [^)]+\): consider replace instead/)
     assert.doesNotMatch(asked.reason, /staging/)
     assert.equal(r.ok, true, 'a duplicate is still legal: the approver decides')
     assert.equal(r.similar.length, 1, 'the unrelated entry is not named')
@@ -65,7 +65,7 @@ describe('a write that repeats a stored fact', { skip }, () => {
     assert.equal(r.similar[0].relation, 'duplicate')
     assert.ok(r.similar[0].score > 0.5 && r.similar[0].score <= 1)
     const text = renderMemoryResult(r)[0].text
-    assert.match(text, /note: likely a duplicate of a stored entry \(0\.\d\d, [^)]+\): "?Use pnpm, not npm/)
+    assert.match(text, /note: likely a duplicate of a stored entry \([01]\.\d\d, [^)]+\): "?Use pnpm, not npm/)
     assert.match(text, /consider replace \(or consolidate\) instead of keeping both/)
   })
 
@@ -217,7 +217,7 @@ describe('the health check', { skip }, () => {
     }
     assert.equal(cli('--yes', 'add', PNPM).code, 0)
     const added = cli('--yes', 'add', PNPM_AGAIN)
-    assert.match(added.out, /note: likely a duplicate of a stored entry \(0\.\d\d, [^)]+\): Use pnpm, not npm/)
+    assert.match(added.out, /note: likely a duplicate of a stored entry \([01]\.\d\d, [^)]+\): Use pnpm, not npm/)
     const listed = cli('doctor', '--json')
     assert.equal(listed.code, 0)
     const health = JSON.parse(listed.out)

@@ -24,6 +24,7 @@ const PROFILES: usize = 20_000;
 /// A stored entry's text and profile, shared by every comparison with it.
 #[derive(Debug)]
 pub struct Known {
+  id: String,
   text: String,
   profile: Profile,
 }
@@ -32,49 +33,33 @@ pub struct Known {
 pub type Profiles = HashMap<String, Arc<Known>>;
 
 /// The entries of one layer a new text is compared with.
-type Pool = Vec<(String, Arc<Known>)>;
+type Pool = Vec<Arc<Known>>;
 
 impl Memory {
   /// The profile of entry `id` with this `text`, computed once per text.
   fn profile(&mut self, id: &str, text: &str) -> Arc<Known> {
-    if let Some(k) = self.profiles.get(id).filter(|k| k.text == text) {
-      return k.clone();
-    }
-    if self.profiles.len() >= PROFILES {
-      self.profiles.clear();
-    }
-    let k = Arc::new(Known {
-      text: text.to_string(),
-      profile: Profile::of(text),
-    });
-    self.profiles.insert(id.to_string(), k.clone());
-    k
+    known(&mut self.profiles, (id, text))
   }
 
   /// The entries of `e`'s layer as `agent` sees them that a new text is compared with, and
   /// whether they are the whole layer.
   fn pool(&mut self, e: &Entry, agent: &str) -> Result<(Pool, bool)> {
-    let vis = alike::layer_of(&e.workspace_key, agent);
-    let filter = reads::Filter {
-      track: Some(e.track.as_str()),
-      scope: Some(e.scope.as_str()),
-      visibility: Some(&vis),
-      folded: None,
+    let layer = alike::Layer {
+      track: e.track.as_str(),
+      scope: e.scope.as_str(),
+      workspace_key: &e.workspace_key,
+      agent_key: agent,
     };
-    let conn = self.store.conn();
-    let (stamps, whole) = match alike::whole(conn, &filter).map_err(|x| self.fail(x))? {
-      Some(all) => (all, true),
+    let (conn, profiles) = (self.store.conn(), &mut self.profiles);
+    match alike::whole(conn, &layer, |seen| known(profiles, seen)).map_err(|x| self.fail(x))? {
+      Some(all) => Ok((all, true)),
       None => {
         let terms = similar::search_terms(&e.text, TERMS);
-        let found = alike::found(conn, &filter, &terms, CANDIDATES);
-        (found.map_err(|x| self.fail(x))?, false)
+        let (conn, profiles) = (self.store.conn(), &mut self.profiles);
+        let found = alike::found(conn, &layer, &terms, CANDIDATES, |s| known(profiles, s));
+        Ok((found.map_err(|x| self.fail(x))?, false))
       }
-    };
-    let pool = stamps.into_iter().map(|(id, text)| {
-      let k = self.profile(&id, &text);
-      (id, k)
-    });
-    Ok((pool.collect(), whole))
+    }
   }
 
   /// A write's hints ([`Memory::similar_to`]), unless the provider was opened without them.
@@ -120,11 +105,11 @@ impl Memory {
       };
       let profile = Profile::of(&new.text);
       let mut found: Vec<Similar> = Vec::new();
-      for (id, old) in pool.iter().filter(|(id, _)| Some(id.as_str()) != skip) {
+      for old in pool.iter().filter(|k| Some(k.id.as_str()) != skip) {
         if let Some(h) = similar::compare(&profile, &old.profile) {
           found.push(Similar {
             entry: index,
-            id: id.clone(),
+            id: old.id.clone(),
             text: old.text.clone(),
             score: h.score,
             relation: h.relation,
@@ -169,7 +154,10 @@ impl Memory {
   /// Writes that free at least `short` units in `e`'s layer (fewer when it does not hold that
   /// much): consolidations of near-duplicates first, then removals.
   fn room(&mut self, e: &Entry, agent: &str, short: u64) -> Result<Vec<Suggestion>> {
-    let vis = alike::layer_of(&e.workspace_key, agent);
+    let vis = Visibility {
+      agent_key: Some(agent.to_string()),
+      workspace_key: Some(e.workspace_key.clone()),
+    };
     let filter = reads::Filter {
       track: Some(e.track.as_str()),
       scope: Some(e.scope.as_str()),
@@ -237,6 +225,24 @@ impl Memory {
     }
     groups_of(layer.len(), &pairs, |i| units(&layer[i].text))
   }
+}
+
+/// The cached profile of a stored entry as `seen`, made (and kept, up to [`PROFILES`]) when its
+/// text is new.
+fn known(profiles: &mut Profiles, (id, text): alike::Seen<'_>) -> Arc<Known> {
+  if let Some(k) = profiles.get(id).filter(|k| k.text == text) {
+    return k.clone();
+  }
+  if profiles.len() >= PROFILES {
+    profiles.clear();
+  }
+  let k = Arc::new(Known {
+    id: id.to_string(),
+    text: text.to_string(),
+    profile: Profile::of(text),
+  });
+  profiles.insert(id.to_string(), k.clone());
+  k
 }
 
 /// The connected groups of `n` items joined by `pairs`, each with its strongest relation

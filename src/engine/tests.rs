@@ -1401,6 +1401,19 @@ fn an_add_names_the_stored_entries_it_duplicates_and_a_replace_not_its_own_targe
     hints,
     [(Some(1), "Deploys go through make ship on Fridays")]
   );
+  // Another agent's entries are not this agent's to see; shared and global ones are.
+  let text = "Reviews happen in the #code-review channel";
+  add(&mut m, "agent", "workspace", text, writer("other", "/w"))?;
+  add(&mut m, "agent", "user-global", text, writer("", "/elsewhere"))?;
+  let texts = |plan: &Plan| -> Vec<String> {
+    let similar = &plan.payload().similar;
+    similar.iter().map(|s| s.text.clone()).collect()
+  };
+  let input = json!({"track": "agent", "scope": "workspace", "text": text});
+  assert!(texts(&m.plan_add(&input, writer("me", "/w"))?).is_empty());
+  assert_eq!(texts(&m.plan_add(&input, writer("other", "/w"))?), [text]);
+  let input = json!({"track": "agent", "scope": "user-global", "text": text});
+  assert_eq!(texts(&m.plan_add(&input, writer("me", "/w"))?), [text]);
   Ok(())
 }
 

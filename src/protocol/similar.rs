@@ -140,16 +140,21 @@ pub fn compare(new: &Profile, old: &Profile) -> Option<Hint> {
   if a.total <= 0.0 || b.total <= 0.0 {
     return None;
   }
+  let score = |shared: f32| {
+    let dice = 2.0 * shared / (a.total + b.total);
+    let containment = shared / a.total.min(b.total);
+    f64::from(DICE_SHARE * dice + (1.0 - DICE_SHARE) * containment.min(1.0))
+  };
+  // Most stored entries share little with a new text: a bare merge of the keys rules them out
+  // before the full overlap, which keeps what reasons need.
+  if score(overlap::shared(&a.toks, &b.toks)) < UPDATE_MIN {
+    return None;
+  }
   let o = overlap(&a.toks, &b.toks);
   if o.sibling_swap() {
     return None;
   }
-  let dice = 2.0 * o.shared / (a.total + b.total);
-  let containment = o.shared / a.total.min(b.total);
-  let score = f64::from(DICE_SHARE * dice + (1.0 - DICE_SHARE) * containment.min(1.0));
-  if score < UPDATE_MIN {
-    return None;
-  }
+  let score = score(o.shared);
   let update = (o.subject >= SUBJECT_MIN)
     .then(|| update_reason(a, b, &o))
     .flatten();

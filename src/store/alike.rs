@@ -5,35 +5,67 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rusqlite::{params, Connection};
+use rusqlite::{params_from_iter, Connection, Row};
 
-use crate::store::reads::Filter;
-use crate::store::{one, Visibility, ADMITS};
+use crate::store::one;
 
 /// A layer of at most this many visible entries is compared whole.
 pub const SCAN_MAX: u64 = 256;
 /// Entries an FTS term may be found in before it is too common to tell candidates apart.
 const TERM_ROWS: i64 = 256;
 
-/// A stored entry as a comparison needs it: its id and text.
-pub type Stamp = (String, String);
+/// A stored entry as read for a comparison, `(id, text)`, borrowed from its row: a caller
+/// that knows the text already copies nothing.
+pub type Seen<'r> = (&'r str, &'r str);
 
-/// The `(id, text)` of every entry of layer `f`, when it holds at most [`SCAN_MAX`] (read from
-/// the covering `entries_layer` index alone).
+/// Reads a [`Seen`] from the columns `id, text` and hands it to `keep`.
+fn seen<T>(r: &Row<'_>, keep: &mut impl FnMut(Seen<'_>) -> T) -> rusqlite::Result<T> {
+  Ok(keep((r.get_ref(0)?.as_str()?, r.get_ref(1)?.as_str()?)))
+}
+
+/// One layer as a writer of `agent_key` sees it: its shared rows and its own agent's.
+#[derive(Debug, Clone, Copy)]
+pub struct Layer<'a> {
+  /// `user` or `agent`.
+  pub track: &'a str,
+  /// `user-global` or `workspace`.
+  pub scope: &'a str,
+  /// The workspace of a workspace layer (not read for the global scope).
+  pub workspace_key: &'a str,
+  /// The writer's agent.
+  pub agent_key: &'a str,
+}
+
+impl Layer<'_> {
+  /// The layer's rows of a table aliased `e`, by equality on the prefix of its layer index (the
+  /// `?1 IS NULL OR …` form of the general filter scans every layer), and their parameters.
+  fn rows(&self) -> (&'static str, Vec<&str>) {
+    let mut args = vec![self.track, self.scope, self.agent_key];
+    let sql = match self.scope {
+      "workspace" => {
+        args.push(self.workspace_key);
+        "e.track = ?1 AND e.scope = ?2 AND e.workspace_key = ?4 AND e.agent_key IN ('', ?3)"
+      }
+      _ => "e.track = ?1 AND e.scope = ?2 AND e.agent_key IN ('', ?3)",
+    };
+    (sql, args)
+  }
+}
+
+/// Every entry of `layer` through `keep`, when it holds at most [`SCAN_MAX`] (one range of the
+/// covering `entries_layer` index).
 ///
 /// # Errors
 /// SQLite failures.
-pub fn whole(conn: &Connection, f: &Filter<'_>) -> rusqlite::Result<Option<Vec<Stamp>>> {
-  let vis = f.visibility.cloned().unwrap_or_default();
-  let sql = format!("SELECT e.id, e.text FROM entries AS e WHERE {ADMITS} LIMIT ?5");
-  let args = params![
-    f.track,
-    f.scope,
-    vis.agent_key,
-    vis.workspace_key,
-    SCAN_MAX as i64 + 1
-  ];
-  let all: Vec<Stamp> = super::rows(conn, &sql, args, |r| Ok((r.get(0)?, r.get(1)?)))?;
+pub fn whole<T>(
+  conn: &Connection,
+  layer: &Layer<'_>,
+  mut keep: impl FnMut(Seen<'_>) -> T,
+) -> rusqlite::Result<Option<Vec<T>>> {
+  let (rows, args) = layer.rows();
+  let limit = SCAN_MAX + 1;
+  let sql = format!("SELECT e.id, e.text FROM entries AS e WHERE {rows} LIMIT {limit}");
+  let all = super::rows(conn, &sql, params_from_iter(args), |r| seen(r, &mut keep))?;
   Ok((all.len() as u64 <= SCAN_MAX).then_some(all))
 }
 
@@ -42,30 +74,32 @@ pub fn is_small(n: usize) -> bool {
   n as u64 <= SCAN_MAX
 }
 
-/// The `(id, text)` of up to `limit` entries of layer `f` that share the most of `terms`
+/// Up to `limit` entries of `layer` that share the most of `terms`, through `keep`
 /// (FTS5 phrases, 3+ characters each), found in the index within the layer's groups. A term
 /// found in more than [`TERM_ROWS`] entries tells nothing apart and is passed over, so the cost
 /// is bounded by the terms, never by the layer.
 ///
 /// # Errors
 /// SQLite failures.
-pub fn found(
+pub fn found<T>(
   conn: &Connection,
-  f: &Filter<'_>,
+  layer: &Layer<'_>,
   terms: &[String],
   limit: usize,
-) -> rusqlite::Result<Vec<Stamp>> {
-  let vis = f.visibility.cloned().unwrap_or_default();
-  let groups = format!("SELECT e.id FROM entry_groups AS e WHERE {ADMITS}");
-  let args = params![f.track, f.scope, vis.agent_key, vis.workspace_key];
+  mut keep: impl FnMut(Seen<'_>) -> T,
+) -> rusqlite::Result<Vec<T>> {
+  let (rows, args) = layer.rows();
+  let groups = format!("SELECT e.id FROM entry_groups AS e WHERE {rows}");
+  let args = params_from_iter(args);
   let groups: HashSet<i64> = super::rows(conn, &groups, args, |r| r.get(0))?
     .into_iter()
     .collect();
   let mut hits: HashMap<i64, usize> = HashMap::new();
-  let find = "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1 LIMIT ?2";
+  let find =
+    format!("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1 LIMIT {TERM_ROWS} + 1");
   for term in terms {
     let phrase = format!("\"{}\"", term.replace('"', "\"\""));
-    let found: Vec<i64> = super::rows(conn, find, params![phrase, TERM_ROWS + 1], |r| r.get(0))?;
+    let found: Vec<i64> = super::rows(conn, &find, [phrase], |r| r.get(0))?;
     if found.len() as i64 > TERM_ROWS {
       continue;
     }
@@ -78,16 +112,7 @@ pub fn found(
   let sql = "SELECT id, text FROM entries WHERE fts_id = ?1";
   let mut out = Vec::with_capacity(ranked.len());
   for (_, id) in ranked {
-    out.extend(one(conn, sql, [id], |r| Ok((r.get(0)?, r.get(1)?)))?);
+    out.extend(one(conn, sql, [id], |r| seen(r, &mut keep))?);
   }
   Ok(out)
-}
-
-/// Visibility of the layer an entry of `workspace_key` lands in, as a writer of `agent_key` sees
-/// it (the shared rows and its own agent's).
-pub fn layer_of(workspace_key: &str, agent_key: &str) -> Visibility {
-  Visibility {
-    agent_key: Some(agent_key.to_string()),
-    workspace_key: Some(workspace_key.to_string()),
-  }
 }

@@ -14,7 +14,8 @@ use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{
-  params, Connection, OptionalExtension, Params, Row, Transaction, TransactionBehavior,
+  config::DbConfig, params, Connection, OptionalExtension, Params, Row, Transaction,
+  TransactionBehavior,
 };
 
 use crate::error::{MemoryError, Result, StoreReason};
@@ -225,6 +226,10 @@ impl Store {
     let busy_wait = Duration::from_millis(u64::from(BUSY_TIMEOUT_MS));
     let mut conn = Connection::open(path).map_err(fail)?;
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    // Plans that do not depend on bound values: without this, SQLite re-prepares a cached
+    // statement whenever a parameter it peeked at (a `LIMIT ?`, a `?1 IS NULL`) is bound again.
+    let stable = DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG;
+    conn.set_db_config(stable, true).map_err(fail)?;
     conn.busy_timeout(busy_wait).map_err(fail)?;
     // Switching to WAL and migrating take the file's write lock without SQLite's busy wait when
     // another process is creating or migrating the same store at this instant: wait for it

@@ -132,6 +132,22 @@ impl<'a> Overlap<'a> {
   }
 }
 
+/// The shared weight of two token lists alone ([`Overlap::shared`], without the rest).
+pub(super) fn shared(new: &[Tok], old: &[Tok]) -> f32 {
+  let (mut i, mut j, mut shared) = (0, 0, 0.0);
+  while let (Some(a), Some(b)) = (new.get(i), old.get(j)) {
+    match a.key.cmp(&b.key) {
+      std::cmp::Ordering::Less => i += 1,
+      std::cmp::Ordering::Greater => j += 1,
+      std::cmp::Ordering::Equal => {
+        shared += a.weight.min(b.weight);
+        (i, j) = (i + 1, j + 1);
+      }
+    }
+  }
+  shared
+}
+
 /// The overlap of the tokens of a new text and a stored one.
 pub(super) fn overlap<'a>(new: &'a [Tok], old: &'a [Tok]) -> Overlap<'a> {
   let mut o = Overlap::default();
