@@ -389,6 +389,8 @@ step('panel hints and health: a duplicate add names the stored entry in its conf
   assert.equal(await hint.locator('q').textContent(), stored)
   await shot('panel-confirm-similar.png', 'adding a reworded fact: the confirmation names the stored entry it likely duplicates, with its score and why')
   await dialog.getByRole('button', { name: 'Confirm' }).click()
+  // The list reloads after the write: wait for the new entry before searching.
+  await waitFor(async () => (await texts()).includes(again), 'the added duplicate listed')
   await search('edit-me-token')
   assert.deepEqual((await texts()).sort(), [again, stored].sort(), 'a duplicate is still legal: the user decided')
 
