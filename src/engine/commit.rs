@@ -41,7 +41,10 @@ impl Memory {
           return Ok(Finished::Aborted);
         }
         return match self.commit(&writer, &payload, op, &label) {
-          Ok(written) => Ok(Finished::Written(Box::new(written))),
+          Ok(written) => {
+            self.committed(&written);
+            Ok(Finished::Written(Box::new(written)))
+          }
           Err(e) => {
             // Approved but not committed (the target changed, the budget filled, the store
             // failed): the approval must not vanish from the ledger. Best effort — a store

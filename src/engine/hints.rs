@@ -29,37 +29,105 @@ pub struct Known {
   profile: Profile,
 }
 
-/// Known texts and their profiles, by entry id.
-pub type Profiles = HashMap<String, Arc<Known>>;
+/// Profiles of stored texts by entry id, and of the texts the last write planned: the entries
+/// it commits are then profiled once, not again.
+#[derive(Debug, Default)]
+struct Profiles {
+  by_id: HashMap<String, Arc<Known>>,
+  planned: HashMap<String, Profile>,
+}
+
+impl Profiles {
+  /// The profile of a stored entry as `seen`, made (and kept, up to [`PROFILES`]) when its text
+  /// is new.
+  fn known(&mut self, (id, text): alike::Seen<'_>) -> Arc<Known> {
+    if let Some(k) = self.by_id.get(id).filter(|k| k.text == text) {
+      return k.clone();
+    }
+    if self.by_id.len() >= PROFILES {
+      self.by_id.clear();
+    }
+    let profile = self.planned.remove(text);
+    let k = Arc::new(Known {
+      id: id.to_string(),
+      text: text.to_string(),
+      profile: profile.unwrap_or_else(|| Profile::of(text)),
+    });
+    self.by_id.insert(id.to_string(), k.clone());
+    k
+  }
+}
 
 /// The entries of one layer a new text is compared with.
-type Pool = Vec<Arc<Known>>;
+type Pool = Arc<Vec<Arc<Known>>>;
+
+/// A layer as one agent sees it: track, scope, layer key (`''` for user-global), agent.
+type LayerKey = (Track, Scope, String, String);
+
+/// What hints keep between calls: the profile of every stored text compared so far, and the
+/// small layers read whole — kept while no other connection writes (`PRAGMA data_version`) and
+/// patched with this connection's own commits, so a run of writes to one layer reads it once.
+#[derive(Debug, Default)]
+pub struct Cache {
+  profiles: Profiles,
+  data_version: i64,
+  pools: HashMap<LayerKey, Pool>,
+}
 
 impl Memory {
   /// The profile of entry `id` with this `text`, computed once per text.
   fn profile(&mut self, id: &str, text: &str) -> Arc<Known> {
-    known(&mut self.profiles, (id, text))
+    self.known.profiles.known((id, text))
   }
 
-  /// The entries of `e`'s layer as `agent` sees them that a new text is compared with, and
-  /// whether they are the whole layer.
-  fn pool(&mut self, e: &Entry, agent: &str) -> Result<(Pool, bool)> {
-    let layer = alike::Layer {
-      track: e.track.as_str(),
-      scope: e.scope.as_str(),
-      workspace_key: &e.workspace_key,
-      agent_key: agent,
-    };
-    let (conn, profiles) = (self.store.conn(), &mut self.profiles);
-    match alike::whole(conn, &layer, |seen| known(profiles, seen)).map_err(|x| self.fail(x))? {
-      Some(all) => Ok((all, true)),
-      None => {
-        let terms = similar::search_terms(&e.text, TERMS);
-        let (conn, profiles) = (self.store.conn(), &mut self.profiles);
-        let found = alike::found(conn, &layer, &terms, CANDIDATES, |s| known(profiles, s));
-        Ok((found.map_err(|x| self.fail(x))?, false))
+  /// The entries of `e`'s layer as `agent` sees them that a new text is compared with: the
+  /// whole layer when it is small, else the FTS index's candidates for `e`'s text.
+  fn pool(&mut self, e: &Entry, agent: &str) -> Result<Pool> {
+    let key: LayerKey = (
+      e.track,
+      e.scope,
+      layer_key(e.scope, &e.workspace_key).to_string(),
+      agent.to_string(),
+    );
+    let conn = self.store.conn();
+    // Read before the rows: a write landing in between then only costs a re-read.
+    let version = alike::data_version(conn).map_err(|x| self.fail(x))?;
+    let cache = &mut self.known;
+    if cache.data_version != version {
+      (cache.data_version, cache.pools) = (version, HashMap::new());
+    }
+    if let Some(pool) = cache.pools.get(&key) {
+      return Ok(pool.clone());
+    }
+    let layer = layer_of(&key);
+    let profiles = &mut cache.profiles;
+    let whole = alike::whole(conn, &layer, |seen| profiles.known(seen));
+    if let Some(all) = whole.map_err(|x| self.fail(x))? {
+      let pool = Arc::new(all);
+      self.known.pools.insert(key, pool.clone());
+      return Ok(pool);
+    }
+    let terms = similar::search_terms(&e.text, TERMS);
+    let (conn, profiles) = (self.store.conn(), &mut self.known.profiles);
+    let found = alike::found(conn, &layer, &terms, CANDIDATES, |s| profiles.known(s));
+    Ok(Arc::new(found.map_err(|x| self.fail(x))?))
+  }
+
+  /// Brings the layers kept whole up to date with a write this connection committed.
+  pub(super) fn committed(&mut self, written: &Written) {
+    let (gone, new) = written.changes();
+    let Cache {
+      profiles, pools, ..
+    } = &mut self.known;
+    for (key, pool) in pools.iter_mut() {
+      let layer = layer_of(key);
+      let pool = Arc::make_mut(pool);
+      pool.retain(|k| !gone.contains(&k.id.as_str()));
+      for e in new.iter().filter(|e| layer.holds(e)) {
+        pool.push(profiles.known((&e.id, &e.text)));
       }
     }
+    pools.retain(|_, pool| alike::is_small(pool.len()));
   }
 
   /// A write's hints ([`Memory::similar_to`]), unless the provider was opened without them.
@@ -77,32 +145,17 @@ impl Memory {
 
   /// For each new entry (with its index in a batch, if any), the up to three stored entries of
   /// its layer (as the writer's agent sees it) it most likely duplicates or updates, best first;
-  /// `skip`: an entry to leave out (what a replace rewrites). A layer is read once per call.
+  /// `skip`: an entry to leave out (what a replace rewrites).
   pub(super) fn similar_to<'e>(
     &mut self,
     news: impl IntoIterator<Item = (Option<usize>, &'e Entry)>,
     agent: &str,
     skip: Option<&str>,
   ) -> Result<Vec<Similar>> {
-    let mut pools: HashMap<(Track, Scope, String), Pool> = HashMap::new();
     let mut out = Vec::new();
+    self.known.profiles.planned.clear();
     for (index, new) in news {
-      let key = (
-        new.track,
-        new.scope,
-        layer_key(new.scope, &new.workspace_key).to_string(),
-      );
-      let pool = match pools.get(&key).cloned() {
-        Some(p) => p,
-        None => {
-          let (p, whole) = self.pool(new, agent)?;
-          // A small layer is read whole: keep it for the batch's other entries.
-          if whole {
-            pools.insert(key, p.clone());
-          }
-          p
-        }
-      };
+      let pool = self.pool(new, agent)?;
       let profile = Profile::of(&new.text);
       let mut found: Vec<Similar> = Vec::new();
       for old in pool.iter().filter(|k| Some(k.id.as_str()) != skip) {
@@ -120,6 +173,10 @@ impl Memory {
       found.sort_by(|a, b| b.score.total_cmp(&a.score));
       found.truncate(HINTS);
       out.extend(found);
+      let planned = &mut self.known.profiles.planned;
+      if planned.len() < PROFILES {
+        planned.insert(new.text.clone(), profile);
+      }
     }
     Ok(out)
   }
@@ -227,22 +284,14 @@ impl Memory {
   }
 }
 
-/// The cached profile of a stored entry as `seen`, made (and kept, up to [`PROFILES`]) when its
-/// text is new.
-fn known(profiles: &mut Profiles, (id, text): alike::Seen<'_>) -> Arc<Known> {
-  if let Some(k) = profiles.get(id).filter(|k| k.text == text) {
-    return k.clone();
+/// The layer of `key` for the store's queries.
+fn layer_of(key: &LayerKey) -> alike::Layer<'_> {
+  alike::Layer {
+    track: key.0.as_str(),
+    scope: key.1.as_str(),
+    workspace_key: &key.2,
+    agent_key: &key.3,
   }
-  if profiles.len() >= PROFILES {
-    profiles.clear();
-  }
-  let k = Arc::new(Known {
-    id: id.to_string(),
-    text: text.to_string(),
-    profile: Profile::of(text),
-  });
-  profiles.insert(id.to_string(), k.clone());
-  k
 }
 
 /// The connected groups of `n` items joined by `pairs`, each with its strongest relation

@@ -271,6 +271,21 @@ pub enum Written {
   },
 }
 
+impl Written {
+  /// The ids of the entries the write deleted or rewrote, and the entries it left.
+  fn changes(&self) -> (Vec<&str>, Vec<&Entry>) {
+    match self {
+      Written::Add { entry, .. } | Written::Approve { entry, .. } => (vec![], vec![entry]),
+      Written::Replace { entry, .. } => (vec![entry.id.as_str()], vec![entry]),
+      Written::Remove { entry, .. } => (vec![entry.id.as_str()], vec![]),
+      Written::Consolidate { removed, entry, .. } => {
+        (removed.iter().map(|e| e.id.as_str()).collect(), vec![entry])
+      }
+      Written::Seed { entries, .. } => (vec![], entries.iter().collect()),
+    }
+  }
+}
+
 /// Options of a query.
 #[derive(Debug, Clone, Default)]
 pub struct QueryOptions {
@@ -309,8 +324,8 @@ pub struct ProposalInput {
 pub struct Memory {
   store: Store,
   config: Config,
-  /// Similarity profiles of stored entries, by id, with the version they were made of.
-  profiles: hints::Profiles,
+  /// What similar-write hints keep between calls.
+  known: hints::Cache,
 }
 
 fn layer_key(scope: Scope, workspace_key: &str) -> &str {
@@ -372,11 +387,10 @@ fn target_error(track: Track, scope: Scope, needle: &str, hits: &[Entry]) -> Mem
 impl Memory {
   /// An engine over an open store.
   pub fn new(store: Store, config: Config) -> Self {
-    let profiles = Default::default();
     Self {
       store,
       config,
-      profiles,
+      known: hints::Cache::default(),
     }
   }
 

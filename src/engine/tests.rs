@@ -1344,6 +1344,71 @@ fn a_planted_checkpoint_does_not_make_a_planted_entry_unverifiable() -> TestResu
   Ok(())
 }
 
+/// The texts an add of `text` to user/workspace of `/w` would be told it is like.
+fn hinted(m: &mut Memory, text: &str) -> Result<Vec<String>> {
+  let input = json!({"track": "user", "scope": "workspace", "text": text});
+  let plan = m.plan_add(&input, writer("", "/w"))?;
+  Ok(
+    plan
+      .payload()
+      .similar
+      .iter()
+      .map(|s| s.text.clone())
+      .collect(),
+  )
+}
+
+/// Run a planned write through an approving gate.
+fn approve(m: &mut Memory, plan: Result<Plan>) -> Result<()> {
+  m.finish(plan?, allow(), None, false).map(drop)
+}
+
+#[test]
+fn hints_follow_every_write_of_this_connection_and_of_another() -> TestResult {
+  // A layer read whole is kept between writes: each write of this connection must patch it,
+  // and a write of another connection must drop it.
+  let (mut m, dir) = memory(json!({}))?;
+  let w = || writer("", "/w");
+  let text = "The staging database runs on port 5432";
+  add(&mut m, "user", "workspace", "Prefers tabs", w())?;
+  assert!(hinted(&mut m, text)?.is_empty(), "nothing like it yet");
+  add(&mut m, "user", "workspace", text, w())?;
+  assert_eq!(hinted(&mut m, text)?, [text], "an add of this connection");
+  let moved = "The staging database runs on port 6543";
+  let input = json!({"track": "user", "scope": "workspace", "match": "5432", "text": moved});
+  let plan = m.plan_replace(&input, w());
+  approve(&mut m, plan)?;
+  assert_eq!(hinted(&mut m, text)?, [moved], "a replace: the new text");
+  let input = json!({"track": "user", "scope": "workspace", "match": "6543"});
+  let plan = m.plan_remove(&input, w());
+  approve(&mut m, plan)?;
+  assert!(hinted(&mut m, text)?.is_empty(), "a remove");
+  let seed = json!([{"track": "user", "scope": "workspace", "text": text}, {"track": "user", "scope": "workspace", "text": moved}]);
+  let plan = m.plan_seed(&seed, w());
+  approve(&mut m, plan)?;
+  assert_eq!(hinted(&mut m, text)?.len(), 2, "a seed");
+  let input = json!({"track": "user", "scope": "workspace", "matches": ["5432", "6543"], "text": "Staging DB: port 7000"});
+  let plan = m.plan_consolidate(&input, w());
+  approve(&mut m, plan)?;
+  assert!(
+    hinted(&mut m, text)?
+      .iter()
+      .all(|t| t == "Staging DB: port 7000"),
+    "a consolidate"
+  );
+  // Another connection (another process, the CLI) writes to the same file.
+  let mut other = Memory::new(
+    Store::open(&dir.path().join("memory.db"), 0)?,
+    Config::default(),
+  );
+  add(&mut other, "user", "workspace", text, w())?;
+  assert!(
+    hinted(&mut m, text)?.contains(&text.to_string()),
+    "another connection's add"
+  );
+  Ok(())
+}
+
 #[test]
 fn an_add_names_the_stored_entries_it_duplicates_and_a_replace_not_its_own_target() -> TestResult {
   let (mut m, _dir) = memory(json!({}))?;
@@ -1404,7 +1469,13 @@ fn an_add_names_the_stored_entries_it_duplicates_and_a_replace_not_its_own_targe
   // Another agent's entries are not this agent's to see; shared and global ones are.
   let text = "Reviews happen in the #code-review channel";
   add(&mut m, "agent", "workspace", text, writer("other", "/w"))?;
-  add(&mut m, "agent", "user-global", text, writer("", "/elsewhere"))?;
+  add(
+    &mut m,
+    "agent",
+    "user-global",
+    text,
+    writer("", "/elsewhere"),
+  )?;
   let texts = |plan: &Plan| -> Vec<String> {
     let similar = &plan.payload().similar;
     similar.iter().map(|s| s.text.clone()).collect()

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::{params_from_iter, Connection, Row};
 
+use crate::protocol::model::Entry;
 use crate::store::one;
 
 /// A layer of at most this many visible entries is compared whole.
@@ -50,6 +51,23 @@ impl Layer<'_> {
     };
     (sql, args)
   }
+
+  /// Whether `e` is one of the layer's rows: the rule of its SQL, for an entry in hand.
+  pub fn holds(&self, e: &Entry) -> bool {
+    let in_workspace = self.scope != "workspace" || e.workspace_key == self.workspace_key;
+    let seen = e.agent_key.is_empty() || e.agent_key == self.agent_key;
+    e.track.as_str() == self.track && e.scope.as_str() == self.scope && in_workspace && seen
+  }
+}
+
+/// SQLite's `data_version`: it changes when another connection commits to the store.
+///
+/// # Errors
+/// SQLite failures.
+pub fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
+  conn
+    .prepare_cached("PRAGMA data_version")?
+    .query_row([], |r| r.get(0))
 }
 
 /// Every entry of `layer` through `keep`, when it holds at most [`SCAN_MAX`] (one range of the
