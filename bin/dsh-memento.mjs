@@ -16,7 +16,7 @@ import { emptyStore, errorHelp, renderVerb, runVerb, SCOPES, TRACKS, usageFor, U
 import { shown } from '../lib/commands/render.mjs'
 import { native } from '../lib/native.mjs'
 import { findSessionLogs, recordProposals, scanFile, toProposals } from '../lib/digest.mjs'
-import { exportEntry, exportFiles, renderExport } from '../lib/envelope.mjs'
+import { exportFiles, renderExport } from '../lib/envelope.mjs'
 import { isMemoryError } from '../lib/errors.mjs'
 import { writePrivateFile, writePrivateFiles } from '../lib/files.mjs'
 import { mirrorToMarkdownFile, mirrorToMemoryStandard, selectScope } from '../lib/mirror.mjs'
@@ -76,16 +76,8 @@ const HIDDEN_IN_JSON = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u20
 const jsonText = (v) => JSON.stringify(v, null, 2).replace(HIDDEN_IN_JSON, (c) => [...c].map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''))
 /** An export's bytes: exactly what the store holds into a pipe or a file, made safe on a terminal. */
 const data = (x) => process.stdout.write(process.stdout.isTTY ? safe(x) : x)
-/** Entries in the protocol's key order (the native layer may emit keys alphabetically). */
-function ordered(v) {
-  if (Array.isArray(v)) return v.map(ordered)
-  if (v && typeof v === 'object') {
-    if ('id' in v && 'track' in v && 'text' in v && 'recallCount' in v) return exportEntry(v)
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, ordered(x)]))
-  }
-  return v
-}
-const json = (v) => process.stdout.write(line(jsonText(ordered(v))))
+/** `v` as JSON: the native layer already emits every entry in the protocol's key order. */
+const json = (v) => process.stdout.write(line(jsonText(v)))
 
 function choice(flags, name, choices) {
   if (flags[name] !== undefined && !choices.includes(flags[name])) throw new UsageError(s.badChoice(name, choices, flags[name]))
@@ -168,7 +160,7 @@ function makeGate(flags) {
  */
 async function open(flags, { write = false } = {}) {
   const mod = await loadModule()
-  const dbPath = mod.resolveDbPath(flags.db === undefined ? '' : path.resolve(flags.db), process.env)
+  const dbPath = mod.resolveDbPath(flags.db === undefined ? '' : path.resolve(flags.db))
   const cwd = path.resolve(flags.workspace ?? process.cwd())
   const keys = { workspaceKey: mod.workspaceKeyOf(cwd), agentKey: mod.agentKeyOf(flags.agent ?? '') }
   const header = { cwd, ...(flags.agent !== undefined ? { agentPreset: flags.agent } : {}) }

@@ -59,10 +59,8 @@ fn write_any(m: &mut Memory, track: &str, scope: &str, text: &str, w: Writer) ->
   }
 }
 
-fn texts(m: &mut Memory) -> Vec<String> {
-  m.list_entries(None)
-    .map(|es| es.into_iter().map(|e| e.text).collect())
-    .unwrap_or_default()
+fn texts(m: &mut Memory) -> Result<Vec<String>> {
+  Ok(m.list_entries(None)?.into_iter().map(|e| e.text).collect())
 }
 
 fn recount(m: &Memory) -> rusqlite::Result<Vec<(String, String, String, i64)>> {
@@ -135,7 +133,7 @@ fn any_other_answer_is_a_denial_with_only_its_row() -> TestResult {
     let err = m.finish(plan, answer, None, false).err().map(|e| e.code());
     assert_eq!(err, Some("WRITE_DENIED"));
   }
-  assert!(texts(&mut m).is_empty());
+  assert!(texts(&mut m)?.is_empty());
   let audit = m.audit_list(10)?;
   assert_eq!(audit.len(), 4);
   assert!(audit
@@ -156,7 +154,7 @@ fn an_abort_after_approval_writes_nothing_but_its_row() -> TestResult {
     writer("", "/w"),
   )?;
   assert_eq!(m.finish(plan, allow(), None, true)?, Finished::Aborted);
-  assert!(texts(&mut m).is_empty());
+  assert!(texts(&mut m)?.is_empty());
   assert_eq!(m.audit_list(1)?[0].action, "add-aborted");
   Ok(())
 }
@@ -178,7 +176,7 @@ fn the_budget_is_rechecked_in_the_transaction() -> TestResult {
     err.as_ref().map(|e| e.details()),
     Some(json!({"track": "user", "scope": "workspace", "used": 6, "limit": 10, "needed": 12}))
   );
-  assert_eq!(texts(&mut m), vec!["123456"]);
+  assert_eq!(texts(&mut m)?, vec!["123456"]);
   Ok(())
 }
 
@@ -234,7 +232,7 @@ fn a_plan_runs_in_one_read_transaction_and_ends_it_even_when_it_fails() -> TestR
   );
   // The next write still gets its own transaction.
   add(&mut m, "user", "workspace", "uses tabs", writer("", "/w"))?;
-  assert_eq!(texts(&mut m), vec!["prefers yarn", "uses tabs"]);
+  assert_eq!(texts(&mut m)?, vec!["prefers yarn", "uses tabs"]);
   Ok(())
 }
 
@@ -271,7 +269,7 @@ fn replace_acts_on_the_approved_id_even_if_the_match_became_ambiguous() -> TestR
   assert_eq!(v["entry"]["version"], 2);
   assert_eq!(v["entry"]["tags"], json!(["tooling"]));
   assert_eq!(
-    texts(&mut m),
+    texts(&mut m)?,
     vec!["use pnpm 9 here", "pnpm is also in this one"]
   );
   Ok(())
@@ -328,7 +326,7 @@ fn an_approval_lands_only_on_the_version_it_showed() -> TestResult {
       json!({"id": id, "version": 2, "text": "likes green tea"})
     );
   }
-  assert_eq!(texts(&mut m), vec!["likes green tea", "owns a cat"]);
+  assert_eq!(texts(&mut m)?, vec!["likes green tea", "owns a cat"]);
   let actions: Vec<String> = m.audit_list(3)?.into_iter().map(|r| r.action).collect();
   assert_eq!(
     actions,
@@ -368,7 +366,7 @@ fn an_unchanged_target_lands_whatever_its_case() -> TestResult {
   m.finish(plan, allow(), None, false)?;
   let plan = m.plan_remove(&at(json!({"match": "pnpm 9; CARGO"})), w())?;
   m.finish(plan, allow(), None, false)?;
-  assert!(texts(&mut m).is_empty());
+  assert!(texts(&mut m)?.is_empty());
   Ok(())
 }
 
@@ -448,7 +446,7 @@ fn consolidate_frees_the_targets_in_the_budget_and_audits_in_order() -> TestResu
     "remove: aaa\naaaaa\nremove: bbb\nbbbbb\nnew text: aaaaa+bbbbb"
   );
   m.finish(plan, allow(), None, false)?;
-  assert_eq!(texts(&mut m), vec!["aaaaa+bbbbb"]);
+  assert_eq!(texts(&mut m)?, vec!["aaaaa+bbbbb"]);
   let actions: Vec<String> = m.audit_list(3)?.into_iter().map(|r| r.action).collect();
   assert_eq!(
     actions,
@@ -1114,7 +1112,7 @@ fn a_text_with_a_nul_is_stored_and_found_whole() -> TestResult {
     "a\u{0}B tail",
     writer("", "/w"),
   )?;
-  assert_eq!(texts(&mut m), vec!["a\u{0}B tail"]);
+  assert_eq!(texts(&mut m)?, vec!["a\u{0}B tail"]);
   for needle in ["b tail", "\u{0}b", "TAIL", "b"] {
     let got = m.query(&json!({"text": needle}), &QueryOptions::default())?;
     assert_eq!(got.total, 1, "needle {needle:?}");
