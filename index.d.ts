@@ -373,6 +373,8 @@ export declare class MemoryProvider {
   budgets(opts?: { workspaceKey?: string }): BudgetRow[]
   /** Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set. */
   listEntries(opts?: { agentKey?: string; workspaceKey?: string }): MemoryEntry[]
+  /** The entry `id`, or `null` when there is none. */
+  entry(id: string): MemoryEntry | null
   /** Newest first; default 100. */
   auditList(limit?: number): AuditRow[]
   /**

@@ -48,6 +48,8 @@ export declare class MemoryProvider {
   budgets(opts: unknown): unknown
   /** Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set. */
   listEntries(opts: unknown): unknown
+  /** The entry `id`, or `null` when there is none. */
+  entry(id: unknown): unknown
   /** Newest audit rows first (default 100). */
   auditList(limit: unknown): unknown
   /**

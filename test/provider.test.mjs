@@ -425,3 +425,13 @@ test('snapshot() renders the visible set by layer with the usage enforced for it
   assert.throws(() => p.snapshot(keys, { header: 7 }), (e) => e.code === 'INVALID_INPUT' && /header must be a string/.test(e.message))
   p.close()
 })
+
+test('entry(id) reads one entry by id, as listEntries shows it', async () => {
+  const p = open()
+  await p.add({ track: 'user', scope: 'workspace', text: 'Prefers tabs', tags: ['style'] }, write)
+  await p.add({ track: 'agent', scope: 'user-global', text: 'Runs tests with pnpm' }, write)
+  for (const e of p.listEntries()) assert.deepEqual(p.entry(e.id), e)
+  assert.equal(p.entry('no-such-id'), null)
+  assert.throws(() => p.entry(42), (e) => e.code === 'INVALID_INPUT')
+  p.close()
+})

@@ -26,5 +26,7 @@ export async function example(): Promise<MemoryEntry[]> {
     }
   }
   for (const f of provider.health({ staleDays: 30 }).findings) if (f.kind === 'duplicates' && f.fix) console.log(f.id, f.fix.frees)
+  const one: MemoryEntry | null = provider.entry('some-id')
+  if (one) console.log(one.text)
   return page.entries
 }

@@ -81,6 +81,10 @@ export class MemoryService {
   listEntries() {
     return this.#provider.listEntries()
   }
+  /** The entry `id`, or null. */
+  entry(id) {
+    return this.#provider.entry(id)
+  }
   auditList(limit) {
     return this.#provider.auditList(limit)
   }

@@ -176,7 +176,7 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
   }
   /** The entry the user saw, unchanged since: the panel targets exactly what it showed. */
   function shown(id, version) {
-    const e = service.listEntries().find((x) => x.id === id)
+    const e = typeof id === 'string' ? service.entry(id) : null
     if (!e) throw new PanelError('ENTRY_NOT_FOUND', `no entry ${JSON.stringify(String(id))}: it was removed since the panel showed it`, 409)
     if (version !== undefined && e.version !== version) throw new PanelError('ENTRY_NOT_FOUND', `entry ${id} changed since the panel showed it (version ${version}, now ${e.version})`, 409)
     return e

@@ -285,6 +285,18 @@ impl MemoryProvider {
     read(env, self.core.run(|m| m.list_entries(Some(&vis))))
   }
 
+  /// The entry `id`, or `null` when there is none.
+  #[napi]
+  pub fn entry<'e>(&self, env: &'e Env, id: Unknown) -> Result<Unknown<'e>> {
+    let Some(id) = js::text(&id) else {
+      return Err(throw(
+        env,
+        MemoryError::invalid("entry takes an id (string)"),
+      ));
+    };
+    read(env, self.core.run(|m| m.entry(&id)))
+  }
+
   /// Newest audit rows first (default 100).
   #[napi]
   pub fn audit_list<'e>(&self, env: &'e Env, limit: Unknown) -> Result<Unknown<'e>> {

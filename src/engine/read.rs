@@ -106,6 +106,15 @@ impl Memory {
     reads::oldest_first(self.store.conn(), &filter).map_err(|e| self.fail(e))
   }
 
+  /// The entry `id`, if there is one.
+  ///
+  /// # Errors
+  /// `STORE_CORRUPT`.
+  pub fn entry(&mut self, id: &str) -> Result<Option<Entry>> {
+    let anyone = Visibility::default();
+    store::get_visible(self.store.conn(), id, &anyone).map_err(|e| self.fail(e))
+  }
+
   /// The frozen-snapshot text of a session's visible set (not recorded: see
   /// [`Memory::snapshot_record`]).
   ///
