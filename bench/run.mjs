@@ -110,13 +110,14 @@ function buildFloor() {
 // one store: build, reads, first queries, floor, writes in rounds, the big audit table
 
 /** For one store: a worker process of ours (phase + extra config), a floor subcommand. */
-function runners(cfg, sub) {
+function runners(cfg, sub, js = null) {
   const runWorker = (phase, extra = {}) => {
     const name = [phase, extra.round ?? extra.sample].filter((x) => x != null).join('-')
     const file = path.join(sub, `cfg-${name}.json`)
     const out = path.join(sub, `ours-${name}.json`)
     writeFileSync(file, JSON.stringify({ ...cfg, ...extra, phase, out }))
-    const w = spawnSync(process.execPath, [WORKER, file], { stdio: ['ignore', 'inherit', 'inherit'] })
+    const env = js ? { ...process.env, MEMENTO_JS_PLUGIN: js.tree } : process.env
+    const w = spawnSync(js?.node ?? process.execPath, [WORKER, file], { stdio: ['ignore', 'inherit', 'inherit'], env })
     if (w.status !== 0) throw new Error(`${name} worker for ${cfg.shape} ${cfg.n} failed (exit ${w.status})`)
     return JSON.parse(readFileSync(out, 'utf8'))
   }
@@ -176,39 +177,14 @@ function writeRounds({ runWorker, runFloor }, run, floorArgs, ours, floorRes) {
  */
 async function runStore(job, run) {
   const { shape, n } = job
-  const { sub, floor, template, quick } = run
+  const { sub, floor, template } = run
   const tag = `[${shape} ${n}]`
-  const cfg = {
-    provider: run.provider,
-    shape,
-    n,
-    iters: run.iters,
-    dbPath: path.join(sub, 'memory.db'),
-    budgetIters: quick ? 500 : 5000,
-    auditIters: quick ? 100 : 500,
-    openIters: quick ? 10 : 30,
-    maxMsPerOp: quick ? 3000 : 15000,
-    auditRows: job.auditRows,
-    snapshot: job.snapshot,
-    floorBin: floor?.bin ?? null,
-  }
+  const cfg = { ...workerConfig(job, run, run.provider, sub), auditRows: job.auditRows, snapshot: job.snapshot, floorBin: floor?.bin ?? null }
   const go = runners(cfg, sub)
   const { runWorker, runFloor } = go
   const t0 = performance.now()
   log(`${tag} provider…`)
-  const built = runWorker('build')
-  const ours = runWorker('measure')
-  ours.info.buildSeconds = built.buildSeconds
-  ours.rss.buildPeakMB = built.peakMB
-  ours.checks.push(...built.checks)
-  if (job.firstSamples) {
-    log(`${tag} first query after open, ${job.firstSamples} fresh processes…`)
-    const firsts = Array.from({ length: job.firstSamples }, (_, sample) => runWorker('first', { sample }))
-    ours.ops.first = stats(firsts.map((f) => f.us))
-    ours.info.firstImportMs = stats(firsts.map((f) => f.importMs)).median
-    ours.rss.firstPeakMB = Math.max(...firsts.map((f) => f.peakMB))
-    for (const f of firsts) ours.checks.push(...f.checks)
-  }
+  const ours = reads(runWorker, job, tag)
   let floorRes = null
   const plan = SHAPES[shape].plan(n, run.iters)
   const dataset = path.join(sub, 'dataset.jsonl')
@@ -238,11 +214,78 @@ async function runStore(job, run) {
     floorRes.info.auditRowsFilled = f.auditRowsFilled
   }
   if (floor) Object.assign(floorRes.info, runFloor('no-fts', '--db', floorDb, '--plan', planFile))
-  const r = ours.rss
+  peaks(ours.rss)
+  ours.seconds = (performance.now() - t0) / 1000
+  const out = { n, shape, big: shape === 'workspaces' && n >= 100000, ours, floor: floorRes }
+  if (shape === 'large-layers') out.js = jsPlugin(job, run)
+  return out
+}
+
+/** What a worker of `provider` needs for `job`, its store in `sub`. */
+function workerConfig(job, run, provider, sub) {
+  const { quick } = run
+  const [budgetIters, auditIters, openIters, maxMsPerOp] = quick ? [500, 100, 10, 3000] : [5000, 500, 30, 15000]
+  return { provider, shape: job.shape, n: job.n, iters: run.iters, dbPath: path.join(sub, 'memory.db'), budgetIters, auditIters, openIters, maxMsPerOp, auditRows: 0, snapshot: false, floorBin: null }
+}
+
+/** Build a store and measure its reads and first queries, through `runWorker`'s provider. */
+function reads(runWorker, job, tag) {
+  const built = runWorker('build')
+  const side = runWorker('measure')
+  side.info.buildSeconds = built.buildSeconds
+  side.rss.buildPeakMB = built.peakMB
+  side.checks.push(...built.checks)
+  if (job.firstSamples) {
+    log(`${tag} first query after open, ${job.firstSamples} fresh processes…`)
+    const firsts = Array.from({ length: job.firstSamples }, (_, sample) => runWorker('first', { sample }))
+    side.ops.first = stats(firsts.map((f) => f.us))
+    side.info.firstImportMs = stats(firsts.map((f) => f.importMs)).median
+    side.rss.firstPeakMB = Math.max(...firsts.map((f) => f.peakMB))
+    for (const f of firsts) side.checks.push(...f.checks)
+  }
+  return side
+}
+
+/** The run's peak RSS over every phase. */
+function peaks(r) {
   r.peakMB = Math.max(r.peakMB, r.writesPeakMB ?? 0, r.filledPeakMB ?? 0)
   r.runPeakMB = Math.max(r.peakMB, r.buildPeakMB, r.firstPeakMB ?? 0)
-  ours.seconds = (performance.now() - t0) / 1000
-  return { n, shape, big: shape === 'workspaces' && n >= 100000, ours, floor: floorRes }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the JS plugin, side by side on the same shape (issue 22)
+
+const JS_TREE = path.resolve(process.env.MEMENTO_JS_PLUGIN ?? path.join(ROOT, '..', 'shared', 'reference', 'js-dsh-memento-74cd54b'))
+
+/** `{tree, node, version}` to run the JS plugin with (it needs Node >= 22.19), or `{missing}`. */
+function findJsPlugin() {
+  if (!existsSync(path.join(JS_TREE, 'lib', 'protocol.mjs'))) return { missing: `no JS plugin tree at ${JS_TREE} (set MEMENTO_JS_PLUGIN)` }
+  const harness = path.join(process.env.DSH_HARNESS_DIR ?? '/tmp/dsh-harness', 'node', 'package', 'bin', 'node')
+  for (const node of [process.env.MEMENTO_JS_NODE, harness, process.execPath].filter(Boolean)) {
+    const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? ''
+    const [major, minor] = version.slice(1).split('.').map(Number)
+    if (major > 22 || (major === 22 && minor >= 19)) return { tree: JS_TREE, node, version }
+  }
+  return { missing: 'no Node >= 22.19 for its node:sqlite (set MEMENTO_JS_NODE, or run `. .ci/harness.sh`)' }
+}
+
+/** The JS plugin measured as ours was, on its own copy of the shape: `{…side, node}` or `{missing}`. */
+function jsPlugin(job, run) {
+  const js = findJsPlugin()
+  const tag = `[${job.shape} ${job.n}, JS plugin]`
+  if (js.missing) {
+    log(`${tag} not measured: ${js.missing}`)
+    return { missing: js.missing }
+  }
+  const sub = `${run.sub}-js`
+  mkdirSync(sub, { recursive: true })
+  const cfg = workerConfig(job, run, path.join(HERE, 'js-plugin.mjs'), sub)
+  log(`${tag} node ${js.version}…`)
+  const go = runners(cfg, sub, js)
+  const side = reads(go.runWorker, job, tag)
+  writeRounds(go, run, [], side, null)
+  peaks(side.rss)
+  return { ...side, node: js.version }
 }
 
 async function main() {
