@@ -8,12 +8,10 @@
 // `filled` (a large audit table), `first` (one fresh process's open + first query).
 import { spawnSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
-import path from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { pathToFileURL } from 'node:url'
 import { HIGH_BUDGETS, fileBytes, log, peakMB, since, stats, writeCtx } from './common.mjs'
 import { SHAPES } from './workload.mjs'
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const LIMIT = 20
 
 const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'))

@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import http from 'node:http'
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { CWD, E2E, env, HOME, ok, overlay, PKG, profileJson, sessionEvents, sessionIds, sh, stageTarball, turn, drive, WORK } from './lib.mjs'
 

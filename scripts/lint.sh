@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `npm run lint`: formatting, clippy with and without the napi binding, clippy of the core for
-# Windows (the store must compile there without std::os::unix), and the hand-written types.
+# Windows (the store must compile there without std::os::unix), the hand-written types, and
+# ESLint over every JS file (eslint.config.mjs).
 set -euo pipefail
 # shellcheck source=tools.sh
 source "$(dirname "${BASH_SOURCE[0]}")/tools.sh"
@@ -13,3 +14,4 @@ rustup_ensure x86_64-pc-windows-gnu
 apt_ensure gcc-mingw-w64-x86-64
 cargo clippy --lib --no-default-features --target x86_64-pc-windows-gnu -- -D warnings
 npx tsc --noEmit -p .
+npx eslint .

@@ -151,7 +151,7 @@ describe('a full layer', { skip }, () => {
     await cmd(ctx, agent, `/memory add ${PNPM_AGAIN}`)
     const r = await cmd(ctx, agent, '/memory add the release branch is cut every second Monday')
     assert.equal(r.kind, 'error')
-    assert.match(r.text, /^memory BUDGET_EXCEEDED: .*\nTo make room \(each is one write, approved like any other\):\n- consolidate these 2 into use pnpm \(not npm\) to install the dependencies in this repository \(frees 61 chars; near-duplicates: keep the newest wording\)\n    · Use pnpm, not npm, to install dependencies in this repository\n    · use pnpm \(not npm\) to install the dependencies in this repository\nApply one: \/memory remove/)
+    assert.match(r.text, /^memory BUDGET_EXCEEDED: .*\nTo make room \(each is one write, approved like any other\):\n- consolidate these 2 into use pnpm \(not npm\) to install the dependencies in this repository \(frees 61 chars; near-duplicates: keep the newest wording\)\n {4}· Use pnpm, not npm, to install dependencies in this repository\n {4}· use pnpm \(not npm\) to install the dependencies in this repository\nApply one: \/memory remove/)
   })
 })
 

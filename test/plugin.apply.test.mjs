@@ -523,7 +523,7 @@ describe('web routes and recall', { skip }, () => {
     s = setup({}, { sessionQuery })
     v = await run(s.recall, { query: 'tea' }, agent)
     assert.deepEqual(v.history, { available: true, sessions: [{ sessionId: 'old', matches: 1, snippets: ['I like\ntea'] }] })
-    assert.match(s.recall.output.render({}, v)[0].text, /- session old: 1 event match\n    I like tea$/)
+    assert.match(s.recall.output.render({}, v)[0].text, /- session old: 1 event match\n {4}I like tea$/)
   })
 })
 

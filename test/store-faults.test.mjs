@@ -28,7 +28,7 @@ import { detectSqlite } from '../conformance/lib.mjs'
 const POKE = fileURLToPath(new URL('./support/faults/poke.mjs', import.meta.url))
 const FILL = fileURLToPath(new URL('./support/faults/fill.mjs', import.meta.url))
 const skip = NATIVE_BUILT ? false : 'native addon not built'
-const { MemoryProvider, ERROR_CODES } = NATIVE_BUILT ? await import('../index.mjs') : {}
+const { MemoryProvider } = NATIVE_BUILT ? await import('../index.mjs') : {}
 const faults = NATIVE_BUILT ? await import('./support/faults/open.mjs') : null
 if (faults) await faults.loadFactory(faults.CONFORMANCE_FACTORY)
 const allow = async () => 'allowed-once'

@@ -205,7 +205,7 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
         if (picked.some((e) => e.track !== first.track || e.scope !== first.scope || e.workspaceKey !== first.workspaceKey || e.agentKey !== first.agentKey)) {
           throw new PanelError('INVALID_INPUT', 'consolidate merges entries of one layer, workspace and agent')
         }
-        const { match, ...where } = target(first)
+        const { match: _match, ...where } = target(first)
         return ['consolidate', { ...where, matches: picked.map((e) => e.text), text: need(body.text, 'text'), tags: tagsOf(body.tags), source: 'panel' }]
       }
       case 'approved':
