@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 /// code's `details`.
 #[derive(Debug, thiserror::Error, Serialize)]
 #[serde(untagged, rename_all_fields = "camelCase")]
+#[non_exhaustive]
 pub enum MemoryError {
   /// A malformed track, scope, text, tag list, match, option or envelope.
   #[error("{message}")]
@@ -101,7 +102,8 @@ pub enum MemoryError {
     reason: StoreReason,
     /// The SQLite (or file system) error underneath, when there is one.
     #[serde(skip)]
-    cause: Option<String>,
+    #[source]
+    cause: Option<Cause>,
   },
   /// The store was written by a newer dsh-memento.
   #[error("memory database at {path} has schema_version {version} > supported {supported}; upgrade dsh-memento instead of downgrading")]
@@ -182,9 +184,9 @@ impl MemoryError {
   }
 
   /// A `STORE_CORRUPT` for a failure of the store at `path`: `what` happened, `cause` is the
-  /// error underneath; the message ends with the reason's advice.
-  pub fn store(path: &str, reason: StoreReason, what: &str, cause: Option<String>) -> Self {
-    let under = cause.as_deref().map_or(String::new(), |c| format!(": {c}"));
+  /// error underneath (its `source()`); the message ends with the reason's advice.
+  pub fn store(path: &str, reason: StoreReason, what: &str, cause: Option<Cause>) -> Self {
+    let under = cause.as_ref().map_or(String::new(), |c| format!(": {c}"));
     let message = format!("{what}{under}; {}", reason.advice());
     Self::StoreCorrupt {
       message,
@@ -201,15 +203,10 @@ impl MemoryError {
       _ => None,
     }
   }
-
-  /// The error underneath (SQLite's or the file system's message), for JS `error.cause`.
-  pub fn cause(&self) -> Option<&str> {
-    match self {
-      Self::StoreCorrupt { cause, .. } => cause.as_deref(),
-      _ => None,
-    }
-  }
 }
+
+/// The error underneath a store failure: SQLite's or the file system's.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Why a store operation failed (`STORE_CORRUPT`'s `details.reason`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -404,7 +401,8 @@ mod tests {
         .to_string()
         .starts_with("it failed: sqlite says; nothing was changed; "));
       assert!(e.to_string().contains(advice), "{e}");
-      assert_eq!(e.cause(), Some("sqlite says"));
+      let source = std::error::Error::source(&e).map(ToString::to_string);
+      assert_eq!(source.as_deref(), Some("sqlite says"));
     }
   }
 

@@ -107,8 +107,9 @@ fn error_object<'e>(env: &'e Env, e: &MemoryError) -> Js<'e> {
   let mut obj = env.create_error(Error::new(Status::GenericFailure, e.to_string()))?;
   obj.set_named_property("code", e.code())?;
   obj.set_named_property("details", to_js(env, &e.details())?)?;
-  if let Some(cause) = e.cause() {
-    obj.set_named_property("cause", env.create_error(Error::from_reason(cause))?)?;
+  if let Some(cause) = std::error::Error::source(e) {
+    let cause = Error::from_reason(cause.to_string());
+    obj.set_named_property("cause", env.create_error(cause)?)?;
   }
   Ok(obj.to_unknown())
 }

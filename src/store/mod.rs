@@ -147,7 +147,7 @@ fn prepare_file(path: &Path, shown: &str) -> Result<()> {
       _ => StoreReason::Io,
     };
     let what = format!("cannot open memory database at {shown}: {what}");
-    MemoryError::store(shown, reason, &what, Some(e.to_string()))
+    MemoryError::store(shown, reason, &what, Some(e.into()))
   };
   if let Some(dir) = path
     .parent()
@@ -341,7 +341,8 @@ fn reason_of(e: &rusqlite::Error) -> StoreReason {
 /// `STORE_CORRUPT` for a SQLite failure at the store `path`: `what` happened, the reason comes
 /// from SQLite's code, SQLite's message is the cause.
 pub fn failed(path: &str, what: &str, e: rusqlite::Error) -> MemoryError {
-  MemoryError::store(path, reason_of(&e), what, Some(e.to_string()))
+  let reason = reason_of(&e);
+  MemoryError::store(path, reason, what, Some(e.into()))
 }
 
 /// Map a SQLite failure of a read or write at the store `path` to `STORE_CORRUPT`, saying what
@@ -641,7 +642,11 @@ mod tests {
     assert!(err
       .to_string()
       .ends_with("another process holds the store, retry"));
-    assert!(err.cause().is_some_and(|c| c.contains("locked")));
+    let cause = std::error::Error::source(&err).map(|c| c.to_string());
+    assert!(
+      cause.is_some_and(|c| c.contains("locked")),
+      "the SQLite error is the source"
+    );
     Ok(())
   }
 
