@@ -1,6 +1,6 @@
 // dsh-memento: the public entry. Loads the native provider and exports it with the protocol
 // constants; the Cordis plugin (name/inject/Config/apply) lives in ./lib/plugin/index.mjs.
-import { native } from './lib/native.mjs'
+import { native, SCOPES, TRACKS } from './lib/native.mjs'
 
 /** The native provider class: gated async writes, sync reads. */
 export const MemoryProvider = native.MemoryProvider
@@ -9,8 +9,7 @@ export const workspaceKeyOf = (cwd) => native.workspaceKeyOf(cwd)
 export const agentKeyOf = (preset) => native.agentKeyOf(preset)
 
 export const PROTOCOL = 'dsh-memory-protocol/v1'
-export const TRACKS = Object.freeze(['user', 'agent'])
-export const SCOPES = Object.freeze(['user-global', 'workspace'])
+export { TRACKS, SCOPES }
 const budgets = native.resolveConfig({}).budgets
 export const DEFAULT_BUDGETS = Object.freeze({ user: Object.freeze(budgets.user), agent: Object.freeze(budgets.agent) })
 /** The protocol error codes, and the test for an error of this package. */

@@ -839,6 +839,7 @@ module.exports.MemoryProvider = nativeBinding.MemoryProvider
 module.exports.agentKeyOf = nativeBinding.agentKeyOf
 module.exports.resolveConfig = nativeBinding.resolveConfig
 module.exports.resolveDbPath = nativeBinding.resolveDbPath
+module.exports.rules = nativeBinding.rules
 module.exports.screenEntries = nativeBinding.screenEntries
 module.exports.validateEntryInputs = nativeBinding.validateEntryInputs
 module.exports.visibleLines = nativeBinding.visibleLines

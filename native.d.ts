@@ -92,6 +92,9 @@ export declare function resolveConfig(raw: unknown): unknown
 /** Where the store of `dbPath` lives (`$DSH_HOME`, fallback `~/.dsh`), as the provider resolves it. */
 export declare function resolveDbPath(dbPath: unknown): string
 
+/** The protocol's enums and limits, for every JS surface that needs them (one source: the core). */
+export declare function rules(): unknown
+
 /** The entry inputs a write refuses as credentials, in order: `[{index, kind, field, excerpt}]`. */
 export declare function screenEntries(inputs: unknown): unknown
 

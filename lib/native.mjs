@@ -13,3 +13,7 @@ function loadNative() {
 }
 
 export const native = loadNative()
+
+/** The protocol's enums and limits, as the core defines them (every JS surface reads them here). */
+export const RULES = (({ tracks, scopes, writePolicies, ...limits }) => Object.freeze({ tracks: Object.freeze(tracks), scopes: Object.freeze(scopes), writePolicies: Object.freeze(writePolicies), ...limits }))(native.rules())
+export const { tracks: TRACKS, scopes: SCOPES, writePolicies: WRITE_POLICIES } = RULES

@@ -2,9 +2,9 @@
 // and a small JSON parser that remembers the line each value starts on (for error locations).
 
 import { adapterPayload } from '../errors.mjs'
+import { SCOPES, TRACKS } from '../native.mjs'
 
-export const TRACKS = ['user', 'agent']
-export const SCOPES = ['user-global', 'workspace']
+export { SCOPES, TRACKS }
 export const MAX_TAGS = 16
 export const MAX_TAG_LENGTH = 32
 

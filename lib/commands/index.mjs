@@ -10,7 +10,7 @@
 //         touches `env.provider`, so a surface may open the store lazily (the CLI does).
 import { exportStore, importEntries } from '../envelope.mjs'
 import { explainImportError, flaggedLines } from './explain.mjs'
-import { native } from '../native.mjs'
+import { native, RULES, SCOPES, TRACKS } from '../native.mjs'
 import { readImport } from './sources.mjs'
 
 /** A command typed wrong; its message is the surface's own usage text. */
@@ -23,8 +23,7 @@ export const usageFor = (t, surface) => (key) => {
 }
 
 /** The layers' names, as both surfaces accept them in flags. */
-export const TRACKS = ['user', 'agent']
-export const SCOPES = ['user-global', 'workspace']
+export { SCOPES, TRACKS }
 
 const EMPTY = { entries: [], total: 0, truncated: false }
 const inLayer = (a) => (e) => (!a.track || e.track === a.track) && (!a.scope || e.scope === a.scope)
@@ -77,7 +76,7 @@ const VERBS = {
   },
   consolidate: (env, a) => {
     if (!a.matches) throw env.usage('consolidate')
-    if (a.matches.length === 0 || a.matches.length > 20) throw env.usage('consolidateCount')
+    if (a.matches.length === 0 || a.matches.length > RULES.maxConsolidateMatches) throw env.usage('consolidateCount')
     if (blank(a.text)) throw env.usage('consolidateText')
     return env.provider.consolidate(entryInput(a, { matches: a.matches, text: a.text }), env.write())
   },

@@ -4,7 +4,7 @@ import { strings } from './strings.mjs'
 import { validate } from './jsonschema.mjs'
 import { extractEventText } from './extract.mjs'
 import { isMemoryError } from '../errors.mjs'
-import { native } from '../native.mjs'
+import { native, SCOPES, TRACKS } from '../native.mjs'
 
 const str = { type: 'string' }
 const int = { type: 'integer' }
@@ -58,8 +58,8 @@ export function memoryParameters(language) {
     type: 'object',
     properties: {
       action: { type: 'string', enum: ACTIONS, description: p.action },
-      track: { type: 'string', enum: ['user', 'agent'], description: p.track },
-      scope: { type: 'string', enum: ['user-global', 'workspace'], description: p.scope },
+      track: { type: 'string', enum: [...TRACKS], description: p.track },
+      scope: { type: 'string', enum: [...SCOPES], description: p.scope },
       text: { type: 'string', description: p.text },
       match: { type: 'string', description: p.match },
       matches: { type: 'array', items: { type: 'string' }, description: p.matches },

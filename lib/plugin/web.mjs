@@ -10,7 +10,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { isSameOriginWrite, isTrustedApiRequest } from './trust.mjs'
 import { strings } from './strings.mjs'
-import { native } from '../native.mjs'
+import { native, RULES } from '../native.mjs'
 
 /** A stored string as the page may show it: control and invisible characters as escapes (multi-line text keeps its line breaks). */
 const visible = (s) => native.visibleLines(String(s ?? '')).join('\n')
@@ -36,7 +36,7 @@ const visibleFinding = (f) => ({
 
 export const PANEL_AUDIT_CEILING = 200
 /** The provider's largest query page: a search reaches this many matches. */
-const SEARCH_CEILING = 1000
+const SEARCH_CEILING = RULES.maxQueryLimit
 const PAGE_DEFAULT = 50
 const BODY_CEILING = 256 * 1024
 const LAYERS = ['user/user-global', 'user/workspace', 'agent/user-global', 'agent/workspace']
@@ -199,7 +199,8 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
       case 'remove':
         return ['remove', { ...target(shown(body.id, body.version)), source: 'panel' }]
       case 'consolidate': {
-        if (!Array.isArray(body.ids) || body.ids.length < 1 || body.ids.length > 20) throw new PanelError('INVALID_INPUT', 'consolidate takes 1..20 entry ids')
+        const most = RULES.maxConsolidateMatches
+        if (!Array.isArray(body.ids) || body.ids.length < 1 || body.ids.length > most) throw new PanelError('INVALID_INPUT', `consolidate takes 1..${most} entry ids`)
         const picked = body.ids.map((x) => shown(x?.id, x?.version))
         const [first] = picked
         if (picked.some((e) => e.track !== first.track || e.scope !== first.scope || e.workspaceKey !== first.workspaceKey || e.agentKey !== first.agentKey)) {

@@ -18,7 +18,8 @@ use serde_json::Value;
 use crate::engine::{Memory, Plan};
 use crate::error::{MemoryError, StoreReason};
 use crate::protocol::calls::{count, string, visibility};
-use crate::protocol::model::Writer;
+use crate::protocol::model::{self, Scope, Track, Writer};
+use crate::protocol::policy::WritePolicy;
 use crate::protocol::{calls, config, inputs, keys, pending};
 
 mod gate;
@@ -410,6 +411,19 @@ pub fn visible_lines(text: Unknown) -> Vec<String> {
 pub fn visible_text(text: Unknown) -> String {
   let text = js::text(&text).unwrap_or_default();
   crate::protocol::text::visible(&text).into_owned()
+}
+
+/// The protocol's enums and limits, for every JS surface that needs them (one source: the core).
+#[napi]
+pub fn rules<'e>(env: &'e Env) -> Result<Unknown<'e>> {
+  let rules = serde_json::json!({
+    "tracks": Track::ALL.map(Track::as_str),
+    "scopes": Scope::ALL.map(Scope::as_str),
+    "writePolicies": WritePolicy::ALL.map(WritePolicy::as_str),
+    "maxConsolidateMatches": model::MAX_CONSOLIDATE_MATCHES,
+    "maxQueryLimit": model::MAX_QUERY_LIMIT,
+  });
+  to_js(env, &rules)
 }
 
 /// The plugin config with every default filled in, checked in the reference order (throws

@@ -27,14 +27,15 @@ pub enum WritePolicy {
 }
 
 impl WritePolicy {
+  /// Every policy, in the order the config lists them.
+  pub const ALL: [WritePolicy; 3] = [Self::Ask, Self::Auto, Self::Off];
+
   /// Parse `ask|auto|off`.
   ///
   /// # Errors
   /// `INVALID_INPUT` (`invalid writePolicy …`).
   pub fn parse(value: &str) -> Result<Self> {
-    let found = [Self::Ask, Self::Auto, Self::Off]
-      .into_iter()
-      .find(|p| p.as_str() == value);
+    let found = Self::ALL.into_iter().find(|p| p.as_str() == value);
     found.ok_or_else(|| {
       let got = json_str(value);
       MemoryError::invalid(format!("invalid writePolicy {got} (one of ask|auto|off)"))
