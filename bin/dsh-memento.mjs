@@ -19,7 +19,7 @@ import { findSessionLogs, recordProposals, scanFile, toProposals } from '../lib/
 import { exportFiles, renderExport } from '../lib/envelope.mjs'
 import { isMemoryError } from '../lib/errors.mjs'
 import { writePrivateFile, writePrivateFiles } from '../lib/files.mjs'
-import { mirrorToMarkdownFile, mirrorToMemoryStandard, selectScope } from '../lib/mirror.mjs'
+import { mirrorToMarkdownFile, mirrorToMemoryStandard } from '../lib/mirror.mjs'
 import { strings } from '../lib/plugin/strings.mjs'
 
 const SURFACE = 'dsh-memento'
@@ -357,7 +357,9 @@ async function cmdMirror(args, flags) {
   const env = await open(flags)
   try {
     const sel = { track, scope, ...env.keys }
-    const entries = selectScope(env.provider.listEntries(), sel)
+    // What a session in this workspace and agent sees, by the provider's own rule.
+    const visible = env.provider.listEntries(env.keys)
+    const entries = visible.filter((e) => (!track || e.track === track) && (!scope || e.scope === scope))
     if (flags.to === 'claude-md') {
       const res = mirrorToMarkdownFile(flags.file, entries)
       return flags.json ? json(res) : out(s.mirroredFile(res.entries, res.file, res.changed))

@@ -14,20 +14,6 @@ export const BLOCK_BEGIN = '<!-- dsh-memento:begin -->'
 export const BLOCK_END = '<!-- dsh-memento:end -->'
 export const MIRROR_MARKER = '.dsh-memento-mirror.json'
 
-/**
- * The entries a session in (workspaceKey, agentKey) sees in a scope: the shared layer plus that
- * agent's entries; workspace entries of that workspace only. Pure.
- * @param {import('../index.d.ts').MemoryEntry[]} entries
- * @param {{track?: string, scope?: string, workspaceKey?: string, agentKey?: string}} sel
- */
-export function selectScope(entries, sel = {}) {
-  return entries.filter((e) =>
-    (!sel.track || e.track === sel.track) &&
-    (!sel.scope || e.scope === sel.scope) &&
-    (sel.agentKey === undefined || e.agentKey === '' || e.agentKey === sel.agentKey) &&
-    (e.scope !== 'workspace' || sel.workspaceKey === undefined || e.workspaceKey === sel.workspaceKey))
-}
-
 /** The managed block (markers included) for a CLAUDE.md / AGENTS.md. Pure. */
 export function renderManagedBlock(entries) {
   const { text } = claudeCodeAdapter.export(entries)

@@ -372,6 +372,11 @@ describe('dsh-memento CLI', { skip }, () => {
   it('mirror writes a managed CLAUDE.md block and an mm root, one way', () => {
     const { run, dir, ws } = sandbox()
     run(['add', '-y', '--track', 'agent', '--scope', 'workspace', 'Run npm test before pushing'])
+    // Not this session's: another workspace's entry, and another agent's.
+    const elsewhere = path.join(dir, 'elsewhere')
+    fs.mkdirSync(elsewhere)
+    run(['add', '-y', '--track', 'agent', '--scope', 'workspace', '--workspace', elsewhere, 'Deploys from the elsewhere repo'])
+    run(['add', '-y', '--track', 'agent', '--scope', 'workspace', '--agent', 'reviewer', 'Reviewer-only note'])
     const claude = path.join(ws, 'CLAUDE.md')
     fs.writeFileSync(claude, '# My project\n\nHand-written notes stay.\n')
     let r = run(['mirror', '--to', 'claude-md', '--file', claude, '--track', 'agent', '--scope', 'workspace'])
@@ -379,6 +384,7 @@ describe('dsh-memento CLI', { skip }, () => {
     const text = fs.readFileSync(claude, 'utf8')
     assert.match(text, /^# My project\n\nHand-written notes stay\.\n\n<!-- dsh-memento:begin -->/)
     assert.match(text, /- Run npm test before pushing\n/)
+    assert.doesNotMatch(text, /elsewhere repo|Reviewer-only/, 'only what a session here sees')
     r = run(['mirror', '--to', 'claude-md', '--file', claude, '--track', 'agent', '--scope', 'workspace'])
     assert.match(r.out, /\(unchanged\)/)
     const root = path.join(dir, 'mirror')

@@ -5,19 +5,13 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, describe, it } from 'node:test'
 import { createDefaultRegistry } from '../lib/adapters/index.mjs'
-import { applyManagedBlock, BLOCK_BEGIN, BLOCK_END, mirrorToMarkdownFile, mirrorToMemoryStandard, renderManagedBlock, selectScope } from '../lib/mirror.mjs'
+import { applyManagedBlock, BLOCK_BEGIN, BLOCK_END, mirrorToMarkdownFile, mirrorToMemoryStandard, renderManagedBlock } from '../lib/mirror.mjs'
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'memento-mirror-'))
 after(() => fs.rmSync(tmp, { recursive: true, force: true }))
 const e = (over) => ({ id: '11111111-1111-4111-8111-111111111111', track: 'agent', scope: 'workspace', workspaceKey: '/w', agentKey: '', text: 't', source: 's', tags: [], version: 1, createdAt: 1, updatedAt: 2, lastRecalled: null, recallCount: 0, sessionId: null, ...over })
 
 describe('mirror', () => {
-  it('selectScope uses session visibility: shared + own agent, own workspace only', () => {
-    const all = [e({ text: 'a' }), e({ text: 'b', agentKey: 'ops' }), e({ text: 'c', agentKey: 'other' }), e({ text: 'd', workspaceKey: '/x' }), e({ text: 'g', scope: 'user-global', workspaceKey: '' })]
-    assert.deepEqual(selectScope(all, { agentKey: 'ops', workspaceKey: '/w' }).map((x) => x.text), ['a', 'b', 'g'])
-    assert.deepEqual(selectScope(all, { scope: 'workspace', agentKey: '', workspaceKey: '/w' }).map((x) => x.text), ['a'])
-  })
-
   it('replaces only the managed block and leaves hand-written text alone', () => {
     const block1 = renderManagedBlock([e({ text: 'first' })])
     const file = applyManagedBlock('# Project\n\nMine.\n', block1)
