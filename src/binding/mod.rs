@@ -20,7 +20,7 @@ use crate::error::{MemoryError, StoreReason};
 use crate::protocol::calls::{count, string, visibility};
 use crate::protocol::model::{self, Scope, Track, Writer};
 use crate::protocol::policy::WritePolicy;
-use crate::protocol::{calls, config, inputs, keys, pending};
+use crate::protocol::{calls, config, inputs, keys};
 
 mod gate;
 mod js;
@@ -144,7 +144,7 @@ impl MemoryProvider {
       let value = field(&env, Some(options), name).map_or(Ok(Value::Null), |v| data(&env, name, v));
       given.insert(name.into(), value.map_err(|e| throw(&env, e))?);
     }
-    let memory = config::open(&Value::Object(given)).map_err(|e| throw(&env, e))?;
+    let memory = Memory::open(&Value::Object(given)).map_err(|e| throw(&env, e))?;
     let path = memory.path().to_string();
     let memory = RefCell::new(Some(memory));
     let core = Rc::new(Core {
@@ -313,7 +313,9 @@ impl MemoryProvider {
     let vis = visibility(&arg(&env, "snapshot keys", keys)?);
     let labels = arg(&env, "snapshot labels", labels)?;
     let max = count(&arg(&env, "maxProposals", max)?, 0);
-    let rendered = self.core.run(|m| pending::snapshot(m, &vis, &labels, max));
+    let rendered = self
+      .core
+      .run(|m| m.snapshot_with_proposals(&vis, &labels, max));
     rendered.map_err(|e| throw(&env, e))
   }
 

@@ -427,6 +427,7 @@ impl Memory {
 mod commit;
 mod health;
 mod hints;
+mod open;
 mod plan;
 mod read;
 mod records;

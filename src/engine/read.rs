@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// How many pending proposals are scanned for a session's visible ones.
+const PROPOSALS_SCANNED: u64 = 1000;
+
 impl Memory {
   /// Search entries (ASCII-case-insensitive substring), ranked by recall count then recency.
   /// Returned entries carry their pre-query counters. Track/scope are not validated (unknown
@@ -113,6 +116,30 @@ impl Memory {
   pub fn entry(&mut self, id: &str) -> Result<Option<Entry>> {
     let anyone = Visibility::default();
     store::get_visible(self.store.conn(), id, &anyone).map_err(|e| self.fail(e))
+  }
+
+  /// The snapshot of a session's visible set (`labels`: the plugin's words, `proposalsHeader`
+  /// included), followed by a notice of up to `max` of the pending proposals it sees.
+  ///
+  /// # Errors
+  /// `INVALID_INPUT` for a label that is not a string; `STORE_CORRUPT`.
+  pub fn snapshot_with_proposals(
+    &mut self,
+    vis: &Visibility,
+    labels: &Value,
+    max: u64,
+  ) -> Result<String> {
+    let labels = crate::protocol::snapshot::Labels::from_json(labels)?;
+    let text = self.snapshot(vis, &labels)?;
+    let pending = match max {
+      0 => Vec::new(),
+      _ => self.proposal_list(Some("pending"), PROPOSALS_SCANNED)?,
+    };
+    let seen: Vec<&Proposal> = pending
+      .iter()
+      .filter(|p| vis.sees(&p.scope, &p.workspace_key, &p.agent_key))
+      .collect();
+    Ok(crate::protocol::pending::append(text, &seen, max, &labels))
   }
 
   /// The frozen-snapshot text of a session's visible set (not recorded: see

@@ -5,16 +5,17 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::engine::{Config, Memory, Policies, SecretPolicy, WritePolicy};
+use crate::engine::{Config, Policies, SecretPolicy, WritePolicy};
 use crate::error::{MemoryError, Result};
 use crate::protocol::keys;
 use crate::protocol::model::{Budgets, Scope, Track};
-use crate::store::Store;
 
 /// The `budgets` option that asks for the budgets the plugin recorded in the store (the CLI's
 /// default, so that CLI and plugin always agree), and the `meta` key they are kept under.
-const RECORDED: &str = "recorded";
-const RECORDED_KEY: &str = "plugin_budgets";
+/// The `budgets` option that takes the budgets a plugin recorded in the store.
+pub const RECORDED: &str = "recorded";
+/// The store's meta key holding the budgets the plugin recorded.
+pub const RECORDED_KEY: &str = "plugin_budgets";
 
 /// The option names of `new MemoryProvider(options)` that are data (besides `gate`/`auditLabel`).
 pub const PROVIDER_OPTIONS: [&str; 12] = [
@@ -210,27 +211,6 @@ pub fn provider(options: &Value) -> Result<ProviderOptions> {
     db_path: keys::store_path(db_path),
     audit_retention_days: retention?,
   })
-}
-
-/// The engine over the store `options` name, opened (created if needed). With
-/// `recordBudgets: true` (the plugin) its `budgets` are recorded in the store; `budgets:
-/// "recorded"` (the CLI without `--budgets`) uses the recorded ones, or the defaults if none.
-///
-/// # Errors
-/// `INVALID_INPUT` for a bad option; `STORE_CORRUPT`, `STORE_UNSUPPORTED_VERSION`.
-pub fn open(options: &Value) -> Result<Memory> {
-  let mut o = provider(options)?;
-  let mut store = Store::open(std::path::Path::new(&o.db_path), o.audit_retention_days)?;
-  let budgets = options.get("budgets").filter(|b| !b.is_null());
-  if budgets == Some(&Value::from(RECORDED)) {
-    if let Some(recorded) = store.meta(RECORDED_KEY)? {
-      let value = serde_json::from_str(&recorded).unwrap_or(Value::Null);
-      o.config.budgets = Budgets::from_config(Some(&value))?;
-    }
-  } else if options.get("recordBudgets") == Some(&Value::Bool(true)) {
-    store.set_meta(RECORDED_KEY, &budgets.unwrap_or(&Value::Null).to_string())?;
-  }
-  Ok(Memory::new(store, o.config))
 }
 
 #[cfg(test)]

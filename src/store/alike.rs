@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::{params_from_iter, Connection, Row};
 
 use crate::protocol::model::Entry;
-use crate::store::one;
+use crate::store::{one, Visibility};
 
 /// A layer of at most this many visible entries is compared whole.
 pub const SCAN_MAX: u64 = 256;
@@ -54,9 +54,12 @@ impl Layer<'_> {
 
   /// Whether `e` is one of the layer's rows: the rule of its SQL, for an entry in hand.
   pub fn holds(&self, e: &Entry) -> bool {
-    let in_workspace = self.scope != "workspace" || e.workspace_key == self.workspace_key;
-    let seen = e.agent_key.is_empty() || e.agent_key == self.agent_key;
-    e.track.as_str() == self.track && e.scope.as_str() == self.scope && in_workspace && seen
+    let vis = Visibility {
+      agent_key: Some(self.agent_key.to_string()),
+      workspace_key: Some(self.workspace_key.to_string()),
+    };
+    let layer = e.track.as_str() == self.track && e.scope.as_str() == self.scope;
+    layer && vis.sees(e.scope.as_str(), &e.workspace_key, &e.agent_key)
   }
 }
 

@@ -56,6 +56,18 @@ pub struct Visibility {
   pub workspace_key: Option<String>,
 }
 
+impl Visibility {
+  /// Whether a row of `scope`, `workspace_key` and `agent_key` is visible: the rule of
+  /// [`ADMITS`] for a row in hand (the shared rows and this agent's; workspace rows of this
+  /// workspace only).
+  pub fn sees(&self, scope: &str, workspace_key: &str, agent_key: &str) -> bool {
+    let agent = self.agent_key.as_deref();
+    let workspace = self.workspace_key.as_deref();
+    agent.is_none_or(|a| agent_key.is_empty() || agent_key == a)
+      && (scope != "workspace" || workspace.is_none_or(|w| workspace_key == w))
+  }
+}
+
 /// An open store file.
 #[derive(Debug)]
 pub struct Store {
@@ -619,6 +631,20 @@ pub fn insert_snapshot(
 #[cfg(test)]
 mod tests {
   use super::*;
+
+  #[test]
+  fn a_session_sees_shared_and_own_agent_rows_of_its_workspace_and_every_global_row() {
+    let vis = Visibility {
+      agent_key: Some("coder".into()),
+      workspace_key: Some("/ws".into()),
+    };
+    let sees = |scope, ws, agent| vis.sees(scope, ws, agent);
+    assert!(sees("workspace", "/ws", "") && sees("workspace", "/ws", "coder"));
+    assert!(!sees("workspace", "/other", "") && !sees("workspace", "/ws", "reviewer"));
+    assert!(sees("user-global", "", "") && sees("user-global", "/anywhere", "coder"));
+    assert!(!sees("user-global", "", "reviewer"));
+    assert!(Visibility::default().sees("workspace", "/other", "reviewer"));
+  }
 
   type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
