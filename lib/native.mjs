@@ -15,5 +15,8 @@ function loadNative() {
 export const native = loadNative()
 
 /** The protocol's enums and limits, as the core defines them (every JS surface reads them here). */
-export const RULES = (({ tracks, scopes, writePolicies, ...limits }) => Object.freeze({ tracks: Object.freeze(tracks), scopes: Object.freeze(scopes), writePolicies: Object.freeze(writePolicies), ...limits }))(native.rules())
-export const { tracks: TRACKS, scopes: SCOPES, writePolicies: WRITE_POLICIES } = RULES
+export const RULES = native.rules()
+export const TRACKS = Object.freeze(RULES.tracks)
+export const SCOPES = Object.freeze(RULES.scopes)
+export const WRITE_POLICIES = Object.freeze(RULES.writePolicies)
+Object.freeze(RULES)

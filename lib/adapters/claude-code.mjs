@@ -29,7 +29,8 @@
 import os from 'node:os'
 import path from 'node:path'
 import { adapterPayload } from '../errors.mjs'
-import { LINE_BREAK, MAX_TAGS, append, MAX_TAG_LENGTH, SCOPES, TRACKS, cleanLabel, markdownPayload, placement, splitLines, tooManyTags, trimEndOf, utf8Text } from './util.mjs'
+import { LINE_BREAK, MAX_TAGS, append, MAX_TAG_LENGTH, cleanLabel, markdownPayload, placement, splitLines, tooManyTags, trimEndOf, utf8Text } from './util.mjs'
+import { SCOPES, TRACKS } from '../native.mjs'
 
 const ID = 'claude-code-memory-md'
 const HEADING_START = /^(#{1,6})[ \t]+/

@@ -3,8 +3,6 @@
 
 import { adapterPayload } from '../errors.mjs'
 import { SCOPES, TRACKS } from '../native.mjs'
-
-export { SCOPES, TRACKS }
 export const MAX_TAGS = 16
 export const MAX_TAG_LENGTH = 32
 

@@ -7,8 +7,6 @@
 import { createRequire } from 'node:module'
 import { native, WRITE_POLICIES } from '../native.mjs'
 
-export { WRITE_POLICIES }
-
 const deepFreeze = (o) => (Object.values(o).forEach((v) => v && typeof v === 'object' && deepFreeze(v)), Object.freeze(o))
 
 /** Every key of the plugin config with its default (protocol-behaviour §7.2). */
