@@ -53,8 +53,9 @@ pub enum MemoryError {
     scope: String,
     /// The substring that matched nothing, or that found the changed target.
     r#match: String,
-    /// The target as it is now, when it changed after the approver saw it.
-    #[serde(skip)]
+    /// The target as it is now, when it changed after the approver saw it (details `reason:
+    /// "changed"`, `approvedVersion`, `current`).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
     changed: Option<Box<Changed>>,
   },
   /// More than one visible entry contains the match.
@@ -98,7 +99,8 @@ pub enum MemoryError {
     message: String,
     /// The store file.
     path: String,
-    /// Why, for a caller that decides what to do.
+    /// Why, for a caller that decides what to do (details `reason` and `retryable`).
+    #[serde(flatten, serialize_with = "StoreReason::details")]
     reason: StoreReason,
     /// The SQLite (or file system) error underneath, when there is one.
     #[serde(skip)]
@@ -155,24 +157,12 @@ impl MemoryError {
     }
   }
 
-  /// The JSON-safe `details` object of the protocol (§3): the variant's fields.
+  /// The JSON-safe `details` object of the protocol (§3): the variant's serialized fields.
   pub fn details(&self) -> Value {
-    let mut d = match serde_json::to_value(self) {
+    match serde_json::to_value(self) {
       Ok(d @ Value::Object(_)) => d,
       _ => json!({}),
-    };
-    match self {
-      Self::EntryNotFound {
-        changed: Some(c), ..
-      } => {
-        d["reason"] = json!("changed");
-        d["approvedVersion"] = json!(c.approved_version);
-        d["current"] = json!({ "id": c.id, "version": c.version, "text": c.text });
-      }
-      Self::StoreCorrupt { reason, .. } => d["retryable"] = json!(reason.retryable()),
-      _ => {}
     }
-    d
   }
 
   /// Shorthand for [`MemoryError::InvalidInput`] without a reason.
@@ -227,6 +217,15 @@ pub enum StoreReason {
 }
 
 impl StoreReason {
+  /// The reason's details: `{reason, retryable}`.
+  fn details<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(2))?;
+    map.serialize_entry("reason", self)?;
+    map.serialize_entry("retryable", &self.retryable())?;
+    map.end()
+  }
+
   /// Whether the same call may succeed if simply tried again.
   pub fn retryable(self) -> bool {
     self == Self::Busy
@@ -274,6 +273,19 @@ pub struct Changed {
   pub version: i64,
   /// The text now stored.
   pub text: String,
+}
+
+/// Details `{reason: "changed", approvedVersion, current: {id, version, text}}`.
+impl Serialize for Changed {
+  fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let current = json!({ "id": self.id, "version": self.version, "text": self.text });
+    let mut map = s.serialize_map(Some(3))?;
+    map.serialize_entry("reason", "changed")?;
+    map.serialize_entry("approvedVersion", &self.approved_version)?;
+    map.serialize_entry("current", &current)?;
+    map.end()
+  }
 }
 
 fn not_found_message(track: &str, scope: &str, needle: &str, changed: Option<&Changed>) -> String {
@@ -348,6 +360,29 @@ mod tests {
         message: "line 3: bad".into(),
       },
     ]
+  }
+
+  #[test]
+  fn every_variant_s_code_message_and_details() {
+    // A snapshot: a change to any message or detail shows up here, variant by variant.
+    let snapshot: Vec<Value> = all()
+      .iter()
+      .map(|e| json!([e.code(), e.to_string(), e.details()]))
+      .collect();
+    let expected = json!([
+      ["INVALID_INPUT", "x", {}],
+      ["WRITE_REQUIRES_AGENT", "memory write requires an owning agent session to route approval through; refuse rather than write unapproved", {}],
+      ["BUDGET_EXCEEDED", "memory budget exceeded: user/workspace at 12/12 chars, this write needs 16 chars; consolidate or remove entries, then retry", {"track": "user", "scope": "workspace", "used": 12, "limit": 12, "needed": 16}],
+      ["ENTRY_NOT_FOUND", "no entry in user/workspace contains \"a\\\"b\"; nothing was changed", {"track": "user", "scope": "workspace", "match": "a\"b"}],
+      ["AMBIGUOUS_MATCH", "match \"pnpm\" is ambiguous in user/workspace: 2 entries contain it; use a longer, unique substring", {"track": "user", "scope": "workspace", "match": "pnpm", "candidates": 2, "sample": ["a", "b"]}],
+      ["WRITE_DENIED", "memory write not approved (approval outcome: rejected); nothing was written", {"outcome": "rejected"}],
+      ["PROPOSAL_NOT_FOUND", "proposal \"p\" is not a pending proposal (already approved); nothing was changed", {"id": "p"}],
+      ["STORE_CORRUPT", "boom; nothing was changed; check the disk and the file's permissions, then retry", {"path": "/x", "reason": "io", "retryable": false}],
+      ["STORE_UNSUPPORTED_VERSION", "memory database at /x has schema_version 9 > supported 5; upgrade dsh-memento instead of downgrading", {"path": "/x"}],
+      ["ADAPTER_NOT_FOUND", "no memory adapter registered with id \"zz\"; check /memory adapters for the registered list", {"adapterId": "zz"}],
+      ["ADAPTER_PAYLOAD", "adapter \"mem0\": line 3: bad", {"adapterId": "mem0"}]
+    ]);
+    assert_eq!(Value::Array(snapshot), expected);
   }
 
   #[test]

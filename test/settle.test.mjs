@@ -1,5 +1,5 @@
-// No write promise is left pending: when the coded error cannot even be built (another plugin
-// made Error.prototype hostile), the write still rejects (with `CODE: message` as a string);
+// No write promise is left pending, and every rejection is a coded Error: when another plugin
+// made Error.prototype hostile (setters that throw), the write still rejects with its code;
 // when the provider object is garbage-collected while its gate is pending, the write still
 // finishes once the gate answers. Each case runs in its own Node process.
 import { test } from 'node:test'
@@ -22,7 +22,7 @@ function child(t, body, flags = []) {
     const write = { agent: { session: { id: 'settle' } } }
     const UG = { track: 'user', scope: 'user-global' }
     const settled = (p) => Promise.race([
-      p.then((v) => ({ fulfilled: v }), (e) => ({ rejected: typeof e === 'string' ? e : { code: e?.code, message: e?.message } })),
+      p.then((v) => ({ fulfilled: v }), (e) => ({ rejected: e instanceof Error ? { code: e.code, message: e.message, details: e.details } : { notAnError: String(e) } })),
       new Promise((r) => setTimeout(() => r('pending'), 3000)),
     ])
     ${body}`
@@ -31,23 +31,25 @@ function child(t, body, flags = []) {
   return JSON.parse(out.stdout)
 }
 
-test('a write whose error object cannot be built still rejects, on every path', { skip }, (t) => {
+test('a hostile Error.prototype cannot keep a write from rejecting with its coded error', { skip }, (t) => {
   const r = child(
     t,
     `
     const denied = new MemoryProvider({ dbPath, gate: async () => 'rejected' })
     const invalid = new MemoryProvider({ dbPath, gate: () => 'allowed-once' })
-    Object.defineProperty(Error.prototype, 'details', { set() { throw new Error('hostile setter') }, configurable: true })
+    for (const key of ['code', 'details', 'cause']) Object.defineProperty(Error.prototype, key, { set() { throw new Error('hostile setter') }, configurable: true })
     const results = {
       deniedByTheGate: await settled(denied.add({ ...UG, text: 'never lands' }, write)),
       invalidBeforeTheGate: await settled(invalid.add({ track: 'nope', scope: 'user-global', text: 'x' }, write)),
     }
-    delete Error.prototype.details
+    for (const key of ['code', 'details', 'cause']) delete Error.prototype[key]
     results.rows = denied.auditList(5).map((r) => r.action)
     console.log(JSON.stringify(results))`,
   )
-  assert.match(r.deniedByTheGate.rejected, /^WRITE_DENIED: memory write not approved/)
-  assert.match(r.invalidBeforeTheGate.rejected, /^INVALID_INPUT: /)
+  assert.equal(r.deniedByTheGate.rejected.code, 'WRITE_DENIED')
+  assert.match(r.deniedByTheGate.rejected.message, /^memory write not approved/)
+  assert.deepEqual(r.deniedByTheGate.rejected.details, { outcome: 'rejected' })
+  assert.equal(r.invalidBeforeTheGate.rejected.code, 'INVALID_INPUT')
   assert.deepEqual(r.rows, ['add-denied'], 'the denial is still audited')
 })
 

@@ -12,7 +12,7 @@ use std::rc::Rc;
 use napi::bindgen_prelude::*;
 use napi::Env;
 
-use super::js::{error_value, failure, field, rejected, settled, text, to_js};
+use super::js::{error_object, failure, field, rejected, settled, text, to_js};
 use super::{Core, Js, Raw};
 use crate::engine::{Finished, GateAnswer, Plan};
 use crate::error::MemoryError;
@@ -20,8 +20,15 @@ use crate::error::MemoryError;
 /// Ask the gate about the planned write (unless its policy answered): the write's promise.
 pub(super) fn ask<'e>(env: &'e Env, core: Rc<Core>, plan: Plan, write: Unknown) -> Js<'e> {
   if let Some(outcome) = plan.policy_answer() {
-    return finish(env, &core, plan, GateAnswer::Outcome(outcome.into()), write);
+    return finish(
+      env,
+      &core,
+      plan,
+      GateAnswer::Outcome(outcome.into()),
+      (None, write),
+    );
   }
+  // The payload crosses once: the gate and the caller's labeller get the same object.
   let payload = to_js(env, plan.payload())?;
   let gate = core.gate.borrow_back(env)?;
   // What the gate returns is adopted by `Promise.resolve` and awaited with
@@ -33,17 +40,18 @@ pub(super) fn ask<'e>(env: &'e Env, core: Rc<Core>, plan: Plan, write: Unknown) 
     Ok(adopted) => adopted,
     Err(e) => {
       let answer = GateAnswer::Failed(failure(env, &e));
-      return finish(env, &core, plan, answer, write);
+      return finish(env, &core, plan, answer, (Some(payload), write));
     }
   };
-  // The write context outlives this call: the gate may take any time to answer.
+  // The write context and payload outlive this call: the gate may take any time to answer.
   let held = Object::from_unknown(write)?.create_ref::<false>()?;
-  let waiting = Rc::new(RefCell::new(Some((plan, held))));
+  let shown = Object::from_unknown(payload)?.create_ref::<false>()?;
+  let waiting = Rc::new(RefCell::new(Some((plan, held, shown))));
   let settle = |rejected: bool| {
     let (core, waiting) = (core.clone(), waiting.clone());
     move |ctx: FunctionCallContext| -> Result<Raw> {
       let value = ctx.first_arg::<Unknown>()?;
-      let Some((plan, held)) = waiting.borrow_mut().take() else {
+      let Some((plan, held, shown)) = waiting.borrow_mut().take() else {
         return Ok(value.raw()); // the promise settles once; nothing is left to finish
       };
       let answer = match (rejected, text(&value)) {
@@ -51,9 +59,13 @@ pub(super) fn ask<'e>(env: &'e Env, core: Rc<Core>, plan: Plan, write: Unknown) 
         (false, Some(outcome)) => GateAnswer::Outcome(outcome),
         (false, None) => GateAnswer::NotAString(describe_type(&value)),
       };
-      let write = held.get_value(ctx.env)?.to_unknown();
-      let settled = finish(ctx.env, &core, plan, answer, write).map(|p| p.raw());
+      let sent = (
+        Some(shown.get_value(ctx.env)?.to_unknown()),
+        held.get_value(ctx.env)?.to_unknown(),
+      );
+      let settled = finish(ctx.env, &core, plan, answer, sent).map(|p| p.raw());
       held.unref(ctx.env)?;
+      shown.unref(ctx.env)?;
       settled
     }
   };
@@ -64,12 +76,16 @@ pub(super) fn ask<'e>(env: &'e Env, core: Rc<Core>, plan: Plan, write: Unknown) 
     Err(e) => {
       // `then` threw (a hostile species constructor) before it registered anything.
       let why = GateAnswer::Failed(failure(env, &e));
-      let Some((plan, held)) = waiting.borrow_mut().take() else {
+      let Some((plan, held, shown)) = waiting.borrow_mut().take() else {
         return Err(e);
       };
-      let write = held.get_value(env)?.to_unknown();
-      let settled = finish(env, &core, plan, why, write);
+      let sent = (
+        Some(shown.get_value(env)?.to_unknown()),
+        held.get_value(env)?.to_unknown(),
+      );
+      let settled = finish(env, &core, plan, why, sent);
       held.unref(env)?;
+      shown.unref(env)?;
       settled
     }
   }
@@ -87,13 +103,17 @@ fn adopt<'e>(env: &'e Env, value: Unknown<'e>) -> Result<(Unknown<'e>, Then<'e>)
   Ok((resolve.apply(promise, value)?, then))
 }
 
+/// The payload as the gate got it (none when the policy answered) and the write context.
+type Sent<'a> = (Option<Unknown<'a>>, Unknown<'a>);
+
 /// Finish `plan` with the gate's `answer`: the write's promise, settled.
-fn finish<'e>(env: &'e Env, core: &Core, plan: Plan, answer: GateAnswer, write: Unknown) -> Js<'e> {
+fn finish<'e>(env: &'e Env, core: &Core, plan: Plan, answer: GateAnswer, sent: Sent) -> Js<'e> {
+  let (payload, write) = sent;
   let outcome = match &answer {
     GateAnswer::Outcome(o) => o.as_str(),
     GateAnswer::NotAString(_) | GateAnswer::Failed(_) => "unavailable",
   };
-  let label = label(env, core, outcome, &plan, write);
+  let label = label(env, core, outcome, (payload, &plan), write);
   let signal = field(env, Some(write), "signal");
   let aborted =
     field(env, signal, "aborted").is_some_and(|a| bool::from_unknown(a).unwrap_or(false));
@@ -108,13 +128,23 @@ fn finish<'e>(env: &'e Env, core: &Core, plan: Plan, answer: GateAnswer, write: 
     },
     Err(e) => e,
   };
-  rejected(env, error_value(env, &failed)?)
+  rejected(env, error_object(env, &failed)?)
 }
 
-/// The caller's audit label for this outcome, if it gave a labeller that returns a string.
-fn label(env: &Env, core: &Core, outcome: &str, plan: &Plan, write: Unknown) -> Option<String> {
+/// The caller's audit label for this outcome, if it gave a labeller that returns a string. It
+/// gets the payload the gate got, or (when the policy answered) the plan's, made only then.
+fn label(
+  env: &Env,
+  core: &Core,
+  outcome: &str,
+  shown: (Option<Unknown>, &Plan),
+  write: Unknown,
+) -> Option<String> {
   let f = core.audit_label.as_ref()?.borrow_back(env).ok()?;
-  let payload = to_js(env, plan.payload()).ok()?;
+  let payload = match shown {
+    (Some(payload), _) => payload,
+    (None, plan) => to_js(env, plan.payload()).ok()?,
+  };
   let outcome = env.create_string(outcome).ok()?;
   let label = f.call(FnArgs::from((outcome.raw(), payload.raw(), write.raw())));
   text(&label.map_err(|e| failure(env, &e)).ok()?).filter(|s| !s.is_empty())

@@ -102,26 +102,45 @@ pub(super) fn to_js<'e, T: Serialize>(env: &'e Env, value: &T) -> Js<'e> {
   parse.call(s)
 }
 
-/// A JS `Error` carrying the protocol `code`, `details` and `cause`.
-fn error_object<'e>(env: &'e Env, e: &MemoryError) -> Js<'e> {
-  let mut obj = env.create_error(Error::new(Status::GenericFailure, e.to_string()))?;
-  obj.set_named_property("code", e.code())?;
-  obj.set_named_property("details", to_js(env, &e.details())?)?;
-  if let Some(cause) = std::error::Error::source(e) {
-    let cause = Error::from_reason(cause.to_string());
-    obj.set_named_property("cause", env.create_error(cause)?)?;
+/// A plain JS `Error` with `message` and no `code` yet.
+fn plain_error<'e>(env: &'e Env, message: &str) -> Result<Object<'e>> {
+  let message = env.create_string(message)?;
+  let mut raw = std::ptr::null_mut();
+  // SAFETY: `env` is the live env of the current native call, `message` a string value made in
+  // it, a null `code` is allowed (none is set), and `raw` is a local out-pointer.
+  let status = unsafe {
+    napi::sys::napi_create_error(env.raw(), std::ptr::null_mut(), message.raw(), &mut raw)
+  };
+  match status {
+    napi::sys::Status::napi_ok => Ok(Object::from_raw(env.raw(), raw)),
+    _ => Err(Error::from_reason("cannot create an Error")),
   }
-  Ok(obj.to_unknown())
 }
 
-/// What a failed write rejects with: the coded error, or — when building it fails (a hostile
-/// setter on `Error.prototype`) — `CODE: message` as a string, so the promise still settles.
-pub(super) fn error_value<'e>(env: &'e Env, e: &MemoryError) -> Js<'e> {
-  error_object(env, e).or_else(|err| {
-    failure(env, &err);
-    let fallback = format!("{}: {e}", e.code());
-    env.create_string(&fallback).map(|s| s.to_unknown())
-  })
+/// A JS `Error` carrying the protocol `code`, `details` and `cause`. They are defined as own
+/// properties, so no setter on `Error.prototype` (a hostile one included) runs or can refuse.
+pub(super) fn error_object<'e>(env: &'e Env, e: &MemoryError) -> Js<'e> {
+  let mut obj = plain_error(env, &e.to_string())?;
+  let own = |name: &str, value: Unknown| {
+    Ok::<_, Error>(Property::new().with_utf8_name(name)?.with_value(&value))
+  };
+  let mut fields = vec![
+    own("name", env.create_string("MemoryError")?.to_unknown())?,
+    own("code", env.create_string(e.code())?.to_unknown())?,
+  ];
+  // Details fail only if `JSON.parse` itself was replaced; the coded error still goes out.
+  match to_js(env, &e.details()) {
+    Ok(details) => fields.push(own("details", details)?),
+    Err(_) => clear_exception(env),
+  }
+  if let Some(cause) = std::error::Error::source(e) {
+    fields.push(own(
+      "cause",
+      plain_error(env, &cause.to_string())?.to_unknown(),
+    )?);
+  }
+  obj.define_properties(&fields)?;
+  Ok(obj.to_unknown())
 }
 
 /// For sync methods: the error to throw.
@@ -134,9 +153,20 @@ pub(super) fn throw(env: &Env, e: MemoryError) -> Error {
 
 /// A promise settled with `result` (resolved) or its coded error (rejected).
 pub(super) fn settled<'e, T: Serialize>(env: &'e Env, r: crate::Result<T>) -> Js<'e> {
-  match r.and_then(|v| to_js(env, &v).map_err(|e| MemoryError::invalid(e.reason))) {
+  let value = match r {
+    Ok(value) => to_js(env, &value),
+    Err(e) => return rejected(env, error_object(env, &e)?),
+  };
+  match value {
     Ok(v) => Ok(PromiseRaw::resolve(env, v)?.to_unknown()),
-    Err(e) => rejected(env, error_value(env, &e)?),
+    // Only a replaced `JSON.parse` gets here: what was asked for is done, say so.
+    Err(err) => {
+      let why = format!(
+        "the call succeeded, but its result cannot be handed back: {}",
+        failure(env, &err)
+      );
+      rejected(env, plain_error(env, &why)?.to_unknown())
+    }
   }
 }
 
