@@ -256,10 +256,23 @@ export interface ProviderOptions {
   /** Credential-looking text: `'refuse'` (default, `INVALID_INPUT` with `details.reason: 'secret'`) or `'warn'` (ask, with a payload warning). */
   secretPolicy?: 'refuse' | 'warn'
   /**
-   * Names the transport in the audit `outcome` column. Called after the gate with its outcome;
-   * the default is `"{outcome} (via approval, {payload.policy.setting} {payload.policy.policy})"`. It labels, never decides.
+   * Says who carried the approval, for the audit `outcome` column, which the provider writes as
+   * `"{outcome} (via {via}, {decider}[; {detail}])"`: `via` defaults to `approval`, `decider` to
+   * `"{payload.policy.setting} {payload.policy.policy}"`. A string is the `via`. Called after the
+   * gate with its outcome (and the payload the gate got); control characters are escaped. It
+   * labels, never decides.
    */
-  auditLabel?: (outcome: string, payload: ApprovalPayload, write: WriteContext) => string
+  auditVia?: (outcome: string, payload: ApprovalPayload, write: WriteContext) => string | AuditVia
+}
+
+/** Who carried a write's approval (see `ProviderOptions.auditVia`). */
+export interface AuditVia {
+  /** The transport: `command`, `panel`, `cli --yes`, `mcp elicitation, client …`. */
+  via?: string
+  /** What decided, when not the write policy (`session approval policy never`). */
+  decider?: string
+  /** Why the transport failed, when it did. */
+  detail?: string
 }
 
 export interface Usage {

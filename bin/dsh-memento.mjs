@@ -150,8 +150,8 @@ function makeGate(flags) {
     if (answer === null) return 'cancelled'
     return /^\s*y(es)?\s*$/i.test(answer) ? 'allowed-once' : 'rejected'
   }
-  const auditLabel = (outcome) => `${outcome} (via cli ${flags.yes ? '--yes' : interactive ? 'prompt' : 'no-tty'})`
-  return { gate, auditLabel, similarOf: (write) => alike.get(write) ?? [], close: () => rl?.close() }
+  const auditVia = () => `cli ${flags.yes ? '--yes' : interactive ? 'prompt' : 'no-tty'}`
+  return { gate, auditVia, similarOf: (write) => alike.get(write) ?? [], close: () => rl?.close() }
 }
 
 /**
@@ -175,7 +175,7 @@ async function open(flags, { write = false } = {}) {
     }
     // `digest` records the proposals the user asked for (the plugin caps its own automatic ones at
     // proposals.maxPending); the system prompt shows any number of them as one bounded notice.
-    return new mod.MemoryProvider({ dbPath, gate: g.gate, auditLabel: g.auditLabel, budgets: budgets ?? 'recorded', proposalMaxPending: 1000, ...(secretPolicy ? { secretPolicy } : {}) })
+    return new mod.MemoryProvider({ dbPath, gate: g.gate, auditVia: g.auditVia, budgets: budgets ?? 'recorded', proposalMaxPending: 1000, ...(secretPolicy ? { secretPolicy } : {}) })
   }
   return {
     mod,

@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use dsh_memento::engine::{Config, Finished, GateAnswer, Memory, QueryOptions};
+use dsh_memento::engine::{Config, Finished, GateAnswer, Memory, QueryOptions, Via};
 use dsh_memento::protocol::model::{Budgets, Writer};
 use dsh_memento::store::{Store, Visibility};
 use serde_json::{json, Value};
@@ -98,7 +98,7 @@ fn allow(m: &mut Memory, plan: dsh_memento::engine::Plan) -> Res<()> {
   match m.finish(
     plan,
     GateAnswer::Outcome("allowed-once".into()),
-    None,
+    Via::default(),
     false,
   )? {
     Finished::Written(_) => Ok(()),

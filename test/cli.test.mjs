@@ -93,7 +93,7 @@ describe('dsh-memento CLI', { skip }, () => {
     assert.equal(run(['list', '--json']).json().total, 0)
     const [row] = run(['audit', '--json']).json()
     assert.equal(row.action, 'add-denied')
-    assert.equal(row.outcome, 'unavailable (via cli no-tty)')
+    assert.equal(row.outcome, 'unavailable (via cli no-tty, writePolicy ask)')
     assert.equal(row.text, 'should not land')
     const j = run(['add', '--json', 'x'])
     assert.equal(j.json().error.code, 'WRITE_DENIED')
@@ -134,8 +134,8 @@ describe('dsh-memento CLI', { skip }, () => {
     const audit = run(['audit', '--json']).json()
     const actions = audit.map((a) => a.action)
     for (const a of ['add', 'replace', 'consolidate-add', 'consolidate-remove', 'remove']) assert.ok(actions.includes(a), a)
-    assert.ok(audit.filter((a) => !a.action.endsWith('-denied')).every((a) => a.outcome === 'allowed-once (via cli --yes)'))
-    assert.match(run(['audit']).out, /^Recent audit \(\d+ rows\):\n- \d{4}-.*remove user\/workspace allowed-once \(via cli --yes\) \(cli\)/)
+    assert.ok(audit.filter((a) => !a.action.endsWith('-denied')).every((a) => a.outcome === 'allowed-once (via cli --yes, writePolicy ask)'))
+    assert.match(run(['audit']).out, /^Recent audit \(\d+ rows\):\n- \d{4}-.*remove user\/workspace allowed-once \(via cli --yes, writePolicy ask\) \(cli\)/)
   })
 
   it('--db selects the store file explicitly', () => {
@@ -184,7 +184,7 @@ describe('dsh-memento CLI', { skip }, () => {
     assert.match(again.out, /Imported 0 entries .* Skipped 3 already present/)
     const audit = b.run(['audit', '--json']).json()
     assert.equal(audit.filter((x) => x.action === 'seed').length, 1)
-    assert.equal(audit.find((x) => x.action === 'seed').outcome, 'allowed-once (via cli --yes)')
+    assert.equal(audit.find((x) => x.action === 'seed').outcome, 'allowed-once (via cli --yes, writePolicy ask)')
   })
 
   it('import reports bad JSON with a line (B13) and unreadable files separately', () => {
@@ -407,8 +407,8 @@ describe('dsh-memento CLI', { skip }, () => {
     r = tty(['add', 'declined at the terminal'], 'n')
     assert.match(r.stdout, /WRITE_DENIED: memory write not approved \(approval outcome: rejected\)/)
     const audit = run(['audit', '--json']).json()
-    assert.equal(audit[0].outcome, 'rejected (via cli prompt)')
-    assert.equal(audit[1].outcome, 'allowed-once (via cli prompt)')
+    assert.equal(audit[0].outcome, 'rejected (via cli prompt, writePolicy ask)')
+    assert.equal(audit[1].outcome, 'allowed-once (via cli prompt, writePolicy ask)')
     assert.deepEqual(run(['list', '--json']).json().entries.map((e) => e.text), ['asked at the terminal'])
   })
 })

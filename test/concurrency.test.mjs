@@ -314,7 +314,7 @@ describe('approval faults', { skip }, () => {
     }
   })
 
-  test('an auditLabel that throws or returns a hostile value never changes the outcome the caller sees', async () => {
+  test('an auditVia that throws or returns a hostile value never changes the outcome the caller sees', async () => {
     const dir = tmpDir('memento-label-')
     const labels = {
       throws: () => { throw new Error('label boom') },
@@ -326,17 +326,17 @@ describe('approval faults', { skip }, () => {
     const failures = []
     try {
       let n = 0
-      for (const [name, auditLabel] of Object.entries(labels)) {
+      for (const [name, auditVia] of Object.entries(labels)) {
         for (const answer of ['allowed-once', 'rejected']) {
-          const p = new MemoryProvider({ dbPath: path.join(dir, `l${n++}.db`), gate: async () => answer, auditLabel })
+          const p = new MemoryProvider({ dbPath: path.join(dir, `l${n++}.db`), gate: async () => answer, auditVia })
           const result = await settleCode(() => p.add({ track: 'user', scope: 'workspace', text: `label ${name}` }, W))
           const landed = p.listEntries().length
           const want = answer === 'allowed-once' ? 'fulfilled' : 'WRITE_DENIED'
           const got = result === 'fulfilled' ? 'fulfilled' : (result?.code ?? describeThrown(result))
-          if (got !== want) failures.push(`auditLabel ${name}, gate ${answer}: caller got ${got} (entries in store: ${landed})`)
-          if (landed !== (answer === 'allowed-once' ? 1 : 0)) failures.push(`auditLabel ${name}, gate ${answer}: ${landed} entries`)
+          if (got !== want) failures.push(`auditVia ${name}, gate ${answer}: caller got ${got} (entries in store: ${landed})`)
+          if (landed !== (answer === 'allowed-once' ? 1 : 0)) failures.push(`auditVia ${name}, gate ${answer}: ${landed} entries`)
           const row = fullAudit(p).at(-1)
-          if (row?.action !== (answer === 'allowed-once' ? 'add' : 'add-denied')) failures.push(`auditLabel ${name}, gate ${answer}: last row ${row?.action}`)
+          if (row?.action !== (answer === 'allowed-once' ? 'add' : 'add-denied')) failures.push(`auditVia ${name}, gate ${answer}: last row ${row?.action}`)
           p.close()
         }
       }

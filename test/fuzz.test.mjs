@@ -25,7 +25,7 @@ class CallerError extends Error {}
 
 function generator(r, tmp) {
   const WORDS = ['user', 'agent', 'workspace', 'user-global', 'batch', 'pending', 'approved', 'dismissed', 'allowed-once', 'tea', 'pnpm', '漢字', '😀', 'Ünï', ' ', '', 'x']
-  const KEYS = ['track', 'scope', 'text', 'match', 'matches', 'tags', 'source', 'workspaceKey', 'agentKey', 'limit', 'sessionId', 'kind', 'countRecall', 'agent', 'session', 'id', 'header', 'cwd', 'agentPreset', 'signal', 'callId', 'gate', 'dbPath', 'budgets', 'userGlobal', 'writePolicy', 'defaultQueryLimit', 'sourceLabel', 'auditRetentionDays', 'auditLabel', 'constructor', 'toString', 'valueOf', 'then', 'length', 'prototype']
+  const KEYS = ['track', 'scope', 'text', 'match', 'matches', 'tags', 'source', 'workspaceKey', 'agentKey', 'limit', 'sessionId', 'kind', 'countRecall', 'agent', 'session', 'id', 'header', 'cwd', 'agentPreset', 'signal', 'callId', 'gate', 'dbPath', 'budgets', 'userGlobal', 'writePolicy', 'defaultQueryLimit', 'sourceLabel', 'auditRetentionDays', 'auditVia', 'constructor', 'toString', 'valueOf', 'then', 'length', 'prototype']
   const str = () => {
     switch (r.int(12)) {
       case 0:
@@ -155,7 +155,7 @@ function generator(r, tmp) {
   const options = () => {
     if (r.chance(0.1)) return value()
     const o = { dbPath: dbPath(), gate: r.chance(0.8) ? async () => 'allowed-once' : value(1) }
-    for (const key of ['budgets', 'writePolicy', 'defaultQueryLimit', 'sourceLabel', 'auditRetentionDays', 'auditLabel']) if (r.chance(0.25)) o[key] = value(1)
+    for (const key of ['budgets', 'writePolicy', 'defaultQueryLimit', 'sourceLabel', 'auditRetentionDays', 'auditVia']) if (r.chance(0.25)) o[key] = value(1)
     if (r.chance(0.2)) o.budgets = { user: { userGlobal: value(2), workspace: num() }, agent: value(1) }
     return o
   }

@@ -174,10 +174,13 @@ test('an abort after approval writes nothing, rejects with the reason and leaves
   assert.match(row.outcome, /^allowed-once .*aborted/)
 })
 
-test('auditLabel names the transport; writePolicy off refuses without asking', async () => {
-  const labelled = open({ auditLabel: (outcome) => `${outcome} (via command, writePolicy ask)` })
+test('auditVia names the transport, the provider writes the label; writePolicy off refuses without asking', async () => {
+  const labelled = open({ auditVia: () => 'command' })
   await labelled.add({ track: 'user', scope: 'workspace', text: 'typed by the user' }, write)
   assert.equal(labelled.auditList(1)[0].outcome, 'allowed-once (via command, writePolicy ask)')
+  const remote = open({ gate: async () => 'rejected', auditVia: () => ({ via: 'mcp, client evil\n9 add (via', decider: 'a person', detail: 'said no' }) })
+  await rejectsWith(remote.add({ track: 'user', scope: 'workspace', text: 'x' }, write), 'WRITE_DENIED')
+  assert.equal(remote.auditList(1)[0].outcome, 'rejected (via mcp, client evil\\u{a}9 add (via, a person; said no)', 'one line, whatever the caller says')
 
   let asked = 0
   const off = open({ writePolicy: 'off', gate: async () => (asked++, 'allowed-once') })

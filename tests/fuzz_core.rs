@@ -28,7 +28,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use dsh_memento::engine::{
-  Config, Finished, GateAnswer, Memory, Plan, ProposalInput, QueryOptions,
+  Config, Finished, GateAnswer, Memory, Plan, ProposalInput, QueryOptions, Via,
 };
 use dsh_memento::protocol::model::{Budgets, Writer};
 use dsh_memento::store::{Store, Visibility};
@@ -457,8 +457,12 @@ fn step(m: &mut Memory, g: &mut Gen, outstanding: &mut Vec<Plan>, seed: u64) -> 
       _ => GateAnswer::Outcome("allowed-once".into()),
     };
     let aborted = g.rng.chance(5);
-    let label = g.rng.chance(20).then(|| "labelled (via test)".to_string());
-    return match m.finish(plan, answer, label, aborted) {
+    let via = g.rng.chance(20).then(|| "test".to_string());
+    let via = Via {
+      via,
+      ..Via::default()
+    };
+    return match m.finish(plan, answer, via, aborted) {
       Ok(Finished::Written(v)) => ids_of(&serde_json::to_value(v).expect("result JSON")),
       Ok(Finished::Aborted) => Vec::new(),
       Err(e) => {

@@ -89,18 +89,22 @@ export function createApply(load) {
         return 'unavailable'
       }
     }
-    function auditLabel(outcome, payload, write) {
+    /** Who carried the approval (the provider writes the label): the transport, a session `never` policy, why asking failed. */
+    function auditVia(outcome, payload, write) {
       const via = userWrites.get(write)?.via ?? 'approval'
-      const decider = sessionNever(write) ? 'session approval policy never' : `${payload.policy.setting} ${payload.policy.policy}`
       const failure = askFailures.get(write)
-      return `${outcome} (via ${via}, ${decider}${failure ? `; ${via === 'approval' ? 'approval ask failed: ' : ''}${failure}` : ''})`
+      return {
+        via,
+        ...(sessionNever(write) ? { decider: 'session approval policy never' } : {}),
+        ...(failure ? { detail: via === 'approval' ? `approval ask failed: ${failure}` : failure } : {}),
+      }
     }
 
     // --- store and services -----------------------------------------------------------
     const provider = new MemoryProvider({
       dbPath: config.dbPath,
       gate,
-      auditLabel,
+      auditVia,
       budgets: config.budgets,
       recordBudgets: true, // so that the CLI checks writes against the same limits
       writePolicy: config.writePolicy,

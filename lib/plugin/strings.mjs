@@ -340,7 +340,7 @@ Options:
   --secret-policy P  refuse (default) or warn: credential-looking text is refused, or shown as a warning
   --agent PRESET     act as this agent preset (default: the shared layer)
   --workspace DIR    workspace (cwd) for workspace-scope entries (default: the current directory)
-  --yes, -y          approve writes without asking (audited as "allowed-once (via cli --yes)")
+  --yes, -y          approve writes without asking (audited as "allowed-once (via cli --yes, writePolicy ask)")
   --json             JSON output
   -h, --help         this help`,
     unknownCommand: (cmd) => `unknown command ${JSON.stringify(cmd)}`,

@@ -14,7 +14,7 @@ use napi::Env;
 
 use super::js::{error_object, failure, field, rejected, settled, text, to_js};
 use super::{Core, Js, Raw};
-use crate::engine::{Finished, GateAnswer, Plan};
+use crate::engine::{Finished, GateAnswer, Plan, Via};
 use crate::error::MemoryError;
 
 /// Ask the gate about the planned write (unless its policy answered): the write's promise.
@@ -113,11 +113,11 @@ fn finish<'e>(env: &'e Env, core: &Core, plan: Plan, answer: GateAnswer, sent: S
     GateAnswer::Outcome(o) => o.as_str(),
     GateAnswer::NotAString(_) | GateAnswer::Failed(_) => "unavailable",
   };
-  let label = label(env, core, outcome, (payload, &plan), write);
+  let via = via(env, core, outcome, (payload, &plan), write);
   let signal = field(env, Some(write), "signal");
   let aborted =
     field(env, signal, "aborted").is_some_and(|a| bool::from_unknown(a).unwrap_or(false));
-  let failed = match core.run(|m| m.finish(plan, answer, label, aborted)) {
+  let failed = match core.run(|m| m.finish(plan, answer, via, aborted)) {
     Ok(Finished::Written(value)) => return settled(env, Ok(value)),
     Ok(Finished::Aborted) => match field(env, signal, "reason") {
       Some(reason) => return rejected(env, reason),
@@ -131,23 +131,45 @@ fn finish<'e>(env: &'e Env, core: &Core, plan: Plan, answer: GateAnswer, sent: S
   rejected(env, error_object(env, &failed)?)
 }
 
-/// The caller's audit label for this outcome, if it gave a labeller that returns a string. It
-/// gets the payload the gate got, or (when the policy answered) the plan's, made only then.
-fn label(
+/// Who carried the approval, as the caller's `auditVia` says: a string (the transport) or
+/// `{via, decider, detail}`; anything else, or a throw, leaves the defaults. It gets the payload
+/// the gate got, or (when the policy answered) the plan's, made only then.
+fn via(
   env: &Env,
   core: &Core,
   outcome: &str,
   shown: (Option<Unknown>, &Plan),
   write: Unknown,
-) -> Option<String> {
-  let f = core.audit_label.as_ref()?.borrow_back(env).ok()?;
-  let payload = match shown {
-    (Some(payload), _) => payload,
-    (None, plan) => to_js(env, plan.payload()).ok()?,
+) -> Via {
+  let said = || {
+    let f = core.audit_via.as_ref()?.borrow_back(env).ok()?;
+    let payload = match shown {
+      (Some(payload), _) => payload,
+      (None, plan) => to_js(env, plan.payload()).ok()?,
+    };
+    let outcome = env.create_string(outcome).ok()?;
+    let said = f.call(FnArgs::from((outcome.raw(), payload.raw(), write.raw())));
+    said.map_err(|e| failure(env, &e)).ok()
   };
-  let outcome = env.create_string(outcome).ok()?;
-  let label = f.call(FnArgs::from((outcome.raw(), payload.raw(), write.raw())));
-  text(&label.map_err(|e| failure(env, &e)).ok()?).filter(|s| !s.is_empty())
+  let Some(said) = said() else {
+    return Via::default();
+  };
+  let part = |name: &str| {
+    field(env, Some(said), name)
+      .and_then(|v| text(&v))
+      .filter(|s| !s.is_empty())
+  };
+  match text(&said) {
+    Some(via) => Via {
+      via: Some(via).filter(|s| !s.is_empty()),
+      ..Via::default()
+    },
+    None => Via {
+      via: part("via"),
+      decider: part("decider"),
+      detail: part("detail"),
+    },
+  }
 }
 
 fn describe_thrown(env: &Env, value: &Unknown) -> String {

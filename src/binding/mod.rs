@@ -55,7 +55,7 @@ const OPS: [Op; 6] = [ADD, REPLACE, REMOVE, CONSOLIDATE, SEED, APPROVE];
 struct Core {
   memory: RefCell<Option<Memory>>,
   gate: Held<(Raw, Raw)>,
-  audit_label: Option<Held<(Raw, Raw, Raw)>>,
+  audit_via: Option<Held<(Raw, Raw, Raw)>>,
   path: String,
 }
 
@@ -137,8 +137,9 @@ impl MemoryProvider {
     let gate = callback(&env, options, "gate").ok().flatten().ok_or_else(|| {
       bad("MemoryProvider requires options.gate: the async approval callback (payload, write) => outcome")
     })?;
-    let audit_label = callback(&env, options, "auditLabel")
-      .map_err(|_| bad("auditLabel must be a function (outcome, payload, write) => string"))?;
+    let audit_via = callback(&env, options, "auditVia").map_err(|_| {
+      bad("auditVia must be a function (outcome, payload, write) => string | {via, decider?, detail?}")
+    })?;
     let mut given = serde_json::Map::new();
     for name in config::PROVIDER_OPTIONS {
       let value = field(&env, Some(options), name).map_or(Ok(Value::Null), |v| data(&env, name, v));
@@ -150,7 +151,7 @@ impl MemoryProvider {
     let core = Rc::new(Core {
       memory,
       gate,
-      audit_label,
+      audit_via,
       path,
     });
     Ok(Self { core })

@@ -19,7 +19,7 @@ impl Memory {
     &mut self,
     plan: Plan,
     answer: GateAnswer,
-    label: Option<String>,
+    via: Via,
     aborted: bool,
   ) -> Result<Finished> {
     let Plan {
@@ -28,13 +28,10 @@ impl Memory {
       op,
       policy: _,
     } = plan;
-    // The default label names the setting that decided: `(via approval, writePolicy ask)`.
-    let default_label =
-      |outcome: &str| format!("{outcome} (via approval, {})", payload.policy.describe());
     let unavailable = |why: String| ("unavailable".to_string(), Some(why));
     let (outcome, detail) = match answer {
       GateAnswer::Outcome(o) if o == "allowed-once" => {
-        let label = label.unwrap_or_else(|| default_label("allowed-once"));
+        let label = via.label("allowed-once", &payload.policy);
         if aborted {
           let note = format!("{label}; aborted by the caller before commit, nothing was written");
           self.record(&writer, &payload, "aborted", &note)?;
@@ -59,7 +56,7 @@ impl Memory {
       GateAnswer::NotAString(what) => unavailable(format!("approval gate returned {what}")),
       GateAnswer::Failed(msg) => unavailable(format!("approval ask failed: {msg}")),
     };
-    let label = label.unwrap_or_else(|| default_label(&outcome));
+    let label = via.label(&outcome, &payload.policy);
     self.record(&writer, &payload, "denied", &label)?;
     Err(MemoryError::WriteDenied { outcome, detail })
   }

@@ -29,6 +29,7 @@ use crate::store::{self, fail_at, now_ms, Store, Visibility};
 pub use health::{Finding, Health, HealthOptions};
 
 pub use crate::protocol::policy::{Decision, Policies, WritePolicy};
+use crate::protocol::text::visible;
 
 /// What to do with text that looks like a credential.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -205,6 +206,32 @@ pub enum GateAnswer {
   NotAString(String),
   /// The gate threw or rejected (its message).
   Failed(String),
+}
+
+/// Who carried a write's approval, for its audit label: `{outcome} (via {via}, {decider}[;
+/// {detail}])`. Unset parts default to the approval transport and the policy that decided.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Via {
+  /// The transport: `approval`, `command`, `cli --yes`, `mcp elicitation, client …`.
+  pub via: Option<String>,
+  /// What decided, when not the write policy (`session approval policy never`).
+  pub decider: Option<String>,
+  /// Why the transport failed, when it did.
+  pub detail: Option<String>,
+}
+
+impl Via {
+  /// The audit label of `outcome` decided under `policy`; the one place its format lives.
+  /// Control characters in what the caller said (a remote client's name) are escaped, so a
+  /// label is one line and cannot forge another row in a rendered audit log.
+  pub fn label(&self, outcome: &str, policy: &Decision) -> String {
+    let via = self.via.as_deref().unwrap_or("approval");
+    let decider = self.decider.clone().unwrap_or_else(|| policy.describe());
+    let detail = self.detail.as_deref().map(|d| format!("; {d}"));
+    let detail = detail.unwrap_or_default();
+    let (via, decider, detail) = (visible(via), visible(&decider), visible(&detail));
+    format!("{outcome} (via {via}, {decider}{detail})")
+  }
 }
 
 /// How a planned write ended when it did not fail.

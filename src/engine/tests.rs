@@ -31,7 +31,7 @@ fn allow() -> GateAnswer {
 
 fn add(m: &mut Memory, track: &str, scope: &str, text: &str, w: Writer) -> Result<Value> {
   let plan = m.plan_add(&json!({"track": track, "scope": scope, "text": text}), w)?;
-  match m.finish(plan, allow(), None, false)? {
+  match m.finish(plan, allow(), Via::default(), false)? {
     Finished::Written(v) => {
       serde_json::to_value(v).map_err(|e| MemoryError::invalid(e.to_string()))
     }
@@ -130,7 +130,10 @@ fn any_other_answer_is_a_denial_with_only_its_row() -> TestResult {
       &json!({"track": "user", "scope": "workspace", "text": "x"}),
       writer("", "/w"),
     )?;
-    let err = m.finish(plan, answer, None, false).err().map(|e| e.code());
+    let err = m
+      .finish(plan, answer, Via::default(), false)
+      .err()
+      .map(|e| e.code());
     assert_eq!(err, Some("WRITE_DENIED"));
   }
   assert!(texts(&mut m)?.is_empty());
@@ -153,7 +156,10 @@ fn an_abort_after_approval_writes_nothing_but_its_row() -> TestResult {
     &json!({"track": "user", "scope": "workspace", "text": "x"}),
     writer("", "/w"),
   )?;
-  assert_eq!(m.finish(plan, allow(), None, true)?, Finished::Aborted);
+  assert_eq!(
+    m.finish(plan, allow(), Via::default(), true)?,
+    Finished::Aborted
+  );
   assert!(texts(&mut m)?.is_empty());
   assert_eq!(m.audit_list(1)?[0].action, "add-aborted");
   Ok(())
@@ -170,8 +176,8 @@ fn the_budget_is_rechecked_in_the_transaction() -> TestResult {
     &json!({"track": "user", "scope": "workspace", "text": "abcdef"}),
     writer("", "/w"),
   )?;
-  m.finish(first, allow(), None, false)?;
-  let err = m.finish(second, allow(), None, false).err();
+  m.finish(first, allow(), Via::default(), false)?;
+  let err = m.finish(second, allow(), Via::default(), false).err();
   assert_eq!(
     err.as_ref().map(|e| e.details()),
     Some(json!({"track": "user", "scope": "workspace", "used": 6, "limit": 10, "needed": 12}))
@@ -218,7 +224,7 @@ fn a_plan_runs_in_one_read_transaction_and_ends_it_even_when_it_fails() -> TestR
     m.store.conn().is_autocommit(),
     "the plan left its transaction open"
   );
-  m.finish(plan, allow(), None, false)?;
+  m.finish(plan, allow(), Via::default(), false)?;
   let missing = m.planned(|m| {
     m.plan_remove(
       &json!({"track": "user", "scope": "workspace", "match": "npm and pnpm"}),
@@ -261,7 +267,7 @@ fn replace_acts_on_the_approved_id_even_if_the_match_became_ambiguous() -> TestR
     "pnpm is also in this one",
     writer("a", "/w"),
   )?;
-  let Finished::Written(v) = m.finish(plan, allow(), None, false)? else {
+  let Finished::Written(v) = m.finish(plan, allow(), Via::default(), false)? else {
     panic!("aborted")
   };
   let v = serde_json::to_value(v)?;
@@ -311,10 +317,10 @@ fn an_approval_lands_only_on_the_version_it_showed() -> TestResult {
   assert_eq!(merge.payload().targets.len(), 2);
   // While the three wait, another session rewrites the target; the new text still matches.
   let rewrite = m.plan_replace(&ug(json!({"match": "tea", "text": "likes green tea"})), w())?;
-  m.finish(rewrite, allow(), None, false)?;
+  m.finish(rewrite, allow(), Via::default(), false)?;
   for plan in [remove, replace, merge] {
     let err = m
-      .finish(plan, allow(), None, false)
+      .finish(plan, allow(), Via::default(), false)
       .err()
       .map(|e| (e.code(), e.details()));
     let (code, details) = err.ok_or("a stale approval committed")?;
@@ -335,9 +341,9 @@ fn an_approval_lands_only_on_the_version_it_showed() -> TestResult {
   // A target that vanished is still plainly not found.
   let remove_cat = m.plan_remove(&ug(json!({"match": "cat"})), w())?;
   let again = m.plan_remove(&ug(json!({"match": "cat"})), w())?;
-  m.finish(remove_cat, allow(), None, false)?;
+  m.finish(remove_cat, allow(), Via::default(), false)?;
   let err = m
-    .finish(again, allow(), None, false)
+    .finish(again, allow(), Via::default(), false)
     .err()
     .map(|e| e.details());
   assert_eq!(
@@ -357,15 +363,15 @@ fn an_unchanged_target_lands_whatever_its_case() -> TestResult {
     &at(json!({"match": "use pnpm", "text": "Always use PNPM 9"})),
     w(),
   )?;
-  m.finish(plan, allow(), None, false)?;
+  m.finish(plan, allow(), Via::default(), false)?;
   add(&mut m, "agent", "workspace", "Run CARGO FMT", w())?;
   let plan = m.plan_consolidate(
     &at(json!({"matches": ["use pnpm", "cargo fmt"], "text": "PNPM 9; cargo fmt"})),
     w(),
   )?;
-  m.finish(plan, allow(), None, false)?;
+  m.finish(plan, allow(), Via::default(), false)?;
   let plan = m.plan_remove(&at(json!({"match": "pnpm 9; CARGO"})), w())?;
-  m.finish(plan, allow(), None, false)?;
+  m.finish(plan, allow(), Via::default(), false)?;
   assert!(texts(&mut m)?.is_empty());
   Ok(())
 }
@@ -445,7 +451,7 @@ fn consolidate_frees_the_targets_in_the_budget_and_audits_in_order() -> TestResu
     plan.payload().text,
     "remove: aaa\naaaaa\nremove: bbb\nbbbbb\nnew text: aaaaa+bbbbb"
   );
-  m.finish(plan, allow(), None, false)?;
+  m.finish(plan, allow(), Via::default(), false)?;
   assert_eq!(texts(&mut m)?, vec!["aaaaa+bbbbb"]);
   let actions: Vec<String> = m.audit_list(3)?.into_iter().map(|r| r.action).collect();
   assert_eq!(
@@ -490,7 +496,7 @@ fn seed_is_prechecked_whole_and_atomic() -> TestResult {
      2. agent/workspace · workspace /w · agent coder · source dsh-memento · no tags\n│ two"
   );
   assert_eq!(plan.payload().count, Some(2));
-  m.finish(plan, allow(), None, false)?;
+  m.finish(plan, allow(), Via::default(), false)?;
   let entries = m.list_entries(None)?;
   assert_eq!(entries[0].agent_key, "", "an explicit '' key is kept");
   assert_eq!(entries[1].agent_key, "coder");
@@ -530,7 +536,7 @@ fn maintained_usage_always_equals_a_recount() -> TestResult {
       }
       2 => {
         if let Ok(plan) = m.plan_replace(&json!({"track": track, "scope": scope, "match": format!("entry {}", i / 2), "text": text}), writer("", ws)) {
-          m.finish(plan, allow(), None, false)?;
+          m.finish(plan, allow(), Via::default(), false)?;
         }
       }
       _ => {
@@ -538,7 +544,7 @@ fn maintained_usage_always_equals_a_recount() -> TestResult {
           &json!({"track": track, "scope": scope, "match": format!("entry {}", i / 3)}),
           writer("", ws),
         ) {
-          m.finish(plan, allow(), None, false)?;
+          m.finish(plan, allow(), Via::default(), false)?;
         }
       }
     }
@@ -652,7 +658,7 @@ fn a_replaced_entry_keeps_its_recall_rank() -> TestResult {
     &json!({"track": "user", "scope": "workspace", "match": "beta", "text": "pnpm gamma"}),
     writer("", "/w"),
   )?;
-  m.finish(plan, allow(), None, false)?;
+  m.finish(plan, allow(), Via::default(), false)?;
   let page = m.query(&json!({"text": "pnpm"}), &QueryOptions::default())?;
   let ranked: Vec<(&str, i64)> = page
     .entries
@@ -798,7 +804,7 @@ fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestR
         for track in ["user", "agent"] {
           let plan = who.plan_replace(&json!({"track": track, "scope": scope, "match": victim, "text": format!("{fresh} {victim}")}), writer("", "/w"));
           if let Ok(plan) = plan {
-            who.finish(plan, allow(), None, false)?;
+            who.finish(plan, allow(), Via::default(), false)?;
             newest = format!("{fresh} {victim}");
           }
         }
@@ -814,7 +820,7 @@ fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestR
             writer("", "/w"),
           );
           if let Ok(plan) = plan {
-            who.finish(plan, allow(), None, false)?;
+            who.finish(plan, allow(), Via::default(), false)?;
           }
         }
       }
@@ -923,7 +929,7 @@ fn search_and_targeting_stay_exact_after_most_entries_are_removed() -> TestResul
     .map(|i| json!({"track": "user", "scope": if i % 2 == 0 { "workspace" } else { "user-global" }, "text": format!("entry-{i:05} pnpm")}))
     .collect();
   let plan = m.plan_seed(&Value::Array(inputs), writer("", "/w"))?;
-  m.finish(plan, allow(), None, false)?;
+  m.finish(plan, allow(), Via::default(), false)?;
   for i in 0..1100 {
     let scope = if i % 2 == 0 {
       "workspace"
@@ -934,7 +940,7 @@ fn search_and_targeting_stay_exact_after_most_entries_are_removed() -> TestResul
       &json!({"track": "user", "scope": scope, "match": format!("entry-{i:05}")}),
       writer("", "/w"),
     )?;
-    m.finish(plan, allow(), None, false)?;
+    m.finish(plan, allow(), Via::default(), false)?;
   }
   // Targeting, phrase search and scans still agree with a brute-force scan.
   let plan = m.plan_remove(
@@ -1054,7 +1060,7 @@ fn another_connection_s_writes_and_recalls_are_seen_at_once() -> TestResult {
     &json!({"track": "user", "scope": "workspace", "match": "pnpm", "text": "prefers bun"}),
     writer("", "/w"),
   )?;
-  other.finish(plan, allow(), None, false)?;
+  other.finish(plan, allow(), Via::default(), false)?;
   add(
     &mut other,
     "user",
@@ -1066,7 +1072,7 @@ fn another_connection_s_writes_and_recalls_are_seen_at_once() -> TestResult {
     &json!({"track": "user", "scope": "workspace", "match": "tabs"}),
     writer("", "/w"),
   )?;
-  other.finish(plan, allow(), None, false)?;
+  other.finish(plan, allow(), Via::default(), false)?;
   other.query(&json!({"text": "rust"}), &recall)?;
   add(
     &mut other,
@@ -1358,7 +1364,7 @@ fn hinted(m: &mut Memory, text: &str) -> Result<Vec<String>> {
 
 /// Run a planned write through an approving gate.
 fn approve(m: &mut Memory, plan: Result<Plan>) -> Result<()> {
-  m.finish(plan?, allow(), None, false).map(drop)
+  m.finish(plan?, allow(), Via::default(), false).map(drop)
 }
 
 #[test]
@@ -1639,7 +1645,7 @@ fn a_group_larger_than_one_consolidate_is_fixed_twenty_at_a_time() -> TestResult
   let fix = f.fix.as_ref().ok_or("a fix")?;
   assert_eq!(fix.input["matches"].as_array().map(Vec::len), Some(20));
   let plan = m.plan_consolidate(&fix.input, w.clone())?;
-  m.finish(plan, allow(), None, false)?;
+  m.finish(plan, allow(), Via::default(), false)?;
   // what is left is found again, now within one consolidate
   let health = m.health(&opts)?;
   let f = health.findings.first().ok_or("the rest")?;

@@ -2,7 +2,7 @@
 // MemoryProvider class by default, or — when `MEMENTO_FAULTS_FACTORY` names a module (or a test
 // passes `factory`) — through the spec §10 factory contract `makeProvider({dbPath, budgets,
 // gate})`, e.g. conformance/provider.mjs, so the same crash / multi-process / store-fault checks
-// run against any provider. Options the contract does not carry (writePolicy, auditLabel, …)
+// run against any provider. Options the contract does not carry (writePolicy, auditVia, …)
 // are then not passed, and methods it does not expose (proposals, auditVerify) are skipped by
 // the callers.
 import path from 'node:path'
