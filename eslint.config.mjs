@@ -8,9 +8,11 @@ export default [
   js.configs.recommended,
   { files: ['**/*.{mjs,js,cjs}'], languageOptions: { ecmaVersion: 2024, sourceType: 'module', globals: { ...globals.node } } },
   { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs' } },
-  { files: ['client/**/*.js'], languageOptions: { sourceType: 'script', globals: { ...globals.browser } } },
+  // The panel: ES modules in the browser, and client.js, the classic script dsh serves, which imports them.
+  { files: ['client/**/*.js'], languageOptions: { sourceType: 'module', globals: { ...globals.browser } } },
+  { files: ['client/client.js'], languageOptions: { sourceType: 'script' } },
   // Playwright runs these callbacks in the page.
-  { files: ['e2e/panel.test.mjs'], languageOptions: { globals: { ...globals.browser } } },
+  { files: ['e2e/panel.test.mjs', 'test/panel-boot.test.mjs'], languageOptions: { globals: { ...globals.browser } } },
   {
     rules: {
       'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],

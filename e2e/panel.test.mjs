@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import http from 'node:http'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { CWD, E2E, env, HOME, ok, overlay, ROOT, sessionIds, sh, stageTarball, turn, WORK } from './lib.mjs'
 
@@ -444,7 +444,7 @@ step('panel refused write: a session whose approval policy is never (dsh\'s Full
   await preset('Full access', 'Workspace Write')
 })
 
-step('panel write routes: same-origin POST with the page token only; GET, foreign origins, no token and hostile queries refused', async () => {
+step('panel write routes: same-origin POST with the page token only; GET, foreign origins, no token and hostile queries refused; the panel modules served from a fixed list only', async () => {
   const token = await page.evaluate(async () => (await (await fetch('/api/memento/panel')).json()).token)
   const [session] = sessionIds() // the page's session: the only one there is
   const body = JSON.stringify({ op: 'add', session, track: 'user', scope: 'user-global', text: 'forged-write: must never land' })
@@ -479,6 +479,15 @@ step('panel write routes: same-origin POST with the page token only; GET, foreig
   }
   const sql = JSON.parse((await raw(`/api/memento/entries?workspace=%27%20OR%201=1--`, { headers: { host: `127.0.0.1:${PORT}` } })).body)
   assert.equal(sql.total, 0)
+  // The panel's modules through the real server: the listed ones exactly as client/ holds them, nothing else.
+  const host = { host: `127.0.0.1:${PORT}` }
+  const mod = await raw('/api/memento/client/panel.js', { headers: host })
+  assert.deepEqual([mod.status, mod.body], [200, readFileSync(join(ROOT, 'client', 'panel.js'), 'utf8')])
+  for (const path of ['/api/memento/client/..%2f..%2fpackage.json', '/api/memento/client/%2e%2e%2f%2e%2e%2fpackage.json', '/api/memento/client/nope.js', '/api/memento/client/../../package.json', '/api/memento/client/%2e%2e/%2e%2e/package.json']) {
+    const r = await raw(path, { headers: host })
+    assert.doesNotMatch(r.body, /"name": "dsh-memento"/, path)
+    if (!path.includes('/../') && !path.includes('/%2e%2e/')) assert.equal(r.status, 404, path) // (dot segments are resolved before routing: dsh's page answers those)
+  }
 })
 
 step('panel dark: dsh web\'s dark theme carries into the drawer', async () => {

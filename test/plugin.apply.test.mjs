@@ -2,18 +2,21 @@
 // Cordis context: transports, labels, tools, snapshot, /memory, proposals, panel, lifecycle.
 import { after, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { createApply } from '../lib/plugin/plugin.mjs'
 import { DEFAULT_CONFIG, makeConfigSchema, resolveConfig } from '../lib/plugin/config.mjs'
 import { clearFrozenSnapshots } from '../lib/plugin/snapshot.mjs'
 import { validate } from '../lib/plugin/jsonschema.mjs'
 import { renderMemoryResult } from '../lib/plugin/tools.mjs'
+import { CLIENT_MODULES } from '../lib/plugin/web.mjs'
 import { makeAgent, mockCtx } from './support/cordis.mjs'
 import { provider as native, skip } from './support/provider.mjs'
 
 const dir = mkdtempSync(join(tmpdir(), 'memento-plugin-'))
+const CLIENT = fileURLToPath(new URL('../client/', import.meta.url))
 let n = 0
 const ctxs = []
 after(() => {
@@ -432,6 +435,71 @@ describe('web routes and recall', { skip }, () => {
     assert.equal((await ctx.webServer.call('/api/memento/entries', { headers: { host: 'harness.internal:9000' } })).status, 200)
     assert.equal((await ctx.webServer.call('/api/memento/entries', { headers: { host: 'other.internal:9000' } })).status, 403)
   })
+  test('panel modules: client/ served as it is under /api/memento/client/, only the listed names, only GET and HEAD', async () => {
+    const { ctx } = setup()
+    const route = ctx.webServer.routes.get('prefix /api/memento/client')
+    assert.ok(route, 'one prefix route')
+    /** The handler itself, with the URL exactly as sent (dsh's server resolves dot segments before matching; this does not). */
+    const raw = (url, { method = 'GET', headers = { host: '127.0.0.1:8080' } } = {}) => {
+      const res = { statusCode: 0, headers: {}, body: undefined, setHeader(k, v) { this.headers[k] = v }, end(b) { this.body = b } }
+      route.handler({ url, method, headers }, res)
+      return res
+    }
+    const own = { host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080', 'sec-fetch-site': 'same-origin' }
+    for (const name of CLIENT_MODULES) {
+      const r = await ctx.webServer.call(`/api/memento/client/${name}`, { headers: own })
+      assert.equal(r.status, 200, name)
+      assert.equal(r.headers['content-type'], 'text/javascript; charset=utf-8', name)
+      assert.equal(r.headers['cache-control'], 'no-cache', name)
+      assert.ok(Buffer.from(r.body).equals(readFileSync(join(CLIENT, name))), `${name}: byte for byte`)
+      assert.match(r.headers.etag, /^"[\w-]{43}"$/, `${name}: a strong validator`)
+      const again = raw(`/api/memento/client/${name}?retry=1`, { headers: { ...own, 'if-none-match': r.headers.etag } })
+      assert.deepEqual([again.statusCode, again.body], [304, undefined], `${name}: revalidated`)
+      const head = raw(`/api/memento/client/${name}`, { method: 'HEAD' })
+      assert.deepEqual([head.statusCode, head.body, head.headers['content-length']], [200, undefined, String(r.body.length)], `${name}: HEAD`)
+    }
+    // The list is the whole client/ directory but the file dsh serves itself, and every import resolves into it.
+    assert.deepEqual([...CLIENT_MODULES].sort(), readdirSync(CLIENT).filter((f) => f !== 'client.js').sort())
+    for (const f of readdirSync(CLIENT)) {
+      const src = readFileSync(join(CLIENT, f), 'utf8')
+      for (const [, spec] of src.matchAll(/\bfrom '([^']+)'|\bimport\('([^'`]+)'\)/g)) assert.ok(CLIENT_MODULES.includes(spec.replace(/^\.\//, '')), `${f} imports ${spec}`)
+      for (const [, spec] of src.matchAll(/'\/api\/memento\/client\/([^'?]+)'/g)) assert.ok(CLIENT_MODULES.includes(spec), `${f} loads ${spec}`)
+    }
+    const refused = [
+      '/api/memento/client/../package.json',
+      '/api/memento/client/../../package.json',
+      '/api/memento/client/%2e%2e/%2e%2e/package.json',
+      '/api/memento/client/%2e%2e%2f%2e%2e%2fpackage.json',
+      '/api/memento/client/..%2F..%2Fpackage.json',
+      '/api/memento/client/%2E%2E%5C%2E%2E%5Cpackage.json',
+      '/api/memento/client/..\\..\\package.json',
+      '/api/memento/client//etc/passwd',
+      '/api/memento/client/%2fetc%2fpasswd',
+      '/api/memento/client/nope.js',
+      '/api/memento/client/client.js',
+      '/api/memento/client/PANEL.JS',
+      '/api/memento/client/panel.js%00',
+      '/api/memento/client/panel.js/',
+      '/api/memento/client/sub/panel.js',
+      '/api/memento/client/__proto__',
+      '/api/memento/client/',
+      '/api/memento/client',
+    ]
+    for (const url of refused) {
+      for (const [how, r] of [['as sent', raw(url)], ['as dsh routes it', await ctx.webServer.call(url)]]) {
+        const status = r.statusCode ?? r.status
+        assert.equal(status, 404, `${url} (${how})`)
+        assert.doesNotMatch(String(r.body ?? ''), /"name": "dsh-memento"|root:/, `${url} (${how})`)
+      }
+    }
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      const r = raw('/api/memento/client/panel.js', { method, headers: own })
+      assert.deepEqual([r.statusCode, r.headers.allow], [405, 'GET, HEAD'], method)
+    }
+    for (const headers of [{ host: 'evil.example:8080' }, { ...own, 'sec-fetch-site': 'cross-site' }, { ...own, origin: 'http://evil.example' }, {}]) {
+      assert.deepEqual([raw('/api/memento/client/panel.js', { headers }).statusCode, raw('/api/memento/client/panel.js', { headers }).body], [403, 'forbidden'], JSON.stringify(headers))
+    }
+  })
   test('panel entries: search, filters and paging on the server, the four layers in order, the session\'s workspace first', async () => {
     const { ctx, memory } = setup({ writePolicy: 'auto' })
     const here = makeAgent({ cwd: '/work/here' })
@@ -540,7 +608,7 @@ describe('lifecycle', { skip }, () => {
     assert.equal(ctx.webServer.routes.size, 0)
     apply(ctx, {})
     assert.equal(ctx.tools.map.size, 2)
-    assert.equal(ctx.webServer.routes.size, 7) // the panel: bootstrap, entries, audit, health, proposals, version, write
+    assert.equal(ctx.webServer.routes.size, 8) // the panel: bootstrap, entries, audit, health, proposals, version, write, its modules
   })
 })
 

@@ -71,7 +71,7 @@ const en = {
     historySession: (id, m) => `- session ${id}: ${m} event match${m === 1 ? '' : 'es'}`,
   },
 
-  // The web panel (client/client.js), sent by GET /api/memento/panel before the first paint;
+  // The web panel (client/), sent by GET /api/memento/panel before the first paint;
   // `{name}` placeholders are filled in by the client.
   panel: {
     open: '🧠 Memory',

@@ -6,8 +6,10 @@
 // provider plans the change and the page shows that payload (every field of every entry) for
 // confirmation; with the digest of what the user confirmed it writes, through the same gate as
 // a typed `/memory` command, audited `(via panel, …)`, and only if the change is still exactly
-// that one.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+// that one. The panel's own browser modules (client/) are served as they are by one more
+// read-only route, from a fixed list of names.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { isSameOriginWrite, isTrustedApiRequest } from './trust.mjs'
 import { strings } from './strings.mjs'
 import { native, RULES } from '../native.mjs'
@@ -60,6 +62,58 @@ class PanelError extends Error {
     this.code = code
     this.status = status
   }
+}
+
+/**
+ * The panel's ES modules: client/client.js (the one file dsh serves) imports panel.js from here,
+ * and panel.js the others by relative path. Only these names are served, each byte for byte from
+ * client/: a name is looked up in this list, never joined into a path.
+ */
+export const CLIENT_MODULES = Object.freeze(['panel.js', 'state.js', 'api.js', 'render.js', 'sync.js', 'events.js', 'style.js'])
+const CLIENT_ROUTE = '/api/memento/client'
+const CLIENT_DIR = new URL('../../client/', import.meta.url)
+
+/** `GET|HEAD /api/memento/client/<name>`: public static code, so no token, but only for dsh's own page like every route here. */
+function clientModule(req, res, trustedHosts) {
+  if (!isTrustedApiRequest(req, trustedHosts)) {
+    res.statusCode = 403
+    res.end('forbidden')
+    return
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    send(req, res, 405, { error: { code: 'HTTP', message: `${req.method} is not allowed: this route only reads` } }, { allow: 'GET, HEAD' })
+    return
+  }
+  let name = null
+  try {
+    const { pathname } = new URL(req.url ?? '/', 'http://localhost')
+    if (pathname.startsWith(`${CLIENT_ROUTE}/`)) name = pathname.slice(CLIENT_ROUTE.length + 1)
+  } catch {}
+  let body = null
+  if (CLIENT_MODULES.includes(name)) {
+    try {
+      body = readFileSync(new URL(name, CLIENT_DIR))
+    } catch {}
+  }
+  if (body === null) {
+    send(req, res, 404, { error: { code: 'HTTP', message: 'no such panel module' } })
+    return
+  }
+  // `no-cache` with a strong validator, as dsh serves client.js: each page load revalidates, so an updated plugin's modules never come from an old cache.
+  const etag = `"${createHash('sha256').update(body).digest('base64url')}"`
+  res.setHeader('content-type', 'text/javascript; charset=utf-8')
+  res.setHeader('cache-control', 'no-cache')
+  res.setHeader('etag', etag)
+  res.setHeader('x-content-type-options', 'nosniff')
+  const seen = typeof req.headers?.['if-none-match'] === 'string' ? req.headers['if-none-match'].split(',').map((t) => t.trim().replace(/^W\//, '')) : []
+  if (seen.includes(etag) || seen.includes('*')) {
+    res.statusCode = 304
+    res.end()
+    return
+  }
+  res.statusCode = 200
+  res.setHeader('content-length', String(body.length))
+  res.end(req.method === 'HEAD' ? undefined : body)
 }
 
 async function readJson(req) {
@@ -278,6 +332,8 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
     { kind: 'exact', path: '/api/memento/proposals', handler: read(() => ({ proposals: service.proposalList('pending', 50), language })) },
     // The newest audit seq: every memory change writes a row, so the open panel polls this.
     { kind: 'exact', path: '/api/memento/version', handler: read(() => ({ seq: service.auditList(1)[0]?.seq ?? 0, language })) },
+    // The panel's browser modules (client/client.js imports them): a prefix, answered only for CLIENT_MODULES.
+    { kind: 'prefix', path: CLIENT_ROUTE, handler: (req, res) => clientModule(req, res, trustedHosts()) },
     {
       kind: 'exact',
       path: '/api/memento/write',

@@ -132,9 +132,12 @@ export function mockCtx({ approvalPolicy = 'ask', withCommands = true, withWeb =
       /** One request as dsh's web server hands it over (default: a same-origin GET of the page). */
       async call(url, { method = 'GET', headers = { host: '127.0.0.1:8080' } } = {}) {
         const u = new URL(url, 'http://x')
-        const r = routes.get(`exact ${u.pathname}`)
+        // As dsh's web server matches: the exact route, else the longest prefix route that owns the path.
+        const prefix = [...routes.values()].filter((x) => x.kind === 'prefix' && (u.pathname === x.path || u.pathname.startsWith(`${x.path}/`))).sort((a, b) => b.path.length - a.path.length)[0]
+        const r = routes.get(`exact ${u.pathname}`) ?? prefix
         const res = { statusCode: 0, headers: {}, body: undefined, setHeader(k, v) { this.headers[k] = v }, end(b) { this.body = b } }
-        r.handler({ url, method, headers }, res)
+        if (r) r.handler({ url, method, headers }, res)
+        else res.statusCode = 404 // no route: dsh's own 404 (or its page fallback)
         let json
         try {
           json = JSON.parse(res.body)
