@@ -65,8 +65,10 @@ describe('dsh-memento CLI', { skip }, () => {
     assert.equal(run(['budgets', '--json']).json().length, 4)
     assert.equal(run(['audit']).out, 'Audit is empty.\n')
     assert.equal(run(['audit', '--verify']).out, 'Audit chain verified: 0 rows, head (empty)\n')
-    assert.equal(run(['add', '-y', '   ']).code, 2, 'a write typed wrong is refused before the store is opened')
+    assert.equal(run(['add', '-y']).code, 2, 'a write without its text is refused before the store is opened')
     assert.equal(fs.existsSync(db), false)
+    const blank = run(['add', '-y', '   '])
+    assert.deepEqual([blank.code, blank.err], [1, 'dsh-memento: INVALID_INPUT: entry text must be a non-empty string (it is only white space)\n'], 'the provider\'s text rule, as on every surface')
   })
 
   it('uses the budgets the plugin recorded in the store, unless --budgets says otherwise', async () => {

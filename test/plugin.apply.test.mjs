@@ -547,6 +547,17 @@ describe('web routes and recall', { skip }, () => {
     const orphan = await post(s.ctx, { ...add, session: 'not-open' })
     assert.deepEqual([orphan.status, orphan.json.error.code], [409, 'WRITE_REQUIRES_AGENT'])
     assert.equal(s.memory.listEntries().length, 0, 'no refused request wrote')
+    // What a text, tags or a layer must be is the provider's rule, with its message, as on every surface.
+    for (const [bad, message] of [
+      [{ text: '  ' }, 'entry text must be a non-empty string (it is only white space)'],
+      [{ text: undefined }, 'entry text must be a non-empty string'],
+      [{ tags: 'x' }, 'entry tags must be an array of strings'],
+      [{ scope: 'nowhere' }, 'invalid memory scope: track="user" scope="nowhere" (track ∈ user|agent, scope ∈ user-global|workspace)'],
+    ]) {
+      const refused = await post(s.ctx, { ...add, ...bad })
+      assert.deepEqual([refused.status, refused.json.error.code, refused.json.error.message], [400, 'INVALID_INPUT', message], JSON.stringify(bad))
+      await assert.rejects(s.memory.add({ track: 'user', scope: 'user-global', text: 'likes tea', ...bad, source: 'x' }, { agent }), { code: 'INVALID_INPUT', message })
+    }
     // Without a digest the route only previews: the change the provider planned, every field.
     const shown = await post(s.ctx, add)
     assert.equal(shown.status, 200, shown.body)

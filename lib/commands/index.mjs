@@ -30,7 +30,8 @@ const inLayer = (a) => (e) => (!a.track || e.track === a.track) && (!a.scope || 
 /** The target layer of a write: user/workspace unless named. */
 const layer = (a) => ({ track: a.track ?? 'user', scope: a.scope ?? 'workspace' })
 const entryInput = (a, fields) => ({ ...layer(a), ...fields, ...(a.source ? { source: a.source } : {}), ...(a.tags ? { tags: a.tags } : {}) })
-const blank = (s) => typeof s !== 'string' || s.trim() === ''
+// Whether an argument was given at all (else the usage); what a text must be is the provider's rule.
+const missing = (s) => s === undefined || s === ''
 /** A write's result, with the stored entries its approval named as alike (`similar`), for the surface to show. */
 async function hinted(env, call) {
   const w = env.write()
@@ -57,27 +58,27 @@ const VERBS = {
     return { entries, total: all.length, truncated: entries.length < all.length }
   },
   query: (env, a) => {
-    if (blank(a.text)) throw env.usage('query')
+    if (missing(a.text)) throw env.usage('query')
     return env.provider.query({ text: a.text, track: a.track, scope: a.scope, limit: a.limit }, { countRecall: false })
   },
   budgets: ({ provider }, a) => provider.budgets(a.workspaceKey ? { workspaceKey: a.workspaceKey } : undefined),
   audit: ({ provider }, a) => (a.verify ? { verify: provider.auditVerify() } : { rows: provider.auditList(a.limit) }),
   add: (env, a) => {
-    if (blank(a.text)) throw env.usage('add')
+    if (missing(a.text)) throw env.usage('add')
     return hinted(env, (w) => env.provider.add(entryInput(a, { text: a.text }), w))
   },
   remove: (env, a) => {
-    if (blank(a.match)) throw env.usage('remove')
+    if (missing(a.match)) throw env.usage('remove')
     return env.provider.remove({ ...layer(a), match: a.match, ...(a.source ? { source: a.source } : {}) }, env.write())
   },
   replace: (env, a) => {
-    if (blank(a.match) || blank(a.text)) throw env.usage('replace')
+    if (missing(a.match) || missing(a.text)) throw env.usage('replace')
     return hinted(env, (w) => env.provider.replace(entryInput(a, { match: a.match, text: a.text }), w))
   },
   consolidate: (env, a) => {
     if (!a.matches) throw env.usage('consolidate')
     if (a.matches.length === 0 || a.matches.length > RULES.maxConsolidateMatches) throw env.usage('consolidateCount')
-    if (blank(a.text)) throw env.usage('consolidateText')
+    if (missing(a.text)) throw env.usage('consolidateText')
     return env.provider.consolidate(entryInput(a, { matches: a.matches, text: a.text }), env.write())
   },
   proposals: ({ provider }, a) => provider.proposalList('pending', a.limit),

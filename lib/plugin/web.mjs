@@ -12,7 +12,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { readFileSync } from 'node:fs'
 import { isSameOriginWrite, isTrustedApiRequest } from './trust.mjs'
 import { strings } from './strings.mjs'
-import { native, RULES } from '../native.mjs'
+import { native, RULES, SCOPES, TRACKS } from '../native.mjs'
 
 /** A stored string as the page may show it: control and invisible characters as escapes (multi-line text keeps its line breaks). */
 const visible = (s) => native.visibleLines(String(s ?? '')).join('\n')
@@ -41,7 +41,7 @@ export const PANEL_AUDIT_CEILING = 200
 const SEARCH_CEILING = RULES.maxQueryLimit
 const PAGE_DEFAULT = 50
 const BODY_CEILING = 256 * 1024
-const LAYERS = ['user/user-global', 'user/workspace', 'agent/user-global', 'agent/workspace']
+const LAYERS = TRACKS.flatMap((track) => SCOPES.map((scope) => `${track}/${scope}`))
 const NONE = '-' // the `workspace`/`agent` filter value for "no workspace" / "shared"
 
 const count = (v) => (v !== null && /^\d{1,9}$/.test(v) ? Number(v) : null)
@@ -219,15 +219,8 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
   }
 
   // --- writes ---------------------------------------------------------------------------
-  const need = (v, what) => {
-    if (typeof v !== 'string' || v === '') throw new PanelError('INVALID_INPUT', `${what} is required`)
-    return v
-  }
-  const tagsOf = (v) => {
-    if (v === undefined || v === null) return undefined
-    if (!Array.isArray(v) || !v.every((t) => typeof t === 'string')) throw new PanelError('INVALID_INPUT', 'tags must be an array of strings')
-    return v
-  }
+  // What a text, a tag list, a layer or a proposal id must be is the provider's rule: the
+  // fields go to it as sent, and its coded error comes back.
   /** The entry the user saw, unchanged since: the panel targets exactly what it showed. */
   function shown(id, version) {
     const e = typeof id === 'string' ? service.entry(id) : null
@@ -242,13 +235,11 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
   /** The provider call a panel request names: `[action, input]` (`approve`/`dismiss`: a proposal id). */
   function change(body) {
     switch (body.op) {
-      case 'add': {
-        if (!LAYERS.includes(`${body.track}/${body.scope}`)) throw new PanelError('INVALID_INPUT', 'track/scope must name one of the four layers')
-        return ['add', { track: body.track, scope: body.scope, text: need(body.text, 'text'), tags: tagsOf(body.tags), source: 'panel' }]
-      }
+      case 'add':
+        return ['add', { track: body.track, scope: body.scope, text: body.text, tags: body.tags, source: 'panel' }]
       case 'replace': {
         const e = shown(body.id, body.version)
-        return ['replace', { ...target(e), text: need(body.text, 'text'), tags: tagsOf(body.tags) ?? null, source: 'panel' }]
+        return ['replace', { ...target(e), text: body.text, tags: body.tags ?? null, source: 'panel' }]
       }
       case 'remove':
         return ['remove', { ...target(shown(body.id, body.version)), source: 'panel' }]
@@ -261,12 +252,12 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
           throw new PanelError('INVALID_INPUT', 'consolidate merges entries of one layer, workspace and agent')
         }
         const { match: _match, ...where } = target(first)
-        return ['consolidate', { ...where, matches: picked.map((e) => e.text), text: need(body.text, 'text'), tags: tagsOf(body.tags), source: 'panel' }]
+        return ['consolidate', { ...where, matches: picked.map((e) => e.text), text: body.text, tags: body.tags, source: 'panel' }]
       }
       case 'approved':
-        return ['approve', need(body.id, 'id')]
+        return ['approve', body.id]
       case 'dismissed':
-        return ['dismiss', need(body.id, 'id')]
+        return ['dismiss', body.id]
       default:
         throw new PanelError('INVALID_INPUT', `unknown op ${JSON.stringify(String(body.op))} (add, replace, remove, consolidate, approved, dismissed)`)
     }

@@ -406,6 +406,11 @@ pub fn parse_change<T>(
   let obj = as_object(value);
   let (track, scope) = parse_layer(&obj)?;
   let text = required(&obj, "text", "entry text must be a non-empty string")?;
+  if text.trim().is_empty() {
+    return Err(MemoryError::invalid(
+      "entry text must be a non-empty string (it is only white space)",
+    ));
+  }
   refuse_controls("entry text", &text, true)?;
   let tags = parse_tags(&obj)?;
   let target = target(&obj)?;
