@@ -279,10 +279,12 @@ describe('dsh-memento mcp', { skip }, () => {
   it('prints the setup snippet of each client', () => {
     const s = sandbox(root)
     const print = (client, ...more) => cli(s.dir, s.db, ['mcp', '--print-config', client, ...more])
-    assert.match(print('claude-code').out, /^claude mcp add memento -- npx -y dsh-memento mcp --db \S+$/m)
+    const claude = print('claude-code')
+    assert.match(claude.out, /^claude mcp add memento -- npx -y dsh-memento mcp --db \S+\n$/)
+    assert.match(claude.err, /^Claude Code: run this once/)
     const codex = print('codex').out
     assert.match(codex, /^\[mcp_servers\.memento\]\ncommand = "npx"\nargs = \["-y", "dsh-memento", "mcp", "--db", ".+"\]$/m)
-    const cursor = JSON.parse(print('cursor', '--agent', 'cursor').out.replace(/^\/\/.*\n/, ''))
+    const cursor = JSON.parse(print('cursor', '--agent', 'cursor').out)
     assert.deepEqual(cursor.mcpServers.memento.args.slice(0, 3), ['-y', 'dsh-memento', 'mcp'])
     assert.deepEqual(cursor.mcpServers.memento.args.slice(-2), ['--agent', 'cursor'])
     const dsh = print('dsh').out

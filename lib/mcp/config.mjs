@@ -17,22 +17,14 @@ const shellWord = (s) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'",
 /** A TOML basic string (JSON's escapes are TOML's). */
 const toml = (s) => JSON.stringify(s)
 
+/** Per client, the snippet: exactly what to run or paste (where it goes is the strings table's `mcp.where`). */
 const SNIPPETS = {
-  'claude-code': (argv) => `# Claude Code: run once (add --scope user to use it in every project)
-claude mcp add memento -- npx ${['-y', ...argv].map(shellWord).join(' ')}
-`,
-  codex: (argv) => `# Codex: add to ~/.codex/config.toml
-[mcp_servers.memento]
-command = "npx"
-args = [${['-y', ...argv].map(toml).join(', ')}]
-`,
-  cursor: (argv) => `// Cursor: .cursor/mcp.json in a project, or ~/.cursor/mcp.json for every project
-${JSON.stringify({ mcpServers: { memento: { command: 'npx', args: ['-y', ...argv] } } }, null, 2)}
-`,
-  dsh: (argv) => `# dsh: add to $DSH_HOME/profiles/<profile>/cordis.patch.yml (dsh's MCP client, @deepseek-ai/dsh-mcp-client).
-# dsh's MCP client (0.1.0-rc.8) offers no elicitation, so through it memory is read-only: every write
-# is refused (WRITE_DENIED, unavailable). Inside dsh, install the dsh-memento plugin instead
-# (dsh plugin add dsh-memento): its memory tool asks on dsh's own approval card.
+  'claude-code': (argv) => `claude mcp add memento -- npx ${['-y', ...argv].map(shellWord).join(' ')}\n`,
+  codex: (argv) => `[mcp_servers.memento]\ncommand = "npx"\nargs = [${['-y', ...argv].map(toml).join(', ')}]\n`,
+  cursor: (argv) => `${JSON.stringify({ mcpServers: { memento: { command: 'npx', args: ['-y', ...argv] } } }, null, 2)}\n`,
+  dsh: (argv) => `# dsh's MCP client (0.1.0-rc.8) offers no elicitation, so through it memory is read-only: every
+# write is refused (WRITE_DENIED, unavailable). Inside dsh, the dsh-memento plugin itself
+# (dsh plugin add dsh-memento) writes, asking on dsh's own approval card.
 - insert:
     - id: mcp-memento
       name: '@deepseek-ai/dsh-mcp-client'
@@ -45,13 +37,13 @@ ${JSON.stringify({ mcpServers: { memento: { command: 'npx', args: ['-y', ...argv
 }
 
 /**
- * The setup snippet for `client`.
+ * The setup snippet for `client`: `where` it goes, and its `text`.
  * @param {string} client one of {@link CLIENTS}
  * @param {Record<string, string>} flags the command line's flags; the carried ones go into the command
- * @returns {string}
+ * @returns {{where: string, text: string}}
  * @throws {UsageError} for an unknown client
  */
 export function printConfig(client, flags = {}) {
   if (!CLIENTS.includes(client)) throw new UsageError(m.badClient(client))
-  return SNIPPETS[client](argvOf(flags))
+  return { where: m.where[client], text: SNIPPETS[client](argvOf(flags)) }
 }

@@ -25,7 +25,9 @@ const WRITE_POLICIES = ['ask', 'off']
 export async function runMcp(args, flags, { open, log }) {
   if (args.length) throw new UsageError(m.noArguments)
   if (flags['print-config'] !== undefined) {
-    process.stdout.write(printConfig(flags['print-config'], flags))
+    const { where, text } = printConfig(flags['print-config'], flags)
+    log(where)
+    process.stdout.write(text)
     return 0
   }
   const writePolicy = flags['write-policy'] ?? 'ask'

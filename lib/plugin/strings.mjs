@@ -400,6 +400,13 @@ Options:
       timeout: (ms) => `no answer within ${Math.round(ms / 1000)} s`,
       failed: (m) => `elicitation failed: ${m}`,
     },
+    // `mcp --print-config <client>`: where its snippet goes (stderr; the snippet itself is stdout).
+    where: {
+      'claude-code': 'Claude Code: run this once (add --scope user before memento to use it in every project)',
+      codex: 'Codex: add this to ~/.codex/config.toml',
+      cursor: 'Cursor: merge this into .cursor/mcp.json in a project, or ~/.cursor/mcp.json for every project',
+      dsh: "dsh: add this to $DSH_HOME/profiles/<profile>/cordis.patch.yml (a row of dsh's MCP client, @deepseek-ai/dsh-mcp-client)",
+    },
     codeLine: (code, advice) => `[${code}]${advice ? ` ${advice}` : ''}`,
     unknownTool: (name) => `unknown tool ${JSON.stringify(name)}; the tools are memory and memory_recall`,
     unknownResource: (uri) => `unknown resource ${JSON.stringify(uri)}; the resources are memento://snapshot and memento://budgets`,
