@@ -26,7 +26,7 @@ const SURFACE = 'dsh-memento'
 const { cmd: t, cli: s } = strings('en')
 const usage = usageFor(t, SURFACE)
 
-const VALUE_FLAGS = new Set(['db', 'budgets', 'secret-policy', 'track', 'scope', 'limit', 'tags', 'source', 'agent', 'workspace', 'adapter', 'out', 'out-dir', 'part-size', 'text', 'to', 'file', 'max-sessions', 'memory-id', 'events', 'stale-days', 'fix'])
+const VALUE_FLAGS = new Set(['db', 'budgets', 'secret-policy', 'track', 'scope', 'limit', 'tags', 'source', 'agent', 'workspace', 'adapter', 'out', 'out-dir', 'part-size', 'text', 'to', 'file', 'max-sessions', 'memory-id', 'events', 'stale-days', 'fix', 'write-policy', 'print-config'])
 const BOOL_FLAGS = new Set(['json', 'yes', 'help', 'verify', 'skip-existing', 'skip-flagged', 'dry-run', 'force', 'sessions', 'follow-imports'])
 const SHORT = { y: 'yes', h: 'help' }
 
@@ -156,9 +156,11 @@ function makeGate(flags) {
 
 /**
  * The verb env. Its store opens on first use (after the verb checked its arguments); a read of a
- * store that does not exist yet gets an empty stand-in instead of creating the file.
+ * store that does not exist yet gets an empty stand-in instead of creating the file. `approval`
+ * replaces the terminal's gate (`{gate, auditVia, similarOf}`: the MCP server's), `options`
+ * adds provider options.
  */
-async function open(flags, { write = false } = {}) {
+async function open(flags, { write = false, approval, options } = {}) {
   const mod = await loadModule()
   const dbPath = mod.resolveDbPath(flags.db === undefined ? '' : path.resolve(flags.db))
   const cwd = path.resolve(flags.workspace ?? process.cwd())
@@ -167,7 +169,7 @@ async function open(flags, { write = false } = {}) {
   const budgets = budgetsFlag(flags)
   const secretPolicy = choice(flags, 'secret-policy', ['refuse', 'warn'])
   let store = null
-  const g = makeGate(flags)
+  const g = approval ?? makeGate(flags)
   const connect = () => {
     if (!write && !fs.existsSync(dbPath)) {
       const b = { user: { ...mod.DEFAULT_BUDGETS.user, ...budgets?.user }, agent: { ...mod.DEFAULT_BUDGETS.agent, ...budgets?.agent } }
@@ -175,7 +177,7 @@ async function open(flags, { write = false } = {}) {
     }
     // `digest` records the proposals the user asked for (the plugin caps its own automatic ones at
     // proposals.maxPending); the system prompt shows any number of them as one bounded notice.
-    return new mod.MemoryProvider({ dbPath, gate: g.gate, auditVia: g.auditVia, budgets: budgets ?? 'recorded', proposalMaxPending: 1000, ...(secretPolicy ? { secretPolicy } : {}) })
+    return new mod.MemoryProvider({ dbPath, gate: g.gate, auditVia: g.auditVia, budgets: budgets ?? 'recorded', proposalMaxPending: 1000, ...(secretPolicy ? { secretPolicy } : {}), ...options })
   }
   return {
     mod,
@@ -192,7 +194,7 @@ async function open(flags, { write = false } = {}) {
       return store
     },
     close: () => {
-      g.close()
+      g.close?.()
       store?.close?.()
     },
   }
@@ -369,6 +371,12 @@ async function cmdMirror(args, flags) {
   } finally { env.close() }
 }
 
+/** `mcp`: the MCP server (lib/mcp), imported only here, so that nothing else loads its SDK. */
+async function cmdMcp(args, flags) {
+  const { runMcp } = await import('../lib/mcp/run.mjs')
+  return runMcp(args, flags, { open, log: err })
+}
+
 async function main(argv) {
   let parsed
   try {
@@ -381,6 +389,7 @@ async function main(argv) {
   if (flags.help || cmd === 'help') { out(s.help); return 0 }
   if (!cmd) { err(s.help); return 2 }
   try {
+    if (cmd === 'mcp') return await cmdMcp(args, flags)
     const done = cmd === 'digest' ? await cmdDigest(args, flags) ?? true : cmd === 'mirror' ? await cmdMirror(args, flags) ?? true : await runShared(cmd, args, flags)
     if (!done) { err(`dsh-memento: ${s.unknownCommand(cmd)}\n\n${s.help}`); return 2 }
     return process.exitCode ?? 0

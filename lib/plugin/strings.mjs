@@ -332,6 +332,12 @@ Write commands (each asks for approval showing the full change, unless --yes):
   mirror --to claude-md --file <CLAUDE.md|AGENTS.md> [--track T] [--scope S]
   mirror --to memory-standard --out <dir> [--track T] [--scope S] [--force]
 
+MCP server (stdio; every write is asked through the client's elicitation dialog):
+  mcp [--db PATH] [--workspace DIR] [--agent NAME] [--write-policy ask|off]
+                                    workspace: --workspace, else the client's first root, else the cwd;
+                                    agent: --agent, else the shared layer; off refuses every write
+  mcp --print-config claude-code|codex|cursor|dsh   the setup snippet for that client
+
 Options:
   --db PATH          store file (default $DSH_HOME/dsh-memento/memory.db; $DSH_HOME defaults to ~/.dsh)
   --budgets JSON     layer limits for this run, e.g. '{"user":{"workspace":4000}}' (also $DSH_MEMENTO_BUDGETS;
@@ -372,6 +378,40 @@ Options:
     mirrorNeeds: (what) => `mirror ${what}`,
     mirroredFile: (n, file, changed) => `Mirrored ${n} entries into the dsh-memento block of ${file}${changed ? '' : ' (unchanged)'}.`,
     mirroredRoot: (n, r) => `Mirrored ${n} entries into ${r.dir} (${r.written.length} files written, ${r.removed.length} stale notes removed; index ${r.usage.lines}/${r.usage.lineCap} lines, ${r.usage.bytes}/${r.usage.byteCap} bytes).`,
+  },
+  // `dsh-memento mcp` (English only, like the CLI): what an MCP client and its user read.
+  mcp: {
+    toolNote: 'Over MCP: every write is shown to the user in full in an approval dialog (elicitation) and lands only if they accept. The snapshot is the resource memento://snapshot.',
+    recallDescription: 'Look up memory entries matching a text (bounded, approval-gated memory shared with dsh and the other agents the user runs). Over MCP this searches memory only; session history is searched inside dsh.',
+    snapshotName: 'Memory snapshot',
+    snapshotDescription: 'The memory a dsh session in this workspace and agent starts with: the visible entries under per-layer headers with their budget use, then any pending proposals.',
+    budgetsName: 'Memory budgets',
+    budgetsDescription: 'Used and limit characters of each track x layer for this workspace (JSON).',
+    advice: {
+      unavailable: 'This MCP client cannot show an approval dialog (it offers no elicitation), so nothing was written. To write, run `dsh-memento add [--track user|agent] [--scope user-global|workspace] "<text>"` in a terminal (it shows the change and asks), or use the memory tool inside dsh.',
+      off: 'This memory server was started with --write-policy off: it refuses every write. Memory can be read here; write it with `dsh-memento add …` in a terminal or inside dsh.',
+      rejected: 'The user declined this write in the approval dialog. Do not retry it unless they ask for it.',
+      cancelled: 'The approval dialog was cancelled or closed before an answer, so nothing was written.',
+    },
+    failure: {
+      noElicitation: 'the client offers no elicitation',
+      aborted: 'the request was cancelled while the approval was pending',
+      closed: 'the client disconnected while the approval was pending',
+      timeout: (ms) => `no answer within ${Math.round(ms / 1000)} s`,
+      failed: (m) => `elicitation failed: ${m}`,
+    },
+    // `mcp --print-config <client>`: where its snippet goes (stderr; the snippet itself is stdout).
+    where: {
+      'claude-code': 'Claude Code: run this once (add --scope user before memento to use it in every project)',
+      codex: 'Codex: add this to ~/.codex/config.toml',
+      cursor: 'Cursor: merge this into .cursor/mcp.json in a project, or ~/.cursor/mcp.json for every project',
+      dsh: "dsh: add this to $DSH_HOME/profiles/<profile>/cordis.patch.yml (a row of dsh's MCP client, @deepseek-ai/dsh-mcp-client)",
+    },
+    codeLine: (code, advice) => `[${code}]${advice ? ` ${advice}` : ''}`,
+    unknownTool: (name) => `unknown tool ${JSON.stringify(name)}; the tools are memory and memory_recall`,
+    unknownResource: (uri) => `unknown resource ${JSON.stringify(uri)}; the resources are memento://snapshot and memento://budgets`,
+    noArguments: 'mcp takes no positional arguments',
+    badClient: (got) => `--print-config needs a client: claude-code, codex, cursor or dsh${got === undefined ? '' : `, got ${JSON.stringify(got)}`}`,
   },
 }
 

@@ -140,8 +140,9 @@ const visibleTo = (keys) => ({ ...(keys.sessionId ? { sessionId: keys.sessionId 
 /**
  * The `memory` tool. Its writes go to the provider with a write context it made itself, so that
  * `similarOf(write)` (what the gate saw) can tell the model which stored entries its text is like.
+ * `source` names the writer (dsh's model is `memory-tool`, an MCP client `mcp`).
  */
-export function makeMemoryTool({ service, provider, config, similarOf = () => [] }) {
+export function makeMemoryTool({ service, provider, config, similarOf = () => [], source = 'memory-tool' }) {
   const language = config.language
   return defineTool({
     name: 'memory',
@@ -154,8 +155,8 @@ export function makeMemoryTool({ service, provider, config, similarOf = () => []
       const action = args.action
       const agent = exec?.agent
       const session = agent?.session
-      // The model writes as `memory-tool`: what a writePolicies["source:memory-tool"] keys on.
-      const write = { agent, source: 'memory-tool', ...(exec?.callId ? { callId: exec.callId } : {}), ...(exec?.signal ? { signal: exec.signal } : {}) }
+      // The writer's source is what a writePolicies["source:…"] setting keys on.
+      const write = { agent, source, ...(exec?.callId ? { callId: exec.callId } : {}), ...(exec?.signal ? { signal: exec.signal } : {}) }
       const layer = { track: args.track ?? 'user', scope: args.scope ?? 'workspace' }
       const tags = args.tags !== undefined ? { tags: args.tags } : {}
       try {
@@ -173,18 +174,18 @@ export function makeMemoryTool({ service, provider, config, similarOf = () => []
           case 'consolidate': {
             // No owning session: the provider refuses with WRITE_REQUIRES_AGENT before anything else.
             if (action === 'add') {
-              const r = await provider.add({ ...layer, text: args.text, source: 'memory-tool', ...tags }, write)
+              const r = await provider.add({ ...layer, text: args.text, source, ...tags }, write)
               return { action, ok: true, entry: publicEntry(r.entry), usage: usageOf(r.usage), ...hintsOf(similarOf(write)) }
             }
             if (action === 'replace') {
-              const r = await provider.replace({ ...layer, match: args.match, text: args.text, source: 'memory-tool', ...tags }, write)
+              const r = await provider.replace({ ...layer, match: args.match, text: args.text, source, ...tags }, write)
               return { action, ok: true, entry: publicEntry(r.entry), previous: { id: r.previous.id, text: r.previous.text }, usage: usageOf(r.usage), ...hintsOf(similarOf(write)) }
             }
             if (action === 'remove') {
-              const r = await provider.remove({ ...layer, match: args.match, source: 'memory-tool' }, write)
+              const r = await provider.remove({ ...layer, match: args.match, source }, write)
               return { action, ok: true, entry: publicEntry(r.entry), usage: usageOf(r.usage) }
             }
-            const r = await provider.consolidate({ ...layer, matches: args.matches, text: args.text, source: 'memory-tool', ...tags }, write)
+            const r = await provider.consolidate({ ...layer, matches: args.matches, text: args.text, source, ...tags }, write)
             return { action, ok: true, entry: publicEntry(r.entry), removed: r.removed.map((e) => ({ id: e.id, text: e.text })), usage: usageOf(r.usage) }
           }
           default:
@@ -250,11 +251,13 @@ export async function recallHistory(sessionQuery, { query, cwd, historyLimit, co
   }
 }
 
-export function renderRecallResult(value, language = 'en') {
+/** Pure render of a `memory_recall` result; `{history: false}` renders its memory part alone (outside dsh there is no session history). */
+export function renderRecallResult(value, language = 'en', { history = true } = {}) {
   const r = strings(language).render
   if (!value.ok) return [{ type: 'text', text: r.failed('recall', value.error?.message ?? '') }]
   const m = value.memory
   const lines = m.entries.length === 0 ? [r.recallNone] : [r.recallMatches(m.entries.length, m.total, m.truncated), ...m.entries.map(entryLine)]
+  if (!history) return [{ type: 'text', text: lines.join('\n') }]
   lines.push('')
   const h = value.history
   if (!h.available) lines.push(h.error ? r.historyFailed(h.error) : r.historyUnavailable)

@@ -1,0 +1,43 @@
+// The MCP resources: the session snapshot dsh would inject for this server's workspace and agent
+// (recorded as a snapshot row when read, like the plugin's), and the layers' budgets.
+import { createHash } from 'node:crypto'
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { DEFAULT_CONFIG } from '../plugin/config.mjs'
+import { snapshotLabels } from '../plugin/snapshot.mjs'
+import { strings } from '../plugin/strings.mjs'
+
+const LANGUAGE = 'en'
+const { mcp: m } = strings(LANGUAGE)
+
+export const SNAPSHOT_URI = 'memento://snapshot'
+export const BUDGETS_URI = 'memento://budgets'
+
+/**
+ * The resources an MCP server lists; `read(uri)` answers a `resources/read`, `current(uri)` the
+ * same text without recording anything (for change detection).
+ * @param {{provider: object, session: ReturnType<typeof import('./workspace.mjs').serverSession>}} options
+ */
+export function memoryResources({ provider, session }) {
+  const labels = snapshotLabels(LANGUAGE)
+  const maxProposals = DEFAULT_CONFIG.proposals.enabled ? DEFAULT_CONFIG.proposals.maxPending : 0
+  const texts = {
+    [SNAPSHOT_URI]: async () => provider.snapshot(await session.keys(), labels, maxProposals),
+    [BUDGETS_URI]: async () => JSON.stringify(provider.budgets({ workspaceKey: (await session.keys()).workspaceKey }), null, 2),
+  }
+  const list = [
+    { uri: SNAPSHOT_URI, name: 'snapshot', title: m.snapshotName, description: m.snapshotDescription, mimeType: 'text/plain' },
+    { uri: BUDGETS_URI, name: 'budgets', title: m.budgetsName, description: m.budgetsDescription, mimeType: 'application/json' },
+  ]
+  const mimeOf = Object.fromEntries(list.map((r) => [r.uri, r.mimeType]))
+  const current = (uri) => {
+    if (!texts[uri]) throw new McpError(ErrorCode.InvalidParams, m.unknownResource(uri))
+    return texts[uri]()
+  }
+  async function read(uri) {
+    let text = await current(uri)
+    // Audited as the plugin audits a session's snapshot: each distinct text once per server run.
+    if (uri === SNAPSHOT_URI) text = provider.snapshotRecord(`${session.id}:snapshot:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text)
+    return { contents: [{ uri, mimeType: mimeOf[uri], text }] }
+  }
+  return { list, read, current }
+}

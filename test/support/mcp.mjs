@@ -1,0 +1,80 @@
+// `dsh-memento mcp` as an MCP client sees it: the SDK's own Client over stdio, spawning the real
+// bin/dsh-memento.mjs against a real store. Also the CLI beside it, and a provider opened on the
+// same file for the test's own reads.
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+
+export const BIN = fileURLToPath(new URL('../../bin/dsh-memento.mjs', import.meta.url))
+export const CLIENT = { name: 'memento-test-client', version: '9.9.9' }
+
+/** A fresh directory with a store path and a workspace. */
+export function sandbox(root) {
+  const dir = fs.mkdtempSync(path.join(root, 's-'))
+  const ws = path.join(dir, 'ws')
+  fs.mkdirSync(ws)
+  return { dir, ws, db: path.join(dir, 'memory.db') }
+}
+
+/** A temporary root removed by `cleanup()`. */
+export function tmpRoot(prefix) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  return { root, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) }
+}
+
+/** The environment every child gets: no budgets override, a private $DSH_HOME. */
+export function childEnv(dir) {
+  const env = { ...process.env, DSH_HOME: path.join(dir, 'home') }
+  delete env.DSH_MEMENTO_BUDGETS
+  return env
+}
+
+/**
+ * Connect the SDK client to `dsh-memento mcp --db <db> ...args`. `elicit(params)` answers each
+ * elicitation (absent: the client declares no elicitation capability); `roots` are the client's
+ * roots (absent: no roots capability). Returns the client, its stderr text and the elicitation
+ * messages it was shown.
+ */
+export async function connect({ db, dir, args = [], elicit, roots, info = CLIENT, cwd }) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--db', db, ...args], env: childEnv(dir), cwd: cwd ?? dir, stderr: 'pipe' })
+  let stderr = ''
+  transport.stderr?.on('data', (d) => (stderr += d))
+  const capabilities = { ...(elicit ? { elicitation: {} } : {}), ...(roots ? { roots: { listChanged: true } } : {}) }
+  const client = new Client(info, { capabilities })
+  const asked = []
+  if (elicit) {
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+      asked.push(request.params.message)
+      return elicit(request.params, extra)
+    })
+  }
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((r) => ({ uri: pathToFileURL(r).href, name: path.basename(r) })) }))
+  await client.connect(transport)
+  return { client, transport, asked, stderr: () => stderr, pid: transport.pid }
+}
+
+/** Run the CLI against `db` (non-interactive: `--yes` is its approval). */
+export function cli(dir, db, args) {
+  const r = spawnSync(process.execPath, [BIN, ...args, '--db', db], { cwd: dir, env: childEnv(dir), encoding: 'utf8', input: '' })
+  if (r.error) throw r.error
+  return { code: r.status, out: r.stdout, err: r.stderr }
+}
+
+/** The memory tool's call as the result the client got. */
+export const memory = (client, args, options) => client.callTool({ name: 'memory', arguments: args }, undefined, options)
+
+/** Poll `check()` until it returns a truthy value (or fail after `ms`). */
+export async function until(check, ms = 10_000, what = 'condition') {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await check()
+    if (v) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
