@@ -434,6 +434,8 @@ export declare const ERROR_CODES: readonly ErrorCode[]
 export declare function isMemoryError(e: unknown): e is MemoryError
 /** `$DSH_HOME` (or `~/.dsh`) resolution of a store path, as the provider does it. */
 export declare function resolveDbPath(dbPath?: string): string
+/** The dsh home (`$DSH_HOME`, else `~/.dsh`), resolved as the store's path is: where dsh keeps its session logs. */
+export declare function dshHome(): string
 /** Normalized workspace key of a cwd (`''` when none). */
 export declare function workspaceKeyOf(cwd: unknown): string
 /** Normalized agent key of an agent preset (`''` when none). */

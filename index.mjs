@@ -5,6 +5,8 @@ import { native, SCOPES, TRACKS } from './lib/native.mjs'
 /** The native provider class: gated async writes, sync reads. */
 export const MemoryProvider = native.MemoryProvider
 export const resolveDbPath = (dbPath = '') => native.resolveDbPath(dbPath)
+/** The dsh home (`$DSH_HOME`, else `~/.dsh`), resolved as the store's path is. */
+export const dshHome = () => native.dshHome()
 export const workspaceKeyOf = (cwd) => native.workspaceKeyOf(cwd)
 export const agentKeyOf = (preset) => native.agentKeyOf(preset)
 

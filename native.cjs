@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.MemoryProvider = nativeBinding.MemoryProvider
 module.exports.agentKeyOf = nativeBinding.agentKeyOf
+module.exports.dshHome = nativeBinding.dshHome
 module.exports.resolveConfig = nativeBinding.resolveConfig
 module.exports.resolveDbPath = nativeBinding.resolveDbPath
 module.exports.rules = nativeBinding.rules

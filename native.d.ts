@@ -83,6 +83,9 @@ export declare class MemoryProvider {
 /** Normalized agent key of an agent preset (`''` when none). */
 export declare function agentKeyOf(preset: unknown): string
 
+/** The dsh home (`$DSH_HOME`, fallback `~/.dsh`): where the store and dsh's session logs live. */
+export declare function dshHome(): string
+
 /**
  * The plugin config with every default filled in, checked in the reference order (throws
  * `INVALID_INPUT` with the reference messages). `enabled: false` skips the checks.

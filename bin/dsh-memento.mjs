@@ -7,7 +7,6 @@
 
 import { randomUUID } from 'node:crypto'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -315,9 +314,8 @@ async function runShared(cmd, args, flags) {
 async function cmdDigest(args, flags) {
   const files = [...args]
   if (flags.sessions) {
-    // The same dsh home as the store's: $DSH_HOME, else ~/.dsh in os.homedir() (%USERPROFILE% on Windows).
-    const home = path.resolve(process.env.DSH_HOME || path.join(os.homedir(), '.dsh'))
-    files.push(...findSessionLogs(home, flags['max-sessions'] ? Number(flags['max-sessions']) : 50))
+    const mod = await loadModule()
+    files.push(...findSessionLogs(mod.dshHome(), flags['max-sessions'] ? Number(flags['max-sessions']) : 50))
   }
   if (!files.length) throw new UsageError(s.digestUsage)
   const { track = 'agent', scope = 'workspace' } = layerFlags(flags)

@@ -27,6 +27,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import { invalidInput } from './errors.mjs'
+import { eventText } from './events.mjs'
 
 const MARKER = /(?:^|[^\p{L}\p{N}])(?:MEMO|REMEMBER|记住|记忆)\s*[：:]\s*(.*)$/iu
 const MM = /(?:^|[^\p{L}\p{N}:/])mm:(?:\/\/([A-Za-z0-9][A-Za-z0-9._-]*)\/)?([A-Za-z0-9][A-Za-z0-9._-]{0,63})(?=[\s,:：-]|$)[\s,:：-]*(.*)$/u
@@ -58,25 +59,6 @@ export function scanText(text, where = {}) {
     }
   })
   return out
-}
-
-/** Text of a session event, following the reference extraction order (never throws). */
-export function eventText(event) {
-  const data = event?.data
-  const blocks = (arr) => arr.filter((b) => b && typeof b.text === 'string' && b.text).map((b) => b.text).join('\n')
-  if (typeof data === 'string') return data
-  if (!data || typeof data !== 'object') return ''
-  if (Array.isArray(data.content)) return blocks(data.content)
-  if (typeof data.content === 'string') return data.content
-  if (Array.isArray(data.summary)) return blocks(data.summary)
-  if (typeof data.summary === 'string') return data.summary
-  if (data.message && typeof data.message === 'object') {
-    if (Array.isArray(data.message.content)) return blocks(data.message.content)
-    if (typeof data.message.content === 'string') return data.message.content
-    if (typeof data.message.text === 'string') return data.message.text
-  }
-  if (typeof data.text === 'string') return data.text
-  return ''
 }
 
 /** True for events a human typed (or compaction summaries); tool output and model text are excluded. */

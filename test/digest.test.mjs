@@ -6,6 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import { after, describe, it } from 'node:test'
+import { eventText } from '../lib/events.mjs'
 import { findSessionLogs, recordProposals, scanFile, scanSessionLog, scanText, toProposals } from '../lib/digest.mjs'
 import { provider as mod, skip } from './support/provider.mjs'
 
@@ -21,6 +22,28 @@ const LOG = [
   { type: 'compaction/summary', seq: 5, data: { summary: [{ type: 'text', text: 'Summary so far. memo: staging needs a ticket' }] } },
 ]
 const jsonl = `${LOG.map((x) => JSON.stringify(x)).join('\n')}\n{not json}\n`
+
+describe('eventText: one extractor for recall, proposal capture and digest', () => {
+  it('every event shape dsh writes', () => {
+    const cases = [
+      [{ data: 'plain' }, 'plain'],
+      [{ data: { content: [{ type: 'text', text: 'a' }, { type: 'tool_use', text: 'no' }, { text: 'b' }] } }, 'a\nb'],
+      [{ data: { content: 'as a string' } }, 'as a string'],
+      [{ data: { summary: [{ type: 'text', text: 'sum' }] } }, 'sum'],
+      [{ data: { summary: 'sum string' } }, 'sum string'],
+      [{ data: { message: { role: 'user', content: [{ type: 'text', text: 'hi' }] } } }, 'hi'],
+      [{ data: { message: { content: 'hi string' } } }, 'hi string'],
+      [{ data: { message: { text: 'old shape' } } }, 'old shape'],
+      [{ data: { name: 'memory', arguments: '{"action":"query"}' } }, 'memory {"action":"query"}'],
+      [{ data: { todos: [{ content: 'one' }, { content: 2 }, { content: 'two' }] } }, 'one\ntwo'],
+      [{ data: { text: 'bare' } }, 'bare'],
+      [{ data: null }, ''],
+      [{ data: { get content() { throw new Error('hostile') } } }, ''],
+      [undefined, ''],
+    ]
+    for (const [i, [event, want]] of cases.entries()) assert.equal(eventText(event), want, `case ${i}`)
+  })
+})
 
 describe('scanText', () => {
   it('recognises MEMO / remember / 记住 / 记忆 markers and mm markers, line by line', () => {

@@ -89,9 +89,9 @@ describe('agentKeyOf follows the JS reference plugin', { skip }, () => {
 describe('the default store path', { skip }, () => {
   /** resolveDbPath('') and os.homedir() in a child whose environment is `env`. */
   function inChild(env) {
-    const script = `import { resolveDbPath } from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'index.mjs')).href)}
+    const script = `import { resolveDbPath, dshHome } from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'index.mjs')).href)}
 import os from 'node:os'
-process.stdout.write(JSON.stringify({ db: resolveDbPath(''), home: os.homedir() }))`
+process.stdout.write(JSON.stringify({ db: resolveDbPath(''), home: os.homedir(), dsh: dshHome() }))`
     return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8' }))
   }
   /** This environment less the named variables (matched case-insensitively, as Windows does). */
@@ -99,9 +99,10 @@ process.stdout.write(JSON.stringify({ db: resolveDbPath(''), home: os.homedir() 
   const withoutDshHome = () => without('DSH_HOME')
 
   test('without $DSH_HOME it is <os.homedir()>/.dsh/dsh-memento/memory.db', () => {
-    const { db, home } = inChild(withoutDshHome())
+    const { db, home, dsh } = inChild(withoutDshHome())
     assert.equal(home, os.homedir())
     assert.equal(db, path.join(os.homedir(), '.dsh', 'dsh-memento', 'memory.db'))
+    assert.equal(dsh, path.join(os.homedir(), '.dsh'), 'the dsh home the CLI reads session logs from is the store\'s')
     if (WIN) {
       // The profile (%USERPROFILE%), not `\.dsh\...` on the current drive.
       assert.match(db, /^([A-Za-z]:\\|\\\\[^\\]+\\[^\\]+\\)/, db)
@@ -112,8 +113,16 @@ process.stdout.write(JSON.stringify({ db: resolveDbPath(''), home: os.homedir() 
   test(`it follows the home directory as os.homedir() does (${WIN ? '%USERPROFILE%' : '$HOME'})`, () => {
     const other = WIN ? 'C:\\Users\\Someone Else' : '/home/someone-else'
     const env = { ...without('DSH_HOME', WIN ? 'USERPROFILE' : 'HOME'), [WIN ? 'USERPROFILE' : 'HOME']: other }
-    const { db, home } = inChild(env)
+    const { db, home, dsh } = inChild(env)
     assert.equal(home, other)
+    assert.equal(dsh, path.join(other, '.dsh'))
     assert.equal(db, path.join(other, '.dsh', 'dsh-memento', 'memory.db'))
+  })
+
+  test('with $DSH_HOME, the store and the session logs are under it', () => {
+    const home = WIN ? 'C:\\dsh home' : '/tmp/dsh home'
+    const { db, dsh } = inChild({ ...withoutDshHome(), DSH_HOME: home })
+    assert.equal(dsh, home)
+    assert.equal(db, path.join(home, 'dsh-memento', 'memory.db'))
   })
 })

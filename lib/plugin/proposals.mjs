@@ -1,7 +1,7 @@
 // Auto-capture after a successful compaction (§7.10), with B8 (a failed compaction drops its
 // summary) and B14 (sessions without an id never share a slot) fixed. Nothing is written to
 // memory: a proposal becomes memory only through `/memory proposals approve`.
-import { extractEventText } from './extract.mjs'
+import { eventText } from '../events.mjs'
 
 export function makeProposalCapture({ provider, service, config }) {
   const summaries = new Map() // session id → latest summary text of the running compaction
@@ -12,7 +12,7 @@ export function makeProposalCapture({ provider, service, config }) {
     if (event.type === 'compaction/start') {
       summaries.delete(sessionId)
     } else if (event.type === 'compaction/summary') {
-      const text = extractEventText(event)
+      const text = eventText(event)
       if (text) summaries.set(sessionId, text)
     } else if (event.type === 'compaction/end') {
       const text = summaries.get(sessionId)

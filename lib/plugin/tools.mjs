@@ -2,7 +2,7 @@
 // (JSON Schema parameters and output; no import of @deepseek-ai/dsh-tools is needed).
 import { strings } from './strings.mjs'
 import { validate } from './jsonschema.mjs'
-import { extractEventText } from './extract.mjs'
+import { eventText } from '../events.mjs'
 import { isMemoryError } from '../errors.mjs'
 import { native, SCOPES, TRACKS } from '../native.mjs'
 
@@ -236,7 +236,7 @@ export async function recallHistory(sessionQuery, { query, cwd, historyLimit, co
         for (const hit of matched.slice(0, config.recall.snippetCap)) {
           const seq = typeof hit === 'number' ? hit : hit?.seq
           const event = events.find((e) => e?.seq === seq) ?? (typeof hit === 'object' ? hit : undefined)
-          const text = extractEventText(event)
+          const text = eventText(event)
           if (text) snippets.push(cut(text, config.recall.snippetChars))
         }
       } catch {

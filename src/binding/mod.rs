@@ -385,6 +385,12 @@ pub fn resolve_db_path(env: Env, db_path: Unknown) -> Result<String> {
   Ok(keys::store_path(&db_path.unwrap_or_default()))
 }
 
+/// The dsh home (`$DSH_HOME`, fallback `~/.dsh`): where the store and dsh's session logs live.
+#[napi]
+pub fn dsh_home() -> String {
+  keys::host_dsh_home()
+}
+
 /// Normalized workspace key of a cwd (`''` when none).
 #[napi]
 pub fn workspace_key_of(cwd: Unknown) -> String {

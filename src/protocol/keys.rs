@@ -196,13 +196,16 @@ pub fn resolve_db_path(paths: Paths, db_path: &str, home: &str) -> String {
   paths.resolve(home, given.unwrap_or("dsh-memento/memory.db"))
 }
 
-/// The store path of `dbPath` in this process: the dsh home from `$DSH_HOME` and the user's
-/// home directory, then [`resolve_db_path`].
-pub fn store_path(db_path: &str) -> String {
+/// The dsh home of this process: [`dsh_home`] from `$DSH_HOME` and the user's home directory.
+pub fn host_dsh_home() -> String {
   let user_home = std::env::home_dir().map(|h| h.to_string_lossy().into_owned());
   let env = std::env::var("DSH_HOME").ok();
-  let home = dsh_home(Paths::HOST, env.as_deref(), user_home.as_deref());
-  resolve_db_path(Paths::HOST, db_path, &home)
+  dsh_home(Paths::HOST, env.as_deref(), user_home.as_deref())
+}
+
+/// The store path of `dbPath` in this process: [`resolve_db_path`] in [`host_dsh_home`].
+pub fn store_path(db_path: &str) -> String {
+  resolve_db_path(Paths::HOST, db_path, &host_dsh_home())
 }
 
 #[cfg(test)]
