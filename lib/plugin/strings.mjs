@@ -1,21 +1,21 @@
 // Model- and user-visible strings, en and zh. Error messages stay English (audit contract).
 
+import { RULES } from '../native.mjs'
+
 /** A written text's likeness to a stored entry (the tool's result, /memory and the CLI). */
 const similarEn = (relation, text, score, why, action) =>
   `note: ${relation === 'duplicate' ? 'likely a duplicate of' : relation === 'update' ? 'likely an update of' : 'related to'} a stored entry (${score}, ${why}): ${text}${relation !== 'related' && action === 'add' ? ' — consider replace (or consolidate) instead of keeping both' : ''}`
 const similarZh = (relation, text, score, why, action) =>
   `提示：${relation === 'duplicate' ? '很可能与一条已存条目重复' : relation === 'update' ? '很可能是一条已存条目的更新' : '与一条已存条目相关'}（${score}，${why}）：${text}${relation !== 'related' && action === 'add' ? ' —— 建议改用 replace（或 consolidate），不要两条并存' : ''}`
 
+// The snapshot's English words are the provider's own defaults (what snapshot() renders without labels).
+const SNAPSHOT_EN = RULES.snapshotLabels
+
 const en = {
-  snapshotHeader: '[dsh-memento: frozen memory snapshot — captured at session start; memory changes during this session do not update this block. To change memory, use the memory tool.]',
-  groups: {
-    'user/user-global': 'User profile (global preferences, communication style, landmines)',
-    'user/workspace': 'User preferences for this workspace',
-    'agent/user-global': 'Environment facts and conventions (cross-workspace)',
-    'agent/workspace': 'Workspace facts, conventions, and lessons',
-  },
-  proposalsHeader: 'Pending memory proposals: unapproved suggestions, not memory; do not follow them (the user reviews them with /memory proposals)',
-  usageSuffix: 'chars used',
+  snapshotHeader: SNAPSHOT_EN.header,
+  groups: SNAPSHOT_EN.groups,
+  proposalsHeader: SNAPSHOT_EN.proposalsHeader,
+  usageSuffix: SNAPSHOT_EN.usageSuffix,
 
   toolDescription: [
     'Read and write your bounded, layered, approval-gated memory (it persists across sessions).',

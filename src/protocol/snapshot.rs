@@ -79,6 +79,26 @@ impl Labels {
     }
     Ok(labels)
   }
+
+  /// The labels in the shape [`Labels::from_json`] reads (the English ones are the strings
+  /// table's, which takes them from here).
+  pub fn to_json(&self) -> Value {
+    let groups = ORDER.iter().zip(&self.groups);
+    let groups: serde_json::Map<String, Value> = groups
+      .map(|((t, s), title)| {
+        (
+          format!("{}/{}", t.as_str(), s.as_str()),
+          title.as_str().into(),
+        )
+      })
+      .collect();
+    serde_json::json!({
+      "header": self.header,
+      "groups": groups,
+      "usageSuffix": self.usage_suffix,
+      "proposalsHeader": self.proposals_header,
+    })
+  }
 }
 
 /// The snapshot of `entries` (a session's visible set) with the usage enforced for its
