@@ -5,10 +5,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rusqlite::{params_from_iter, Connection, Row};
+use rusqlite::{Connection, Row};
 
 use crate::protocol::model::Entry;
-use crate::store::{one, Visibility};
+use crate::store::{named_rows, one, Named, Visibility};
 
 /// A layer of at most this many visible entries is compared whole.
 pub const SCAN_MAX: u64 = 256;
@@ -39,15 +39,21 @@ pub struct Layer<'a> {
 
 impl Layer<'_> {
   /// The layer's rows of a table aliased `e`, by equality on the prefix of its layer index (the
-  /// `?1 IS NULL OR …` form of the general filter scans every layer), and their parameters.
-  fn rows(&self) -> (&'static str, Vec<&str>) {
-    let mut args = vec![self.track, self.scope, self.agent_key];
+  /// `:track IS NULL OR …` form of the general filter scans every layer), and their parameters.
+  fn rows(&self) -> (&'static str, Named<'_>) {
+    let args = Named {
+      track: Some(self.track),
+      scope: Some(self.scope),
+      agent: Some(self.agent_key),
+      workspace: Some(self.workspace_key),
+      ..Named::default()
+    };
     let sql = match self.scope {
       "workspace" => {
-        args.push(self.workspace_key);
-        "e.track = ?1 AND e.scope = ?2 AND e.workspace_key = ?4 AND e.agent_key IN ('', ?3)"
+        "e.track = :track AND e.scope = :scope AND e.workspace_key = :workspace
+        AND e.agent_key IN ('', :agent)"
       }
-      _ => "e.track = ?1 AND e.scope = ?2 AND e.agent_key IN ('', ?3)",
+      _ => "e.track = :track AND e.scope = :scope AND e.agent_key IN ('', :agent)",
     };
     (sql, args)
   }
@@ -86,7 +92,7 @@ pub fn whole<T>(
   let (rows, args) = layer.rows();
   let limit = SCAN_MAX + 1;
   let sql = format!("SELECT e.id, e.text FROM entries AS e WHERE {rows} LIMIT {limit}");
-  let all = super::rows(conn, &sql, params_from_iter(args), |r| seen(r, &mut keep))?;
+  let all = named_rows(conn, &sql, &args, |r| seen(r, &mut keep))?;
   Ok((all.len() as u64 <= SCAN_MAX).then_some(all))
 }
 
@@ -111,8 +117,7 @@ pub fn found<T>(
 ) -> rusqlite::Result<Vec<T>> {
   let (rows, args) = layer.rows();
   let groups = format!("SELECT e.id FROM entry_groups AS e WHERE {rows}");
-  let args = params_from_iter(args);
-  let groups: HashSet<i64> = super::rows(conn, &groups, args, |r| r.get(0))?
+  let groups: HashSet<i64> = named_rows(conn, &groups, &args, |r| r.get(0))?
     .into_iter()
     .collect();
   let mut hits: HashMap<i64, usize> = HashMap::new();

@@ -23,11 +23,90 @@ use crate::protocol::model::{Entry, Proposal, Scope, Track};
 
 pub(crate) const ENTRY_COLUMNS: &str = "id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id";
 /// The visibility rule: whether the row `e` (of `entries`, or of anything with its keys) is what
-/// a filter admits: `?1`/`?2` its track/scope, `?3` a session's agent key, `?4` its workspace key
-/// (each `NULL` for any).
-pub(crate) const ADMITS: &str = "(?1 IS NULL OR e.track = ?1) AND (?2 IS NULL OR e.scope = ?2)
-  AND (?3 IS NULL OR e.agent_key = '' OR e.agent_key = ?3)
-  AND (e.scope <> 'workspace' OR ?4 IS NULL OR e.workspace_key = ?4)";
+/// a filter admits: `:track`/`:scope` its track/scope, `:agent` a session's agent key,
+/// `:workspace` its workspace key (each `NULL` for any).
+pub(crate) const ADMITS: &str = "(:track IS NULL OR e.track = :track)
+  AND (:scope IS NULL OR e.scope = :scope)
+  AND (:agent IS NULL OR e.agent_key = '' OR e.agent_key = :agent)
+  AND (e.scope <> 'workspace' OR :workspace IS NULL OR e.workspace_key = :workspace)";
+
+/// The named parameters of the statements built from shared pieces ([`ADMITS`], the searches'
+/// tests): a statement binds those it names, so a piece's parameters never depend on its place.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Named<'a> {
+  /// `:track`.
+  pub track: Option<&'a str>,
+  /// `:scope`.
+  pub scope: Option<&'a str>,
+  /// `:agent`, an agent key.
+  pub agent: Option<&'a str>,
+  /// `:workspace`, a workspace key.
+  pub workspace: Option<&'a str>,
+  /// `:pattern`, what a search matches (an FTS phrase, a `LIKE` pattern or a folded needle).
+  pub pattern: Option<&'a str>,
+  /// `:needle`, the folded needle itself.
+  pub needle: Option<&'a str>,
+  /// `:id`, an entry id.
+  pub id: Option<&'a str>,
+}
+
+impl<'a> Named<'a> {
+  /// The visibility parameters of `vis`, any track and scope.
+  pub fn seen_by(vis: &'a Visibility) -> Self {
+    let (agent, workspace) = (vis.agent_key.as_deref(), vis.workspace_key.as_deref());
+    Named {
+      agent,
+      workspace,
+      ..Named::default()
+    }
+  }
+
+  fn pairs(&self) -> [(&'static str, Option<&'a str>); 7] {
+    [
+      (":track", self.track),
+      (":scope", self.scope),
+      (":agent", self.agent),
+      (":workspace", self.workspace),
+      (":pattern", self.pattern),
+      (":needle", self.needle),
+      (":id", self.id),
+    ]
+  }
+}
+
+/// Every row of a statement with [`Named`] parameters (by a cached statement), each mapped by
+/// `map`.
+pub(crate) fn named_rows<T>(
+  conn: &Connection,
+  sql: &str,
+  args: &Named<'_>,
+  mut map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+  let mut stmt = conn.prepare_cached(sql)?;
+  for (name, value) in args.pairs() {
+    if let Some(i) = stmt.parameter_index(name)? {
+      stmt.raw_bind_parameter(i, value)?;
+    }
+  }
+  let mut rows = stmt.raw_query();
+  let mut out = Vec::new();
+  while let Some(row) = rows.next()? {
+    out.push(map(row)?);
+  }
+  Ok(out)
+}
+
+/// The one row of an aggregate with [`Named`] parameters.
+pub(crate) fn named_value<T: rusqlite::types::FromSql>(
+  conn: &Connection,
+  sql: &str,
+  args: &Named<'_>,
+) -> rusqlite::Result<T> {
+  let first = named_rows(conn, sql, args, |r| r.get(0))?
+    .into_iter()
+    .next();
+  first.ok_or(rusqlite::Error::QueryReturnedNoRows)
+}
 
 const PROPOSAL_COLUMNS: &str =
   "id, kind, track, scope, workspace_key, agent_key, text, source, session_id, status, created_at, decided_at";
@@ -239,7 +318,7 @@ impl Store {
     let mut conn = Connection::open(path).map_err(fail)?;
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     // Plans that do not depend on bound values: without this, SQLite re-prepares a cached
-    // statement whenever a parameter it peeked at (a `LIMIT ?`, a `?1 IS NULL`) is bound again.
+    // statement whenever a parameter it peeked at (a `LIMIT ?`, a `:track IS NULL`) is bound again.
     let stable = DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG;
     conn.set_db_config(stable, true).map_err(fail)?;
     conn.busy_timeout(busy_wait).map_err(fail)?;
@@ -401,10 +480,16 @@ pub fn get_visible(
   id: &str,
   vis: &Visibility,
 ) -> rusqlite::Result<Option<Entry>> {
-  let sql = format!("SELECT {ENTRY_COLUMNS} FROM entries AS e WHERE e.id = ?5 AND {ADMITS}");
-  let anywhere = None::<&str>;
-  let args = params![anywhere, anywhere, vis.agent_key, vis.workspace_key, id];
-  one(conn, &sql, args, entry_from_row)
+  let sql = format!("SELECT {ENTRY_COLUMNS} FROM entries AS e WHERE e.id = :id AND {ADMITS}");
+  let args = Named {
+    id: Some(id),
+    ..Named::seen_by(vis)
+  };
+  Ok(
+    named_rows(conn, &sql, &args, entry_from_row)?
+      .into_iter()
+      .next(),
+  )
 }
 
 /// A `used` value as units (none or negative: 0).

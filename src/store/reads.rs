@@ -13,10 +13,12 @@
 use std::cmp::Reverse;
 use std::collections::HashMap;
 
-use rusqlite::{params, Connection, Row};
+use rusqlite::{Connection, Row};
 
 use crate::protocol::model::Entry;
-use crate::store::{entry_and_rowid, rows, Visibility, ADMITS, ENTRY_COLUMNS};
+use crate::store::{
+  entry_and_rowid, named_rows, named_value, rows, Named, Visibility, ADMITS, ENTRY_COLUMNS,
+};
 
 /// Which entries to read.
 #[derive(Debug, Clone, Copy, Default)]
@@ -69,27 +71,27 @@ impl Needle {
   }
 
   /// The FTS rowids whose folded text may contain the pattern bound at `param`.
-  fn indexed(self, param: &str) -> Option<String> {
+  fn indexed(self) -> Option<&'static str> {
     match self {
-      Self::Phrase => Some(format!(
-        "SELECT rowid AS fts_id FROM entries_fts WHERE entries_fts MATCH {param}"
-      )),
-      Self::Short => Some(format!(
+      Self::Phrase => {
+        Some("SELECT rowid AS fts_id FROM entries_fts WHERE entries_fts MATCH :pattern")
+      }
+      Self::Short => Some(
         "SELECT DISTINCT doc AS fts_id FROM entries_fts_terms
-         WHERE term >= {param} AND term <= {param} || char(1114111, 1114111)"
-      )),
+         WHERE term >= :pattern AND term <= :pattern || char(1114111, 1114111)",
+      ),
       _ => None,
     }
   }
 
-  /// The scan's test of a row `e` for the pattern `?5`; a text with a NUL, where `LIKE` stops,
-  /// is tested exactly for the folded needle `?6`.
+  /// The scan's test of a row `e` for `:pattern`; a text with a NUL, where `LIKE` stops, is
+  /// tested exactly for the folded `:needle`.
   fn test(self) -> String {
     let test = match self {
-      Self::Like => "e.text LIKE ?5 ESCAPE '\\'",
-      Self::Exact => "instr(e.text, ?5) > 0",
-      Self::Folded => "instr(lower(e.text), ?5) > 0",
-      _ => "?5 IS NULL",
+      Self::Like => "e.text LIKE :pattern ESCAPE '\\'",
+      Self::Exact => "instr(e.text, :pattern) > 0",
+      Self::Folded => "instr(lower(e.text), :pattern) > 0",
+      _ => ":pattern IS NULL",
     };
     format!("({test} OR e.fts_id IN {NUL_MATCHES})")
   }
@@ -111,51 +113,78 @@ impl Needle {
 const PHRASE_ROWS: i64 = 256;
 
 /// FTS5 and `LIKE` end a text at its first NUL: the texts with one (by the `entries_nul` index)
-/// that contain the folded needle `?6`.
+/// that contain the folded `:needle`.
 const NUL_MATCHES: &str = "(SELECT fts_id FROM entries WHERE instr(text, char(0)) > 0
-  AND instr(lower(text), ?6) > 0)";
+  AND instr(lower(text), :needle) > 0)";
 
 /// How a needle is matched: by the FTS index, unless it matches `PHRASE_ROWS` entries or more
 /// there; then, like a needle the index cannot hold, by a scan.
 fn needle_for(conn: &Connection, folded: Option<&str>) -> rusqlite::Result<Needle> {
   let needle = Needle::of(folded);
-  let (Some(n), Some(indexed)) = (folded, needle.indexed("?1")) else {
+  let (Some(n), Some(indexed)) = (folded, needle.indexed()) else {
     return Ok(needle);
   };
-  let probe = format!("SELECT count(*) >= ?2 FROM ({indexed} LIMIT ?2)");
-  let args = params![needle.pattern(n), PHRASE_ROWS];
-  let common: bool = conn.prepare_cached(&probe)?.query_row(args, |r| r.get(0))?;
+  let probe = format!("SELECT count(*) >= {PHRASE_ROWS} FROM ({indexed} LIMIT {PHRASE_ROWS})");
+  let pattern = needle.pattern(n);
+  let common: bool = named_value(
+    conn,
+    &probe,
+    &Named {
+      pattern: Some(&pattern),
+      ..Named::default()
+    },
+  )?;
   Ok(if common { Needle::scan(n) } else { needle })
 }
 
-/// The rows of one group (`?1`–`?4`: its track, scope, agent key, workspace key): one range of
-/// `entries_layer`, in rank order.
+/// The rows of one group (its `:track`, `:scope`, `:agent` key and `:workspace` key): one range
+/// of `entries_layer`, in rank order.
 const IN_GROUP: &str =
-  "e.track = ?1 AND e.scope = ?2 AND e.agent_key = ?3 AND e.workspace_key = ?4";
+  "e.track = :track AND e.scope = :scope AND e.agent_key = :agent AND e.workspace_key = :workspace";
 
 /// The ranking order, best first: recall count, then recency, then id.
 const BEST_FIRST: &str = "ORDER BY e.recall_count DESC, e.updated_at DESC, e.id";
 
-/// A statement's parameters: a filter's track, scope and visibility keys, then `?5` and `?6`.
+/// A statement's parameters: a filter's track, scope and visibility keys, and what it searches.
 fn bind<'a>(
   f: &Filter<'a>,
   vis: &'a Visibility,
-  fifth: Option<&'a str>,
-  sixth: Option<&'a str>,
-) -> [Option<&'a str>; 6] {
-  let (agent, workspace) = (vis.agent_key.as_deref(), vis.workspace_key.as_deref());
-  [f.track, f.scope, agent, workspace, fifth, sixth]
+  pattern: Option<&'a str>,
+  needle: Option<&'a str>,
+) -> Named<'a> {
+  let (track, scope) = (f.track, f.scope);
+  Named {
+    track,
+    scope,
+    pattern,
+    needle,
+    ..Named::seen_by(vis)
+  }
 }
 
-/// A group of entries: track, scope, agent key and workspace key, in `IN_GROUP`'s order.
+/// A group of entries: track, scope, agent key and workspace key.
 type Group = [String; 4];
+
+/// The parameters of one group's rows ([`IN_GROUP`]) and what they are searched for.
+fn in_group<'a>(g: &'a Group, pattern: Option<&'a str>, needle: Option<&'a str>) -> Named<'a> {
+  let [track, scope, agent, workspace] = g;
+  Named {
+    track: Some(track),
+    scope: Some(scope),
+    agent: Some(agent),
+    workspace: Some(workspace),
+    pattern,
+    needle,
+    id: None,
+  }
+}
 
 /// The groups a filter admits, by the unique index of `entry_groups`: each track's
 /// user-global groups, and its workspace groups (of the visibility's workspace, if it has one).
 fn groups(conn: &Connection, f: &Filter<'_>, vis: &Visibility) -> rusqlite::Result<Vec<Group>> {
   let workspace = match vis.workspace_key {
-    Some(_) => "e.workspace_key = ?4",
-    None => "?4 IS NULL",
+    Some(_) => "e.workspace_key = :workspace",
+    None => ":workspace IS NULL",
   };
   let of = |scope: &str| {
     format!(
@@ -165,8 +194,7 @@ fn groups(conn: &Connection, f: &Filter<'_>, vis: &Visibility) -> rusqlite::Resu
   };
   let (global, local) = (of("user-global"), of("workspace"));
   let sql = format!("{global} UNION ALL {local} AND {workspace}");
-  let args = params![f.track, f.scope, vis.agent_key, vis.workspace_key];
-  rows(conn, &sql, args, |r| {
+  named_rows(conn, &sql, &bind(f, vis, None, None), |r| {
     Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?])
   })
 }
@@ -180,8 +208,7 @@ fn admits_much(conn: &Connection, f: &Filter<'_>, vis: &Visibility) -> rusqlite:
     "SELECT 4 * coalesce(sum(used) FILTER (WHERE {ADMITS}), 0) >= coalesce(sum(used), 0)
      FROM (SELECT track, scope, workspace_key, '' AS agent_key, used FROM layer_usage) AS e"
   );
-  let args = params![f.track, f.scope, vis.agent_key, vis.workspace_key];
-  conn.prepare_cached(&sql)?.query_row(args, |r| r.get(0))
+  named_value(conn, &sql, &bind(f, vis, None, None))
 }
 
 /// The rows a filter matches by `needle`, each mapped by `map` from `columns` (of `entries AS
@@ -199,18 +226,18 @@ fn select<T>(
   let pattern = f.folded.map(|n| needle.pattern(n));
   let all = bind(f, &vis, pattern.as_deref(), f.folded);
   let from = |condition: &str| format!("SELECT {columns} FROM entries AS e WHERE {condition}");
-  if let Some(indexed) = needle.indexed("?5") {
+  if let Some(indexed) = needle.indexed() {
     let sql = from(&format!(
       "{ADMITS} AND (e.fts_id IN ({indexed}) AND instr(e.text, char(0)) = 0
          OR e.fts_id IN {NUL_MATCHES})"
     ));
-    return rows(conn, &sql, all, map);
+    return named_rows(conn, &sql, &all, map);
   }
   let mut out = Vec::new();
   let seek = from(&format!("{IN_GROUP} AND {}", needle.test()));
-  for [track, scope, agent, workspace] in groups(conn, f, &vis)? {
-    let args = params![track, scope, agent, workspace, pattern, f.folded];
-    out.extend(rows(conn, &seek, args, &mut map)?);
+  for group in groups(conn, f, &vis)? {
+    let args = in_group(&group, pattern.as_deref(), f.folded);
+    out.extend(named_rows(conn, &seek, &args, &mut map)?);
   }
   Ok(out)
 }
@@ -271,11 +298,10 @@ fn common_page(
     "SELECT (SELECT count(*) FROM ({}) WHERE fts_id NOT IN
          (SELECT fts_id FROM entries WHERE instr(text, char(0)) > 0) {visible})
        + (SELECT count(*) FROM entries AS e WHERE {ADMITS} AND e.fts_id IN {NUL_MATCHES})",
-    indexed.indexed("?5").unwrap_or_default(),
+    indexed.indexed().unwrap_or_default(),
   );
   let phrase = indexed.pattern(folded);
-  let args = bind(f, vis, Some(&phrase), Some(folded));
-  let total: i64 = conn.prepare_cached(&count)?.query_row(args, |r| r.get(0))?;
+  let total: i64 = named_value(conn, &count, &bind(f, vis, Some(&phrase), Some(folded)))?;
   let scan = Needle::scan(folded);
   let (pattern, test) = (scan.pattern(folded), scan.test());
   let ranks = "SELECT e.recall_count, e.updated_at, e.id, e.rowid FROM entries AS e";
@@ -284,9 +310,9 @@ fn common_page(
   let page = if vis.agent_key.is_some() && vis.workspace_key.is_some() {
     let best = format!("{ranks} WHERE {IN_GROUP} AND {test} {BEST_FIRST} LIMIT {limit}");
     let mut page = Vec::new();
-    for [track, scope, agent, workspace] in groups(conn, f, vis)? {
-      let args = params![track, scope, agent, workspace, pattern, folded];
-      page.extend(rows(conn, &best, args, rank_and_rowid)?);
+    for group in groups(conn, f, vis)? {
+      let args = in_group(&group, Some(&pattern), Some(folded));
+      page.extend(named_rows(conn, &best, &args, rank_and_rowid)?);
     }
     page.sort_unstable();
     page.truncate(limit);
@@ -295,8 +321,12 @@ fn common_page(
     let walk = format!(
       "{ranks} INDEXED BY entries_rank WHERE {ADMITS} AND {test} {BEST_FIRST} LIMIT {limit}"
     );
-    let args = bind(f, vis, Some(&pattern), Some(folded));
-    rows(conn, &walk, args, rank_and_rowid)?
+    named_rows(
+      conn,
+      &walk,
+      &bind(f, vis, Some(&pattern), Some(folded)),
+      rank_and_rowid,
+    )?
   };
   Ok((in_order(conn, &page)?, total.max(0) as u64))
 }
