@@ -434,7 +434,7 @@ fn found_by_terms(new: &str, old: &str, max: usize) -> bool {
 }
 
 /// How many terms the store asks for (the candidates' query).
-const MAX_TERMS: usize = 8;
+const MAX_TERMS: usize = 6;
 
 #[test]
 fn search_terms_find_the_stored_text_of_duplicates_and_updates() {

@@ -4,7 +4,7 @@
 //! propose still goes through the gate.
 #![forbid(unsafe_code)]
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::*;
@@ -16,8 +16,8 @@ use crate::store::alike;
 /// Most hints one new text gets.
 const HINTS: usize = 3;
 /// FTS terms, and candidates found by them, one new text is compared with in a large layer.
-const TERMS: usize = 8;
-const CANDIDATES: usize = 24;
+const TERMS: usize = 6;
+const CANDIDATES: usize = 12;
 /// Profiles kept between calls (a layer's are computed once, not on every write).
 const PROFILES: usize = 20_000;
 
@@ -72,6 +72,8 @@ pub struct Cache {
   profiles: Profiles,
   data_version: i64,
   pools: HashMap<LayerKey, Pool>,
+  /// Layers found too large to read whole: their candidates come from the FTS index at once.
+  large: HashSet<LayerKey>,
 }
 
 impl Memory {
@@ -95,17 +97,21 @@ impl Memory {
     let cache = &mut self.known;
     if cache.data_version != version {
       (cache.data_version, cache.pools) = (version, HashMap::new());
+      cache.large.clear();
     }
     if let Some(pool) = cache.pools.get(&key) {
       return Ok(pool.clone());
     }
     let layer = layer_of(&key);
-    let profiles = &mut cache.profiles;
-    let whole = alike::whole(conn, &layer, |seen| profiles.known(seen));
-    if let Some(all) = whole.map_err(|x| self.fail(x))? {
-      let pool = Arc::new(all);
-      self.known.pools.insert(key, pool.clone());
-      return Ok(pool);
+    if !cache.large.contains(&key) {
+      let profiles = &mut cache.profiles;
+      let whole = alike::whole(conn, &layer, |seen| profiles.known(seen));
+      if let Some(all) = whole.map_err(|x| self.fail(x))? {
+        let pool = Arc::new(all);
+        self.known.pools.insert(key, pool.clone());
+        return Ok(pool);
+      }
+      self.known.large.insert(key.clone());
     }
     let terms = similar::search_terms(&e.text, TERMS);
     let (conn, profiles) = (self.store.conn(), &mut self.known.profiles);
@@ -117,8 +123,14 @@ impl Memory {
   pub(super) fn committed(&mut self, written: &Written) {
     let (gone, new) = written.changes();
     let Cache {
-      profiles, pools, ..
+      profiles,
+      pools,
+      large,
+      ..
     } = &mut self.known;
+    if !gone.is_empty() {
+      large.clear(); // a large layer may have become small enough to read whole
+    }
     for (key, pool) in pools.iter_mut() {
       let layer = layer_of(key);
       let pool = Arc::make_mut(pool);

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::{Connection, Row};
 
 use crate::protocol::model::Entry;
-use crate::store::{named_rows, one, Named, Visibility};
+use crate::store::{named_rows, Named, Visibility};
 
 /// A layer of at most this many visible entries is compared whole.
 pub const SCAN_MAX: u64 = 256;
@@ -135,10 +135,15 @@ pub fn found<T>(
   let mut ranked: Vec<(usize, i64)> = hits.into_iter().map(|(id, n)| (n, id)).collect();
   ranked.sort_unstable_by(|a, b| b.cmp(a));
   ranked.truncate(limit);
-  let sql = "SELECT id, text FROM entries WHERE fts_id = ?1";
-  let mut out = Vec::with_capacity(ranked.len());
-  for (_, id) in ranked {
-    out.extend(one(conn, sql, [id], |r| seen(r, &mut keep))?);
-  }
-  Ok(out)
+  // The candidates in one statement, then back in their rank (most terms shared first).
+  let sql =
+    "SELECT id, text, fts_id FROM entries WHERE fts_id IN (SELECT value FROM json_each(?1))";
+  let ids: Vec<i64> = ranked.iter().map(|&(_, id)| id).collect();
+  let list = serde_json::to_string(&ids).unwrap_or_default();
+  let mut out = super::rows(conn, sql, [list], |r| {
+    Ok((r.get::<_, i64>(2)?, seen(r, &mut keep)?))
+  })?;
+  let rank: HashMap<i64, usize> = ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+  out.sort_by_key(|(id, _)| rank.get(id).copied().unwrap_or(usize::MAX));
+  Ok(out.into_iter().map(|(_, kept)| kept).collect())
 }
