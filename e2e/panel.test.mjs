@@ -7,9 +7,10 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import http from 'node:http'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { CWD, E2E, env, HOME, ok, overlay, ROOT, sessionIds, sh, stageTarball, turn, WORK } from './lib.mjs'
+import { launchChromium, openPanel as openPanelAt, waitFor } from './page.mjs'
 
 const ART = join(E2E, 'artifacts')
 const DB = join(HOME, 'dsh-memento', 'memory.db')
@@ -66,16 +67,6 @@ function seedInputs() {
   return [out.slice(0, 300 - special.length), special]
 }
 
-async function waitFor(fn, what, ms = 15_000) {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await fn()
-    if (v) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 150))
-  }
-}
-
 async function startWeb(...overlays) {
   await stopWeb()
   web = spawn('dsh', ['web', ...overlay('hmr'), ...overlays.flatMap((o) => overlay(o)), '--no-open', '--port', String(PORT)], { cwd: CWD, env, stdio: 'ignore' })
@@ -97,29 +88,7 @@ async function shot(name, what) {
 }
 
 /** Load dsh web, open the session in the sidebar as a user does, then the Memory drawer. */
-async function openPanel() {
-  await page.goto(`${BASE}/`)
-  await page.locator('.mm-open').waitFor({ timeout: 30_000 })
-  // dsh web's first-run notice comes up a moment after the page; the session of the earlier
-  // turn is a row of the project's workspace (or of Ungrouped), which may start collapsed.
-  const notice = page.getByRole('button', { name: 'Continue' })
-  const tree = page.getByRole('tree', { name: 'Sessions' })
-  const row = tree.locator('[role=treeitem][aria-selected]').filter({ hasNotText: 'New Session' }).first()
-  await waitFor(async () => {
-    if (await notice.isVisible()) await notice.click()
-    else if (await row.isVisible()) return true
-    // (the notice may come up during the click and make the sidebar inert: try again after it)
-    else if (await tree.locator('[role=treeitem][aria-expanded=false]').first().isVisible()) await tree.locator('[role=treeitem][aria-expanded=false]').first().click({ position: { x: 40, y: 10 }, timeout: 1500 }).catch(() => {})
-    await page.waitForTimeout(400)
-    return false
-  }, 'the session row in the sidebar', 30_000)
-  await row.click({ position: { x: 24, y: 10 } })
-  await waitFor(async () => (await row.getAttribute('aria-selected')) === 'true', 'the session selected')
-  await page.locator('.mm-open').click()
-  await page.locator('.mm-drawer:not([hidden])').waitFor()
-  await waitFor(() => page.evaluate(() => document.querySelectorAll('.mm-entry').length > 0), 'entries in the drawer')
-  await waitFor(async () => (await page.locator('.mm-budgets-title').textContent()).includes(CWD), 'the session\'s workspace in the budgets')
-}
+const openPanel = () => openPanelAt(page, BASE, CWD)
 const search = async (text) => {
   const before = await page.evaluate(() => document.querySelector('.mm-list').innerHTML)
   await page.locator('.mm-search').fill(text)
@@ -156,7 +125,6 @@ function raw(path, { method = 'GET', headers = {}, body } = {}) {
 
 before(async () => {
   ;({ MemoryProvider } = await import('../index.mjs'))
-  const { chromium } = await import('playwright-core')
   mkdirSync(CWD, { recursive: true })
   mkdirSync(ART, { recursive: true })
   ok(sh('dsh', ['plugin', '--profile', 'web', 'add', stageTarball()], { timeout: 300_000 }), 'dsh plugin --profile web add')
@@ -172,17 +140,7 @@ before(async () => {
     s.proposalAdd({ kind: 'e2e-2', track: 'user', scope: 'user-global', text: 'proposal-dismiss-token: likes loud music' })
   })
   await startWeb('panel')
-  browser = await chromium.launchPersistentContext(mkdtempSync(join(WORK, 'chromium-')), {
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1280, height: 860 },
-    locale: 'en-US',
-    timezoneId: 'UTC',
-  })
-  page = browser.pages()[0] ?? (await browser.newPage())
-  page.setDefaultTimeout(20_000)
-  page.on('pageerror', (e) => process.stderr.write(`page error: ${e.message}\n`))
+  ;({ browser, page } = await launchChromium(WORK))
 })
 after(async () => {
   await browser?.close().catch(() => {})

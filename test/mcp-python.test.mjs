@@ -13,10 +13,17 @@ import { BIN, childEnv, sandbox, tmpRoot } from './support/mcp.mjs'
 
 const SCRIPT = fileURLToPath(new URL('./mcp/python_client.py', import.meta.url))
 const tools = process.env.DSH_MEMENTO_TOOLS ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'dsh-memento-tools')
-const PYTHON = process.env.MEMENTO_MCP_PYTHON ?? path.join(tools, 'mcp-python', 'bin', 'python')
+// A venv's interpreter: bin/python, or Scripts\python.exe on Windows.
+const windows = process.platform === 'win32'
+const PYTHON = process.env.MEMENTO_MCP_PYTHON ?? path.join(tools, 'mcp-python', ...(windows ? ['Scripts', 'python.exe'] : ['bin', 'python']))
 const present = fs.existsSync(PYTHON)
 if (!present && process.env.MEMENTO_REQUIRE_MCP_PYTHON === '1') throw new Error(`the MCP Python SDK venv is missing (${PYTHON}): run scripts/mcp-python.sh`)
-const skip = noNative || (present ? false : `no MCP Python SDK venv at ${PYTHON} (scripts/mcp-python.sh creates it)`)
+// Under Wine (test/platforms/wine.sh) there is no Windows Python: scripts/mcp-python.sh makes a
+// Linux venv, which node.exe cannot start.
+const missing = windows
+  ? `no Windows Python with the MCP SDK at ${PYTHON} (scripts/mcp-python.sh makes a Linux venv; set MEMENTO_MCP_PYTHON to a Windows python that has the \`mcp\` package)`
+  : `no MCP Python SDK venv at ${PYTHON} (scripts/mcp-python.sh creates it)`
+const skip = noNative || (present ? false : missing)
 
 const { root, cleanup } = tmpRoot('memento-mcp-py-')
 after(cleanup)

@@ -12,7 +12,10 @@ import { fileURLToPath } from 'node:url'
 import { skip as noNative } from './support/provider.mjs'
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
-const skip = noNative || (existsSync(CHROMIUM) ? false : `no chromium at ${CHROMIUM} (e2e/browser.sh)`)
+// Under Wine (test/platforms/wine.sh) /usr/bin/chromium is visible through drive Z:, but it is a
+// Linux program, which node.exe cannot start.
+const wine = process.env.MEMENTO_UNDER_WINE === '1' && process.env.CHROMIUM === undefined
+const skip = noNative || (wine ? `under Wine ${CHROMIUM} is the Linux chromium, which node.exe cannot start (set CHROMIUM to a Windows one)` : existsSync(CHROMIUM) ? false : `no chromium at ${CHROMIUM} (e2e/browser.sh)`)
 const CLIENT_JS = fileURLToPath(new URL('../client/client.js', import.meta.url))
 const PAGE = '<!doctype html><html><head><script>window.__ModuleLoader__ = { load(r) { window.__registered = r } }</script>' +
   '<script src="/plugins/dsh-memento/client.js?rev=test"></script></head><body></body></html>'

@@ -628,10 +628,36 @@ describe('plugin module', { skip }, () => {
     const plugin = await import('../lib/plugin/index.mjs')
     assert.deepEqual(Object.keys(plugin).sort(), ['Config', 'apply', 'inject', 'name'])
     assert.equal(plugin.name, 'memento')
-    assert.deepEqual(plugin.inject, ['tools', 'systemPrompt', 'approval'])
+    assert.deepEqual(plugin.inject, ['tools', 'systemPrompt'], 'only what dsh-base gives every profile is required')
     // Without the schemastery peer, Config is a Standard Schema with the same defaults.
     assert.equal(plugin.Config['~standard'].validate({}).value.snapshotOrder, -50)
     assert.match(plugin.Config['~standard'].validate({ writePolicy: 'always' }).issues[0].message, /^invalid writePolicy "always"/)
+  })
+})
+
+describe('a profile with only dsh-base\'s tools and system prompt (a desktop shell\'s layer may hold anything else)', { skip }, () => {
+  test('no approval, commands, web server, agents, sessions or session query: the plugin mounts, reads work, a write is refused and audited; an approval service mounted later is used', async () => {
+    const ctx = mockCtx({ withCommands: false, withWeb: false })
+    const approval = ctx.approval
+    ctx.services.delete('approval')
+    delete ctx.approval
+    apply(ctx, { dbPath: join(dir, `m${n++}.db`) })
+    ctxs.push(ctx)
+    const [memory, tool, recall] = [ctx.get('memory'), ctx.tools.get('memory'), ctx.tools.get('memory_recall')]
+    assert.ok(memory && tool && recall, 'ctx.memory and both tools')
+    assert.equal(ctx.systemPrompt.map.size, 1, 'the snapshot section')
+    const agent = makeAgent({ cwd: '/ws/desk' })
+    const denied = await run(tool, { action: 'add', text: 'user likes tea' }, agent)
+    assert.deepEqual([denied.error.code, denied.error.outcome], ['WRITE_DENIED', 'unavailable'])
+    assert.deepEqual(audit(memory), [['add-denied', 'unavailable (via approval, writePolicy ask; approval ask failed: no approval service)']])
+    assert.equal((await run(tool, { action: 'query', text: '' }, agent)).ok, true)
+    assert.equal((await run(recall, { query: 'tea' }, agent)).history.available, false)
+    // dsh's approval service mounting after the plugin (another layer's row): the next write asks it.
+    ctx.services.set('approval', approval)
+    allow(ctx)
+    assert.equal((await run(tool, { action: 'add', text: 'user likes tea' }, agent)).ok, true)
+    assert.equal(approval.requests.length, 1)
+    assert.equal(audit(memory)[0][1], 'allowed-once (via approval, writePolicy ask)')
   })
 })
 

@@ -7,6 +7,11 @@ import { makeConfigSchema } from './config.mjs'
 import { createApply } from './plugin.mjs'
 
 export const name = 'memento'
-export const inject = ['tools', 'systemPrompt', 'approval']
+// Only what dsh-base itself provides to every profile: the agent's tool registry and system
+// prompt. Every other service is optional and read when used (`approval` at each write: none
+// means the write is refused `unavailable`; `commands`, `webServer`, `agents`, `sessions`,
+// `sessionQuery`, `connection`), so the plugin mounts in any profile (`web`, `headless`, a
+// desktop shell's own) whatever else its layers hold.
+export const inject = ['tools', 'systemPrompt']
 export const Config = makeConfigSchema()
 export const apply = createApply(() => native)

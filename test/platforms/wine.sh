@@ -2,7 +2,7 @@
 # Runs the node test suite on Windows x64, emulated: the official node.exe under Wine, loading
 # ./memento.win32-x64-msvc.node (the mingw build; `npm run build:targets -- win32-x64-msvc`).
 #
-#   test/platforms/wine.sh                              # node --test test/*.test.mjs
+#   test/platforms/wine.sh                              # mcp-smoke.mjs, then node --test test/*.test.mjs
 #   test/platforms/wine.sh test/keys.test.mjs           # some files (any argument not starting
 #   test/platforms/wine.sh --test-name-pattern=keys     #   with - replaces the default files;
 #                                                       #   flags go to node --test as they are)
@@ -15,7 +15,8 @@
 #   - bcryptprimitives.dll with ProcessPrng, in the prefix's system32 (where Windows 10 has it;
 #     node loads addons with LOAD_WITH_ALTERED_SEARCH_PATH, so node.exe's own folder is not
 #     searched): Rust's std imports it and Wine 8 lacks it. A Wine-only shim, never shipped.
-# The suite runs with MEMENTO_REQUIRE_NATIVE=1: an addon that does not load fails the run. Exits
+# The suite runs with MEMENTO_REQUIRE_NATIVE=1 (an addon that does not load fails the run) and
+# MEMENTO_UNDER_WINE=1 (test/support/mcp.mjs works around a Wine defect with it). Exits
 # with node's status; wineserver is shut down on the way out.
 set -euo pipefail
 # shellcheck source=../../scripts/tools.sh
@@ -105,7 +106,8 @@ need_addon win32-x64-msvc
 
 files=()
 for a in "$@"; do [[ $a == -* ]] || files+=("$a"); done
-[ ${#files[@]} -gt 0 ] || set -- "$@" test/*.test.mjs
+full=0
+[ ${#files[@]} -gt 0 ] || { set -- "$@" test/*.test.mjs; full=1; }
 
 # node.exe under Wine cannot write to a Unix pipe (`wine.sh | tee`: "open EBADF"), only to a file
 # or a terminal: its output goes to a file, streamed from there.
@@ -113,7 +115,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/memento-wine.XXXXXX")
 trap '"$WINESERVER" -k >/dev/null 2>&1 || true; rm -f "$out"' EXIT
 run_node_test() {
   say "node $NODE_VERSION (win32-x64) --test $* in $REPO"
-  MEMENTO_REQUIRE_NATIVE=1 "$WINE" "$NODE_EXE" --test "$@" </dev/null >"$out" 2>&1 &
+  MEMENTO_REQUIRE_NATIVE=1 MEMENTO_UNDER_WINE=1 "$WINE" "$NODE_EXE" --test "$@" </dev/null >"$out" 2>&1 &
   local pid=$!
   tail -n +1 -s 0.2 -f --pid="$pid" "$out"
   status=0
@@ -132,6 +134,15 @@ unstarted() {
     }' "$out"
 }
 
+# The full run starts with the MCP server's smoke (mcp-smoke.mjs: `dsh-memento mcp` under this
+# node.exe answers initialize and tools/list over stdio, and exits 0 when its stdin closes).
+mcp_status=0
+if ((full)); then
+  say "mcp smoke: node $NODE_VERSION (win32-x64)"
+  "$WINE" "$NODE_EXE" test/platforms/mcp-smoke.mjs </dev/null >"$out" 2>&1 || mcp_status=$?
+  cat "$out"
+fi
+
 run_node_test "$@"
 if [ "$status" != 0 ]; then
   mapfile -t again < <(unstarted)
@@ -141,5 +152,9 @@ if [ "$status" != 0 ]; then
     for a in "$@"; do [[ $a == -* ]] && flags+=("$a"); done
     run_node_test "${flags[@]}" "${again[@]}"
   fi
+fi
+if [ "$mcp_status" != 0 ]; then
+  say "mcp smoke FAILED (exit $mcp_status)"
+  [ "$status" != 0 ] || status=$mcp_status
 fi
 exit "$status"

@@ -15,7 +15,7 @@ export function makeAgent({ id = `s-${randomUUID()}`, cwd = '/work/ws', agentPre
  * "fibers" run immediately when the service exists), tools, systemPrompt, commands,
  * webServer, approval (with the real service's policy + waterfall semantics).
  */
-export function mockCtx({ approvalPolicy = 'ask', withCommands = true, withWeb = true, sessionQuery } = {}) {
+export function mockCtx({ approvalPolicy = 'ask', withApproval = true, withCommands = true, withWeb = true, sessionQuery } = {}) {
   const listeners = new Map()
   const disposers = []
   const services = new Map()
@@ -98,8 +98,10 @@ export function mockCtx({ approvalPolicy = 'ask', withCommands = true, withWeb =
       return outcome
     },
   }
-  services.set('approval', approval)
-  ctx.approval = approval
+  if (withApproval) {
+    services.set('approval', approval)
+    ctx.approval = approval
+  }
   services.set('tools', ctx.tools)
   services.set('systemPrompt', ctx.systemPrompt)
   if (withCommands) {
