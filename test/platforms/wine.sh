@@ -122,15 +122,22 @@ run_node_test() {
   wait "$pid" || status=$?
 }
 
-# The test files node --test could not even start (`spawn UNKNOWN`: Wine's process creation
-# fails now and then), when those are the run's only failures; nothing of theirs ran.
+# The test files whose failures are all Wine failing to create a process (`spawn UNKNOWN`: it
+# does now and then, for a file node --test starts or for a child a test starts), when those
+# are the run's only failures: they run again.
 unstarted() {
   node -e '
     const tap = require("fs").readFileSync(process.argv[1], "utf8").split("\n")
     const failed = tap.flatMap((l, i) => (/^not ok \d+ - /.test(l) ? [i] : []))
-    const unstarted = failed.filter((i) => /\.test\.mjs$/.test(tap[i]) && tap.slice(i, i + 12).some((l) => /error: .spawn UNKNOWN./.test(l)))
-    if (failed.length > 0 && unstarted.length === failed.length) {
-      for (const i of unstarted) console.log(tap[i].replace(/^not ok \d+ - /, "").replaceAll("\\\\", "/"))
+    const fileOf = (i) => {
+      const name = tap[i].replace(/^not ok \d+ - /, "")
+      const at = tap.slice(i, i + 12).map((l) => /location: .(.*\.test\.mjs)/.exec(l)?.[1]).find(Boolean)
+      const file = /\.test\.mjs$/.test(name) ? name : at
+      return file && `test/${file.split(/[\\/]+/).pop()}`
+    }
+    const spawned = failed.filter((i) => tap.slice(i, i + 12).some((l) => /error: .spawn UNKNOWN./.test(l)) && fileOf(i))
+    if (failed.length > 0 && spawned.length === failed.length) {
+      for (const file of new Set(spawned.map(fileOf))) console.log(file)
     }' "$out"
 }
 
