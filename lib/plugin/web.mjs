@@ -73,17 +73,27 @@ export const CLIENT_MODULES = Object.freeze(['panel.js', 'state.js', 'api.js', '
 const CLIENT_ROUTE = '/api/memento/client'
 const CLIENT_DIR = new URL('../../client/', import.meta.url)
 
-/** `GET|HEAD /api/memento/client/<name>`: public static code, so no token, but only for dsh's own page like every route here. */
-function clientModule(req, res, trustedHosts) {
+/**
+ * The refusals every read-only route makes, answered here: a foreign page gets a bare 403
+ * whatever the method (as dsh's own /api answers it), a method other than GET/HEAD a 405.
+ * True when the request may be read.
+ */
+function readable(req, res, trustedHosts) {
   if (!isTrustedApiRequest(req, trustedHosts)) {
     res.statusCode = 403
     res.end('forbidden')
-    return
+    return false
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     send(req, res, 405, { error: { code: 'HTTP', message: `${req.method} is not allowed: this route only reads` } }, { allow: 'GET, HEAD' })
-    return
+    return false
   }
+  return true
+}
+
+/** `GET|HEAD /api/memento/client/<name>`: public static code, so no token, but only for dsh's own page like every route here. */
+function clientModule(req, res, trustedHosts) {
+  if (!readable(req, res, trustedHosts)) return
   let name = null
   try {
     const { pathname } = new URL(req.url ?? '/', 'http://localhost')
@@ -280,16 +290,7 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
   const failure = (e) => ({ error: { code: e.code, message: String(e.message), advice: strings(language).panel.advice[e.code] ?? null, details: e.details ?? null } })
 
   const read = (fn) => (req, res) => {
-    // As dsh's own /api answers a foreign page: a bare 403, whatever the method.
-    if (!isTrustedApiRequest(req, trustedHosts())) {
-      res.statusCode = 403
-      res.end('forbidden')
-      return
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      send(req, res, 405, { error: { code: 'HTTP', message: `${req.method} is not allowed: this route only reads` } }, { allow: 'GET, HEAD' })
-      return
-    }
+    if (!readable(req, res, trustedHosts())) return
     try {
       send(req, res, 200, fn(new URL(req.url ?? '/', 'http://localhost').searchParams))
     } catch (e) {
