@@ -6,15 +6,14 @@
 // package (e2e/desktop-shell). Then the packed plugin goes in with
 // `dsh plugin --profile desktop add`, `dsh --profile desktop` serves the web UI, and the Memory
 // drawer is opened in chromium on a session. There is no `web` profile in that home.
-import { after, before, test } from 'node:test'
+import { after, before } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CWD, E2E, env, HOME, ok, overlay, profileJson, sh, stageTarball, turn, WORK } from './lib.mjs'
-import { launchChromium, openPanel, waitFor } from './page.mjs'
+import { CWD, E2E, env, HOME, ok, overlay, profileJson, scratch, sh, stageTarball, turn, WORK } from './lib.mjs'
+import { ART, browserStep, launchChromium, openPanel, waitFor } from './page.mjs'
 
-const ART = join(E2E, 'artifacts')
 const DB = join(HOME, 'dsh-memento', 'memory.db') // the default store: one per $DSH_HOME, whatever the profile
 const PROFILE = 'desktop'
 const SHELL = 'dsh-desktop-shell-e2e'
@@ -26,7 +25,6 @@ const SEEDED = [
   { track: 'agent', scope: 'workspace', text: 'desk-convention: run the linter before committing', tags: ['desk'] },
 ]
 const writer = { agent: { session: { id: 'session-e2e-desk-seed', header: { cwd: CWD } } } }
-let failed = false
 let web = null
 let browser = null
 let page = null
@@ -68,19 +66,9 @@ after(async () => {
     web.kill('SIGTERM')
     await new Promise((r) => (web.exitCode !== null ? r() : web.once('exit', r)))
   }
-  if (!failed && !process.env.E2E_WORK && !process.env.E2E_KEEP) rmSync(WORK, { recursive: true, force: true })
-  else process.stderr.write(`e2e scratch kept: ${WORK}\n`)
+  scratch.finish()
 })
-const step = (name, fn) =>
-  test(name, async () => {
-    try {
-      await fn()
-    } catch (e) {
-      failed = true
-      await page?.screenshot({ path: join(ART, `failed-desktop-${name.split(':')[0].replace(/\W+/g, '-')}.png`) }).catch(() => {})
-      throw e
-    }
-  })
+const step = browserStep('failed-desktop-', () => page)
 
 step('desktop profile: dsh-base + dsh-web-app + the shell\'s layer + dsh-memento, composed; no `web` profile anywhere', async () => {
   assert.deepEqual(bundles(), ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-web-app', SHELL, 'dsh-memento'])

@@ -12,11 +12,10 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import http from 'node:http'
-import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { CWD, E2E, env, HOME, ok, overlay, PKG, profileJson, sessionEvents, sessionIds, sh, stageTarball, turn, drive, WORK } from './lib.mjs'
+import { CWD, E2E, env, HOME, ok, overlay, PKG, profileJson, scratch, sessionEvents, sessionIds, sh, stageTarball, turn, drive } from './lib.mjs'
 
-let failed = false
 const timings = []
 const t0 = Date.now()
 before(() => {
@@ -30,8 +29,7 @@ before(() => {
 })
 after(() => {
   process.stderr.write(`e2e timings (ms): ${JSON.stringify(Object.fromEntries(timings))}; total ${Date.now() - t0}\n`)
-  if (!failed && !process.env.E2E_WORK && !process.env.E2E_KEEP) rmSync(WORK, { recursive: true, force: true })
-  else process.stderr.write(`e2e scratch kept: ${WORK}\n`)
+  scratch.finish()
 })
 const step = (name, opts, fn) =>
   test(name, opts, async (t) => {
@@ -39,7 +37,7 @@ const step = (name, opts, fn) =>
     try {
       await fn(t)
     } catch (e) {
-      failed = true
+      scratch.fail()
       throw e
     } finally {
       timings.push([name.split(':')[0], Date.now() - start])

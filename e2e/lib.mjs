@@ -13,6 +13,17 @@ import { currentPlatform } from '../lib/platform.mjs'
 export const ROOT = dirname(dirname(fileURLToPath(import.meta.url)))
 export const E2E = join(ROOT, 'e2e')
 export const WORK = process.env.E2E_WORK ?? mkdtempSync(join(tmpdir(), 'memento-e2e-'))
+/** The scratch's fate: kept when a step failed (`fail()`), or when E2E_WORK / E2E_KEEP ask; removed by `finish()` otherwise. */
+export const scratch = {
+  failed: false,
+  fail() {
+    this.failed = true
+  },
+  finish() {
+    if (!this.failed && !process.env.E2E_WORK && !process.env.E2E_KEEP) rmSync(WORK, { recursive: true, force: true })
+    else process.stderr.write(`e2e scratch kept: ${WORK}\n`)
+  },
+}
 export const HOME = join(WORK, 'dsh-home')
 export const CWD = join(WORK, 'project') // the sessions' working directory (workspace key)
 export const PKG = 'dsh-memento'

@@ -2,6 +2,23 @@
 // driven by playwright-core, and opening the Memory drawer on a session as a user does.
 import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
+import { test } from 'node:test'
+import { E2E, scratch } from './lib.mjs'
+
+/** Where the panel tests' screenshots go. */
+export const ART = join(E2E, 'artifacts')
+
+/** `step(name, fn)`: a test that, when it fails, keeps the scratch and saves `page()` as `{prefix}{name's first part}.png`. */
+export const browserStep = (prefix, page) => (name, fn) =>
+  test(name, async () => {
+    try {
+      await fn()
+    } catch (e) {
+      scratch.fail()
+      await page()?.screenshot({ path: join(ART, `${prefix}${name.split(':')[0].replace(/\W+/g, '-')}.png`) }).catch(() => {})
+      throw e
+    }
+  })
 
 export async function waitFor(fn, what, ms = 15_000) {
   const end = Date.now() + ms

@@ -3,16 +3,15 @@
 // installed with `dsh plugin add`, a 300-entry store, and a session opened in the page as a
 // user would. Screenshots go to e2e/artifacts/ (kept by CI as artifacts). Run with
 // `npm run test:e2e` (e2e/run.sh installs the harness and the browser first).
-import { after, before, test } from 'node:test'
+import { after, before } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import http from 'node:http'
-import { mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CWD, E2E, env, HOME, ok, overlay, ROOT, sessionIds, sh, stageTarball, turn, WORK } from './lib.mjs'
-import { launchChromium, openPanel as openPanelAt, waitFor } from './page.mjs'
+import { CWD, env, HOME, ok, overlay, ROOT, scratch, sessionIds, sh, stageTarball, turn, WORK } from './lib.mjs'
+import { ART, browserStep, launchChromium, openPanel as openPanelAt, waitFor } from './page.mjs'
 
-const ART = join(E2E, 'artifacts')
 const DB = join(HOME, 'dsh-memento', 'memory.db')
 const BUDGETS = { user: { userGlobal: 100000, workspace: 100000 }, agent: { userGlobal: 100000, workspace: 100000 } }
 const OTHER = '/srv/checkouts/other-repo'
@@ -21,7 +20,6 @@ const LONG_URL = `https://example.com/${'very-long-path-segment-'.repeat(12)}?q=
 const CJK = '用户喜欢在深夜工作，偏好简洁的中文回答，不要使用表情符号。'.repeat(6)
 const PORT = 19400 + (process.pid % 400)
 const BASE = `http://127.0.0.1:${PORT}`
-let failed = false
 let web = null
 let browser = null
 let page = null
@@ -146,19 +144,9 @@ after(async () => {
   await browser?.close().catch(() => {})
   await stopWeb()
   if (shots.length) process.stderr.write(`panel screenshots in ${ART}:\n${shots.map((s) => `  ${s}`).join('\n')}\n`)
-  if (!failed && !process.env.E2E_WORK && !process.env.E2E_KEEP) rmSync(WORK, { recursive: true, force: true })
-  else process.stderr.write(`e2e scratch kept: ${WORK}\n`)
+  scratch.finish()
 })
-const step = (name, fn) =>
-  test(name, async () => {
-    try {
-      await fn()
-    } catch (e) {
-      failed = true
-      await page?.screenshot({ path: join(ART, `failed-${name.split(':')[0].replace(/\W+/g, '-')}.png`) }).catch(() => {})
-      throw e
-    }
-  })
+const step = browserStep('failed-', () => page)
 
 step('panel layout: the session\'s budgets pinned on top, the four layers in order, workspaces labelled by path, tags shown, HTML escaped', async () => {
   await openPanel()
