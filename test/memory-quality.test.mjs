@@ -240,9 +240,9 @@ describe('the health check', { skip }, () => {
 })
 
 describe('a layer too large to compare whole', { skip }, () => {
-  test('the FTS candidates still find the stored fact of the corpus\'s duplicates and updates', async () => {
-    // Past 256 visible entries a new text is compared only with the entries the FTS index finds
-    // sharing its rarest terms: through the provider, on other projects' entries plus every
+  test('the indexed candidates still find the stored fact of the corpus\'s duplicates and updates', async () => {
+    // Past 256 visible entries a new text is compared only with the entries the layer's trigram
+    // index finds sharing its rarest terms: through the provider, on other projects' entries plus every
     // stored text of the corpus's duplicate and update pairs, each pair's new text must still
     // name its stored one.
     const corpus = (file) => readFileSync(fileURLToPath(new URL(`../tests/similar/${file}`, import.meta.url)), 'utf8').split('\n').filter((l) => l.trim() && !l.startsWith('#'))

@@ -212,8 +212,8 @@ impl Memory {
     Ok(out)
   }
 
-  /// [`Memory::alike_groups`] of a large layer: each entry against the candidates the FTS index
-  /// finds for it, not against every other entry.
+  /// [`Memory::alike_groups`] of a large layer: each entry against the candidates the layer's
+  /// trigram index finds for it, not against every other entry.
   fn alike_groups_indexed(&mut self, layer: &[Entry]) -> Result<Vec<(Vec<usize>, Relation)>> {
     let index: std::collections::HashMap<&str, usize> = layer
       .iter()

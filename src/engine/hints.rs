@@ -4,9 +4,10 @@
 //! propose still goes through the gate.
 #![forbid(unsafe_code)]
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::grams::Grams;
 use super::*;
 use crate::error::Suggestion;
 use crate::protocol::change::Similar;
@@ -15,11 +16,11 @@ use crate::store::alike;
 
 /// Most hints one new text gets.
 const HINTS: usize = 3;
-/// FTS terms, and candidates found by them, one new text is compared with in a large layer.
+/// Search terms, and candidates found by them, one new text is compared with in a large layer.
 const TERMS: usize = 6;
 const CANDIDATES: usize = 12;
 /// Profiles kept between calls (a layer's are computed once, not on every write).
-const PROFILES: usize = 20_000;
+const PROFILES: usize = 4_096;
 
 /// A stored entry's text and profile, shared by every comparison with it.
 #[derive(Debug)]
@@ -40,7 +41,7 @@ struct Profiles {
 impl Profiles {
   /// The profile of a stored entry as `seen`, made (and kept, up to [`PROFILES`]) when its text
   /// is new.
-  fn known(&mut self, (id, text): alike::Seen<'_>) -> Arc<Known> {
+  fn known(&mut self, id: &str, text: &str) -> Arc<Known> {
     if let Some(k) = self.by_id.get(id).filter(|k| k.text == text) {
       return k.clone();
     }
@@ -64,26 +65,26 @@ type Pool = Arc<Vec<Arc<Known>>>;
 /// A layer as one agent sees it: track, scope, layer key (`''` for user-global), agent.
 type LayerKey = (Track, Scope, String, String);
 
-/// What hints keep between calls: the profile of every stored text compared so far, and the
-/// small layers read whole — kept while no other connection writes (`PRAGMA data_version`) and
-/// patched with this connection's own commits, so a run of writes to one layer reads it once.
+/// What hints keep between calls: the profile of every stored text compared so far, the small
+/// layers read whole and the large ones' trigram indexes — kept while no other connection
+/// writes (`PRAGMA data_version`) and patched with this connection's own commits, so a run of
+/// writes to one layer reads it once.
 #[derive(Debug, Default)]
 pub struct Cache {
   profiles: Profiles,
   data_version: i64,
   pools: HashMap<LayerKey, Pool>,
-  /// Layers found too large to read whole: their candidates come from the FTS index at once.
-  large: HashSet<LayerKey>,
+  large: HashMap<LayerKey, Grams>,
 }
 
 impl Memory {
   /// The profile of entry `id` with this `text`, computed once per text.
   fn profile(&mut self, id: &str, text: &str) -> Arc<Known> {
-    self.known.profiles.known((id, text))
+    self.known.profiles.known(id, text)
   }
 
   /// The entries of `e`'s layer as `agent` sees them that a new text is compared with: the
-  /// whole layer when it is small, else the FTS index's candidates for `e`'s text.
+  /// whole layer when it is small, else the ones sharing the most of `e`'s search terms.
   fn pool(&mut self, e: &Entry, agent: &str) -> Result<Pool> {
     let key: LayerKey = (
       e.track,
@@ -96,30 +97,36 @@ impl Memory {
     let version = alike::data_version(conn).map_err(|x| self.fail(x))?;
     let cache = &mut self.known;
     if cache.data_version != version {
-      (cache.data_version, cache.pools) = (version, HashMap::new());
+      cache.data_version = version;
+      cache.pools.clear();
       cache.large.clear();
     }
     if let Some(pool) = cache.pools.get(&key) {
       return Ok(pool.clone());
     }
-    let layer = layer_of(&key);
-    if !cache.large.contains(&key) {
-      let profiles = &mut cache.profiles;
-      let whole = alike::whole(conn, &layer, |seen| profiles.known(seen));
-      if let Some(all) = whole.map_err(|x| self.fail(x))? {
-        let pool = Arc::new(all);
-        self.known.pools.insert(key, pool.clone());
+    if !cache.large.contains_key(&key) {
+      let rows = alike::all(conn, &layer_of(&key)).map_err(|x| self.fail(x))?;
+      let cache = &mut self.known;
+      if alike::is_small(rows.len()) {
+        let all = rows.iter().map(|(id, text)| cache.profiles.known(id, text));
+        let pool = Arc::new(all.collect::<Vec<_>>());
+        cache.pools.insert(key, pool.clone());
         return Ok(pool);
       }
-      self.known.large.insert(key.clone());
+      cache.large.insert(key.clone(), Grams::of(rows));
     }
+    let Cache {
+      profiles, large, ..
+    } = &mut self.known;
     let terms = similar::search_terms(&e.text, TERMS);
-    let (conn, profiles) = (self.store.conn(), &mut self.known.profiles);
-    let found = alike::found(conn, &layer, &terms, CANDIDATES, |s| profiles.known(s));
-    Ok(Arc::new(found.map_err(|x| self.fail(x))?))
+    let found = large.get(&key).map(|g| g.found(&terms, CANDIDATES));
+    let found = found.unwrap_or_default().into_iter();
+    Ok(Arc::new(
+      found.map(|(id, text)| profiles.known(id, text)).collect(),
+    ))
   }
 
-  /// Brings the layers kept whole up to date with a write this connection committed.
+  /// Brings the layers kept up to date with a write this connection committed.
   pub(super) fn committed(&mut self, written: &Written) {
     let (gone, new) = written.changes();
     let Cache {
@@ -128,18 +135,24 @@ impl Memory {
       large,
       ..
     } = &mut self.known;
-    if !gone.is_empty() {
-      large.clear(); // a large layer may have become small enough to read whole
-    }
     for (key, pool) in pools.iter_mut() {
       let layer = layer_of(key);
       let pool = Arc::make_mut(pool);
       pool.retain(|k| !gone.contains(&k.id.as_str()));
       for e in new.iter().filter(|e| layer.holds(e)) {
-        pool.push(profiles.known((&e.id, &e.text)));
+        pool.push(profiles.known(&e.id, &e.text));
       }
     }
     pools.retain(|_, pool| alike::is_small(pool.len()));
+    for (key, grams) in large.iter_mut() {
+      let layer = layer_of(key);
+      gone.iter().for_each(|id| grams.remove(id));
+      for e in new.iter().filter(|e| layer.holds(e)) {
+        grams.push(e.id.clone(), e.text.clone());
+      }
+    }
+    // A layer that became small is read whole again.
+    large.retain(|_, grams| !alike::is_small(grams.len()));
   }
 
   /// A write's hints ([`Memory::similar_to`]), unless the provider was opened without them.

@@ -452,6 +452,7 @@ impl Memory {
 }
 
 mod commit;
+mod grams;
 mod health;
 mod hints;
 mod open;

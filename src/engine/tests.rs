@@ -1371,7 +1371,25 @@ fn approve(m: &mut Memory, plan: Result<Plan>) -> Result<()> {
 fn hints_follow_every_write_of_this_connection_and_of_another() -> TestResult {
   // A layer read whole is kept between writes: each write of this connection must patch it,
   // and a write of another connection must drop it.
-  let (mut m, dir) = memory(json!({}))?;
+  let (m, dir) = memory(json!({}))?;
+  hints_follow(m, &dir)
+}
+
+#[test]
+fn hints_in_a_layer_too_large_to_compare_whole_follow_every_write() -> TestResult {
+  // Past 256 entries the layer is kept as a trigram index instead, patched and dropped alike.
+  let big = json!({"user": {"workspace": 1_000_000}});
+  let (mut m, dir) = memory(big)?;
+  let filler: Vec<Value> = (0..300)
+    .map(|i| json!({"track": "user", "scope": "workspace", "text": format!("Unrelated note {i} on topic{i}")}))
+    .collect();
+  let plan = m.plan_seed(&Value::Array(filler), writer("", "/w"));
+  approve(&mut m, plan)?;
+  hints_follow(m, &dir)
+}
+
+/// Hints before and after each kind of write, by this connection and by another.
+fn hints_follow(mut m: Memory, dir: &tempfile::TempDir) -> TestResult {
   let w = || writer("", "/w");
   let text = "The staging database runs on port 5432";
   add(&mut m, "user", "workspace", "Prefers tabs", w())?;
@@ -1403,7 +1421,7 @@ fn hints_follow_every_write_of_this_connection_and_of_another() -> TestResult {
   // Another connection (another process, the CLI) writes to the same file.
   let mut other = Memory::new(
     Store::open(&dir.path().join("memory.db"), 0)?,
-    Config::default(),
+    m.config.clone(),
   );
   add(&mut other, "user", "workspace", text, w())?;
   assert!(

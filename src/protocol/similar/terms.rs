@@ -1,6 +1,6 @@
-//! The phrase terms that find a text's likely duplicates in the store's FTS5 trigram index
-//! (over `lower(text)`, ASCII-folded): substrings of the text as written, 3 characters or more,
-//! the most distinctive first.
+//! The terms that find a text's likely duplicates in a large layer's trigram index (ASCII case
+//! folded, `engine/grams.rs`): substrings of the text as written, 3 characters or more, the most
+//! distinctive first.
 #![forbid(unsafe_code)]
 
 use super::lexicon::{self, stem};
@@ -18,7 +18,7 @@ struct Candidate {
   at: usize,
 }
 
-/// Up to `max` FTS5 phrase terms to find candidates for `text` in the store's trigram index,
+/// Up to `max` terms to find candidates for `text` in a layer's trigram index,
 /// the most distinctive first: code spans, identifiers and numbers (a short number with the
 /// word or the two CJK characters before it, `node 20`, `上午 10`), long words (by their stem,
 /// so `deploy` finds `deployed`), then 3-character windows of CJK runs with the most content
