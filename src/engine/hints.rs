@@ -20,7 +20,7 @@ const HINTS: usize = 3;
 const TERMS: usize = 6;
 const CANDIDATES: usize = 12;
 /// Profiles kept between calls (a layer's are computed once, not on every write).
-const PROFILES: usize = 4_096;
+const PROFILES: usize = 1_024;
 
 /// A stored entry's text and profile, shared by every comparison with it.
 #[derive(Debug)]
@@ -83,9 +83,10 @@ impl Memory {
     self.known.profiles.known(id, text)
   }
 
-  /// The entries of `e`'s layer as `agent` sees them that a new text is compared with: the
-  /// whole layer when it is small, else the ones sharing the most of `e`'s search terms.
-  fn pool(&mut self, e: &Entry, agent: &str) -> Result<Pool> {
+  /// The entries of `e`'s layer as `agent` sees them that a new text is compared with, and
+  /// whether that is the whole layer (when it is small; else the ones sharing the most of `e`'s
+  /// search terms).
+  fn pool(&mut self, e: &Entry, agent: &str) -> Result<(Pool, bool)> {
     let key: LayerKey = (
       e.track,
       e.scope,
@@ -102,7 +103,7 @@ impl Memory {
       cache.large.clear();
     }
     if let Some(pool) = cache.pools.get(&key) {
-      return Ok(pool.clone());
+      return Ok((pool.clone(), true));
     }
     if !cache.large.contains_key(&key) {
       let rows = alike::all(conn, &layer_of(&key)).map_err(|x| self.fail(x))?;
@@ -111,7 +112,7 @@ impl Memory {
         let all = rows.iter().map(|(id, text)| cache.profiles.known(id, text));
         let pool = Arc::new(all.collect::<Vec<_>>());
         cache.pools.insert(key, pool.clone());
-        return Ok(pool);
+        return Ok((pool, true));
       }
       cache.large.insert(key.clone(), Grams::of(rows));
     }
@@ -121,9 +122,8 @@ impl Memory {
     let terms = similar::search_terms(&e.text, TERMS);
     let found = large.get(&key).map(|g| g.found(&terms, CANDIDATES));
     let found = found.unwrap_or_default().into_iter();
-    Ok(Arc::new(
-      found.map(|(id, text)| profiles.known(id, text)).collect(),
-    ))
+    let found = found.map(|(id, text)| profiles.known(id, text));
+    Ok((Arc::new(found.collect()), false))
   }
 
   /// Brings the layers kept up to date with a write this connection committed.
@@ -180,7 +180,7 @@ impl Memory {
     let mut out = Vec::new();
     self.known.profiles.planned.clear();
     for (index, new) in news {
-      let pool = self.pool(new, agent)?;
+      let (pool, whole) = self.pool(new, agent)?;
       let profile = Profile::of(&new.text);
       let mut found: Vec<Similar> = Vec::new();
       for old in pool.iter().filter(|k| Some(k.id.as_str()) != skip) {
@@ -198,8 +198,9 @@ impl Memory {
       found.sort_by(|a, b| b.score.total_cmp(&a.score));
       found.truncate(HINTS);
       out.extend(found);
+      // Kept for the layer read whole, which the commit patches with it.
       let planned = &mut self.known.profiles.planned;
-      if planned.len() < PROFILES {
+      if whole && planned.len() < PROFILES {
         planned.insert(new.text.clone(), profile);
       }
     }
