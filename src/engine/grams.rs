@@ -96,22 +96,15 @@ impl Grams {
 
   /// Up to `limit` entries that contain the most of `terms` (a term found in more than
   /// [`TERM_ROWS`] entries tells nothing apart and is passed over), most first, newest first
-  /// among equals. An entry sharing one term only is one of many when that term is in more
-  /// than `limit` entries (which of them would be arbitrary): it is left out.
+  /// among equals.
   pub fn found(&self, terms: &[String], limit: usize) -> Vec<(&str, &str)> {
-    let mut hits: HashMap<u32, (usize, bool)> = HashMap::new();
+    let mut hits: HashMap<u32, usize> = HashMap::new();
     for slots in terms.iter().filter_map(|t| self.containing(t)) {
-      let rare = slots.len() <= limit;
-      for s in slots {
-        let (n, any_rare) = hits.entry(s).or_default();
-        (*n, *any_rare) = (*n + 1, *any_rare || rare);
-      }
+      slots
+        .into_iter()
+        .for_each(|s| *hits.entry(s).or_default() += 1);
     }
-    let mut ranked: Vec<(usize, u32)> = hits
-      .into_iter()
-      .filter(|(_, (n, rare))| *n > 1 || *rare)
-      .map(|(s, (n, _))| (n, s))
-      .collect();
+    let mut ranked: Vec<(usize, u32)> = hits.into_iter().map(|(s, n)| (n, s)).collect();
     ranked.sort_unstable_by(|a, b| b.cmp(a));
     ranked.truncate(limit);
     let rows = ranked.into_iter().map(|(_, s)| &self.rows[s as usize]);

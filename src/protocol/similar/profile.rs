@@ -20,6 +20,7 @@
 //!   whether it says that something changed (`now`, `moved`, `changed to`, `改为`, `に変更`).
 #![forbid(unsafe_code)]
 
+use compact_str::CompactString;
 use unicode_normalization::UnicodeNormalization;
 
 use super::lexicon::{self, stem};
@@ -44,8 +45,8 @@ pub(super) struct Tok {
   /// Where it first occurs (a byte offset of the folded text): what a text says first is its
   /// subject.
   pub(super) at: u32,
-  /// As written (for reasons).
-  pub(super) shown: String,
+  /// As written (for reasons); inline, as almost every token is short.
+  pub(super) shown: CompactString,
 }
 
 /// What kind of value a value is, for the reason an update gives.
@@ -241,10 +242,10 @@ struct Builder<'a> {
 
 impl Builder<'_> {
   fn tok(&mut self, key: &str, weight: f32, shown: &str) {
-    self.tok_owned(hash(key), weight, shown.to_string());
+    self.tok_owned(hash(key), weight, shown.into());
   }
 
-  fn tok_owned(&mut self, key: u64, weight: f32, shown: String) {
+  fn tok_owned(&mut self, key: u64, weight: f32, shown: CompactString) {
     let at = self.at;
     self.toks.push(Tok {
       key,
@@ -262,7 +263,7 @@ impl Builder<'_> {
       weight: group.weight,
       sibling: group.sibling,
       at: self.at,
-      shown: shown.to_string(),
+      shown: shown.into(),
     });
     if group.weight >= 0.8 {
       self.label = Some((hash(group.key), shown.to_string()));
@@ -434,7 +435,7 @@ impl Builder<'_> {
       .filter(|t| t.weight >= 0.5)
       .max_by_key(|t| t.at);
     if let Some(t) = last {
-      self.label = Some((t.key, t.shown.clone()));
+      self.label = Some((t.key, t.shown.to_string()));
     }
   }
 
@@ -517,7 +518,7 @@ impl Builder<'_> {
       if sub.words[i] > 0 && sub.words[i] == sub.words[i + 1] {
         continue;
       }
-      let gram: String = [sub.chars[i].0, sub.chars[i + 1].0].iter().collect();
+      let gram: CompactString = [sub.chars[i].0, sub.chars[i + 1].0].iter().collect();
       let key = hash(&gram);
       self.at = sub.offsets[i];
       let edge = (sub.words[i] > 0) != (sub.words[i + 1] > 0);

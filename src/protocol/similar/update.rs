@@ -108,7 +108,7 @@ fn explains(o: &Overlap<'_>, new: &Parts, old: &Parts) -> bool {
     let mut words = top.0.iter().flatten();
     words.all(|t| {
       let word = t.shown.to_ascii_lowercase();
-      values.iter().any(|v| v.contains(&word))
+      values.iter().any(|v| v.contains(word.as_str()))
     })
   };
   within(&o.top_new, new, old) && within(&o.top_old, old, new)
