@@ -20,7 +20,7 @@ const HINTS: usize = 3;
 const TERMS: usize = 6;
 const CANDIDATES: usize = 12;
 /// Profiles kept between calls (a layer's are computed once, not on every write).
-const PROFILES: usize = 4_096;
+const PROFILES: usize = 1_024;
 
 /// A stored entry's text and profile, shared by every comparison with it.
 #[derive(Debug)]
