@@ -1,6 +1,7 @@
 // Protocol errors raised on the JS side (adapters, envelopes, CLI argument checks).
 // They have the same shape as the native ones: an `Error` whose `code` is a protocol error code,
 // whose `message` is English, and whose `details` is a JSON-safe object.
+import { RULES } from './native.mjs'
 
 /**
  * Build a protocol error.
@@ -17,20 +18,8 @@ export function memoryError(code, message, details = {}) {
   return err
 }
 
-/** The protocol error codes (native and JS-side errors use only these). */
-export const ERROR_CODES = Object.freeze([
-  'INVALID_INPUT',
-  'WRITE_REQUIRES_AGENT',
-  'BUDGET_EXCEEDED',
-  'ENTRY_NOT_FOUND',
-  'AMBIGUOUS_MATCH',
-  'WRITE_DENIED',
-  'PROPOSAL_NOT_FOUND',
-  'STORE_CORRUPT',
-  'STORE_UNSUPPORTED_VERSION',
-  'ADAPTER_NOT_FOUND',
-  'ADAPTER_PAYLOAD',
-])
+/** The protocol error codes (native and JS-side errors use only these), as the core lists them. */
+export const ERROR_CODES = Object.freeze([...RULES.errorCodes])
 
 /** True for a protocol error (native or JS-side): an `Error` with a protocol `code` and `details`. */
 export function isMemoryError(e) {

@@ -140,6 +140,21 @@ pub enum MemoryError {
 pub type Result<T, E = MemoryError> = std::result::Result<T, E>;
 
 impl MemoryError {
+  /// Every protocol code, in the protocol's order: what [`MemoryError::code`] can return.
+  pub const CODES: [&'static str; 11] = [
+    "INVALID_INPUT",
+    "WRITE_REQUIRES_AGENT",
+    "BUDGET_EXCEEDED",
+    "ENTRY_NOT_FOUND",
+    "AMBIGUOUS_MATCH",
+    "WRITE_DENIED",
+    "PROPOSAL_NOT_FOUND",
+    "STORE_CORRUPT",
+    "STORE_UNSUPPORTED_VERSION",
+    "ADAPTER_NOT_FOUND",
+    "ADAPTER_PAYLOAD",
+  ];
+
   /// The stable protocol code (`BUDGET_EXCEEDED`, …).
   pub fn code(&self) -> &'static str {
     match self {
@@ -360,6 +375,12 @@ mod tests {
         message: "line 3: bad".into(),
       },
     ]
+  }
+
+  #[test]
+  fn the_listed_codes_are_the_variants_codes() {
+    let codes: Vec<&str> = all().iter().map(MemoryError::code).collect();
+    assert_eq!(codes, MemoryError::CODES);
   }
 
   #[test]

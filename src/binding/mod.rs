@@ -431,6 +431,7 @@ pub fn rules<'e>(env: &'e Env) -> Result<Unknown<'e>> {
     "writePolicies": WritePolicy::ALL.map(WritePolicy::as_str),
     "maxConsolidateMatches": model::MAX_CONSOLIDATE_MATCHES,
     "maxQueryLimit": model::MAX_QUERY_LIMIT,
+    "errorCodes": crate::error::MemoryError::CODES,
     "snapshotLabels": crate::protocol::snapshot::Labels::default().to_json(),
   });
   to_js(env, &rules)

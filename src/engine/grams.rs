@@ -19,7 +19,7 @@ const RAREST: usize = 3;
 /// Three characters, 21 bits each.
 type Gram = u64;
 
-/// The trigrams of `text`, ASCII-lowercased (as the store's index folds it).
+/// The trigrams of `text`, ASCII-lowercased (as search terms are).
 fn grams(text: &str) -> impl Iterator<Item = Gram> + '_ {
   let mut window: Gram = 0;
   text.chars().enumerate().filter_map(move |(i, c)| {
@@ -73,9 +73,9 @@ impl Grams {
     }
   }
 
-  /// The slots whose text holds every trigram of `term` (ASCII case folded) — the entries that
-  /// contain it, but for the rare text holding its trigrams apart, which only adds a candidate
-  /// — unless more than [`TERM_ROWS`] do.
+  /// The slots whose text holds the [`RAREST`] rarest trigrams of `term` (ASCII case folded) —
+  /// the entries that contain it, and the rare text holding those trigrams apart, which only
+  /// adds a candidate — unless more than [`TERM_ROWS`] do.
   fn containing(&self, term: &str) -> Option<Vec<u32>> {
     let mut lists: Vec<&[u32]> = Vec::new();
     for gram in grams(term) {

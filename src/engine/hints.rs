@@ -19,7 +19,8 @@ const HINTS: usize = 3;
 /// Search terms, and candidates found by them, one new text is compared with in a large layer.
 const TERMS: usize = 6;
 const CANDIDATES: usize = 12;
-/// Profiles kept between calls (a layer's are computed once, not on every write).
+/// Profiles kept between calls (a layer's are computed once, not on every write), bounded: one
+/// is a few KB, and a large layer's candidates would otherwise be kept by the thousand.
 const PROFILES: usize = 1_024;
 
 /// A stored entry's text and profile, shared by every comparison with it.
@@ -39,8 +40,8 @@ struct Profiles {
 }
 
 impl Profiles {
-  /// The profile of a stored entry as `seen`, made (and kept, up to [`PROFILES`]) when its text
-  /// is new.
+  /// The profile of stored entry `id` with `text`, made (and kept, up to [`PROFILES`]) when its
+  /// text is new.
   fn known(&mut self, id: &str, text: &str) -> Arc<Known> {
     if let Some(k) = self.by_id.get(id).filter(|k| k.text == text) {
       return k.clone();
