@@ -333,6 +333,25 @@ describe('/memory command', { skip }, () => {
     assert.match(r.text, /^Memory adapters \(\d+\):\n- /)
     assert.ok(ctx.get('memoryAdapters').list().some((a) => a.id === 'mem0'))
   })
+  test('a typed import shows the change exactly as its approval was given it, planned once', async () => {
+    const { ctx, memory } = setup()
+    const previews = []
+    const proto = native.MemoryProvider.prototype
+    const original = proto.preview
+    proto.preview = function (...args) {
+      previews.push(args[0])
+      return original.apply(this, args)
+    }
+    try {
+      const doc = { plugin: 'dsh-memento', schema: 'memory-export-v1', entries: [{ track: 'user', scope: 'user-global', text: 'likes tea' }] }
+      const r = await cmd(ctx, makeAgent(), `/memory import ${JSON.stringify(doc)}`)
+      assert.match(r.text, /\n\[dsh-memento\] seed \(1 entries\) user\/user-global ×1\n1\. user\/user-global · every workspace · every agent · source dsh-memento · no tags\n│ likes tea$/)
+      assert.deepEqual(previews, [], 'the shown change is the gate\'s payload, not a second plan')
+      assert.equal(memory.listEntries().length, 1)
+    } finally {
+      proto.preview = original
+    }
+  })
   test('zh output', async () => {
     const { ctx } = setup({ language: 'zh' })
     assert.deepEqual(await cmd(ctx, makeAgent(), '/memory list'), { kind: 'success', text: '记忆为空。' })

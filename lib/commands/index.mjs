@@ -123,21 +123,22 @@ const VERBS = {
       }
     }
     env.warn?.(warnings)
-    // The change exactly as its approval shows it (every entry with every field), for a dry run
-    // and for a surface with no approval to show it in (`showChange`: a typed /memory import).
-    const preview = () => (inputs.length && env.provider.preview ? env.provider.preview('seed', inputs, env.write()).reason : undefined)
     if (a.dryRun) {
+      // The change exactly as its approval would show it (every entry with every field).
       let shown
       try {
-        shown = preview()
+        shown = inputs.length && env.provider.preview ? env.provider.preview('seed', inputs, env.write()).reason : undefined
       } catch {
         // a batch the provider would refuse: the listing and the layer sizes say why
       }
       return { dryRun: true, entries: inputs, warnings, from, flagged, shown }
     }
     try {
-      const shown = a.showChange ? preview() : undefined
-      const res = inputs.length ? await importEntries(env.provider, inputs, env.write(), { skipExisting: Boolean(a.skipExisting), defaultKeys: env.keys, onProgress: a.onProgress }) : { added: 0, skipped: 0 }
+      const write = env.write()
+      const res = inputs.length ? await importEntries(env.provider, inputs, write, { skipExisting: Boolean(a.skipExisting), defaultKeys: env.keys, onProgress: a.onProgress }) : { added: 0, skipped: 0 }
+      // The change as it was approved, for a surface with no approval to show it in
+      // (`showChange`: a typed /memory import): the gate's own payload, not a second plan.
+      const shown = a.showChange ? env.shownOf?.(write) : undefined
       return { added: res.added, skipped: res.skipped, warnings, from, flagged, shown }
     } catch (e) {
       throw explainImportError(e, { inputs, origins, provider: env.provider, keys: env.keys, t: env.t, own: env.own })

@@ -107,8 +107,9 @@ function parse(verb, rest, config) {
  * @param deps.commandWrite (agent, signal) → write context bound to the command transport
  * @param deps.registry   ctx.memoryAdapters
  * @param deps.similarOf  (write) → the stored entries its approval named as alike
+ * @param deps.shownOf  (write) → the change as its approval showed it
  */
-export function makeMemoryCommand({ provider, service, config, commandWrite, registry, similarOf }) {
+export function makeMemoryCommand({ provider, service, config, commandWrite, registry, similarOf, shownOf }) {
   const t = strings(config.language).cmd
   const own = t[SURFACE]
   const usage = usageFor(t, SURFACE)
@@ -119,7 +120,7 @@ export function makeMemoryCommand({ provider, service, config, commandWrite, reg
     if (!isVerb(verb)) return { kind: 'error', text: t.unknown(typed, own.usage) }
     if (args === null) throw usage(verb)
     const keys = service.keysOf(agent?.session)
-    const env = { provider, registry, usage, keys, t, own, similarOf, write: () => commandWrite(agent, signal) }
+    const env = { provider, registry, usage, keys, t, own, similarOf, shownOf, write: () => commandWrite(agent, signal) }
     if (verb === 'budgets') args.workspaceKey = keys.workspaceKey
     if (verb === 'doctor') args.visible = keys
     const result = await runVerb(verb, env, args)

@@ -36,9 +36,11 @@ export function createApply(load) {
     const userWrites = new WeakMap() // write context → {via: 'command' | 'panel', digest?}
     const askFailures = new WeakMap()
     const ownRequests = new WeakMap() // approval request this gate made → the provider's policy
-    const asked = new WeakMap() // write context → the stored entries its payload named as alike
+    const asked = new WeakMap() // write context → the payload its approval was asked with
     /** What the approval of `write` named as alike (`similar`), for the writer to show after the write. */
-    const similarOf = (write) => asked.get(write) ?? []
+    const similarOf = (write) => asked.get(write)?.similar ?? []
+    /** The change as the approval of `write` showed it (`reason`), for a surface with no approval to show it in. */
+    const shownOf = (write) => asked.get(write)?.reason
     const approval = () => ctx.get('approval')
     const sessionNever = (write) => {
       const a = approval()
@@ -59,7 +61,7 @@ export function createApply(load) {
     }
     const commandWrite = userWrite('command')
     async function gate(payload, write) {
-      if (payload.similar?.length && write && typeof write === 'object') asked.set(write, payload.similar)
+      if (write && typeof write === 'object') asked.set(write, payload)
       const user = userWrites.get(write)
       if (user) {
         if (sessionNever(write)) return 'rejected'
@@ -137,7 +139,7 @@ export function createApply(load) {
 
     // Optional services: a child fiber per service, re-run whenever the service is replaced
     // (L2); the command and route disposers are kept and run on unload (L3).
-    const command = makeMemoryCommand({ provider, service, config, commandWrite, registry, similarOf })
+    const command = makeMemoryCommand({ provider, service, config, commandWrite, registry, similarOf, shownOf })
     ctx.inject(['commands'], (sub) => {
       const dispose = sub.commands.register(command)
       sub.effect(() => dispose, 'dsh-memento: /memory')
