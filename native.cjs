@@ -842,7 +842,6 @@ module.exports.resolveConfig = nativeBinding.resolveConfig
 module.exports.resolveDbPath = nativeBinding.resolveDbPath
 module.exports.rules = nativeBinding.rules
 module.exports.screenEntries = nativeBinding.screenEntries
-module.exports.validateEntryInputs = nativeBinding.validateEntryInputs
 module.exports.visibleLines = nativeBinding.visibleLines
 module.exports.visibleText = nativeBinding.visibleText
 module.exports.workspaceKeyOf = nativeBinding.workspaceKeyOf

@@ -102,12 +102,6 @@ export declare function rules(): unknown
 export declare function screenEntries(inputs: unknown): unknown
 
 /**
- * Check a batch of entry inputs as `add`/`seed` do: `{inputs}` (normalized copies) or the first
- * failure, `{index, message}`.
- */
-export declare function validateEntryInputs(inputs: unknown): unknown
-
-/**
  * The lines of `text` as they may be shown on a terminal: split wherever a reader may break a
  * line (`\r` included), every control and invisible character written as an escape (`\u{1b}`).
  */

@@ -25,7 +25,6 @@
 import { createHash } from 'node:crypto'
 import { parseJsonWithLines } from './adapters/util.mjs'
 import { adapterPayload, invalidInput } from './errors.mjs'
-import { native } from './native.mjs'
 
 export const PLUGIN = 'dsh-memento'
 export const EXPORT_SCHEMA = 'memory-export-v1'
@@ -145,24 +144,22 @@ export function parseImportText(text, label = 'inline JSON') {
 }
 
 /**
- * Validate every entry input before anything is written (the provider's own parser, in the
- * addon); returns normalised copies.
- * Errors name the item: INVALID_INPUT `import: entries[i]: ...` by default, or ADAPTER_PAYLOAD
- * with `details.line` when `adapterId` (and the adapter's `locations`) are given.
- * @param {object[]} inputs
- * @param {{adapterId?: string, locations?: (number|null)[], label?: (i: number) => string}} [opts]
+ * A refusal of one entry of an import's `seed` (`INVALID_INPUT` with `details.index`: the
+ * provider checks each entry, once) in the import's own words: `import: entries[3]: …` (or the
+ * input's `label`), or with `adapterId` an `ADAPTER_PAYLOAD` naming the converted entry and its
+ * source line. Any other error is returned as it is.
+ * @param {unknown} e what the provider threw
+ * @param {{label?: string, line?: number}[]} origins where each input came from
+ * @param {string} [adapterId]
  */
-export function validateEntryInputs(inputs, opts = {}) {
-  if (!Array.isArray(inputs)) throw invalidInput('import: entries must be an array')
-  const checked = native.validateEntryInputs(inputs)
-  if (checked.inputs) return checked.inputs
-  const { index: i, message } = checked
-  if (opts.adapterId) {
-    const line = opts.locations?.[i] ?? undefined
-    throw adapterPayload(opts.adapterId, `converted entry ${i + 1} is not valid: ${message}`, line ? { line } : { path: `/${i}` })
-  }
-  const where = opts.label ? opts.label(i) : `entries[${i}]`
-  throw invalidInput(`import: ${where}: ${message}`, { index: i })
+export function entryRefusal(e, origins, adapterId) {
+  const i = e?.code === 'INVALID_INPUT' ? e.details?.index : undefined
+  if (!Number.isInteger(i)) return e
+  const prefix = `entry ${i}: `
+  const message = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message
+  const o = origins[i] ?? {}
+  if (adapterId) return adapterPayload(adapterId, `converted entry ${i + 1} is not valid: ${message}`, o.line ? { line: o.line } : { path: `/${i}` })
+  return invalidInput(`import: ${o.label ?? `entries[${i}]`}: ${message}`, { index: i })
 }
 
 /** EntryInput of an exported entry: keeps tags, source and keys (including explicit ''). */
@@ -225,11 +222,11 @@ export function readEnvelopes(docs) {
     })
   })
   if (raw.length === 0) throw invalidInput('import: the export document contains no entries')
-  // What an entry must hold is the provider's rule (validateEntryInputs); here only its shape.
+  // What an entry must hold is the provider's rule, checked by its seed (see `entryRefusal`);
+  // here only its shape.
   const bad = raw.findIndex((e) => !isObject(e))
   if (bad >= 0) throw invalidInput(`import: ${labels[bad]}: an entry must be an object`, { index: bad })
-  const inputs = validateEntryInputs(raw.map(entryToInput), { label: (i) => labels[i] })
-  return { inputs, labels, documents: envelopes.length, parts: parted.length ? parted[0].part.count : envelopes.length }
+  return { inputs: raw.map(entryToInput), labels, documents: envelopes.length, parts: parted.length ? parted[0].part.count : envelopes.length }
 }
 
 const identity = (e, dflt = {}) => [
@@ -244,7 +241,7 @@ const identity = (e, dflt = {}) => [
  * Import validated entry inputs through one gated `seed`: one approval, one transaction, all or
  * nothing. Returns `{added, skipped, entries}`.
  * @param {{seed: Function, listEntries: Function}} provider
- * @param {object[]} inputs already validated (see `validateEntryInputs` / `readEnvelopes`)
+ * @param {object[]} inputs entry inputs (`readEnvelopes`, an adapter's); the provider checks them
  * @param {import('../index.d.ts').WriteContext} write
  * @param {{skipExisting?: boolean, defaultKeys?: {workspaceKey?: string, agentKey?: string}, onProgress?: (p: {phase: 'asking' | 'written', total: number, added?: number}) => void}} [opts]
  */

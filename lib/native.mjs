@@ -1,5 +1,5 @@
 // The native addon, loaded once for every module that needs it (the provider, and the rules the
-// JS layer asks it for instead of keeping a copy: config, entry validation, the credential screen).
+// JS layer asks it for instead of keeping a copy: config, the credential screen).
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { bindingMissing } from './platform.mjs'

@@ -21,6 +21,10 @@ pub enum MemoryError {
     /// Machine-readable reason, when the caller can act on it (e.g. `secret`).
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    /// The entry of a batch (`seed`) that was refused: its position, which an import names
+    /// by its own location (a file's line, `entries[i]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    index: Option<usize>,
   },
   /// A write without an owning agent session to route approval through.
   #[error("memory write requires an owning agent session to route approval through; refuse rather than write unapproved")]
@@ -185,6 +189,22 @@ impl MemoryError {
     Self::InvalidInput {
       message: message.into(),
       reason: None,
+      index: None,
+    }
+  }
+
+  /// This refusal as one of entry `index` of a batch: `entry {index}: {message}`, with the
+  /// index in its details (other errors unchanged).
+  pub fn at_entry(self, index: usize) -> Self {
+    match self {
+      Self::InvalidInput {
+        message, reason, ..
+      } => Self::InvalidInput {
+        message: format!("entry {index}: {message}"),
+        reason,
+        index: Some(index),
+      },
+      other => other,
     }
   }
 

@@ -5,7 +5,8 @@ import path from 'node:path'
 import { describe, it } from 'node:test'
 import { createDefaultRegistry, MemoryAdapterRegistry, mem0Adapter } from '../lib/adapters/index.mjs'
 import { parseIndex, parseNote } from '../lib/adapters/memory-standard.mjs'
-import { validateEntryInputs } from '../lib/envelope.mjs'
+import { entryRefusal } from '../lib/envelope.mjs'
+import { native } from '../lib/native.mjs'
 import { memoryError } from '../lib/errors.mjs'
 import { BAD, CASES, DIR } from './fixtures/adapters/cases.mjs'
 
@@ -115,8 +116,9 @@ describe('golden fixtures', () => {
       const want = JSON.parse(fs.readFileSync(path.join(DIR, 'expected', `${c.name}.json`), 'utf8'))
       assert.deepEqual({ entries: got.entries, warnings: got.warnings }, want)
       assert.equal(got.locations.length, got.entries.length)
-      // every converted entry is valid protocol input (what seed will accept)
-      validateEntryInputs(got.entries, { adapterId: c.adapter, locations: got.locations })
+      // every converted entry is valid protocol input (what seed will accept: the screen parses
+      // each as seed does, and throws on the first it refuses)
+      native.screenEntries(got.entries)
     })
   }
 
@@ -150,10 +152,16 @@ describe('malformed payloads fail loudly with a location', () => {
   }
 
   it('converted entries that break protocol rules fail as ADAPTER_PAYLOAD with the source line', () => {
-    assert.throws(
-      () => validateEntryInputs([{ track: 'user', scope: 'user-global', text: 'ok' }, { track: 'user', scope: 'nowhere', text: 'x' }], { adapterId: 'mem0', locations: [2, 7] }),
-      (e) => e.code === 'ADAPTER_PAYLOAD' && e.details.line === 7 && /line 7: converted entry 2/.test(e.message),
-    )
+    const entries = [{ track: 'user', scope: 'user-global', text: 'ok' }, { track: 'user', scope: 'nowhere', text: 'x' }]
+    let refused
+    try {
+      native.screenEntries(entries)
+    } catch (e) {
+      refused = e
+    }
+    assert.deepEqual(refused?.details, { index: 1 }, 'the provider names the entry')
+    const e = entryRefusal(refused, [{ line: 2 }, { line: 7 }], 'mem0')
+    assert.ok(e.code === 'ADAPTER_PAYLOAD' && e.details.line === 7 && /line 7: converted entry 2 is not valid: invalid memory scope/.test(e.message), e.message)
   })
 })
 

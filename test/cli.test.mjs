@@ -189,6 +189,19 @@ describe('dsh-memento CLI', { skip }, () => {
     assert.equal(audit.find((x) => x.action === 'seed').outcome, 'allowed-once (via cli --yes, writePolicy ask)')
   })
 
+  it('an import names the entry the provider refuses, in a dry run too, and writes nothing', () => {
+    const { run, dir } = sandbox()
+    const file = path.join(dir, 'one-bad.json')
+    const entries = [{ track: 'user', scope: 'user-global', text: 'fine' }, { track: 'user', scope: 'galaxy', text: 'x' }]
+    fs.writeFileSync(file, JSON.stringify({ plugin: 'dsh-memento', schema: 'memory-export-v1', exportedAt: '2026-01-01T00:00:00.000Z', budgets: [], entries }))
+    for (const args of [['import', '-y', file], ['import', '--dry-run', file], ['import', '-y', '--skip-flagged', file]]) {
+      const r = run(args)
+      assert.equal(r.code, 1, args.join(' '))
+      assert.match(r.err, /INVALID_INPUT: import: entries\[1\]: invalid memory scope/, args.join(' '))
+    }
+    assert.equal(run(['list', '--json']).json().total, 0)
+  })
+
   it('import reports bad JSON with a line (B13) and unreadable files separately', () => {
     const { run, dir } = sandbox()
     const bad = path.join(dir, 'bad.json')

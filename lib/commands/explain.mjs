@@ -3,6 +3,7 @@
 // refusal every flagged entry (source line, kind, redacted excerpt) and how to import the rest.
 // Built from the provider's error details and the inputs and origins the import holds; the
 // error keeps its code and details (plus what is added here), only its message is the surface's.
+import { entryRefusal } from '../envelope.mjs'
 import { memoryError } from '../errors.mjs'
 import { native } from '../native.mjs'
 
@@ -90,6 +91,8 @@ function secretError(e, flagged, { inputs, origins, t, own }) {
  *   `t`: the strings table's `cmd`; `own`: the surface's part of it
  */
 export function explainImportError(e, ctx) {
+  const located = entryRefusal(e, ctx.origins, ctx.adapter)
+  if (located !== e) return located
   if (e?.code === 'BUDGET_EXCEEDED' && e.details?.track) return budgetError(e, ctx)
   if (e?.code === 'INVALID_INPUT' && e.details?.reason === 'secret') return secretError(e, native.screenEntries(ctx.inputs), ctx)
   return e

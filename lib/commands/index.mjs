@@ -111,9 +111,14 @@ const VERBS = {
     if (!a.sources?.length) throw env.usage('import')
     if (a.adapter !== undefined && a.sources.length !== 1) throw env.usage('importAdapter')
     let { inputs, origins, warnings, from } = readImport(env.registry, a)
+    const explain = (e) => explainImportError(e, { inputs, origins, adapter: a.adapter, provider: env.provider, keys: env.keys, t: env.t, own: env.own })
     let flagged = []
     if (a.skipFlagged) {
-      flagged = native.screenEntries(inputs)
+      try {
+        flagged = native.screenEntries(inputs)
+      } catch (e) {
+        throw explain(e)
+      }
       if (flagged.length) {
         warnings = [...warnings, { message: [env.t.secret.leftOut(flagged.length), ...flaggedLines(flagged, inputs, origins, env.t)].join('\n') }]
         const out = new Set(flagged.map((f) => f.index))
@@ -128,8 +133,9 @@ const VERBS = {
       let shown
       try {
         shown = inputs.length && env.provider.preview ? env.provider.preview('seed', inputs, env.write()).reason : undefined
-      } catch {
-        // a batch the provider would refuse: the listing and the layer sizes say why
+      } catch (e) {
+        // an entry it refuses is named; a batch over budget: the listing and the layer sizes say why
+        if (e?.code === 'INVALID_INPUT' && Number.isInteger(e.details?.index)) throw explain(e)
       }
       return { dryRun: true, entries: inputs, warnings, from, flagged, shown }
     }
@@ -141,7 +147,7 @@ const VERBS = {
       const shown = a.showChange ? env.shownOf?.(write) : undefined
       return { added: res.added, skipped: res.skipped, warnings, from, flagged, shown }
     } catch (e) {
-      throw explainImportError(e, { inputs, origins, provider: env.provider, keys: env.keys, t: env.t, own: env.own })
+      throw explain(e)
     }
   },
 }

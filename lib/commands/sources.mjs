@@ -3,7 +3,7 @@
 // read and validated before anything is written.
 import fs from 'node:fs'
 import path from 'node:path'
-import { isManifest, manifestParts, parseImportText, readEnvelopes, validateEntryInputs } from '../envelope.mjs'
+import { isManifest, manifestParts, parseImportText, readEnvelopes } from '../envelope.mjs'
 import { adapterNotFound, adapterPayload, invalidInput } from '../errors.mjs'
 import { append } from '../adapters/util.mjs'
 import { parseIndex } from '../adapters/memory-standard.mjs'
@@ -106,7 +106,7 @@ function topicsOf(payload) {
 }
 
 /**
- * The validated entry inputs of an import: `{inputs, origins, warnings, from}` where `from` is
+ * The entry inputs of an import (the provider checks each when it plans the seed): `{inputs, origins, warnings, from}` where `from` is
  * `{adapter}` or `{parts}` (for the result text) and `origins[i]` says where input i came from
  * (`{label}` in an export document; `{file, line, topic?}` from an adapter) for messages.
  * @param registry the adapter registry (used with `adapter`)
@@ -129,7 +129,7 @@ export function readImport(registry, { sources, adapter, track, scope, followImp
       continue
     }
     const res = registry.adapt(adapter, payload, { file, ...(track ? { track } : {}), ...(scope ? { scope } : {}), ...follow })
-    append(inputs, validateEntryInputs(res.entries, { adapterId: adapter, locations: res.locations }))
+    append(inputs, res.entries)
     const topics = adapter === 'memory-standard' ? topicsOf(payload) : null
     const name = adapter === 'memory-standard' ? 'MEMORY.md' : file ? path.basename(file) : undefined
     append(origins, res.entries.map((_, i) => {

@@ -3,7 +3,7 @@
 // The provider lives in a private field. Every write takes `{agent, callId?, signal?, source?}` only:
 // the write context is rebuilt, so a caller-supplied `gate` (or anything else) never reaches
 // the provider, whose only approval transport is the one the plugin constructed it with.
-import { exportStore, readEnvelopes } from '../envelope.mjs'
+import { entryRefusal, exportStore, readEnvelopes } from '../envelope.mjs'
 
 const cleanWrite = (write) => {
   if (write === null || typeof write !== 'object') return write
@@ -61,8 +61,13 @@ export class MemoryService {
     return this.#provider.seed(inputs, cleanWrite(write))
   }
   /** Restore an export document or its parts (one approval, one transaction; budgets checked). */
-  import(doc, write) {
-    return this.#provider.seed(readEnvelopes([doc]).inputs, cleanWrite(write))
+  async import(doc, write) {
+    const { inputs, labels } = readEnvelopes([doc])
+    try {
+      return await this.#provider.seed(inputs, cleanWrite(write))
+    } catch (e) {
+      throw entryRefusal(e, labels.map((label) => ({ label })))
+    }
   }
   /** The approval payload a write would ask for (the whole change), asking nobody and writing nothing. */
   preview(action, input, write) {

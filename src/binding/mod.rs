@@ -445,13 +445,6 @@ pub fn resolve_config<'e>(env: &'e Env, raw: Unknown) -> Result<Unknown<'e>> {
   to_js(env, &resolved.map_err(|e| throw(env, e))?)
 }
 
-/// Check a batch of entry inputs as `add`/`seed` do: `{inputs}` (normalized copies) or the first
-/// failure, `{index, message}`.
-#[napi]
-pub fn validate_entry_inputs<'e>(env: &'e Env, inputs: Unknown) -> Result<Unknown<'e>> {
-  to_js(env, &inputs::check(&arg(env, "entry inputs", inputs)?))
-}
-
 /// The entry inputs a write refuses as credentials, in order: `[{index, kind, field, excerpt}]`.
 #[napi]
 pub fn screen_entries<'e>(env: &'e Env, inputs: Unknown) -> Result<Unknown<'e>> {

@@ -54,6 +54,7 @@ impl Memory {
               "entry text looks like it contains {kind}; memory is injected into every future prompt and is no place for credentials, so nothing was written (secretPolicy 'warn' asks anyway)"
             ),
             reason: Some("secret".into()),
+            index: None,
           });
         }
         found.push(format!("possible secret: {kind}"));
@@ -274,13 +275,7 @@ impl Memory {
     };
     let mut entries = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-      let input = model::parse_entry_input(item).map_err(|e| match e {
-        MemoryError::InvalidInput { message, reason } => MemoryError::InvalidInput {
-          message: format!("seed entry {i}: {message}"),
-          reason,
-        },
-        other => other,
-      })?;
+      let input = model::parse_entry_input(item).map_err(|e| e.at_entry(i))?;
       entries.push(self.new_entry(input, &writer));
     }
     let warnings = self.screen(entries.iter().flat_map(entry_strings))?;

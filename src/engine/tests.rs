@@ -479,14 +479,16 @@ fn seed_is_prechecked_whole_and_atomic() -> TestResult {
     Some("BUDGET_EXCEEDED")
   );
   let bad = json!([{"track": "user", "scope": "user-global", "text": "ok"}, {"track": "user", "scope": "nope", "text": "x"}]);
-  let err = m
-    .plan_seed(&bad, writer("", "/w"))
-    .err()
-    .map(|e| e.to_string())
-    .unwrap_or_default();
+  let err = m.plan_seed(&bad, writer("", "/w")).err();
+  let err = err.ok_or("the bad entry is refused")?;
   assert!(
-    err.starts_with("seed entry 1: invalid memory scope"),
+    err.to_string().starts_with("entry 1: invalid memory scope"),
     "{err}"
+  );
+  assert_eq!(
+    err.details(),
+    json!({"index": 1}),
+    "which entry, for an import to locate"
   );
   let ok = json!([{"track": "user", "scope": "user-global", "text": "one", "tags": ["t"], "agentKey": ""}, {"track": "agent", "scope": "workspace", "text": "two"}]);
   let plan = m.plan_seed(&ok, writer("coder", "/w"))?;

@@ -1,58 +1,13 @@
-//! A batch of entry inputs checked as `add`/`seed` check them, before anything is asked or
-//! written (imports validate a whole document first).
+//! A batch of entry inputs screened as `add`/`seed` screen them, before anything is asked or
+//! written (an import names what it would leave out).
 #![forbid(unsafe_code)]
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::{MemoryError, Result};
 use crate::protocol::model::parse_entry_input;
 use crate::protocol::screen;
-
-/// The outcome of [`check`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum Checked {
-  /// Every input is valid: their normalized copies (tags trimmed and deduped; empty tags and
-  /// absent optional fields left out).
-  Valid {
-    /// The normalized inputs, in order.
-    inputs: Vec<Value>,
-  },
-  /// The first invalid input.
-  Invalid {
-    /// Its position.
-    index: usize,
-    /// What is wrong with it (the provider's message).
-    message: String,
-  },
-}
-
-/// Check every input of `inputs` (an array) with the model's parser.
-pub fn check(inputs: &Value) -> Checked {
-  let Some(items) = inputs.as_array() else {
-    let message = "entries must be an array".to_string();
-    return Checked::Invalid { index: 0, message };
-  };
-  let normalized = items.iter().enumerate().map(|(index, item)| {
-    let e = parse_entry_input(item).map_err(|e| (index, e.to_string()))?;
-    let mut v = json!({ "track": e.track, "scope": e.scope, "text": e.text });
-    let optional = [
-      ("source", e.source.map(Value::from)),
-      ("tags", e.tags.filter(|t| !t.is_empty()).map(Value::from)),
-      ("workspaceKey", e.workspace_key.map(Value::from)),
-      ("agentKey", e.agent_key.map(Value::from)),
-    ];
-    for (key, value) in optional.into_iter().filter_map(|(k, v)| Some((k, v?))) {
-      v[key] = value;
-    }
-    Ok(v)
-  });
-  match normalized.collect() {
-    Ok(inputs) => Checked::Valid { inputs },
-    Err((index, message)) => Checked::Invalid { index, message },
-  }
-}
 
 /// An input the secret screen refuses, and where: what an import names and can leave out.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -78,8 +33,7 @@ pub fn screen(inputs: &Value) -> Result<Vec<Flagged>> {
     .ok_or_else(|| MemoryError::invalid("entries must be an array"))?;
   let mut out = Vec::new();
   for (index, item) in items.iter().enumerate() {
-    let bad = |e: MemoryError| MemoryError::invalid(format!("entry {index}: {e}"));
-    let e = parse_entry_input(item).map_err(bad)?;
+    let e = parse_entry_input(item).map_err(|e| e.at_entry(index))?;
     let tags = e.tags.unwrap_or_default();
     let flagged =
       screen::entry_fields(&e.text, e.source.as_deref(), &tags).find_map(|(field, s)| {
@@ -99,43 +53,30 @@ pub fn screen(inputs: &Value) -> Result<Vec<Flagged>> {
 #[cfg(test)]
 mod tests {
   use super::*;
+  use serde_json::json;
 
   #[test]
-  fn normalizes_valid_inputs_and_names_the_first_bad_one() {
-    let ok = check(
-      &json!([{ "track": "user", "scope": "workspace", "text": "t", "tags": [" a", "a"], "agentKey": "" }]),
-    );
-    let want = json!([{ "track": "user", "scope": "workspace", "text": "t", "tags": ["a"], "agentKey": "" }]);
-    assert_eq!(
-      ok,
-      Checked::Valid {
-        inputs: want.as_array().cloned().unwrap_or_default()
-      }
-    );
-    let bad = check(
-      &json!([{ "track": "user", "scope": "user-global", "text": "ok" }, { "track": "user", "scope": "nowhere", "text": "x" }]),
-    );
-    let Checked::Invalid { index, message } = bad else {
-      panic!("accepted")
-    };
-    assert_eq!(index, 1);
+  fn a_bad_input_is_refused_with_its_position() {
+    let bad = json!([{ "track": "user", "scope": "user-global", "text": "ok" }, { "track": "user", "scope": "nowhere", "text": "x" }]);
+    let e = screen(&bad).err();
+    let message = e.as_ref().map(ToString::to_string).unwrap_or_default();
     assert!(
-      message.starts_with("invalid memory scope: track=\"user\" scope=\"nowhere\""),
+      message.starts_with("entry 1: invalid memory scope: track=\"user\" scope=\"nowhere\""),
       "{message}"
     );
+    assert_eq!(e.map(|e| e.details()), Some(json!({ "index": 1 })));
   }
 
   #[test]
   fn tag_length_counts_utf16_units_and_never_splits_a_pair() {
     let tag = "😀".repeat(17);
-    let Checked::Invalid { message, .. } =
-      check(&json!([{ "track": "user", "scope": "workspace", "text": "t", "tags": [tag] }]))
-    else {
-      panic!("a 34-unit tag was accepted")
-    };
+    let e = screen(&json!([{ "track": "user", "scope": "workspace", "text": "t", "tags": [tag] }]));
     assert_eq!(
-      message,
-      format!("entry tag \"{}\"… exceeds 32 chars", "😀".repeat(10))
+      e.map_err(|e| e.to_string()),
+      Err(format!(
+        "entry 0: entry tag \"{}\"… exceeds 32 chars",
+        "😀".repeat(10)
+      ))
     );
   }
 
