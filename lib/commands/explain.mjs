@@ -87,7 +87,7 @@ function secretError(e, flagged, { inputs, origins, t, own }) {
 /**
  * The error an import shows for a refusal of its `seed` (others pass through unchanged).
  * @param {Error} e what the provider threw
- * @param {{inputs: object[], origins: object[], provider, keys?, t, own}} ctx
+ * @param {{inputs: object[], origins: object[], adapter?: string, provider, keys?, t, own}} ctx
  *   `t`: the strings table's `cmd`; `own`: the surface's part of it
  */
 export function explainImportError(e, ctx) {

@@ -1,6 +1,7 @@
 // Import sources, read the same way for `/memory import` and `dsh-memento import`: a file, a
-// directory (of export parts and their manifest, or an adapter's files), `-` (stdin) or inline JSON. Everything is
-// read and validated before anything is written.
+// directory (of export parts and their manifest, or an adapter's files), `-` (stdin) or inline
+// JSON. Every source is read and its documents checked before anything is asked or written; the
+// entries themselves are checked once, by the provider's seed.
 import fs from 'node:fs'
 import path from 'node:path'
 import { isManifest, manifestParts, parseImportText, readEnvelopes } from '../envelope.mjs'
@@ -106,8 +107,9 @@ function topicsOf(payload) {
 }
 
 /**
- * The entry inputs of an import (the provider checks each when it plans the seed): `{inputs, origins, warnings, from}` where `from` is
- * `{adapter}` or `{parts}` (for the result text) and `origins[i]` says where input i came from
+ * The entry inputs of an import (the provider checks each when it plans the seed):
+ * `{inputs, origins, warnings, from}` where `from` is `{adapter}` or `{parts}` (for the result
+ * text) and `origins[i]` says where input i came from
  * (`{label}` in an export document; `{file, line, topic?}` from an adapter) for messages.
  * @param registry the adapter registry (used with `adapter`)
  * @param {{sources: string[], adapter?: string, track?: string, scope?: string, followImports?: boolean}} a
