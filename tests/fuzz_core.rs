@@ -36,19 +36,6 @@ use dsh_memento::MemoryError;
 use rusqlite::Connection;
 use serde_json::{json, Value};
 
-const CODES: [&str; 11] = [
-  "INVALID_INPUT",
-  "WRITE_REQUIRES_AGENT",
-  "BUDGET_EXCEEDED",
-  "ENTRY_NOT_FOUND",
-  "AMBIGUOUS_MATCH",
-  "WRITE_DENIED",
-  "PROPOSAL_NOT_FOUND",
-  "STORE_CORRUPT",
-  "STORE_UNSUPPORTED_VERSION",
-  "ADAPTER_NOT_FOUND",
-  "ADAPTER_PAYLOAD",
-];
 const WORKSPACES: [&str; 2] = ["/srv/core/ws0", "/srv/core/ws1"];
 const PRESETS: [&str; 2] = ["", "coder"];
 const WORDS: [&str; 14] = [
@@ -242,7 +229,7 @@ fn marker_of(text: &str) -> Option<&str> {
 
 fn check_error(e: &MemoryError, what: &str, seed: u64) {
   assert!(
-    CODES.contains(&e.code()),
+    MemoryError::CODES.contains(&e.code()),
     "{what}: unknown code {} (seed {seed})",
     e.code()
   );
