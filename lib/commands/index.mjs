@@ -8,7 +8,7 @@
 //         surface's gate saw as alike} (`t`: the strings table's `cmd` in
 //         the surface's language, `own`: its part for this surface; an import's refusals use them). A verb checks its arguments before it
 //         touches `env.provider`, so a surface may open the store lazily (the CLI does).
-import { exportStore, importEntries } from '../envelope.mjs'
+import { entryRefusal, exportStore, importEntries } from '../envelope.mjs'
 import { explainImportError, flaggedLines } from './explain.mjs'
 import { native, RULES, SCOPES, TRACKS } from '../native.mjs'
 import { readImport } from './sources.mjs'
@@ -135,7 +135,8 @@ const VERBS = {
         shown = inputs.length && env.provider.preview ? env.provider.preview('seed', inputs, env.write()).reason : undefined
       } catch (e) {
         // an entry it refuses is named; a batch over budget: the listing and the layer sizes say why
-        if (e?.code === 'INVALID_INPUT' && Number.isInteger(e.details?.index)) throw explain(e)
+        const refused = entryRefusal(e, origins, a.adapter)
+        if (refused !== e) throw refused
       }
       return { dryRun: true, entries: inputs, warnings, from, flagged, shown }
     }
