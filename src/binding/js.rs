@@ -94,11 +94,16 @@ pub(super) fn data(env: &Env, what: &str, value: Unknown<'_>) -> crate::Result<V
 }
 
 /// A Rust value in JS: serialized once, then one `JSON.parse` (far cheaper than building the
-/// objects property by property through Node-API).
+/// objects property by property through Node-API). The text is handed over in the form V8 keeps
+/// it in, so it is not decoded from UTF-8 first: ASCII as Latin-1, anything else as UTF-16.
 pub(super) fn to_js<'e, T: Serialize>(env: &'e Env, value: &T) -> Js<'e> {
   let s = serde_json::to_string(value).map_err(|e| Error::from_reason(e.to_string()))?;
+  let s = match s.is_ascii() {
+    true => env.create_string_latin1(s.as_bytes())?,
+    false => env.create_string_utf16(s.encode_utf16().collect::<Vec<u16>>())?,
+  };
   let json: Object = env.get_global()?.get_named_property("JSON")?;
-  let parse: Function<String, Unknown> = json.get_named_property("parse")?;
+  let parse: Function<JsString, Unknown> = json.get_named_property("parse")?;
   parse.call(s)
 }
 

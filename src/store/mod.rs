@@ -351,7 +351,6 @@ impl Store {
       store
         .write(|tx, path| prune_audit(tx, retention_days, None).map_err(|e| fail_at(path, e)))?;
     }
-    protect(path);
     Ok(store)
   }
 
