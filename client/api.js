@@ -33,7 +33,7 @@ export async function write(p, body) {
   if (!s) throw { code: 'WRITE_REQUIRES_AGENT', message: p.L.needSession }
   const send = () => call('write', { method: 'POST', headers: { 'content-type': 'application/json', 'x-memento-token': p.token }, body: JSON.stringify(Object.assign({ session: s.id }, body)) })
   return send().catch(async (e) => {
-    if (!e || e.code !== 'FORBIDDEN') throw e
+    if (!e || !e.details || e.details.reason !== 'pageToken') throw e
     try {
       p.token = (await panel()).token
     } catch (e) {}

@@ -12,6 +12,7 @@ import { clearFrozenSnapshots } from '../lib/plugin/snapshot.mjs'
 import { validate } from '../lib/plugin/jsonschema.mjs'
 import { renderMemoryResult } from '../lib/plugin/tools.mjs'
 import { CLIENT_MODULES } from '../lib/plugin/web.mjs'
+import { strings } from '../lib/plugin/strings.mjs'
 import { makeAgent, mockCtx } from './support/cordis.mjs'
 import { provider as native, skip } from './support/provider.mjs'
 
@@ -562,7 +563,12 @@ describe('web routes and recall', { skip }, () => {
     for (const [what, headers] of [['no token', { 'x-memento-token': undefined }], ['a forged token', { 'x-memento-token': 'a.b' }], ['a foreign origin', { origin: 'http://evil.example' }], ['no origin', { origin: undefined }], ['a form', { 'content-type': 'text/plain' }]]) {
       assert.equal((await post(s.ctx, add, headers)).status, 403, what)
     }
-    assert.equal((await s.ctx.webServer.call('/api/memento/write')).status, 405, 'never GET')
+    // Every refusal the panel makes is a protocol error: a bad token is a denied write (the client
+    // fetches a fresh token on its reason), a wrong method bad input.
+    const forged = (await post(s.ctx, add, { 'x-memento-token': 'a.b' })).json.error
+    assert.deepEqual([forged.code, forged.details.reason, forged.advice], ['WRITE_DENIED', 'pageToken', strings('en').panel.advice.pageToken])
+    const get = await s.ctx.webServer.call('/api/memento/write')
+    assert.deepEqual([get.status, get.json.error.code, get.json.error.details], [405, 'INVALID_INPUT', { method: 'GET' }], 'never GET')
     const orphan = await post(s.ctx, { ...add, session: 'not-open' })
     assert.deepEqual([orphan.status, orphan.json.error.code], [409, 'WRITE_REQUIRES_AGENT'])
     assert.equal(s.memory.listEntries().length, 0, 'no refused request wrote')

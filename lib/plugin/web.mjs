@@ -12,6 +12,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { readFileSync } from 'node:fs'
 import { isSameOriginWrite, isTrustedApiRequest } from './trust.mjs'
 import { strings } from './strings.mjs'
+import { isMemoryError, memoryError } from '../errors.mjs'
 import { native, RULES, SCOPES, TRACKS } from '../native.mjs'
 
 /** A stored string as the page may show it: control and invisible characters as escapes (multi-line text keeps its line breaks). */
@@ -55,14 +56,14 @@ function send(req, res, status, body, headers = {}) {
   res.end(req.method === 'HEAD' ? undefined : JSON.stringify(body))
 }
 
-/** A protocol-shaped failure the panel shows as code, message and advice. */
-class PanelError extends Error {
-  constructor(code, message, status = 400) {
-    super(message)
-    this.code = code
-    this.status = status
-  }
-}
+/** A protocol error the panel answers with HTTP `status`: a refusal of the request itself. */
+const panelError = (code, message, status = 400) => Object.assign(memoryError(code, message), { status })
+
+/** The body of a refused request: the protocol error as the panel shows it (code, message, advice). */
+const refusal = (code, message, details = {}, advice = null) => ({ error: { code, message, advice, details } })
+
+/** Why a write was refused before it reached the provider: its page token (reloading the page gets a fresh one). */
+const PAGE_TOKEN = Object.freeze({ outcome: 'denied (missing or invalid page token)', reason: 'pageToken' })
 
 /**
  * The panel's ES modules: client/client.js (the one file dsh serves) imports panel.js from here,
@@ -85,7 +86,7 @@ function readable(req, res, trustedHosts) {
     return false
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    send(req, res, 405, { error: { code: 'HTTP', message: `${req.method} is not allowed: this route only reads` } }, { allow: 'GET, HEAD' })
+    send(req, res, 405, refusal('INVALID_INPUT', `${req.method} is not allowed: this route only reads`, { method: req.method }), { allow: 'GET, HEAD' })
     return false
   }
   return true
@@ -106,7 +107,7 @@ function clientModule(req, res, trustedHosts) {
     } catch {}
   }
   if (body === null) {
-    send(req, res, 404, { error: { code: 'HTTP', message: 'no such panel module' } })
+    send(req, res, 404, refusal('INVALID_INPUT', `no panel module ${JSON.stringify(name)}`, { module: name }))
     return
   }
   // `no-cache` with a strong validator, as dsh serves client.js: each page load revalidates, so an updated plugin's modules never come from an old cache.
@@ -133,7 +134,7 @@ async function readJson(req) {
     let size = 0
     for await (const chunk of req) {
       size += chunk.length
-      if (size > BODY_CEILING) throw new PanelError('INVALID_INPUT', `request body over ${BODY_CEILING} bytes`, 413)
+      if (size > BODY_CEILING) throw panelError('INVALID_INPUT', `request body over ${BODY_CEILING} bytes`, 413)
       chunks.push(Buffer.from(chunk))
     }
     body = Buffer.concat(chunks).toString('utf8')
@@ -143,7 +144,7 @@ async function readJson(req) {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object')
     return v
   } catch (e) {
-    throw new PanelError('INVALID_INPUT', `the request body is not a JSON object (${e.message})`)
+    throw panelError('INVALID_INPUT', `the request body is not a JSON object (${e.message})`)
   }
 }
 
@@ -234,8 +235,8 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
   /** The entry the user saw, unchanged since: the panel targets exactly what it showed. */
   function shown(id, version) {
     const e = typeof id === 'string' ? service.entry(id) : null
-    if (!e) throw new PanelError('ENTRY_NOT_FOUND', `no entry ${JSON.stringify(String(id))}: it was removed since the panel showed it`, 409)
-    if (version !== undefined && e.version !== version) throw new PanelError('ENTRY_NOT_FOUND', `entry ${id} changed since the panel showed it (version ${version}, now ${e.version})`, 409)
+    if (!e) throw panelError('ENTRY_NOT_FOUND', `no entry ${JSON.stringify(String(id))}: it was removed since the panel showed it`, 409)
+    if (version !== undefined && e.version !== version) throw panelError('ENTRY_NOT_FOUND', `entry ${id} changed since the panel showed it (version ${version}, now ${e.version})`, 409)
     return e
   }
   // The protocol targets an entry by a unique substring within a layer: the entry's whole
@@ -255,11 +256,11 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
         return ['remove', { ...target(shown(body.id, body.version)), source: 'panel' }]
       case 'consolidate': {
         const most = RULES.maxConsolidateMatches
-        if (!Array.isArray(body.ids) || body.ids.length < 1 || body.ids.length > most) throw new PanelError('INVALID_INPUT', `consolidate takes 1..${most} entry ids`)
+        if (!Array.isArray(body.ids) || body.ids.length < 1 || body.ids.length > most) throw panelError('INVALID_INPUT', `consolidate takes 1..${most} entry ids`)
         const picked = body.ids.map((x) => shown(x?.id, x?.version))
         const [first] = picked
         if (picked.some((e) => e.track !== first.track || e.scope !== first.scope || e.workspaceKey !== first.workspaceKey || e.agentKey !== first.agentKey)) {
-          throw new PanelError('INVALID_INPUT', 'consolidate merges entries of one layer, workspace and agent')
+          throw panelError('INVALID_INPUT', 'consolidate merges entries of one layer, workspace and agent')
         }
         const { match: _match, ...where } = target(first)
         return ['consolidate', { ...where, matches: picked.map((e) => e.text), text: body.text, tags: body.tags, source: 'panel' }]
@@ -269,32 +270,40 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
       case 'dismissed':
         return ['dismiss', body.id]
       default:
-        throw new PanelError('INVALID_INPUT', `unknown op ${JSON.stringify(String(body.op))} (add, replace, remove, consolidate, approved, dismissed)`)
+        throw panelError('INVALID_INPUT', `unknown op ${JSON.stringify(String(body.op))} (add, replace, remove, consolidate, approved, dismissed)`)
     }
   }
 
   /** A preview (no `digest`): the payload the change would ask for; else the write, bound to that digest. */
   async function write(body) {
     const live = typeof body.session === 'string' && body.session !== '' ? sessionOf(body.session) : undefined
-    if (!live) throw new PanelError('WRITE_REQUIRES_AGENT', 'no open session: panel writes are made on behalf of the session the page shows', 409)
+    if (!live) throw panelError('WRITE_REQUIRES_AGENT', 'no open session: panel writes are made on behalf of the session the page shows', 409)
     const agent = live.agent ?? { session: live.session }
     const [action, input] = change(body)
     // A dismissal changes no memory: there is nothing to preview, and the click decides it.
     if (action === 'dismiss') return { result: await provider.proposalDecide(input, 'dismissed', userWrite(agent)) }
     if (body.digest === undefined) return { preview: previewOf(provider.preview(action, input, userWrite(agent))) }
-    if (typeof body.digest !== 'string') throw new PanelError('INVALID_INPUT', 'digest must be the string the preview returned')
+    if (typeof body.digest !== 'string') throw panelError('INVALID_INPUT', 'digest must be the string the preview returned')
     const w = userWrite(agent, undefined, body.digest)
     return { result: await (action === 'approve' ? provider.proposalDecide(input, 'approved', w) : provider[action](input, w)) }
   }
 
-  const failure = (e) => ({ error: { code: e.code, message: String(e.message), advice: strings(language).panel.advice[e.code] ?? null, details: e.details ?? null } })
+  const failure = (e) => {
+    const advice = strings(language).panel.advice
+    return refusal(e.code, String(e.message), e.details ?? null, advice[e.details?.reason] ?? advice[e.code] ?? null)
+  }
+  /** A failed route's status and body: a protocol error as itself; anything else is a bug (500), with no protocol code to give. */
+  const answer = (e) => {
+    if (!isMemoryError(e)) return [500, refusal(null, `internal error: ${e?.message ?? String(e)}`, null)]
+    return [e.status ?? (e.code === 'WRITE_DENIED' ? 403 : 400), failure(e)]
+  }
 
   const read = (fn) => (req, res) => {
     if (!readable(req, res, trustedHosts())) return
     try {
       send(req, res, 200, fn(new URL(req.url ?? '/', 'http://localhost').searchParams))
     } catch (e) {
-      send(req, res, typeof e?.code === 'string' ? 400 : 500, failure({ code: e?.code ?? 'HTTP', message: e?.message ?? String(e), details: e?.details }))
+      send(req, res, ...answer(e))
     }
   }
 
@@ -336,7 +345,7 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
             res.end('forbidden')
             return
           }
-          send(req, res, 405, { error: { code: 'HTTP', message: `${req.method} is not allowed: writes are POST only` } }, { allow: 'POST' })
+          send(req, res, 405, refusal('INVALID_INPUT', `${req.method} is not allowed: writes are POST only`, { method: req.method }), { allow: 'POST' })
           return
         }
         if (!isSameOriginWrite(req, trustedHosts())) {
@@ -345,15 +354,13 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
           return
         }
         if (!tokenOk(req.headers['x-memento-token'])) {
-          send(req, res, 403, failure(new PanelError('FORBIDDEN', 'missing or invalid page token')))
+          send(req, res, 403, failure(memoryError('WRITE_DENIED', 'missing or invalid page token: reload the page', PAGE_TOKEN)))
           return
         }
         try {
           send(req, res, 200, { ok: true, ...(await write(await readJson(req))) })
         } catch (e) {
-          const code = typeof e?.code === 'string' ? e.code : 'HTTP'
-          const status = e instanceof PanelError ? e.status : code === 'WRITE_DENIED' ? 403 : code === 'HTTP' ? 500 : 400
-          send(req, res, status, failure({ code, message: e?.message ?? String(e), details: e?.details }))
+          send(req, res, ...answer(e))
         }
       },
     },
