@@ -15,6 +15,7 @@ import http from 'node:http'
 import { cpSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { CWD, E2E, env, HOME, ok, overlay, PKG, profileJson, scratch, sessionEvents, sessionIds, sh, stageTarball, turn, drive } from './lib.mjs'
+import { waitFor } from '../test/support/wait.mjs'
 
 const timings = []
 const t0 = Date.now()
@@ -203,15 +204,7 @@ step('panel: the read-only routes answer only the user\'s page, and the client b
   const web = spawn('dsh', ['web', ...overlay('hmr'), '--no-open', '--port', String(port)], { cwd: CWD, env, stdio: 'ignore', detached: false })
   try {
     const base = `http://127.0.0.1:${port}`
-    let index = null
-    for (let i = 0; i < 100 && index === null; i++) {
-      try {
-        index = await (await fetch(`${base}/`)).text()
-      } catch {
-        await new Promise((r) => setTimeout(r, 200))
-      }
-    }
-    assert.ok(index, 'dsh web answered')
+    const index = await waitFor(() => fetch(`${base}/`).then((r) => r.text(), () => null), 'dsh web to answer', 20_000, 200)
     const entries = await fetch(`${base}/api/memento/entries?limit=5`)
     assert.equal(entries.status, 200)
     assert.equal(entries.headers.get('content-type'), 'application/json; charset=utf-8')

@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { E2E, scratch } from './lib.mjs'
+import { waitFor } from '../test/support/wait.mjs'
 
 /** Where the panel tests' screenshots go. */
 export const ART = join(E2E, 'artifacts')
@@ -20,15 +21,7 @@ export const browserStep = (prefix, page) => (name, fn) =>
     }
   })
 
-export async function waitFor(fn, what, ms = 15_000) {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await fn()
-    if (v) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 150))
-  }
-}
+export { waitFor }
 
 /** Chromium (`$CHROMIUM` or /usr/bin/chromium, see browser.sh) with a scratch profile under `work`; returns { browser, page }. */
 export async function launchChromium(work) {

@@ -8,7 +8,8 @@ import { after, describe, it } from 'node:test'
 import { pathToFileURL } from 'node:url'
 import { ErrorCode, McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { skip } from './support/provider.mjs'
-import { BIN, CLIENT, childEnv, cli, connect, memory, sandbox, tmpRoot, until } from './support/mcp.mjs'
+import { BIN, CLIENT, childEnv, cli, connect, memory, sandbox, tmpRoot } from './support/mcp.mjs'
+import { waitFor } from './support/wait.mjs'
 
 const { root, cleanup } = tmpRoot('memento-mcp-')
 after(cleanup)
@@ -187,7 +188,7 @@ describe('dsh-memento mcp', { skip }, () => {
       await new Promise((r) => setTimeout(r, 1500))
       assert.deepEqual(updated, [])
       assert.equal(cli(s.dir, s.db, ['add', '--yes', '--workspace', s.ws, 'Written by another process']).code, 0)
-      await until(() => updated.length >= 2, 10_000, 'resources/updated')
+      await waitFor(() => updated.length >= 2, 'resources/updated', 10_000)
       assert.deepEqual(updated.sort(), ['memento://budgets', 'memento://snapshot'])
       const { contents: [snap] } = await client.readResource({ uri: 'memento://snapshot' })
       assert.match(snap.text, /Written by another process/)
@@ -206,7 +207,7 @@ describe('dsh-memento mcp', { skip }, () => {
     await asked
     ac.abort('the user pressed Escape')
     await assert.rejects(call)
-    const denied = await until(() => rows(s.db).find((x) => x.action === 'add-denied'), 10_000, 'add-denied')
+    const denied = await waitFor(() => rows(s.db).find((x) => x.action === 'add-denied'), 'add-denied', 10_000)
     assert.equal(denied.outcome, label('cancelled', S.mcp.failure.aborted))
 
     const second = new Promise((r) => { shown = r })
@@ -214,7 +215,7 @@ describe('dsh-memento mcp', { skip }, () => {
     await second
     await client.close()
     assert.ok((await closing) instanceof Error)
-    const left = await until(() => rows(s.db).find((x) => x.action === 'add-denied' && x.text === 'Pending when the client left'), 10_000, 'the second add-denied')
+    const left = await waitFor(() => rows(s.db).find((x) => x.action === 'add-denied' && x.text === 'Pending when the client left'), 'the second add-denied', 10_000)
     assert.equal(left.outcome, label('cancelled', S.mcp.failure.closed))
     assert.deepEqual(entries(s.db), [])
   })
@@ -261,7 +262,7 @@ describe('dsh-memento mcp', { skip }, () => {
     child.stdout.on('data', (d) => (out += d))
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }
     child.stdin.write(`${JSON.stringify(init)}\nnot json at all\n`)
-    await until(() => out.includes('"id":1'), 10_000, 'the initialize answer')
+    await waitFor(() => out.includes('"id":1'), 'the initialize answer', 10_000)
     child.stdin.end()
     const code = await new Promise((r) => child.on('exit', (c, sig) => r(sig ?? c)))
     assert.equal(code, 0)

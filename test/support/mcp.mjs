@@ -78,14 +78,3 @@ export function cli(dir, db, args) {
 
 /** The memory tool's call as the result the client got. */
 export const memory = (client, args, options) => client.callTool({ name: 'memory', arguments: args }, undefined, options)
-
-/** Poll `check()` until it returns a truthy value (or fail after `ms`). */
-export async function until(check, ms = 10_000, what = 'condition') {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await check()
-    if (v) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
