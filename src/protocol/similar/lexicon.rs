@@ -7,8 +7,9 @@
 //! The lists are space-separated words, read once into sets.
 #![forbid(unsafe_code)]
 
-use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// English words that carry no subject: articles, pronouns, prepositions, auxiliaries, and the
 /// first half of a contraction (`don` of `don't`).
@@ -85,14 +86,14 @@ struct Sets {
   transitions_to: HashSet<&'static str>,
   /// CJK frame words by their first character.
   cjk_frame: HashMap<char, Vec<&'static str>>,
-  cjk_negations: Vec<&'static str>,
-  cjk_transitions: Vec<&'static str>,
+  cjk_negations: HashMap<char, Vec<&'static str>>,
+  cjk_transitions: HashMap<char, Vec<&'static str>>,
 }
 
 fn sets() -> &'static Sets {
   static SETS: OnceLock<Sets> = OnceLock::new();
   SETS.get_or_init(|| {
-    let mut weights = HashMap::new();
+    let mut weights = HashMap::default();
     // A later list wins: a negation weighs nothing whatever else it is.
     for (list, weight) in [(COMMON, 0.5), (FRAME, 0.3), (STOP, 0.0), (NEGATIONS, 0.0)] {
       weights.extend(words(list).map(|w| (w, weight)));
@@ -103,8 +104,8 @@ fn sets() -> &'static Sets {
       transitions: words(TRANSITIONS).collect(),
       transitions_to: words(TRANSITIONS_TO).collect(),
       cjk_frame: by_first_char(CJK_FRAME),
-      cjk_negations: words(CJK_NEGATIONS).collect(),
-      cjk_transitions: words(CJK_TRANSITIONS).collect(),
+      cjk_negations: by_first_char(CJK_NEGATIONS),
+      cjk_transitions: by_first_char(CJK_TRANSITIONS),
     }
   })
 }
@@ -183,7 +184,7 @@ pub(super) fn is_zh_stop(c: char) -> bool {
 
 /// The words of a list by their first character.
 fn by_first_char(list: &'static str) -> HashMap<char, Vec<&'static str>> {
-  let mut map: HashMap<char, Vec<&'static str>> = HashMap::new();
+  let mut map: HashMap<char, Vec<&'static str>> = HashMap::default();
   for word in words(list) {
     if let Some(first) = word.chars().next() {
       map.entry(first).or_default().push(word);
@@ -206,9 +207,17 @@ pub(super) fn is_negation(word: &str) -> bool {
   sets().negations.contains(word)
 }
 
+/// Whether `run` holds one of the words of `by_first` (one pass, not a search per word).
+fn holds_any(run: &str, by_first: &HashMap<char, Vec<&'static str>>) -> bool {
+  run.char_indices().any(|(at, c)| {
+    let words = by_first.get(&c).map_or(&[][..], Vec::as_slice);
+    words.iter().any(|w| run[at..].starts_with(w))
+  })
+}
+
 /// Whether a CJK run holds a negation.
 pub(super) fn has_cjk_negation(run: &str) -> bool {
-  sets().cjk_negations.iter().any(|n| run.contains(n))
+  holds_any(run, &sets().cjk_negations)
 }
 
 /// Whether an ASCII word (lowercase), followed by `rest` of the text, says a fact changed.
@@ -225,7 +234,7 @@ pub(super) fn is_transition(word: &str, rest: &str) -> bool {
 
 /// Whether a CJK run says a fact changed.
 pub(super) fn has_cjk_transition(run: &str) -> bool {
-  sets().cjk_transitions.iter().any(|t| run.contains(t))
+  holds_any(run, &sets().cjk_transitions)
 }
 
 /// English number words, as the number they name.

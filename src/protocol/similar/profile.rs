@@ -21,7 +21,7 @@
 #![forbid(unsafe_code)]
 
 use compact_str::CompactString;
-use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 use super::lexicon::{self, stem};
 use super::scan::{self, Kind, Script};
@@ -166,8 +166,11 @@ const PORT_LABELS: &[&str] = &["port", "ports", "端口", "ポート", "ポー�
 
 /// The parts of `text`.
 pub(super) fn build(text: &str) -> Parts {
-  let norm: String = text.nfkc().collect();
-  let norm = fold_phrases(&norm);
+  // Most texts are NFKC already (the quick check answers for almost every character).
+  let norm = match is_nfkc_quick(text.chars()) {
+    IsNormalized::Yes => fold_phrases(text),
+    _ => fold_phrases(&text.nfkc().collect::<String>()),
+  };
   let mut b = Builder {
     text: &norm,
     cjk_text: norm.chars().any(|c| scan::script(c).is_some()),
