@@ -354,7 +354,7 @@ export function makeRoutes({ service, provider, config, userWrite, sessionOf = (
           return
         }
         if (!tokenOk(req.headers['x-memento-token'])) {
-          send(req, res, 403, failure(memoryError('WRITE_DENIED', 'missing or invalid page token: reload the page', PAGE_TOKEN)))
+          send(req, res, ...answer(memoryError('WRITE_DENIED', 'missing or invalid page token: reload the page', PAGE_TOKEN)))
           return
         }
         try {

@@ -78,6 +78,10 @@ pub(super) fn data(env: &Env, what: &str, value: Unknown<'_>) -> crate::Result<V
     let e = e.strip_prefix("Error: ").unwrap_or(e);
     MemoryError::invalid(format!("{what} must be plain JSON-like data: {e}"))
   };
+  // Left out: no `JSON.stringify` (≈ 6 µs a call; an open passes twelve options, most absent).
+  if matches!(value.get_type(), Ok(ValueType::Undefined | ValueType::Null)) {
+    return Ok(Value::Null);
+  }
   let json = (|| {
     let json: Object = env.get_global()?.get_named_property("JSON")?;
     let stringify: Function<FnArgs<(Raw, Raw)>, Unknown> = json.get_named_property("stringify")?;

@@ -5,8 +5,6 @@
 //! connection writes.
 #![forbid(unsafe_code)]
 
-use std::collections::HashMap;
-
 use rustc_hash::FxHashMap;
 
 /// Entries a term may be found in before it is too common to tell candidates apart.
@@ -34,7 +32,7 @@ fn grams(text: &str) -> impl Iterator<Item = Gram> + '_ {
 #[derive(Debug, Default)]
 pub struct Grams {
   rows: Vec<(String, String)>,
-  slots: HashMap<String, u32>,
+  slots: FxHashMap<String, u32>,
   postings: FxHashMap<Gram, Vec<u32>>,
 }
 
@@ -98,7 +96,7 @@ impl Grams {
   /// [`TERM_ROWS`] entries tells nothing apart and is passed over), most first, newest first
   /// among equals.
   pub fn found(&self, terms: &[String], limit: usize) -> Vec<(&str, &str)> {
-    let mut hits: HashMap<u32, usize> = HashMap::new();
+    let mut hits: FxHashMap<u32, usize> = FxHashMap::default();
     for slots in terms.iter().filter_map(|t| self.containing(t)) {
       slots
         .into_iter()

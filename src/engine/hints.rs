@@ -7,6 +7,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
+
 use super::grams::Grams;
 use super::*;
 use crate::error::Suggestion;
@@ -35,8 +37,8 @@ pub struct Known {
 /// it commits are then profiled once, not again.
 #[derive(Debug, Default)]
 struct Profiles {
-  by_id: HashMap<String, Arc<Known>>,
-  planned: HashMap<String, Profile>,
+  by_id: FxHashMap<String, Arc<Known>>,
+  planned: FxHashMap<String, Profile>,
 }
 
 impl Profiles {
