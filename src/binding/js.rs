@@ -104,7 +104,12 @@ pub(super) fn to_js<'e, T: Serialize>(env: &'e Env, value: &T) -> Js<'e> {
   let s = serde_json::to_string(value).map_err(|e| Error::from_reason(e.to_string()))?;
   let s = match s.is_ascii() {
     true => env.create_string_latin1(s.as_bytes())?,
-    false => env.create_string_utf16(s.encode_utf16().collect::<Vec<u16>>())?,
+    false => {
+      // Sized once: a UTF-16 text has at most as many units as the UTF-8 text has bytes.
+      let mut units = Vec::with_capacity(s.len());
+      units.extend(s.encode_utf16());
+      env.create_string_utf16(units)?
+    }
   };
   let json: Object = env.get_global()?.get_named_property("JSON")?;
   let parse: Function<JsString, Unknown> = json.get_named_property("parse")?;

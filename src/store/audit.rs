@@ -231,13 +231,14 @@ const AUDIT_COLUMNS: &str =
 /// listings show the text itself.
 pub const SNAPSHOT_REF: &str = "sha256:";
 
-/// The newest `limit` rows, newest first; `snapshot` rows carry their full text.
+/// The newest `limit` rows, newest first; `snapshot` rows carry their full text. Without their
+/// `fields` (hashed, not listed).
 pub fn list(conn: &Connection, limit: u64) -> rusqlite::Result<Vec<AuditRow>> {
   let sql = "SELECT seq, ts, action, track, scope, entry_id,
        CASE WHEN action = 'snapshot' AND text LIKE 'sha256:%'
          THEN coalesce((SELECT t.text FROM snapshot_texts t WHERE t.hash = substr(audit.text, 8)), audit.text)
          ELSE text END,
-       outcome, source, session_id, fields
+       outcome, source, session_id, NULL
      FROM audit ORDER BY seq DESC LIMIT ?1";
   let limit = limit.min(i64::MAX as u64) as i64;
   super::rows(conn, sql, [limit], audit_from_row)
