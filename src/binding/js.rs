@@ -37,6 +37,11 @@ pub(super) fn text(value: &Unknown<'_>) -> Option<String> {
   s.into_utf16().ok()?.as_str().ok()
 }
 
+/// `undefined` or `null`: an absent argument, option or field.
+pub(super) fn absent(value: &Unknown) -> bool {
+  matches!(value.get_type(), Ok(ValueType::Undefined | ValueType::Null))
+}
+
 /// `obj[name]` when `obj` is an object and reading it does not throw.
 pub(super) fn field<'e>(env: &Env, obj: Option<Unknown<'e>>, name: &str) -> Option<Unknown<'e>> {
   let obj = obj.filter(|o| matches!(o.get_type(), Ok(ValueType::Object | ValueType::Function)))?;
@@ -79,7 +84,7 @@ pub(super) fn data(env: &Env, what: &str, value: Unknown<'_>) -> crate::Result<V
     MemoryError::invalid(format!("{what} must be plain JSON-like data: {e}"))
   };
   // Left out: no `JSON.stringify` (≈ 6 µs a call; an open passes twelve options, most absent).
-  if matches!(value.get_type(), Ok(ValueType::Undefined | ValueType::Null)) {
+  if absent(&value) {
     return Ok(Value::Null);
   }
   let json = (|| {

@@ -25,7 +25,7 @@ use crate::protocol::{calls, config, inputs, keys};
 mod gate;
 mod js;
 
-use js::{data, field, settled, text, throw, to_js};
+use js::{absent, data, field, settled, text, throw, to_js};
 
 /// A JS function held across calls, called with raw values.
 type Held<A> = FunctionRef<FnArgs<A>, Unknown<'static>>;
@@ -78,10 +78,12 @@ fn callback<A>(env: &Env, options: Unknown, name: &str) -> Result<Option<Held<A>
 where
   FnArgs<A>: JsValuesTupleIntoVec,
 {
-  match field(env, Some(options), name).map(|f| (f.get_type(), f)) {
-    Some((Ok(ValueType::Function), f)) => Ok(Some(Function::from_unknown(f)?.create_ref()?)),
-    None | Some((Ok(ValueType::Undefined | ValueType::Null), _)) => Ok(None),
-    _ => Err(Error::from_reason(name)),
+  match field(env, Some(options), name) {
+    Some(f) if matches!(f.get_type(), Ok(ValueType::Function)) => {
+      Ok(Some(Function::from_unknown(f)?.create_ref()?))
+    }
+    Some(f) if !absent(&f) => Err(Error::from_reason(name)),
+    _ => Ok(None),
   }
 }
 
@@ -93,9 +95,9 @@ fn arg(env: &Env, what: &str, value: Unknown) -> Result<Value> {
 /// An optional string argument: `None` for undefined or null, else a string or `INVALID_INPUT`.
 fn opt_text(env: &Env, what: &str, value: Unknown) -> Result<Option<String>> {
   let bad = || MemoryError::invalid(format!("{what} must be a string"));
-  match value.get_type()? {
-    ValueType::Undefined | ValueType::Null => Ok(None),
-    _ => text(&value).map(Some).ok_or_else(|| throw(env, bad())),
+  match absent(&value) {
+    true => Ok(None),
+    false => text(&value).map(Some).ok_or_else(|| throw(env, bad())),
   }
 }
 
