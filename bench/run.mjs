@@ -130,38 +130,53 @@ function runners(cfg, sub, js = null) {
 }
 
 /**
- * The writes, in rounds: ours, then the floor, on the round's share of the plan, so that the two
- * sides of each ratio are measured at the same moments (this VM's speed drifts by tens of
- * percent over a minute). Folds the pooled samples into `ours.ops` and `floorRes` (each write's
- * floor ratio: the median of the rounds' ratios).
+ * The writes, in rounds: ours, then the floor, then the JS plugin (`js`: `{runWorker, side}`,
+ * when measured beside us), on the round's share of the plan, so that the sides of each ratio
+ * are measured at the same moments (this VM's speed drifts by tens of percent over a minute).
+ * Folds the pooled samples into `ours.ops`, `floorRes` and `js.side` (each write's floor ratio
+ * and JS ratio: the median of the rounds' ratios).
  */
-function writeRounds({ runWorker, runFloor }, run, floorArgs, ours, floorRes) {
+function writeRounds({ runWorker, runFloor }, run, floorArgs, ours, floorRes, js) {
   const samples = { ours: {}, same: {}, minimal: {} }
   const paired = { same: {}, minimal: {} }
   const add = (into, op, xs) => (into[op] ??= []).push(...xs)
+  const jsRaw = {}
+  const jsRatios = {}
+  /** One round of `side`'s writes through `worker`, its samples pooled into `into`. */
+  const round1 = (worker, side, round, into) => {
+    const w = worker('writes', { round, rounds: run.rounds, warmCycles: run.warmCycles })
+    for (const [op, xs] of Object.entries(w.samples)) add(into, op, xs)
+    Object.assign(side.ops, w.errors)
+    side.checks.push(...w.checks)
+    side.rss.writesPeakMB = Math.max(side.rss.writesPeakMB ?? 0, w.peakMB)
+    return w
+  }
+  const medians = (w) => Object.fromEntries(Object.entries(w.samples).map(([op, xs]) => [op, stats(xs)]))
   for (let round = 0; round < run.rounds; round++) {
-    const w = runWorker('writes', { round, rounds: run.rounds, warmCycles: run.warmCycles })
-    for (const [op, xs] of Object.entries(w.samples)) add(samples.ours, op, xs)
-    Object.assign(ours.ops, w.errors)
-    ours.checks.push(...w.checks)
-    ours.rss.writesPeakMB = Math.max(ours.rss.writesPeakMB ?? 0, w.peakMB)
-    if (!floorRes) continue
-    const f = runFloor('writes', ...floorArgs, '--round', String(round), '--rounds', String(run.rounds), '--warm', String(run.warmCycles))
-    // Pool the samples, and keep this round's ratio per write (same moment, same store state).
-    for (const [op, x] of Object.entries(f)) {
-      const o = stats(w.samples[op] ?? [])?.median
-      for (const kind of ['same', 'minimal']) {
-        add(samples[kind], op, x[kind])
-        const m = stats(x[kind])?.median
-        if (o && m) add(paired[kind], op, [o / m])
+    const w = round1(runWorker, ours, round, samples.ours)
+    if (floorRes) {
+      const f = runFloor('writes', ...floorArgs, '--round', String(round), '--rounds', String(run.rounds), '--warm', String(run.warmCycles))
+      // Pool the samples, and keep this round's ratio per write (same moment, same store state).
+      for (const [op, x] of Object.entries(f)) {
+        const o = stats(w.samples[op] ?? [])?.median
+        for (const kind of ['same', 'minimal']) {
+          add(samples[kind], op, x[kind])
+          const m = stats(x[kind])?.median
+          if (o && m) add(paired[kind], op, [o / m])
+        }
       }
+      const line = Object.keys(f).map((op) => `${op} ${fmt(stats(w.samples[op] ?? [])?.median)}/${fmt(stats(f[op].same)?.median)}`)
+      log(`  round ${round + 1}/${run.rounds} (ours/floor µs): ${line.join(', ')}`)
     }
-    const line = Object.keys(f).map((op) => `${op} ${fmt(stats(w.samples[op] ?? [])?.median)}/${fmt(stats(f[op].same)?.median)}`)
-    log(`  round ${round + 1}/${run.rounds} (ours/floor µs): ${line.join(', ')}`)
+    if (js) pairRatios(medians(w), medians(round1(js.runWorker, js.side, round, jsRaw)), jsRatios)
   }
   const per100 = (st) => st && { median: st.median / 100, p95: st.p95 / 100, mean: st.mean / 100, n: st.n, ratio: st.ratio }
   for (const [op, xs] of Object.entries(samples.ours)) if (!ours.ops[op]?.error) ours.ops[op] = stats(xs)
   ours.ops['seed.entry'] = per100(ours.ops['seed.batch100'])
+  if (js) {
+    for (const [op, xs] of Object.entries(jsRaw)) if (!js.side.ops[op]?.error) js.side.ops[op] = { ...stats(xs), ratio: stats(jsRatios[op] ?? [])?.median, ratios: jsRatios[op] }
+    js.side.ops['seed.entry'] = per100(js.side.ops['seed.batch100'])
+  }
   if (!floorRes) return
   for (const op of Object.keys(samples.same)) {
     floorRes.ops[op] = { ...stats(samples.same[op]), ratio: stats(paired.same[op] ?? [])?.median }
@@ -182,9 +197,10 @@ async function runStore(job, run) {
   const cfg = { ...workerConfig(job, run, run.provider, sub), auditRows: job.auditRows, snapshot: job.snapshot, floorBin: floor?.bin ?? null }
   const go = runners(cfg, sub)
   const { runWorker, runFloor } = go
+  const js = shape === 'large-layers' ? jsPlugin(job, run) : null
   const t0 = performance.now()
-  log(`${tag} provider…`)
-  const ours = reads(runWorker, job, tag)
+  log(`${tag} provider${js?.go ? ', the JS plugin beside it' : ''}…`)
+  const [ours, jsSide] = reads([runWorker, js?.go?.runWorker].filter(Boolean), job, tag, { rounds: run.readRounds, maxMsPerOp: cfg.maxMsPerOp })
   let floorRes = null
   const plan = SHAPES[shape].plan(n, run.iters)
   const dataset = path.join(sub, 'dataset.jsonl')
@@ -199,7 +215,8 @@ async function runStore(job, run) {
     if (job.firstSamples) floorRes.ops.first = stats(Array.from({ length: job.firstSamples }, (_, s) => runFloor('first', '--db', floorDb, '--needle', plan.rare[s % plan.rare.length]).us))
   }
   log(`${tag} writes, ${run.rounds} rounds…`)
-  writeRounds(go, run, ['--db', floorDb, '--dataset', dataset, '--plan', planFile, '--ids', path.join(sub, 'floor-ids.json')], ours, floorRes)
+  const jsWrites = jsSide && { runWorker: js.go.runWorker, side: jsSide }
+  writeRounds(go, run, ['--db', floorDb, '--dataset', dataset, '--plan', planFile, '--ids', path.join(sub, 'floor-ids.json')], ours, floorRes, jsWrites)
   ours.info.fileBytes = fileBytes(cfg.dbPath)
   if (job.auditRows && floor) {
     log(`${tag} audit table of ${job.auditRows} rows…`)
@@ -217,7 +234,8 @@ async function runStore(job, run) {
   peaks(ours.rss)
   ours.seconds = (performance.now() - t0) / 1000
   const out = { n, shape, big: shape === 'workspaces' && n >= 100000, ours, floor: floorRes }
-  if (shape === 'large-layers') out.js = jsPlugin(job, run)
+  if (js?.missing) out.js = { missing: js.missing }
+  else if (js) out.js = { ...jsSide, node: js.node, rss: peaks(jsSide.rss), readRounds: run.readRounds }
   return out
 }
 
@@ -228,28 +246,70 @@ function workerConfig(job, run, provider, sub) {
   return { provider, shape: job.shape, n: job.n, iters: run.iters, dbPath: path.join(sub, 'memory.db'), budgetIters, auditIters, openIters, maxMsPerOp, auditRows: 0, snapshot: false, floorBin: null }
 }
 
-/** Build a store and measure its reads and first queries, through `runWorker`'s provider. */
-function reads(runWorker, job, tag) {
-  const built = runWorker('build')
-  const side = runWorker('measure')
-  side.info.buildSeconds = built.buildSeconds
-  side.rss.buildPeakMB = built.peakMB
-  side.checks.push(...built.checks)
+/** The groups of reads a paired measure worker times (bench/worker.mjs `reads`). */
+const READ_GROUPS = ['budgets', 'queries', 'auditList', 'open']
+
+/**
+ * Build each side's store (ours, and the JS plugin's when it is measured beside it), then measure
+ * its reads and first queries through its `runWorker`. One side: one measure process. Two: the
+ * reads run in `rounds` rounds of one group at a time and the first queries sample by sample,
+ * the two sides back to back, so that each ratio compares moments seconds apart (this VM's speed
+ * drifts by tens of percent over a minute; bench/README.md). Each read's ratio (`ratio` on the
+ * second side's op) is then the median of its rounds' ratios; the samples are pooled.
+ */
+function reads(runWorkers, job, tag, { rounds, maxMsPerOp }) {
+  const sides = runWorkers.map((runWorker) => {
+    const built = runWorker('build')
+    const side = { n: job.n, ops: {}, info: { buildSeconds: built.buildSeconds }, rss: { buildPeakMB: built.peakMB, peakMB: 0 }, checks: [...built.checks] }
+    return { runWorker, side, raw: {}, ratios: {} }
+  })
+  const paired = sides.length > 1
+  const parts = paired ? Array.from({ length: rounds }, (_, round) => READ_GROUPS.map((g) => ({ only: [g], round, rounds }))).flat() : [{}]
+  for (const part of parts) {
+    const outs = sides.map(({ runWorker }) => runWorker('measure', { ...part, maxMsPerOp: maxMsPerOp / (part.rounds ?? 1) }))
+    outs.forEach((o, k) => {
+      const { side, raw } = sides[k]
+      for (const key of ['ops', 'info']) Object.assign(side[key], o[key])
+      side.rss = { ...side.rss, ...o.rss, peakMB: Math.max(side.rss.peakMB, o.rss.peakMB) }
+      side.checks.push(...o.checks)
+      for (const [op, xs] of Object.entries(o.raw ?? {})) (raw[op] ??= []).push(...xs)
+    })
+    if (paired) pairRatios(outs[0].ops, outs[1].ops, sides[1].ratios)
+  }
+  if (paired) {
+    for (const { side, raw, ratios } of sides) {
+      for (const [op, xs] of Object.entries(raw)) side[op in side.ops ? 'ops' : 'info'][op] = stats(xs)
+      for (const [op, rs] of Object.entries(ratios)) Object.assign(side.ops[op], { ratio: stats(rs).median, ratios: rs })
+    }
+  }
   if (job.firstSamples) {
     log(`${tag} first query after open, ${job.firstSamples} fresh processes…`)
-    const firsts = Array.from({ length: job.firstSamples }, (_, sample) => runWorker('first', { sample }))
-    side.ops.first = stats(firsts.map((f) => f.us))
-    side.info.firstImportMs = stats(firsts.map((f) => f.importMs)).median
-    side.rss.firstPeakMB = Math.max(...firsts.map((f) => f.peakMB))
-    for (const f of firsts) side.checks.push(...f.checks)
+    const firsts = sides.map(() => [])
+    for (let sample = 0; sample < job.firstSamples; sample++) sides.forEach(({ runWorker }, k) => firsts[k].push(runWorker('first', { sample })))
+    sides.forEach(({ side }, k) => {
+      side.ops.first = stats(firsts[k].map((f) => f.us))
+      side.info.firstImportMs = stats(firsts[k].map((f) => f.importMs)).median
+      side.rss.firstPeakMB = Math.max(...firsts[k].map((f) => f.peakMB))
+      for (const f of firsts[k]) side.checks.push(...f.checks)
+    })
+    if (paired) sides[1].side.ops.first.ratio = stats(firsts[1].map((f, i) => f.us / firsts[0][i].us)).median
   }
-  return side
+  return sides.map(({ side }) => side)
 }
 
-/** The run's peak RSS over every phase. */
+/** Adds `other[op].median / base[op].median` to `into[op]` for every op both sides timed. */
+function pairRatios(base, other, into) {
+  for (const [op, st] of Object.entries(other)) {
+    const o = base[op]?.median
+    if (o && st?.median) (into[op] ??= []).push(st.median / o)
+  }
+}
+
+/** The run's peak RSS over every phase (`r`, completed). */
 function peaks(r) {
   r.peakMB = Math.max(r.peakMB, r.writesPeakMB ?? 0, r.filledPeakMB ?? 0)
   r.runPeakMB = Math.max(r.peakMB, r.buildPeakMB, r.firstPeakMB ?? 0)
+  return r
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -269,23 +329,17 @@ function findJsPlugin() {
   return { missing: 'no Node >= 22.19 for its node:sqlite (set MEMENTO_JS_NODE, or run `. .ci/harness.sh`)' }
 }
 
-/** The JS plugin measured as ours was, on its own copy of the shape: `{…side, node}` or `{missing}`. */
+/** The JS plugin's workers, on its own copy of the shape: `{go, node}`, or `{missing}`. */
 function jsPlugin(job, run) {
   const js = findJsPlugin()
-  const tag = `[${job.shape} ${job.n}, JS plugin]`
   if (js.missing) {
-    log(`${tag} not measured: ${js.missing}`)
+    log(`[${job.shape} ${job.n}, JS plugin] not measured: ${js.missing}`)
     return { missing: js.missing }
   }
   const sub = `${run.sub}-js`
   mkdirSync(sub, { recursive: true })
   const cfg = workerConfig(job, run, path.join(HERE, 'js-plugin.mjs'), sub)
-  log(`${tag} node ${js.version}…`)
-  const go = runners(cfg, sub, js)
-  const side = reads(go.runWorker, job, tag)
-  writeRounds(go, run, [], side, null)
-  peaks(side.rss)
-  return { ...side, node: js.version }
+  return { go: runners(cfg, sub, js), node: js.version }
 }
 
 async function main() {
@@ -325,7 +379,7 @@ async function main() {
   }
   const template = path.join(dir, 'template.db')
   if (floor) await makeTemplate(template)
-  const run = { provider, floor, template, quick, iters, rounds: quick ? 2 : 10, warmCycles: quick ? 5 : 20 }
+  const run = { provider, floor, template, quick, iters, rounds: quick ? 2 : 10, readRounds: quick ? 2 : 4, warmCycles: quick ? 5 : 20 }
   const results = []
   for (const job of jobs) {
     const sub = path.join(dir, `${job.shape}-${job.n}`)

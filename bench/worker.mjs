@@ -26,6 +26,11 @@ const plan = shape.plan(cfg.n, cfg.iters)
 const ops = {}
 const info = {}
 const checks = []
+// A paired run's share (`cfg.round` of `cfg.rounds`, `cfg.only`: the groups of reads it times)
+// and its raw samples, which the parent pools over the rounds.
+const raw = {}
+const mine = (items) => (cfg.rounds ? items.filter((_, k) => k % cfg.rounds === cfg.round) : items)
+const wants = (group) => !cfg.only || cfg.only.includes(group)
 const check = (ok, what) => {
   if (!ok) checks.push(what)
 }
@@ -57,6 +62,7 @@ async function measure(name, items, fn, { warm = 3, into = ops } = {}) {
       samples.push(since(t0))
       if (samples.length >= 5 && performance.now() - start > cfg.maxMsPerOp) break
     }
+    raw[name] = samples
     into[name] = stats(samples)
     return into[name]
   } catch (e) {
@@ -65,7 +71,7 @@ async function measure(name, items, fn, { warm = 3, into = ops } = {}) {
 }
 
 const times = (k, item = null) => Array.from({ length: k }, () => item)
-const done = (figures) => writeFileSync(cfg.out, JSON.stringify({ ...figures, checks, peakMB: peakMB() }))
+const done = (figures) => writeFileSync(cfg.out, JSON.stringify({ ...figures, checks, peakMB: peakMB(), ...(cfg.rounds && { raw }) }))
 
 /** Seed the store in batches of 1,000, in a process of its own (its garbage is not measured). */
 async function build() {
@@ -99,7 +105,6 @@ async function first() {
 /** One round of the writes (the parent alternates these with the floor's rounds). */
 async function writes() {
   const p = open()
-  const mine = (items) => items.filter((_, k) => k % cfg.rounds === cfg.round)
   const samples = {}
   const collect = async (name, items, fn) => {
     samples[name] = []
@@ -176,56 +181,76 @@ async function filled() {
   done({ ops, info })
 }
 
-/** Every read operation on the built store (a fresh process: its peak RSS is the provider's). */
+/**
+ * The read operations on the built store (a fresh process: its peak RSS is the provider's), in
+ * groups: `budgets`, `queries`, `auditList` (and the snapshot), `open`; all of them unless the
+ * parent pairs this side with another (`cfg.only`).
+ */
 async function reads() {
   const rss = {}
   const p = open()
   rss.afterOpenMB = peakMB()
   const s = plan.session
-  const visible = (e) => (e.agentKey === '' || e.agentKey === s.agentKey) && (e.scope === 'user-global' || e.workspaceKey === s.workspaceKey)
 
-  const budgetItems = times(cfg.budgetIters, s.workspaceKey)
-  await measure('budgets', budgetItems, (ws) => p.budgets({ workspaceKey: ws }))
-  await measure('budgets.noWs', budgetItems, () => p.budgets(), { into: info })
+  if (wants('budgets')) await budgets(p, s)
+  if (wants('queries')) await queries(p, s)
+  if (wants('auditList')) await audit(p, s, rss)
+  p.close()
+  if (wants('open')) await opens()
+  rss.peakMB = peakMB()
+  done({ n: cfg.n, ops, info, rss })
+}
+
+async function budgets(p, s) {
+  const items = mine(times(cfg.budgetIters, s.workspaceKey))
+  await measure('budgets', items, (ws) => p.budgets({ workspaceKey: ws }))
+  await measure('budgets.noWs', items, () => p.budgets(), { into: info })
   const rows = p.budgets({ workspaceKey: s.workspaceKey })
   check(Array.isArray(rows) && rows.length === 4, 'budgets: 4 rows')
+}
 
-  await measure('query.rare', plan.rare, (needle, warm) => {
+async function queries(p, s) {
+  const visible = (e) => (e.agentKey === '' || e.agentKey === s.agentKey) && (e.scope === 'user-global' || e.workspaceKey === s.workspaceKey)
+  const [rare, cjk] = [mine(plan.rare), mine(plan.cjk)]
+  await measure('query.rare', rare, (needle, warm) => {
     const r = p.query({ text: needle, limit: LIMIT })
     if (!warm) check(r.total >= 1 && r.entries.every((e) => e.text.toLowerCase().includes(needle)), `query.rare ${needle}: total ${r.total}`)
   })
-  await measure('query.common', plan.rare, () => {
+  await measure('query.common', rare, () => {
     const r = p.query({ text: plan.common, limit: LIMIT })
     check(r.entries.length === LIMIT && r.truncated, 'query.common: a full page, truncated')
   })
-  await measure('query.cjk2', plan.cjk, (needle, warm) => {
+  await measure('query.cjk2', cjk, (needle, warm) => {
     const r = p.query({ text: needle, limit: LIMIT })
     if (!warm) check(r.total >= 1 && r.entries.every((e) => e.text.includes(needle)), `query.cjk2 ${needle}: total ${r.total}`)
   })
-  await measure('query.session', plan.rare, () => {
+  await measure('query.session', rare, () => {
     const r = p.query({ text: plan.common, limit: LIMIT }, { agentKey: s.agentKey, workspaceKey: s.workspaceKey })
     check(r.total >= 1 && r.entries.every(visible), 'query.session: visible entries only')
   })
-  await measure('query.rare.noRecall', plan.rare, (needle) => p.query({ text: needle, limit: LIMIT }, { countRecall: false }), { into: info })
-  await measure('query.sessionId', plan.rare, (needle) => p.query({ text: needle, limit: LIMIT }, { sessionId: 'bench-recall', agentKey: s.agentKey, workspaceKey: s.workspaceKey }), { into: info })
+  await measure('query.rare.noRecall', rare, (needle) => p.query({ text: needle, limit: LIMIT }, { countRecall: false }), { into: info })
+  await measure('query.sessionId', rare, (needle) => p.query({ text: needle, limit: LIMIT }, { sessionId: 'bench-recall', agentKey: s.agentKey, workspaceKey: s.workspaceKey }), { into: info })
+}
 
+async function audit(p, s, rss) {
   // The audit list at the build's audit size (≈ n + n/1000 rows). Its newest 100 rows are filler
   // rows like those of the filled table, so the two listings differ in the table's size only.
-  if (cfg.floorBin) {
+  if (cfg.floorBin && !cfg.round) {
     const fill = spawnSync(cfg.floorBin, ['fill-audit', '--db', cfg.dbPath, '--add', '100'], { encoding: 'utf8' })
     if (fill.status !== 0) checks.push(`fill-audit --add failed: ${fill.stderr}`)
   }
-  await measure('auditList.base', times(cfg.auditIters, 100), (k) => {
+  await measure('auditList.base', mine(times(cfg.auditIters, 100)), (k) => {
     check(p.auditList(k).length === 100, 'auditList: 100 rows')
   })
 
   rss.beforeSnapshotMB = peakMB()
   if (cfg.snapshot) await snapshot(p, s)
   rss.afterSnapshotMB = peakMB()
+}
 
-  // open (warm): a new provider on the closed file
-  p.close()
-  const openItems = times(cfg.openIters)
+/** Open (warm): a new provider on the closed file. */
+async function opens() {
+  const openItems = mine(times(cfg.openIters))
   await measure('open', openItems, () => open().close(), { warm: 2 })
   // Time to the first answer within this process: open + one query + close (a provider may load
   // lazily). The `first` phase measures it in fresh processes.
@@ -235,15 +260,14 @@ async function reads() {
     q.close()
   }, { warm: 2 })
   const samples = []
-  for (let i = 0; i < cfg.openIters; i++) {
+  for (let i = 0; i < openItems.length; i++) {
     const t0 = process.hrtime.bigint()
     const q = open()
     samples.push(since(t0))
     q.close()
   }
+  raw['open.constructorOnly'] = samples
   info['open.constructorOnly'] = stats(samples)
-  rss.peakMB = peakMB()
-  done({ n: cfg.n, ops, info, rss })
 }
 
 /** The snapshot: the provider's own if it has one, else the plugin's path. */
