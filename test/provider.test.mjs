@@ -238,7 +238,9 @@ test('hostile input of every JS type gives a coded error and never crashes or wr
   }
   assert.throws(() => p.query(10n), (e) => e.code === 'INVALID_INPUT')
   assert.throws(() => p.query({ text: Symbol('q') }), (e) => e.code === 'INVALID_INPUT')
-  assert.throws(() => p.budgets({ workspaceKey: 1n }), (e) => e.code === 'INVALID_INPUT')
+  for (const workspaceKey of [1n, 5, ['/w']]) {
+    assert.throws(() => p.budgets({ workspaceKey }), (e) => e.code === 'INVALID_INPUT' && /workspaceKey must be a string/.test(e.message))
+  }
   assert.deepEqual(p.auditList('lots').length, 0)
   await rejectsWith(p.proposalDecide(1, 'approved', write), 'INVALID_INPUT')
   await rejectsWith(p.proposalDecide('x', 'maybe', write), 'INVALID_INPUT')

@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::store::Visibility;
 
 /// `opts[key]` when it is a string.
-pub fn string(opts: &Value, key: &str) -> Option<String> {
+fn string(opts: &Value, key: &str) -> Option<String> {
   opts[key].as_str().map(str::to_string)
 }
 

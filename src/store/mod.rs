@@ -285,15 +285,16 @@ fn prepare_file(path: &Path, shown: &str) -> Result<()> {
   Ok(())
 }
 
-/// chmod the store and any sidecar to 0600 (best effort: a sidecar may come and go).
+/// chmod the store and any sidecar to 0600 when it is not (best effort: a sidecar may come and
+/// go).
 #[cfg(unix)]
 fn protect(path: &Path) {
   use std::os::unix::fs::PermissionsExt;
   for suffix in ["", "-wal", "-shm", "-journal"] {
     let mut p = path.as_os_str().to_owned();
     p.push(suffix);
-    let p = std::path::PathBuf::from(p);
-    if p.exists() {
+    let mode = fs::metadata(&p).map(|m| m.permissions().mode() & 0o777);
+    if mode.is_ok_and(|m| m != 0o600) {
       let _ = fs::set_permissions(&p, fs::Permissions::from_mode(0o600));
     }
   }
