@@ -95,10 +95,10 @@ fn arg(env: &Env, what: &str, value: Unknown) -> Result<Value> {
 /// An optional string argument: `None` for undefined or null, else a string or `INVALID_INPUT`.
 fn opt_text(env: &Env, what: &str, value: Unknown) -> Result<Option<String>> {
   let bad = || MemoryError::invalid(format!("{what} must be a string"));
-  match absent(&value) {
-    true => Ok(None),
-    false => text(&value).map(Some).ok_or_else(|| throw(env, bad())),
+  if absent(&value) {
+    return Ok(None);
   }
+  text(&value).map(Some).ok_or_else(|| throw(env, bad()))
 }
 
 /// A read's answer in JS, or its error thrown.
@@ -278,7 +278,7 @@ impl MemoryProvider {
   /// Usage per layer (4 rows). `{workspaceKey}` reports that workspace's layers.
   #[napi]
   pub fn budgets<'e>(&self, env: &'e Env, opts: Unknown) -> Result<Unknown<'e>> {
-    // The one field read as it is: no JSON round trip of the options (a fifth of the call).
+    // Its one field read as it is: no JSON round trip of the options object.
     let ws = field(env, Some(opts), "workspaceKey");
     let ws = ws.map_or(Ok(None), |w| opt_text(env, "budgets workspaceKey", w))?;
     read(env, self.core.run(|m| m.budgets(ws.as_deref())))
