@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// dsh-memento benchmark (issues 5 and 14): µs/op of every memory operation through the provider
-// factory contract, next to a FLOOR — the same SQL work done by plain rusqlite (examples/floor/)
-// — in the same run, and for the large-layers shape next to the JS plugin's figures of issue 14.
-// See bench/README.md.
+// dsh-memento benchmark (issues 5, 14 and 22): µs/op of every memory operation through the
+// provider factory contract, next to a FLOOR — the same SQL work done by plain rusqlite
+// (examples/floor/) — in the same run, and for the large-layers shape next to the JS plugin,
+// measured in the same run too. See bench/README.md.
 //
 //   node bench/run.mjs [--quick] [--provider ./factory.mjs] [--json out.json]
 //                      [--scales 10000,100000] [--large 10000] [--audit-rows 1000000]
@@ -11,7 +11,8 @@
 // Each store: a build worker seeds it, a fresh measure worker measures the reads (so peak RSS is
 // the provider's at that size), fresh processes time the first query after open (large layers),
 // the floor binary measures the reads on the same data, then the writes run in rounds, ours and
-// the floor's alternating; nothing runs concurrently (2-core machine). The workers are
+// the floor's alternating; the JS plugin's side runs beside ours, phase by phase and round by
+// round (see `reads`); nothing runs concurrently (2-core machine). The workers are
 // bench/worker.mjs, the tables bench/report.mjs. Exit code 1 only for failed correctness
 // checks, never timings.
 import { spawnSync } from 'node:child_process'
