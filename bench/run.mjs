@@ -152,24 +152,21 @@ function writeRounds({ runWorker, runFloor }, run, floorArgs, ours, floorRes, js
     side.rss.writesPeakMB = Math.max(side.rss.writesPeakMB ?? 0, w.peakMB)
     return w
   }
-  const medians = (w) => Object.fromEntries(Object.entries(w.samples).map(([op, xs]) => [op, stats(xs)]))
+  const medians = (bySample) => Object.fromEntries(Object.entries(bySample).map(([op, xs]) => [op, stats(xs)]))
   for (let round = 0; round < run.rounds; round++) {
-    const w = round1(runWorker, ours, round, samples.ours)
+    const mine = medians(round1(runWorker, ours, round, samples.ours).samples)
     if (floorRes) {
       const f = runFloor('writes', ...floorArgs, '--round', String(round), '--rounds', String(run.rounds), '--warm', String(run.warmCycles))
       // Pool the samples, and keep this round's ratio per write (same moment, same store state).
-      for (const [op, x] of Object.entries(f)) {
-        const o = stats(w.samples[op] ?? [])?.median
-        for (const kind of ['same', 'minimal']) {
-          add(samples[kind], op, x[kind])
-          const m = stats(x[kind])?.median
-          if (o && m) add(paired[kind], op, [o / m])
-        }
+      for (const kind of ['same', 'minimal']) {
+        const floorSamples = Object.fromEntries(Object.entries(f).map(([op, x]) => [op, x[kind]]))
+        for (const [op, xs] of Object.entries(floorSamples)) add(samples[kind], op, xs)
+        pairRatios(medians(floorSamples), mine, paired[kind])
       }
-      const line = Object.keys(f).map((op) => `${op} ${fmt(stats(w.samples[op] ?? [])?.median)}/${fmt(stats(f[op].same)?.median)}`)
+      const line = Object.keys(f).map((op) => `${op} ${fmt(mine[op]?.median)}/${fmt(stats(f[op].same)?.median)}`)
       log(`  round ${round + 1}/${run.rounds} (ours/floor µs): ${line.join(', ')}`)
     }
-    if (js) pairRatios(medians(w), medians(round1(js.runWorker, js.side, round, jsRaw)), jsRatios)
+    if (js) pairRatios(mine, medians(round1(js.runWorker, js.side, round, jsRaw).samples), jsRatios)
   }
   const per100 = (st) => st && { median: st.median / 100, p95: st.p95 / 100, mean: st.mean / 100, n: st.n, ratio: st.ratio }
   for (const [op, xs] of Object.entries(samples.ours)) if (!ours.ops[op]?.error) ours.ops[op] = stats(xs)
