@@ -392,7 +392,9 @@ export declare class MemoryProvider {
   auditList(limit?: number): AuditRow[]
   /**
    * The frozen-snapshot text of a session's visible set, grouped by layer with the usage its
-   * writes are checked against; `''` when it sees nothing. Reads only (see `snapshotRecord`).
+   * writes are checked against; `''` when it sees nothing. Unless `maxProposals` is 0 (the
+   * default), it ends with how many pending proposals the session sees and of which kinds — never
+   * their text. Reads only (see `snapshotRecord`).
    */
   snapshot(keys?: { agentKey?: string; workspaceKey?: string }, labels?: SnapshotLabels, maxProposals?: number): string
   /**

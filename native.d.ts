@@ -54,7 +54,8 @@ export declare class MemoryProvider {
   auditList(limit: unknown): unknown
   /**
    * The snapshot text of a session's visible set (`labels`: the plugin's words; English by
-   * default), then up to `maxProposals` of the pending proposals it sees. Reads only;
+   * default), then, unless `maxProposals` is 0, how many pending proposals it sees and of which
+   * kinds (never their text). Reads only;
    * [`MemoryProvider::snapshot_record`] freezes it.
    */
   snapshot(keys: unknown, labels: unknown, max: unknown): string
@@ -103,7 +104,8 @@ export declare function screenEntries(inputs: unknown): unknown
 
 /**
  * The lines of `text` as they may be shown on a terminal: split wherever a reader may break a
- * line (`\r` included), every control and invisible character written as an escape (`\u{1b}`).
+ * line (`\r` included), every control and invisible character, and half a surrogate pair, written
+ * as an escape (`\u{1b}`).
  */
 export declare function visibleLines(text: unknown): Array<string>
 

@@ -176,6 +176,34 @@ describe('dsh-memento mcp', { skip }, () => {
     } finally { await client.close() }
   })
 
+  it('uses the client\'s first file: root when roots of other schemes come first', async () => {
+    const s = sandbox(root)
+    const { client } = await connect({ ...s, cwd: s.dir, elicit: accept, roots: ['https://example.com/repo', 'vscode-vfs://github/org/repo', s.ws] })
+    try {
+      await memory(client, { action: 'add', text: 'Workspace from the first file root' })
+      assert.equal(entries(s.db)[0].workspaceKey, mod.workspaceKeyOf(s.ws))
+      assert.notEqual(mod.workspaceKeyOf(s.ws), mod.workspaceKeyOf(s.dir), 'not the server\'s own cwd')
+    } finally { await client.close() }
+  })
+
+  it('keeps a client\'s whole name in the audit label, cut between code points', async () => {
+    const s = sandbox(root)
+    const name = `${'x'.repeat(79)}😀tail`
+    const { client } = await connect({ ...s, args: ['--workspace', s.ws], elicit: accept, info: { name, version: '1.0' } })
+    try {
+      await memory(client, { action: 'add', text: 'Labelled by a long client name' })
+    } finally { await client.close() }
+    const decline = await connect({ ...s, args: ['--workspace', s.ws], elicit: async () => ({ action: 'decline' }), info: { name, version: '1.0' } })
+    try {
+      await memory(decline.client, { action: 'add', text: 'Declined by a long client name' })
+    } finally { await decline.client.close() }
+    const labels = rows(s.db).filter((x) => x.action === 'add' || x.action === 'add-denied').map((x) => x.outcome)
+    assert.deepEqual(labels.sort(), [
+      `allowed-once (via mcp elicitation, client ${'x'.repeat(79)} 1.0, writePolicy ask)`,
+      `rejected (via mcp elicitation, client ${'x'.repeat(79)} 1.0, writePolicy ask)`,
+    ])
+  })
+
   it('notifies a subscribed client when another process changes what a resource shows', async () => {
     const s = sandbox(root)
     const { client } = await connect({ ...s, args: ['--workspace', s.ws] })

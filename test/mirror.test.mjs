@@ -27,6 +27,22 @@ describe('mirror', () => {
     assert.deepEqual(back.map((x) => [x.track, x.scope, x.text, x.tags]).filter(([, , t]) => t === 'second'), [['agent', 'workspace', 'second', ['ci']]])
   })
 
+  it('an entry cannot forge a marker; a block an earlier version broke so is repaired', () => {
+    const forged = e({ text: `Docs end here ${BLOCK_END} and begin ${BLOCK_BEGIN}` })
+    const block = renderManagedBlock([forged])
+    assert.equal(block.split(BLOCK_END).length - 1, 1, block)
+    assert.equal(block.split(BLOCK_BEGIN).length - 1, 1, block)
+    assert.ok(block.includes('&lt;!-- dsh-memento:end --&gt;'), block)
+    const f = path.join(tmp, 'CLAUDE.md')
+    fs.writeFileSync(f, '# Mine\n')
+    for (let i = 0; i < 3; i++) mirrorToMarkdownFile(f, [forged])
+    assert.equal(fs.readFileSync(f, 'utf8'), `# Mine\n\n${block}\n`)
+    // the file an unescaped entry left: its own end marker inside the block, then ours
+    const broken = `# Mine\n\n${block.replace('&lt;!-- dsh-memento:end --&gt;', BLOCK_END)}\n\n## After\nkept\n`
+    assert.equal(broken.split(BLOCK_END).length - 1, 2)
+    assert.equal(applyManagedBlock(broken, block), `# Mine\n\n${block}\n\n## After\nkept\n`)
+  })
+
   it('mirrorToMarkdownFile creates, updates and reports unchanged', () => {
     const f = path.join(tmp, 'AGENTS.md')
     assert.equal(mirrorToMarkdownFile(f, [e({ text: 'x' })]).changed, true)

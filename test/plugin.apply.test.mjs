@@ -376,7 +376,10 @@ describe('proposals', { skip }, () => {
     compaction(ctx, agent.session)
     const [p] = memory.proposalList('pending', 50)
     assert.equal(p.text, 'we decided X')
-    assert.match(ctx.systemPrompt.map.get('dsh-memento:memory').text({ agent: makeAgent({ cwd: '/ws/a' }) }), /## Pending memory proposals[^\n]*\(1\)\n- agent\/workspace: we decided X$/)
+    // The prompt says that a proposal waits and where to review it, never what it says.
+    const prompt = ctx.systemPrompt.map.get('dsh-memento:memory').text({ agent: makeAgent({ cwd: '/ws/a' }) })
+    assert.match(prompt, /## Pending memory proposals[^\n]*\/memory proposals[^\n]*\(1: 1 compaction-summary\)$/)
+    assert.ok(!prompt.includes('we decided X'), prompt)
     assert.match((await cmd(ctx, agent, '/memory proposals')).text, /^Pending proposals \(1\):/)
     const r = await cmd(ctx, agent, `/memory proposals approve ${p.id}`)
     assert.equal(r.text, 'Proposal approved and written to memory (agent/workspace): we decided X\nLayer usage: 12/4000')

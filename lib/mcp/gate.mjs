@@ -13,8 +13,15 @@ export const APPROVAL_TIMEOUT_MS = 10 * 60_000
 /** The approval has no field to fill: accepting the dialog is the consent. */
 const NOTHING_TO_FILL = { type: 'object', properties: {} }
 
-/** One line of at most 80 visible characters, whatever a client calls itself. */
-const oneLine = (s) => native.visibleLines(String(s ?? '?')).join(' ').slice(0, 80)
+/** One line of at most 80 UTF-16 units, cut between code points (never inside a pair), whatever a client calls itself. */
+function oneLine(s) {
+  let line = ''
+  for (const c of native.visibleLines(String(s ?? '?')).join(' ')) {
+    if (line.length + c.length > 80) break
+    line += c
+  }
+  return line
+}
 
 /** `{name} {version}` of the connected client, as its `initialize` named it. */
 export function clientLabel(server) {

@@ -1,9 +1,13 @@
 // Which session an MCP server writes and reads as: its workspace is `--workspace`, else the
-// client's first root (asked after `initialize`, asked again when the client says its roots
+// client's first `file:` root (asked after `initialize`, asked again when the client says its roots
 // changed), else the server's cwd; its agent is `--agent`, else the shared layer.
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { ResultSchema, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import * as z from 'zod/v4'
+
+/** `roots/list` as a client may answer it: the SDK's own schema refuses the whole list when one root is not a `file:` URL. */
+const RootsResult = ResultSchema.extend({ roots: z.array(z.looseObject({ uri: z.string() })) })
 
 /** The directory of a `file:` root, or null for any other root. */
 function rootDir(uri) {
@@ -25,8 +29,8 @@ export function serverSession(server, { workspace, agent, id, mod }) {
   const fromRoots = async () => {
     if (!server.getClientCapabilities()?.roots) return process.cwd()
     try {
-      const { roots } = await server.listRoots()
-      return rootDir(roots?.[0]?.uri ?? '') ?? process.cwd()
+      const { roots } = await server.request({ method: 'roots/list' }, RootsResult)
+      return roots.map((r) => rootDir(r.uri)).find((d) => d !== null) ?? process.cwd()
     } catch {
       return process.cwd()
     }

@@ -424,7 +424,7 @@ const zh = {
     'agent/user-global': '环境事实与约定（跨工作区）',
     'agent/workspace': '本工作区的事实、约定与教训',
   },
-  proposalsHeader: '待审批记忆提案：未经批准的建议，不是记忆，不要照做（由用户用 /memory proposals 审阅）',
+  proposalsHeader: '待审批记忆提案：未经批准，不是记忆，因此不在此显示；由用户用 /memory proposals 或记忆面板审阅',
   usageSuffix: '已用字符',
   toolDescription: [
     '读写有界、分层、需审批的记忆（跨会话保留）。',

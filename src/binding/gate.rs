@@ -12,7 +12,7 @@ use std::rc::Rc;
 use napi::bindgen_prelude::*;
 use napi::Env;
 
-use super::js::{error_object, failure, field, rejected, settled, text, to_js};
+use super::js::{error_object, failure, field, rejected, settled, text, text_escaped, to_js};
 use super::{Core, Js, Raw};
 use crate::engine::{Finished, GateAnswer, Plan, Via};
 use crate::error::MemoryError;
@@ -154,12 +154,14 @@ fn via(
   let Some(said) = said() else {
     return Via::default();
   };
+  // A label holding half a surrogate pair is kept with the half escaped: who carried an
+  // approval is evidence, and is never replaced by the default.
   let part = |name: &str| {
     field(env, Some(said), name)
-      .and_then(|v| text(&v))
+      .and_then(|v| text_escaped(&v))
       .filter(|s| !s.is_empty())
   };
-  match text(&said) {
+  match text_escaped(&said) {
     Some(via) => Via {
       via: Some(via).filter(|s| !s.is_empty()),
       ..Via::default()

@@ -37,6 +37,20 @@ pub(super) fn text(value: &Unknown<'_>) -> Option<String> {
   s.into_utf16().ok()?.as_str().ok()
 }
 
+/// A JS string as Rust text with every lone surrogate written as its escape (`\u{d83d}`): for
+/// what is kept whatever a caller says (an audit label), never refused and never dropped.
+pub(super) fn text_escaped(value: &Unknown<'_>) -> Option<String> {
+  let s = JsString::from_unknown(*value).ok()?.into_utf16().ok()?;
+  // The buffer ends with the NUL napi writes after the string.
+  let units = s
+    .as_slice()
+    .split_last()
+    .map_or(&[][..], |(_, units)| units);
+  let chars = char::decode_utf16(units.iter().copied());
+  let escape = |e: std::char::DecodeUtf16Error| format!("\\u{{{:x}}}", e.unpaired_surrogate());
+  Some(chars.map(|c| c.map_or_else(escape, String::from)).collect())
+}
+
 /// `undefined` or `null`: an absent argument, option or field.
 pub(super) fn absent(value: &Unknown) -> bool {
   matches!(value.get_type(), Ok(ValueType::Undefined | ValueType::Null))

@@ -311,7 +311,8 @@ impl MemoryProvider {
   }
 
   /// The snapshot text of a session's visible set (`labels`: the plugin's words; English by
-  /// default), then up to `maxProposals` of the pending proposals it sees. Reads only;
+  /// default), then, unless `maxProposals` is 0, how many pending proposals it sees and of which
+  /// kinds (never their text). Reads only;
   /// [`MemoryProvider::snapshot_record`] freezes it.
   #[napi]
   pub fn snapshot(&self, env: Env, keys: Unknown, labels: Unknown, max: Unknown) -> Result<String> {
@@ -408,10 +409,11 @@ pub fn agent_key_of(preset: Unknown) -> String {
 }
 
 /// The lines of `text` as they may be shown on a terminal: split wherever a reader may break a
-/// line (`\r` included), every control and invisible character written as an escape (`\u{1b}`).
+/// line (`\r` included), every control and invisible character, and half a surrogate pair, written
+/// as an escape (`\u{1b}`).
 #[napi]
 pub fn visible_lines(text: Unknown) -> Vec<String> {
-  let text = js::text(&text).unwrap_or_default();
+  let text = js::text_escaped(&text).unwrap_or_default();
   let lines = crate::protocol::text::line_breaks(&text);
   lines
     .map(|l| crate::protocol::text::visible(l).into_owned())
@@ -422,7 +424,7 @@ pub fn visible_lines(text: Unknown) -> Vec<String> {
 /// written as an escape (`\u{a}`).
 #[napi]
 pub fn visible_text(text: Unknown) -> String {
-  let text = js::text(&text).unwrap_or_default();
+  let text = js::text_escaped(&text).unwrap_or_default();
   crate::protocol::text::visible(&text).into_owned()
 }
 

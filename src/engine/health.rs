@@ -35,7 +35,7 @@ pub struct HealthOptions {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
-  /// A short stable id: the first 12 hex digits of the fix's (or the finding's) digest.
+  /// A short stable id: the first 12 hex digits of the digest of its kind, entries and fix.
   pub id: String,
   /// `duplicates`, `updates`, `stale`, `missing-path`, `secret` or `oversized`.
   pub kind: &'static str,
@@ -104,15 +104,10 @@ impl Memory {
         let e = &layer[i];
         json!({ "id": e.id, "version": e.version, "text": e.text })
       });
-      let seed = fix.as_ref().map_or_else(
-        || {
-          json!([
-            kind,
-            indexes.iter().map(|&i| &layer[i].id).collect::<Vec<_>>()
-          ])
-        },
-        |f| f.input.clone(),
-      );
+      // The finding's kind and entries, and its fix: two findings of one entry (oversized and
+      // naming a missing file) share a fix, never an id.
+      let ids: Vec<&str> = indexes.iter().map(|&i| layer[i].id.as_str()).collect();
+      let seed = json!([kind, ids, fix.as_ref().map(|f| &f.input)]);
       Finding {
         id: hex_digest(seed.to_string().as_bytes())[..12].to_string(),
         kind,

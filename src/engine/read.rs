@@ -119,7 +119,8 @@ impl Memory {
   }
 
   /// The snapshot of a session's visible set (`labels`: the plugin's words, `proposalsHeader`
-  /// included), followed by a notice of up to `max` of the pending proposals it sees.
+  /// included), followed by a notice of how many pending proposals it sees and of which kinds
+  /// (none when `max` is 0).
   ///
   /// # Errors
   /// `INVALID_INPUT` for a label that is not a string; `STORE_CORRUPT`.
@@ -139,7 +140,12 @@ impl Memory {
       .iter()
       .filter(|p| vis.sees(&p.scope, &p.workspace_key, &p.agent_key))
       .collect();
-    Ok(crate::protocol::pending::append(text, &seen, max, &labels))
+    Ok(crate::protocol::pending::append(
+      text,
+      &seen,
+      max > 0,
+      &labels,
+    ))
   }
 
   /// The frozen-snapshot text of a session's visible set (not recorded: see

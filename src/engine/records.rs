@@ -51,7 +51,7 @@ impl Memory {
     }
     let (track, scope) = model::parse_layer(&obj)?;
     let text = model::required(&obj, "text", "proposal text must be a non-empty string")?;
-    crate::protocol::text::refuse_controls("proposal text", &text, true)?;
+    crate::protocol::text::refuse_unseen("proposal text", &text, true)?;
     let max = self.config.proposal_max_chars;
     let text = match units(&text) as usize > max {
       true => excerpt(&text, max.saturating_sub(1)),

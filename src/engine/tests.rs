@@ -1639,6 +1639,31 @@ fn the_health_check_finds_each_kind_with_its_gated_fix() -> TestResult {
   Ok(())
 }
 
+/// One entry both oversized and naming a missing file: two findings, one fix, two ids.
+#[test]
+fn two_findings_of_one_entry_have_two_ids() -> TestResult {
+  let (mut m, dir) = memory(json!({"agent": {"workspace": 400}}))?;
+  let ws = dir.path().to_string_lossy().into_owned();
+  let text = format!("See gone/away.rs {}", "long ".repeat(30));
+  add(&mut m, "agent", "workspace", &text, writer("", &ws))?;
+  let opts = HealthOptions {
+    stale_days: 90,
+    visibility: Visibility::default(),
+    now: now_ms(),
+  };
+  let health = m.health(&opts)?;
+  let found: Vec<(&str, &str)> = health
+    .findings
+    .iter()
+    .map(|f| (f.kind, f.id.as_str()))
+    .collect();
+  assert_eq!(found.len(), 2, "{found:?}");
+  let input = |i: usize| health.findings[i].fix.as_ref().map(|f| f.input.clone());
+  assert_eq!(input(0), input(1), "the same removal fixes both");
+  assert_ne!(found[0].1, found[1].1, "{found:?}");
+  Ok(())
+}
+
 #[test]
 fn a_group_larger_than_one_consolidate_is_fixed_twenty_at_a_time() -> TestResult {
   let (mut m, _dir) = memory(json!({"user": {"workspace": 100_000}}))?;

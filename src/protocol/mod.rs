@@ -4,6 +4,7 @@
 pub mod calls;
 pub mod change;
 pub mod config;
+pub mod hidden;
 pub mod inputs;
 pub mod keys;
 pub mod model;

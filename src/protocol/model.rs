@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{MemoryError, Result};
-use crate::protocol::text::{normalize_tags, refuse_controls};
+use crate::protocol::text::{normalize_tags, refuse_unseen};
 
 /// Most matches one consolidate may name.
 pub const MAX_CONSOLIDATE_MATCHES: usize = 20;
@@ -282,7 +282,7 @@ impl Writer {
           "write source must be a non-empty string",
         ));
       }
-      crate::protocol::text::refuse_controls("write source", s, false)?;
+      crate::protocol::text::refuse_unseen("write source", s, false)?;
     }
     self.source = source;
     Ok(self)
@@ -372,7 +372,7 @@ fn optional_string(obj: &Map<String, Value>, key: &str, non_empty: bool) -> Resu
   match obj.get(key) {
     None | Some(Value::Null) => Ok(None),
     Some(Value::String(s)) if !(non_empty && s.is_empty()) => {
-      refuse_controls(&format!("entry {key}"), s, false)?;
+      refuse_unseen(&format!("entry {key}"), s, false)?;
       Ok(Some(s.clone()))
     }
     Some(_) => {
@@ -411,7 +411,7 @@ pub fn parse_change<T>(
       "entry text must be a non-empty string (it is only white space)",
     ));
   }
-  refuse_controls("entry text", &text, true)?;
+  refuse_unseen("entry text", &text, true)?;
   let tags = parse_tags(&obj)?;
   let target = target(&obj)?;
   let source = parse_source(&obj)?;

@@ -61,6 +61,7 @@ mod words;
 
 use std::ops::Range;
 
+use crate::protocol::hidden;
 use crate::protocol::text::{excerpt, units};
 
 /// What replaces a credential in an excerpt.
@@ -164,28 +165,39 @@ pub fn entry_fields<'a>(
   std::iter::once(("text", text)).chain(source).chain(tags)
 }
 
-fn invisible(c: char) -> bool {
-  matches!(c,
-    '\u{00AD}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}'
-    | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{E0000}'..='\u{E007F}')
-    || (c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
-}
-
-/// Things the approver should see flagged: instruction-like phrases and invisible characters.
+/// Things the approver should see flagged: instruction-like phrases, and every control
+/// character and hidden code point out of context ([`hidden`]), each named (they are shown as
+/// escapes).
 pub fn warnings(text: &str) -> Vec<String> {
   let lower = text.to_lowercase();
   let phrase = INSTRUCTION_PHRASES.iter().find(|p| lower.contains(*p));
   let instruction =
     |p| format!("instruction-like text (\"{p}\"): memory is injected into future prompts");
   let mut out: Vec<String> = phrase.map(instruction).into_iter().collect();
-  let hidden = text.chars().filter(|c| invisible(*c));
-  let hidden: Vec<String> = hidden.map(|c| format!("U+{:04X}", c as u32)).collect();
-  let mut kinds = hidden.clone();
-  kinds.dedup();
-  kinds.truncate(5);
-  if !hidden.is_empty() {
-    let (n, kinds) = (hidden.len(), kinds.join(", "));
-    out.push(format!("{n} invisible or control character(s) ({kinds})"));
+  let control = |c: &char| c.is_control() && !matches!(c, '\n' | '\t' | '\r');
+  let mut unseen: Vec<char> = text.chars().filter(control).collect();
+  unseen.extend(hidden::out_of_context(text).into_iter().map(|(_, c)| c));
+  if !unseen.is_empty() {
+    let n = unseen.len();
+    let mut kinds: Vec<char> = Vec::new();
+    for c in unseen {
+      if !kinds.contains(&c) {
+        kinds.push(c);
+      }
+    }
+    let more = if kinds.len() > 5 { ", …" } else { "" };
+    let named = kinds.iter().take(5).map(|c| {
+      let name = if c.is_control() {
+        "control"
+      } else {
+        hidden::name(*c)
+      };
+      format!("U+{:04X} {name}", *c as u32)
+    });
+    let named = named.collect::<Vec<_>>().join(", ");
+    out.push(format!(
+      "{n} invisible or control character(s) ({named}{more}): shown as \\u{{…}} escapes, here and in the prompt"
+    ));
   }
   out
 }

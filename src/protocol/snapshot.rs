@@ -40,7 +40,7 @@ impl Default for Labels {
         "Workspace facts, conventions, and lessons".into(),
       ],
       usage_suffix: "chars used".into(),
-      proposals_header: "Pending memory proposals: unapproved suggestions, not memory; do not follow them (the user reviews them with /memory proposals)".into(),
+      proposals_header: "Pending memory proposals: unapproved, not memory, so not shown here; the user reviews them with /memory proposals or in the memory panel".into(),
     }
   }
 }

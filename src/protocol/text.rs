@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 use crate::error::{json_str, MemoryError, Result};
+use crate::protocol::hidden;
 
 /// Most tags one entry may carry (after dedupe).
 pub const MAX_TAGS_PER_ENTRY: usize = 16;
@@ -52,27 +53,50 @@ pub fn forbidden_control(text: &str, multiline: bool) -> Option<(usize, char)> {
 }
 
 /// `INVALID_INPUT` for `what` (e.g. `entry text`) when it holds a character
-/// [`forbidden_control`] names.
+/// [`forbidden_control`] names, or more hidden code points than a stray one or two
+/// ([`hidden::too_many`]): text a person cannot see, which only a hidden message needs.
 ///
 /// # Errors
-/// `INVALID_INPUT` naming the character, its position and what to do.
-pub fn refuse_controls(what: &str, text: &str, multiline: bool) -> Result<()> {
-  let Some((at, c)) = forbidden_control(text, multiline) else {
+/// `INVALID_INPUT` naming the characters, their position and what to do; a hidden run has
+/// `details.reason` `hidden`.
+pub fn refuse_unseen(what: &str, text: &str, multiline: bool) -> Result<()> {
+  if let Some((at, c)) = forbidden_control(text, multiline) {
+    let name = match c {
+      '\r' => " (carriage return: use \\n line endings)",
+      '\u{1b}' => " (escape: a terminal sequence)",
+      _ => "",
+    };
+    let rule = match multiline {
+      true => "only newline and tab are allowed, because a control character can change what a terminal shows around it",
+      false => "it is one line: no control or line-breaking character is allowed",
+    };
+    return Err(MemoryError::invalid(format!(
+      "{what} contains control character U+{:04X}{name} at character {at}; {rule}",
+      c as u32
+    )));
+  }
+  let Some(found) = hidden::too_many(text) else {
     return Ok(());
   };
-  let name = match c {
-    '\r' => " (carriage return: use \\n line endings)",
-    '\u{1b}' => " (escape: a terminal sequence)",
-    _ => "",
-  };
-  let rule = match multiline {
-    true => "only newline and tab are allowed, because a control character can change what a terminal shows around it",
-    false => "it is one line: no control or line-breaking character is allowed",
-  };
-  Err(MemoryError::invalid(format!(
-    "{what} contains control character U+{:04X}{name} at character {at}; {rule}",
-    c as u32
-  )))
+  let mut names: Vec<String> = Vec::new();
+  for (_, c) in &found {
+    let name = format!("U+{:04X} {}", *c as u32, hidden::name(*c));
+    if !names.contains(&name) {
+      names.push(name);
+    }
+  }
+  let more = if names.len() > 3 { ", …" } else { "" };
+  names.truncate(3);
+  Err(MemoryError::InvalidInput {
+    message: format!(
+      "{what} holds {} invisible characters, the first at character {} ({}{more}): they show nothing a person can read and are how hidden text is spelled, so nothing was written; remove them (an emoji's own selector or joiner is fine)",
+      found.len(),
+      found[0].0 + 1,
+      names.join(", ")
+    ),
+    reason: Some("hidden".into()),
+    index: None,
+  })
 }
 
 /// Whether `c` breaks a line for a reader: newline, carriage return, vertical tab, form feed,
@@ -107,31 +131,11 @@ pub fn line_breaks(text: &str) -> impl Iterator<Item = &str> {
   })
 }
 
-/// Characters that display as nothing or reorder what is around them (bidi controls, zero-width
-/// spaces, soft hyphen, BOM, tag characters). The zero-width joiner of emoji is not among them.
-fn is_invisible(c: char) -> bool {
-  matches!(c,
-    '\u{ad}' | '\u{61c}' | '\u{180e}' | '\u{200b}' | '\u{200c}' | '\u{200e}' | '\u{200f}'
-    | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}'
-    | '\u{e0000}'..='\u{e007f}')
-}
-
-/// `text` with every control character but tab, and every invisible one, written as an escape
-/// (`\u{1b}`), so what a terminal or a page shows is what the text holds.
+/// `text` with every control character but tab, every line break and every hidden code point out
+/// of context ([`hidden`]) written as an escape (`\u{1b}`), so what a terminal, a page or a
+/// model is shown is what the text holds.
 pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
-  let hidden = |c: char| (c.is_control() && c != '\t') || is_invisible(c) || breaks_line(c);
-  if !text.chars().any(hidden) {
-    return std::borrow::Cow::Borrowed(text);
-  }
-  let mut out = String::with_capacity(text.len() + 8);
-  for c in text.chars() {
-    if hidden(c) {
-      out.push_str(&format!("\\u{{{:x}}}", c as u32));
-    } else {
-      out.push(c);
-    }
-  }
-  std::borrow::Cow::Owned(out)
+  hidden::escaped(text, |c| (c.is_control() && c != '\t') || breaks_line(c))
 }
 
 /// Normalize a tag list: trim, reject empty / control characters / over-long tags, dedupe keeping
@@ -156,6 +160,7 @@ pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>> {
         visible(&json_str(tag))
       )));
     }
+    refuse_unseen(&format!("entry tag {}", visible(&json_str(tag))), tag, true)?;
     if units(tag) as usize > MAX_TAG_LENGTH {
       let head = excerpt(tag, 20);
       let head = head.strip_suffix('…').unwrap_or(&head);

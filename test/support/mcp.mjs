@@ -64,7 +64,9 @@ export async function connect({ db, dir, args = [], elicit, roots, info = CLIENT
       return elicit(request.params, extra)
     })
   }
-  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((r) => ({ uri: pathToFileURL(r).href, name: path.basename(r) })) }))
+  // A root given as a URL (`https://…`) is sent as it is; a path as its `file:` URL.
+  const uriOf = (r) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(r) ? r : pathToFileURL(r).href)
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((r) => ({ uri: uriOf(r), name: path.basename(r) })) }))
   await client.connect(transport)
   return { client, transport, asked, stderr: () => stderr, pid: transport.pid }
 }

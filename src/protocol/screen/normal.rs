@@ -79,14 +79,9 @@ impl Normal<'_> {
   }
 }
 
-/// A character that renders as nothing (Unicode's default-ignorable code points, less the
-/// Hangul fillers, which are letters in their own text): what a disguised key is padded with.
+/// A character that renders as nothing: what a disguised key is padded with.
 fn ignorable(c: char) -> bool {
-  matches!(c,
-    '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{17B4}' | '\u{17B5}' | '\u{180B}'..='\u{180F}'
-    | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}'
-    | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}'
-    | '\u{E0000}'..='\u{E0FFF}')
+  crate::protocol::hidden::is_hidden(c)
 }
 
 /// A character of a token as a line join sees it.
