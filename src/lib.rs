@@ -38,10 +38,13 @@
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub mod api;
 pub mod engine;
 pub mod error;
 pub mod protocol;
+pub mod similar;
 pub mod store;
+pub mod text;
 
 #[cfg(all(feature = "node", not(test)))]
 mod binding;

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use dsh_memento::protocol::similar::{compare, search_terms, Hint, Profile, Relation};
+use dsh_memento::similar::{compare, search_terms, Hint, Profile, Relation};
 
 /// One labelled pair.
 struct Pair {

@@ -15,12 +15,13 @@ use napi::{sys, Env, ValueType};
 use napi_derive::napi;
 use serde_json::Value;
 
+use crate::api::calls::{self, count, visibility};
+use crate::api::{config, inputs, open};
 use crate::engine::{Memory, Plan};
 use crate::error::{MemoryError, StoreReason};
-use crate::protocol::calls::{count, visibility};
+use crate::protocol::keys;
 use crate::protocol::model::{self, Scope, Track, Writer};
 use crate::protocol::policy::WritePolicy;
-use crate::protocol::{calls, config, inputs, keys};
 
 mod gate;
 mod js;
@@ -147,7 +148,7 @@ impl MemoryProvider {
       let value = field(&env, Some(options), name).map_or(Ok(Value::Null), |v| data(&env, name, v));
       given.insert(name.into(), value.map_err(|e| throw(&env, e))?);
     }
-    let memory = Memory::open(&Value::Object(given)).map_err(|e| throw(&env, e))?;
+    let memory = open::open(&Value::Object(given)).map_err(|e| throw(&env, e))?;
     let path = memory.path().to_string();
     let memory = RefCell::new(Some(memory));
     let core = Rc::new(Core {
@@ -414,9 +415,9 @@ pub fn agent_key_of(preset: Unknown) -> String {
 #[napi]
 pub fn visible_lines(text: Unknown) -> Vec<String> {
   let text = js::text_escaped(&text).unwrap_or_default();
-  let lines = crate::protocol::text::line_breaks(&text);
+  let lines = crate::text::line_breaks(&text);
   lines
-    .map(|l| crate::protocol::text::visible(l).into_owned())
+    .map(|l| crate::text::visible(l).into_owned())
     .collect()
 }
 
@@ -425,7 +426,7 @@ pub fn visible_lines(text: Unknown) -> Vec<String> {
 #[napi]
 pub fn visible_text(text: Unknown) -> String {
   let text = js::text_escaped(&text).unwrap_or_default();
-  crate::protocol::text::visible(&text).into_owned()
+  crate::text::visible(&text).into_owned()
 }
 
 /// The protocol's enums and limits, for every JS surface that needs them (one source: the core).

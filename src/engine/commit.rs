@@ -75,7 +75,7 @@ impl Memory {
       ..NewAudit::default()
     };
     let append =
-      |tx: &Connection, path: &str| audit::append(tx, &row).map_err(|e| fail_at(path, e));
+      |tx: &Connection, path: &str| chain::append(tx, &row).map_err(|e| fail_at(path, e));
     self.store.write(|tx, path| append(tx, path).map(drop))
   }
 
@@ -138,7 +138,7 @@ impl Commit<'_> {
   }
 
   fn audit(&self, action: &str, e: &Entry) -> Result<()> {
-    let appended = audit::append(self.tx, &self.audit_row(action, e));
+    let appended = chain::append(self.tx, &self.audit_row(action, e));
     appended.map(drop).map_err(|e| self.fail(e))
   }
 
@@ -265,7 +265,7 @@ impl Commit<'_> {
     }];
     store::insert_entries(self.tx, &entries).map_err(|e| self.fail(e))?;
     rows.extend(entries.iter().map(|e| self.audit_row("add", e)));
-    audit::append_all(self.tx, &rows).map_err(|e| self.fail(e))?;
+    chain::append_all(self.tx, &rows).map_err(|e| self.fail(e))?;
     Ok(Written::Seed {
       added: entries.len(),
       entries,

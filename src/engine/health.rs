@@ -7,16 +7,16 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::hints::{consolidation, groups_of, removal};
+use super::similar::{consolidation, groups_of, removal};
 use super::*;
 use crate::error::Suggestion;
 use crate::protocol::paths;
-use crate::protocol::similar::Relation;
-use crate::protocol::text::hex_digest;
+use crate::similar::Relation;
+use crate::text::hex_digest;
 
 /// A day, in ms.
 const DAY_MS: i64 = 86_400_000;
-/// A layer of more entries than this is checked for alike pairs through the FTS index, entry by
+/// A layer of more entries than this is checked for similar pairs through the FTS index, entry by
 /// entry, rather than pair by pair.
 const PAIRWISE_MAX: usize = 512;
 
@@ -121,8 +121,8 @@ impl Memory {
       }
     };
     let groups = match layer.len() <= PAIRWISE_MAX {
-      true => self.alike_groups(layer),
-      false => self.alike_groups_indexed(layer)?,
+      true => self.similar_groups(layer),
+      false => self.similar_groups_indexed(layer)?,
     };
     for (group, relation) in &groups {
       let kind = match relation {
@@ -207,9 +207,9 @@ impl Memory {
     Ok(out)
   }
 
-  /// [`Memory::alike_groups`] of a large layer: each entry against the candidates the layer's
+  /// [`Memory::similar_groups`] of a large layer: each entry against the candidates the layer's
   /// trigram index finds for it, not against every other entry.
-  fn alike_groups_indexed(&mut self, layer: &[Entry]) -> Result<Vec<(Vec<usize>, Relation)>> {
+  fn similar_groups_indexed(&mut self, layer: &[Entry]) -> Result<Vec<(Vec<usize>, Relation)>> {
     let index: std::collections::HashMap<&str, usize> = layer
       .iter()
       .enumerate()

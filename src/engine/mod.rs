@@ -22,14 +22,15 @@ use crate::protocol::model::{
   MAX_QUERY_LIMIT,
 };
 use crate::protocol::screen;
-use crate::protocol::text::{excerpt, fold, units};
-use crate::store::audit::{self, NewAudit, Verification};
+use crate::store::chain::{self, NewAudit};
+use crate::store::ledger::Verification;
 use crate::store::reads::{self, Filter};
 use crate::store::{self, fail_at, now_ms, Store, Visibility};
+use crate::text::{excerpt, fold, units};
 pub use health::{Finding, Health, HealthOptions};
 
 pub use crate::protocol::policy::{Decision, Policies, WritePolicy};
-use crate::protocol::text::visible;
+use crate::text::visible;
 
 /// What to do with text that looks like a credential.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -352,7 +353,7 @@ pub struct Memory {
   store: Store,
   config: Config,
   /// What similar-write hints keep between calls.
-  known: hints::Cache,
+  known: similar::Cache,
 }
 
 fn layer_key(scope: Scope, workspace_key: &str) -> &str {
@@ -417,7 +418,7 @@ impl Memory {
     Self {
       store,
       config,
-      known: hints::Cache::default(),
+      known: similar::Cache::default(),
     }
   }
 
@@ -454,11 +455,10 @@ impl Memory {
 mod commit;
 mod grams;
 mod health;
-mod hints;
-mod open;
 mod plan;
 mod read;
 mod records;
+mod similar;
 
 #[cfg(test)]
 mod tests;

@@ -57,12 +57,12 @@ impl Memory {
           ..NewAudit::default()
         };
         let asked = [row.track, row.scope, row.text];
-        let last = audit::last_recall(tx, session).map_err(f)?;
+        let last = chain::last_recall(tx, session).map_err(f)?;
         let last = last.map(|r| [r.track, r.scope, r.text]);
         if last.is_some_and(|l| l.iter().map(Option::as_deref).eq(asked)) {
           return Ok(()); // a session repeating its last recall is already evidenced
         }
-        audit::append(tx, &row).map_err(f)?;
+        chain::append(tx, &row).map_err(f)?;
         Ok(())
       })?;
     }
@@ -172,7 +172,7 @@ impl Memory {
   /// # Errors
   /// `STORE_CORRUPT`.
   pub fn audit_list(&self, limit: u64) -> Result<Vec<AuditRow>> {
-    audit::list(self.store.conn(), limit).map_err(|e| self.fail(e))
+    chain::list(self.store.conn(), limit).map_err(|e| self.fail(e))
   }
 
   /// Walk the audit hash chain; the first row that does not verify is reported.
@@ -180,6 +180,6 @@ impl Memory {
   /// # Errors
   /// `STORE_CORRUPT`.
   pub fn audit_verify(&self) -> Result<Verification> {
-    audit::verify(self.store.conn()).map_err(|e| self.fail(e))
+    crate::store::ledger::verify(self.store.conn()).map_err(|e| self.fail(e))
   }
 }

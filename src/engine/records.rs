@@ -51,7 +51,7 @@ impl Memory {
     }
     let (track, scope) = model::parse_layer(&obj)?;
     let text = model::required(&obj, "text", "proposal text must be a non-empty string")?;
-    crate::protocol::text::refuse_unseen("proposal text", &text, true)?;
+    crate::text::refuse_unseen("proposal text", &text, true)?;
     let max = self.config.proposal_max_chars;
     let text = match units(&text) as usize > max {
       true => excerpt(&text, max.saturating_sub(1)),
@@ -83,7 +83,7 @@ impl Memory {
         return Ok(None);
       }
       let row = proposal_row(&proposal, "proposal", "pending");
-      audit::append(tx, &row).map_err(|e| fail_at(path, e))?;
+      chain::append(tx, &row).map_err(|e| fail_at(path, e))?;
       Ok(Some(proposal.clone()))
     })
   }
@@ -106,10 +106,10 @@ impl Memory {
       if let Some(frozen) = store::snapshot_of(tx, session_id).map_err(f)? {
         return Ok(frozen);
       }
-      let hash = audit::hex_digest(text.as_bytes());
+      let hash = chain::hex_digest(text.as_bytes());
       store::insert_snapshot(tx, session_id, &hash, text, now_ms()).map_err(f)?;
-      let reference = format!("{}{hash}", audit::SNAPSHOT_REF);
-      audit::append(
+      let reference = format!("{}{hash}", chain::SNAPSHOT_REF);
+      chain::append(
         tx,
         &NewAudit {
           action: "snapshot",
@@ -155,7 +155,7 @@ impl Memory {
       }
       let mut row = proposal_row(&pending, "proposal-dismissed", "dismissed");
       row.session_id = Some(&writer.session_id);
-      audit::append(tx, &row).map_err(f)?;
+      chain::append(tx, &row).map_err(f)?;
       store::get_proposal(tx, id)
         .map_err(f)?
         .ok_or_else(|| MemoryError::ProposalNotFound {

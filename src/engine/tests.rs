@@ -53,7 +53,7 @@ fn plant(m: &mut Memory, track: &str, scope: &str, text: &str, w: Writer) -> Res
 
 /// `add`, or `plant` for a text no write accepts.
 fn write_any(m: &mut Memory, track: &str, scope: &str, text: &str, w: Writer) -> Result<()> {
-  match crate::protocol::text::forbidden_control(text, true) {
+  match crate::text::forbidden_control(text, true) {
     Some(_) => plant(m, track, scope, text, w),
     None => add(m, track, scope, text, w).map(drop),
   }
@@ -1223,8 +1223,8 @@ fn deleting_the_newest_audit_rows_or_every_row_is_detected() -> TestResult {
   // What pruning removes is accounted for by its checkpoint.
   let (m, _dir) = ledgered(3)?;
   m.store.conn().execute("UPDATE audit SET ts = 0", [])?;
-  audit::backfill(m.store.conn())?;
-  audit::prune(m.store.conn(), 1, None)?;
+  chain::backfill(m.store.conn())?;
+  chain::prune(m.store.conn(), 1, None)?;
   let v = m.audit_verify()?;
   assert!(v.ok && v.checked == 0, "{v:?}");
   Ok(())

@@ -7,8 +7,8 @@
 use serde::Serialize;
 
 use crate::protocol::model::{Entry, Scope, Track};
-use crate::protocol::similar::Relation;
-use crate::protocol::text::{hex_digest, line_breaks, visible};
+use crate::similar::Relation;
+use crate::text::{hex_digest, line_breaks, visible};
 
 /// The first line of every reason: how a transport recognises a dsh-memento approval.
 pub const REASON_MARKER: &str = "[dsh-memento]";
@@ -159,7 +159,7 @@ impl Similar {
       (Relation::Related, _) | (_, "replace") => "",
       _ => ": consider replace instead",
     };
-    let text = visible(&crate::protocol::text::excerpt(&one_line(&self.text), 120)).into_owned();
+    let text = visible(&crate::text::excerpt(&one_line(&self.text), 120)).into_owned();
     format!(
       "≈ {of}{what} \"{text}\" ({:.2}, {}){advice}",
       self.score, self.reason
@@ -198,7 +198,7 @@ pub fn layer_shares(entries: &[Shown]) -> Vec<LayerShare> {
     } else {
       ""
     };
-    let chars = crate::protocol::text::units(&e.text);
+    let chars = crate::text::units(&e.text);
     match index.get(&(e.track, e.scope, key)) {
       Some(&at) => {
         shares[at].entries += 1;

@@ -1,17 +1,11 @@
 //! The protocol's rules, with no storage: the data model and its validation, workspace and agent
 //! keys, text measures, the credential screen, similarity hints between entries and the snapshot's
 //! rendering.
-pub mod calls;
 pub mod change;
-pub mod config;
-pub mod hidden;
-pub mod inputs;
 pub mod keys;
 pub mod model;
 pub mod paths;
 pub mod pending;
 pub mod policy;
 pub mod screen;
-pub mod similar;
 pub mod snapshot;
-pub mod text;

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{MemoryError, Result};
-use crate::protocol::text::{normalize_tags, refuse_unseen};
+use crate::text::{normalize_tags, refuse_unseen};
 
 /// Most matches one consolidate may name.
 pub const MAX_CONSOLIDATE_MATCHES: usize = 20;
@@ -282,7 +282,7 @@ impl Writer {
           "write source must be a non-empty string",
         ));
       }
-      crate::protocol::text::refuse_unseen("write source", s, false)?;
+      crate::text::refuse_unseen("write source", s, false)?;
     }
     self.source = source;
     Ok(self)

@@ -61,8 +61,8 @@ mod words;
 
 use std::ops::Range;
 
-use crate::protocol::hidden;
-use crate::protocol::text::{excerpt, units};
+use crate::text::hidden;
+use crate::text::{excerpt, units};
 
 /// What replaces a credential in an excerpt.
 const REDACTED: &str = "<redacted>";

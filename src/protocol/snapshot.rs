@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::error::{MemoryError, Result};
 use crate::protocol::model::{Entry, Scope, Track, Usage};
-use crate::protocol::text::{line_breaks, visible};
+use crate::text::{line_breaks, visible};
 
 /// The layers in snapshot order.
 pub const ORDER: [(Track, Scope); 4] = [
@@ -147,7 +147,7 @@ pub fn structure_warning(text: &str) -> Option<String> {
       .any(|m| line.contains(m))
   };
   let line = line_breaks(text).find(|l| heading(l) || ours(l))?;
-  let shown = crate::protocol::text::excerpt(line.trim(), 60);
+  let shown = crate::text::excerpt(line.trim(), 60);
   Some(format!(
     "heading-like line (\"{shown}\"): the snapshot shows it quoted inside this entry, never as a section of its own"
   ))

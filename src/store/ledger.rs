@@ -1,4 +1,5 @@
-//! What the ledger says of the rest of the store, checked: every entry holds the layer, text,
+//! The ledger checked ([`verify`]): the hash chain walked from its checkpoint to its recorded
+//! head, and what the ledger says of the rest of the store: every entry holds the layer, text,
 //! source, keys and tags the ledger last approved for it; every pending proposal is the one its
 //! `proposal` row recorded; every frozen snapshot text matches its hash; every layer's recorded
 //! usage is the sum of its entries. And the adoption, when a store is migrated, of the entries
@@ -10,9 +11,13 @@ use std::collections::{BTreeMap, HashMap};
 use rusqlite::Connection;
 use serde::Serialize;
 
-use super::audit::{append_all, NewAudit};
+use super::chain::{
+  append_all, audit_from_row, head, row_hash, rows_in_order, sequence, NewAudit, AUDIT_COLUMNS,
+  CHECKPOINT_KEY,
+};
+use super::sql::meta;
 use crate::protocol::model::{approved_fields, AuditRow};
-use crate::protocol::text::{hex_digest, units};
+use crate::text::{hex_digest, units};
 
 /// Actions whose row holds what an entry was approved with; and those that removed one.
 const SETS_ENTRY: [&str; 4] = ["add", "replace", "consolidate-add", "adopt"];
@@ -100,7 +105,7 @@ impl Ledger {
   /// The ledger as it stands (rows read in order).
   fn read(conn: &Connection) -> rusqlite::Result<Self> {
     let mut ledger = Self::default();
-    for row in super::audit::rows_in_order(conn)? {
+    for row in rows_in_order(conn)? {
       ledger.note(&row);
     }
     Ok(ledger)
@@ -220,7 +225,7 @@ impl Ledger {
         mismatch("proposals", &p.id, format!("it is not the proposal its row recorded (seq {seq}): it was changed around the provider"));
       }
     }
-    for (hash, text) in super::rows(conn, "SELECT hash, text FROM snapshot_texts", [], |r| {
+    for (hash, text) in super::sql::rows(conn, "SELECT hash, text FROM snapshot_texts", [], |r| {
       Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
     })? {
       checked += 1;
@@ -237,7 +242,7 @@ impl Ledger {
 /// Every entry, in insertion order.
 fn stored_entries(conn: &Connection) -> rusqlite::Result<Vec<Stored>> {
   let sql = "SELECT id, track, scope, text, units, source, workspace_key, agent_key, tags, created_at FROM entries ORDER BY rowid";
-  super::rows(conn, sql, [], |r| {
+  super::sql::rows(conn, sql, [], |r| {
     let tags: String = r.get(8)?;
     let tags: Vec<String> = serde_json::from_str(&tags).unwrap_or_default();
     let (workspace_key, agent_key): (String, String) = (r.get(6)?, r.get(7)?);
@@ -259,7 +264,7 @@ fn stored_entries(conn: &Connection) -> rusqlite::Result<Vec<Stored>> {
 /// Every pending proposal (what the snapshot's notice shows).
 fn pending_proposals(conn: &Connection) -> rusqlite::Result<Vec<Stored>> {
   let sql = "SELECT id, track, scope, text, source, workspace_key, agent_key, created_at FROM proposals WHERE status = 'pending'";
-  super::rows(conn, sql, [], |r| {
+  super::sql::rows(conn, sql, [], |r| {
     let (workspace_key, agent_key): (String, String) = (r.get(5)?, r.get(6)?);
     Ok(Stored {
       id: r.get(0)?,
@@ -310,13 +315,13 @@ pub fn adopt_entries(conn: &Connection) -> rusqlite::Result<()> {
 pub(super) fn stale_usage(conn: &Connection) -> rusqlite::Result<Vec<StaleUsage>> {
   let mut actual: BTreeMap<(String, String, String), i64> = BTreeMap::new();
   let sql = "SELECT track, scope, CASE scope WHEN 'workspace' THEN workspace_key ELSE '' END, text FROM entries";
-  for (t, s, w, text) in super::rows(conn, sql, [], |r| {
+  for (t, s, w, text) in super::sql::rows(conn, sql, [], |r| {
     Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, String>(3)?))
   })? {
     *actual.entry((t, s, w)).or_default() += units(&text) as i64;
   }
   let sql = "SELECT track, scope, workspace_key, used FROM layer_usage";
-  let recorded = super::rows(conn, sql, [], |r| {
+  let recorded = super::sql::rows(conn, sql, [], |r| {
     Ok(((r.get(0)?, r.get(1)?, r.get(2)?), r.get::<_, i64>(3)?))
   })?;
   let mut stale = Vec::new();
@@ -343,4 +348,119 @@ pub(super) fn stale_usage(conn: &Connection) -> rusqlite::Result<Vec<StaleUsage>
       },
     );
   Ok(stale.collect())
+}
+/// The result of walking the chain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Verification {
+  /// No broken row.
+  pub ok: bool,
+  /// Rows checked.
+  pub checked: u64,
+  /// Hash of the newest row (record it elsewhere to detect a rewritten chain).
+  pub head: Option<String>,
+  /// The first row that does not verify (or, for deleted newest rows, the `seq` the head
+  /// recorded).
+  pub first_broken: Option<BrokenRow>,
+  /// Entries, pending proposals and frozen snapshot texts checked against the ledger.
+  pub records: RecordsCheck,
+  /// Layers whose recorded usage is not the sum of their entries' lengths.
+  pub layers: Vec<StaleUsage>,
+}
+
+/// A row that failed verification.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BrokenRow {
+  /// Its sequence number.
+  pub seq: i64,
+  /// Why.
+  pub reason: String,
+}
+
+/// Walk the whole chain from its checkpoint and report the first row that does not verify; then
+/// check that its newest row is the recorded head, and the store's records and layer usage
+/// against it (the ledger).
+pub fn verify(conn: &Connection) -> rusqlite::Result<Verification> {
+  let checkpoint = meta(conn, CHECKPOINT_KEY)?;
+  let mut expected_prev = checkpoint.clone().unwrap_or_default();
+  let mut stmt = conn.prepare(&format!(
+    "SELECT {AUDIT_COLUMNS}, prev_hash, hash FROM audit ORDER BY seq"
+  ))?;
+  let mut rows = stmt.query([])?;
+  let mut checked = 0u64;
+  let mut last_seq = 0;
+  let mut ledger = Ledger::default();
+  let mut first_broken = None;
+  while let Some(r) = rows.next()? {
+    let row = audit_from_row(r)?;
+    let prev: Option<String> = r.get(11)?;
+    let hash: Option<String> = r.get(12)?;
+    checked += 1;
+    let broken = |reason: &str| BrokenRow {
+      seq: row.seq,
+      reason: reason.to_string(),
+    };
+    if prev.as_deref() != Some(expected_prev.as_str()) {
+      first_broken = Some(broken("prev_hash does not match the previous row: a row before it was removed, inserted or re-chained"));
+      break;
+    }
+    let actual = row_hash(&expected_prev, &row);
+    if hash.as_deref() != Some(actual.as_str()) {
+      first_broken = Some(broken(
+        "the row's content does not match its hash: it was changed after it was written",
+      ));
+      break;
+    }
+    expected_prev = actual;
+    last_seq = row.seq;
+    ledger.note(&row);
+  }
+  drop(rows);
+  let last = (checked > 0).then(|| (last_seq, expected_prev.clone()));
+  let first_broken = match first_broken {
+    Some(b) => Some(b),
+    None => tail_broken(conn, last.as_ref(), checkpoint.as_deref())?,
+  };
+  let records = ledger.check(conn, sequence(conn)?)?;
+  let layers = stale_usage(conn)?;
+  Ok(Verification {
+    ok: first_broken.is_none() && records.mismatched.is_empty() && layers.is_empty(),
+    checked,
+    head: last.map(|(_, hash)| hash),
+    first_broken,
+    records,
+    layers,
+  })
+}
+
+/// Whether the chain ends where its recorded head and SQLite's sequence say it does.
+fn tail_broken(
+  conn: &Connection,
+  last: Option<&(i64, String)>,
+  checkpoint: Option<&str>,
+) -> rusqlite::Result<Option<BrokenRow>> {
+  let sequence = sequence(conn)?;
+  let broken = |seq: i64, reason: String| Some(BrokenRow { seq, reason });
+  let found = match (head(conn)?, last) {
+    (None, None) if sequence == 0 => None,
+    (None, _) => broken(sequence, format!("the ledger's recorded head is missing and SQLite has handed out seq {sequence}: its newest rows or its head were deleted")),
+    (Some((seq, _)), None) if sequence > seq => broken(sequence, format!("the ledger is empty and SQLite has handed out seq {sequence}, past its head (seq {seq}): rows were deleted")),
+    (Some((seq, hash)), None) => (checkpoint != Some(hash.as_str())).then(|| BrokenRow {
+      seq,
+      reason: format!("the ledger is empty but its head is seq {seq} and no pruning accounts for it: every row was deleted"),
+    }),
+    (Some((seq, hash)), Some((last, last_hash))) => {
+      if *last < seq.max(sequence) {
+        let head = seq.max(sequence);
+        broken(head, format!("the ledger ends at seq {last} but its head is seq {head}: the newest rows were deleted"))
+      } else if *last > seq {
+        broken(*last, format!("rows after the recorded head (seq {seq}) were written around the provider"))
+      } else if *last_hash != hash {
+        broken(*last, "the newest row is not the one the head recorded: it was rewritten".into())
+      } else {
+        None
+      }
+    }
+  };
+  Ok(found)
 }

@@ -15,10 +15,9 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, Row};
 
+use super::entries::{entry_and_rowid, Visibility, ADMITS, ENTRY_COLUMNS};
+use super::sql::{named_rows, named_value, rows, Named};
 use crate::protocol::model::Entry;
-use crate::store::{
-  entry_and_rowid, named_rows, named_value, rows, Named, Visibility, ADMITS, ENTRY_COLUMNS,
-};
 
 /// Which entries to read.
 #[derive(Debug, Clone, Copy, Default)]
@@ -158,7 +157,7 @@ fn bind<'a>(
     scope,
     pattern,
     needle,
-    ..Named::seen_by(vis)
+    ..vis.named()
   }
 }
 

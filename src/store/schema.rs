@@ -8,9 +8,10 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
+use super::sql::{self, has_column};
+use super::{chain, ledger};
 use crate::error::{MemoryError, Result, StoreReason};
-use crate::protocol::text::units;
-use crate::store;
+use crate::text::units;
 
 /// The store schema version this build writes.
 pub const SCHEMA_VERSION: i64 = 11;
@@ -191,31 +192,25 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
     _ => V11,
   })?;
   if version == SCHEMA_VERSION {
-    crate::store::ledger::adopt_entries(conn)?;
-    crate::store::audit::record_head(conn)?;
+    ledger::adopt_entries(conn)?;
+    chain::record_head(conn)?;
   } else if version == 10 {
     // The UPDATE OF units trigger accounts each row's usage.
     let mut update = conn.prepare("UPDATE entries SET units = ?1 WHERE rowid = ?2")?;
     let sql = "SELECT rowid, text FROM entries";
-    let texts: Vec<(i64, String)> = store::rows(conn, sql, [], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let texts: Vec<(i64, String)> = sql::rows(conn, sql, [], |r| Ok((r.get(0)?, r.get(1)?)))?;
     for (rowid, text) in texts {
       update.execute(rusqlite::params![units(&text) as i64, rowid])?;
     }
-    crate::store::audit::backfill(conn)?;
+    chain::backfill(conn)?;
   }
   Ok(())
-}
-
-/// Whether `table` has `column`.
-pub(crate) fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
-  let sql = "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2";
-  Ok(store::one(conn, sql, [table, column], |_| Ok(()))?.is_some())
 }
 
 /// `STORE_CORRUPT` (with SQLite's reason: busy, corrupt, …) for a step of opening that reads or
 /// changes the schema.
 pub fn invalid(path: &str, e: rusqlite::Error) -> MemoryError {
-  store::failed(
+  sql::failed(
     path,
     &format!("memory database at {path} failed schema validation"),
     e,
@@ -229,14 +224,14 @@ fn current_version(conn: &Connection, path: &str) -> Result<i64> {
   let storage = |e| invalid(path, e);
   let corrupt = |what: String| MemoryError::store(path, StoreReason::Corrupt, &what, None);
   let sql = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'";
-  let tables: Vec<String> = store::rows(conn, sql, [], |r| r.get(0)).map_err(storage)?;
+  let tables: Vec<String> = sql::rows(conn, sql, [], |r| r.get(0)).map_err(storage)?;
   if tables.is_empty() {
     return Ok(0);
   }
   if !tables.iter().any(|t| t == "meta") {
     return Err(corrupt(format!("memory database at {path} is not a dsh-memento store (it has tables but no meta table); refusing to adopt it")));
   }
-  match store::meta(conn, "schema_version").map_err(storage)? {
+  match sql::meta(conn, "schema_version").map_err(storage)? {
     Some(raw) => match raw.trim().parse::<i64>() {
       Ok(v) if v >= 0 && raw.trim() == raw => Ok(v),
       _ => Err(corrupt(format!(
@@ -270,7 +265,7 @@ fn current_version(conn: &Connection, path: &str) -> Result<i64> {
 pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
   // Almost every open finds the store current: one read, without the write lock a step needs.
   let current = SCHEMA_VERSION.to_string();
-  if store::meta(conn, "schema_version").ok().flatten() == Some(current) {
+  if sql::meta(conn, "schema_version").ok().flatten() == Some(current) {
     return Ok(());
   }
   let fail = |e| invalid(path, e);
@@ -296,7 +291,7 @@ pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
       _ => version + 1,
     };
     run_step(&tx, next).map_err(fail)?;
-    store::put_meta(&tx, "schema_version", &next.to_string()).map_err(fail)?;
+    sql::put_meta(&tx, "schema_version", &next.to_string()).map_err(fail)?;
     tx.commit().map_err(fail)?;
   }
 }

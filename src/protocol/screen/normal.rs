@@ -81,7 +81,7 @@ impl Normal<'_> {
 
 /// A character that renders as nothing: what a disguised key is padded with.
 fn ignorable(c: char) -> bool {
-  crate::protocol::hidden::is_hidden(c)
+  crate::text::hidden::is_hidden(c)
 }
 
 /// A character of a token as a line join sees it.

@@ -3,8 +3,9 @@
 
 use rusqlite::Connection;
 
+use super::entries::Visibility;
+use super::sql::{named_rows, Named};
 use crate::protocol::model::Entry;
-use crate::store::{named_rows, Named, Visibility};
 
 /// A layer of at most this many visible entries is compared whole.
 pub const SCAN_MAX: u64 = 256;

@@ -1,9 +1,11 @@
-//! Text rules of the protocol: lengths in UTF-16 code units, excerpts, ASCII-only case folding
-//! and tag normalization (protocol-behaviour §0, §4.2, §4.4).
+//! Text rules: lengths in UTF-16 code units, excerpts, ASCII-only case folding, the characters a
+//! text may not hold or that are shown as escapes ([`hidden`]), and tag normalization
+//! (protocol-behaviour §0, §4.2, §4.4).
 #![forbid(unsafe_code)]
 
+pub mod hidden;
+
 use crate::error::{json_str, MemoryError, Result};
-use crate::protocol::hidden;
 
 /// Most tags one entry may carry (after dedupe).
 pub const MAX_TAGS_PER_ENTRY: usize = 16;
@@ -241,5 +243,30 @@ mod tests {
     let dup: Vec<String> = (0..17).map(|i| format!("t{}", i % 16)).collect();
     assert_eq!(normalize_tags(&dup)?.len(), 16);
     Ok(())
+  }
+
+  #[test]
+  fn sha256_matches_the_standard_vectors() {
+    assert_eq!(
+      hex_digest(b""),
+      "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
+    assert_eq!(
+      hex_digest(b"abc"),
+      "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
+    assert_eq!(
+      hex_digest(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+    );
+    assert_eq!(
+      hex_digest(&[b'a'; 1_000_000]),
+      "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+    );
+    assert_eq!(hex_digest(&[0u8; 55]).len(), 64);
+    assert_eq!(
+      hex_digest(&[0u8; 56]),
+      "d4817aa5497628e7c77e6b606107042bbba3130888c5f47a375e6179be789fbb"
+    );
   }
 }

@@ -13,8 +13,8 @@ use super::grams::Grams;
 use super::*;
 use crate::error::Suggestion;
 use crate::protocol::change::Similar;
-use crate::protocol::similar::{self, Profile, Relation};
-use crate::store::alike;
+use crate::similar::{self, Profile, Relation};
+use crate::store::similar as stored;
 
 /// Most hints one new text gets.
 const HINTS: usize = 3;
@@ -98,7 +98,7 @@ impl Memory {
     );
     let conn = self.store.conn();
     // Read before the rows: a write landing in between then only costs a re-read.
-    let version = alike::data_version(conn).map_err(|x| self.fail(x))?;
+    let version = stored::data_version(conn).map_err(|x| self.fail(x))?;
     let cache = &mut self.known;
     if cache.data_version != version {
       cache.data_version = version;
@@ -109,9 +109,9 @@ impl Memory {
       return Ok((pool.clone(), true));
     }
     if !cache.large.contains_key(&key) {
-      let rows = alike::all(conn, &layer_of(&key)).map_err(|x| self.fail(x))?;
+      let rows = stored::all(conn, &layer_of(&key)).map_err(|x| self.fail(x))?;
       let cache = &mut self.known;
-      if alike::is_small(rows.len()) {
+      if stored::is_small(rows.len()) {
         let all = rows.iter().map(|(id, text)| cache.profiles.known(id, text));
         let pool = Arc::new(all.collect::<Vec<_>>());
         cache.pools.insert(key, pool.clone());
@@ -146,7 +146,7 @@ impl Memory {
         pool.push(profiles.known(&e.id, &e.text));
       }
     }
-    pools.retain(|_, pool| alike::is_small(pool.len()));
+    pools.retain(|_, pool| stored::is_small(pool.len()));
     for (key, grams) in large.iter_mut() {
       let layer = layer_of(key);
       gone.iter().for_each(|id| grams.remove(id));
@@ -155,7 +155,7 @@ impl Memory {
       }
     }
     // A layer that became small is read whole again.
-    large.retain(|_, grams| !alike::is_small(grams.len()));
+    large.retain(|_, grams| !stored::is_small(grams.len()));
   }
 
   /// A write's hints ([`Memory::similar_to`]), unless the provider was opened without them.
@@ -254,8 +254,8 @@ impl Memory {
     let mut out = Vec::new();
     let mut freed = 0;
     let mut used: Vec<bool> = vec![false; layer.len()];
-    let groups = match alike::is_small(layer.len()) {
-      true => self.alike_groups(&layer),
+    let groups = match stored::is_small(layer.len()) {
+      true => self.similar_groups(&layer),
       false => Vec::new(),
     };
     for (group, relation) in groups {
@@ -297,7 +297,7 @@ impl Memory {
 
   /// The groups of `layer`'s entries that are near-duplicates or updates of each other (by
   /// index), each with the strongest relation found in it, largest first.
-  pub(super) fn alike_groups(&mut self, layer: &[Entry]) -> Vec<(Vec<usize>, Relation)> {
+  pub(super) fn similar_groups(&mut self, layer: &[Entry]) -> Vec<(Vec<usize>, Relation)> {
     let known: Vec<Arc<Known>> = layer.iter().map(|e| self.profile(&e.id, &e.text)).collect();
     let profiles: Vec<&Profile> = known.iter().map(|k| &k.profile).collect();
     let mut pairs = Vec::new();
@@ -314,8 +314,8 @@ impl Memory {
 }
 
 /// The layer of `key` for the store's queries.
-fn layer_of(key: &LayerKey) -> alike::Layer<'_> {
-  alike::Layer {
+fn layer_of(key: &LayerKey) -> stored::Layer<'_> {
+  stored::Layer {
     track: key.0.as_str(),
     scope: key.1.as_str(),
     workspace_key: &key.2,

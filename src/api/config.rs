@@ -68,7 +68,7 @@ pub fn defaults() -> Value {
     "auditRetentionDays": 0,
     "secretPolicy": "refuse",
     "proposals": { "enabled": true, "maxChars": engine.proposal_max_chars, "maxPending": engine.proposal_max_pending },
-    "health": { "staleDays": crate::protocol::calls::STALE_DAYS },
+    "health": { "staleDays": super::calls::STALE_DAYS },
   })
 }
 
