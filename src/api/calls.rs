@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::config::{integer, STALE_DAYS};
 use crate::engine::{HealthOptions, ProposalInput, QueryOptions};
 use crate::error::Result;
 use crate::store::Visibility;
@@ -35,9 +36,6 @@ pub fn query_options(opts: &Value) -> QueryOptions {
   }
 }
 
-/// Days an entry may go unrecalled before a health check reports it, unless told.
-pub const STALE_DAYS: u64 = 90;
-
 /// The `{staleDays, agentKey, workspaceKey}` of `health`, at `now`.
 ///
 /// # Errors
@@ -45,7 +43,7 @@ pub const STALE_DAYS: u64 = 90;
 pub fn health_options(opts: &Value, now: i64) -> Result<HealthOptions> {
   let stale_days = match &opts["staleDays"] {
     Value::Null => STALE_DAYS,
-    days => super::config::integer(days, "staleDays", 1)?,
+    days => integer(days, "staleDays", 1)?,
   };
   Ok(HealthOptions {
     stale_days,

@@ -33,6 +33,9 @@ pub const PROVIDER_OPTIONS: [&str; 12] = [
   "similarHints",
 ];
 
+/// Days an entry may go unrecalled before a health check reports it, unless told.
+pub const STALE_DAYS: u64 = 90;
+
 /// Resolved provider options.
 #[derive(Debug, Clone)]
 pub struct ProviderOptions {
@@ -68,7 +71,7 @@ pub fn defaults() -> Value {
     "auditRetentionDays": 0,
     "secretPolicy": "refuse",
     "proposals": { "enabled": true, "maxChars": engine.proposal_max_chars, "maxPending": engine.proposal_max_pending },
-    "health": { "staleDays": super::calls::STALE_DAYS },
+    "health": { "staleDays": STALE_DAYS },
   })
 }
 
