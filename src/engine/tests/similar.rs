@@ -1,0 +1,218 @@
+//! Similar-write hints and the over-budget plan: what a write is told it is like, and how to make room.
+use super::*;
+
+/// The texts an add of `text` to user/workspace of `/w` would be told it is like.
+fn hinted(m: &mut Memory, text: &str) -> Result<Vec<String>> {
+  let input = json!({"track": "user", "scope": "workspace", "text": text});
+  let plan = m.plan_add(&input, writer("", "/w"))?;
+  Ok(
+    plan
+      .payload()
+      .similar
+      .iter()
+      .map(|s| s.text.clone())
+      .collect(),
+  )
+}
+
+/// Run a planned write through an approving gate.
+fn approve(m: &mut Memory, plan: Result<Plan>) -> Result<()> {
+  m.finish(plan?, allow(), Via::default(), false).map(drop)
+}
+
+#[test]
+fn hints_follow_every_write_of_this_connection_and_of_another() -> TestResult {
+  // A layer read whole is kept between writes: each write of this connection must patch it,
+  // and a write of another connection must drop it.
+  let (m, dir) = memory(json!({}))?;
+  hints_follow(m, &dir)
+}
+
+#[test]
+fn hints_in_a_layer_too_large_to_compare_whole_follow_every_write() -> TestResult {
+  // Past 256 entries the layer is kept as a trigram index instead, patched and dropped alike.
+  let big = json!({"user": {"workspace": 1_000_000}});
+  let (mut m, dir) = memory(big)?;
+  let filler: Vec<Value> = (0..300)
+    .map(|i| json!({"track": "user", "scope": "workspace", "text": format!("Unrelated note {i} on topic{i}")}))
+    .collect();
+  let plan = m.plan_seed(&Value::Array(filler), writer("", "/w"));
+  approve(&mut m, plan)?;
+  hints_follow(m, &dir)
+}
+
+/// Hints before and after each kind of write, by this connection and by another.
+fn hints_follow(mut m: Memory, dir: &tempfile::TempDir) -> TestResult {
+  let w = || writer("", "/w");
+  let text = "The staging database runs on port 5432";
+  add(&mut m, "user", "workspace", "Prefers tabs", w())?;
+  assert!(hinted(&mut m, text)?.is_empty(), "nothing like it yet");
+  add(&mut m, "user", "workspace", text, w())?;
+  assert_eq!(hinted(&mut m, text)?, [text], "an add of this connection");
+  let moved = "The staging database runs on port 6543";
+  let input = json!({"track": "user", "scope": "workspace", "match": "5432", "text": moved});
+  let plan = m.plan_replace(&input, w());
+  approve(&mut m, plan)?;
+  assert_eq!(hinted(&mut m, text)?, [moved], "a replace: the new text");
+  let input = json!({"track": "user", "scope": "workspace", "match": "6543"});
+  let plan = m.plan_remove(&input, w());
+  approve(&mut m, plan)?;
+  assert!(hinted(&mut m, text)?.is_empty(), "a remove");
+  let seed = json!([{"track": "user", "scope": "workspace", "text": text}, {"track": "user", "scope": "workspace", "text": moved}]);
+  let plan = m.plan_seed(&seed, w());
+  approve(&mut m, plan)?;
+  assert_eq!(hinted(&mut m, text)?.len(), 2, "a seed");
+  let input = json!({"track": "user", "scope": "workspace", "matches": ["5432", "6543"], "text": "Staging DB: port 7000"});
+  let plan = m.plan_consolidate(&input, w());
+  approve(&mut m, plan)?;
+  assert!(
+    hinted(&mut m, text)?
+      .iter()
+      .all(|t| t == "Staging DB: port 7000"),
+    "a consolidate"
+  );
+  // Another connection (another process, the CLI) writes to the same file.
+  let mut other = Memory::new(
+    Store::open(&dir.path().join("memory.db"), 0)?,
+    m.config.clone(),
+  );
+  add(&mut other, "user", "workspace", text, w())?;
+  assert!(
+    hinted(&mut m, text)?.contains(&text.to_string()),
+    "another connection's add"
+  );
+  Ok(())
+}
+
+#[test]
+fn an_add_names_the_stored_entries_it_duplicates_and_a_replace_not_its_own_target() -> TestResult {
+  let (mut m, _dir) = memory(json!({}))?;
+  add(
+    &mut m,
+    "user",
+    "workspace",
+    "Prefers pnpm over npm for every install",
+    writer("", "/w"),
+  )?;
+  add(
+    &mut m,
+    "user",
+    "workspace",
+    "Deploys go through make ship on Fridays",
+    writer("", "/w"),
+  )?;
+  // Another workspace's layer is not this one's.
+  add(
+    &mut m,
+    "user",
+    "workspace",
+    "Prefers pnpm over npm for every install",
+    writer("", "/other"),
+  )?;
+  let plan = m.plan_add(&json!({"track": "user", "scope": "workspace", "text": "prefers pnpm over npm for every install."}), writer("", "/w"))?;
+  let similar = &plan.payload().similar;
+  assert_eq!(similar.len(), 1, "{similar:?}");
+  assert_eq!(similar[0].text, "Prefers pnpm over npm for every install");
+  assert!(
+    plan
+      .payload()
+      .reason
+      .contains("≈ likely a duplicate of \"Prefers pnpm over npm for every install\""),
+    "{}",
+    plan.payload().reason
+  );
+  let plan = m.plan_replace(&json!({"track": "user", "scope": "workspace", "match": "pnpm", "text": "Prefers pnpm over npm for every install!"}), writer("", "/w"))?;
+  assert!(
+    plan.payload().similar.is_empty(),
+    "the entry a replace rewrites is no hint"
+  );
+  let seed = json!([
+    {"track": "user", "scope": "workspace", "text": "Nothing like the others at all"},
+    {"track": "user", "scope": "workspace", "text": "Deploys go through make ship on Fridays."},
+  ]);
+  let plan = m.plan_seed(&seed, writer("", "/w"))?;
+  let hints: Vec<(Option<usize>, &str)> = plan
+    .payload()
+    .similar
+    .iter()
+    .map(|s| (s.entry, s.text.as_str()))
+    .collect();
+  assert_eq!(
+    hints,
+    [(Some(1), "Deploys go through make ship on Fridays")]
+  );
+  // Another agent's entries are not this agent's to see; shared and global ones are.
+  let text = "Reviews happen in the #code-review channel";
+  add(&mut m, "agent", "workspace", text, writer("other", "/w"))?;
+  add(
+    &mut m,
+    "agent",
+    "user-global",
+    text,
+    writer("", "/elsewhere"),
+  )?;
+  let texts = |plan: &Plan| -> Vec<String> {
+    let similar = &plan.payload().similar;
+    similar.iter().map(|s| s.text.clone()).collect()
+  };
+  let input = json!({"track": "agent", "scope": "workspace", "text": text});
+  assert!(texts(&m.plan_add(&input, writer("me", "/w"))?).is_empty());
+  assert_eq!(texts(&m.plan_add(&input, writer("other", "/w"))?), [text]);
+  let input = json!({"track": "agent", "scope": "user-global", "text": text});
+  assert_eq!(texts(&m.plan_add(&input, writer("me", "/w"))?), [text]);
+  Ok(())
+}
+
+#[test]
+fn a_full_layer_says_what_to_consolidate_then_what_to_remove() -> TestResult {
+  let (mut m, _dir) = memory(json!({"user": {"workspace": 200}}))?;
+  for text in [
+    "Prefers pnpm over npm for every install",
+    "prefers pnpm over npm for every install.",
+    "Old note about the staging server",
+    "Another old note nobody recalls",
+  ] {
+    add(&mut m, "user", "workspace", text, writer("", "/w"))?;
+  }
+  let used = m.budgets(Some("/w"))?[1].used;
+  let err = m
+    .plan_add(&json!({"track": "user", "scope": "workspace", "text": "x".repeat((200 - used + 60) as usize)}), writer("", "/w"))
+    .err();
+  let Some(MemoryError::BudgetExceeded {
+    suggestions,
+    needed,
+    limit,
+    ..
+  }) = err
+  else {
+    panic!("{err:?}")
+  };
+  let short = needed - limit;
+  // The near-duplicates first: here one text holds the other, so only the longer can be named.
+  assert!(
+    suggestions[0].why.starts_with("says what the other says"),
+    "{suggestions:?}"
+  );
+  assert_eq!(
+    suggestions[0].entries[0]["text"],
+    "prefers pnpm over npm for every install."
+  );
+  let freed: u64 = suggestions.iter().map(|s| s.frees).sum();
+  assert!(
+    freed >= short,
+    "{freed} frees what the write lacks ({short})"
+  );
+  assert!(suggestions[1..]
+    .iter()
+    .all(|s| s.action == "remove" && s.why == "never recalled"));
+  // Each suggestion is a write the provider plans as it is.
+  let w = writer("", "/w");
+  for s in &suggestions {
+    let planned = match s.action {
+      "consolidate" => m.plan_consolidate(&s.input, w.clone()),
+      _ => m.plan_remove(&s.input, w.clone()),
+    };
+    assert!(planned.is_ok(), "{:?}: {:?}", s.input, planned.err());
+  }
+  Ok(())
+}
