@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.MemoryProvider = nativeBinding.MemoryProvider
+module.exports.adapterError = nativeBinding.adapterError
 module.exports.agentKeyOf = nativeBinding.agentKeyOf
 module.exports.dshHome = nativeBinding.dshHome
 module.exports.resolveConfig = nativeBinding.resolveConfig

@@ -81,6 +81,12 @@ export declare class MemoryProvider {
   close(): void
 }
 
+/**
+ * The coded error of an adapter's fault (`{adapterId, message?, file?, line?, path?}`; no
+ * message: `ADAPTER_NOT_FOUND`), for the JS adapters to throw: its words are the core's.
+ */
+export declare function adapterError(fault: unknown): unknown
+
 /** Normalized agent key of an agent preset (`''` when none). */
 export declare function agentKeyOf(preset: unknown): string
 

@@ -1,7 +1,7 @@
 // Protocol errors raised on the JS side (adapters, envelopes, CLI argument checks).
 // They have the same shape as the native ones: an `Error` whose `code` is a protocol error code,
 // whose `message` is English, and whose `details` is a JSON-safe object.
-import { RULES } from './native.mjs'
+import { native, RULES } from './native.mjs'
 
 /**
  * Build a protocol error.
@@ -31,35 +31,14 @@ export function invalidInput(message, details = {}) {
   return memoryError('INVALID_INPUT', message, details)
 }
 
-/** `ADAPTER_NOT_FOUND` with the reference message. */
-export function adapterNotFound(adapterId) {
-  return memoryError(
-    'ADAPTER_NOT_FOUND',
-    `no memory adapter registered with id ${JSON.stringify(adapterId)}; check /memory adapters for the registered list`,
-    { adapterId },
-  )
-}
+/** `ADAPTER_NOT_FOUND`, in the core's words. */
+export const adapterNotFound = (adapterId) => native.adapterError({ adapterId })
 
 /**
- * `ADAPTER_PAYLOAD`: message `adapter "<id>": [line N: ]<message>`, details `{adapterId, line?, path?}`.
+ * `ADAPTER_PAYLOAD`, in the core's words: `adapter "<id>": [<file>: ][line N: |at <path>: ]<message>`,
+ * details `{adapterId, file?, line?, path?}`.
  * @param {string} adapterId
  * @param {string} message
  * @param {{line?: number, path?: string, file?: string}} [where] location of the offending input
  */
-export function adapterPayload(adapterId, message, where = {}) {
-  const details = { adapterId }
-  let prefix = ''
-  if (typeof where.file === 'string') {
-    details.file = where.file
-    prefix += `${where.file}: `
-  }
-  if (Number.isInteger(where.line)) {
-    details.line = where.line
-    prefix += `line ${where.line}: `
-  }
-  if (typeof where.path === 'string') {
-    details.path = where.path
-    if (!Number.isInteger(where.line)) prefix += `at ${where.path}: `
-  }
-  return memoryError('ADAPTER_PAYLOAD', `adapter ${JSON.stringify(adapterId)}: ${prefix}${message}`, details)
-}
+export const adapterPayload = (adapterId, message, where = {}) => native.adapterError({ adapterId, message, ...where })

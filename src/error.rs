@@ -130,13 +130,22 @@ pub enum MemoryError {
     adapter_id: String,
   },
   /// An adapter could not convert its payload.
-  #[error("adapter {}: {message}", json_str(.adapter_id))]
+  #[error("adapter {}: {}{message}", json_str(.adapter_id), located(file.as_deref(), *line, path.as_deref()))]
   AdapterPayload {
     /// The adapter id.
     adapter_id: String,
-    /// What was wrong, with a location when there is one.
+    /// What was wrong.
     #[serde(skip)]
     message: String,
+    /// The file of the payload it is in, when the payload is a set of files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
+    /// Its line (1-based), for a text payload.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u64>,
+    /// Its JSON pointer, for a structured payload without lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
   },
 }
 
@@ -339,6 +348,16 @@ fn not_found_message(track: &str, scope: &str, needle: &str, changed: Option<&Ch
   }
 }
 
+/// Where in an adapter's payload a fault is: `{file}: `, then `line {n}: `, else `at {path}: `.
+fn located(file: Option<&str>, line: Option<u64>, path: Option<&str>) -> String {
+  let file = file.map(|f| format!("{f}: ")).unwrap_or_default();
+  match (line, path) {
+    (Some(n), _) => format!("{file}line {n}: "),
+    (None, Some(p)) => format!("{file}at {p}: "),
+    (None, None) => file,
+  }
+}
+
 /// `value` as a JSON string literal, the protocol's `{JSON(x)}`.
 pub fn json_str(value: &str) -> String {
   Value::String(value.to_string()).to_string()
@@ -392,9 +411,36 @@ mod tests {
       },
       MemoryError::AdapterPayload {
         adapter_id: "mem0".into(),
-        message: "line 3: bad".into(),
+        message: "bad".into(),
+        file: Some("MEMORY.md".into()),
+        line: Some(3),
+        path: None,
       },
     ]
+  }
+
+  /// `e`'s place in [`all`]: a match without a wildcard, so a new variant does not compile until
+  /// it has a place here, and the test below then fails until [`all`] lists it.
+  fn place(e: &MemoryError) -> usize {
+    match e {
+      MemoryError::InvalidInput { .. } => 0,
+      MemoryError::WriteRequiresAgent => 1,
+      MemoryError::BudgetExceeded { .. } => 2,
+      MemoryError::EntryNotFound { .. } => 3,
+      MemoryError::AmbiguousMatch { .. } => 4,
+      MemoryError::WriteDenied { .. } => 5,
+      MemoryError::ProposalNotFound { .. } => 6,
+      MemoryError::StoreCorrupt { .. } => 7,
+      MemoryError::StoreUnsupportedVersion { .. } => 8,
+      MemoryError::AdapterNotFound { .. } => 9,
+      MemoryError::AdapterPayload { .. } => 10,
+    }
+  }
+
+  #[test]
+  fn every_variant_is_listed_once_in_order() {
+    let places: Vec<usize> = all().iter().map(place).collect();
+    assert_eq!(places, (0..MemoryError::CODES.len()).collect::<Vec<_>>());
   }
 
   #[test]
@@ -421,7 +467,7 @@ mod tests {
       ["STORE_CORRUPT", "boom; nothing was changed; check the disk and the file's permissions, then retry", {"path": "/x", "reason": "io", "retryable": false}],
       ["STORE_UNSUPPORTED_VERSION", "memory database at /x has schema_version 9 > supported 5; upgrade dsh-memento instead of downgrading", {"path": "/x"}],
       ["ADAPTER_NOT_FOUND", "no memory adapter registered with id \"zz\"; check /memory adapters for the registered list", {"adapterId": "zz"}],
-      ["ADAPTER_PAYLOAD", "adapter \"mem0\": line 3: bad", {"adapterId": "mem0"}]
+      ["ADAPTER_PAYLOAD", "adapter \"mem0\": MEMORY.md: line 3: bad", {"adapterId": "mem0", "file": "MEMORY.md", "line": 3}]
     ]);
     assert_eq!(Value::Array(snapshot), expected);
   }

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::config::{integer, STALE_DAYS};
 use crate::engine::{HealthOptions, ProposalInput, QueryOptions};
-use crate::error::Result;
+use crate::error::{MemoryError, Result};
 use crate::store::Visibility;
 
 /// `opts[key]` when it is a string.
@@ -50,6 +50,22 @@ pub fn health_options(opts: &Value, now: i64) -> Result<HealthOptions> {
     visibility: visibility(opts),
     now,
   })
+}
+
+/// The error an adapter reports, `{adapterId, message?, file?, line?, path?}`: without a message
+/// `ADAPTER_NOT_FOUND`, else `ADAPTER_PAYLOAD` at its location.
+pub fn adapter_error(fault: &Value) -> MemoryError {
+  let adapter_id = string(fault, "adapterId").unwrap_or_default();
+  match string(fault, "message") {
+    None => MemoryError::AdapterNotFound { adapter_id },
+    Some(message) => MemoryError::AdapterPayload {
+      adapter_id,
+      message,
+      file: string(fault, "file"),
+      line: fault["line"].as_u64(),
+      path: string(fault, "path"),
+    },
+  }
 }
 
 /// The input of `proposalAdd` (`kind` and `sessionId` read from it; the rest is checked there).

@@ -440,8 +440,22 @@ pub fn rules<'e>(env: &'e Env) -> Result<Unknown<'e>> {
     "maxQueryLimit": model::MAX_QUERY_LIMIT,
     "errorCodes": crate::error::MemoryError::CODES,
     "snapshotLabels": crate::protocol::snapshot::Labels::default().to_json(),
+    "protocol": model::PROTOCOL,
+    "defaultLayer": { "track": model::DEFAULT_LAYER.0.as_str(), "scope": model::DEFAULT_LAYER.1.as_str() },
+    "maxTagsPerEntry": crate::text::MAX_TAGS_PER_ENTRY,
+    "maxTagLength": crate::text::MAX_TAG_LENGTH,
   });
   to_js(env, &rules)
+}
+
+/// The coded error of an adapter's fault (`{adapterId, message?, file?, line?, path?}`; no
+/// message: `ADAPTER_NOT_FOUND`), for the JS adapters to throw: its words are the core's.
+#[napi]
+pub fn adapter_error<'e>(env: &'e Env, fault: Unknown) -> Result<Unknown<'e>> {
+  js::error_object(
+    env,
+    &calls::adapter_error(&arg(env, "adapter fault", fault)?),
+  )
 }
 
 /// The plugin config with every default filled in, checked in the reference order (throws

@@ -12,6 +12,10 @@ use crate::text::{normalize_tags, refuse_unseen};
 pub const MAX_CONSOLIDATE_MATCHES: usize = 20;
 /// Hard cap on one query page.
 pub const MAX_QUERY_LIMIT: u64 = 1000;
+/// The protocol this crate implements.
+pub const PROTOCOL: &str = "dsh-memory-protocol/v1";
+/// The layer a surface writes to when the caller names none (the memory tool, the CLI).
+pub const DEFAULT_LAYER: (Track, Scope) = (Track::User, Scope::Workspace);
 /// Default source of entries whose input names none.
 pub const DEFAULT_SOURCE: &str = "dsh-memento";
 

@@ -92,10 +92,10 @@ fn maintained(m: &Memory) -> rusqlite::Result<Vec<(String, String, String, i64)>
 }
 
 mod approval;
-mod targeting;
 mod batch;
+mod health;
+mod ledger;
 mod recall;
 mod search;
-mod ledger;
 mod similar;
-mod health;
+mod targeting;
