@@ -166,7 +166,7 @@ export interface Similar {
   id: string
   /** The stored text, whole. */
   text: string
-  /** 0..1; hints start at 0.5 (see the README's "Memory that keeps itself clean"). */
+  /** 0..1; a pair is named from 0.25 to 0.60 depending on what it shares (see docs/hygiene.md). */
   score: number
   /** `duplicate`: says the same; `update`: the same subject with another value; `related`: shares a subject. */
   relation: 'duplicate' | 'update' | 'related'
