@@ -298,6 +298,19 @@ export interface QueryOptions {
   workspaceKey?: string
   /** `false` for management views: do not bump recall counters (default `true`). */
   countRecall?: boolean
+  /** Exact facets, for management views (see `Only`). */
+  only?: Only
+}
+/**
+ * Exact facets of a listing — a management view's filter, not a session's visibility.
+ * `workspaceKey`: only the workspace entries of this workspace, or (`''`) only the user-global
+ * entries; `agentKey`: only this agent's entries, or (`''`) only the shared ones.
+ */
+export interface Only {
+  track?: Track
+  scope?: Scope
+  workspaceKey?: string
+  agentKey?: string
 }
 export interface QueryResult {
   entries: MemoryEntry[]
@@ -384,8 +397,8 @@ export declare class MemoryProvider {
   query(filter?: QueryFilter, opts?: QueryOptions): QueryResult
   /** Four rows, user/user-global, user/workspace, agent/user-global, agent/workspace. */
   budgets(opts?: { workspaceKey?: string }): BudgetRow[]
-  /** Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set. */
-  listEntries(opts?: { agentKey?: string; workspaceKey?: string }): MemoryEntry[]
+  /** Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set, `only` to exact facets. */
+  listEntries(opts?: { agentKey?: string; workspaceKey?: string; only?: Only }): MemoryEntry[]
   /** The entry `id`, or `null` when there is none. */
   entry(id: string): MemoryEntry | null
   /** Newest first; default 100. */

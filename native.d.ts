@@ -46,7 +46,10 @@ export declare class MemoryProvider {
   query(filter: unknown, opts: unknown): unknown
   /** Usage per layer (4 rows). `{workspaceKey}` reports that workspace's layers. */
   budgets(opts: unknown): unknown
-  /** Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set. */
+  /**
+   * Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set,
+   * `{only: {track, scope, workspaceKey, agentKey}}` to exact facets.
+   */
   listEntries(opts: unknown): unknown
   /** The entry `id`, or `null` when there is none. */
   entry(id: unknown): unknown

@@ -575,6 +575,7 @@ fn step(m: &mut Memory, g: &mut Gen, outstanding: &mut Vec<Plan>, seed: u64) -> 
           workspace_key: g.rng.chance(50).then(|| WORKSPACES[1].to_string()),
         },
         count_recall: g.rng.chance(50),
+        ..QueryOptions::default()
       };
       let filter = if g.rng.chance(30) {
         g.hostile(0)

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::config::{integer, STALE_DAYS};
 use crate::engine::{HealthOptions, ProposalInput, QueryOptions};
 use crate::error::{MemoryError, Result};
+use crate::store::entries::Only;
 use crate::store::Visibility;
 
 /// `opts[key]` when it is a string.
@@ -27,12 +28,26 @@ pub fn visibility(opts: &Value) -> Visibility {
   }
 }
 
-/// The `{sessionId, agentKey, workspaceKey, countRecall}` of `query` (counting recall by default).
+/// The exact facets `{only: {track, scope, workspaceKey, agentKey}}` of an options object (a
+/// facet absent or not a string: none).
+pub fn only(opts: &Value) -> Only {
+  let only = &opts["only"];
+  Only {
+    track: string(only, "track"),
+    scope: string(only, "scope"),
+    workspace_key: string(only, "workspaceKey"),
+    agent_key: string(only, "agentKey"),
+  }
+}
+
+/// The `{sessionId, agentKey, workspaceKey, countRecall, only}` of `query` (counting recall by
+/// default).
 pub fn query_options(opts: &Value) -> QueryOptions {
   QueryOptions {
     session_id: string(opts, "sessionId"),
     visibility: visibility(opts),
     count_recall: opts["countRecall"].as_bool().unwrap_or(true),
+    only: only(opts),
   }
 }
 

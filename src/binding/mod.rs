@@ -285,11 +285,13 @@ impl MemoryProvider {
     read(env, self.core.run(|m| m.budgets(ws.as_deref())))
   }
 
-  /// Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set.
+  /// Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set,
+  /// `{only: {track, scope, workspaceKey, agentKey}}` to exact facets.
   #[napi]
   pub fn list_entries<'e>(&self, env: &'e Env, opts: Unknown) -> Result<Unknown<'e>> {
-    let vis = visibility(&arg(env, "listEntries options", opts)?);
-    read(env, self.core.run(|m| m.list_entries(Some(&vis))))
+    let opts = arg(env, "listEntries options", opts)?;
+    let (vis, only) = (visibility(&opts), calls::only(&opts));
+    read(env, self.core.run(|m| m.list(Some(&vis), &only)))
   }
 
   /// The entry `id`, or `null` when there is none.

@@ -23,6 +23,7 @@ use crate::protocol::model::{
 };
 use crate::protocol::screen;
 use crate::store::chain::{self, NewAudit};
+use crate::store::entries::Only;
 use crate::store::ledger::Verification;
 use crate::store::reads::{self, Filter};
 use crate::store::{self, fail_at, now_ms, Store, Visibility};
@@ -323,6 +324,8 @@ pub struct QueryOptions {
   pub visibility: Visibility,
   /// Bump recall counters (management views pass `false`).
   pub count_recall: bool,
+  /// Exact facets (a management view's filter).
+  pub only: Only,
 }
 
 /// A page of query results.

@@ -80,6 +80,7 @@ impl Memory {
       scope: Some(scope.as_str()),
       visibility: Some(vis),
       folded: Some(&folded),
+      only: None,
     };
     let mut hits = reads::oldest_first(self.store.conn(), &filter).map_err(|e| self.fail(e))?;
     if hits.len() != 1 {

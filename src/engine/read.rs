@@ -16,7 +16,8 @@ impl Memory {
   pub fn query(&mut self, filter: &Value, opts: &QueryOptions) -> Result<QueryResult> {
     let obj = as_object(filter);
     let string = |key| obj.get(key).and_then(Value::as_str);
-    let (track, scope) = (string("track"), string("scope"));
+    let track = string("track").or(opts.only.track.as_deref());
+    let scope = string("scope").or(opts.only.scope.as_deref());
     let limit = obj.get("limit").and_then(Value::as_u64).filter(|n| *n > 0);
     let default = self.config.default_query_limit;
     let limit = limit.unwrap_or(default).min(MAX_QUERY_LIMIT) as usize;
@@ -26,6 +27,7 @@ impl Memory {
       scope,
       visibility: Some(&opts.visibility),
       folded: folded.as_deref(),
+      only: Some(&opts.only),
     };
     let (page, total) =
       reads::ranked_page(self.store.conn(), &search, limit).map_err(|e| self.fail(e))?;
@@ -102,8 +104,20 @@ impl Memory {
   /// # Errors
   /// `STORE_CORRUPT`.
   pub fn list_entries(&mut self, visibility: Option<&Visibility>) -> Result<Vec<Entry>> {
+    self.list(visibility, &Only::default())
+  }
+
+  /// The entries of exact facets `only` (of a session's visible set, with `visibility`), oldest
+  /// first.
+  ///
+  /// # Errors
+  /// `STORE_CORRUPT`.
+  pub fn list(&mut self, visibility: Option<&Visibility>, only: &Only) -> Result<Vec<Entry>> {
     let filter = Filter {
+      track: only.track.as_deref(),
+      scope: only.scope.as_deref(),
       visibility,
+      only: Some(only),
       ..Filter::default()
     };
     reads::oldest_first(self.store.conn(), &filter).map_err(|e| self.fail(e))

@@ -249,6 +249,7 @@ impl Memory {
       scope: Some(e.scope.as_str()),
       visibility: Some(&vis),
       folded: None,
+      only: None,
     };
     let layer = reads::oldest_first(self.store.conn(), &filter).map_err(|x| self.fail(x))?;
     let mut out = Vec::new();

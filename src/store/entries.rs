@@ -10,11 +10,30 @@ use crate::protocol::model::{Entry, Scope, Track};
 pub(crate) const ENTRY_COLUMNS: &str = "id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id";
 /// The visibility rule: whether the row `e` (of `entries`, or of anything with its keys) is what
 /// a filter admits: `:track`/`:scope` its track/scope, `:agent` a session's agent key,
-/// `:workspace` its workspace key (each `NULL` for any).
+/// `:workspace` its workspace key, and the exact facets `:only_workspace`/`:only_agent` ([`Only`])
+/// (each `NULL` for any).
 pub(crate) const ADMITS: &str = "(:track IS NULL OR e.track = :track)
   AND (:scope IS NULL OR e.scope = :scope)
   AND (:agent IS NULL OR e.agent_key = '' OR e.agent_key = :agent)
-  AND (e.scope <> 'workspace' OR :workspace IS NULL OR e.workspace_key = :workspace)";
+  AND (e.scope <> 'workspace' OR :workspace IS NULL OR e.workspace_key = :workspace)
+  AND (:only_workspace IS NULL OR CASE :only_workspace WHEN '' THEN e.scope <> 'workspace'
+    ELSE e.scope = 'workspace' AND e.workspace_key = :only_workspace END)
+  AND (:only_agent IS NULL OR e.agent_key = :only_agent)";
+
+/// Exact facets of a listing — a management view's filter, not a session's visibility: one
+/// track, one scope, one workspace's entries (`''`: the user-global ones), one agent's entries
+/// (`''`: the shared ones).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Only {
+  /// Only this track.
+  pub track: Option<String>,
+  /// Only this scope.
+  pub scope: Option<String>,
+  /// Only the workspace entries of this workspace, or (`''`) only the user-global entries.
+  pub workspace_key: Option<String>,
+  /// Only this agent's entries, or (`''`) only the shared ones.
+  pub agent_key: Option<String>,
+}
 
 /// Which entries a session can see and target.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

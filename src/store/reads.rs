@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, Row};
 
-use super::entries::{entry_and_rowid, Visibility, ADMITS, ENTRY_COLUMNS};
+use super::entries::{entry_and_rowid, Only, Visibility, ADMITS, ENTRY_COLUMNS};
 use super::sql::{named_rows, named_value, rows, Named};
 use crate::protocol::model::Entry;
 
@@ -30,6 +30,8 @@ pub struct Filter<'a> {
   pub visibility: Option<&'a Visibility>,
   /// Only texts containing this needle (ASCII-folded, non-empty).
   pub folded: Option<&'a str>,
+  /// Only the entries of these exact facets (their track and scope are `track`'s and `scope`'s).
+  pub only: Option<&'a Only>,
 }
 
 /// How a filter's needle is matched.
@@ -152,11 +154,14 @@ fn bind<'a>(
   needle: Option<&'a str>,
 ) -> Named<'a> {
   let (track, scope) = (f.track, f.scope);
+  let only = |key: fn(&'a Only) -> &'a Option<String>| f.only.and_then(|o| key(o).as_deref());
   Named {
     track,
     scope,
     pattern,
     needle,
+    only_workspace: only(|o| &o.workspace_key),
+    only_agent: only(|o| &o.agent_key),
     ..vis.named()
   }
 }
@@ -174,7 +179,7 @@ fn in_group<'a>(g: &'a Group, pattern: Option<&'a str>, needle: Option<&'a str>)
     workspace: Some(workspace),
     pattern,
     needle,
-    id: None,
+    ..Named::default()
   }
 }
 
@@ -408,6 +413,7 @@ mod tests {
         scope: Some("workspace"),
         visibility: Some(&vis),
         folded: needle,
+        only: None,
       };
       Ok(oldest_first(conn, &f)?.into_iter().map(|e| e.id).collect())
     };

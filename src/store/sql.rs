@@ -28,10 +28,14 @@ pub(crate) struct Named<'a> {
   pub needle: Option<&'a str>,
   /// `:id`, an entry id.
   pub id: Option<&'a str>,
+  /// `:only_workspace`, an exact workspace facet (`''`: user-global rows).
+  pub only_workspace: Option<&'a str>,
+  /// `:only_agent`, an exact agent facet (`''`: shared rows).
+  pub only_agent: Option<&'a str>,
 }
 
 impl<'a> Named<'a> {
-  fn pairs(&self) -> [(&'static str, Option<&'a str>); 7] {
+  fn pairs(&self) -> [(&'static str, Option<&'a str>); 9] {
     [
       (":track", self.track),
       (":scope", self.scope),
@@ -40,6 +44,8 @@ impl<'a> Named<'a> {
       (":pattern", self.pattern),
       (":needle", self.needle),
       (":id", self.id),
+      (":only_workspace", self.only_workspace),
+      (":only_agent", self.only_agent),
     ]
   }
 }

@@ -1,10 +1,16 @@
 //! Search and targeting agree with a brute-force scan, across connections and shapes of data.
 use super::*;
+use crate::store::entries::Only;
 
-/// Brute force: the ids of the entries a visibility admits whose text contains `needle` (ASCII
-/// case folded), best first (recall count, then recency, then id), by reading every row and
-/// testing and ranking it in plain Rust.
-fn brute_force(m: &Memory, needle: &str, vis: &Visibility) -> rusqlite::Result<Vec<String>> {
+/// Brute force: the ids of the entries a visibility and exact facets admit whose text contains
+/// `needle` (ASCII case folded), best first (recall count, then recency, then id), by reading
+/// every row and testing and ranking it in plain Rust.
+fn brute_force(
+  m: &Memory,
+  needle: &str,
+  vis: &Visibility,
+  only: &Only,
+) -> rusqlite::Result<Vec<String>> {
   let mut stmt = m.store.conn().prepare(
     "SELECT id, text, agent_key, scope, workspace_key, recall_count, updated_at FROM entries",
   )?;
@@ -28,8 +34,15 @@ fn brute_force(m: &Memory, needle: &str, vis: &Visibility) -> rusqlite::Result<V
       .is_none_or(|k| agent.is_empty() || agent == k);
     let workspace_ok =
       scope != "workspace" || vis.workspace_key.as_deref().is_none_or(|w| workspace == w);
+    let only_workspace = only.workspace_key.as_deref().is_none_or(|w| match w {
+      "" => scope != "workspace",
+      w => scope == "workspace" && workspace == w,
+    });
+    let only_agent = only.agent_key.as_deref().is_none_or(|a| agent == a);
     if agent_ok
       && workspace_ok
+      && only_workspace
+      && only_agent
       && text
         .to_ascii_lowercase()
         .contains(&needle.to_ascii_lowercase())
@@ -142,19 +155,28 @@ fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestR
         ..QueryOptions::default()
       },
     )?;
+    let only = |workspace: Option<&str>, agent: Option<&str>| Only {
+      workspace_key: workspace.map(str::to_string),
+      agent_key: agent.map(str::to_string),
+      ..Only::default()
+    };
     for needle in needles {
-      for (vis, limit) in [
-        (Visibility::default(), 1000),
-        (session.clone(), 1000),
-        (session.clone(), 3),
+      for (vis, facets, limit) in [
+        (Visibility::default(), Only::default(), 1000),
+        (session.clone(), Only::default(), 1000),
+        (session.clone(), Only::default(), 3),
+        (Visibility::default(), only(Some("/v"), None), 1000),
+        (Visibility::default(), only(Some(""), Some("a2")), 1000),
+        (session.clone(), only(None, Some("")), 3),
       ] {
         let opts = QueryOptions {
           visibility: vis.clone(),
           count_recall: round % 2 == 0,
+          only: facets.clone(),
           ..QueryOptions::default()
         };
         // Ranked before the query bumps its page's counters.
-        let expected = brute_force(&m, &needle, &vis)?;
+        let expected = brute_force(&m, &needle, &vis, &facets)?;
         let got = m.query(&json!({"text": needle, "limit": limit}), &opts)?;
         // Counters: what the file says, before this query's own bump.
         for e in &got.entries {
@@ -174,7 +196,26 @@ fn search_equals_a_brute_force_scan_on_random_data_across_connections() -> TestR
         // The page is exactly the best `limit` matches, in rank order.
         let ids: Vec<&str> = got.entries.iter().map(|e| e.id.as_str()).collect();
         let best: Vec<&str> = expected.iter().take(limit).map(String::as_str).collect();
-        assert_eq!(ids, best, "needle {needle:?} at round {round} ({vis:?})");
+        assert_eq!(
+          ids, best,
+          "needle {needle:?} at round {round} ({vis:?}, {facets:?})"
+        );
+        if needle == "rewritten" {
+          // A listing of the same facets is the same set, oldest first.
+          let mut listed: Vec<String> = m
+            .list(Some(&vis), &facets)?
+            .into_iter()
+            .filter(|e| e.text.contains("rewritten"))
+            .map(|e| e.id)
+            .collect();
+          let mut all = expected.clone();
+          listed.sort();
+          all.sort();
+          assert_eq!(
+            listed, all,
+            "listing at round {round} ({vis:?}, {facets:?})"
+          );
+        }
         assert_eq!(
           got.total as usize,
           expected.len(),
@@ -248,7 +289,7 @@ fn search_and_targeting_stay_exact_after_most_entries_are_removed() -> TestResul
     ids.sort();
     assert_eq!(
       ids,
-      brute_force(&m, needle, &Visibility::default())?,
+      brute_force(&m, needle, &Visibility::default(), &Only::default())?,
       "needle {needle:?}"
     );
   }
@@ -457,7 +498,7 @@ fn a_common_needle_is_exact_whether_a_session_sees_little_or_much_of_the_store()
       count_recall: false,
       ..QueryOptions::default()
     };
-    let expected = brute_force(&m, "pnpm", &vis)?;
+    let expected = brute_force(&m, "pnpm", &vis, &Only::default())?;
     let got = m.query(&json!({"text": "pnpm", "limit": 7}), &opts)?;
     let ids: Vec<&str> = got.entries.iter().map(|e| e.id.as_str()).collect();
     let best: Vec<&str> = expected.iter().take(7).map(String::as_str).collect();
