@@ -94,10 +94,11 @@ pub enum MemoryError {
     #[serde(skip)]
     detail: Option<String>,
   },
-  /// The store cannot be opened, read or written; `reason` says whether to retry, free space,
-  /// fix permissions or restore.
+  /// The store cannot be opened, read or written (`STORE_CORRUPT`, the protocol's one code for
+  /// it): `reason` says why — corrupt, busy, closed, read-only, full, other I/O — and whether to
+  /// retry, free space, fix permissions or restore.
   #[error("{message}")]
-  StoreCorrupt {
+  StoreFailed {
     /// The exact message, ending with what to do.
     #[serde(skip)]
     message: String,
@@ -178,7 +179,7 @@ impl MemoryError {
       Self::AmbiguousMatch { .. } => "AMBIGUOUS_MATCH",
       Self::WriteDenied { .. } => "WRITE_DENIED",
       Self::ProposalNotFound { .. } => "PROPOSAL_NOT_FOUND",
-      Self::StoreCorrupt { .. } => "STORE_CORRUPT",
+      Self::StoreFailed { .. } => "STORE_CORRUPT",
       Self::StoreUnsupportedVersion { .. } => "STORE_UNSUPPORTED_VERSION",
       Self::AdapterNotFound { .. } => "ADAPTER_NOT_FOUND",
       Self::AdapterPayload { .. } => "ADAPTER_PAYLOAD",
@@ -222,7 +223,7 @@ impl MemoryError {
   pub fn store(path: &str, reason: StoreReason, what: &str, cause: Option<Cause>) -> Self {
     let under = cause.as_ref().map_or(String::new(), |c| format!(": {c}"));
     let message = format!("{what}{under}; {}", reason.advice());
-    Self::StoreCorrupt {
+    Self::StoreFailed {
       message,
       path: path.to_string(),
       reason,
@@ -233,7 +234,7 @@ impl MemoryError {
   /// The store failure's reason, if this is one.
   pub fn store_reason(&self) -> Option<StoreReason> {
     match self {
-      Self::StoreCorrupt { reason, .. } => Some(*reason),
+      Self::StoreFailed { reason, .. } => Some(*reason),
       _ => None,
     }
   }
@@ -430,7 +431,7 @@ mod tests {
       MemoryError::AmbiguousMatch { .. } => 4,
       MemoryError::WriteDenied { .. } => 5,
       MemoryError::ProposalNotFound { .. } => 6,
-      MemoryError::StoreCorrupt { .. } => 7,
+      MemoryError::StoreFailed { .. } => 7,
       MemoryError::StoreUnsupportedVersion { .. } => 8,
       MemoryError::AdapterNotFound { .. } => 9,
       MemoryError::AdapterPayload { .. } => 10,

@@ -17,7 +17,7 @@ pub const RECORDED: &str = "recorded";
 /// The store's meta key holding the budgets the plugin recorded.
 pub const RECORDED_KEY: &str = "plugin_budgets";
 
-/// The option names of `new MemoryProvider(options)` that are data (besides `gate`/`auditLabel`).
+/// The option names of `new MemoryProvider(options)` that are data (besides the callbacks `gate` and `auditVia`).
 pub const PROVIDER_OPTIONS: [&str; 12] = [
   "dbPath",
   "budgets",

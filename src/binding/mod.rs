@@ -33,23 +33,23 @@ type Held<A> = FunctionRef<FnArgs<A>, Unknown<'static>>;
 type Raw = sys::napi_value;
 /// What internal helpers hand back: a JS value (a promise, for writes), or an exception.
 type Js<'e> = Result<Unknown<'e>>;
-/// A write: its name (for messages) and how it turns its input into a plan.
-type Op = (&'static str, Planner);
+/// A kind of write: its name (for messages) and how it turns its input into a plan.
+type WriteKind = (&'static str, Planner);
 type Planner = fn(&mut Memory, &Value, Writer) -> crate::Result<Plan>;
 
 const BUSY: &str = "memory store is busy in a re-entrant call";
 
-const ADD: Op = ("add", Memory::plan_add);
-const REPLACE: Op = ("replace", Memory::plan_replace);
-const REMOVE: Op = ("remove", Memory::plan_remove);
-const CONSOLIDATE: Op = ("consolidate", Memory::plan_consolidate);
-const SEED: Op = ("seed", Memory::plan_seed);
+const ADD: WriteKind = ("add", Memory::plan_add);
+const REPLACE: WriteKind = ("replace", Memory::plan_replace);
+const REMOVE: WriteKind = ("remove", Memory::plan_remove);
+const CONSOLIDATE: WriteKind = ("consolidate", Memory::plan_consolidate);
+const SEED: WriteKind = ("seed", Memory::plan_seed);
 /// Approving a proposal: a gated add of its text (the input is the proposal id).
-const APPROVE: Op = ("approve", |m, id, w| {
+const APPROVE: WriteKind = ("approve", |m, id, w| {
   m.plan_approve(id.as_str().unwrap_or_default(), w)
 });
 /// Every write, by name (what `preview` accepts).
-const OPS: [Op; 6] = [ADD, REPLACE, REMOVE, CONSOLIDATE, SEED, APPROVE];
+const OPS: [WriteKind; 6] = [ADD, REPLACE, REMOVE, CONSOLIDATE, SEED, APPROVE];
 
 /// What a write's promise and every read share: the engine and the JS functions given at
 /// construction (held until the last pending write is done with them).
@@ -170,7 +170,7 @@ impl MemoryProvider {
   fn plan(
     &self,
     env: &Env,
-    (what, plan): Op,
+    (what, plan): WriteKind,
     input: Unknown,
     write: Unknown,
   ) -> crate::Result<Plan> {
@@ -180,7 +180,7 @@ impl MemoryProvider {
   }
 
   /// The shared write path: plan, gate, finish.
-  fn gated<'e>(&self, env: &'e Env, op: Op, input: Unknown, write: Unknown) -> Js<'e> {
+  fn gated<'e>(&self, env: &'e Env, op: WriteKind, input: Unknown, write: Unknown) -> Js<'e> {
     match self.plan(env, op, input, write) {
       Ok(plan) => gate::ask(env, self.core.clone(), plan, write),
       Err(e) => settled::<()>(env, Err(e)),

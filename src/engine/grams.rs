@@ -1,8 +1,7 @@
 //! A large layer's texts in memory, indexed by their character trigrams: which of them contain
-//! a search term, the question the store's FTS5 trigram index answered at ≈ 50 µs a term (its
-//! doclists of common trigrams span the whole store), answered here in a few. Built from one
-//! read of the layer, patched with this connection's own writes, dropped when another
-//! connection writes.
+//! a search term, the question the store's FTS5 trigram index answers slowly for common trigrams
+//! (their doclists span the whole store). Built from one read of the layer, patched with this
+//! connection's own writes, dropped when another connection writes.
 #![forbid(unsafe_code)]
 
 use rustc_hash::FxHashMap;

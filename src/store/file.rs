@@ -90,8 +90,7 @@ pub(super) fn protect(path: &Path) {
 pub(super) fn protect(_path: &Path) {}
 
 /// Keep the `-wal` and `-shm` files when the last connection closes: the next open (every
-/// command, every session) reuses them instead of creating both and deleting them again (≈ 10%
-/// of an open and close, measured). The close still checkpoints, and with a `journal_size_limit`
+/// command, every session) reuses them instead of creating both and deleting them again. The close still checkpoints, and with a `journal_size_limit`
 /// SQLite then truncates the WAL to nothing, so the main file alone holds the store. A VFS
 /// without the control keeps SQLite's default (the files are deleted), hence no error here.
 #[allow(unsafe_code)]

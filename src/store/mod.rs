@@ -84,7 +84,7 @@ impl Store {
           "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;
            PRAGMA cache_size = -32768; PRAGMA journal_size_limit = 4194304;",
         )
-        .map_err(|e| schema::invalid(&shown, e))
+        .map_err(|e| schema::failed_check(&shown, e))
         .and_then(|()| schema::migrate(&mut conn, &shown));
       match attempt {
         Err(e) if e.store_reason() == Some(StoreReason::Busy) && Instant::now() < deadline => {

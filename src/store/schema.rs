@@ -181,7 +181,8 @@ CREATE UNIQUE INDEX proposals_pending_once ON proposals (session_id, kind)
 /// each): a store is trusted as it was when it was upgraded, and only then.
 const V11: &str = "ALTER TABLE audit ADD COLUMN fields TEXT;";
 
-/// Run the step that ends at `version`: 1–4 the JS plugin's, 10 and 11 ours.
+/// Run the step that ends at `version`: 1–4 the JS plugin's, 10 and 11 ours. A version with no
+/// step is an error, never another step run again.
 fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
   conn.execute_batch(match version {
     1 => V1,
@@ -189,7 +190,12 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
     3 => V3,
     4 => V4,
     10 => V10,
-    _ => V11,
+    11 => V11,
+    _ => {
+      return Err(rusqlite::Error::InvalidParameterName(format!(
+        "no migration step ends at schema version {version}"
+      )))
+    }
   })?;
   if version == SCHEMA_VERSION {
     ledger::adopt_entries(conn)?;
@@ -209,7 +215,7 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
 
 /// `STORE_CORRUPT` (with SQLite's reason: busy, corrupt, …) for a step of opening that reads or
 /// changes the schema.
-pub fn invalid(path: &str, e: rusqlite::Error) -> MemoryError {
+pub fn failed_check(path: &str, e: rusqlite::Error) -> MemoryError {
   sql::failed(
     path,
     &format!("memory database at {path} failed schema validation"),
@@ -221,7 +227,7 @@ pub fn invalid(path: &str, e: rusqlite::Error) -> MemoryError {
 /// `meta` table that lost its row (the JS plugin never re-inserts it) — the version its shape
 /// shows.
 fn current_version(conn: &Connection, path: &str) -> Result<i64> {
-  let storage = |e| invalid(path, e);
+  let storage = |e| failed_check(path, e);
   let corrupt = |what: String| MemoryError::store(path, StoreReason::Corrupt, &what, None);
   let sql = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'";
   let tables: Vec<String> = sql::rows(conn, sql, [], |r| r.get(0)).map_err(storage)?;
@@ -268,7 +274,7 @@ pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
   if sql::meta(conn, "schema_version").ok().flatten() == Some(current) {
     return Ok(());
   }
-  let fail = |e| invalid(path, e);
+  let fail = |e| failed_check(path, e);
   loop {
     let tx = conn
       .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -298,6 +304,15 @@ pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+  #[test]
+  fn a_version_without_a_step_is_an_error_not_another_step_again() -> rusqlite::Result<()> {
+    let conn = Connection::open_in_memory()?;
+    for version in [5, 9, SCHEMA_VERSION + 1] {
+      assert!(run_step(&conn, version).is_err(), "{version}");
+    }
+    Ok(())
+  }
+
   use super::*;
 
   fn old_store(version: i64) -> rusqlite::Result<Connection> {
