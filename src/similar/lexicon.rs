@@ -4,78 +4,21 @@
 //! say little, common technical words say a bit, and long or rare-looking words say most. Also
 //! the words that negate a statement or say that a fact changed, in the three languages.
 //!
-//! The lists are space-separated words, read once into sets.
+//! The lists are data, `lexicon.txt` beside this file, read once into sets.
 #![forbid(unsafe_code)]
 
 use std::sync::OnceLock;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-/// English words that carry no subject: articles, pronouns, prepositions, auxiliaries, and the
-/// first half of a contraction (`don` of `don't`).
-const STOP: &str = "a about after again all also am an and any are as at be been being both but \
-  by can could did do does doing done each either etc for from had has have having he her here \
-  him his how i if in into is it its just me more most my of off on once one only or other our \
-  ours out over own same she so some such than that the their them then there these they this \
-  those through to too under until up upon very via was we were what when where which while who \
-  whom why will with would you your yours s t re ve ll d m e g ie eg per within because since \
-  instead rather whether though still even yet already now gets get got let lets thing things \
-  way ways really quite don doesn didn isn aren wasn weren won shouldn mustn couldn wouldn hasn \
-  haven hadn";
-
-/// English words that frame a memory entry rather than say its content: who ("user", "team"),
-/// the stance ("prefers", "likes", "wants", "uses"), how often ("always", "usually").
-const FRAME: &str = "user users prefer prefers preferred preferring preference preferences like \
-  likes liked want wants wanted use uses used using always usually generally typically often \
-  normally project projects team please should must need needs needed sure keep keeps favor \
-  favors favour favours love loves hate hates dislike dislikes ask asks asked \
-  remember note important okay ok fine well good better best mostly mainly currently default \
-  defaults whenever every";
-
-/// Common technical words: real content, but shared by many unrelated entries.
-const COMMON: &str = "run runs running ran set sets setting settings add adds added new old \
-  work works working time times before first last next check checks write writes written read \
-  reads call calls called start starts started stop put puts take takes see show shows try \
-  tries main local locally based different many much few lot lots day days long small big large \
-  line lines name names named value values part parts inside outside between around whole full \
-  two three go goes going make makes";
-
-/// Words that turn a statement into its opposite, in English.
-const NEGATIONS: &str = "not never no don't doesn't didn't isn't aren't won't can't cannot \
-  shouldn't mustn't dont doesnt avoid avoids nothing none without";
-
-/// English words that say a fact changed: the new text is an update of what it names.
-const TRANSITIONS: &str = "now moved switched replaced migrated upgraded downgraded renamed \
-  became longer anymore bumped raised lowered increased decreased reduced";
-
-/// English words that say a fact changed when `to` or `from` follows ("changed to 8080", not
-/// "a summary of what changed").
-const TRANSITIONS_TO: &str = "changed updated set";
-
-/// Characters of Chinese that are grammar rather than content (particles, pronouns, measure
-/// words, copulas, common prepositions, negations).
-const ZH_STOP: &str = "的了是在和与及或把被都也就很还而其之这那\
-  个些等将对从向到于为以着过吗呢吧啊所不没别";
-
-/// Chinese and Japanese frame words, matched longest-first at each position of a run.
-const CJK_FRAME: &str = "用户 使用者 喜欢 偏好 习惯 倾向 倾向于 使用 采用 总是 \
-  一直 通常 一般 需要 项目 我们 希望 应该 必须 请 记住 注意 默认 目前 现在 每次 \
-  用 要 有 让 给 做 ユーザー ユーザ 利用者 好む 好み 好き 使う 使い 使用 利用 \
-  常に いつも 普段 基本 プロジェクト 必要 現在 今 毎回 覚え デフォルト";
-
-/// Chinese and Japanese negations, found as substrings of a run.
-const CJK_NEGATIONS: &str = "不 没 别 勿 禁止 ない ません なかった 不要";
-
-/// Chinese and Japanese phrases that say a fact changed.
-const CJK_TRANSITIONS: &str = "改为 改成 换成 改用 迁移到 迁到 升级 降级 现在 变成 \
-  变为 不再 改到 移到 更新为 换到 变更为 调整为 に変更 変更した 変更済 変更になった \
-  移行 に変え 変わった 移っ に移動 移動した に上げ に更新 更新済 今は 切り替え \
-  になった 乗り換え 提高到 降到 降低到 增加到 减少到 调到 交代 交替 増やした 減らした \
-  引き上げ 引き下げ 交给 移交 改由";
-
-/// The words of a list.
-fn words(list: &'static str) -> impl Iterator<Item = &'static str> {
-  list.split_whitespace()
+/// The words of list `name` of `lexicon.txt` (none for a name it does not have: the tests check
+/// every name this file reads).
+fn words(name: &str) -> impl Iterator<Item = &'static str> {
+  let head = format!("[{name}]");
+  let mut lines = include_str!("lexicon.txt").lines();
+  let found = lines.by_ref().any(|l| l == head);
+  let list = lines.take_while(move |l| found && !l.is_empty());
+  list.flat_map(str::split_whitespace)
 }
 
 struct Sets {
@@ -88,6 +31,7 @@ struct Sets {
   cjk_frame: HashMap<char, Vec<&'static str>>,
   cjk_negations: HashMap<char, Vec<&'static str>>,
   cjk_transitions: HashMap<char, Vec<&'static str>>,
+  zh_stop: HashSet<char>,
 }
 
 fn sets() -> &'static Sets {
@@ -95,17 +39,23 @@ fn sets() -> &'static Sets {
   SETS.get_or_init(|| {
     let mut weights = HashMap::default();
     // A later list wins: a negation weighs nothing whatever else it is.
-    for (list, weight) in [(COMMON, 0.5), (FRAME, 0.3), (STOP, 0.0), (NEGATIONS, 0.0)] {
+    for (list, weight) in [
+      ("common", 0.5),
+      ("frame", 0.3),
+      ("stop", 0.0),
+      ("negations", 0.0),
+    ] {
       weights.extend(words(list).map(|w| (w, weight)));
     }
     Sets {
       weights,
-      negations: words(NEGATIONS).collect(),
-      transitions: words(TRANSITIONS).collect(),
-      transitions_to: words(TRANSITIONS_TO).collect(),
-      cjk_frame: by_first_char(CJK_FRAME),
-      cjk_negations: by_first_char(CJK_NEGATIONS),
-      cjk_transitions: by_first_char(CJK_TRANSITIONS),
+      negations: words("negations").collect(),
+      transitions: words("transitions").collect(),
+      transitions_to: words("transitions-to").collect(),
+      cjk_frame: by_first_char("cjk-frame"),
+      cjk_negations: by_first_char("cjk-negations"),
+      cjk_transitions: by_first_char("cjk-transitions"),
+      zh_stop: words("zh-stop").flat_map(str::chars).collect(),
     }
   })
 }
@@ -179,11 +129,11 @@ pub(super) fn stem(word: &str) -> &str {
 
 /// Whether `c` is a Chinese grammar character.
 pub(super) fn is_zh_stop(c: char) -> bool {
-  ZH_STOP.contains(c)
+  sets().zh_stop.contains(&c)
 }
 
 /// The words of a list by their first character.
-fn by_first_char(list: &'static str) -> HashMap<char, Vec<&'static str>> {
+fn by_first_char(list: &str) -> HashMap<char, Vec<&'static str>> {
   let mut map: HashMap<char, Vec<&'static str>> = HashMap::default();
   for word in words(list) {
     if let Some(first) = word.chars().next() {
@@ -264,6 +214,22 @@ pub(super) fn is_counter(c: char) -> bool {
 
 #[cfg(test)]
 mod tests {
+  #[test]
+  fn every_list_this_file_reads_is_in_the_data() {
+    // Every string literal of `sets()` names a list.
+    let source = include_str!("lexicon.rs");
+    let body = source.split("fn sets()").nth(1).and_then(|b| b.split("\n}\n").next());
+    let literals = body.unwrap_or_default().split('"').skip(1).step_by(2);
+    let names: Vec<&str> = literals.collect();
+    assert_eq!(names.len(), 11, "{names:?}");
+    for name in names {
+      assert!(
+        words(name).count() > 0,
+        "[{name}] is missing or empty in lexicon.txt"
+      );
+    }
+  }
+
   use super::*;
 
   #[test]
