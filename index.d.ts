@@ -128,7 +128,7 @@ export interface ShownEntry {
 
 /** What the approval callback is shown: the complete change, never an abstract action. */
 export interface ApprovalPayload {
-  action: 'add' | 'replace' | 'remove' | 'consolidate' | 'seed'
+  action: 'add' | 'replace' | 'remove' | 'consolidate' | 'seed' | 'revert'
   /** `'batch'` for seed. */
   track: Track | 'batch'
   /** `'batch'` for seed. */
@@ -157,6 +157,8 @@ export interface ApprovalPayload {
   reason: string
   /** SHA-256 of the change: a confirmation that names it commits exactly this change. */
   digest: string
+  /** A revert's: the `seq` of the change it undoes. */
+  reverts?: number
 }
 
 /** A stored entry a new text is like: a hint for the approver and the caller; the write is the same either way. */
@@ -283,6 +285,47 @@ export interface Usage {
 }
 export type BudgetRow = Usage
 
+/** One version of an entry, and the audit row that made it. */
+export interface EntryVersion {
+  version: number
+  text: string
+  tags: string[]
+  track: Track
+  scope: Scope
+  workspaceKey: string
+  agentKey: string
+  source: string
+  seq: number
+  ts: number
+  action: 'add' | 'replace' | 'consolidate-add' | 'adopt'
+  outcome: string | null
+  sessionId: string | null
+  /** The `seq` of the change this version reverts. */
+  reverts?: number
+}
+export interface History {
+  entryId: string
+  /** `false` when retention pruned the rows that created it: `versions[0]` is where it starts. */
+  complete: boolean
+  versions: EntryVersion[]
+  /** The row that ended an entry that no longer exists (`into`: the entry a consolidate merged it into). */
+  ended?: { seq: number; ts: number; action: 'remove' | 'consolidate-remove'; into?: string }
+}
+export interface RevertResult {
+  reverted: number
+  changes: { action: 'remove' | 'restore' | 'replace'; entry: MemoryEntry }[]
+}
+export interface SessionRecord {
+  sessionId: string
+  ts: number
+  /** The keys it saw (`null`: recorded before they were). */
+  workspaceKey: string | null
+  agentKey: string | null
+  /** The snapshot's length. */
+  chars: number
+  /** The exact snapshot text (asked for by `sessionId`). */
+  text?: string
+}
 export interface QueryFilter {
   track?: Track
   scope?: Scope
@@ -412,10 +455,25 @@ export declare class MemoryProvider {
   snapshot(keys?: { agentKey?: string; workspaceKey?: string }, labels?: SnapshotLabels, maxProposals?: number): string
   /**
    * Freeze a session's snapshot: the first text recorded for `sessionId` wins, is audited once
-   * (`snapshot` row; the text is stored once per distinct text), and is returned on every later
-   * call — across reloads and processes.
+   * (`snapshot` row; the text is stored once per distinct text, with the keys of the visible set
+   * it shows), and is returned on every later call — across reloads and processes.
    */
-  snapshotRecord(sessionId: string, text: string): string
+  snapshotRecord(sessionId: string, text: string, keys?: { agentKey?: string; workspaceKey?: string }): string
+  /**
+   * Every version of an entry the ledger holds, oldest first, and how it ended if it no longer
+   * exists. `target`: an entry id, an audit `seq`, or `{match, track?, scope?}` resolved like
+   * `replace`; `{agentKey, workspaceKey}`: only of what that session sees.
+   */
+  history(target: string | number | { match: string; track?: Track; scope?: Scope }, opts?: { agentKey?: string; workspaceKey?: string }): History
+  /**
+   * Undo the landed change audit row `seq` belongs to (a consolidate whole, a seed's batch by
+   * its `seed` row, one entry by its own row, a revert: a redo), asked like any write with the
+   * whole inverse change. Refused before asking (`ENTRY_NOT_FOUND`, `details.reason: 'changed'`)
+   * when an entry changed since.
+   */
+  revert(seq: number, write: WriteContext): Promise<RevertResult>
+  /** Recorded sessions, newest first; `{sessionId}`: that one, with the exact snapshot text it was given. */
+  sessions(opts?: { sessionId?: string; limit?: number; agentKey?: string; workspaceKey?: string }): { sessions: SessionRecord[] }
   /**
    * The health check, per layer: near-duplicates, updates of one fact, entries not recalled for
    * `staleDays` (90), entries naming files gone from their workspace, credentials, oversized

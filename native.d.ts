@@ -40,6 +40,18 @@ export declare class MemoryProvider {
   consolidate(input: unknown, write: unknown): unknown
   /** Insert a batch under one approval; all or nothing, budgets checked before asking. */
   seed(inputs: unknown, write: unknown): unknown
+  /** Undo the landed change audit row `seq` belongs to, asked like any write. */
+  revert(seq: unknown, write: unknown): unknown
+  /**
+   * Every version of an entry (an id, an audit seq or `{match, track, scope}`) the ledger
+   * holds; `{agentKey, workspaceKey}`: only of what that session sees.
+   */
+  history(target: unknown, opts: unknown): unknown
+  /**
+   * Recorded sessions, newest first (`{limit, agentKey, workspaceKey}`), or (`{sessionId}`) the
+   * one with the exact snapshot text it was given: `{sessions: […]}`.
+   */
+  sessions(opts: unknown): unknown
   /** Decide a pending proposal: `approved` is a gated add committed with the decision. */
   proposalDecide(id: unknown, decision: unknown, write: unknown): unknown
   /** Substring search ranked by recall count then recency; bumps recall counters. */
@@ -64,9 +76,10 @@ export declare class MemoryProvider {
   snapshot(keys: unknown, labels: unknown, max: unknown): string
   /**
    * Freeze a session's snapshot: the first text recorded for the session id wins and is audited
-   * once; later calls (any process, any reload) return that text.
+   * once, with the keys of the visible set it shows (`{agentKey, workspaceKey}`); later calls
+   * (any process, any reload) return that text.
    */
-  snapshotRecord(sessionId: unknown, text: unknown): string
+  snapshotRecord(sessionId: unknown, text: unknown, keys: unknown): string
   /**
    * The health check: per layer, near-duplicates, updates of one fact, entries not recalled for
    * `staleDays`, entries naming files that no longer exist, credentials, oversized entries —

@@ -307,28 +307,35 @@ pub struct Suggestion {
   pub input: Value,
 }
 
-/// A write's target as it is at commit time, after it changed under a pending approval.
+/// A write's target as it is now, after it changed: under a pending approval, or (a revert)
+/// after the change being reverted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Changed {
   /// The entry's id (unchanged).
   pub id: String,
-  /// The version the approver saw.
+  /// The version the approver saw, or the one the reverted change left (0: it left none, the
+  /// entry was removed).
   pub approved_version: i64,
   /// The version now stored.
   pub version: i64,
   /// The text now stored.
   pub text: String,
+  /// The `seq` of the change a revert would undo.
+  pub reverting: Option<i64>,
 }
 
-/// Details `{reason: "changed", approvedVersion, current: {id, version, text}}`.
+/// Details `{reason: "changed", approvedVersion, current: {id, version, text}, reverts?}`.
 impl Serialize for Changed {
   fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeMap;
     let current = json!({ "id": self.id, "version": self.version, "text": self.text });
-    let mut map = s.serialize_map(Some(3))?;
+    let mut map = s.serialize_map(None)?;
     map.serialize_entry("reason", "changed")?;
     map.serialize_entry("approvedVersion", &self.approved_version)?;
     map.serialize_entry("current", &current)?;
+    if let Some(seq) = self.reverting {
+      map.serialize_entry("reverts", &seq)?;
+    }
     map.end()
   }
 }
@@ -338,6 +345,16 @@ fn not_found_message(track: &str, scope: &str, needle: &str, changed: Option<&Ch
     None => format!(
       "no entry in {track}/{scope} contains {}; nothing was changed",
       json_str(needle)
+    ),
+    Some(c) if c.reverting.is_some() => format!(
+      "entry {} in {track}/{scope} changed after change #{} ({}, version {} is stored); nothing was changed: a revert never overwrites a later change, so revert that one first or edit the entry",
+      c.id,
+      c.reverting.unwrap_or_default(),
+      match c.approved_version {
+        0 => "which removed it".to_string(),
+        v => format!("which left version {v}"),
+      },
+      c.version
     ),
     Some(c) => format!(
       "entry {} in {track}/{scope} (matched by {}) changed while its approval was pending (version {} was approved, version {} is stored); nothing was changed: plan the write again against its current text",
@@ -566,6 +583,7 @@ mod tests {
         approved_version: 1,
         version: 2,
         text: "Prefers pnpm 9".into(),
+        reverting: None,
       })),
     };
     assert_eq!(

@@ -5,8 +5,9 @@
 use serde_json::Value;
 
 use super::config::{integer, STALE_DAYS};
-use crate::engine::{HealthOptions, ProposalInput, QueryOptions};
+use crate::engine::{HealthOptions, HistoryTarget, ProposalInput, QueryOptions};
 use crate::error::{MemoryError, Result};
+use crate::protocol::model;
 use crate::store::entries::Only;
 use crate::store::Visibility;
 
@@ -80,6 +81,43 @@ pub fn adapter_error(fault: &Value) -> MemoryError {
       line: fault["line"].as_u64(),
       path: string(fault, "path"),
     },
+  }
+}
+
+/// An audit `seq`: a positive integer.
+///
+/// # Errors
+/// `INVALID_INPUT` for anything else.
+pub fn seq(value: &Value) -> Result<i64> {
+  let seq = value.as_i64().filter(|n| *n > 0);
+  seq.ok_or_else(|| MemoryError::invalid("an audit seq must be a positive integer"))
+}
+
+/// What `history` is asked about: an entry id (a string), an audit `seq` (a number), or
+/// `{match, track, scope}` (the layer defaults to the protocol's default layer).
+///
+/// # Errors
+/// `INVALID_INPUT` for anything else.
+pub fn history_target(target: &Value) -> Result<HistoryTarget> {
+  let bad =
+    || MemoryError::invalid("history takes an entry id, an audit seq, or {match, track?, scope?}");
+  match target {
+    Value::String(id) if !id.is_empty() => Ok(HistoryTarget::Id(id.clone())),
+    Value::Number(_) => seq(target).map(HistoryTarget::Seq),
+    Value::Object(o) => {
+      let mut layer = o.clone();
+      let (track, scope) = model::DEFAULT_LAYER;
+      layer.entry("track").or_insert(track.as_str().into());
+      layer.entry("scope").or_insert(scope.as_str().into());
+      let (track, scope) = model::parse_layer(&layer)?;
+      let needle = model::parse_match(&layer)?;
+      Ok(HistoryTarget::Match {
+        track,
+        scope,
+        needle,
+      })
+    }
+    _ => Err(bad()),
   }
 }
 

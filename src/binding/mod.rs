@@ -48,8 +48,10 @@ const SEED: WriteKind = ("seed", Memory::plan_seed);
 const APPROVE: WriteKind = ("approve", |m, id, w| {
   m.plan_approve(id.as_str().unwrap_or_default(), w)
 });
+/// Reverting a landed change (the input is an audit seq).
+const REVERT: WriteKind = ("revert", |m, seq, w| m.plan_revert(calls::seq(seq)?, w));
 /// Every write, by name (what `preview` accepts).
-const OPS: [WriteKind; 6] = [ADD, REPLACE, REMOVE, CONSOLIDATE, SEED, APPROVE];
+const OPS: [WriteKind; 7] = [ADD, REPLACE, REMOVE, CONSOLIDATE, SEED, APPROVE, REVERT];
 
 /// What a write's promise and every read share: the engine and the JS functions given at
 /// construction (held until the last pending write is done with them).
@@ -244,6 +246,37 @@ impl MemoryProvider {
     self.gated(env, SEED, inputs, write)
   }
 
+  /// Undo the landed change audit row `seq` belongs to, asked like any write.
+  #[napi]
+  pub fn revert<'e>(&self, env: &'e Env, seq: Unknown, write: Unknown) -> Result<Unknown<'e>> {
+    self.gated(env, REVERT, seq, write)
+  }
+
+  /// Every version of an entry (an id, an audit seq or `{match, track, scope}`) the ledger
+  /// holds; `{agentKey, workspaceKey}`: only of what that session sees.
+  #[napi]
+  pub fn history<'e>(&self, env: &'e Env, target: Unknown, opts: Unknown) -> Result<Unknown<'e>> {
+    let target = calls::history_target(&arg(env, "history target", target)?);
+    let vis = visibility(&arg(env, "history options", opts)?);
+    read(
+      env,
+      target.and_then(|t| self.core.run(|m| m.history(&t, &vis))),
+    )
+  }
+
+  /// Recorded sessions, newest first (`{limit, agentKey, workspaceKey}`), or (`{sessionId}`) the
+  /// one with the exact snapshot text it was given: `{sessions: […]}`.
+  #[napi]
+  pub fn sessions<'e>(&self, env: &'e Env, opts: Unknown) -> Result<Unknown<'e>> {
+    let opts = arg(env, "sessions options", opts)?;
+    let (id, limit) = (opts["sessionId"].as_str(), count(&opts["limit"], 0));
+    let found = self.core.run(|m| m.sessions(id, limit, &visibility(&opts)));
+    read(
+      env,
+      found.map(|sessions| serde_json::json!({ "sessions": sessions })),
+    )
+  }
+
   /// Decide a pending proposal: `approved` is a gated add committed with the decision.
   #[napi]
   pub fn proposal_decide<'e>(
@@ -329,14 +362,22 @@ impl MemoryProvider {
   }
 
   /// Freeze a session's snapshot: the first text recorded for the session id wins and is audited
-  /// once; later calls (any process, any reload) return that text.
+  /// once, with the keys of the visible set it shows (`{agentKey, workspaceKey}`); later calls
+  /// (any process, any reload) return that text.
   #[napi]
-  pub fn snapshot_record(&self, env: Env, session_id: Unknown, text: Unknown) -> Result<String> {
+  pub fn snapshot_record(
+    &self,
+    env: Env,
+    session_id: Unknown,
+    text: Unknown,
+    keys: Unknown,
+  ) -> Result<String> {
     let (Some(session), Some(text)) = (js::text(&session_id), js::text(&text)) else {
-      let usage = "snapshotRecord takes (sessionId: string, text: string)";
+      let usage = "snapshotRecord takes (sessionId: string, text: string, keys?)";
       return Err(throw(&env, MemoryError::invalid(usage)));
     };
-    let recorded = self.core.run(|m| m.snapshot_record(&session, &text));
+    let vis = visibility(&arg(&env, "snapshot keys", keys)?);
+    let recorded = self.core.run(|m| m.snapshot_record(&session, &text, &vis));
     recorded.map_err(|e| throw(&env, e))
   }
 

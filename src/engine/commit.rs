@@ -91,6 +91,10 @@ impl Memory {
         session: &writer.session_id,
         budgets,
         now: now_ms(),
+        reverts: match &op {
+          Op::Revert { reverts, .. } => Some(*reverts),
+          _ => None,
+        },
       };
       match op {
         Op::Add(new) => c.add(new),
@@ -99,6 +103,11 @@ impl Memory {
         Op::Remove { vis, target } => c.remove(&vis, &target),
         Op::Consolidate { vis, targets, new } => c.consolidate(&vis, &targets, new),
         Op::Seed(news) => c.seed(news, &payload.text, source_label),
+        Op::Revert {
+          reverts,
+          vis,
+          steps,
+        } => c.revert(reverts, &vis, steps),
       }
     })
   }
@@ -112,6 +121,8 @@ struct Commit<'c> {
   session: &'c str,
   budgets: Budgets,
   now: i64,
+  /// The `seq` of the change a revert undoes: every row it appends names it.
+  reverts: Option<i64>,
 }
 
 impl Commit<'_> {
@@ -129,11 +140,7 @@ impl Commit<'_> {
       outcome: Some(self.label),
       source: Some(&e.source),
       session_id: Some(self.session),
-      fields: Some(model::approved_fields(
-        &e.workspace_key,
-        &e.agent_key,
-        &e.tags,
-      )),
+      fields: Some(model::row_fields(e, self.reverts)),
     }
   }
 
@@ -153,7 +160,7 @@ impl Commit<'_> {
   /// rewritten meanwhile is reported with its current text, so the write can be re-planned.
   fn refind(&self, vis: &Visibility, t: &Target) -> Result<Entry> {
     match store::get_visible(self.tx, &t.shown.id, vis).map_err(|e| self.fail(e))? {
-      Some(e) if e.version == t.shown.version => Ok(e),
+      Some(e) if t.holds(&e) => Ok(e),
       Some(e) => Err(MemoryError::EntryNotFound {
         track: t.track.as_str().into(),
         scope: t.scope.as_str().into(),
@@ -163,6 +170,7 @@ impl Commit<'_> {
           approved_version: t.shown.version,
           version: e.version,
           text: e.text,
+          reverting: self.reverts,
         })),
       }),
       None => Err(target_error(t.track, t.scope, &t.needle, &[])),
@@ -261,6 +269,8 @@ impl Commit<'_> {
       outcome: Some(self.label),
       source: Some(source),
       session_id: Some(self.session),
+      // How many rows of the batch follow: a revert of the batch takes exactly these.
+      fields: Some(json!({ "entries": entries.len() }).to_string()),
       ..NewAudit::default()
     }];
     store::insert_entries(self.tx, &entries).map_err(|e| self.fail(e))?;
@@ -269,6 +279,98 @@ impl Commit<'_> {
     Ok(Written::Seed {
       added: entries.len(),
       entries,
+    })
+  }
+
+  /// Apply a revert's steps in order, each re-checked at the version the approver saw; the
+  /// layers it fills are re-checked against their limits first.
+  fn revert(&self, reverts: i64, vis: &Visibility, steps: Vec<revert::Step>) -> Result<Written> {
+    use revert::Step;
+    let mut changes = Vec::with_capacity(steps.len());
+    let mut layers: Vec<(Entry, i64)> = Vec::new();
+    let mut grow =
+      |e: &Entry, delta: i64| match layers.iter_mut().find(|(o, _)| plan::same_layer(o, e)) {
+        Some((_, d)) => *d += delta,
+        None => layers.push((e.clone(), delta)),
+      };
+    let mut found = Vec::with_capacity(steps.len());
+    for step in &steps {
+      match step {
+        Step::Remove(t) => {
+          let e = self.refind(vis, t)?;
+          grow(&e, -(units(&e.text) as i64));
+          found.push(Some(e));
+        }
+        Step::Rewrite(t, (text, ..)) => {
+          let e = self.refind(vis, t)?;
+          grow(&e, units(text) as i64 - units(&e.text) as i64);
+          found.push(Some(e));
+        }
+        Step::Restore(e) => {
+          if let Some(now) =
+            store::get_visible(self.tx, &e.id, &Visibility::default()).map_err(|x| self.fail(x))?
+          {
+            return Err(MemoryError::EntryNotFound {
+              track: e.track.as_str().into(),
+              scope: e.scope.as_str().into(),
+              r#match: e.id.clone(),
+              changed: Some(Box::new(Changed {
+                id: now.id,
+                approved_version: 0,
+                version: now.version,
+                text: now.text,
+                reverting: Some(reverts),
+              })),
+            });
+          }
+          grow(e, units(&e.text) as i64);
+          found.push(None);
+        }
+      }
+    }
+    for (e, delta) in &layers {
+      if *delta > 0 {
+        self.recheck(e, Some(*delta))?;
+      }
+    }
+    for (step, now) in steps.into_iter().zip(found) {
+      let f = |x| self.fail(x);
+      match (step, now) {
+        (Step::Remove(_), Some(e)) => {
+          store::delete_entry(self.tx, &e.id).map_err(f)?;
+          self.audit("remove", &e)?;
+          changes.push(Reverted {
+            action: "remove",
+            entry: e,
+          });
+        }
+        (Step::Rewrite(_, (text, tags, version)), Some(mut e)) => {
+          (e.text, e.tags, e.version) = (text, tags, version);
+          e.updated_at = self.now.max(e.created_at);
+          e.session_id = Some(self.session.to_string());
+          store::update_entry(self.tx, &e).map_err(f)?;
+          self.audit("replace", &e)?;
+          changes.push(Reverted {
+            action: "replace",
+            entry: e,
+          });
+        }
+        (Step::Restore(mut e), _) => {
+          e.updated_at = self.now.max(e.created_at);
+          e.session_id = Some(self.session.to_string());
+          store::insert_entries(self.tx, std::slice::from_ref(&e)).map_err(f)?;
+          self.audit("add", &e)?;
+          changes.push(Reverted {
+            action: "restore",
+            entry: e,
+          });
+        }
+        _ => {}
+      }
+    }
+    Ok(Written::Revert {
+      reverted: reverts,
+      changes,
     })
   }
 }

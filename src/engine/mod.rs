@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use crate::error::{json_str, Changed, MemoryError, Result};
-use crate::protocol::change::{self, LayerShare, Shown, Similar};
+use crate::protocol::change::{self, LayerShare, Shown, Similar, REASON_MARKER};
 use crate::protocol::model::{
   self, as_object, AuditRow, Budgets, Entry, EntryInput, Proposal, Scope, Track, Usage, Writer,
   MAX_QUERY_LIMIT,
@@ -29,6 +29,8 @@ use crate::store::reads::{self, Filter};
 use crate::store::{self, fail_at, now_ms, Store, Visibility};
 use crate::text::{excerpt, fold, units};
 pub use health::{Finding, Health, HealthOptions};
+pub use history::{Ended, EntryVersion, History, HistoryTarget, SessionRecord};
+pub use revert::Reverted;
 
 pub use crate::protocol::policy::{Decision, Policies, WritePolicy};
 use crate::text::visible;
@@ -122,6 +124,9 @@ pub struct Payload {
   pub reason: String,
   /// SHA-256 of `[action, before, after]`: a confirmation naming it commits exactly this.
   pub digest: String,
+  /// Revert only: the `seq` of the change it undoes.
+  #[serde(skip_serializing_if = "Option::is_none")]
+  pub reverts: Option<i64>,
 }
 
 /// An entry at the version an approval showed.
@@ -137,9 +142,32 @@ pub struct Version {
 struct Target {
   track: Track,
   scope: Scope,
-  /// The id and version the approval payload showed: the commit lands only on that version.
+  /// The id and version the approval payload showed: the commit lands only on that version,
+  /// holding the text and tags it showed (a revert can bring a version number back).
   shown: Version,
+  seen: (String, Vec<String>),
   needle: String,
+}
+
+impl Target {
+  /// The target an approval shows of `e`, found by `needle`.
+  fn of(e: &Entry, needle: &str) -> Self {
+    Target {
+      track: e.track,
+      scope: e.scope,
+      shown: Version {
+        id: e.id.clone(),
+        version: e.version,
+      },
+      seen: (e.text.clone(), e.tags.clone()),
+      needle: needle.to_string(),
+    }
+  }
+
+  /// Whether `e` is this target as the approval showed it.
+  fn holds(&self, e: &Entry) -> bool {
+    e.version == self.shown.version && (&e.text, &e.tags) == (&self.seen.0, &self.seen.1)
+  }
 }
 
 /// A replace's new text and, when the input gave them, its new tags.
@@ -166,6 +194,11 @@ enum Op {
   Approve {
     proposal_id: String,
     new: Entry,
+  },
+  Revert {
+    reverts: i64,
+    vis: Visibility,
+    steps: Vec<revert::Step>,
   },
 }
 
@@ -298,6 +331,13 @@ pub enum Written {
     /// The new entries.
     entries: Vec<Entry>,
   },
+  /// A revert.
+  Revert {
+    /// The `seq` of the change it undid.
+    reverted: i64,
+    /// What it did to each entry, in order.
+    changes: Vec<Reverted>,
+  },
 }
 
 impl Written {
@@ -311,6 +351,14 @@ impl Written {
         (removed.iter().map(|e| e.id.as_str()).collect(), vec![entry])
       }
       Written::Seed { entries, .. } => (vec![], entries.iter().collect()),
+      Written::Revert { changes, .. } => {
+        let gone = changes.iter().filter(|c| c.action != "restore");
+        let left = changes.iter().filter(|c| c.action != "remove");
+        (
+          gone.map(|c| c.entry.id.as_str()).collect(),
+          left.map(|c| &c.entry).collect(),
+        )
+      }
     }
   }
 }
@@ -458,9 +506,11 @@ impl Memory {
 mod commit;
 mod grams;
 mod health;
+mod history;
 mod plan;
 mod read;
 mod records;
+mod revert;
 mod similar;
 
 #[cfg(test)]

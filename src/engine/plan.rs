@@ -33,7 +33,7 @@ impl Memory {
   }
 
   /// The visible set a targeting input picks: its explicit non-empty keys, else the writer's.
-  fn visible(ws: Option<&str>, agent: Option<&str>, writer: &Writer) -> Visibility {
+  pub(super) fn visible(ws: Option<&str>, agent: Option<&str>, writer: &Writer) -> Visibility {
     let pick =
       |key: Option<&str>, own: &str| Some(key.filter(|k| !k.is_empty()).unwrap_or(own).into());
     Visibility {
@@ -87,24 +87,13 @@ impl Memory {
       return Err(target_error(track, scope, needle, &hits));
     }
     let entry = hits.remove(0);
-    Ok((
-      Target {
-        track,
-        scope,
-        shown: Version {
-          id: entry.id.clone(),
-          version: entry.version,
-        },
-        needle: needle.to_string(),
-      },
-      entry,
-    ))
+    Ok((Target::of(&entry, needle), entry))
   }
 
   /// Who writes, as the policy's `source:` keys name it: the write context's source, else the
   /// source the input names (`given`), else the provider's label. Never the source of an entry
   /// a remove or replace changes, nor the sources an imported file gives its entries.
-  fn writer_source<'a>(&'a self, writer: &'a Writer, given: Option<&'a str>) -> &'a str {
+  pub(super) fn writer_source<'a>(&'a self, writer: &'a Writer, given: Option<&'a str>) -> &'a str {
     let label = self.config.source_label.as_str();
     writer.source.as_deref().or(given).unwrap_or(label)
   }
@@ -119,7 +108,7 @@ impl Memory {
     self.config.policies.decide_all(writes)
   }
 
-  fn precheck(&self, e: &Entry, delta: i64) -> Result<Usage> {
+  pub(super) fn precheck(&self, e: &Entry, delta: i64) -> Result<Usage> {
     let (conn, budgets) = (self.store.conn(), &self.config.budgets);
     usage_after(conn, budgets, (e, delta, true), self.path())
   }
@@ -357,7 +346,7 @@ pub(super) fn entry_strings(e: &Entry) -> impl Iterator<Item = &str> {
 /// The payload of `action`: the protocol's `text` (`None`: the listing of a seed, which is its
 /// reason without the first line) and `source`, the change (`before` → `after`), the warnings and
 /// the deciding policy; the reason, digest, targets and seed layers follow from them.
-fn build(
+pub(super) fn build(
   action: &'static str,
   text: Option<String>,
   source: Option<String>,
@@ -395,6 +384,7 @@ fn build(
     },
     reason,
     digest: change::digest(action, &before, &after),
+    reverts: None,
     warnings,
     similar,
     before,

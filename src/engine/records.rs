@@ -89,12 +89,18 @@ impl Memory {
   }
 
   /// The frozen snapshot of a session: the first text recorded for `session_id` wins, is
-  /// audited once (a `snapshot` row referencing the text, stored once per distinct text) and is
-  /// returned on every later call — across reloads and processes.
+  /// audited once (a `snapshot` row referencing the text, stored once per distinct text, with
+  /// the keys of the visible set it shows, `vis`) and is returned on every later call — across
+  /// reloads and processes.
   ///
   /// # Errors
   /// `INVALID_INPUT` without a session id, `STORE_CORRUPT`.
-  pub fn snapshot_record(&mut self, session_id: &str, text: &str) -> Result<String> {
+  pub fn snapshot_record(
+    &mut self,
+    session_id: &str,
+    text: &str,
+    vis: &Visibility,
+  ) -> Result<String> {
     if session_id.is_empty() {
       return Err(MemoryError::invalid(
         "snapshot session id must be a non-empty string",
@@ -107,7 +113,10 @@ impl Memory {
         return Ok(frozen);
       }
       let hash = chain::hex_digest(text.as_bytes());
-      store::insert_snapshot(tx, session_id, &hash, text, now_ms()).map_err(f)?;
+      let keys = [vis.workspace_key.as_deref(), vis.agent_key.as_deref()];
+      store::insert_snapshot(tx, (session_id, &hash, text), keys, now_ms()).map_err(f)?;
+      let seen = |k: Option<&str>| k.unwrap_or_default().to_string();
+      let fields = model::approved_fields(&seen(keys[0]), &seen(keys[1]), &[]);
       let reference = format!("{}{hash}", chain::SNAPSHOT_REF);
       chain::append(
         tx,
@@ -117,6 +126,7 @@ impl Memory {
           outcome: Some("ok"),
           source: Some(&source),
           session_id: Some(session_id),
+          fields: (keys != [None, None]).then_some(fields),
           ..NewAudit::default()
         },
       )

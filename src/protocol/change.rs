@@ -277,6 +277,24 @@ pub fn reason(
         e.render(&format!("{}.", i + 1), &mut out);
       }
     }
+    "revert" => {
+      // Each entry once: rewritten (from, to), removed, or restored.
+      for b in before {
+        match after.iter().find(|a| a.id.is_some() && a.id == b.id) {
+          Some(a) => {
+            b.render("from:", &mut out);
+            a.render("to:", &mut out);
+          }
+          None => b.render("remove:", &mut out),
+        }
+      }
+      for a in after
+        .iter()
+        .filter(|a| !before.iter().any(|b| b.id == a.id))
+      {
+        a.render("restore:", &mut out);
+      }
+    }
     _ => {
       let n = before.len();
       for (i, e) in before.iter().enumerate() {

@@ -143,6 +143,58 @@ pub fn approved_fields(workspace_key: &str, agent_key: &str, tags: &[String]) ->
   fields.to_string()
 }
 
+/// The fields a row of a landed change records of its entry: [`approved_fields`] and the
+/// entry's version, and on a row of a revert the `seq` it reverts.
+pub fn row_fields(e: &Entry, reverts: Option<i64>) -> String {
+  let mut fields = serde_json::json!({
+    "workspaceKey": e.workspace_key, "agentKey": e.agent_key, "tags": e.tags, "version": e.version,
+  });
+  if let (Some(seq), Some(map)) = (reverts, fields.as_object_mut()) {
+    map.insert("reverts".into(), seq.into());
+  }
+  fields.to_string()
+}
+
+/// A row's fields read back: the keys and tags as [`approved_fields`] writes them (what the
+/// ledger compares), and the version and reverted `seq` when the row recorded them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RowFields {
+  /// Workspace key.
+  pub workspace_key: String,
+  /// Agent key.
+  pub agent_key: String,
+  /// Tags.
+  pub tags: Vec<String>,
+  /// The entry's version (rows written before versions were recorded have none).
+  pub version: Option<i64>,
+  /// The `seq` this row's change reverts.
+  pub reverts: Option<i64>,
+}
+
+impl RowFields {
+  /// The fields of a row's `fields` JSON (`None`: the row has none, or they do not parse).
+  pub fn parse(fields: Option<&str>) -> Option<RowFields> {
+    let v: Value = serde_json::from_str(fields?).ok()?;
+    let text = |k: &str| v[k].as_str().map(str::to_string);
+    let tags = v["tags"].as_array().map(|t| {
+      let strings = t.iter().filter_map(Value::as_str);
+      strings.map(str::to_string).collect()
+    });
+    Some(RowFields {
+      workspace_key: text("workspaceKey")?,
+      agent_key: text("agentKey")?,
+      tags: tags?,
+      version: v["version"].as_i64(),
+      reverts: v["reverts"].as_i64(),
+    })
+  }
+
+  /// The keys and tags as [`approved_fields`] writes them.
+  pub fn approved(&self) -> String {
+    approved_fields(&self.workspace_key, &self.agent_key, &self.tags)
+  }
+}
+
 /// A pending or decided auto-capture proposal.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -218,7 +218,10 @@ mod tests {
   fn every_list_this_file_reads_is_in_the_data() {
     // Every string literal of `sets()` names a list.
     let source = include_str!("lexicon.rs");
-    let body = source.split("fn sets()").nth(1).and_then(|b| b.split("\n}\n").next());
+    let body = source
+      .split("fn sets()")
+      .nth(1)
+      .and_then(|b| b.split("\n}\n").next());
     let literals = body.unwrap_or_default().split('"').skip(1).step_by(2);
     let names: Vec<&str> = literals.collect();
     assert_eq!(names.len(), 11, "{names:?}");

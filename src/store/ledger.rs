@@ -16,7 +16,7 @@ use super::chain::{
   CHECKPOINT_KEY,
 };
 use super::sql::meta;
-use crate::protocol::model::{approved_fields, AuditRow};
+use crate::protocol::model::{approved_fields, AuditRow, RowFields};
 use crate::text::{hex_digest, units};
 
 /// Actions whose row holds what an entry was approved with; and those that removed one.
@@ -68,18 +68,42 @@ struct Approved {
   scope: Option<String>,
   text: Option<String>,
   source: Option<String>,
+  /// The keys and tags ([`approved_fields`]).
   fields: Option<String>,
+  /// The entry's version, when the row recorded it.
+  version: Option<i64>,
 }
 
 impl Approved {
   fn of(row: &AuditRow) -> Self {
+    let parsed = RowFields::parse(row.fields.as_deref());
     Self {
       track: row.track.clone(),
       scope: row.scope.clone(),
       text: row.text.clone(),
       source: row.source.clone(),
-      fields: row.fields.clone(),
+      // A row's other fields (its version, the seq a revert undoes) are not the record's.
+      fields: parsed
+        .as_ref()
+        .map(RowFields::approved)
+        .or(row.fields.clone()),
+      version: parsed.and_then(|f| f.version),
     }
+  }
+
+  /// Whether the record `stored` is what this row approved (its version too, when the row
+  /// recorded one).
+  fn admits(&self, stored: &Approved) -> bool {
+    let record = |a: &Approved| {
+      (
+        a.track.clone(),
+        a.scope.clone(),
+        a.text.clone(),
+        a.source.clone(),
+        a.fields.clone(),
+      )
+    };
+    record(self) == record(stored) && self.version.is_none_or(|v| stored.version == Some(v))
   }
 }
 
@@ -130,7 +154,7 @@ impl Ledger {
   /// How `e` differs from what the ledger last said of it (`Some(None)`: no row names it).
   fn differs(&self, e: &Stored) -> Option<Option<String>> {
     match self.entries.get(&e.id) {
-      Some((seq, Some(approved))) => (*approved != e.approved).then(|| {
+      Some((seq, Some(approved))) => (!approved.admits(&e.approved)).then(|| {
         Some(format!("its layer, text, source, keys or tags are not what the ledger approved (seq {seq}): it was changed around the provider"))
       }),
       Some((seq, None)) => Some(Some(format!(
@@ -241,7 +265,7 @@ impl Ledger {
 
 /// Every entry, in insertion order.
 fn stored_entries(conn: &Connection) -> rusqlite::Result<Vec<Stored>> {
-  let sql = "SELECT id, track, scope, text, units, source, workspace_key, agent_key, tags, created_at FROM entries ORDER BY rowid";
+  let sql = "SELECT id, track, scope, text, units, source, workspace_key, agent_key, tags, created_at, version FROM entries ORDER BY rowid";
   super::sql::rows(conn, sql, [], |r| {
     let tags: String = r.get(8)?;
     let tags: Vec<String> = serde_json::from_str(&tags).unwrap_or_default();
@@ -256,6 +280,7 @@ fn stored_entries(conn: &Connection) -> rusqlite::Result<Vec<Stored>> {
         text: r.get(3)?,
         source: r.get(5)?,
         fields: Some(approved_fields(&workspace_key, &agent_key, &tags)),
+        version: Some(r.get(10)?),
       },
     })
   })
@@ -276,6 +301,7 @@ fn pending_proposals(conn: &Connection) -> rusqlite::Result<Vec<Stored>> {
         text: r.get(3)?,
         source: r.get(4)?,
         fields: Some(approved_fields(&workspace_key, &agent_key, &[])),
+        version: None,
       },
     })
   })

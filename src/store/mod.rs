@@ -10,6 +10,7 @@
 pub mod chain;
 pub mod entries;
 mod file;
+pub mod history;
 pub mod ledger;
 pub mod reads;
 pub mod records;

@@ -103,16 +103,17 @@ pub fn snapshot_of(conn: &Connection, session_id: &str) -> rusqlite::Result<Opti
   }
 }
 
-/// Record a session's snapshot (its text stored once per distinct hash).
+/// Record a session's snapshot (its text stored once per distinct hash) and the keys of the
+/// visible set it shows (`[workspace, agent]`, when known).
 pub fn insert_snapshot(
   conn: &Connection,
-  session_id: &str,
-  hash: &str,
-  text: &str,
+  (session_id, hash, text): (&str, &str, &str),
+  keys: [Option<&str>; 2],
   at: i64,
 ) -> rusqlite::Result<()> {
   let sql = "INSERT OR IGNORE INTO snapshot_texts (hash, text) VALUES (?1, ?2)";
   exec(conn, sql, params![hash, text])?;
-  let sql = "INSERT INTO snapshots (session_id, hash, created_at) VALUES (?1, ?2, ?3)";
-  exec(conn, sql, params![session_id, hash, at]).map(drop)
+  let sql = "INSERT INTO snapshots (session_id, hash, created_at, workspace_key, agent_key) VALUES (?1, ?2, ?3, ?4, ?5)";
+  let [workspace, agent] = keys;
+  exec(conn, sql, params![session_id, hash, at, workspace, agent]).map(drop)
 }

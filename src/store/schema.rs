@@ -14,7 +14,7 @@ use crate::error::{MemoryError, Result, StoreReason};
 use crate::text::units;
 
 /// The store schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 11;
+pub const SCHEMA_VERSION: i64 = 12;
 
 const V1: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -181,7 +181,15 @@ CREATE UNIQUE INDEX proposals_pending_once ON proposals (session_id, kind)
 /// each): a store is trusted as it was when it was upgraded, and only then.
 const V11: &str = "ALTER TABLE audit ADD COLUMN fields TEXT;";
 
-/// Run the step that ends at `version`: 1–4 the JS plugin's, 10 and 11 ours. A version with no
+/// v12: an entry's rows found by its id (its history, the change a revert undoes), and the keys
+/// a session saw beside its frozen snapshot.
+const V12: &str = "
+CREATE INDEX audit_entry ON audit (entry_id, seq) WHERE entry_id IS NOT NULL;
+ALTER TABLE snapshots ADD COLUMN workspace_key TEXT;
+ALTER TABLE snapshots ADD COLUMN agent_key TEXT;
+";
+
+/// Run the step that ends at `version`: 1–4 the JS plugin's, 10–12 ours. A version with no
 /// step is an error, never another step run again.
 fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
   conn.execute_batch(match version {
@@ -191,13 +199,14 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
     4 => V4,
     10 => V10,
     11 => V11,
+    12 => V12,
     _ => {
       return Err(rusqlite::Error::InvalidParameterName(format!(
         "no migration step ends at schema version {version}"
       )))
     }
   })?;
-  if version == SCHEMA_VERSION {
+  if version == 11 {
     ledger::adopt_entries(conn)?;
     chain::record_head(conn)?;
   } else if version == 10 {
@@ -245,8 +254,10 @@ fn current_version(conn: &Connection, path: &str) -> Result<i64> {
       ))),
     },
     None => {
-      let shape = if has_column(conn, "audit", "fields").map_err(storage)? {
-        SCHEMA_VERSION
+      let shape = if has_column(conn, "snapshots", "agent_key").map_err(storage)? {
+        12
+      } else if has_column(conn, "audit", "fields").map_err(storage)? {
+        11
       } else if tables.iter().any(|t| t == "entries_fts") {
         10
       } else if has_column(conn, "entries", "tags").map_err(storage)? {

@@ -104,7 +104,7 @@ fn keys_tags_sources_proposals_and_snapshots_changed_around_the_provider_are_rep
     input: json!({"track": "agent", "scope": "workspace", "text": "a real proposal", "workspaceKey": "/w"}),
     session_id: Some("p1".into()),
   })?;
-  m.snapshot_record("s-frozen", "the approved snapshot")?;
+  m.snapshot_record("s-frozen", "the approved snapshot", &Visibility::default())?;
   assert!(m.audit_verify()?.ok);
   m.store.conn().execute_batch(
     "UPDATE entries SET agent_key = '' , workspace_key = '/elsewhere' WHERE text = 'fact 0';
@@ -130,7 +130,7 @@ fn keys_tags_sources_proposals_and_snapshots_changed_around_the_provider_are_rep
     "{v:?}"
   );
   // A resumed session never reads a rewritten snapshot.
-  let resumed = m.snapshot_record("s-frozen", "anything");
+  let resumed = m.snapshot_record("s-frozen", "anything", &Visibility::default());
   assert_eq!(resumed.err().map(|e| e.code()), Some("STORE_CORRUPT"));
   // Deleting the head does not launder edits: a store is adopted only when it is upgraded.
   m.store

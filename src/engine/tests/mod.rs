@@ -96,6 +96,7 @@ mod batch;
 mod health;
 mod ledger;
 mod recall;
+mod revert;
 mod search;
 mod similar;
 mod targeting;

@@ -84,20 +84,20 @@ fn a_replaced_entry_keeps_its_recall_rank() -> TestResult {
 fn a_snapshot_is_frozen_per_session_and_stored_once_per_text() -> TestResult {
   let (mut m, _dir) = memory(json!({}))?;
   assert_eq!(
-    m.snapshot_record("s1", "## User profile\n- a")?,
+    m.snapshot_record("s1", "## User profile\n- a", &Visibility::default())?,
     "## User profile\n- a"
   );
   assert_eq!(
-    m.snapshot_record("s1", "something newer")?,
+    m.snapshot_record("s1", "something newer", &Visibility::default())?,
     "## User profile\n- a",
     "first write wins"
   );
   assert_eq!(
-    m.snapshot_record("s2", "## User profile\n- a")?,
+    m.snapshot_record("s2", "## User profile\n- a", &Visibility::default())?,
     "## User profile\n- a"
   );
   assert_eq!(
-    m.snapshot_record("s3", "")?,
+    m.snapshot_record("s3", "", &Visibility::default())?,
     "",
     "an empty snapshot is frozen too"
   );

@@ -1,0 +1,188 @@
+//! The ledger read for one entry or one change: the rows that made and ended an entry (by the
+//! `audit_entry` index), the rows of the change an audit row belongs to, and the sessions whose
+//! snapshots were recorded.
+#![forbid(unsafe_code)]
+
+use rusqlite::{params, Connection};
+
+use super::chain::{audit_from_row, AUDIT_COLUMNS};
+use super::sql::{one, rows};
+use crate::protocol::model::AuditRow;
+
+/// The actions that set an entry's content (a version), and those that end it.
+pub const SETS: [&str; 4] = ["add", "replace", "consolidate-add", "adopt"];
+/// The actions that end an entry.
+pub const ENDS: [&str; 2] = ["remove", "consolidate-remove"];
+
+/// Every row that names entry `id`, oldest first.
+pub fn of_entry(conn: &Connection, id: &str) -> rusqlite::Result<Vec<AuditRow>> {
+  let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit WHERE entry_id = ?1 ORDER BY seq");
+  rows(conn, &sql, [id], audit_from_row)
+}
+
+/// The row `seq`, if the ledger still holds it.
+pub fn row(conn: &Connection, seq: i64) -> rusqlite::Result<Option<AuditRow>> {
+  let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit WHERE seq = ?1");
+  one(conn, &sql, [seq], audit_from_row)
+}
+
+/// The rows from `from` to `to` (both included), oldest first.
+pub fn span(conn: &Connection, from: i64, to: i64) -> rusqlite::Result<Vec<AuditRow>> {
+  let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit WHERE seq BETWEEN ?1 AND ?2 ORDER BY seq");
+  rows(conn, &sql, params![from, to], audit_from_row)
+}
+
+/// How many rows around `seq` one change may span: a consolidate of its most targets, or a
+/// seed of its most entries, is read in pages of this many.
+const PAGE: i64 = 64;
+
+/// The rows of the change `seq` belongs to — what one committed write appended in one
+/// transaction: a consolidate's removals and its addition; a seed's row and its entries'; a
+/// revert's rows (they name the `seq` they revert); any other row alone.
+pub fn change_of(conn: &Connection, seq: i64) -> rusqlite::Result<Vec<AuditRow>> {
+  let Some(at) = row(conn, seq)? else {
+    return Ok(Vec::new());
+  };
+  let fields = crate::protocol::model::RowFields::parse(at.fields.as_deref());
+  if let Some(reverts) = fields.as_ref().and_then(|f| f.reverts) {
+    let same = |r: &AuditRow| {
+      let f = crate::protocol::model::RowFields::parse(r.fields.as_deref());
+      f.and_then(|f| f.reverts) == Some(reverts) && r.session_id == at.session_id
+    };
+    return around(conn, seq, same, same);
+  }
+  let consolidate =
+    |r: &AuditRow| r.session_id == at.session_id && r.action.starts_with("consolidate-");
+  match at.action.as_str() {
+    "seed" => seed_batch(conn, &at),
+    "consolidate-remove" | "consolidate-add" => {
+      // Its removals, then the one addition that ends it.
+      let removal = |r: &AuditRow| consolidate(r) && r.action == "consolidate-remove";
+      let mut rows = around(conn, seq, removal, consolidate)?;
+      let end = rows
+        .iter()
+        .position(|r| r.seq >= seq && r.action == "consolidate-add");
+      rows.truncate(end.map_or(rows.len(), |end| end + 1));
+      Ok(rows)
+    }
+    _ => Ok(vec![at]),
+  }
+}
+
+/// The run of rows around `seq` that `before` admits going back and `after` going forward
+/// (`seq` itself included), oldest first.
+fn around(
+  conn: &Connection,
+  seq: i64,
+  before: impl Fn(&AuditRow) -> bool,
+  after: impl Fn(&AuditRow) -> bool,
+) -> rusqlite::Result<Vec<AuditRow>> {
+  let mut back: Vec<AuditRow> = Vec::new();
+  let mut low = seq;
+  'back: loop {
+    let page = span(conn, (low - PAGE).max(1), low - 1)?;
+    let full = page.len() as i64 == PAGE;
+    for r in page.into_iter().rev() {
+      if !before(&r) {
+        break 'back;
+      }
+      low = r.seq;
+      back.push(r);
+    }
+    if !full || low <= 1 {
+      break;
+    }
+  }
+  back.reverse();
+  let mut rows = back;
+  let mut high = seq;
+  'forward: loop {
+    let page = span(conn, high, high + PAGE - 1)?;
+    let full = page.len() as i64 == PAGE;
+    for r in page {
+      if r.seq != seq && !after(&r) {
+        break 'forward;
+      }
+      high = r.seq + 1;
+      rows.push(r);
+    }
+    if !full {
+      break;
+    }
+  }
+  Ok(rows)
+}
+
+/// A seed row and the `add` rows its transaction appended after it: as many as it recorded
+/// (`{"entries": n}`), or, for a row written before seeds recorded their size, the `add` rows
+/// of the same session and outcome that follow it.
+fn seed_batch(conn: &Connection, at: &AuditRow) -> rusqlite::Result<Vec<AuditRow>> {
+  let recorded: Option<i64> = at
+    .fields
+    .as_deref()
+    .and_then(|f| serde_json::from_str::<serde_json::Value>(f).ok())
+    .and_then(|f| f["entries"].as_i64());
+  let mut out = vec![at.clone()];
+  let mut high = at.seq + 1;
+  loop {
+    let page = span(conn, high, high + PAGE - 1)?;
+    let full = page.len() as i64 == PAGE;
+    for r in page {
+      let counted = recorded.is_some_and(|n| (out.len() as i64) > n);
+      let same = r.action == "add" && r.session_id == at.session_id && r.outcome == at.outcome;
+      if counted || !same {
+        return Ok(out);
+      }
+      high = r.seq + 1;
+      out.push(r);
+    }
+    if !full {
+      return Ok(out);
+    }
+  }
+}
+
+/// The first `consolidate-add` row after `seq`: the entry a consolidate merged its targets into.
+pub fn merged_after(conn: &Connection, seq: i64) -> rusqlite::Result<Option<AuditRow>> {
+  let sql = format!(
+    "SELECT {AUDIT_COLUMNS} FROM audit WHERE seq > ?1 AND action = 'consolidate-add' ORDER BY seq LIMIT 1"
+  );
+  one(conn, &sql, [seq], audit_from_row)
+}
+
+/// A recorded session: its id, when its snapshot was recorded, the keys it saw (unknown for a
+/// session recorded before keys were), and the snapshot's text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Session {
+  /// Session id.
+  pub session_id: String,
+  /// Epoch ms.
+  pub ts: i64,
+  /// The workspace key it saw.
+  pub workspace_key: Option<String>,
+  /// The agent key it saw.
+  pub agent_key: Option<String>,
+  /// The snapshot text it was given.
+  pub text: String,
+}
+
+/// Recorded sessions, newest first: one (`session_id`), or up to `limit`.
+pub fn sessions(
+  conn: &Connection,
+  session_id: Option<&str>,
+  limit: u64,
+) -> rusqlite::Result<Vec<Session>> {
+  let sql = "SELECT s.session_id, s.created_at, s.workspace_key, s.agent_key, t.text
+     FROM snapshots AS s JOIN snapshot_texts AS t ON t.hash = s.hash
+     WHERE ?1 IS NULL OR s.session_id = ?1 ORDER BY s.created_at DESC, s.session_id LIMIT ?2";
+  let limit = limit.min(i64::MAX as u64) as i64;
+  rows(conn, sql, params![session_id, limit], |r| {
+    Ok(Session {
+      session_id: r.get(0)?,
+      ts: r.get(1)?,
+      workspace_key: r.get(2)?,
+      agent_key: r.get(3)?,
+      text: r.get(4)?,
+    })
+  })
+}
