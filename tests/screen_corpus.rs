@@ -451,6 +451,52 @@ fn generate(name: &str, arg: &str, rng: &mut Rng) -> Option<String> {
         "\\n"
       )
     ),
+    // path-shaped tokens, and the providers added with them
+    "google_refresh" => format!("1//0{}{}", r.chars("g3c46", 1), r.chars(B64URL, 98)),
+    "teams_hook" | "teams_hook_v2" | "outlook_hook" => {
+      let host = match name {
+        "outlook_hook" => "outlook.office.com/webhook".to_string(),
+        _ => format!("{}.webhook.office.com/webhookb2", r.pick(WORDS)),
+      };
+      let tail = match name {
+        "teams_hook_v2" => format!("/V2{}", r.chars(B64URL, 43)),
+        _ => String::new(),
+      };
+      format!(
+        "https://{host}/{}@{}/IncomingWebhook/{}/{}{tail}",
+        uuid(r),
+        uuid(r),
+        r.chars(HEX, 32),
+        uuid(r)
+      )
+    }
+    "power_automate" => format!(
+      "https://prod-{}.westeurope.logic.azure.com:443/workflows/{}/triggers/manual/paths/invoke?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig={}",
+      r.chars(DIGITS, 2),
+      r.chars(HEX, 32),
+      r.chars(B64URL, 43)
+    ),
+    "databricks" => format!("dapi{}{}", r.chars(HEX, 32), ["", "-2", "-3"][r.below(3)]),
+    "atlassian" => format!("ATATT3xFfGF0{}={}", r.chars(B64URL, 170), r.chars("0123456789ABCDEF", 8)),
+    "linear" => format!("lin_api_{}", r.chars(ALNUM, 40)),
+    "notion" => format!("secret_{}", r.chars(ALNUM, 43)),
+    "notion_ntn" => format!("ntn_{}{}", r.chars(DIGITS, 11), r.chars(ALNUM, 35)),
+    "supabase" => format!("sbp_{}", r.chars(HEX, 40)),
+    "doppler" => format!("dp.pt.{}", r.chars(ALNUM, 43)),
+    "grafana_sa" => format!("glsa_{}_{}", r.chars(ALNUM, 32), r.chars(HEX, 8)),
+    "newrelic" => format!("NRAK-{}", r.chars(UPPER, 27)),
+    "sentry_user" => format!("sntryu_{}", r.chars(HEX, 64)),
+    "postman" => format!("PMAK-{}-{}", r.chars(HEX, 24), r.chars(HEX, 34)),
+    "fly" => format!("fo1_{}", r.chars(B64URL, 43)),
+    "pulumi" => format!("pul-{}", r.chars(HEX, 40)),
+    "vault" => format!("hvs.{}", r.chars(B64URL, 90)),
+    "terraform" => format!("{}.atlasv1.{}", r.chars(ALNUM, 14), r.chars(ALNUM, 67)),
+    "groq" => format!("gsk_{}", r.chars(ALNUM, 52)),
+    "replicate" => format!("r8_{}", r.chars(ALNUM, 37)),
+    "figma" => format!("figd_{}", r.chars(B64URL, 40)),
+    "alibaba" => format!("LTAI{}", r.chars(ALNUM, 20)),
+    "tencent" => format!("AKID{}", r.chars(ALNUM, 32)),
+    "slashed" => format!("{}/{}-{}", r.chars(ALNUM, 18), r.chars(B64URL, 20), r.chars(ALNUM, 12)),
     // public values
     "uuid" => uuid(r),
     "ulid" => ulid(r),
@@ -723,6 +769,18 @@ fn holdout(second: bool) -> Vec<Item> {
   load(file, name, File::Labelled, &mut rng)
 }
 
+/// The families the corpus lacked (path-shaped tokens, more providers), placeholders, and the
+/// paths, URLs and data they must be told from.
+fn families() -> Vec<Item> {
+  let mut rng = Rng(0xFA31_1E55_0000_0003);
+  load(
+    include_str!("screen/families.txt"),
+    "families.txt",
+    File::Labelled,
+    &mut rng,
+  )
+}
+
 #[derive(Default, Clone, Copy)]
 struct Counts {
   tp: usize,
@@ -976,6 +1034,51 @@ fn the_screen_is_measured_on_the_hold_out_sets() {
   .join("\n");
   println!("the corpus and both hold-out sets together ({n} items)\n{rows}");
 }
+
+/// The new families and what they must be told from, measured and printed the same way.
+#[test]
+fn the_screen_is_measured_on_the_new_families() {
+  let items = families();
+  let m = Measured::of(&items);
+  let (n, table, report) = (items.len(), m.table(false), &m.report);
+  println!("credential screen on the new families ({n} items)\n{table}\n{report}");
+  assert!(
+    m.leaks.is_empty(),
+    "redacted lines still show a planted secret: {:?}",
+    m.leaks
+  );
+  floor("new families recall", m.all.recall(), FAMILY_FLOORS.recall);
+  floor(
+    "new families precision",
+    m.all.precision(),
+    FAMILY_FLOORS.precision,
+  );
+  let rate = m.all.fp_rate().unwrap_or(1.0);
+  assert!(
+    rate <= FAMILY_FLOORS.fp_rate,
+    "new families false-positive rate {rate:.4}"
+  );
+  let mut every = corpus();
+  every.extend(items);
+  let grown = Measured::of(&every);
+  println!(
+    "the corpus grown with them ({} items)\n{}",
+    every.len(),
+    grown.all.row("ALL")
+  );
+}
+
+/// The new families' floors. Before their rules: recall 0.533, precision 0.774 (the
+/// placeholders refused), 13% false positives; after: 1.000, 1.000, none.
+const FAMILY_FLOORS: Floors = Floors {
+  recall: 0.97,
+  recall_en: 0.0,
+  recall_cjk: 0.0,
+  recall_other: 0.0,
+  recall_form: 0.0,
+  precision: 0.98,
+  fp_rate: 0.02,
+};
 
 /// What the screen must keep reaching on the corpus, each just below what it reaches now (one
 /// more miss or false positive fails): see the table the measuring test prints.

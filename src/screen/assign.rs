@@ -793,7 +793,49 @@ pub(super) fn placeholder(v: &str) -> bool {
   let flag = v
     .strip_prefix('-')
     .is_some_and(|f| f.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-'));
-  v.starts_with(['{', '<']) || variable || percent || yaml || flag || redacted(v)
+  v.starts_with(['{', '<']) || variable || percent || yaml || flag || redacted(v) || stand_in(v)
+}
+
+/// Words an example writes where a credential goes, matched whole (any case).
+const STAND_INS: &[&str] = &[
+  "password",
+  "passwd",
+  "pass",
+  "pwd",
+  "secret",
+  "token",
+  "apikey",
+  "api_key",
+  "api-key",
+  "changeme",
+  "change-me",
+  "change_me",
+  "changeit",
+  "replaceme",
+  "replace-me",
+  "replace_me",
+  "example",
+  "sample",
+  "dummy",
+  "placeholder",
+  "fake",
+  "foobar",
+];
+
+/// A value an example or a template stands in for a credential: a stand-in word (`PASSWORD`,
+/// `changeme`), one addressed to its reader (`your-password-here`, `YOUR_API_KEY`), or one that
+/// says where the real one goes (`…_here`). Only letters and separators: a real password may
+/// start with `your` but holds a digit or a symbol.
+fn stand_in(v: &str) -> bool {
+  let v = v.trim_matches(['"', '\'']);
+  let lower = v.to_ascii_lowercase();
+  let wordy = !v.is_empty()
+    && v
+      .bytes()
+      .all(|b| b.is_ascii_alphabetic() || matches!(b, b'-' | b'_'));
+  STAND_INS.contains(&lower.as_str())
+    || (wordy
+      && (lower.starts_with("your") || lower.ends_with("-here") || lower.ends_with("_here")))
 }
 
 /// An environment variable's name (`TELEGRAM_BOT_TOKEN`, `process.env.DB_PASSWORD`): it says

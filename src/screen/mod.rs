@@ -13,8 +13,9 @@
 //! 1. **Private-key armour** (`-----BEGIN … PRIVATE KEY-----` with a body).
 //! 2. **A URL's password** (`scheme://user:password@host`), also without a scheme
 //!    (`app:S3cretPa55@db.internal:5432`, `root:Tr0ub4dor@10.0.3.7`).
-//! 3. **Webhook URLs**: Slack (`hooks.slack.com/services|workflows|triggers/…`) and Discord
-//!    (`discord.com/api/webhooks/<id>/<token>`, also `discordapp.com`, `ptb.`, `canary.`).
+//! 3. **Webhook URLs**: Slack (`hooks.slack.com/services|workflows|triggers/…`), Discord
+//!    (`discord.com/api/webhooks/<id>/<token>`, also `discordapp.com`, `ptb.`, `canary.`) and
+//!    Microsoft Teams (`….webhook.office.com/webhookb2/…`, `outlook.office.com/webhook/…`).
 //! 4. **Named values** (`screen/assign.rs`): `name = value`, `name: value`, `name is value`,
 //!    `Password:` with the value alone on the next line, `密码 value`. Strong names
 //!    (`password`, `passphrase`, `client_secret`, `PW`, `SSHPASS`, `密码`, `パスワード`, and
@@ -32,8 +33,12 @@
 //!    …), `.netrc` and `.pgpass` lines, `<password>…</password>`.
 //! 6. **`Bearer <token>`** and **`Authorization: Basic <base64>`**.
 //! 7. **Tokens** (`screen/tokens.rs`): well-known prefixes (AWS, GitHub, GitLab, Slack, Stripe,
-//!    OpenAI, Anthropic, Google, npm, PyPI, Hugging Face, Mailgun, …), JSON web tokens, base64 of
-//!    private-key armour, and long high-entropy strings.
+//!    OpenAI, Anthropic, Google API keys and OAuth refresh and access tokens, npm, PyPI, Hugging
+//!    Face, Mailgun, Databricks, Atlassian, Linear, Notion, Supabase, Doppler, Grafana, New Relic,
+//!    Sentry, Postman, Fly.io, Pulumi, HashiCorp Vault, Groq, Replicate, Figma, Alibaba and
+//!    Tencent Cloud, …), JSON web tokens, base64 of private-key armour, and long high-entropy
+//!    strings. A token with slashes is a path only when it reads as one: a URL, or segments
+//!    that are names (no empty segment, no run of random-looking pieces).
 //!
 //! Not credentials, whatever rule they come near: an environment variable's name
 //! (`TELEGRAM_BOT_TOKEN`), a visibly redacted value (`845120...HFXI`, `sk-****`, `<redacted>`),
@@ -408,6 +413,89 @@ mod tests {
     let text = format!("password: {}", "İ".repeat(20));
     assert_eq!(secret_kind(&text), None);
     assert!(secret_kind(&format!("{} token: Zq8Xw2Lm9Np4", "İ".repeat(20))).is_some());
+  }
+
+  /// Path-shaped tokens are tokens: a Google refresh token holds `//`, `-` and `_`; a Teams
+  /// webhook is a URL whose path is the secret; prefixed tokens of more providers.
+  #[test]
+  fn tokens_shaped_like_paths_and_more_providers_are_credentials() {
+    let refresh = "1//0gLq3xYz9AbCdEf-Gh_IjKlMnOpQrStUvWxYz0123456789-AbCdEfGhIjKlMn_OpQrStUv";
+    let teams = "https://acme.webhook.office.com/webhookb2/7b793203-0fa2-46d3-b0bd-8a8641fb1568@2a51e4c9-8685-41c1-9a0a-6ba849c8879b/IncomingWebhook/59357def8bd56bd3072e091512619543/1c7cceed-6bed-4514-ba4a-a092e8dec5a7";
+    for text in [
+      format!("GOOGLE_REFRESH_TOKEN={refresh}"),
+      format!("{{\"refresh_token\": \"{refresh}\"}}"),
+    ] {
+      assert!(secret_kind(&text).is_some(), "{text}");
+    }
+    for (text, kind) in [
+      (
+        format!("the sync uses {refresh} daily"),
+        "a Google OAuth refresh token",
+      ),
+      (
+        format!("alerts go to {teams}"),
+        "a Microsoft Teams webhook URL",
+      ),
+      (
+        "databricks: dapi0123456789abcdef0123456789abcdef-2".into(),
+        "a Databricks token",
+      ),
+      (
+        "sbp_0123456789abcdef0123456789abcdef01234567".into(),
+        "a Supabase access token",
+      ),
+      (
+        "linear lin_api_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A7bC9".into(),
+        "a Linear API key",
+      ),
+    ] {
+      assert_eq!(secret_kind(&text), Some(kind), "{text}");
+    }
+  }
+
+  /// A path with a random-looking segment is no path; real paths with hashes, names and
+  /// versions still are.
+  #[test]
+  fn a_path_is_judged_by_its_segments_not_by_its_slash() {
+    for text in [
+      "session_token = ajltUIUeaGL0hxmhco/HdwiA7q53YJK-V_yy7D3-Ceal801mSem1",
+      "client secret: qePvMsRyF3T5yn5o3o/T_qMJ6F4u53QqGXjDBd1-m70JGnfY1tDh",
+    ] {
+      assert!(secret_kind(text).is_some(), "{text}");
+    }
+    for text in [
+      "token_file: /run/secrets/github_token",
+      "the refresh token lives in ~/.config/acme/refresh_token",
+      "src/test/java/com/acme/UTF8StringEncoderTest2024.java fails",
+      "nix: /nix/store/9z0kkyyxjlpm4mmy6j3w7v7v7nw5x6qa-openssl-3.0.13/lib",
+      "doc https://docs.google.com/document/d/1k6zCJy9i36vccMrZXfXQU5J_oY3Ye_jaGD1T8p8yUPo/edit",
+    ] {
+      assert_eq!(secret_kind(text), None, "{text}");
+    }
+  }
+
+  /// What an example writes in place of a credential passes, and names no kind; a real value
+  /// beside the same words does not.
+  #[test]
+  fn placeholders_are_accepted() {
+    for text in [
+      "postgres://USER:PASSWORD@HOST:5432/DB",
+      "DATABASE_URL=postgres://user:password@localhost:5432/app in .env.example",
+      "PASSWORD=your-password-here",
+      "\"api_key\": \"YOUR_API_KEY_HERE\"",
+      "in .env.example: DB_PASSWORD=changeme",
+      "SECRET_KEY=replace-me",
+      "token: <token>",
+      "redis://:yourpassword@localhost:6379/0",
+    ] {
+      assert_eq!(secret_kind(text), None, "{text}");
+    }
+    for text in [
+      "PASSWORD=changeme-Q7x!2024",
+      "postgres://app:Tr0ub4dor@HOST:5432/DB",
+    ] {
+      assert!(secret_kind(text).is_some(), "{text}");
+    }
   }
 
   /// The fields of a new entry, in the order a write screens them.

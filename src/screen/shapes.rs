@@ -213,10 +213,11 @@ fn run(t: &str, keep: impl Fn(u8) -> bool) -> usize {
   t.bytes().position(|b| !keep(b)).unwrap_or(t.len())
 }
 
-/// A Slack or Discord webhook URL's secret path: anyone holding it can post to the channel.
+/// A Slack, Discord or Microsoft Teams webhook URL's secret path: anyone holding it can post to
+/// the channel.
 pub(super) fn webhook(t: &str) -> Option<(&'static str, Range<usize>)> {
-  // Both URLs hold `hooks`: one search spares most texts the two below.
-  if !t.contains("hooks") {
+  // Every such URL holds `hook`: one search spares most texts the three below.
+  if !t.contains("hook") {
     return None;
   }
   let path_char = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'_' | b'-');
@@ -258,7 +259,26 @@ pub(super) fn webhook(t: &str) -> Option<(&'static str, Range<usize>)> {
       (api && discord && shaped).then(|| ("a Discord webhook URL", from..token_from + token))
     })
   };
-  slack.or_else(discord)
+  slack.or_else(discord).or_else(|| teams(t))
+}
+
+/// A Teams (Office 365) incoming webhook: `https://<tenant>.webhook.office.com/webhookb2/<group
+/// id>@<tenant id>/IncomingWebhook/<id>/<owner id>[/V2<key>]`, or the older
+/// `outlook.office.com/webhook/…`: its path is the secret.
+fn teams(t: &str) -> Option<(&'static str, Range<usize>)> {
+  let path_char = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'_' | b'-' | b'@');
+  [
+    "webhook.office.com/webhookb2/",
+    "outlook.office.com/webhook/",
+  ]
+  .iter()
+  .flat_map(|host| t.match_indices(host))
+  .find_map(|(at, host)| {
+    let from = at + host.len();
+    let path = &t[from..from + run(&t[from..], path_char)];
+    let shaped = path.contains('@') && path.contains("/IncomingWebhook/") && path.len() >= 60;
+    shaped.then(|| ("a Microsoft Teams webhook URL", from..from + path.len()))
+  })
 }
 
 /// `Bearer <token>` anywhere, and `Authorization: Basic <base64>`.

@@ -14,12 +14,16 @@ enum Body {
   Mixed,
   /// The same plus dots.
   Dotted,
+  /// The same plus `=` (a padded base64 part).
+  Padded,
   /// `[A-Z0-9]` only, with a digit unless the token is exactly 20 characters long (an AWS key
   /// id's length, whose digits are optional; longer uppercase words are not ids).
   Upper,
   /// Exactly this many of `[a-z0-9]`, with a digit and a letter past `f`: a hex body (`key-`
   /// and an MD5, say, as cache keys are written) is judged by [`find`] on its context.
   Lower(usize),
+  /// Exactly this many lowercase hex digits, and an optional `-<digit>` (Databricks).
+  Hex(usize),
 }
 
 /// Credential formats recognised by prefix: (prefixes, minimum total length, body, what it is).
@@ -103,6 +107,35 @@ const PREFIXES: &[(&[&str], usize, Body, &str)] = &[
   (&["AGE-SECRET-KEY-1"], 60, Body::Upper, "an age secret key"),
   (&["AKIA", "ASIA"], 20, Body::Upper, "an AWS access key id"),
   (&["key-"], 36, Body::Lower(32), MAILGUN),
+  (&["1//0"], 45, Body::Mixed, "a Google OAuth refresh token"),
+  (&["dapi"], 36, Body::Hex(32), "a Databricks token"),
+  (&["sbp_"], 44, Body::Hex(40), "a Supabase access token"),
+  (&["sntryu_"], 71, Body::Hex(64), "a Sentry auth token"),
+  (&["pul-"], 44, Body::Hex(40), "a Pulumi access token"),
+  (&["ATATT3"], 100, Body::Padded, "an Atlassian API token"),
+  (&["lin_api_"], 40, Body::Mixed, "a Linear API key"),
+  (&["ntn_", "secret_"], 40, Body::Mixed, "a Notion token"),
+  (
+    &["dp.pt.", "dp.st.", "dp.sa.", "dp.ct."],
+    40,
+    Body::Mixed,
+    "a Doppler token",
+  ),
+  (&["glsa_", "glc_"], 36, Body::Mixed, "a Grafana token"),
+  (&["NRAK-"], 32, Body::Upper, "a New Relic API key"),
+  (&["PMAK-"], 59, Body::Mixed, "a Postman API key"),
+  (&["fo1_"], 40, Body::Mixed, "a Fly.io token"),
+  (
+    &["hvs.", "hvb."],
+    60,
+    Body::Dotted,
+    "a HashiCorp Vault token",
+  ),
+  (&["gsk_"], 50, Body::Mixed, "a Groq API key"),
+  (&["r8_"], 38, Body::Mixed, "a Replicate API token"),
+  (&["figd_"], 40, Body::Mixed, "a Figma token"),
+  (&["LTAI"], 16, Body::Mixed, "an Alibaba Cloud AccessKey ID"),
+  (&["AKID"], 36, Body::Mixed, "a Tencent Cloud SecretId"),
 ];
 
 /// What a Mailgun private API key (`key-` and 32 lowercase letters and digits) is called.
@@ -130,6 +163,7 @@ fn prefixed(token: &str) -> Option<&'static str> {
       Body::Dotted => {
         rest.chars().all(|c| key_char(c) || c == '.') && !rest.contains("..") && (digit || cases)
       }
+      Body::Padded => rest.chars().all(|c| key_char(c) || c == '=') && (digit || cases),
       Body::Upper => {
         let upper = rest
           .chars()
@@ -142,6 +176,15 @@ fn prefixed(token: &str) -> Option<&'static str> {
           .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
         let past_f = rest.bytes().any(|b| b.is_ascii_lowercase() && b > b'f');
         rest.len() == *n && lower && digit && past_f
+      }
+      Body::Hex(n) => {
+        let (hex, suffix) = rest.split_at(rest.len().min(*n));
+        let lower_hex = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
+        let suffix_ok = suffix.is_empty()
+          || (suffix.len() == 2
+            && suffix.starts_with('-')
+            && suffix.as_bytes()[1].is_ascii_digit());
+        hex.len() == *n && hex.bytes().all(lower_hex) && digit && suffix_ok
       }
     };
     (token.len() >= *min && fits).then_some(*what)
@@ -200,12 +243,62 @@ fn wordish(segment: &str) -> bool {
   segment.len() <= 3 || word || segment.chars().all(|c| c.is_ascii_digit())
 }
 
-/// A path or URL, not a base64 blob that happens to hold slashes: standard base64 (an AWS
-/// secret key, say) has no `.`, `-`, `_` or `~`, and its slash-separated pieces are not words.
+/// The class of an ASCII character: lowercase, uppercase, digit or other.
+fn class(b: u8) -> u8 {
+  match b {
+    b'a'..=b'z' => 0,
+    b'A'..=b'Z' => 1,
+    b'0'..=b'9' => 2,
+    _ => 3,
+  }
+}
+
+/// Whether the pieces of a path (between `/`, `-`, `_`, `.` and the like) read as random rather
+/// than as names: 24+ characters outside hashes (all-hex pieces are names), holding lowercase,
+/// uppercase and digits, with the class changing between 35% or more of neighbouring characters
+/// (random base64 changes at about two in three; words and CamelCase at word boundaries only).
+fn random_pieces<'a>(pieces: impl Iterator<Item = &'a str>) -> bool {
+  let (mut chars, mut pairs, mut changes, mut seen) = (0, 0, 0, [false; 4]);
+  for p in pieces.filter(|p| !p.bytes().all(|b| b.is_ascii_hexdigit())) {
+    let b = p.as_bytes();
+    b.iter().for_each(|c| seen[usize::from(class(*c))] = true);
+    chars += b.len();
+    pairs += b.len().saturating_sub(1);
+    changes += b.windows(2).filter(|w| class(w[0]) != class(w[1])).count();
+  }
+  chars >= 24 && seen[..3].iter().all(|s| *s) && changes * 20 >= pairs * 7
+}
+
+/// A path or URL, not a token that happens to hold slashes. A URL is a URL (its secrets are the
+/// URL rules': a password, a webhook, a named query value). A path has no empty segment between
+/// two slashes, and its segments are names: split at `-`, `_`, `.` and the like, no piece of them
+/// looks random; and one without any of those separators is words, as standard base64 (an AWS
+/// secret key, say) is not.
 pub(super) fn path(token: &str) -> bool {
-  token.contains('/')
-    && (token.contains(['.', '-', '_', '~'])
-      || token.split('/').filter(|s| !s.is_empty()).all(wordish))
+  if !token.contains('/') {
+    return false;
+  }
+  // A URL (the scan splits a scheme's `:` off, leaving `//host/…`), or one written without its
+  // scheme: its first segment a host name.
+  let host = |h: &str| {
+    let labels = || h.split('.');
+    labels().count() >= 2
+      && labels()
+        .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+      && h
+        .rsplit('.')
+        .next()
+        .is_some_and(|tld| tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic()))
+  };
+  if token.contains("://") || token.starts_with("//") || token.split('/').next().is_some_and(host) {
+    return true;
+  }
+  let body = token
+    .trim_start_matches(['.', '~', '/'])
+    .trim_end_matches('/');
+  let pieces = || body.split(['/', '-', '_', '.', '~', '@', '+', ':', ',', '=']);
+  let named = !body.contains("//") && !random_pieces(pieces());
+  named && (token.contains(['.', '-', '_', '~']) || body.split('/').all(wordish))
 }
 
 /// Label words that make a typed string a key rather than an id.
