@@ -42,7 +42,9 @@
 //!
 //! Not credentials, whatever rule they come near: an environment variable's name
 //! (`TELEGRAM_BOT_TOKEN`), a visibly redacted value (`845120...HFXI`, `sk-****`, `<redacted>`),
-//! a placeholder or reference (`${DB_PASSWORD}`, `os.getenv(…)`, `getpass.getpass()`), prose
+//! a placeholder or reference (`${DB_PASSWORD}`, `os.getenv(…)`, `getpass.getpass()`; an
+//! example's stand-in: `USER:PASSWORD@HOST`, `your-password-here`, `YOUR_API_KEY`, `changeme`,
+//! `replace-me`, `<token>`, `xxxx…`), prose
 //! (`password: required`, `password is stored in 1Password`, `Passwort: erforderlich`), paths
 //! (where a secret lives), resource names (`my-app-tls-2024`), hex digests and UUIDs, labelled
 //! digests (`SHA256:…` fingerprints, `h1:`, bcrypt), ids with a type label (`req_01HQ…`,
