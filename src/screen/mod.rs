@@ -489,6 +489,8 @@ mod tests {
       "SECRET_KEY=replace-me",
       "token: <token>",
       "redis://:yourpassword@localhost:6379/0",
+      "RabbitMQ's default is amqp://guest:guest@localhost:5672/",
+      "join https://teams.microsoft.com/l/meetup-join/19%3ameeting_fxcrvFDhFZo8U9K6NMIpq4xtyfGRl1iFFiTxOzK6Loqx2YOy%40thread.v2/0",
     ] {
       assert_eq!(secret_kind(text), None, "{text}");
     }

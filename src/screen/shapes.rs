@@ -70,10 +70,23 @@ pub(super) fn url_password(t: &str) -> Option<Range<usize>> {
     let Some((userinfo, _)) = authority.rsplit_once('@') else {
       continue;
     };
-    let Some((_, pass)) = userinfo.split_once(':') else {
+    let Some((user, pass)) = userinfo.split_once(':') else {
       continue;
     };
-    if !pass.is_empty() && !placeholder(pass) {
+    // A service's default account on this machine (`guest:guest@localhost`) is no secret.
+    let host = authority.rsplit_once('@').map_or("", |(_, h)| h);
+    let host = host.rsplit_once(':').map_or(host, |(h, _)| h);
+    let local = [
+      "localhost",
+      "127.0.0.1",
+      "[::1]",
+      "0.0.0.0",
+      "host.docker.internal",
+    ]
+    .contains(&host)
+      || host.ends_with(".local");
+    let default_account = local && pass == user;
+    if !(pass.is_empty() || placeholder(pass) || default_account) {
       let start = from + userinfo.len() - pass.len();
       return Some(start..start + pass.len());
     }

@@ -254,19 +254,22 @@ fn class(b: u8) -> u8 {
 }
 
 /// Whether the pieces of a path (between `/`, `-`, `_`, `.` and the like) read as random rather
-/// than as names: 24+ characters outside hashes (all-hex pieces are names), holding lowercase,
-/// uppercase and digits, with the class changing between 35% or more of neighbouring characters
-/// (random base64 changes at about two in three; words and CamelCase at word boundaries only).
+/// than as names: 24+ characters outside hashes (all-hex pieces are names), one piece at least
+/// mixing lowercase, uppercase and digits, and the class changing between 35% or more of
+/// neighbouring characters (random base64 changes at about two in three; words and CamelCase
+/// at word boundaries only).
 fn random_pieces<'a>(pieces: impl Iterator<Item = &'a str>) -> bool {
-  let (mut chars, mut pairs, mut changes, mut seen) = (0, 0, 0, [false; 4]);
+  let (mut chars, mut pairs, mut changes, mut mixed) = (0, 0, 0, false);
   for p in pieces.filter(|p| !p.bytes().all(|b| b.is_ascii_hexdigit())) {
     let b = p.as_bytes();
+    let mut seen = [false; 4];
     b.iter().for_each(|c| seen[usize::from(class(*c))] = true);
+    mixed |= seen[..3].iter().all(|s| *s);
     chars += b.len();
     pairs += b.len().saturating_sub(1);
     changes += b.windows(2).filter(|w| class(w[0]) != class(w[1])).count();
   }
-  chars >= 24 && seen[..3].iter().all(|s| *s) && changes * 20 >= pairs * 7
+  chars >= 24 && mixed && changes * 20 >= pairs * 7
 }
 
 /// A path or URL, not a token that happens to hold slashes. A URL is a URL (its secrets are the
@@ -298,7 +301,11 @@ pub(super) fn path(token: &str) -> bool {
     .trim_end_matches('/');
   let pieces = || body.split(['/', '-', '_', '.', '~', '@', '+', ':', ',', '=']);
   let named = !body.contains("//") && !random_pieces(pieces());
-  named && (token.contains(['.', '-', '_', '~']) || body.split('/').all(wordish))
+  // Without separators, standard base64 is told by its mixed case: a segment is a word, or
+  // holds no capital (a folder named by a lowercase hash or id).
+  let lowercase = |s: &str| !s.bytes().any(|b| b.is_ascii_uppercase());
+  named
+    && (token.contains(['.', '-', '_', '~']) || body.split('/').all(|s| wordish(s) || lowercase(s)))
 }
 
 /// Label words that make a typed string a key rather than an id.
@@ -476,6 +483,14 @@ fn id_value(t: &str, start: usize) -> bool {
         .any(|w| last.eq_ignore_ascii_case(w)))
 }
 
+/// A token that goes on a URL after a percent escape (`…/19%3ameeting_…`): a piece of the URL,
+/// which the scan splits at the `%`; the URL's secrets are the URL rules'.
+fn url_encoded(t: &str, start: usize) -> bool {
+  let head = &t[..start];
+  let run = head.rsplit(char::is_whitespace).next().unwrap_or(head);
+  head.ends_with('%') && run.contains("://")
+}
+
 /// A hashed host name of `known_hosts` (`|1|<salt>|<hash>`): public by design.
 fn hashed_host(t: &str, start: usize) -> bool {
   let head = &t.as_bytes()[start.saturating_sub(40)..start];
@@ -549,7 +564,13 @@ pub(super) fn find(
     // Random-looking but public: checked only for what would otherwise be flagged.
     while public.next_if(|r| r.end <= start).is_some() {}
     let armoured = public.peek().is_some_and(|r| r.start <= start);
-    let context = |at| data_uri(t, at) || id_value(t, at) || digest(t, at) || hashed_host(t, at);
+    let context = |at| {
+      data_uri(t, at)
+        || id_value(t, at)
+        || digest(t, at)
+        || hashed_host(t, at)
+        || url_encoded(t, at)
+    };
     let public_shape = ssh_public(token) || integrity(token) || cid(token) || publishable(token);
     if !(armoured || public_shape || context(start) || context(s)) {
       return Some(("a high-entropy token", part));
