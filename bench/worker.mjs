@@ -283,7 +283,7 @@ async function snapshot(p, s) {
       chars = String(p.snapshot(keys)).length
     })
   } else {
-    // The plugin's own path (lib/plugin/snapshot.mjs): the session's list, its budgets, render.
+    // The plugin's own path (lib/snapshot.mjs): the session's list, its budgets, render.
     // The isVisible filter is a no-op for a provider that honours the keys, and keeps the text
     // right for one that ignores them (then the row measures the whole list: said in the note).
     let ignoresKeys = false

@@ -19,7 +19,7 @@ import { exportFiles, renderExport } from '../lib/envelope.mjs'
 import { isMemoryError } from '../lib/errors.mjs'
 import { writePrivateFile, writePrivateFiles } from '../lib/files.mjs'
 import { mirrorToMarkdownFile, mirrorToMemoryStandard } from '../lib/mirror.mjs'
-import { strings } from '../lib/plugin/strings.mjs'
+import { strings } from '../lib/strings.mjs'
 
 const SURFACE = 'dsh-memento'
 const { cmd: t, cli: s } = strings('en')

@@ -14,7 +14,7 @@ import Ajv2020 from 'ajv/dist/2020.js'
 import { explainImportError } from '../lib/commands/explain.mjs'
 import { memoryError } from '../lib/errors.mjs'
 import { createApply } from '../lib/plugin/plugin.mjs'
-import { strings } from '../lib/plugin/strings.mjs'
+import { strings } from '../lib/strings.mjs'
 import { makeAgent, mockCtx } from './support/cordis.mjs'
 import { provider as native, skip } from './support/provider.mjs'
 

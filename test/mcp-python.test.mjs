@@ -52,7 +52,7 @@ describe('the official MCP Python SDK as the client', { skip }, () => {
     assert.equal(out.recall.structured.memory.total, 1)
 
     const mod = await import('../index.mjs')
-    const { snapshotLabels } = await import('../lib/plugin/snapshot.mjs')
+    const { snapshotLabels } = await import('../lib/snapshot.mjs')
     const p = new mod.MemoryProvider({ dbPath: s.db, gate: async () => 'rejected' })
     try {
       assert.equal(out.snapshot, p.snapshot({ workspaceKey: mod.workspaceKeyOf(s.ws), agentKey: '' }, snapshotLabels('en'), 8))

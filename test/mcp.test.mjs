@@ -15,9 +15,9 @@ const { root, cleanup } = tmpRoot('memento-mcp-')
 after(cleanup)
 
 const mod = skip ? null : await import('../index.mjs')
-const { strings } = await import('../lib/plugin/strings.mjs')
-const { snapshotLabels } = await import('../lib/plugin/snapshot.mjs')
-const { memoryParameters } = await import('../lib/plugin/tools.mjs')
+const { strings } = await import('../lib/strings.mjs')
+const { snapshotLabels } = await import('../lib/snapshot.mjs')
+const { memoryParameters } = await import('../lib/tools.mjs')
 const S = strings('en')
 
 /** A provider on the same store, for the test's own reads (it never writes). */
@@ -339,9 +339,9 @@ register('data:text/javascript,' + encodeURIComponent(\`export async function re
     return spawnSync(process.execPath, ['--import', pathToFileURL(hook).href, '--input-type=module', '-e', code], { encoding: 'utf8' })
   }
 
-  it('importing index.mjs and every module under lib/plugin loads no part of it', () => {
-    const plugin = fs.readdirSync(new URL('../lib/plugin/', import.meta.url)).filter((f) => f.endsWith('.mjs')).map((f) => new URL(`../lib/plugin/${f}`, import.meta.url).href)
-    const r = importUnderHook([new URL('../index.mjs', import.meta.url).href, ...plugin])
+  it('importing index.mjs, the shared modules of lib/ and every module under lib/plugin loads no part of it', () => {
+    const modules = (dir) => fs.readdirSync(new URL(dir, import.meta.url)).filter((f) => f.endsWith('.mjs')).map((f) => new URL(`${dir}${f}`, import.meta.url).href)
+    const r = importUnderHook([new URL('../index.mjs', import.meta.url).href, ...modules('../lib/'), ...modules('../lib/plugin/')])
     assert.equal(r.status, 0, r.stderr)
   })
 

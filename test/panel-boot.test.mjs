@@ -29,7 +29,7 @@ describe('panel boot file in a browser', { skip }, () => {
   const seen = []
   before(async () => {
     const { makeRoutes } = await import('../lib/plugin/web.mjs')
-    const { strings } = await import('../lib/plugin/strings.mjs')
+    const { strings } = await import('../lib/strings.mjs')
     const modules = makeRoutes({ service: {}, provider: {}, config: { language: 'en', panelEntriesLimit: 200 }, userWrite: () => ({}) }).find((r) => r.kind === 'prefix')
     server = http.createServer(async (req, res) => {
       const path = new URL(req.url, 'http://x').pathname

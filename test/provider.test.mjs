@@ -395,7 +395,7 @@ test('the audit chain verifies, and an edited store reports the first broken row
 })
 
 test('snapshot() renders the visible set by layer with the usage enforced for it, then the pending proposals it sees', async () => {
-  const { snapshotLabels } = await import('../lib/plugin/snapshot.mjs')
+  const { snapshotLabels } = await import('../lib/snapshot.mjs')
   const p = open()
   const at = (cwd, agentPreset) => ({ agent: { session: { id: 's1', header: { cwd, agentPreset } } } })
   const keys = { agentKey: agentKeyOf('coder'), workspaceKey: workspaceKeyOf('/tmp/ws') }

@@ -1,4 +1,4 @@
-// Text of a verb's result, worded by the strings table (lib/plugin/strings.mjs `cmd`) and the
+// Text of a verb's result, worded by the strings table (lib/strings.mjs `cmd`) and the
 // surface's own syntax (`t[surface]`: usage lines and footers).
 import { renderExport } from '../envelope.mjs'
 import { native } from '../native.mjs'

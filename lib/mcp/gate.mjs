@@ -3,7 +3,7 @@
 // exactly what a dsh approval card shows). Only `accept` approves; nothing here approves alone.
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js'
 import { native } from '../native.mjs'
-import { strings } from '../plugin/strings.mjs'
+import { strings } from '../strings.mjs'
 
 const { mcp: m } = strings('en')
 

@@ -2,9 +2,9 @@
 // (recorded as a snapshot row when read, like the plugin's), and the layers' budgets.
 import { createHash } from 'node:crypto'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { DEFAULT_CONFIG } from '../plugin/config.mjs'
-import { snapshotLabels } from '../plugin/snapshot.mjs'
-import { strings } from '../plugin/strings.mjs'
+import { DEFAULT_CONFIG } from '../config.mjs'
+import { snapshotLabels } from '../snapshot.mjs'
+import { strings } from '../strings.mjs'
 
 const LANGUAGE = 'en'
 const { mcp: m } = strings(LANGUAGE)

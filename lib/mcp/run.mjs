@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { UsageError } from '../commands/index.mjs'
-import { strings } from '../plugin/strings.mjs'
+import { strings } from '../strings.mjs'
 import { printConfig } from './config.mjs'
 import { makeElicitationGate } from './gate.mjs'
 import { createServer, serveMemory } from './server.mjs'

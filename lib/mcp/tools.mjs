@@ -1,11 +1,11 @@
-// The MCP tools: dsh's own `memory` and `memory_recall` tools (lib/plugin/tools.mjs), their
+// The MCP tools: dsh's own `memory` and `memory_recall` tools (lib/tools.mjs), their
 // arguments, results, errors and renderings unchanged, called as this server's session and
 // answered as MCP results (`structuredContent`, a text rendering, `isError` on a refusal).
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { DEFAULT_CONFIG } from '../plugin/config.mjs'
-import { MemoryService } from '../plugin/service.mjs'
-import { strings } from '../plugin/strings.mjs'
-import { makeMemoryTool, makeRecallTool, MEMORY_OUTPUT_SCHEMA, RECALL_OUTPUT_SCHEMA, renderRecallResult } from '../plugin/tools.mjs'
+import { DEFAULT_CONFIG } from '../config.mjs'
+import { MemoryService } from '../service.mjs'
+import { strings } from '../strings.mjs'
+import { makeMemoryTool, makeRecallTool, MEMORY_OUTPUT_SCHEMA, RECALL_OUTPUT_SCHEMA, renderRecallResult } from '../tools.mjs'
 
 const LANGUAGE = 'en'
 const { mcp: m } = strings(LANGUAGE)

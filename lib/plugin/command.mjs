@@ -3,7 +3,7 @@
 // by policy `off` or a session `never` policy, audited with their own label). The user's
 // whitespace inside texts, JSON and paths is kept (B12): only the separators around flags and
 // the verb are dropped.
-import { strings } from './strings.mjs'
+import { strings } from '../strings.mjs'
 import { isMemoryError } from '../errors.mjs'
 import { native } from '../native.mjs'
 import { errorHelp, isVerb, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError } from '../commands/index.mjs'

@@ -3,7 +3,7 @@
 // `@deepseek-ai/schemastery` is a peer loaded lazily by config.mjs (fallback: a Standard
 // Schema with the same defaults/validation), and the provider comes from the native addon.
 import { native } from '../native.mjs'
-import { makeConfigSchema } from './config.mjs'
+import { makeConfigSchema } from '../config.mjs'
 import { createApply } from './plugin.mjs'
 
 export const name = 'memento'

@@ -13,10 +13,10 @@
 //   only when its change is the one the user confirmed (its digest), audited `(via command, …)`
 //   / `(via panel, …)`. Bound to write contexts the command handler and the panel routes mint
 //   themselves (a private WeakMap), so no caller can select it.
-import { resolveConfig } from './config.mjs'
-import { MemoryService } from './service.mjs'
-import { makeSnapshotProvider, SNAPSHOT_SECTION } from './snapshot.mjs'
-import { makeMemoryTool, makeRecallTool } from './tools.mjs'
+import { resolveConfig } from '../config.mjs'
+import { MemoryService } from '../service.mjs'
+import { makeSnapshotProvider, SNAPSHOT_SECTION } from '../snapshot.mjs'
+import { makeMemoryTool, makeRecallTool } from '../tools.mjs'
 import { makeMemoryCommand } from './command.mjs'
 import { makeRoutes } from './web.mjs'
 import { createDefaultRegistry } from '../adapters/index.mjs'

@@ -11,7 +11,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { isSameOriginWrite, isTrustedApiRequest } from './trust.mjs'
-import { strings } from './strings.mjs'
+import { strings } from '../strings.mjs'
 import { isMemoryError, memoryError } from '../errors.mjs'
 import { native, RULES, SCOPES, TRACKS } from '../native.mjs'
 

@@ -5,7 +5,7 @@
 // library users who import `dsh-memento` on plain Node never need it. Without it, `Config` is a
 // minimal Standard Schema object doing the same resolution, which is all the Cordis Loader calls.
 import { createRequire } from 'node:module'
-import { native, WRITE_POLICIES } from '../native.mjs'
+import { native, WRITE_POLICIES } from './native.mjs'
 
 const deepFreeze = (o) => (Object.values(o).forEach((v) => v && typeof v === 'object' && deepFreeze(v)), Object.freeze(o))
 

@@ -3,7 +3,7 @@
 // The provider lives in a private field. Every write takes `{agent, callId?, signal?, source?}` only:
 // the write context is rebuilt, so a caller-supplied `gate` (or anything else) never reaches
 // the provider, whose only approval transport is the one the plugin constructed it with.
-import { entryRefusal, exportStore, readEnvelopes } from '../envelope.mjs'
+import { entryRefusal, exportStore, readEnvelopes } from './envelope.mjs'
 
 const cleanWrite = (write) => {
   if (write === null || typeof write !== 'object') return write

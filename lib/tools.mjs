@@ -2,9 +2,9 @@
 // (JSON Schema parameters and output; no import of @deepseek-ai/dsh-tools is needed).
 import { strings } from './strings.mjs'
 import { validate } from './jsonschema.mjs'
-import { eventText } from '../events.mjs'
-import { isMemoryError } from '../errors.mjs'
-import { native, SCOPES, TRACKS } from '../native.mjs'
+import { eventText } from './events.mjs'
+import { isMemoryError } from './errors.mjs'
+import { native, SCOPES, TRACKS } from './native.mjs'
 
 const str = { type: 'string' }
 const int = { type: 'integer' }

@@ -1,6 +1,6 @@
 // Model- and user-visible strings, en and zh. Error messages stay English (audit contract).
 
-import { RULES } from '../native.mjs'
+import { RULES } from './native.mjs'
 
 /** A written text's likeness to a stored entry (the tool's result, /memory and the CLI). */
 const similarEn = (relation, text, score, why, action) =>
