@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createApply } from '../lib/plugin/plugin.mjs'
+import { createApply } from '../lib/plugin/apply.mjs'
 import { clearFrozenSnapshots } from '../lib/snapshot.mjs'
 import { validate } from '../lib/jsonschema.mjs'
 import { renderMemoryResult } from '../lib/tools.mjs'

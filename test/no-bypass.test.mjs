@@ -262,7 +262,7 @@ describe('no bypass through the package exports', { skip }, () => {
 describe('no bypass through the plugin (ctx.memory, ctx.memoryAdapters, tools)', { skip }, () => {
   for (const writePolicy of ['ask', 'off']) {
     test(`plugin writePolicy ${writePolicy}: a denying approval transport is the only way in`, async (t) => {
-      const { createApply } = await import('../lib/plugin/plugin.mjs')
+      const { createApply } = await import('../lib/plugin/apply.mjs')
       const dir = tmpDir('memento-nobypass-plugin-')
       const h = await harness(dir, `plugin-${writePolicy}`)
       const ctx = mockCtx({ approvalPolicy: 'ask' })
@@ -380,7 +380,7 @@ describe('no write path stores a credential; the approver sees injection flags (
   })
 
   test('plugin paths: ctx.memory.import, the memory tool and the /memory command refuse a credential', async () => {
-    const { createApply } = await import('../lib/plugin/plugin.mjs')
+    const { createApply } = await import('../lib/plugin/apply.mjs')
     const dir = tmpDir('memento-secrets-plugin-')
     const ctx = mockCtx({ approvalPolicy: 'ask' })
     ctx.on('approval/request', async (req, next) => (req.toolName === 'memory' ? 'allowed-once' : next()))

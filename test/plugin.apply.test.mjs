@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createApply } from '../lib/plugin/plugin.mjs'
+import { createApply } from '../lib/plugin/apply.mjs'
 import { DEFAULT_CONFIG, makeConfigSchema, resolveConfig } from '../lib/config.mjs'
 import { clearFrozenSnapshots } from '../lib/snapshot.mjs'
 import { validate } from '../lib/jsonschema.mjs'
