@@ -1,4 +1,4 @@
-// The plugin's JSON routes (lib/plugin/web.mjs), as the drawer calls them. A failure is always
+// The plugin's JSON routes (lib/panel/), as the drawer calls them. A failure is always
 // thrown as `{code, message, advice?}`: the server's protocol error, or `HTTP` for the transport.
 import { session } from './state.js'
 

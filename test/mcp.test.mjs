@@ -339,9 +339,9 @@ register('data:text/javascript,' + encodeURIComponent(\`export async function re
     return spawnSync(process.execPath, ['--import', pathToFileURL(hook).href, '--input-type=module', '-e', code], { encoding: 'utf8' })
   }
 
-  it('importing index.mjs, the shared modules of lib/ and every module under lib/plugin loads no part of it', () => {
+  it('importing index.mjs, the shared modules of lib/ and every module under lib/plugin and lib/panel loads no part of it', () => {
     const modules = (dir) => fs.readdirSync(new URL(dir, import.meta.url)).filter((f) => f.endsWith('.mjs')).map((f) => new URL(`${dir}${f}`, import.meta.url).href)
-    const r = importUnderHook([new URL('../index.mjs', import.meta.url).href, ...modules('../lib/'), ...modules('../lib/plugin/')])
+    const r = importUnderHook([new URL('../index.mjs', import.meta.url).href, ...modules('../lib/'), ...modules('../lib/plugin/'), ...modules('../lib/panel/')])
     assert.equal(r.status, 0, r.stderr)
   })
 

@@ -1,6 +1,6 @@
 // The panel's boot file (client/client.js) in a real browser, without dsh: a page that stands in
 // for dsh web's module loader, client.js served as dsh serves it, and the panel modules through
-// the plugin's own route (lib/plugin/web.mjs). The disposer works before and after the dynamic
+// the plugin's own route (lib/panel/). The disposer works before and after the dynamic
 // import of the panel resolves. Skips without Debian's chromium (e2e/browser.sh installs it).
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -28,7 +28,7 @@ describe('panel boot file in a browser', { skip }, () => {
   let hold = null // while set, the panel's entry module waits for it
   const seen = []
   before(async () => {
-    const { makeRoutes } = await import('../lib/plugin/web.mjs')
+    const { makeRoutes } = await import('../lib/panel/index.mjs')
     const { strings } = await import('../lib/strings.mjs')
     const modules = makeRoutes({ service: {}, provider: {}, config: { language: 'en', panelEntriesLimit: 200 }, userWrite: () => ({}) }).find((r) => r.kind === 'prefix')
     server = http.createServer(async (req, res) => {

@@ -11,7 +11,7 @@ import { DEFAULT_CONFIG, makeConfigSchema, resolveConfig } from '../lib/config.m
 import { clearFrozenSnapshots } from '../lib/snapshot.mjs'
 import { validate } from '../lib/jsonschema.mjs'
 import { renderMemoryResult } from '../lib/tools.mjs'
-import { CLIENT_MODULES } from '../lib/plugin/web.mjs'
+import { CLIENT_MODULES } from '../lib/panel/index.mjs'
 import { strings } from '../lib/strings.mjs'
 import { makeAgent, mockCtx } from './support/cordis.mjs'
 import { provider as native, skip } from './support/provider.mjs'

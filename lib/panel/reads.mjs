@@ -1,0 +1,121 @@
+// The panel's read routes. Reads answer GET and HEAD and never bump recall counters (P3);
+// search, filters and paging run here over the provider's own query and list, so the panel finds
+// any entry of a store of any size.
+import { answer, readable, send } from './http.mjs'
+import { visibleFinding } from './visible.mjs'
+import { strings } from '../strings.mjs'
+import { RULES, SCOPES, TRACKS } from '../native.mjs'
+
+export const PANEL_AUDIT_CEILING = 200
+/** The provider's largest query page: a search reaches this many matches. */
+const SEARCH_CEILING = RULES.maxQueryLimit
+const PAGE_DEFAULT = 50
+const LAYERS = TRACKS.flatMap((track) => SCOPES.map((scope) => `${track}/${scope}`))
+const NONE = '-' // the `workspace`/`agent` filter value for "no workspace" / "shared"
+
+const count = (v) => (v !== null && /^\d{1,9}$/.test(v) ? Number(v) : null)
+const positive = (v) => (count(v) > 0 ? count(v) : null)
+
+/** Order of the panel: the four layers, the session's workspace first, newest first. */
+function sorter(sessionWorkspace) {
+  const ws = (e) => (e.scope !== 'workspace' ? '' : e.workspaceKey === sessionWorkspace ? '\u0000' : `\u0001${e.workspaceKey}`)
+  return (a, b) =>
+    LAYERS.indexOf(`${a.track}/${a.scope}`) - LAYERS.indexOf(`${b.track}/${b.scope}`) ||
+    (ws(a) < ws(b) ? -1 : ws(a) > ws(b) ? 1 : 0) ||
+    b.updatedAt - a.updatedAt ||
+    (a.id < b.id ? -1 : 1)
+}
+
+const tally = (entries, key) => {
+  const m = new Map()
+  for (const e of entries) if (key(e) !== null) m.set(key(e), (m.get(key(e)) ?? 0) + 1)
+  return [...m].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([k, n]) => ({ key: k, count: n }))
+}
+
+/**
+ * @param deps.service     ctx.memory (reads)
+ * @param deps.sessionOf   (sessionId) → `{agent, session}` of a live session, or undefined
+ * @param deps.mint        () → a fresh page token
+ * @param deps.trustedHosts () → the deployment's non-loopback authorities
+ */
+export function makeReads({ service, config, sessionOf, mint, trustedHosts }) {
+  const language = config.language
+
+  /** The session the page shows: its keys from the live session, else what the page says. */
+  function viewer(q) {
+    const id = q.get('session') || undefined
+    const live = id ? sessionOf(id) : undefined
+    const header = live?.session?.header ?? { cwd: q.get('cwd') || undefined, agentPreset: q.get('agentPreset') || undefined }
+    const keys = service.keysOf({ id, header })
+    const known = id !== undefined && (live !== undefined || header.cwd !== undefined)
+    return { id: id ?? null, live: live !== undefined, workspaceKey: known ? keys.workspaceKey : null, agentKey: known ? keys.agentKey : null }
+  }
+
+  function entries(q) {
+    const view = viewer(q)
+    const [track, scope] = (q.get('layer') ?? '').split('/')
+    const layer = LAYERS.includes(`${track}/${scope}`) ? { track, scope } : {}
+    const text = q.get('text') ?? ''
+    let all
+    let capped = false
+    if (text !== '') {
+      const r = service.query({ ...layer, text, limit: SEARCH_CEILING }, { countRecall: false })
+      all = r.entries
+      capped = r.total > r.entries.length
+    } else {
+      all = service.listEntries()
+      if (layer.track) all = all.filter((e) => e.track === layer.track && e.scope === layer.scope)
+    }
+    const workspaces = tally(all, (e) => (e.scope === 'workspace' ? e.workspaceKey : null))
+    const agents = tally(all, (e) => e.agentKey)
+    const ws = q.get('workspace')
+    if (ws === NONE) all = all.filter((e) => e.scope !== 'workspace')
+    else if (ws) all = all.filter((e) => e.scope === 'workspace' && e.workspaceKey === ws)
+    const agent = q.get('agent')
+    if (agent === NONE) all = all.filter((e) => e.agentKey === '')
+    else if (agent) all = all.filter((e) => e.agentKey === agent)
+    all.sort(sorter(view.workspaceKey))
+    const offset = count(q.get('offset')) ?? 0
+    const limit = Math.min(positive(q.get('limit')) ?? PAGE_DEFAULT, config.panelEntriesLimit)
+    const page = all.slice(offset, offset + limit)
+    const budgets = view.workspaceKey !== null ? service.budgets({ workspaceKey: view.workspaceKey }) : service.budgets()
+    return { entries: page, total: all.length, offset, limit, truncated: offset + page.length < all.length, capped, session: view, budgets, workspaces, agents, language }
+  }
+
+  const read = (fn) => (req, res) => {
+    if (!readable(req, res, trustedHosts())) return
+    try {
+      send(req, res, 200, fn(new URL(req.url ?? '/', 'http://localhost').searchParams))
+    } catch (e) {
+      send(req, res, ...answer(e, language))
+    }
+  }
+
+  return [
+    {
+      kind: 'exact',
+      path: '/api/memento/panel',
+      handler: read(() => ({ language, labels: strings(language).panel, token: mint(), layers: LAYERS, pageSize: Math.min(PAGE_DEFAULT, config.panelEntriesLimit) })),
+    },
+    { kind: 'exact', path: '/api/memento/entries', handler: read(entries) },
+    {
+      kind: 'exact',
+      path: '/api/memento/audit',
+      handler: read((q) => {
+        const limit = positive(q.get('limit'))
+        return { rows: service.auditList(limit !== null ? Math.min(limit, PANEL_AUDIT_CEILING) : config.panelAuditLimit), language }
+      }),
+    },
+    {
+      kind: 'exact',
+      path: '/api/memento/health',
+      handler: read(() => {
+        const h = service.health({ staleDays: config.health.staleDays })
+        return { checked: h.checked, staleDays: config.health.staleDays, findings: h.findings.map(visibleFinding), language }
+      }),
+    },
+    { kind: 'exact', path: '/api/memento/proposals', handler: read(() => ({ proposals: service.proposalList('pending', 50), language })) },
+    // The newest audit seq: every memory change writes a row, so the open panel polls this.
+    { kind: 'exact', path: '/api/memento/version', handler: read(() => ({ seq: service.auditList(1)[0]?.seq ?? 0, language })) },
+  ]
+}
