@@ -83,8 +83,9 @@ export class MemoryService {
   budgets(opts) {
     return this.#provider.budgets(opts)
   }
-  listEntries() {
-    return this.#provider.listEntries()
+  /** Every entry, oldest first; `{only: {track?, scope?, workspaceKey?, agentKey?}}`: of those exact facets. */
+  listEntries(opts) {
+    return this.#provider.listEntries(opts)
   }
   /** The entry `id`, or null. */
   entry(id) {

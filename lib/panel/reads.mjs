@@ -1,6 +1,6 @@
 // The panel's read routes. Reads answer GET and HEAD and never bump recall counters (P3);
-// search, filters and paging run here over the provider's own query and list, so the panel finds
-// any entry of a store of any size.
+// the provider reads the layer, workspace and agent a page asks for (its exact facets) and the
+// search; ordering and paging run here, so the panel finds any entry of a store of any size.
 import { answer, readable, send } from './http.mjs'
 import { visibleFinding } from './visible.mjs'
 import { strings } from '../strings.mjs'
@@ -25,6 +25,9 @@ function sorter(sessionWorkspace) {
     b.updatedAt - a.updatedAt ||
     (a.id < b.id ? -1 : 1)
 }
+
+/** A `workspace`/`agent` filter as an exact facet: `-` is none (user-global / shared), absent or empty is any. */
+const facet = (key, value) => (value === NONE ? { [key]: '' } : value ? { [key]: value } : {})
 
 const tally = (entries, key) => {
   const m = new Map()
@@ -51,29 +54,28 @@ export function makeReads({ service, config, sessionOf, mint, trustedHosts }) {
     return { id: id ?? null, live: live !== undefined, workspaceKey: known ? keys.workspaceKey : null, agentKey: known ? keys.agentKey : null }
   }
 
+  /**
+   * The entries of the exact facets `only` (`{track?, scope?, workspaceKey?, agentKey?}`), as the
+   * provider reads them: every one, or (`text`) the matches of a search, at most SEARCH_CEILING.
+   */
+  function entriesOf(only, text) {
+    if (text === '') return { all: service.listEntries({ only }), capped: false }
+    const r = service.query({ text, limit: SEARCH_CEILING }, { countRecall: false, only })
+    return { all: r.entries, capped: r.total > r.entries.length }
+  }
+
   function entries(q) {
     const view = viewer(q)
     const [track, scope] = (q.get('layer') ?? '').split('/')
     const layer = LAYERS.includes(`${track}/${scope}`) ? { track, scope } : {}
     const text = q.get('text') ?? ''
-    let all
-    let capped = false
-    if (text !== '') {
-      const r = service.query({ ...layer, text, limit: SEARCH_CEILING }, { countRecall: false })
-      all = r.entries
-      capped = r.total > r.entries.length
-    } else {
-      all = service.listEntries()
-      if (layer.track) all = all.filter((e) => e.track === layer.track && e.scope === layer.scope)
-    }
-    const workspaces = tally(all, (e) => (e.scope === 'workspace' ? e.workspaceKey : null))
-    const agents = tally(all, (e) => e.agentKey)
-    const ws = q.get('workspace')
-    if (ws === NONE) all = all.filter((e) => e.scope !== 'workspace')
-    else if (ws) all = all.filter((e) => e.scope === 'workspace' && e.workspaceKey === ws)
-    const agent = q.get('agent')
-    if (agent === NONE) all = all.filter((e) => e.agentKey === '')
-    else if (agent) all = all.filter((e) => e.agentKey === agent)
+    const facets = { ...facet('workspaceKey', q.get('workspace')), ...facet('agentKey', q.get('agent')) }
+    const { all, capped } = entriesOf({ ...layer, ...facets }, text)
+    // The workspace and agent counts are of the layer (and the search) alone, so that the page
+    // offers every other workspace and agent while one is chosen.
+    const unfaceted = Object.keys(facets).length === 0 ? all : entriesOf(layer, text).all
+    const workspaces = tally(unfaceted, (e) => (e.scope === 'workspace' ? e.workspaceKey : null))
+    const agents = tally(unfaceted, (e) => e.agentKey)
     all.sort(sorter(view.workspaceKey))
     const offset = count(q.get('offset')) ?? 0
     const limit = Math.min(positive(q.get('limit')) ?? PAGE_DEFAULT, config.panelEntriesLimit)
