@@ -357,9 +357,8 @@ async function cmdMirror(args, flags) {
   const env = await open(flags)
   try {
     const sel = { track, scope, ...env.keys }
-    // What a session in this workspace and agent sees, by the provider's own rule.
-    const visible = env.provider.listEntries(env.keys)
-    const entries = visible.filter((e) => (!track || e.track === track) && (!scope || e.scope === scope))
+    // What a session in this workspace and agent sees, by the provider's own rule, of the layer asked.
+    const entries = env.provider.listEntries({ ...env.keys, only: { track, scope } })
     if (flags.to === 'claude-md') {
       const res = mirrorToMarkdownFile(flags.file, entries)
       return flags.json ? json(res) : out(s.mirroredFile(res.entries, res.file, res.changed))

@@ -26,7 +26,8 @@ export const usageFor = (t, surface) => (key) => {
 export { SCOPES, TRACKS }
 
 const EMPTY = { entries: [], total: 0, truncated: false }
-const inLayer = (a) => (e) => (!a.track || e.track === a.track) && (!a.scope || e.scope === a.scope)
+/** The layer flags as the provider's exact facets (a flag not given: any). */
+const onlyLayer = (a) => ({ only: { track: a.track, scope: a.scope } })
 /** The target layer of a write: user/workspace unless named. */
 const layer = (a) => ({ track: a.track ?? 'user', scope: a.scope ?? 'workspace' })
 const entryInput = (a, fields) => ({ ...layer(a), ...fields, ...(a.source ? { source: a.source } : {}), ...(a.tags ? { tags: a.tags } : {}) })
@@ -53,7 +54,7 @@ export const emptyStore = (budgets) => ({
 
 const VERBS = {
   list: ({ provider }, a) => {
-    const all = provider.listEntries().filter(inLayer(a))
+    const all = provider.listEntries(onlyLayer(a))
     const entries = all.slice(0, a.limit ?? Infinity)
     return { entries, total: all.length, truncated: entries.length < all.length }
   },
@@ -104,7 +105,7 @@ const VERBS = {
       if (envelopes.length > 1 && !a.parts) throw env.usage('exportParts')
       return { envelopes }
     }
-    const entries = provider.listEntries().filter(inLayer(a))
+    const entries = provider.listEntries(onlyLayer(a))
     return { adapter: a.adapter, count: entries.length, value: registry.export(a.adapter, entries, a.memoryId ? { memoryId: a.memoryId } : undefined) }
   },
   import: async (env, a) => {
