@@ -1,6 +1,6 @@
 // dsh-memento: the public entry. Loads the native provider and exports it with the protocol
 // constants; the Cordis plugin (name/inject/Config/apply) lives in ./lib/plugin/index.mjs.
-import { native, SCOPES, TRACKS } from './lib/native.mjs'
+import { native, RULES, SCOPES, TRACKS } from './lib/native.mjs'
 
 /** The native provider class: gated async writes, sync reads. */
 export const MemoryProvider = native.MemoryProvider
@@ -10,7 +10,7 @@ export const dshHome = () => native.dshHome()
 export const workspaceKeyOf = (cwd) => native.workspaceKeyOf(cwd)
 export const agentKeyOf = (preset) => native.agentKeyOf(preset)
 
-export const PROTOCOL = 'dsh-memory-protocol/v1'
+export const PROTOCOL = RULES.protocol
 export { TRACKS, SCOPES }
 const budgets = native.resolveConfig({}).budgets
 export const DEFAULT_BUDGETS = Object.freeze({ user: Object.freeze(budgets.user), agent: Object.freeze(budgets.agent) })

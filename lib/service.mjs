@@ -4,6 +4,7 @@
 // the write context is rebuilt, so a caller-supplied `gate` (or anything else) never reaches
 // the provider, whose only approval transport is the one the plugin constructed it with.
 import { entryRefusal, exportStore, readEnvelopes } from './envelope.mjs'
+import { RULES } from './native.mjs'
 
 const cleanWrite = (write) => {
   if (write === null || typeof write !== 'object') return write
@@ -33,7 +34,7 @@ export class MemoryService {
 
   /** The protocol id this service speaks. */
   get protocol() {
-    return 'dsh-memory-protocol/v1'
+    return RULES.protocol
   }
 
   /** Visibility keys of a session: `{sessionId, workspaceKey, agentKey}`. */

@@ -4,7 +4,7 @@ import { strings } from './strings.mjs'
 import { validate } from './jsonschema.mjs'
 import { eventText } from './events.mjs'
 import { isMemoryError } from './errors.mjs'
-import { native, SCOPES, TRACKS } from './native.mjs'
+import { native, SCOPES, TRACKS, writeLayer } from './native.mjs'
 
 const str = { type: 'string' }
 const int = { type: 'integer' }
@@ -157,7 +157,7 @@ export function makeMemoryTool({ service, provider, config, similarOf = () => []
       const session = agent?.session
       // The writer's source is what a writePolicies["source:…"] setting keys on.
       const write = { agent, source, ...(exec?.callId ? { callId: exec.callId } : {}), ...(exec?.signal ? { signal: exec.signal } : {}) }
-      const layer = { track: args.track ?? 'user', scope: args.scope ?? 'workspace' }
+      const layer = writeLayer(args)
       const tags = args.tags !== undefined ? { tags: args.tags } : {}
       try {
         switch (action) {

@@ -2,9 +2,11 @@
 // and a small JSON parser that remembers the line each value starts on (for error locations).
 
 import { adapterPayload } from '../errors.mjs'
-import { SCOPES, TRACKS } from '../native.mjs'
-export const MAX_TAGS = 16
-export const MAX_TAG_LENGTH = 32
+import { RULES, SCOPES, TRACKS } from '../native.mjs'
+
+/** The tags an entry keeps, and a tag's length: the core's rules. */
+export const MAX_TAGS = RULES.maxTagsPerEntry
+export const MAX_TAG_LENGTH = RULES.maxTagLength
 
 export const isTrack = (t) => TRACKS.includes(t)
 export const isScope = (s) => SCOPES.includes(s)

@@ -10,7 +10,7 @@
 //         touches `env.provider`, so a surface may open the store lazily (the CLI does).
 import { entryRefusal, exportStore, importEntries } from '../envelope.mjs'
 import { explainImportError, flaggedLines } from './explain.mjs'
-import { native, RULES, SCOPES, TRACKS } from '../native.mjs'
+import { native, RULES, SCOPES, TRACKS, writeLayer } from '../native.mjs'
 import { readImport } from './sources.mjs'
 
 /** A command typed wrong; its message is the surface's own usage text. */
@@ -28,9 +28,7 @@ export { SCOPES, TRACKS }
 const EMPTY = { entries: [], total: 0, truncated: false }
 /** The layer flags as the provider's exact facets (a flag not given: any). */
 const onlyLayer = (a) => ({ only: { track: a.track, scope: a.scope } })
-/** The target layer of a write: user/workspace unless named. */
-const layer = (a) => ({ track: a.track ?? 'user', scope: a.scope ?? 'workspace' })
-const entryInput = (a, fields) => ({ ...layer(a), ...fields, ...(a.source ? { source: a.source } : {}), ...(a.tags ? { tags: a.tags } : {}) })
+const entryInput = (a, fields) => ({ ...writeLayer(a), ...fields, ...(a.source ? { source: a.source } : {}), ...(a.tags ? { tags: a.tags } : {}) })
 // Whether an argument was given at all (else the usage); what a text must be is the provider's rule.
 const missing = (s) => s === undefined || s === ''
 /** A write's result, with the stored entries its approval named as alike (`similar`), for the surface to show. */
@@ -70,7 +68,7 @@ const VERBS = {
   },
   remove: (env, a) => {
     if (missing(a.match)) throw env.usage('remove')
-    return env.provider.remove({ ...layer(a), match: a.match, ...(a.source ? { source: a.source } : {}) }, env.write())
+    return env.provider.remove({ ...writeLayer(a), match: a.match, ...(a.source ? { source: a.source } : {}) }, env.write())
   },
   replace: (env, a) => {
     if (missing(a.match) || missing(a.text)) throw env.usage('replace')
