@@ -11,7 +11,7 @@ import path from 'node:path'
 import readline from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { createDefaultRegistry } from '../lib/adapters/index.mjs'
-import { emptyStore, errorHelp, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError } from '../lib/commands/index.mjs'
+import { emptyStore, errorHelp, renderVerb, runVerb, SCOPES, staleDaysFlag, TRACKS, usageFor, UsageError } from '../lib/commands/index.mjs'
 import { shown } from '../lib/commands/render.mjs'
 import { native } from '../lib/native.mjs'
 import { findSessionLogs, recordProposals, scanFile, toProposals } from '../lib/digest.mjs'
@@ -238,9 +238,7 @@ function verbArgs(cmd, args, flags) {
       return ['adapters', {}]
     case 'doctor': {
       if (args.length) throw usage('doctor')
-      // a number as typed: the provider refuses anything but a positive whole number of days
-      const days = flags['stale-days']
-      return ['doctor', { staleDays: days === undefined ? undefined : /^\d+$/.test(days) ? Number(days) : days, fix: flags.fix }]
+      return ['doctor', { staleDays: staleDaysFlag(flags['stale-days']), fix: flags.fix }]
     }
     case 'export':
       if (args.length) throw usage('export')

@@ -25,6 +25,12 @@ export const usageFor = (t, surface) => (key) => {
 /** The layers' names, as both surfaces accept them in flags. */
 export { SCOPES, TRACKS }
 
+/**
+ * `--stale-days` of `doctor` as typed: digits as a number, anything else as it is, for the
+ * provider to refuse (it takes only a positive whole number of days); `undefined` when not given.
+ */
+export const staleDaysFlag = (typed) => (typed === undefined ? undefined : /^\d+$/.test(typed) ? Number(typed) : typed)
+
 const EMPTY = { entries: [], total: 0, truncated: false }
 /** The layer flags as the provider's exact facets (a flag not given: any). */
 const onlyLayer = (a) => ({ only: { track: a.track, scope: a.scope } })

@@ -6,7 +6,7 @@
 import { strings } from '../strings.mjs'
 import { isMemoryError } from '../errors.mjs'
 import { native } from '../native.mjs'
-import { errorHelp, isVerb, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError } from '../commands/index.mjs'
+import { errorHelp, isVerb, renderVerb, runVerb, SCOPES, staleDaysFlag, TRACKS, usageFor, UsageError } from '../commands/index.mjs'
 
 const SURFACE = '/memory'
 
@@ -82,9 +82,7 @@ function parse(verb, rest, config) {
       return ['export', text === '' ? flags : null]
     case 'doctor': {
       const [sub, id, ...more] = text.split(/\s+/).filter(Boolean)
-      // a number as typed: the provider refuses anything but a positive whole number of days
-      const typed = flags['stale-days']
-      const staleDays = typed === undefined ? config.health.staleDays : /^\d+$/.test(typed) ? Number(typed) : typed
+      const staleDays = staleDaysFlag(flags['stale-days']) ?? config.health.staleDays
       if (sub === undefined) return ['doctor', { staleDays }]
       return sub === 'fix' && id && !more.length ? ['doctor', { staleDays, fix: id }] : ['doctor', null]
     }
