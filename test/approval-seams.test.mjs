@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createApply } from '../lib/plugin/apply.mjs'
 import { clearFrozenSnapshots } from '../lib/snapshot.mjs'
-import { rawSqlite } from './support/raw-sqlite.mjs'
+import { noSqlite, rawSqlite } from './support/raw-sqlite.mjs'
 import { makeAgent, mockCtx } from './support/cordis.mjs'
 import { provider as native, skip, write } from './support/provider.mjs'
 
@@ -223,7 +223,7 @@ describe('4. no entry can forge the snapshot', { skip }, () => {
 describe('6. the audit tail and the entries cannot be cut or edited unnoticed', { skip }, () => {
   test('deleting the newest rows, every row, or editing an entry is reported by auditVerify and the CLI', async (t) => {
     const sqlite = await rawSqlite()
-    if (!sqlite) return t.skip('no SQLite here that opens this schema, and no cargo')
+    if (!sqlite) return noSqlite(t, 'no SQLite here that opens this schema, and no cargo')
     for (const [what, sql, check] of [
       ['the newest row', 'DELETE FROM audit WHERE seq = (SELECT max(seq) FROM audit);', (v) => /newest rows were deleted/.test(v.firstBroken?.reason)],
       ['the newest three rows', 'DELETE FROM audit WHERE seq > (SELECT max(seq) - 3 FROM audit);', (v) => /newest rows were deleted/.test(v.firstBroken?.reason)],
@@ -259,7 +259,7 @@ describe('7. terminal escapes never repaint what the user reads', { skip }, () =
     p.close()
     // A store written by the JS plugin may hold one: list shows it escaped, never obeyed.
     const sqlite = await rawSqlite()
-    if (!sqlite) return t.skip('no SQLite here that opens this schema, and no cargo')
+    if (!sqlite) return noSqlite(t, 'no SQLite here that opens this schema, and no cargo')
     const dbPath = fresh()
     const q = new native.MemoryProvider({ dbPath, gate: async () => 'allowed-once' })
     await q.add({ track: 'user', scope: 'workspace', text: 'placeholder', workspaceKey: '/w' }, write())

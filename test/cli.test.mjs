@@ -412,7 +412,8 @@ describe('dsh-memento CLI', { skip }, () => {
   })
 
   const hasScript = (() => { try { execFileSync('script', ['--version'], { stdio: 'ignore' }); return true } catch { return false } })()
-  it('asks at a terminal, showing the full change, and audits "via cli prompt"', { skip: !hasScript && 'needs util-linux script(1) for a pty' }, () => {
+  it('asks at a terminal, showing the full change, and audits "via cli prompt"', { skip: process.platform !== 'linux' && 'the pty comes from util-linux script(1): Windows has none, and BSD script takes other arguments' }, () => {
+    assert.ok(hasScript, 'util-linux script(1) for a pty (scripts/test-tools.sh installs it)')
     const { env, ws, run } = sandbox()
     const tty = (args, answer) => spawnSync('script', ['-qec', [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], { cwd: ws, env, input: `${answer}\n`, encoding: 'utf8' })
     let r = tty(['add', 'asked at the terminal'], 'y')
@@ -432,6 +433,7 @@ describe('dsh-memento export and mirror files are private and never written thro
   const posix = process.platform !== 'win32'
   const mode = (p) => fs.statSync(p).mode & 0o777
   /** A symlink at `p` to `target`; false where the OS will not make a working one (Windows without the privilege; Wine's may not resolve). */
+  const NO_LINK = 'Windows here makes no working symlink (no privilege, or Wine\'s does not resolve)'
   const plant = (target, p) => {
     try {
       fs.symlinkSync(target, p, fs.statSync(target).isDirectory() ? 'dir' : 'file')
@@ -451,12 +453,12 @@ describe('dsh-memento export and mirror files are private and never written thro
     return { ...box, victim }
   }
 
-  it('export --out-dir --force replaces a symlink planted at a part path (its target untouched); without --force the directory is refused', () => {
+  it('export --out-dir --force replaces a symlink planted at a part path (its target untouched); without --force the directory is refused', (t) => {
     const { run, dir, victim } = setup()
     const out = path.join(dir, 'out')
     fs.mkdirSync(out)
     const part = path.join(out, 'memory-export.part-001-of-002.json')
-    if (!plant(victim, part)) return
+    if (!plant(victim, part)) return t.skip(NO_LINK)
     let r = run(['export', '--out-dir', out, '--part-size', '1'])
     assert.equal(r.code, 2)
     assert.match(r.err, /not empty; pass --force/)
@@ -467,11 +469,11 @@ describe('dsh-memento export and mirror files are private and never written thro
     assert.equal(JSON.parse(fs.readFileSync(part, 'utf8')).entries.length, 1)
   })
 
-  it('export --out FILE (also --adapter) never writes through a link or over a file: refused without --force, the link replaced with it', () => {
+  it('export --out FILE (also --adapter) never writes through a link or over a file: refused without --force, the link replaced with it', (t) => {
     const { run, dir, victim } = setup()
     for (const args of [['export'], ['export', '--adapter', 'claude-code-memory-md']]) {
       const file = path.join(dir, `${args.length}.out`)
-      if (!plant(victim, file)) return
+      if (!plant(victim, file)) return t.skip(NO_LINK)
       let r = run([...args, '--out', file])
       assert.equal(r.code, 1)
       assert.match(r.err, /INVALID_INPUT: .*\.out already exists; pass --force to replace it/)
@@ -504,13 +506,13 @@ describe('dsh-memento export and mirror files are private and never written thro
     assert.equal(mode(claude).toString(8), '664')
   })
 
-  it('the mirror (and an adapter export) never follow a link in the root: a symlinked memories/ is refused, a planted note link is replaced', () => {
+  it('the mirror (and an adapter export) never follow a link in the root: a symlinked memories/ is refused, a planted note link is replaced', (t) => {
     const { run, dir, victim } = setup()
     const root = path.join(dir, 'mirror')
     assert.equal(run(['mirror', '--to', 'memory-standard', '--out', root]).code, 0)
     const note = path.join(root, 'memories', 'deploys-need-a-ticket.md')
     fs.rmSync(note)
-    if (!plant(victim, note)) return
+    if (!plant(victim, note)) return t.skip(NO_LINK)
     let r = run(['mirror', '--to', 'memory-standard', '--out', root])
     assert.equal(r.code, 0, r.err)
     assert.equal(fs.readFileSync(victim, 'utf8'), 'export PATH=/usr/bin\n')
@@ -519,13 +521,13 @@ describe('dsh-memento export and mirror files are private and never written thro
     const elsewhere = path.join(dir, 'elsewhere')
     fs.mkdirSync(elsewhere)
     fs.rmSync(path.join(root, 'memories'), { recursive: true })
-    if (!plant(elsewhere, path.join(root, 'memories'))) return
+    if (!plant(elsewhere, path.join(root, 'memories'))) return t.skip(NO_LINK)
     r = run(['mirror', '--to', 'memory-standard', '--out', root])
     assert.equal(r.code, 1)
     assert.match(r.err, /INVALID_INPUT: .*memories is a symbolic link, and dsh-memento never writes through one: remove it/)
     const mm = path.join(dir, 'mm')
     fs.mkdirSync(mm)
-    if (!plant(elsewhere, path.join(mm, 'memories'))) return
+    if (!plant(elsewhere, path.join(mm, 'memories'))) return t.skip(NO_LINK)
     r = run(['export', '--adapter', 'memory-standard', '--out', mm, '--force'])
     assert.equal(r.code, 1)
     assert.match(r.err, /memories is a symbolic link/)

@@ -8,12 +8,12 @@ import { fork } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { LIMITS, NATIVE_BUILT, fullAudit, testSeed, tmpDir, violations, writeFor } from './support/faults/common.mjs'
+import { fullAudit, LIMITS, NATIVE_BUILT, NATIVE_SKIP, testSeed, tmpDir, violations, writeFor } from './support/faults/common.mjs'
 
 const WRITER = fileURLToPath(new URL('./support/faults/writer.mjs', import.meta.url))
 const BURST = fileURLToPath(new URL('./support/faults/burst.mjs', import.meta.url))
 const SEED = testSeed()
-const skip = NATIVE_BUILT ? false : 'native addon not built'
+const skip = NATIVE_SKIP
 const mod = NATIVE_BUILT ? await import('../index.mjs') : {}
 const { MemoryProvider, ERROR_CODES } = mod
 const faults = NATIVE_BUILT ? await import('./support/faults/open.mjs') : null

@@ -13,11 +13,11 @@ import assert from 'node:assert/strict'
 import { fork } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { NATIVE_BUILT, isUtf16Clean, rng, testSeed, tmpDir, violations } from './support/faults/common.mjs'
+import { isUtf16Clean, NATIVE_BUILT, NATIVE_SKIP, rng, testSeed, tmpDir, violations } from './support/faults/common.mjs'
 
 const CALLS = Number(process.env.MEMENTO_FUZZ_CALLS ?? 6000)
 const SEED = testSeed()
-const skip = NATIVE_BUILT ? false : 'native addon not built'
+const skip = NATIVE_SKIP
 const mod = NATIVE_BUILT ? await import('../index.mjs') : {}
 
 /** Exceptions our own hostile values throw: they may propagate unchanged. */

@@ -9,10 +9,10 @@ import { execFileSync } from 'node:child_process'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { NATIVE_BUILT, ROOT } from './support/faults/common.mjs'
+import { NATIVE_BUILT, NATIVE_SKIP, ROOT } from './support/faults/common.mjs'
 
 const WIN = process.platform === 'win32'
-const skip = NATIVE_BUILT ? false : 'native addon not built (npm run build)'
+const skip = NATIVE_SKIP
 const { workspaceKeyOf, agentKeyOf } = NATIVE_BUILT ? await import('../index.mjs') : {}
 
 /** The JS reference plugin's workspace key. */

@@ -1,6 +1,6 @@
 // `dsh-memento mcp` driven by a real MCP client that is not ours: the official Python SDK
 // (PyPI `mcp`, installed by scripts/mcp-python.sh), running test/mcp/python_client.py.
-// Skipped when that venv is absent, unless MEMENTO_REQUIRE_MCP_PYTHON=1 (CI) says it must run.
+// A missing venv fails the run (scripts/test-tools.sh makes it); only Windows skips without one.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -17,12 +17,10 @@ const tools = process.env.DSH_MEMENTO_TOOLS ?? path.join(process.env.XDG_CACHE_H
 const windows = process.platform === 'win32'
 const PYTHON = process.env.MEMENTO_MCP_PYTHON ?? path.join(tools, 'mcp-python', ...(windows ? ['Scripts', 'python.exe'] : ['bin', 'python']))
 const present = fs.existsSync(PYTHON)
-if (!present && process.env.MEMENTO_REQUIRE_MCP_PYTHON === '1') throw new Error(`the MCP Python SDK venv is missing (${PYTHON}): run scripts/mcp-python.sh`)
+if (!present && !windows) throw new Error(`the MCP Python SDK venv is missing (${PYTHON}): run scripts/test-tools.sh`)
 // Under Wine (test/platforms/wine.sh) there is no Windows Python: scripts/mcp-python.sh makes a
 // Linux venv, which node.exe cannot start.
-const missing = windows
-  ? `no Windows Python with the MCP SDK at ${PYTHON} (scripts/mcp-python.sh makes a Linux venv; set MEMENTO_MCP_PYTHON to a Windows python that has the \`mcp\` package)`
-  : `no MCP Python SDK venv at ${PYTHON} (scripts/mcp-python.sh creates it)`
+const missing = `no Windows Python with the MCP SDK at ${PYTHON} (scripts/mcp-python.sh makes a Linux venv; set MEMENTO_MCP_PYTHON to a Windows python that has the \`mcp\` package)`
 const skip = noNative || (present ? false : missing)
 
 const { root, cleanup } = tmpRoot('memento-mcp-py-')

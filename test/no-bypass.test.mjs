@@ -14,10 +14,10 @@ import { after, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { NATIVE_BUILT, tmpDir } from './support/faults/common.mjs'
+import { NATIVE_BUILT, NATIVE_SKIP, tmpDir } from './support/faults/common.mjs'
 import { makeAgent, mockCtx } from './support/cordis.mjs'
 
-const skip = NATIVE_BUILT ? false : 'native addon not built'
+const skip = NATIVE_SKIP
 // Some probed functions (e.g. the plugin's apply) open the DEFAULT store ($DSH_HOME or ~/.dsh)
 // before they fail on a bogus argument: keep every such store inside a temp home.
 const HOME = tmpDir('memento-nobypass-home-')

@@ -1,7 +1,8 @@
 // The panel's boot file (client/client.js) in a real browser, without dsh: a page that stands in
 // for dsh web's module loader, client.js served as dsh serves it, and the panel modules through
 // the plugin's own route (lib/panel/). The disposer works before and after the dynamic
-// import of the panel resolves. Skips without Debian's chromium (e2e/browser.sh installs it).
+// import of the panel resolves. Without a chromium the run fails (scripts/test-tools.sh installs
+// Debian's); only Wine, whose node.exe cannot start it, skips.
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -15,7 +16,8 @@ const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
 // Under Wine (test/platforms/wine.sh) /usr/bin/chromium is visible through drive Z:, but it is a
 // Linux program, which node.exe cannot start.
 const wine = process.env.MEMENTO_UNDER_WINE === '1' && process.env.CHROMIUM === undefined
-const skip = noNative || (wine ? `under Wine ${CHROMIUM} is the Linux chromium, which node.exe cannot start (set CHROMIUM to a Windows one)` : existsSync(CHROMIUM) ? false : `no chromium at ${CHROMIUM} (e2e/browser.sh)`)
+if (!wine && !existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: run scripts/test-tools.sh, or set CHROMIUM`)
+const skip = noNative || (wine ? `under Wine ${CHROMIUM} is the Linux chromium, which node.exe cannot start (set CHROMIUM to a Windows one)` : false)
 const CLIENT_JS = fileURLToPath(new URL('../client/client.js', import.meta.url))
 const PAGE = '<!doctype html><html><head><script>window.__ModuleLoader__ = { load(r) { window.__registered = r } }</script>' +
   '<script src="/plugins/dsh-memento/client.js?rev=test"></script></head><body></body></html>'

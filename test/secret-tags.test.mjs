@@ -6,9 +6,9 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { NATIVE_BUILT } from './support/faults/common.mjs'
+import { NATIVE_BUILT, NATIVE_SKIP } from './support/faults/common.mjs'
 
-const skip = NATIVE_BUILT ? false : 'native addon not built'
+const skip = NATIVE_SKIP
 const { MemoryProvider } = NATIVE_BUILT ? await import('../index.mjs') : {}
 const { importEntries, readEnvelopes, buildExport } = await import('../lib/envelope.mjs')
 const write = { agent: { session: { id: 'secret-tags' } } }

@@ -9,9 +9,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import Ajv2020 from 'ajv/dist/2020.js'
-import { NATIVE_BUILT, INDEX } from './support/faults/common.mjs'
+import { INDEX, NATIVE_BUILT, NATIVE_SKIP } from './support/faults/common.mjs'
 
-const skip = NATIVE_BUILT ? false : 'native addon not built'
+const skip = NATIVE_SKIP
 const { MemoryProvider } = NATIVE_BUILT ? await import('../index.mjs') : {}
 const write = { agent: { session: { id: 'stale', header: { cwd: '/srv/stale', agentPreset: 'coder' } } } }
 const UG = { track: 'user', scope: 'user-global' }

@@ -1,7 +1,7 @@
 // Raw SQL on a store file, as an attacker with the file would run it: a system SQLite when it
 // can open our schema (its FTS5 index needs SQLite >= 3.43), else the crate's own bundled
 // SQLite through `cargo run --example sql` (the build `npm run test:rust` leaves). `null` when
-// neither is here (the platform runners under Wine and musl): the tests that need it skip.
+// neither is here; a test then calls `noSqlite`, which fails the run except on Windows.
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -35,4 +35,13 @@ export async function rawSqlite() {
       if (r.status !== 0) throw new Error(`sql failed: ${r.stderr}`)
     },
   }
+}
+
+/**
+ * A test found no raw SQLite: on Windows (the Wine runner, whose node.exe starts no Linux program)
+ * it skips; anywhere else the run fails, since a sqlite3 shell, python3 or cargo is missing.
+ */
+export function noSqlite(t, reason) {
+  if (process.platform !== 'win32') throw new Error(`${reason}: scripts/test-tools.sh installs the sqlite3 shell`)
+  return t.skip(reason)
 }
