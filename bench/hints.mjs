@@ -1,6 +1,6 @@
-// What similar-write hints (issue 21) cost a write: `add` with hints and without them, on two
-// copies of one store in the same process, alternating call by call (this VM drifts by tens of
-// percent over a minute; alternating puts both sides under the same drift), on a 100-entry layer and on
+// What similar-write hints cost a write: `add` with hints and without them, on two
+// copies of one store in the same process, alternating call by call (a machine's speed drifts
+// over a run; alternating puts both sides under the same drift), on a 100-entry layer and on
 // a 10,000-entry layer with its budget raised; then `seed` per entry on copies of the large
 // layer. One provider opens with `similarHints: false`, the other with the default. run.mjs
 // spawns this in a fresh process and prints its table; alone:
@@ -113,7 +113,7 @@ result.goals = goals
 const cell = (s) => `${fmt(s.median)} / ${fmt(s.p95)}`
 const lines = [
   '',
-  `## similar-write hints (issue 21): add with and without hints, alternating call by call on one store · ${result.seconds.toFixed(0)} s`,
+  `## similar-write hints: add with and without hints, alternating call by call on one store · ${result.seconds.toFixed(0)} s`,
   '| layer | add, hints off µs (median/p95) | add, hints on µs | on / off | adds whose approval named an entry | goal | met? |',
   '|---|---|---|---|---|---|---|',
   ...result.layers.map((r, i) => `| ${r.n.toLocaleString('en-US')} entries | ${cell(r.off)} | ${cell(r.on)} | ${r.ratio.toFixed(2)}× | ${r.hinted} of ${r.hintedOf} | ${goals[i].text} | ${goals[i].meets ? 'yes' : 'NO'} |`),

@@ -1,6 +1,6 @@
 // The bench's tables: per store of the "workspaces" shape, every operation against the floor and
-// issue 5's targets; for the "large-layers" shape, every operation against the JS plugin's
-// figures and issue 14's goals (and the floor). Goals are reported, never asserted.
+// its target; for the "large-layers" shape, every operation against the JS plugin's figures and
+// its goal (and the floor). Goals are reported, never asserted.
 import { fmt } from './common.mjs'
 
 /** Rows (the first one the head) as a Markdown table, columns padded. */
@@ -11,8 +11,8 @@ function grid(rows) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// "workspaces" (issue 5): ours, the floor, the ratio, the target
-// The JS reference of issue 5 (µs).
+// "workspaces": ours, the floor, the ratio, the target
+// The JS reference plugin's figures the targets are set against (µs).
 const REF = { add: 980, replace: 13400, remove: 6000, consolidate: 18000, budgets: 48000, 'auditList.base': 180, open: 500 }
 
 export function targetOf(op, n, isBig, res) {

@@ -311,7 +311,7 @@ function peaks(r) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// the JS plugin, side by side on the same shape (issue 22)
+// the JS plugin, side by side on the same shape
 
 const JS_TREE = path.resolve(process.env.MEMENTO_JS_PLUGIN ?? path.join(ROOT, '..', 'shared', 'reference', 'js-dsh-memento-74cd54b'))
 
@@ -385,7 +385,7 @@ async function main() {
     results.push(await runStore(job, { ...run, sub }))
     for (const f of ['memory.db', 'memory.db-wal', 'memory.db-shm', 'floor.db', 'floor.db-wal', 'floor.db-shm', 'dataset.jsonl']) if (!args.keep) rmSync(path.join(sub, f), { force: true })
   }
-  // What similar-write hints cost an add (issue 21), in a fresh process of its own.
+  // What similar-write hints cost an add, in a fresh process of its own.
   const hintsOut = path.join(dir, 'hints.json')
   const hints = spawnSync(process.execPath, [path.join(HERE, 'hints.mjs'), ...(quick ? ['--quick'] : []), '--out', hintsOut], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
   const seconds = (performance.now() - t0) / 1000

@@ -2,7 +2,7 @@
 // neither the worker (which seeds the provider) nor the parent (which writes the floor's input
 // file) has to hold 100k texts in memory, and both see exactly the same data. Two shapes:
 //
-// "workspaces" (issue 5; `entryInput`, `plan`): realistic at the protocol's DEFAULT budgets,
+// "workspaces" (`entryInput`, `plan`): realistic at the protocol's DEFAULT budgets,
 // although the bench opens the store with budgets of 10^9 so that the write loops never hit
 // BUDGET_EXCEEDED:
 //   - 45 user-global entries (15 user, 30 agent): the store-wide user-global layers;
@@ -12,7 +12,7 @@
 //     and two thirds split over 4 agent presets; so a session (agent, workspace) sees ≈ 90
 //     entries: a full default-budget snapshot.
 //   Texts: 80–150 UTF-16 units, English/CJK mixed.
-// "large-layers" (issue 14; `SHAPES['large-layers']`): ONE workspace whose four layers hold n/4
+// "large-layers" (`SHAPES['large-layers']`): ONE workspace whose four layers hold n/4
 // entries each (budgets raised out of the way), texts of exactly 80 UTF-16 units, half of them
 // mostly Chinese; same agent keys rule within each layer, so a session sees ≈ 3/4 of the store.
 //
@@ -277,7 +277,7 @@ export function plan(n, iters) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// "large-layers" (issue 14): one workspace, four layers of n/4 entries each.
+// "large-layers": one workspace, four layers of n/4 entries each.
 
 /** The one workspace of the large-layers shape. */
 export const LARGE_WS = wsKey(0)

@@ -1,4 +1,4 @@
-// dsh desktop shells (issue 23, item 7): the community desktop apps run dsh with a profile of
+// dsh desktop shells: the community desktop apps run dsh with a profile of
 // their own, made of `dsh-base` + `dsh-web-app` + their layer (the web client platform). This
 // composes such a profile, `desktop`, in a scratch $DSH_HOME the way a shell does: dsh
 // initializes it (`dsh plugin --profile desktop …`: manifest, user layer, pnpm settings), the

@@ -12,7 +12,7 @@
 //
 // Import: every document (a single envelope of any size, a manifest's parts, or several files) is
 // validated completely before anything is written. Entries keep track, scope, text, source, tags
-// and their workspace/agent keys, explicit '' included (B11 fixed). Ids, versions, timestamps,
+// and their workspace/agent keys, explicit '' included (B11). Ids, versions, timestamps,
 // recall counters and sessionIds are renewed by `seed`, by protocol design. Older dsh-memento
 // exports numbered their parts with a `part: {index, count}` field (and wrote them as a JSON array):
 // those are still read, and still checked for completeness.

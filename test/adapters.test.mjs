@@ -311,7 +311,7 @@ describe('real-world variations (formats as other tools actually write them)', (
   })
 })
 
-// Each input below took more than 20 s before (the quadratic step is named in the test); the 10 s
+// Each input below makes one step quadratic if written naively (the step is named in the test); the 10 s
 // bound guards against blocking the dsh thread, it is not a speed target.
 describe('adapters stay linear on hostile input', () => {
   const timed = (run) => {

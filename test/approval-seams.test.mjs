@@ -1,4 +1,4 @@
-// The seams of the approval promise (issue 20): nothing enters memory, or the model's system
+// The seams of the approval promise: nothing enters memory, or the model's system
 // prompt, unless a person saw exactly that. Each attack below is tried through the public
 // surfaces (the provider, apply(ctx), the CLI) as an attacker would. Attack 9 (a hostile gate
 // answer) is in provider.test.mjs ("only a resolved allowed-once allows"), attack 10 (exports

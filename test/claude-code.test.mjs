@@ -1,4 +1,4 @@
-// claude-code-memory-md on the shapes real CLAUDE.md / AGENTS.md files take (issue 15): link
+// claude-code-memory-md on the shapes real CLAUDE.md / AGENTS.md files take: link
 // bullets, lead-ins, mid-file titles, indented code, blockquotes, @imports, symlinked files,
 // the user memory's real path, export order and full heading names, encodings.
 import assert from 'node:assert/strict'
@@ -253,8 +253,8 @@ describe('claude-code export keeps section order and names', () => {
   })
 })
 
-// Each input below took more than 20 s before (one quadratic step each, named in the test); the
-// 10 s bound guards against blocking the dsh thread, it is not a speed target.
+// Each input below makes one step quadratic if written naively (the step is named in the test);
+// the 10 s bound guards against blocking the dsh thread, it is not a speed target.
 describe('claude-code import stays linear on hostile input', () => {
   const timed = (text) => {
     const t0 = performance.now()

@@ -1,5 +1,5 @@
-// Multiple processes on one store (issue 6, item 2) and approval faults beyond
-// test/provider.test.mjs (item 3). Real child processes (test/support/faults/writer.mjs,
+// Multiple processes on one store, and the approval faults test/provider.test.mjs does not
+// cover. Real child processes (test/support/faults/writer.mjs,
 // burst.mjs) write to one SQLite file at the same time as each other and as this process.
 // Reproduce a run with MEMENTO_TEST_SEED=<printed seed>.
 import { describe, test } from 'node:test'

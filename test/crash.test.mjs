@@ -1,4 +1,4 @@
-// Crash safety (issue 6, item 1): a real child process writes in a loop (add, replace, remove,
+// Crash safety: a real child process writes in a loop (add, replace, remove,
 // consolidate, seed, proposal approval, recall) and is killed with SIGKILL at random points,
 // many times, on one store file. After every kill the store must open and hold:
 //  - every entry has its add/consolidate-add/seed-add row and every entry-changing audit row's

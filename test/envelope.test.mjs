@@ -114,7 +114,7 @@ describe('import validation (nothing is written on any failure)', () => {
     it(name, { skip }, () => assert.rejects(importing(docs), (e) => e.code === 'INVALID_INPUT' && re.test(e.message)))
   }
 
-  // each took more than 20 s before; the 10 s bound guards against blocking, it is not a speed target
+  // each makes one step quadratic if written naively; the 10 s bound guards against blocking, it is not a speed target
   it('stays linear in the parts given, not in the part count a document claims, and in locating a syntax error', () => {
     const t0 = performance.now()
     assert.throws(() => readEnvelopes([env([ok], { part: { index: 1, count: 1e8 } })]), /missing part 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 99999989 more of 100000000 /)

@@ -1,4 +1,4 @@
-// Hostile-input fuzz from JS (issue 6, item 4): a seeded generator of values of every JS type
+// Hostile-input fuzz from JS: a seeded generator of values of every JS type
 // (numbers incl. NaN/-0/±Infinity, BigInt, Symbol, functions, lone surrogates, NUL, strings up
 // to 2 MB, deep nesting, `__proto__`/`constructor` keys, throwing getters, Proxies, revoked
 // Proxies, sparse arrays, exotic objects) thrown at EVERY public entry point of index.mjs —

@@ -1,4 +1,4 @@
-// Many servers, one store (issue 23, item 5): two `dsh-memento mcp` processes (agents a and b)
+// Many servers, one store: two `dsh-memento mcp` processes (agents a and b)
 // and the CLI write to one SQLite file at the same time; no write is lost and the audit chain
 // verifies.
 import assert from 'node:assert/strict'

@@ -1,4 +1,4 @@
-// `dsh-memento mcp` (issue 23), driven by the official TypeScript SDK's Client over stdio:
+// `dsh-memento mcp`, driven by the official TypeScript SDK's Client over stdio:
 // the real bin, real SQLite stores in temporary directories, the CLI as another process.
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'

@@ -1,4 +1,4 @@
-// Memory that keeps itself clean (issue 21), through every surface a user meets it on: the
+// Memory that keeps itself clean, through every surface a user meets it on: the
 // approval and result of a write that repeats a stored fact, the plan a full layer's refusal
 // carries, and the health check (`/memory doctor`, `dsh-memento doctor`) with its gated fixes.
 // Each runs on the real native provider and a real store file; the scorer's precision and

@@ -1,4 +1,4 @@
-// No bypass (issue 6, item 8): enumerate every function, method, getter and setter reachable
+// No bypass: enumerate every function, method, getter and setter reachable
 // from the index.mjs exports (the MemoryProvider class, its prototype, instances, and every
 // object any call returns), and — through the plugin's apply(ctx) on a mock Cordis context —
 // from ctx.memory, ctx.memoryAdapters and the tools the plugin registers. Call each with a
@@ -314,7 +314,7 @@ describe('no bypass through the plugin (ctx.memory, ctx.memoryAdapters, tools)',
   }
 })
 
-// Secret and injection screening (issue 6, item 7) seen from the outside: no write path —
+// Secret and injection screening seen from the outside: no write path —
 // provider methods, ctx.memory (incl. import), the memory tool, the /memory command — lets a
 // credential land anywhere in the store (entries, proposals, audit rows), and the approver is
 // shown instruction-like or invisible text. The fixtures are assembled at run time so that no
@@ -336,7 +336,7 @@ const inStore = (p, needle) => {
   return where
 }
 
-describe('no write path stores a credential; the approver sees injection flags (item 7)', { skip }, () => {
+describe('no write path stores a credential; the approver sees injection flags', { skip }, () => {
   test('provider paths: text and source of add/replace/consolidate/seed/proposalAdd are screened before approval', async () => {
     const dir = tmpDir('memento-secrets-')
     const failures = []

@@ -53,8 +53,8 @@ test('only a resolved "allowed-once" allows; every other gate answer is a denial
       throw new TypeError('no UI')
     },
     thenable: () => ({ then: (_ok, fail) => fail(new Error('thenable says no')) }),
-    // Hostile answers of a synchronous gate (issue 20, attack 9): each used to throw out of
-    // add() uncoded, with no denial row and an unhandled rejection that ended Node.
+    // Hostile answers of a synchronous gate: none may throw out of add() uncoded, skip the
+    // denial row, or leave an unhandled rejection that ends Node.
     thenGetterThrows: () => ({
       get then() {
         throw new Error('then getter')

@@ -1,4 +1,4 @@
-// Store faults (issue 6, item 5): corrupt and truncated files, a newer schema, a read-only
+// Store faults: corrupt and truncated files, a newer schema, a read-only
 // directory, a read-only file, a full disk and a file-size limit. Every fault must give a coded
 // error (never a crash), leave a refused file byte-for-byte untouched, write nothing half-way,
 // and the store must reopen consistent once the fault is gone.
