@@ -105,7 +105,7 @@ function budgetsFlag(flags) {
 // ---- provider ---------------------------------------------------------------------------------
 
 async function loadModule() {
-  const spec = new URL('../index.mjs', import.meta.url).href
+  const spec = new URL('../lib/provider.mjs', import.meta.url).href
   try {
     return await import(spec)
   } catch (e) {
