@@ -3,14 +3,22 @@
 //!
 //! ## Layout
 //!
-//! - [`protocol`]: the rules without storage (model and input validation, keys, text measures,
-//!   the credential screen, the snapshot's rendering).
-//! - [`store`]: SQLite — opening, the schema and its migrations ([`store::schema`]), the
-//!   hash-chained audit ledger ([`store::audit`]), entry reads ([`store::reads`]).
-//! - [`engine`]: the write pipeline and the reads over one store ([`Memory`]).
+//! The layers run one way, each calling only those below it:
+//!
 //! - `binding` (feature `node`, on by default): the only napi code; it converts arguments,
-//!   calls the core, awaits the gate and maps [`MemoryError`] to JS errors with `.code` and
+//!   calls the API, awaits the gate and maps [`MemoryError`] to JS errors with `.code` and
 //!   `.details`. Everything else is plain Rust, tested by `cargo test --no-default-features`.
+//! - [`api`]: the provider's calls as the binding hands them over — arguments, options, the
+//!   configuration — and opening the engine from them.
+//! - [`engine`]: the write pipeline, the reads, history and undo over one store ([`Memory`]).
+//! - [`store`]: SQLite — opening, the schema and its migrations ([`store::schema`]), the
+//!   hash-chained audit ledger ([`store::chain`], checked by [`store::ledger`]), entry reads
+//!   ([`store::reads`]).
+//! - [`protocol`]: the rules without storage (model and input validation, keys, policies) and
+//!   the renderings (the approval's change, the snapshot).
+//! - The leaves, which know nothing of the rest: [`text`] (lengths, excerpts, the characters a
+//!   person cannot see), [`screen`] (the credential screen), [`similar`] (the similarity scorer
+//!   of similar-write hints), and [`error`].
 //!
 //! ## Design
 //!
@@ -29,12 +37,15 @@
 //! - **A query's recall bump** is written in the same short write transaction as its
 //!   `recalled` audit row; nothing is deferred and nothing is written on drop.
 //! - **Errors**: one enum, [`MemoryError`], one variant per protocol code.
-//! - **Schema version 11** ([`store::schema::SCHEMA_VERSION`]): versions 1–4 are the JS
+//! - **Schema version 12** ([`store::schema::SCHEMA_VERSION`]): versions 1–4 are the JS
 //!   plugin's, migrated forward one transaction per step; 10, reached from 4 in one step (5–9
 //!   were only written by unreleased builds), adds maintained per-layer usage, the audit hash
 //!   chain, deduplicated snapshots, the FTS5 trigram index keyed by entry group, and the index
 //!   set the SQL search reads; 11 records each entry's keys and tags in its audit rows and the
-//!   chain's head, and adopts what the ledger did not yet account for.
+//!   chain's head, and adopts what the ledger did not yet account for; 12 finds an entry's rows
+//!   by its id (history, undo) and keeps the keys each frozen snapshot was recorded with.
+//! - **Nothing is final.** Every landed change can be read back ([`Memory::history`]) and
+//!   undone through the gate ([`Memory::plan_revert`]); a revert never overwrites a later change.
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
@@ -42,6 +53,7 @@ pub mod api;
 pub mod engine;
 pub mod error;
 pub mod protocol;
+pub mod screen;
 pub mod similar;
 pub mod store;
 pub mod text;

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use std::ops::Range;
 use std::time::Instant;
 
-use dsh_memento::protocol::screen::{redacted_line, secret_kind, secret_match, warnings};
+use dsh_memento::screen::{redacted_line, secret_kind, secret_match, warnings};
 
 const SECRETS: &[&str] = &[
   "my key is sk-proj-4f9Qm2Lx8Vb1Nc7Tz3Rw6Yh0Kd5Js2Pa",

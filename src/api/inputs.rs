@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::error::{MemoryError, Result};
 use crate::protocol::model::parse_entry_input;
-use crate::protocol::screen;
+use crate::screen;
 
 /// An input the secret screen refuses, and where: what an import names and can leave out.
 #[derive(Debug, Clone, PartialEq, Serialize)]

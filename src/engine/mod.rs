@@ -21,7 +21,7 @@ use crate::protocol::model::{
   self, as_object, AuditRow, Budgets, Entry, EntryInput, Proposal, Scope, Track, Usage, Writer,
   MAX_QUERY_LIMIT,
 };
-use crate::protocol::screen;
+use crate::screen;
 use crate::store::chain::{self, NewAudit};
 use crate::store::entries::Only;
 use crate::store::ledger::Verification;
