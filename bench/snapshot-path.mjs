@@ -1,7 +1,7 @@
 // The JS plugin's snapshot path, for measuring a provider without a `snapshot` method (the JS
 // dsh-memento): its visibility rule and renderer, as that plugin has them. Our provider renders
 // natively (src/protocol/snapshot.rs); the bench checks the two texts are equal.
-import { strings } from '../lib/plugin/strings.mjs'
+import { strings } from '../lib/strings.mjs'
 
 const ORDER = ['user/user-global', 'user/workspace', 'agent/user-global', 'agent/workspace']
 

@@ -1,4 +1,4 @@
-// The plugin's JSON routes (lib/plugin/web.mjs), as the drawer calls them. A failure is always
+// The plugin's JSON routes (lib/panel/), as the drawer calls them. A failure is always
 // thrown as `{code, message, advice?}`: the server's protocol error, or `HTTP` for the transport.
 import { session } from './state.js'
 
@@ -31,7 +31,12 @@ export const version = () => call('version')
 export async function write(p, body) {
   const s = session(p)
   if (!s) throw { code: 'WRITE_REQUIRES_AGENT', message: p.L.needSession }
-  const send = () => call('write', { method: 'POST', headers: { 'content-type': 'application/json', 'x-memento-token': p.token }, body: JSON.stringify(Object.assign({ session: s.id }, body)) })
+  const send = () =>
+    call('write', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-memento-token': p.token },
+      body: JSON.stringify(Object.assign({ session: s.id }, body)),
+    })
   return send().catch(async (e) => {
     if (!e || !e.details || e.details.reason !== 'pageToken') throw e
     try {

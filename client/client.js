@@ -5,7 +5,7 @@
 // bundle hook of @deepseek-ai/dsh-client-modules), so it can hold no static `import`. It
 // registers with the host module loader as dsh requires and, in `apply`, loads the panel with a
 // dynamic `import()` from the plugin's own read-only route `/api/memento/client/<name>.js`
-// (lib/plugin/web.mjs), which serves a fixed list of files from client/ byte for byte: panel.js
+// (lib/panel/), which serves a fixed list of files from client/ byte for byte: panel.js
 // (the wiring) and the small ES modules it imports by relative path, one per job: state.js,
 // api.js, render.js, sync.js, events.js, style.js. No bundler and no build step: the modules in
 // the repository are what the browser runs. The disposer `apply` registers works at any time,

@@ -1,4 +1,4 @@
-// dsh-memento web panel: a "Memory" drawer over the plugin's JSON routes (lib/plugin/web.mjs).
+// dsh-memento web panel: a "Memory" drawer over the plugin's JSON routes (lib/panel/).
 // Search, filters and paging run on the server; the drawer shows the store by the four
 // layers with the session's workspace first and its budgets pinned at the top. Edits go
 // through POST /api/memento/write with the page's token, each after a confirmation that shows

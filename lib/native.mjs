@@ -19,4 +19,8 @@ export const RULES = native.rules()
 export const TRACKS = Object.freeze(RULES.tracks)
 export const SCOPES = Object.freeze(RULES.scopes)
 export const WRITE_POLICIES = Object.freeze(RULES.writePolicies)
+/** The layer a write lands in when it names none. */
+export const DEFAULT_LAYER = Object.freeze(RULES.defaultLayer)
+/** The target layer of a write: `{track, scope}` as given, else the default layer's. */
+export const writeLayer = (a) => ({ track: a.track ?? DEFAULT_LAYER.track, scope: a.scope ?? DEFAULT_LAYER.scope })
 Object.freeze(RULES)

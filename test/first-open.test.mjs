@@ -8,11 +8,12 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { INDEX, NATIVE_BUILT } from './support/faults/common.mjs'
+import { INDEX, NATIVE_BUILT, NATIVE_SKIP } from './support/faults/common.mjs'
 import { detectSqlite } from '../conformance/lib.mjs'
+import { noSqlite } from './support/raw-sqlite.mjs'
 import { buildStore } from '../conformance/cases/m-migration.mjs'
 
-const skip = NATIVE_BUILT ? false : 'native addon not built'
+const skip = NATIVE_SKIP
 const { MemoryProvider } = NATIVE_BUILT ? await import('../index.mjs') : {}
 const PROCESSES = 4
 const ROUNDS = 12
@@ -35,7 +36,9 @@ function openAtOnce(dbPath) {
   const startAt = Date.now() + 300
   return Promise.all(
     Array.from({ length: PROCESSES }, (_, i) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', OPENER, dbPath, String(startAt), String(i)], { stdio: ['ignore', 'pipe', 'inherit'] })
+      const child = spawn(process.execPath, ['--input-type=module', '-e', OPENER, dbPath, String(startAt), String(i)], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      })
       let out = ''
       child.stdout.on('data', (d) => (out += d))
       return new Promise((resolve) => child.on('close', () => resolve(JSON.parse(out.trim() || '{"ok":false,"message":"no output"}'))))
@@ -60,17 +63,21 @@ function assertAllWrote(results, dbPath, already = 0) {
   }
 }
 
-test(`${PROCESSES} processes opening a new store file at the same instant all open it and write (${ROUNDS} rounds)`, { skip }, async (t) => {
-  const dir = tmp(t)
-  for (let round = 0; round < ROUNDS; round++) {
-    const dbPath = path.join(dir, `r${round}`, 'memory.db')
-    assertAllWrote(await openAtOnce(dbPath), dbPath)
-  }
-})
+test(
+  `${PROCESSES} processes opening a new store file at the same instant all open it and write (${ROUNDS} rounds)`,
+  { skip },
+  async (t) => {
+    const dir = tmp(t)
+    for (let round = 0; round < ROUNDS; round++) {
+      const dbPath = path.join(dir, `r${round}`, 'memory.db')
+      assertAllWrote(await openAtOnce(dbPath), dbPath)
+    }
+  },
+)
 
 test(`${PROCESSES} processes racing to migrate a JS-plugin (schema v4) store all succeed, once`, { skip }, async (t) => {
   const sqlite = await detectSqlite()
-  if (!sqlite) return t.skip('no raw SQLite here to build a v4 store (node:sqlite, the sqlite3 shell or python3)')
+  if (!sqlite) return noSqlite(t, 'no raw SQLite here to build a v4 store (node:sqlite, the sqlite3 shell or python3)')
   const dir = tmp(t)
   for (let round = 0; round < 4; round++) {
     const dbPath = path.join(dir, `v4-${round}.db`)

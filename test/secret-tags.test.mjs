@@ -6,9 +6,9 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { NATIVE_BUILT } from './support/faults/common.mjs'
+import { NATIVE_BUILT, NATIVE_SKIP } from './support/faults/common.mjs'
 
-const skip = NATIVE_BUILT ? false : 'native addon not built'
+const skip = NATIVE_SKIP
 const { MemoryProvider } = NATIVE_BUILT ? await import('../index.mjs') : {}
 const { importEntries, readEnvelopes, buildExport } = await import('../lib/envelope.mjs')
 const write = { agent: { session: { id: 'secret-tags' } } }
@@ -21,7 +21,26 @@ const paths = {
   replace: (p) => p.replace({ ...UG, match: 'base fact', text: 'base fact, revised', tags: [AWS_KEY_ID] }, write),
   consolidate: (p) => p.consolidate({ ...UG, matches: ['base fact'], text: 'merged', tags: [AWS_KEY_ID] }, write),
   import: (p) => {
-    const doc = buildExport({ entries: [{ ...UG, id: crypto.randomUUID(), text: 'imported', tags: [AWS_KEY_ID], source: 'x', workspaceKey: '', agentKey: '', version: 1, createdAt: 1, updatedAt: 1, lastRecalled: null, recallCount: 0, sessionId: null }], budgets: p.budgets() })
+    const doc = buildExport({
+      entries: [
+        {
+          ...UG,
+          id: crypto.randomUUID(),
+          text: 'imported',
+          tags: [AWS_KEY_ID],
+          source: 'x',
+          workspaceKey: '',
+          agentKey: '',
+          version: 1,
+          createdAt: 1,
+          updatedAt: 1,
+          lastRecalled: null,
+          recallCount: 0,
+          sessionId: null,
+        },
+      ],
+      budgets: p.budgets(),
+    })
     return importEntries(p, readEnvelopes(doc).inputs, write)
   },
 }
@@ -39,11 +58,17 @@ for (const [name, run] of Object.entries(paths)) {
     asked.length = 0
     const e = await Promise.resolve()
       .then(() => run(p))
-      .then(() => assert.fail(`${name} accepted a credential in a tag`), (e) => e)
+      .then(
+        () => assert.fail(`${name} accepted a credential in a tag`),
+        (e) => e,
+      )
     assert.equal(e.code, 'INVALID_INPUT', e.message)
     assert.equal(e.details.reason, 'secret')
     assert.match(e.message, /looks like it contains .*no place for credentials/)
     assert.deepEqual(asked, [], 'the approver was never asked')
-    assert.deepEqual(p.listEntries().map((x) => [x.text, x.tags]), [['base fact', []]])
+    assert.deepEqual(
+      p.listEntries().map((x) => [x.text, x.tags]),
+      [['base fact', []]],
+    )
   })
 }

@@ -9,9 +9,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { INDEX, NATIVE_BUILT } from './support/faults/common.mjs'
+import { INDEX, NATIVE_SKIP } from './support/faults/common.mjs'
 
-const skip = NATIVE_BUILT ? false : 'native addon not built'
+const skip = NATIVE_SKIP
 
 function child(t, body, flags = []) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memento-settle-'))

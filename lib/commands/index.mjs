@@ -10,7 +10,7 @@
 //         touches `env.provider`, so a surface may open the store lazily (the CLI does).
 import { entryRefusal, exportStore, importEntries } from '../envelope.mjs'
 import { explainImportError, flaggedLines } from './explain.mjs'
-import { native, RULES, SCOPES, TRACKS } from '../native.mjs'
+import { native, RULES, SCOPES, TRACKS, writeLayer } from '../native.mjs'
 import { readImport } from './sources.mjs'
 
 /** A command typed wrong; its message is the surface's own usage text. */
@@ -25,11 +25,21 @@ export const usageFor = (t, surface) => (key) => {
 /** The layers' names, as both surfaces accept them in flags. */
 export { SCOPES, TRACKS }
 
+/**
+ * `--stale-days` of `doctor` as typed: digits as a number, anything else as it is, for the
+ * provider to refuse (it takes only a positive whole number of days); `undefined` when not given.
+ */
+export const staleDaysFlag = (typed) => (typed === undefined ? undefined : /^\d+$/.test(typed) ? Number(typed) : typed)
+
 const EMPTY = { entries: [], total: 0, truncated: false }
-const inLayer = (a) => (e) => (!a.track || e.track === a.track) && (!a.scope || e.scope === a.scope)
-/** The target layer of a write: user/workspace unless named. */
-const layer = (a) => ({ track: a.track ?? 'user', scope: a.scope ?? 'workspace' })
-const entryInput = (a, fields) => ({ ...layer(a), ...fields, ...(a.source ? { source: a.source } : {}), ...(a.tags ? { tags: a.tags } : {}) })
+/** The layer flags as the provider's exact facets (a flag not given: any). */
+const onlyLayer = (a) => ({ only: { track: a.track, scope: a.scope } })
+const entryInput = (a, fields) => ({
+  ...writeLayer(a),
+  ...fields,
+  ...(a.source ? { source: a.source } : {}),
+  ...(a.tags ? { tags: a.tags } : {}),
+})
 // Whether an argument was given at all (else the usage); what a text must be is the provider's rule.
 const missing = (s) => s === undefined || s === ''
 /** A write's result, with the stored entries its approval named as alike (`similar`), for the surface to show. */
@@ -53,7 +63,7 @@ export const emptyStore = (budgets) => ({
 
 const VERBS = {
   list: ({ provider }, a) => {
-    const all = provider.listEntries().filter(inLayer(a))
+    const all = provider.listEntries(onlyLayer(a))
     const entries = all.slice(0, a.limit ?? Infinity)
     return { entries, total: all.length, truncated: entries.length < all.length }
   },
@@ -69,7 +79,7 @@ const VERBS = {
   },
   remove: (env, a) => {
     if (missing(a.match)) throw env.usage('remove')
-    return env.provider.remove({ ...layer(a), match: a.match, ...(a.source ? { source: a.source } : {}) }, env.write())
+    return env.provider.remove({ ...writeLayer(a), match: a.match, ...(a.source ? { source: a.source } : {}) }, env.write())
   },
   replace: (env, a) => {
     if (missing(a.match) || missing(a.text)) throw env.usage('replace')
@@ -104,14 +114,19 @@ const VERBS = {
       if (envelopes.length > 1 && !a.parts) throw env.usage('exportParts')
       return { envelopes }
     }
-    const entries = provider.listEntries().filter(inLayer(a))
-    return { adapter: a.adapter, count: entries.length, value: registry.export(a.adapter, entries, a.memoryId ? { memoryId: a.memoryId } : undefined) }
+    const entries = provider.listEntries(onlyLayer(a))
+    return {
+      adapter: a.adapter,
+      count: entries.length,
+      value: registry.export(a.adapter, entries, a.memoryId ? { memoryId: a.memoryId } : undefined),
+    }
   },
   import: async (env, a) => {
     if (!a.sources?.length) throw env.usage('import')
     if (a.adapter !== undefined && a.sources.length !== 1) throw env.usage('importAdapter')
     let { inputs, origins, warnings, from } = readImport(env.registry, a)
-    const explain = (e) => explainImportError(e, { inputs, origins, adapter: a.adapter, provider: env.provider, keys: env.keys, t: env.t, own: env.own })
+    const explain = (e) =>
+      explainImportError(e, { inputs, origins, adapter: a.adapter, provider: env.provider, keys: env.keys, t: env.t, own: env.own })
     let flagged = []
     if (a.skipFlagged) {
       try {
@@ -120,7 +135,10 @@ const VERBS = {
         throw explain(e)
       }
       if (flagged.length) {
-        warnings = [...warnings, { message: [env.t.secret.leftOut(flagged.length), ...flaggedLines(flagged, inputs, origins, env.t)].join('\n') }]
+        warnings = [
+          ...warnings,
+          { message: [env.t.secret.leftOut(flagged.length), ...flaggedLines(flagged, inputs, origins, env.t)].join('\n') },
+        ]
         const out = new Set(flagged.map((f) => f.index))
         const keep = (_, i) => !out.has(i)
         inputs = inputs.filter(keep)
@@ -142,7 +160,13 @@ const VERBS = {
     }
     try {
       const write = env.write()
-      const res = inputs.length ? await importEntries(env.provider, inputs, write, { skipExisting: Boolean(a.skipExisting), defaultKeys: env.keys, onProgress: a.onProgress }) : { added: 0, skipped: 0 }
+      const res = inputs.length
+        ? await importEntries(env.provider, inputs, write, {
+            skipExisting: Boolean(a.skipExisting),
+            defaultKeys: env.keys,
+            onProgress: a.onProgress,
+          })
+        : { added: 0, skipped: 0 }
       // The change as it was approved, for a surface with no approval to show it in
       // (`showChange`: a typed /memory import): the gate's own payload, not a second plan.
       const shown = a.showChange ? env.shownOf?.(write) : undefined

@@ -1,7 +1,7 @@
 // `dsh-memento mcp --print-config <client>`: the snippet that registers this server with a client,
 // in that client's own format. The `mcp` flags given beside it (--db, --workspace, --agent,
 // --write-policy) are carried into the command the client runs.
-import { strings } from '../plugin/strings.mjs'
+import { strings } from '../strings.mjs'
 import { UsageError } from '../commands/index.mjs'
 
 const { mcp: m } = strings('en')

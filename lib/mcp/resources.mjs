@@ -2,9 +2,9 @@
 // (recorded as a snapshot row when read, like the plugin's), and the layers' budgets.
 import { createHash } from 'node:crypto'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { DEFAULT_CONFIG } from '../plugin/config.mjs'
-import { snapshotLabels } from '../plugin/snapshot.mjs'
-import { strings } from '../plugin/strings.mjs'
+import { DEFAULT_CONFIG } from '../config.mjs'
+import { snapshotLabels } from '../snapshot.mjs'
+import { strings } from '../strings.mjs'
 
 const LANGUAGE = 'en'
 const { mcp: m } = strings(LANGUAGE)
@@ -36,7 +36,8 @@ export function memoryResources({ provider, session }) {
   async function read(uri) {
     let text = await current(uri)
     // Audited as the plugin audits a session's snapshot: each distinct text once per server run.
-    if (uri === SNAPSHOT_URI) text = provider.snapshotRecord(`${session.id}:snapshot:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text)
+    if (uri === SNAPSHOT_URI)
+      text = provider.snapshotRecord(`${session.id}:snapshot:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text)
     return { contents: [{ uri, mimeType: mimeOf[uri], text }] }
   }
   return { list, read, current }

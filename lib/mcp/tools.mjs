@@ -1,17 +1,20 @@
-// The MCP tools: dsh's own `memory` and `memory_recall` tools (lib/plugin/tools.mjs), their
+// The MCP tools: dsh's own `memory` and `memory_recall` tools (lib/tools.mjs), their
 // arguments, results, errors and renderings unchanged, called as this server's session and
 // answered as MCP results (`structuredContent`, a text rendering, `isError` on a refusal).
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { DEFAULT_CONFIG } from '../plugin/config.mjs'
-import { MemoryService } from '../plugin/service.mjs'
-import { strings } from '../plugin/strings.mjs'
-import { makeMemoryTool, makeRecallTool, MEMORY_OUTPUT_SCHEMA, RECALL_OUTPUT_SCHEMA, renderRecallResult } from '../plugin/tools.mjs'
+import { DEFAULT_CONFIG } from '../config.mjs'
+import { MemoryService } from '../service.mjs'
+import { strings } from '../strings.mjs'
+import { makeMemoryTool, makeRecallTool, MEMORY_OUTPUT_SCHEMA, RECALL_OUTPUT_SCHEMA, renderRecallResult } from '../tools.mjs'
 
 const LANGUAGE = 'en'
 const { mcp: m } = strings(LANGUAGE)
 
 /** `schema` without the properties named. */
-const without = (schema, ...names) => ({ ...schema, properties: Object.fromEntries(Object.entries(schema.properties).filter(([k]) => !names.includes(k))) })
+const without = (schema, ...names) => ({
+  ...schema,
+  properties: Object.fromEntries(Object.entries(schema.properties).filter(([k]) => !names.includes(k))),
+})
 
 /** What to do after a refusal, beside the tool's own rendering. */
 function adviceFor(error, writePolicy) {
@@ -33,13 +36,26 @@ function result(value, content, writePolicy) {
  */
 export function memoryTools({ provider, mod, session, similarOf, writePolicy }) {
   const config = DEFAULT_CONFIG
-  const service = new MemoryService(provider, { language: LANGUAGE, keys: { workspaceKeyOf: mod.workspaceKeyOf, agentKeyOf: mod.agentKeyOf } })
+  const service = new MemoryService(provider, {
+    language: LANGUAGE,
+    keys: { workspaceKeyOf: mod.workspaceKeyOf, agentKeyOf: mod.agentKeyOf },
+  })
   const memory = makeMemoryTool({ service, provider, config, similarOf, source: 'mcp' })
   // Outside dsh there is no session history: memory_recall searches memory alone.
   const recall = makeRecallTool({ service, config, getSessionQuery: () => null })
   const list = [
-    { name: memory.name, description: `${memory.description}\n${m.toolNote}`, inputSchema: memory.parameters, outputSchema: MEMORY_OUTPUT_SCHEMA },
-    { name: recall.name, description: m.recallDescription, inputSchema: without(recall.parameters, 'historyLimit'), outputSchema: without(RECALL_OUTPUT_SCHEMA, 'history') },
+    {
+      name: memory.name,
+      description: `${memory.description}\n${m.toolNote}`,
+      inputSchema: memory.parameters,
+      outputSchema: MEMORY_OUTPUT_SCHEMA,
+    },
+    {
+      name: recall.name,
+      description: m.recallDescription,
+      inputSchema: without(recall.parameters, 'historyLimit'),
+      outputSchema: without(RECALL_OUTPUT_SCHEMA, 'history'),
+    },
   ]
   async function call(name, args, extra) {
     const exec = { agent: await session.agent(), signal: extra.signal, callId: `mcp:${extra.requestId}` }

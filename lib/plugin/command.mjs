@@ -3,10 +3,10 @@
 // by policy `off` or a session `never` policy, audited with their own label). The user's
 // whitespace inside texts, JSON and paths is kept (B12): only the separators around flags and
 // the verb are dropped.
-import { strings } from './strings.mjs'
+import { strings } from '../strings.mjs'
 import { isMemoryError } from '../errors.mjs'
 import { native } from '../native.mjs'
-import { errorHelp, isVerb, renderVerb, runVerb, SCOPES, TRACKS, usageFor, UsageError } from '../commands/index.mjs'
+import { errorHelp, isVerb, renderVerb, runVerb, SCOPES, staleDaysFlag, TRACKS, usageFor, UsageError } from '../commands/index.mjs'
 
 const SURFACE = '/memory'
 
@@ -82,16 +82,23 @@ function parse(verb, rest, config) {
       return ['export', text === '' ? flags : null]
     case 'doctor': {
       const [sub, id, ...more] = text.split(/\s+/).filter(Boolean)
-      // a number as typed: the provider refuses anything but a positive whole number of days
-      const typed = flags['stale-days']
-      const staleDays = typed === undefined ? config.health.staleDays : /^\d+$/.test(typed) ? Number(typed) : typed
+      const staleDays = staleDaysFlag(flags['stale-days']) ?? config.health.staleDays
       if (sub === undefined) return ['doctor', { staleDays }]
       return sub === 'fix' && id && !more.length ? ['doctor', { staleDays, fix: id }] : ['doctor', null]
     }
     case 'import': {
       const { 'dry-run': dry, 'skip-flagged': skip, ...rest } = flags
       // Typed, the import is the user's consent with no approval card: its result shows the whole change.
-      return ['import', { ...rest, dryRun: dry !== undefined, skipFlagged: skip !== undefined, showChange: true, sources: text.trim() === '' ? [] : [text.trim()] }]
+      return [
+        'import',
+        {
+          ...rest,
+          dryRun: dry !== undefined,
+          skipFlagged: skip !== undefined,
+          showChange: true,
+          sources: text.trim() === '' ? [] : [text.trim()],
+        },
+      ]
     }
     case 'budgets':
     case 'adapters':
@@ -142,7 +149,8 @@ export function makeMemoryCommand({ provider, service, config, commandWrite, reg
         return visible(await run(invocation))
       } catch (e) {
         if (e instanceof UsageError) return visible({ kind: 'error', text: e.message })
-        if (isMemoryError(e)) return visible({ kind: 'error', text: [t.memoryError(e.code, e.message), ...errorHelp(e, t, SURFACE)].join('\n') })
+        if (isMemoryError(e))
+          return visible({ kind: 'error', text: [t.memoryError(e.code, e.message), ...errorHelp(e, t, SURFACE)].join('\n') })
         if (invocation?.signal?.aborted) throw e
         return visible({ kind: 'error', text: t.failed(e?.message ?? String(e)) })
       }

@@ -3,8 +3,8 @@
 // `@deepseek-ai/schemastery` is a peer loaded lazily by config.mjs (fallback: a Standard
 // Schema with the same defaults/validation), and the provider comes from the native addon.
 import { native } from '../native.mjs'
-import { makeConfigSchema } from './config.mjs'
-import { createApply } from './plugin.mjs'
+import { makeConfigSchema } from '../config.mjs'
+import { createApply } from './apply.mjs'
 
 export const name = 'memento'
 // Only what dsh-base itself provides to every profile: the agent's tool registry and system

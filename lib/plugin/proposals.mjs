@@ -1,6 +1,6 @@
-// Auto-capture after a successful compaction (§7.10), with B8 (a failed compaction drops its
-// summary) and B14 (sessions without an id never share a slot) fixed. Nothing is written to
-// memory: a proposal becomes memory only through `/memory proposals approve`.
+// Auto-capture after a successful compaction (§7.10): a failed compaction drops its summary (B8),
+// and sessions without an id never share a slot (B14). Nothing is written to memory: a proposal
+// becomes memory only through `/memory proposals approve`.
 import { eventText } from '../events.mjs'
 
 export function makeProposalCapture({ provider, service, config }) {

@@ -1,7 +1,7 @@
 // Raw SQL on a store file, as an attacker with the file would run it: a system SQLite when it
 // can open our schema (its FTS5 index needs SQLite >= 3.43), else the crate's own bundled
 // SQLite through `cargo run --example sql` (the build `npm run test:rust` leaves). `null` when
-// neither is here (the platform runners under Wine and musl): the tests that need it skip.
+// neither is here; a test then calls `noSqlite`, which fails the run except on Windows.
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { detectSqlite } from '../../conformance/lib.mjs'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const PROBE = 'CREATE VIRTUAL TABLE t USING fts5(x, content = \'\', contentless_delete = 1);'
+const PROBE = "CREATE VIRTUAL TABLE t USING fts5(x, content = '', contentless_delete = 1);"
 
 /** `{exec(file, sql)}` or null. */
 export async function rawSqlite() {
@@ -26,7 +26,12 @@ export async function rawSqlite() {
   } finally {
     fs.rmSync(path.dirname(probe), { recursive: true, force: true })
   }
-  const cargo = (args, input) => spawnSync('cargo', ['run', '--quiet', '--no-default-features', '--example', 'sql', '--', ...args], { cwd: ROOT, input, encoding: 'utf8' })
+  const cargo = (args, input) =>
+    spawnSync('cargo', ['run', '--quiet', '--no-default-features', '--example', 'sql', '--', ...args], {
+      cwd: ROOT,
+      input,
+      encoding: 'utf8',
+    })
   if (spawnSync('cargo', ['--version']).status !== 0) return null
   return {
     name: 'cargo run --example sql',
@@ -35,4 +40,13 @@ export async function rawSqlite() {
       if (r.status !== 0) throw new Error(`sql failed: ${r.stderr}`)
     },
   }
+}
+
+/**
+ * A test found no raw SQLite: on Windows (the Wine runner, whose node.exe starts no Linux program)
+ * it skips; anywhere else the run fails, since a sqlite3 shell, python3 or cargo is missing.
+ */
+export function noSqlite(t, reason) {
+  if (process.platform !== 'win32') throw new Error(`${reason}: scripts/test-tools.sh installs the sqlite3 shell`)
+  return t.skip(reason)
 }

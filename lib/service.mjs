@@ -3,7 +3,8 @@
 // The provider lives in a private field. Every write takes `{agent, callId?, signal?, source?}` only:
 // the write context is rebuilt, so a caller-supplied `gate` (or anything else) never reaches
 // the provider, whose only approval transport is the one the plugin constructed it with.
-import { entryRefusal, exportStore, readEnvelopes } from '../envelope.mjs'
+import { entryRefusal, exportStore, readEnvelopes } from './envelope.mjs'
+import { RULES } from './native.mjs'
 
 const cleanWrite = (write) => {
   if (write === null || typeof write !== 'object') return write
@@ -33,7 +34,7 @@ export class MemoryService {
 
   /** The protocol id this service speaks. */
   get protocol() {
-    return 'dsh-memory-protocol/v1'
+    return RULES.protocol
   }
 
   /** Visibility keys of a session: `{sessionId, workspaceKey, agentKey}`. */
@@ -66,7 +67,10 @@ export class MemoryService {
     try {
       return await this.#provider.seed(inputs, cleanWrite(write))
     } catch (e) {
-      throw entryRefusal(e, labels.map((label) => ({ label })))
+      throw entryRefusal(
+        e,
+        labels.map((label) => ({ label })),
+      )
     }
   }
   /** The approval payload a write would ask for (the whole change), asking nobody and writing nothing. */
@@ -83,8 +87,9 @@ export class MemoryService {
   budgets(opts) {
     return this.#provider.budgets(opts)
   }
-  listEntries() {
-    return this.#provider.listEntries()
+  /** Every entry, oldest first; `{only: {track?, scope?, workspaceKey?, agentKey?}}`: of those exact facets. */
+  listEntries(opts) {
+    return this.#provider.listEntries(opts)
   }
   /** The entry `id`, or null. */
   entry(id) {

@@ -2,15 +2,17 @@
 // properties, required, additionalProperties). The harness validates tool output itself;
 // this one validates tool *arguments* (raw definitions are not checked by the registry) and
 // lets Node-only tests prove every output matches its declared schema.
-const typeOk = (type, v) =>
-  type === 'string' ? typeof v === 'string'
-  : type === 'integer' ? Number.isInteger(v)
-  : type === 'number' ? typeof v === 'number' && Number.isFinite(v)
-  : type === 'boolean' ? typeof v === 'boolean'
-  : type === 'null' ? v === null
-  : type === 'array' ? Array.isArray(v)
-  : type === 'object' ? v !== null && typeof v === 'object' && !Array.isArray(v)
-  : true
+const TYPES = {
+  string: (v) => typeof v === 'string',
+  integer: (v) => Number.isInteger(v),
+  number: (v) => typeof v === 'number' && Number.isFinite(v),
+  boolean: (v) => typeof v === 'boolean',
+  null: (v) => v === null,
+  array: (v) => Array.isArray(v),
+  object: (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
+}
+/** Whether `v` is of JSON Schema type `type`; a type outside the subset accepts anything. */
+const typeOk = (type, v) => (Object.hasOwn(TYPES, type) ? TYPES[type](v) : true)
 
 export function validate(schema, value, path = 'value') {
   const out = []
