@@ -121,6 +121,11 @@ pub(super) fn data(env: &Env, what: &str, value: Unknown<'_>) -> crate::Result<V
 /// it in, so it is not decoded from UTF-8 first: ASCII as Latin-1, anything else as UTF-16.
 pub(super) fn to_js<'e, T: Serialize>(env: &'e Env, value: &T) -> Js<'e> {
   let s = serde_json::to_string(value).map_err(|e| Error::from_reason(e.to_string()))?;
+  parsed(env, &s)
+}
+
+/// JSON text in JS (see [`to_js`]).
+pub(super) fn parsed<'e>(env: &'e Env, s: &str) -> Js<'e> {
   let s = match s.is_ascii() {
     true => env.create_string_latin1(s.as_bytes())?,
     false => {

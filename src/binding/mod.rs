@@ -1,10 +1,12 @@
-//! The only code that names napi: the `MemoryProvider` JS class over [`Memory`], and the rule
-//! functions the JS layer calls instead of keeping its own copy. The types users code to are
-//! index.d.ts; arguments arrive as `unknown`.
+//! The only code that names napi: the native core of the provider over [`Memory`] (the JS class
+//! `MemoryProvider` of lib/provider.mjs names its methods and hands each call here by name), and
+//! the core's rules the JS layer asks for by name instead of keeping its own copy. The types
+//! users code to are index.d.ts; arguments arrive as `unknown`.
 //!
-//! Every method converts its arguments ([`js::data`]: JSON, refusing what JSON cannot carry),
-//! calls the core, and maps [`MemoryError`] to a JS `Error` with `.code` and `.details`. Writes
-//! ask the provider's own approval callback and finish in one synchronous core call ([`gate`]).
+//! Every call converts its arguments ([`js::data`]: JSON, refusing what JSON cannot carry),
+//! calls the API ([`crate::api`]), and maps [`MemoryError`] to a JS `Error` with `.code` and
+//! `.details`. Writes ask the provider's own approval callback and finish in one synchronous
+//! core call ([`gate`]).
 #![allow(unsafe_code)] // napi-derive expands to unsafe glue.
 
 use std::cell::RefCell;
@@ -15,18 +17,15 @@ use napi::{sys, Env, ValueType};
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::api::calls::{self, count, visibility};
-use crate::api::{config, inputs, open};
+use crate::api::{calls, config, open, reads, rules};
 use crate::engine::{Memory, Plan};
 use crate::error::{MemoryError, StoreReason};
-use crate::protocol::keys;
-use crate::protocol::model::{self, Scope, Track, Writer};
-use crate::protocol::policy::WritePolicy;
+use crate::protocol::model::Writer;
 
 mod gate;
 mod js;
 
-use js::{absent, data, field, settled, text, throw, to_js};
+use js::{absent, data, field, parsed, settled, text, throw, to_js};
 
 /// A JS function held across calls, called with raw values.
 type Held<A> = FunctionRef<FnArgs<A>, Unknown<'static>>;
@@ -50,8 +49,8 @@ const APPROVE: WriteKind = ("approve", |m, id, w| {
 });
 /// Reverting a landed change (the input is an audit seq).
 const REVERT: WriteKind = ("revert", |m, seq, w| m.plan_revert(calls::seq(seq)?, w));
-/// Every write, by name (what `preview` accepts).
-const OPS: [WriteKind; 7] = [ADD, REPLACE, REMOVE, CONSOLIDATE, SEED, APPROVE, REVERT];
+/// Every write, by name (what `write` and `preview` accept).
+const WRITES: [WriteKind; 7] = [ADD, REPLACE, REMOVE, CONSOLIDATE, SEED, APPROVE, REVERT];
 
 /// What a write's promise and every read share: the engine and the JS functions given at
 /// construction (held until the last pending write is done with them).
@@ -95,20 +94,6 @@ fn arg(env: &Env, what: &str, value: Unknown) -> Result<Value> {
   data(env, what, value).map_err(|e| throw(env, e))
 }
 
-/// An optional string argument: `None` for undefined or null, else a string or `INVALID_INPUT`.
-fn opt_text(env: &Env, what: &str, value: Unknown) -> Result<Option<String>> {
-  let bad = || MemoryError::invalid(format!("{what} must be a string"));
-  if absent(&value) {
-    return Ok(None);
-  }
-  text(&value).map(Some).ok_or_else(|| throw(env, bad()))
-}
-
-/// A read's answer in JS, or its error thrown.
-fn read<'e, T: serde::Serialize>(env: &'e Env, result: crate::Result<T>) -> Js<'e> {
-  to_js(env, &result.map_err(|e| throw(env, e))?)
-}
-
 /// The writer of a write context `{agent: {session: {id, header: {cwd, agentPreset}}}, source?}`.
 fn writer_of(env: &Env, write: Unknown) -> crate::Result<Writer> {
   let session = field(env, field(env, Some(write), "agent"), "session");
@@ -120,15 +105,15 @@ fn writer_of(env: &Env, write: Unknown) -> crate::Result<Writer> {
   writer.writing_as(text_at(Some(write), "source"))
 }
 
-/// The native memory provider. Writes are async and gated by the `gate` given at construction;
-/// reads are synchronous.
+/// The native core of the provider. Writes are async and gated by the `gate` given at
+/// construction; reads are synchronous.
 #[napi]
-pub struct MemoryProvider {
+pub struct Native {
   core: Rc<Core>,
 }
 
 #[napi]
-impl MemoryProvider {
+impl Native {
   /// Open (creating if needed) the store and bind the approval gate.
   ///
   /// Errors: `INVALID_INPUT` (bad options, missing gate), `STORE_CORRUPT`,
@@ -168,130 +153,45 @@ impl MemoryProvider {
     self.core.path.clone()
   }
 
-  /// Writer check, input, plan: a checked write, not yet asked about.
-  fn plan(
-    &self,
-    env: &Env,
-    (what, plan): WriteKind,
-    input: Unknown,
-    write: Unknown,
-  ) -> crate::Result<Plan> {
+  /// Writer check, input, plan: a checked write of `kind`, not yet asked about.
+  fn plan(&self, env: &Env, kind: &Unknown, input: Unknown, write: Unknown) -> crate::Result<Plan> {
+    let kind = text(kind).and_then(|k| WRITES.into_iter().find(|(name, _)| *name == k));
+    let Some((what, plan)) = kind else {
+      let names = WRITES.map(|(name, _)| name).join(", ");
+      return Err(MemoryError::invalid(format!("a write is one of {names}")));
+    };
     let writer = writer_of(env, write)?;
     let input = data(env, &format!("{what} input"), input)?;
     self.core.run(|m| m.planned(|m| plan(m, &input, writer)))
   }
 
-  /// The shared write path: plan, gate, finish.
-  fn gated<'e>(&self, env: &'e Env, op: WriteKind, input: Unknown, write: Unknown) -> Js<'e> {
-    match self.plan(env, op, input, write) {
+  /// A write of `kind` (add, replace, remove, consolidate, seed, approve with a proposal id,
+  /// revert with an audit seq): planned, asked of the gate, finished. Its promise.
+  #[napi]
+  pub fn write<'e>(&self, env: &'e Env, kind: Unknown, input: Unknown, write: Unknown) -> Js<'e> {
+    match self.plan(env, &kind, input, write) {
       Ok(plan) => gate::ask(env, self.core.clone(), plan, write),
       Err(e) => settled::<()>(env, Err(e)),
     }
   }
 
-  /// The approval payload a write would ask for, without asking or writing: what a
-  /// confirmation shows before the user commits to it (`action`: `add`, `replace`, `remove`,
-  /// `consolidate`, `seed`, or `approve` with a proposal id as input). Throws the write's
-  /// planning errors.
+  /// The approval payload a write of `kind` would ask for, without asking or writing: what a
+  /// confirmation shows before the user commits to it. Throws the write's planning errors.
   #[napi]
-  pub fn preview<'e>(
-    &self,
-    env: &'e Env,
-    action: Unknown,
-    input: Unknown,
-    write: Unknown,
-  ) -> Result<Unknown<'e>> {
-    let op = text(&action).and_then(|a| OPS.into_iter().find(|(name, _)| *name == a));
-    let Some(op) = op else {
-      let names = OPS.map(|(name, _)| name).join(", ");
-      let bad = MemoryError::invalid(format!("preview action must be one of {names}"));
-      return Err(throw(env, bad));
-    };
-    let planned = self.plan(env, op, input, write);
-    read(env, planned.map(|p| p.payload().clone()))
-  }
-
-  /// Insert a new entry (fresh id, version 1) after approval.
-  #[napi]
-  pub fn add<'e>(&self, env: &'e Env, input: Unknown, write: Unknown) -> Result<Unknown<'e>> {
-    self.gated(env, ADD, input, write)
-  }
-
-  /// Rewrite exactly one entry located by a unique substring; id stable, version + 1.
-  #[napi]
-  pub fn replace<'e>(&self, env: &'e Env, input: Unknown, write: Unknown) -> Result<Unknown<'e>> {
-    self.gated(env, REPLACE, input, write)
-  }
-
-  /// Delete exactly one entry located by a unique substring.
-  #[napi]
-  pub fn remove<'e>(&self, env: &'e Env, input: Unknown, write: Unknown) -> Result<Unknown<'e>> {
-    self.gated(env, REMOVE, input, write)
-  }
-
-  /// Atomically replace 1..20 entries with one new entry: one approval, one transaction.
-  #[napi]
-  pub fn consolidate<'e>(
-    &self,
-    env: &'e Env,
-    input: Unknown,
-    write: Unknown,
-  ) -> Result<Unknown<'e>> {
-    self.gated(env, CONSOLIDATE, input, write)
-  }
-
-  /// Insert a batch under one approval; all or nothing, budgets checked before asking.
-  #[napi]
-  pub fn seed<'e>(&self, env: &'e Env, inputs: Unknown, write: Unknown) -> Result<Unknown<'e>> {
-    self.gated(env, SEED, inputs, write)
-  }
-
-  /// Undo the landed change audit row `seq` belongs to, asked like any write.
-  #[napi]
-  pub fn revert<'e>(&self, env: &'e Env, seq: Unknown, write: Unknown) -> Result<Unknown<'e>> {
-    self.gated(env, REVERT, seq, write)
-  }
-
-  /// Every version of an entry (an id, an audit seq or `{match, track, scope}`) the ledger
-  /// holds; `{agentKey, workspaceKey}`: only of what that session sees.
-  #[napi]
-  pub fn history<'e>(&self, env: &'e Env, target: Unknown, opts: Unknown) -> Result<Unknown<'e>> {
-    let target = calls::history_target(&arg(env, "history target", target)?);
-    let vis = visibility(&arg(env, "history options", opts)?);
-    read(
-      env,
-      target.and_then(|t| self.core.run(|m| m.history(&t, &vis))),
-    )
-  }
-
-  /// Recorded sessions, newest first (`{limit, agentKey, workspaceKey}`), or (`{sessionId}`) the
-  /// one with the exact snapshot text it was given: `{sessions: […]}`.
-  #[napi]
-  pub fn sessions<'e>(&self, env: &'e Env, opts: Unknown) -> Result<Unknown<'e>> {
-    let opts = arg(env, "sessions options", opts)?;
-    let (id, limit) = (opts["sessionId"].as_str(), count(&opts["limit"], 0));
-    let found = self.core.run(|m| m.sessions(id, limit, &visibility(&opts)));
-    read(
-      env,
-      found.map(|sessions| serde_json::json!({ "sessions": sessions })),
-    )
+  pub fn preview<'e>(&self, env: &'e Env, kind: Unknown, input: Unknown, write: Unknown) -> Js<'e> {
+    let planned = self.plan(env, &kind, input, write);
+    to_js(env, &planned.map_err(|e| throw(env, e))?.payload())
   }
 
   /// Decide a pending proposal: `approved` is a gated add committed with the decision.
   #[napi]
-  pub fn proposal_decide<'e>(
-    &self,
-    env: &'e Env,
-    id: Unknown,
-    decision: Unknown,
-    write: Unknown,
-  ) -> Result<Unknown<'e>> {
+  pub fn decide<'e>(&self, env: &'e Env, id: Unknown, decision: Unknown, write: Unknown) -> Js<'e> {
     let bad = |m: &str| settled::<()>(env, Err(MemoryError::invalid(m)));
     let Some(id_text) = text(&id).filter(|id| !id.is_empty()) else {
       return bad("proposal id must be a non-empty string");
     };
     match text(&decision).as_deref() {
-      Some("approved") => self.gated(env, APPROVE, id, write),
+      Some("approved") => self.write(env, env.create_string("approve")?.to_unknown(), id, write),
       Some("dismissed") => {
         let dismiss = |m: &mut Memory, w: &Writer| m.proposal_dismiss(&id_text, w);
         let dismissed = writer_of(env, write).and_then(|w| self.core.run(|m| dismiss(m, &w)));
@@ -301,121 +201,14 @@ impl MemoryProvider {
     }
   }
 
-  /// Substring search ranked by recall count then recency; bumps recall counters.
+  /// A read by name with its arguments (an array): see [`reads::READS`].
   #[napi]
-  pub fn query<'e>(&self, env: &'e Env, filter: Unknown, opts: Unknown) -> Result<Unknown<'e>> {
-    let filter = arg(env, "query filter", filter)?;
-    let options = calls::query_options(&arg(env, "query options", opts)?);
-    read(env, self.core.run(|m| m.query(&filter, &options)))
-  }
-
-  /// Usage per layer (4 rows). `{workspaceKey}` reports that workspace's layers.
-  #[napi]
-  pub fn budgets<'e>(&self, env: &'e Env, opts: Unknown) -> Result<Unknown<'e>> {
-    // Its one field read as it is: no JSON round trip of the options object.
-    let ws = field(env, Some(opts), "workspaceKey");
-    let ws = ws.map_or(Ok(None), |w| opt_text(env, "budgets workspaceKey", w))?;
-    read(env, self.core.run(|m| m.budgets(ws.as_deref())))
-  }
-
-  /// Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set,
-  /// `{only: {track, scope, workspaceKey, agentKey}}` to exact facets.
-  #[napi]
-  pub fn list_entries<'e>(&self, env: &'e Env, opts: Unknown) -> Result<Unknown<'e>> {
-    let opts = arg(env, "listEntries options", opts)?;
-    let (vis, only) = (visibility(&opts), calls::only(&opts));
-    read(env, self.core.run(|m| m.list(Some(&vis), &only)))
-  }
-
-  /// The entry `id`, or `null` when there is none.
-  #[napi]
-  pub fn entry<'e>(&self, env: &'e Env, id: Unknown) -> Result<Unknown<'e>> {
-    let Some(id) = js::text(&id) else {
-      return Err(throw(
-        env,
-        MemoryError::invalid("entry takes an id (string)"),
-      ));
-    };
-    read(env, self.core.run(|m| m.entry(&id)))
-  }
-
-  /// Newest audit rows first (default 100).
-  #[napi]
-  pub fn audit_list<'e>(&self, env: &'e Env, limit: Unknown) -> Result<Unknown<'e>> {
-    let limit = count(&arg(env, "audit limit", limit)?, 100);
-    read(env, self.core.run(|m| m.audit_list(limit)))
-  }
-
-  /// The snapshot text of a session's visible set (`labels`: the plugin's words; English by
-  /// default), then, unless `maxProposals` is 0, how many pending proposals it sees and of which
-  /// kinds (never their text). Reads only;
-  /// [`MemoryProvider::snapshot_record`] freezes it.
-  #[napi]
-  pub fn snapshot(&self, env: Env, keys: Unknown, labels: Unknown, max: Unknown) -> Result<String> {
-    let vis = visibility(&arg(&env, "snapshot keys", keys)?);
-    let labels = arg(&env, "snapshot labels", labels)?;
-    let max = count(&arg(&env, "maxProposals", max)?, 0);
-    let rendered = self
-      .core
-      .run(|m| m.snapshot_with_proposals(&vis, &labels, max));
-    rendered.map_err(|e| throw(&env, e))
-  }
-
-  /// Freeze a session's snapshot: the first text recorded for the session id wins and is audited
-  /// once, with the keys of the visible set it shows (`{agentKey, workspaceKey}`); later calls
-  /// (any process, any reload) return that text.
-  #[napi]
-  pub fn snapshot_record(
-    &self,
-    env: Env,
-    session_id: Unknown,
-    text: Unknown,
-    keys: Unknown,
-  ) -> Result<String> {
-    let (Some(session), Some(text)) = (js::text(&session_id), js::text(&text)) else {
-      let usage = "snapshotRecord takes (sessionId: string, text: string, keys?)";
-      return Err(throw(&env, MemoryError::invalid(usage)));
-    };
-    let vis = visibility(&arg(&env, "snapshot keys", keys)?);
-    let recorded = self.core.run(|m| m.snapshot_record(&session, &text, &vis));
-    recorded.map_err(|e| throw(&env, e))
-  }
-
-  /// The health check: per layer, near-duplicates, updates of one fact, entries not recalled for
-  /// `staleDays`, entries naming files that no longer exist, credentials, oversized entries —
-  /// each with the gated write that fixes it. Reads only. `{agentKey, workspaceKey}` narrows it
-  /// to a session's visible set.
-  #[napi]
-  pub fn health<'e>(&self, env: &'e Env, opts: Unknown) -> Result<Unknown<'e>> {
-    let opts = calls::health_options(&arg(env, "health options", opts)?, crate::store::now_ms());
-    read(env, opts.and_then(|o| self.core.run(|m| m.health(&o))))
-  }
-
-  /// Walk the audit hash chain: `{ok, checked, head, firstBroken}`.
-  #[napi]
-  pub fn audit_verify<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
-    read(env, self.core.run(|m| m.audit_verify()))
-  }
-
-  /// Record a pending proposal; `null` when this session already has one of this kind pending.
-  #[napi]
-  pub fn proposal_add<'e>(&self, env: &'e Env, input: Unknown) -> Result<Unknown<'e>> {
-    let proposal = calls::proposal_input(arg(env, "proposal input", input)?);
-    read(env, self.core.run(|m| m.proposal_add(proposal)))
-  }
-
-  /// Proposals, optionally of one status, oldest first (default limit 100).
-  #[napi]
-  pub fn proposal_list<'e>(
-    &self,
-    env: &'e Env,
-    status: Unknown,
-    limit: Unknown,
-  ) -> Result<Unknown<'e>> {
-    let status = opt_text(env, "proposal status", status)?;
-    let limit = count(&arg(env, "proposal limit", limit)?, 100);
-    let listed = self.core.run(|m| m.proposal_list(status.as_deref(), limit));
-    read(env, listed)
+  pub fn read<'e>(&self, env: &'e Env, name: Unknown, args: Unknown) -> Js<'e> {
+    let name = text(&name).unwrap_or_default();
+    let args = arg(env, &format!("{name} arguments"), args)?;
+    let args = args.as_array().map_or(&[][..], Vec::as_slice);
+    let answer = self.core.run(|m| reads::read(m, &name, args));
+    parsed(env, &answer.map_err(|e| throw(env, e))?)
   }
 
   /// Close the store. Idempotent; later calls fail with `STORE_CORRUPT` ("closed").
@@ -427,90 +220,30 @@ impl MemoryProvider {
   }
 }
 
-/// Where the store of `dbPath` lives (`$DSH_HOME`, fallback `~/.dsh`), as the provider resolves it.
+/// A rule of the core by name (see [`rules::RULES`]), and three that read a JS value as it is:
+/// `visibleLines` and `visibleText` (the text a terminal may show, half a surrogate pair
+/// escaped) and `adapterError` (the coded error of an adapter's fault, made here so its words
+/// are the core's).
 #[napi]
-pub fn resolve_db_path(env: Env, db_path: Unknown) -> Result<String> {
-  let db_path = opt_text(&env, "dbPath", db_path)?;
-  Ok(keys::store_path(&db_path.unwrap_or_default()))
-}
-
-/// The dsh home (`$DSH_HOME`, fallback `~/.dsh`): where the store and dsh's session logs live.
-#[napi]
-pub fn dsh_home() -> String {
-  keys::host_dsh_home()
-}
-
-/// Normalized workspace key of a cwd (`''` when none).
-#[napi]
-pub fn workspace_key_of(cwd: Unknown) -> String {
-  keys::workspace_key_of(text(&cwd).as_deref())
-}
-
-/// Normalized agent key of an agent preset (`''` when none).
-#[napi]
-pub fn agent_key_of(preset: Unknown) -> String {
-  keys::agent_key_of(text(&preset).as_deref())
-}
-
-/// The lines of `text` as they may be shown on a terminal: split wherever a reader may break a
-/// line (`\r` included), every control and invisible character, and half a surrogate pair, written
-/// as an escape (`\u{1b}`).
-#[napi]
-pub fn visible_lines(text: Unknown) -> Vec<String> {
-  let text = js::text_escaped(&text).unwrap_or_default();
-  let lines = crate::text::line_breaks(&text);
-  lines
-    .map(|l| crate::text::visible(l).into_owned())
-    .collect()
-}
-
-/// `text` on one line as it may be shown: every control, line-breaking and invisible character
-/// written as an escape (`\u{a}`).
-#[napi]
-pub fn visible_text(text: Unknown) -> String {
-  let text = js::text_escaped(&text).unwrap_or_default();
-  crate::text::visible(&text).into_owned()
-}
-
-/// The protocol's enums and limits, for every JS surface that needs them (one source: the core).
-#[napi]
-pub fn rules<'e>(env: &'e Env) -> Result<Unknown<'e>> {
-  let rules = serde_json::json!({
-    "tracks": Track::ALL.map(Track::as_str),
-    "scopes": Scope::ALL.map(Scope::as_str),
-    "writePolicies": WritePolicy::ALL.map(WritePolicy::as_str),
-    "maxConsolidateMatches": model::MAX_CONSOLIDATE_MATCHES,
-    "maxQueryLimit": model::MAX_QUERY_LIMIT,
-    "errorCodes": crate::error::MemoryError::CODES,
-    "snapshotLabels": crate::protocol::snapshot::Labels::default().to_json(),
-    "protocol": model::PROTOCOL,
-    "defaultLayer": { "track": model::DEFAULT_LAYER.0.as_str(), "scope": model::DEFAULT_LAYER.1.as_str() },
-    "maxTagsPerEntry": crate::text::MAX_TAGS_PER_ENTRY,
-    "maxTagLength": crate::text::MAX_TAG_LENGTH,
-  });
-  to_js(env, &rules)
-}
-
-/// The coded error of an adapter's fault (`{adapterId, message?, file?, line?, path?}`; no
-/// message: `ADAPTER_NOT_FOUND`), for the JS adapters to throw: its words are the core's.
-#[napi]
-pub fn adapter_error<'e>(env: &'e Env, fault: Unknown) -> Result<Unknown<'e>> {
-  js::error_object(
-    env,
-    &calls::adapter_error(&arg(env, "adapter fault", fault)?),
-  )
-}
-
-/// The plugin config with every default filled in, checked in the reference order (throws
-/// `INVALID_INPUT` with the reference messages). `enabled: false` skips the checks.
-#[napi]
-pub fn resolve_config<'e>(env: &'e Env, raw: Unknown) -> Result<Unknown<'e>> {
-  let resolved = config::resolve(&arg(env, "dsh-memento config", raw)?);
-  to_js(env, &resolved.map_err(|e| throw(env, e))?)
-}
-
-/// The entry inputs a write refuses as credentials, in order: `[{index, kind, field, excerpt}]`.
-#[napi]
-pub fn screen_entries<'e>(env: &'e Env, inputs: Unknown) -> Result<Unknown<'e>> {
-  read(env, inputs::screen(&arg(env, "entry inputs", inputs)?))
+pub fn rule<'e>(env: &'e Env, name: Unknown, input: Unknown) -> Js<'e> {
+  let name = text(&name).unwrap_or_default();
+  let shown = || js::text_escaped(&input).unwrap_or_default();
+  match name.as_str() {
+    "visibleLines" => {
+      let shown = shown();
+      let lines: Vec<_> = crate::text::line_breaks(&shown)
+        .map(crate::text::visible)
+        .collect();
+      to_js(env, &lines)
+    }
+    "visibleText" => to_js(env, &crate::text::visible(&shown())),
+    "adapterError" => js::error_object(
+      env,
+      &calls::adapter_error(&arg(env, "adapter fault", input)?),
+    ),
+    _ => {
+      let input = arg(env, &name, input)?;
+      parsed(env, &rules::rule(&name, &input).map_err(|e| throw(env, e))?)
+    }
+  }
 }

@@ -33,490 +33,24 @@ pub(super) enum Strength {
 
 use Strength::{Aws, Connection, Strong, Weak};
 
-/// ASCII names as the words they end with (case-insensitive), longest first.
-const NAMES: &[(&[&str], Strength)] = &[
-  (&["secret", "access", "key"], Aws),
-  (&["aws", "secret", "key"], Aws),
-  (&["aws", "secret"], Aws),
-  (&["shared", "access", "key"], Connection),
-  (&["account", "key"], Connection),
-  (&["pass", "phrase"], Strong),
-  (&["client", "secret"], Strong),
-  (&["app", "secret"], Strong),
-  (&["api", "secret"], Strong),
-  (&["consumer", "secret"], Strong),
-  (&["secret", "key"], Strong),
-  (&["private", "key"], Strong),
-  (&["pw"], Strong),
-  (&["sshpass"], Strong),
-  (&["palavra", "passe"], Strong),
-  (&["api", "key"], Weak),
-  (&["access", "key"], Weak),
-  (&["app", "key"], Weak),
-  (&["auth", "key"], Weak),
-  (&["master", "key"], Weak),
-  (&["encryption", "key"], Weak),
-  (&["signing", "key"], Weak),
-  (&["hmac", "key"], Weak),
-  (&["pass"], Weak),
-  (&["pwd"], Weak),
-  (&["auth"], Weak),
-  (&["credential"], Weak),
-  (&["credentials"], Weak),
-  (&["sig"], Weak),
-];
-
-/// Endings of a single word that name a secret (`PGPASSWORD`, `accesstoken`).
-const ENDINGS: &[(&str, Strength)] = &[
-  ("password", Strong),
-  ("passwd", Strong),
-  ("passphrase", Strong),
-  ("token", Weak),
-  ("secret", Weak),
-  ("apikey", Weak),
-];
-
-/// Chinese, Japanese and Korean names, matched at the end of a run of letters.
-const CJK_NAMES: &[(&str, Strength)] = &[
-  ("密码", Strong),
-  ("密碼", Strong),
-  ("口令", Strong),
-  ("パスワード", Strong),
-  ("暗証番号", Strong),
-  ("비밀번호", Strong),
-  ("비밀번호는", Strong),
-  ("비밀번호가", Strong),
-  ("패스워드", Strong),
-  ("令牌", Weak),
-  ("トークン", Weak),
-  ("密钥", Weak),
-  ("秘钥", Weak),
-  ("密鑰", Weak),
-  ("私钥", Weak),
-  ("秘密鍵", Weak),
-  ("シークレット", Weak),
-];
-
-/// "Password" in other languages, lowercase, as the last word of a name: `true` where it also
-/// ends a compound (`Datenbankpasswort`, `beheerderswachtwoord`), `false` where it must be the
-/// whole word (`senha`, not `resenha`). French `mot de passe` is three words (see [`named`]).
-const FOREIGN_NAMES: &[(&str, bool)] = &[
-  // German
-  ("passwort", true),
-  ("kennwort", true),
-  // Dutch
-  ("wachtwoord", true),
-  // Swedish, Norwegian and Danish, with the definite ending
-  ("lösenord", true),
-  ("lösenordet", true),
-  ("losenord", true),
-  ("losenordet", true),
-  ("passord", true),
-  ("passordet", true),
-  // Finnish, Hungarian
-  ("salasana", true),
-  ("jelszó", true),
-  ("jelszo", true),
-  // Spanish, Portuguese
-  ("contraseña", false),
-  ("contrasena", false),
-  ("senha", false),
-  // Russian, Ukrainian, Bulgarian
-  ("пароль", false),
-  ("парола", false),
-  // Polish, Czech and Slovak
-  ("hasło", false),
-  ("haslo", false),
-  ("heslo", false),
-  // Turkish, with the possessive ending (`wifi şifresi`)
-  ("şifre", false),
-  ("sifre", false),
-  ("şifresi", false),
-  ("sifresi", false),
-];
-
-/// Status and policy words of the languages in [`FOREIGN_NAMES`], in ASCII spelling: `Passwort:
-/// erforderlich` is prose. (A value cut at a letter with a diacritic, `obrigat` of
-/// `obrigatória`, is a word whatever it is: see [`find`].)
-const FOREIGN_PROSE: &[&str] = &[
-  // German
-  "erforderlich",
-  "notwendig",
-  "benoetigt",
-  "vergessen",
-  "unbekannt",
-  "falsch",
-  "ungueltig",
-  "abgelaufen",
-  "gesetzt",
-  "geheim",
-  "keines",
-  "vorhanden",
-  "hinterlegt",
-  "gespeichert",
-  "verwaltet",
-  "generiert",
-  "erzeugt",
-  "festgelegt",
-  "identisch",
-  "gleich",
-  "dasselbe",
-  "dieselbe",
-  "derselbe",
-  "beliebig",
-  "mindestens",
-  "maximal",
-  "minimal",
-  "zeichen",
-  "standard",
-  "tresor",
-  "zugangsdaten",
-  "benutzername",
-  "umgebungsvariable",
-  "anfragen",
-  "erfragen",
-  "nachfragen",
-  "eingeben",
-  "angeben",
-  "vergeben",
-  "erhalten",
-  // Spanish and Portuguese
-  "requerida",
-  "requerido",
-  "obligatoria",
-  "obligatorio",
-  "necesaria",
-  "necesario",
-  "necessaria",
-  "obrigatoria",
-  "opcional",
-  "olvidada",
-  "esquecida",
-  "incorrecta",
-  "incorreta",
-  "invalida",
-  "caducada",
-  "expirada",
-  "cambiada",
-  "alterada",
-  "guardada",
-  "segura",
-  "secreta",
-  "ninguna",
-  "nenhuma",
-  "cualquiera",
-  "qualquer",
-  "mismo",
-  "predeterminada",
-  "padrao",
-  "caracteres",
-  "solicitar",
-  "pendiente",
-  "consultar",
-  "generada",
-  "gerada",
-  "cifrada",
-  "criptografada",
-  "variable",
-  "variavel",
-  // French
-  "requis",
-  "obligatoire",
-  "optionnel",
-  "facultatif",
-  "inconnu",
-  "invalide",
-  "identique",
-  "defaut",
-  "coffre",
-  "demander",
-  // Dutch
-  "vereist",
-  "verplicht",
-  "optioneel",
-  "vergeten",
-  "onbekend",
-  "ongeldig",
-  "verlopen",
-  "gewijzigd",
-  "opgeslagen",
-  "beheerd",
-  "hetzelfde",
-  "zelfde",
-  "minimaal",
-  "tekens",
-  "standaard",
-  "aanvragen",
-  // Swedish, Norwegian and Danish
-  "obligatoriskt",
-  "obligatorisk",
-  "valfritt",
-  "valgfritt",
-  "saknas",
-  "ogiltigt",
-  "ugyldig",
-  "ukjent",
-  "sparat",
-  "endret",
-  "lagret",
-  "tecken",
-  "hemligt",
-  // Polish, Czech, Finnish, Turkish
-  "wymagane",
-  "opcjonalne",
-  "nieznane",
-  "zmienione",
-  "zapisane",
-  "povinne",
-  "povinna",
-  "nezname",
-  "neplatne",
-  "pakollinen",
-  "vaaditaan",
-  "valinnainen",
-  "tuntematon",
-  "vanhentunut",
-  "vaihdettu",
-  "tallennettu",
-  "oletus",
-  "gerekli",
-  "zorunlu",
-  "bilinmiyor",
-  "karakter",
-  "varsayilan",
-  "kaydedildi",
-];
-
-/// Words a name-like value starts with when it is prose, a status or a type, not a secret.
-const PROSE: &[&str] = &[
-  // status and policy
-  "required",
-  "optional",
-  "mandatory",
-  "needed",
-  "necessary",
-  "missing",
-  "empty",
-  "blank",
-  "unset",
-  "none",
-  "null",
-  "undefined",
-  "unknown",
-  "default",
-  "disabled",
-  "enabled",
-  "expired",
-  "rotated",
-  "changed",
-  "reset",
-  "revoked",
-  "stored",
-  "saved",
-  "managed",
-  "kept",
-  "generated",
-  "encrypted",
-  "hashed",
-  "hidden",
-  "masked",
-  "redacted",
-  "protected",
-  "provided",
-  "supplied",
-  "configured",
-  "defined",
-  "specified",
-  "shared",
-  "prompted",
-  "entered",
-  "typed",
-  "different",
-  "invalid",
-  "incorrect",
-  "minimum",
-  "maximum",
-  "length",
-  "characters",
-  "digits",
-  "pending",
-  "updated",
-  "removed",
-  "deleted",
-  "injected",
-  "mounted",
-  "loaded",
-  "fetched",
-  "retrieved",
-  "handled",
-  "needs",
-  "requires",
-  "expires",
-  "please",
-  "ignored",
-  "unchanged",
-  "same",
-  // function words
-  "without",
-  "within",
-  "through",
-  "should",
-  "cannot",
-  "always",
-  "never",
-  "unless",
-  "before",
-  "after",
-  "because",
-  "either",
-  "neither",
-  "whatever",
-  "whichever",
-  "there",
-  "these",
-  "those",
-  "their",
-  "where",
-  "which",
-  "other",
-  "another",
-  "inside",
-  "stored",
-  "automatically",
-  // where secrets live
-  "environment",
-  "vault",
-  "1password",
-  "keychain",
-  "keyring",
-  "bitwarden",
-  "lastpass",
-  "keepass",
-  "secrets",
-  "manager",
-  "lookup",
-  "elsewhere",
-  // types in code
-  "string",
-  "secretstr",
-  "varchar",
-  "integer",
-  "boolean",
-  "object",
-  "option",
-  "optional",
-  "nullable",
-  "bytes",
-  // mechanisms
-  "kerberos",
-  "oauth",
-  "saml",
-  "login",
-  // short words a quoted or multi-word value starts with
-  "see",
-  "ask",
-  "in",
-  "on",
-  "at",
-  "from",
-  "via",
-  "by",
-  "the",
-  "a",
-  "an",
-  "not",
-  "no",
-  "yes",
-  "set",
-  "use",
-  "get",
-  "per",
-  "any",
-  "all",
-  "one",
-  "is",
-  "are",
-  "was",
-  "to",
-  "for",
-  "of",
-  "with",
-  "and",
-  "or",
-  "it",
-  "its",
-  "our",
-  "your",
-  "my",
-  "his",
-  "her",
-  "this",
-  "that",
-  "what",
-  "who",
-  "how",
-  "why",
-  "when",
-  "too",
-  "very",
-  "also",
-  "only",
-  "just",
-  "still",
-  "now",
-  "then",
-  "here",
-  "env",
-  "true",
-  "false",
-  "none",
-  "same",
-  "ok",
-  "sso",
-  "ldap",
-  "kms",
-  "ssm",
-  "sops",
-];
-
-/// How code and config refer to a secret kept elsewhere.
-const REFERENCES: &[&str] = &[
-  "os.environ",
-  "os.getenv",
-  "process.env",
-  "env.",
-  "env(",
-  "env[",
-  "getenv",
-  "environ",
-  "secrets.",
-  "secret(",
-  "vault:",
-  "vault(",
-  "ssm:",
-  "arn:",
-  "keyring",
-  "config.",
-  "settings.",
-  "self.",
-  "this.",
-  "ctx.",
-  "args.",
-  "opts.",
-  "options.",
-  "params.",
-  "request.",
-  "req.",
-  "input.",
-  "cfg.",
-  "conf.",
-  "system.getenv",
-];
+/// The names of list `name` of `words.txt` with their strengths (`secret access key = aws`).
+fn named_by(name: &str) -> impl Iterator<Item = (&'static str, Strength)> {
+  words::table(name).filter_map(|fields| {
+    let strength = match *fields.get(1)? {
+      "aws" => Aws,
+      "connection" => Connection,
+      "strong" => Strong,
+      "weak" => Weak,
+      _ => return None,
+    };
+    Some((fields[0], strength))
+  })
+}
 
 /// A name's strength, from its last words (ASCII) or its ending (CJK).
 pub(super) fn strength(ident: &str) -> Option<Strength> {
-  if let Some((_, s)) = CJK_NAMES.iter().find(|(n, _)| ident.ends_with(n)) {
-    return Some(*s);
+  if let Some((_, s)) = named_by("cjk-names").find(|(n, _)| ident.ends_with(n)) {
+    return Some(s);
   }
   if foreign(ident) {
     return Some(Strong);
@@ -530,21 +64,21 @@ pub(super) fn strength(ident: &str) -> Option<Strength> {
   }
   let words = words::split(ident);
   let eq = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
-  let named = NAMES.iter().find(|(name, _)| {
+  let named = named_by("names").find(|(name, _)| {
+    let name: Vec<&str> = name.split(' ').collect();
     words.len() >= name.len()
       && words[words.len() - name.len()..]
         .iter()
-        .zip(name.iter())
+        .zip(&name)
         .all(|(w, n)| eq(w, n))
   });
   if let Some((_, s)) = named {
-    return Some(*s);
+    return Some(s);
   }
   let last = words.last()?.to_ascii_lowercase();
-  ENDINGS
-    .iter()
+  named_by("endings")
     .find(|(end, _)| last.ends_with(end))
-    .map(|(_, s)| *s)
+    .map(|(_, s)| s)
 }
 
 /// Whether `ident` ends in a name of [`FOREIGN_NAMES`]: its last run of letters (any script), or
@@ -559,8 +93,9 @@ fn foreign(ident: &str) -> bool {
   }
   let lower = run.to_lowercase();
   let camel = words::split(run).last().map(|w| w.to_ascii_lowercase());
-  FOREIGN_NAMES.iter().any(|(name, compound)| {
-    lower == *name || (*compound && lower.ends_with(name)) || camel.as_deref() == Some(*name)
+  words::table("foreign-names").any(|fields| {
+    let (name, compound) = (fields[0], fields.get(1) == Some(&"compound"));
+    lower == name || (compound && lower.ends_with(name)) || camel.as_deref() == Some(name)
   })
 }
 
@@ -620,13 +155,6 @@ fn named(t: &str, start: usize, name: &str) -> Option<Strength> {
   strength(name).or_else(|| french().then_some(Strong))
 }
 
-/// The words that link a name to what it is for (`password for the staging db`), in English and
-/// the languages of [`FOREIGN_NAMES`] (`Passwort für`, `contraseña del`, `senha do`, `пароль для`).
-const LINKS: &[&str] = &[
-  "for", "of", "on", "at", "to", "für", "de", "del", "du", "des", "do", "da", "van", "voor", "för",
-  "til", "dla", "для", "от",
-];
-
 /// `password for the staging db is …`: a strong name a few plain words before the marker,
 /// linked by a word of [`LINKS`].
 fn linked_name(t: &str, end: usize) -> Option<(usize, Strength)> {
@@ -648,7 +176,7 @@ fn linked_name(t: &str, end: usize) -> Option<(usize, Strength)> {
     let lower = || w.chars().flat_map(char::to_lowercase);
     let ascii = w.is_ascii();
     w.len() <= 6
-      && LINKS.iter().any(|l| match ascii {
+      && words::list("links").iter().any(|l| match ascii {
         true => w.eq_ignore_ascii_case(l),
         false => l.len() == w.len() && !l.is_ascii() && lower().eq(l.chars()),
       })
@@ -670,12 +198,6 @@ fn linked_name(t: &str, end: usize) -> Option<(usize, Strength)> {
   (named(t, start, name) == Some(Strong)).then_some((start, Strong))
 }
 
-/// The copulas written as a word between spaces: English, and the languages of
-/// [`FOREIGN_NAMES`] (`Passwort ist`, `la contraseña es`, `a senha é`, `lösenordet är`).
-const COPULAS: &[&str] = &[
-  "is ", "was ", "ist ", "es ", "est ", "er ", "é ", "är ", "jest ", "je ",
-];
-
 /// Where assignment markers are: `:`, `=` (also `:=`, `=>`, `==` and their fullwidth forms,
 /// folded by normalisation), the copulas of [`COPULAS`] and `是`, `为`, `は`, and a space after
 /// a name in a non-Latin script (`密码 Abc12345`, as labels are written there). A copula or a
@@ -691,10 +213,10 @@ fn markers(t: &str) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
         .is_some_and(char::is_alphabetic)
         .then_some((at, 1, true))
     }
-    b'i' | b'w' | b'e' | b'j' | 0xC3 if at > 0 && b[at - 1] == b' ' => COPULAS
+    b'i' | b'w' | b'e' | b'j' | 0xC3 if at > 0 && b[at - 1] == b' ' => words::list("copulas")
       .iter()
-      .find(|w| b[at..].starts_with(w.as_bytes()))
-      .map(|w| (at, w.len(), true)),
+      .find(|w| b[at..].starts_with(w.as_bytes()) && b.get(at + w.len()) == Some(&b' '))
+      .map(|w| (at, w.len() + 1, true)),
     0xE3..=0xE7 => ["是", "为", "為", "は"]
       .iter()
       .find(|w| b[at..].starts_with(w.as_bytes()))
@@ -796,32 +318,6 @@ pub(super) fn placeholder(v: &str) -> bool {
   v.starts_with(['{', '<']) || variable || percent || yaml || flag || redacted(v) || stand_in(v)
 }
 
-/// Words an example writes where a credential goes, matched whole (any case).
-const STAND_INS: &[&str] = &[
-  "password",
-  "passwd",
-  "pass",
-  "pwd",
-  "secret",
-  "token",
-  "apikey",
-  "api_key",
-  "api-key",
-  "changeme",
-  "change-me",
-  "change_me",
-  "changeit",
-  "replaceme",
-  "replace-me",
-  "replace_me",
-  "example",
-  "sample",
-  "dummy",
-  "placeholder",
-  "fake",
-  "foobar",
-];
-
 /// A value an example or a template stands in for a credential: a stand-in word (`PASSWORD`,
 /// `changeme`), one addressed to its reader (`your-password-here`, `YOUR_API_KEY`), or one that
 /// says where the real one goes (`…_here`). Only letters and separators: a real password may
@@ -833,7 +329,7 @@ fn stand_in(v: &str) -> bool {
     && v
       .bytes()
       .all(|b| b.is_ascii_alphabetic() || matches!(b, b'-' | b'_'));
-  STAND_INS.contains(&lower.as_str())
+  words::list("stand-ins").contains(&lower.as_str())
     || (wordy
       && (lower.starts_with("your") || lower.ends_with("-here") || lower.ends_with("_here")))
 }
@@ -874,7 +370,9 @@ fn reference(v: &str) -> bool {
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
       && (args.is_empty() || args.starts_with(['"', '\'']) || args.ends_with(')'))
   });
-  REFERENCES.iter().any(|r| lower.starts_with(r))
+  words::list("references")
+    .iter()
+    .any(|r| lower.starts_with(r))
     || code
     || call
     || v.contains("://")
@@ -893,9 +391,9 @@ fn prose(v: &str) -> bool {
   let word = &v[..v.len() - after.len()];
   let ends = after.is_empty() || after.starts_with([' ', '(', '<', '[', ',']);
   ends
-    && PROSE
+    && words::list("prose")
       .iter()
-      .chain(FOREIGN_PROSE)
+      .chain(words::list("foreign-prose"))
       .any(|p| word.eq_ignore_ascii_case(p))
 }
 

@@ -25,51 +25,8 @@ enum Joined {
   Either,
 }
 
-/// Tools whose short flag takes a password: (commands, flags, how).
-const TOOLS: &[(&[&str], &[&str], Joined)] = &[
-  (
-    &["mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlimport"],
-    &["-p"],
-    Joined::Attached,
-  ),
-  (&["sshpass"], &["-p"], Joined::Either),
-  (&["redis-cli", "valkey-cli"], &["-a"], Joined::Spaced),
-  (
-    &[
-      "mongo",
-      "mongosh",
-      "mongodump",
-      "mongorestore",
-      "mongoexport",
-      "mongoimport",
-    ],
-    &["-p"],
-    Joined::Spaced,
-  ),
-  (&["sqlcmd", "bcp"], &["-P"], Joined::Spaced),
-  (
-    &[
-      "ldapsearch",
-      "ldapmodify",
-      "ldapadd",
-      "ldapdelete",
-      "ldapwhoami",
-      "ldappasswd",
-    ],
-    &["-w"],
-    Joined::Spaced,
-  ),
-  (&["zip", "unzip"], &["-P"], Joined::Spaced),
-  (&["7z", "7za", "7zz"], &["-p"], Joined::Attached),
-  (
-    &["keytool", "jarsigner"],
-    &["-storepass", "-keypass", "-srcstorepass", "-deststorepass"],
-    Joined::Spaced,
-  ),
-];
-
 /// Keyword-value formats without a marker: `.netrc` (`machine … login … password …`),
-/// `.pgpass` (`host:port:database:user:password`) and the short password flags of [`TOOLS`].
+/// `.pgpass` (`host:port:database:user:password`) and the short password flags of tools.
 fn lines(t: &str) -> Option<(&'static str, Range<usize>)> {
   // Cheap tests of the whole text first: most texts are none of these formats.
   let colons = t.bytes().filter(|b| *b == b':').count() >= 4;
@@ -124,13 +81,28 @@ fn pgpass(line: &str) -> Option<Range<usize>> {
   ok.then(|| line.len() - pass.len()..line.len())
 }
 
+/// The password flags of tool `command` and how they take it, from list `tools` of `words.txt`
+/// (`commands = flags = attached|spaced|either`).
+fn tool_of(command: &str) -> Option<(Vec<&'static str>, Joined)> {
+  words::table("tools").find_map(|fields| {
+    let (names, flags, how) = (fields.first()?, fields.get(1)?, fields.get(2)?);
+    let joined = match *how {
+      "attached" => Joined::Attached,
+      "spaced" => Joined::Spaced,
+      _ => Joined::Either,
+    };
+    let named = names.split(' ').any(|n| n == command);
+    named.then(|| (flags.split(' ').collect(), joined))
+  })
+}
+
 /// The password of a tool's short flag in a command line (`mysql -p<password>`, `sshpass -p
 /// '<password>'`, `redis-cli -a <password>`): a flag after the tool's name, up to the next tool.
 /// A password right after the flag is judged as a strong name's value; one in the next word
 /// must also look like a password, unless it is quoted (`zip -P followed by the password` is
 /// prose).
 fn tool(line: &str) -> Option<(&'static str, Range<usize>)> {
-  let mut current: Option<&(&[&str], &[&str], Joined)> = None;
+  let mut current: Option<(Vec<&str>, Joined)> = None;
   line.split_whitespace().find_map(|word| {
     let at = word.as_ptr() as usize - line.as_ptr() as usize;
     if matches!(word, "|" | "||" | "&&" | ";") {
@@ -139,11 +111,11 @@ fn tool(line: &str) -> Option<(&'static str, Range<usize>)> {
     }
     let command = word.trim_start_matches(['"', '\'', '`', '(', '$']);
     let command = command.rsplit('/').next().unwrap_or(command);
-    if let Some(found) = TOOLS.iter().find(|(names, _, _)| names.contains(&command)) {
+    if let Some(found) = tool_of(command) {
       current = Some(found);
       return None;
     }
-    let (_, flags, joined) = current?;
+    let (flags, joined) = current.as_ref()?;
     let flag = flags.iter().find(|f| word.starts_with(**f))?;
     if word.len() == flag.len() {
       if *joined == Joined::Attached {

@@ -74,33 +74,6 @@ use crate::text::{excerpt, units};
 /// What replaces a credential in an excerpt.
 const REDACTED: &str = "<redacted>";
 
-/// Phrases that read as instructions to a future model rather than facts.
-const INSTRUCTION_PHRASES: &[&str] = &[
-  "ignore previous instructions",
-  "ignore all previous",
-  "ignore the above",
-  "ignore prior instructions",
-  "disregard previous",
-  "disregard all prior",
-  "disregard the above",
-  "forget your instructions",
-  "forget all previous",
-  "new instructions:",
-  "system prompt",
-  "<system>",
-  "</system>",
-  "[system]",
-  "you are now",
-  "developer mode",
-  "do not tell the user",
-  "don't tell the user",
-  "without asking the user",
-  "always approve",
-  "auto-approve",
-  "忽略之前的指令",
-  "忽略以上",
-];
-
 /// The largest character boundary of `t` at or below `at`.
 fn floor(t: &str, at: usize) -> usize {
   let mut at = at.min(t.len());
@@ -177,7 +150,8 @@ pub fn entry_fields<'a>(
 /// escapes).
 pub fn warnings(text: &str) -> Vec<String> {
   let lower = text.to_lowercase();
-  let phrase = INSTRUCTION_PHRASES.iter().find(|p| lower.contains(*p));
+  let phrases = words::list("instruction-phrases");
+  let phrase = phrases.iter().find(|p| lower.contains(*p));
   let instruction =
     |p| format!("instruction-like text (\"{p}\"): memory is injected into future prompts");
   let mut out: Vec<String> = phrase.map(instruction).into_iter().collect();

@@ -6,7 +6,7 @@
 use std::ops::Range;
 
 use super::assign::{judge, placeholder, redacted, Strength};
-use super::floor;
+use super::{floor, words};
 
 /// What armour blocks a text holds: the first private key, and every public block
 /// (certificates, public keys, signatures), whose base64 body is no secret.
@@ -94,45 +94,6 @@ pub(super) fn url_password(t: &str) -> Option<Range<usize>> {
   bare_userinfo(t)
 }
 
-/// Words written before a colon and an email address (`mailto:ana.b@example.com`,
-/// `email:ana@example.com`): a label or a scheme, not a user name.
-const ADDRESS_LABELS: &[&str] = &[
-  "mailto",
-  "email",
-  "e-mail",
-  "mail",
-  "from",
-  "to",
-  "cc",
-  "bcc",
-  "reply-to",
-  "sender",
-  "contact",
-  "author",
-  "committer",
-  "maintainer",
-  "owner",
-  "reviewer",
-  "assignee",
-  "user",
-  "username",
-  "login",
-  "account",
-  "id",
-  "name",
-  "note",
-  "todo",
-  "re",
-  "fwd",
-  "via",
-  "by",
-  "sip",
-  "sips",
-  "xmpp",
-  "jid",
-  "im",
-];
-
 /// The password of `user:password@host` written without a scheme (`app:S3cretPa55@db.internal:5432`,
 /// `root:Tr0ub4dor@10.0.3.7`). The host is `localhost`, an IPv4 address or a dotted name ending
 /// in letters, or any name with a port; the password is judged as a strong name's value, and
@@ -172,7 +133,8 @@ fn bare_userinfo(t: &str) -> Option<Range<usize>> {
         || b.is_ascii_uppercase()
         || !(b.is_ascii_alphanumeric() || b".-_+".contains(&b))
     });
-    let label = ADDRESS_LABELS.iter().any(|l| user.eq_ignore_ascii_case(l));
+    let labels = words::list("address-labels");
+    let label = labels.iter().any(|l| user.eq_ignore_ascii_case(l));
     let real = port || (dotted && letter && shaped && !label);
     real.then(|| at - pass.len()..at)
   })

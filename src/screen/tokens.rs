@@ -26,118 +26,6 @@ enum Body {
   Hex(usize),
 }
 
-/// Credential formats recognised by prefix: (prefixes, minimum total length, body, what it is).
-const PREFIXES: &[(&[&str], usize, Body, &str)] = &[
-  (&["sk-ant-"], 30, Body::Mixed, "an Anthropic API key"),
-  (
-    &["sk-proj-", "sk-svcacct-", "sk-admin-"],
-    30,
-    Body::Mixed,
-    "an OpenAI API key",
-  ),
-  (&["sk-"], 24, Body::Mixed, "an API key (sk-…)"),
-  (
-    &["sk_live_", "sk_test_"],
-    20,
-    Body::Mixed,
-    "a Stripe secret key",
-  ),
-  (
-    &["rk_live_", "rk_test_"],
-    20,
-    Body::Mixed,
-    "a Stripe restricted key",
-  ),
-  (&["whsec_"], 30, Body::Mixed, "a webhook signing secret"),
-  (
-    &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
-    36,
-    Body::Mixed,
-    "a GitHub token",
-  ),
-  (&["github_pat_"], 40, Body::Mixed, "a GitHub token"),
-  (
-    &[
-      "glpat-",
-      "gldt-",
-      "glrt-",
-      "glptt-",
-      "glft-",
-      "glsoat-",
-      "GR1348941",
-    ],
-    24,
-    Body::Mixed,
-    "a GitLab token",
-  ),
-  (
-    &[
-      "xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxe-", "xapp-",
-    ],
-    20,
-    Body::Mixed,
-    "a Slack token",
-  ),
-  (&["AIza"], 39, Body::Mixed, "a Google API key"),
-  (
-    &["GOCSPX-"],
-    30,
-    Body::Mixed,
-    "a Google OAuth client secret",
-  ),
-  (&["ya29."], 30, Body::Dotted, "a Google OAuth token"),
-  (&["npm_"], 40, Body::Mixed, "an npm token"),
-  (&["hf_"], 34, Body::Mixed, "a Hugging Face token"),
-  (&["pypi-"], 50, Body::Mixed, "a PyPI token"),
-  (&["dckr_pat_"], 30, Body::Mixed, "a Docker Hub token"),
-  (
-    &["dop_v1_", "doo_v1_"],
-    40,
-    Body::Mixed,
-    "a DigitalOcean token",
-  ),
-  (
-    &["shpat_", "shpss_", "shpca_"],
-    30,
-    Body::Mixed,
-    "a Shopify token",
-  ),
-  (&["SG."], 60, Body::Dotted, "a SendGrid API key"),
-  (&["tskey-"], 30, Body::Mixed, "a Tailscale key"),
-  (&["AGE-SECRET-KEY-1"], 60, Body::Upper, "an age secret key"),
-  (&["AKIA", "ASIA"], 20, Body::Upper, "an AWS access key id"),
-  (&["key-"], 36, Body::Lower(32), MAILGUN),
-  (&["1//0"], 45, Body::Mixed, "a Google OAuth refresh token"),
-  (&["dapi"], 36, Body::Hex(32), "a Databricks token"),
-  (&["sbp_"], 44, Body::Hex(40), "a Supabase access token"),
-  (&["sntryu_"], 71, Body::Hex(64), "a Sentry auth token"),
-  (&["pul-"], 44, Body::Hex(40), "a Pulumi access token"),
-  (&["ATATT3"], 100, Body::Padded, "an Atlassian API token"),
-  (&["lin_api_"], 40, Body::Mixed, "a Linear API key"),
-  (&["ntn_", "secret_"], 40, Body::Mixed, "a Notion token"),
-  (
-    &["dp.pt.", "dp.st.", "dp.sa.", "dp.ct."],
-    40,
-    Body::Mixed,
-    "a Doppler token",
-  ),
-  (&["glsa_", "glc_"], 36, Body::Mixed, "a Grafana token"),
-  (&["NRAK-"], 32, Body::Upper, "a New Relic API key"),
-  (&["PMAK-"], 59, Body::Mixed, "a Postman API key"),
-  (&["fo1_"], 40, Body::Mixed, "a Fly.io token"),
-  (
-    &["hvs.", "hvb."],
-    60,
-    Body::Dotted,
-    "a HashiCorp Vault token",
-  ),
-  (&["gsk_"], 50, Body::Mixed, "a Groq API key"),
-  (&["r8_"], 38, Body::Mixed, "a Replicate API token"),
-  (&["figd_"], 40, Body::Mixed, "a Figma token"),
-  (&["LTAI"], 16, Body::Mixed, "an Alibaba Cloud AccessKey ID"),
-  (&["AKID"], 36, Body::Mixed, "a Tencent Cloud SecretId"),
-];
-
 /// What a Mailgun private API key (`key-` and 32 lowercase letters and digits) is called.
 const MAILGUN: &str = "a Mailgun API key";
 
@@ -151,10 +39,30 @@ fn token_char(b: u8) -> bool {
   b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'+' | b'/' | b'.')
 }
 
-/// What `token` is by its prefix, if its length and body fit the format.
+/// A body as list `prefixes` of `words.txt` writes it (`mixed`, `lower 32`, …).
+fn body_of(field: &str) -> Option<Body> {
+  let (kind, n) = field.split_once(' ').unwrap_or((field, ""));
+  let n = || n.parse().ok();
+  Some(match kind {
+    "mixed" => Body::Mixed,
+    "dotted" => Body::Dotted,
+    "padded" => Body::Padded,
+    "upper" => Body::Upper,
+    "lower" => Body::Lower(n()?),
+    "hex" => Body::Hex(n()?),
+    _ => return None,
+  })
+}
+
+/// What `token` is by its prefix, if its length and body fit the format: the credential formats
+/// of list `prefixes` of `words.txt` (`prefixes = minimum length = body = what it is`).
 fn prefixed(token: &str) -> Option<&'static str> {
-  PREFIXES.iter().find_map(|(prefixes, min, body, what)| {
-    let rest = prefixes.iter().find_map(|p| token.strip_prefix(p))?;
+  words::table("prefixes").find_map(|fields| {
+    let [prefixes, min, body, what] = fields[..] else {
+      return None;
+    };
+    let (min, body): (usize, Body) = (min.parse().ok()?, body_of(body)?);
+    let rest = prefixes.split(' ').find_map(|p| token.strip_prefix(p))?;
     let digit = rest.chars().any(|c| c.is_ascii_digit());
     let cases =
       rest.chars().any(|c| c.is_ascii_lowercase()) && rest.chars().any(|c| c.is_ascii_uppercase());
@@ -175,19 +83,19 @@ fn prefixed(token: &str) -> Option<&'static str> {
           .bytes()
           .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
         let past_f = rest.bytes().any(|b| b.is_ascii_lowercase() && b > b'f');
-        rest.len() == *n && lower && digit && past_f
+        rest.len() == n && lower && digit && past_f
       }
       Body::Hex(n) => {
-        let (hex, suffix) = rest.split_at(rest.len().min(*n));
+        let (hex, suffix) = rest.split_at(rest.len().min(n));
         let lower_hex = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
         let suffix_ok = suffix.is_empty()
           || (suffix.len() == 2
             && suffix.starts_with('-')
             && suffix.as_bytes()[1].is_ascii_digit());
-        hex.len() == *n && hex.bytes().all(lower_hex) && digit && suffix_ok
+        hex.len() == n && hex.bytes().all(lower_hex) && digit && suffix_ok
       }
     };
-    (token.len() >= *min && fits).then_some(*what)
+    (token.len() >= min && fits).then_some(what)
   })
 }
 
@@ -308,11 +216,6 @@ pub(super) fn path(token: &str) -> bool {
     && (token.contains(['.', '-', '_', '~']) || body.split('/').all(|s| wordish(s) || lowercase(s)))
 }
 
-/// Label words that make a typed string a key rather than an id.
-const SECRET_LABELS: &[&str] = &[
-  "key", "secret", "token", "pat", "api", "sk", "rk", "auth", "pass", "pwd",
-];
-
 /// A long token with all three character classes and high entropy: a random secret. Commit
 /// hashes, UUIDs and digests (hex) are common, legitimate memory; so are ids with a lowercase
 /// type label (`req_01HQ…`, `cus_…`, `chatcmpl-…`): up to 32 characters after the label make
@@ -323,7 +226,8 @@ fn high_entropy(token: &str) -> bool {
     .find(['_', '-'])
     .filter(|at| (2..=10).contains(at) && t[..*at].chars().all(|c| c.is_ascii_lowercase()));
   let body = label.map_or(t, |at| &t[at + 1..]);
-  let typed_id = label.is_some_and(|at| body.len() <= 32 && !SECRET_LABELS.contains(&&t[..at]));
+  let secret = |label: &str| words::list("secret-labels").contains(&label);
+  let typed_id = label.is_some_and(|at| body.len() <= 32 && !secret(&t[..at]));
   if typed_id {
     return false;
   }

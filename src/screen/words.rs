@@ -1,6 +1,38 @@
 //! The words of an identifier (`AWS_SECRET_ACCESS_KEY`, `SecretAccessKey`, `x-request-id`), so
-//! a name is judged by its words whatever the naming convention.
+//! a name is judged by its words whatever the naming convention; and the screen's word lists
+//! and rule tables, data in `words.txt` beside this file.
 #![forbid(unsafe_code)]
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The lists of `words.txt` by name: each item one line, comments and blank lines left out.
+fn lists() -> &'static HashMap<&'static str, Vec<&'static str>> {
+  static LISTS: OnceLock<HashMap<&str, Vec<&str>>> = OnceLock::new();
+  LISTS.get_or_init(|| {
+    let mut lists: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut name = "";
+    let lines = include_str!("words.txt").lines();
+    for line in lines.filter(|l| !l.is_empty() && !l.starts_with('#')) {
+      match line.strip_prefix('@') {
+        Some(section) => name = section,
+        None => lists.entry(name).or_default().push(line),
+      }
+    }
+    lists
+  })
+}
+
+/// The items of list `name` (none for a name `words.txt` lacks: the tests check every name the
+/// screen reads).
+pub(super) fn list(name: &str) -> &'static [&'static str] {
+  lists().get(name).map_or(&[], Vec::as_slice)
+}
+
+/// The items of list `name` as their fields, split at ` = `.
+pub(super) fn table(name: &str) -> impl Iterator<Item = Vec<&'static str>> {
+  list(name).iter().map(|item| item.split(" = ").collect())
+}
 
 /// `ident`'s ASCII words, split at `_`, `-`, `.`, any other non-alphanumeric character and
 /// camel-case boundaries (`APIKey` is `API`, `Key`; `OAuth2Token` ends in `Token`).
@@ -34,6 +66,34 @@ pub(super) fn split(ident: &str) -> Vec<&str> {
 
 #[cfg(test)]
 mod tests {
+  /// Every list a file of the screen reads (`list("…")`, `table("…")`, `named_by("…")`) is in
+  /// `words.txt`, and holds items.
+  #[test]
+  fn every_list_the_screen_reads_is_in_the_data() {
+    let files = [
+      include_str!("assign.rs"),
+      include_str!("formats.rs"),
+      include_str!("tokens.rs"),
+      include_str!("shapes.rs"),
+      include_str!("mod.rs"),
+    ];
+    let mut names = Vec::new();
+    for file in files {
+      for call in ["list(\"", "table(\"", "named_by(\""] {
+        names.extend(file.split(call).skip(1).filter_map(|r| r.split('"').next()));
+      }
+    }
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), 15, "{names:?}");
+    for name in names {
+      assert!(
+        !list(name).is_empty(),
+        "@{name} is missing or empty in words.txt"
+      );
+    }
+  }
+
   use super::*;
 
   #[test]
