@@ -835,14 +835,5 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
-module.exports.MemoryProvider = nativeBinding.MemoryProvider
-module.exports.adapterError = nativeBinding.adapterError
-module.exports.agentKeyOf = nativeBinding.agentKeyOf
-module.exports.dshHome = nativeBinding.dshHome
-module.exports.resolveConfig = nativeBinding.resolveConfig
-module.exports.resolveDbPath = nativeBinding.resolveDbPath
-module.exports.rules = nativeBinding.rules
-module.exports.screenEntries = nativeBinding.screenEntries
-module.exports.visibleLines = nativeBinding.visibleLines
-module.exports.visibleText = nativeBinding.visibleText
-module.exports.workspaceKeyOf = nativeBinding.workspaceKeyOf
+module.exports.Native = nativeBinding.Native
+module.exports.rule = nativeBinding.rule

@@ -10,10 +10,10 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
- * The native memory provider. Writes are async and gated by the `gate` given at construction;
- * reads are synchronous.
+ * The native core of the provider. Writes are async and gated by the `gate` given at
+ * construction; reads are synchronous.
  */
-export declare class MemoryProvider {
+export declare class Native {
   /**
    * Open (creating if needed) the store and bind the approval gate.
    *
@@ -24,118 +24,32 @@ export declare class MemoryProvider {
   /** Absolute path of the store file. */
   get path(): string
   /**
-   * The approval payload a write would ask for, without asking or writing: what a
-   * confirmation shows before the user commits to it (`action`: `add`, `replace`, `remove`,
-   * `consolidate`, `seed`, or `approve` with a proposal id as input). Throws the write's
-   * planning errors.
+   * A write of `kind` (add, replace, remove, consolidate, seed, approve with a proposal id,
+   * revert with an audit seq): planned, asked of the gate, finished. Its promise.
    */
-  preview(action: unknown, input: unknown, write: unknown): unknown
-  /** Insert a new entry (fresh id, version 1) after approval. */
-  add(input: unknown, write: unknown): unknown
-  /** Rewrite exactly one entry located by a unique substring; id stable, version + 1. */
-  replace(input: unknown, write: unknown): unknown
-  /** Delete exactly one entry located by a unique substring. */
-  remove(input: unknown, write: unknown): unknown
-  /** Atomically replace 1..20 entries with one new entry: one approval, one transaction. */
-  consolidate(input: unknown, write: unknown): unknown
-  /** Insert a batch under one approval; all or nothing, budgets checked before asking. */
-  seed(inputs: unknown, write: unknown): unknown
-  /** Undo the landed change audit row `seq` belongs to, asked like any write. */
-  revert(seq: unknown, write: unknown): unknown
+  write(kind: unknown, input: unknown, write: unknown): unknown
   /**
-   * Every version of an entry (an id, an audit seq or `{match, track, scope}`) the ledger
-   * holds; `{agentKey, workspaceKey}`: only of what that session sees.
+   * The approval payload a write of `kind` would ask for, without asking or writing: what a
+   * confirmation shows before the user commits to it. Throws the write's planning errors.
    */
-  history(target: unknown, opts: unknown): unknown
-  /**
-   * Recorded sessions, newest first (`{limit, agentKey, workspaceKey}`), or (`{sessionId}`) the
-   * one with the exact snapshot text it was given: `{sessions: […]}`.
-   */
-  sessions(opts: unknown): unknown
+  preview(kind: unknown, input: unknown, write: unknown): unknown
   /** Decide a pending proposal: `approved` is a gated add committed with the decision. */
-  proposalDecide(id: unknown, decision: unknown, write: unknown): unknown
-  /** Substring search ranked by recall count then recency; bumps recall counters. */
-  query(filter: unknown, opts: unknown): unknown
-  /** Usage per layer (4 rows). `{workspaceKey}` reports that workspace's layers. */
+  decide(id: unknown, decision: unknown, write: unknown): unknown
+  /**
+   * Usage per layer (4 rows); `{workspaceKey}` reports that workspace's layers. Its one field
+   * is read as it is, so a value that is no string is refused as one.
+   */
   budgets(opts: unknown): unknown
-  /**
-   * Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set,
-   * `{only: {track, scope, workspaceKey, agentKey}}` to exact facets.
-   */
-  listEntries(opts: unknown): unknown
-  /** The entry `id`, or `null` when there is none. */
-  entry(id: unknown): unknown
-  /** Newest audit rows first (default 100). */
-  auditList(limit: unknown): unknown
-  /**
-   * The snapshot text of a session's visible set (`labels`: the plugin's words; English by
-   * default), then, unless `maxProposals` is 0, how many pending proposals it sees and of which
-   * kinds (never their text). Reads only;
-   * [`MemoryProvider::snapshot_record`] freezes it.
-   */
-  snapshot(keys: unknown, labels: unknown, max: unknown): string
-  /**
-   * Freeze a session's snapshot: the first text recorded for the session id wins and is audited
-   * once, with the keys of the visible set it shows (`{agentKey, workspaceKey}`); later calls
-   * (any process, any reload) return that text.
-   */
-  snapshotRecord(sessionId: unknown, text: unknown, keys: unknown): string
-  /**
-   * The health check: per layer, near-duplicates, updates of one fact, entries not recalled for
-   * `staleDays`, entries naming files that no longer exist, credentials, oversized entries —
-   * each with the gated write that fixes it. Reads only. `{agentKey, workspaceKey}` narrows it
-   * to a session's visible set.
-   */
-  health(opts: unknown): unknown
-  /** Walk the audit hash chain: `{ok, checked, head, firstBroken}`. */
-  auditVerify(): unknown
-  /** Record a pending proposal; `null` when this session already has one of this kind pending. */
-  proposalAdd(input: unknown): unknown
-  /** Proposals, optionally of one status, oldest first (default limit 100). */
-  proposalList(status: unknown, limit: unknown): unknown
+  /** A read by name with its arguments (an array): see [`reads::READS`]. */
+  read(name: unknown, args: unknown): unknown
   /** Close the store. Idempotent; later calls fail with `STORE_CORRUPT` ("closed"). */
   close(): void
 }
 
 /**
- * The coded error of an adapter's fault (`{adapterId, message?, file?, line?, path?}`; no
- * message: `ADAPTER_NOT_FOUND`), for the JS adapters to throw: its words are the core's.
+ * A rule of the core by name (see [`rules::RULES`]), and three that read a JS value as it is:
+ * `visibleLines` and `visibleText` (the text a terminal may show, half a surrogate pair
+ * escaped) and `adapterError` (the coded error of an adapter's fault, made here so its words
+ * are the core's).
  */
-export declare function adapterError(fault: unknown): unknown
-
-/** Normalized agent key of an agent preset (`''` when none). */
-export declare function agentKeyOf(preset: unknown): string
-
-/** The dsh home (`$DSH_HOME`, fallback `~/.dsh`): where the store and dsh's session logs live. */
-export declare function dshHome(): string
-
-/**
- * The plugin config with every default filled in, checked in the reference order (throws
- * `INVALID_INPUT` with the reference messages). `enabled: false` skips the checks.
- */
-export declare function resolveConfig(raw: unknown): unknown
-
-/** Where the store of `dbPath` lives (`$DSH_HOME`, fallback `~/.dsh`), as the provider resolves it. */
-export declare function resolveDbPath(dbPath: unknown): string
-
-/** The protocol's enums and limits, for every JS surface that needs them (one source: the core). */
-export declare function rules(): unknown
-
-/** The entry inputs a write refuses as credentials, in order: `[{index, kind, field, excerpt}]`. */
-export declare function screenEntries(inputs: unknown): unknown
-
-/**
- * The lines of `text` as they may be shown on a terminal: split wherever a reader may break a
- * line (`\r` included), every control and invisible character, and half a surrogate pair, written
- * as an escape (`\u{1b}`).
- */
-export declare function visibleLines(text: unknown): Array<string>
-
-/**
- * `text` on one line as it may be shown: every control, line-breaking and invisible character
- * written as an escape (`\u{a}`).
- */
-export declare function visibleText(text: unknown): string
-
-/** Normalized workspace key of a cwd (`''` when none). */
-export declare function workspaceKeyOf(cwd: unknown): string
+export declare function rule(name: unknown, input: unknown): unknown

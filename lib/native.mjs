@@ -12,7 +12,24 @@ function loadNative() {
   }
 }
 
-export const native = loadNative()
+const addon = loadNative()
+/** A rule of the core by name (src/api/rules.rs, and the binding's `rule`). */
+const rule = (name) => (input) => addon.rule(name, input)
+
+/** The native core of the provider (lib/provider.mjs wraps it), and the core's rules by name. */
+export const native = Object.freeze({
+  Native: addon.Native,
+  rules: rule('rules'),
+  resolveConfig: rule('resolveConfig'),
+  screenEntries: rule('screenEntries'),
+  resolveDbPath: rule('resolveDbPath'),
+  dshHome: rule('dshHome'),
+  workspaceKeyOf: rule('workspaceKeyOf'),
+  agentKeyOf: rule('agentKeyOf'),
+  visibleLines: rule('visibleLines'),
+  visibleText: rule('visibleText'),
+  adapterError: rule('adapterError'),
+})
 
 /** The protocol's enums and limits, as the core defines them (every JS surface reads them here). */
 export const RULES = native.rules()

@@ -93,6 +93,15 @@ pub fn seq(value: &Value) -> Result<i64> {
   seq.ok_or_else(|| MemoryError::invalid("an audit seq must be a positive integer"))
 }
 
+/// A proposal id: a non-empty string.
+///
+/// # Errors
+/// `INVALID_INPUT` for anything else.
+pub fn proposal_id(value: &Value) -> Result<&str> {
+  let id = value.as_str().filter(|id| !id.is_empty());
+  id.ok_or_else(|| MemoryError::invalid("proposal id must be a non-empty string"))
+}
+
 /// What `history` is asked about: an entry id (a string), an audit `seq` (a number), or
 /// `{match, track, scope}` (the layer defaults to the protocol's default layer).
 ///

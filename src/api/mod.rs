@@ -8,3 +8,4 @@ pub mod inputs;
 pub mod open;
 pub mod reads;
 pub mod rules;
+pub mod writes;

@@ -20,13 +20,8 @@ use crate::error::MemoryError;
 /// Ask the gate about the planned write (unless its policy answered): the write's promise.
 pub(super) fn ask<'e>(env: &'e Env, core: Rc<Core>, plan: Plan, write: Unknown) -> Js<'e> {
   if let Some(outcome) = plan.policy_answer() {
-    return finish(
-      env,
-      &core,
-      plan,
-      GateAnswer::Outcome(outcome.into()),
-      (None, write),
-    );
+    let answer = GateAnswer::Outcome(outcome.into());
+    return finish(env, &core, plan, answer, (None, write));
   }
   // The payload crosses once: the gate and the caller's labeller get the same object.
   let payload = to_js(env, plan.payload())?;
@@ -59,14 +54,7 @@ pub(super) fn ask<'e>(env: &'e Env, core: Rc<Core>, plan: Plan, write: Unknown) 
         (false, Some(outcome)) => GateAnswer::Outcome(outcome),
         (false, None) => GateAnswer::NotAString(describe_type(&value)),
       };
-      let sent = (
-        Some(shown.get_value(ctx.env)?.to_unknown()),
-        held.get_value(ctx.env)?.to_unknown(),
-      );
-      let settled = finish(ctx.env, &core, plan, answer, sent).map(|p| p.raw());
-      held.unref(ctx.env)?;
-      shown.unref(ctx.env)?;
-      settled
+      finish_held(ctx.env, &core, (plan, held, shown), answer).map(|p| p.raw())
     }
   };
   let approved = env.create_function_from_closure::<Unknown, Raw, _>("answered", settle(false))?;
@@ -76,19 +64,32 @@ pub(super) fn ask<'e>(env: &'e Env, core: Rc<Core>, plan: Plan, write: Unknown) 
     Err(e) => {
       // `then` threw (a hostile species constructor) before it registered anything.
       let why = GateAnswer::Failed(failure(env, &e));
-      let Some((plan, held, shown)) = waiting.borrow_mut().take() else {
+      let Some(waited) = waiting.borrow_mut().take() else {
         return Err(e);
       };
-      let sent = (
-        Some(shown.get_value(env)?.to_unknown()),
-        held.get_value(env)?.to_unknown(),
-      );
-      let settled = finish(env, &core, plan, why, sent);
-      held.unref(env)?;
-      shown.unref(env)?;
-      settled
+      finish_held(env, &core, waited, why)
     }
   }
+}
+
+/// A plan, and the write context and payload held for it while the gate answered.
+type Held = (Plan, ObjectRef<false>, ObjectRef<false>);
+
+/// Finish a held plan with the gate's answer, and let go of what was held for it.
+fn finish_held<'e>(
+  env: &'e Env,
+  core: &Core,
+  (plan, held, shown): Held,
+  answer: GateAnswer,
+) -> Js<'e> {
+  let sent = (
+    Some(shown.get_value(env)?.to_unknown()),
+    held.get_value(env)?.to_unknown(),
+  );
+  let settled = finish(env, core, plan, answer, sent);
+  held.unref(env)?;
+  shown.unref(env)?;
+  settled
 }
 
 /// `Promise.prototype.then`, called with the adopted answer as `this`.

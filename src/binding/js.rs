@@ -128,12 +128,7 @@ pub(super) fn to_js<'e, T: Serialize>(env: &'e Env, value: &T) -> Js<'e> {
 pub(super) fn parsed<'e>(env: &'e Env, s: &str) -> Js<'e> {
   let s = match s.is_ascii() {
     true => env.create_string_latin1(s.as_bytes())?,
-    false => {
-      // Sized once: a UTF-16 text has at most as many units as the UTF-8 text has bytes.
-      let mut units = Vec::with_capacity(s.len());
-      units.extend(s.encode_utf16());
-      env.create_string_utf16(units)?
-    }
+    false => env.create_string_utf16(s.encode_utf16().collect::<Vec<u16>>())?,
   };
   let json: Object = env.get_global()?.get_named_property("JSON")?;
   let parse: Function<JsString, Unknown> = json.get_named_property("parse")?;
@@ -172,10 +167,8 @@ pub(super) fn error_object<'e>(env: &'e Env, e: &MemoryError) -> Js<'e> {
     Err(_) => clear_exception(env),
   }
   if let Some(cause) = std::error::Error::source(e) {
-    fields.push(own(
-      "cause",
-      plain_error(env, &cause.to_string())?.to_unknown(),
-    )?);
+    let cause = plain_error(env, &cause.to_string())?.to_unknown();
+    fields.push(own("cause", cause)?);
   }
   obj.define_properties(&fields)?;
   Ok(obj.to_unknown())
@@ -199,10 +192,8 @@ pub(super) fn settled<'e, T: Serialize>(env: &'e Env, r: crate::Result<T>) -> Js
     Ok(v) => Ok(PromiseRaw::resolve(env, v)?.to_unknown()),
     // Only a replaced `JSON.parse` gets here: what was asked for is done, say so.
     Err(err) => {
-      let why = format!(
-        "the call succeeded, but its result cannot be handed back: {}",
-        failure(env, &err)
-      );
+      let why = failure(env, &err);
+      let why = format!("the call succeeded, but its result cannot be handed back: {why}");
       rejected(env, plain_error(env, &why)?.to_unknown())
     }
   }

@@ -17,7 +17,7 @@ use napi::{sys, Env, ValueType};
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::api::{calls, config, open, reads, rules};
+use crate::api::{calls, config, open, reads, rules, writes};
 use crate::engine::{Memory, Plan};
 use crate::error::{MemoryError, StoreReason};
 use crate::protocol::model::Writer;
@@ -32,25 +32,7 @@ type Held<A> = FunctionRef<FnArgs<A>, Unknown<'static>>;
 type Raw = sys::napi_value;
 /// What internal helpers hand back: a JS value (a promise, for writes), or an exception.
 type Js<'e> = Result<Unknown<'e>>;
-/// A kind of write: its name (for messages) and how it turns its input into a plan.
-type WriteKind = (&'static str, Planner);
-type Planner = fn(&mut Memory, &Value, Writer) -> crate::Result<Plan>;
-
 const BUSY: &str = "memory store is busy in a re-entrant call";
-
-const ADD: WriteKind = ("add", Memory::plan_add);
-const REPLACE: WriteKind = ("replace", Memory::plan_replace);
-const REMOVE: WriteKind = ("remove", Memory::plan_remove);
-const CONSOLIDATE: WriteKind = ("consolidate", Memory::plan_consolidate);
-const SEED: WriteKind = ("seed", Memory::plan_seed);
-/// Approving a proposal: a gated add of its text (the input is the proposal id).
-const APPROVE: WriteKind = ("approve", |m, id, w| {
-  m.plan_approve(id.as_str().unwrap_or_default(), w)
-});
-/// Reverting a landed change (the input is an audit seq).
-const REVERT: WriteKind = ("revert", |m, seq, w| m.plan_revert(calls::seq(seq)?, w));
-/// Every write, by name (what `write` and `preview` accept).
-const WRITES: [WriteKind; 7] = [ADD, REPLACE, REMOVE, CONSOLIDATE, SEED, APPROVE, REVERT];
 
 /// What a write's promise and every read share: the engine and the JS functions given at
 /// construction (held until the last pending write is done with them).
@@ -92,6 +74,11 @@ where
 /// Caller data for a sync method (a coded error is thrown).
 fn arg(env: &Env, what: &str, value: Unknown) -> Result<Value> {
   data(env, what, value).map_err(|e| throw(env, e))
+}
+
+/// A sync call's answer in JS, or its error thrown.
+fn answer<'e, T: serde::Serialize>(env: &'e Env, result: crate::Result<T>) -> Js<'e> {
+  to_js(env, &result.map_err(|e| throw(env, e))?)
 }
 
 /// The writer of a write context `{agent: {session: {id, header: {cwd, agentPreset}}}, source?}`.
@@ -138,13 +125,14 @@ impl Native {
     let memory = open::open(&Value::Object(given)).map_err(|e| throw(&env, e))?;
     let path = memory.path().to_string();
     let memory = RefCell::new(Some(memory));
-    let core = Rc::new(Core {
-      memory,
-      gate,
-      audit_via,
-      path,
-    });
-    Ok(Self { core })
+    Ok(Self {
+      core: Rc::new(Core {
+        memory,
+        gate,
+        audit_via,
+        path,
+      }),
+    })
   }
 
   /// Absolute path of the store file.
@@ -155,11 +143,7 @@ impl Native {
 
   /// Writer check, input, plan: a checked write of `kind`, not yet asked about.
   fn plan(&self, env: &Env, kind: &Unknown, input: Unknown, write: Unknown) -> crate::Result<Plan> {
-    let kind = text(kind).and_then(|k| WRITES.into_iter().find(|(name, _)| *name == k));
-    let Some((what, plan)) = kind else {
-      let names = WRITES.map(|(name, _)| name).join(", ");
-      return Err(MemoryError::invalid(format!("a write is one of {names}")));
-    };
+    let (what, plan) = writes::planner(text(kind).as_deref())?;
     let writer = writer_of(env, write)?;
     let input = data(env, &format!("{what} input"), input)?;
     self.core.run(|m| m.planned(|m| plan(m, &input, writer)))
@@ -168,7 +152,13 @@ impl Native {
   /// A write of `kind` (add, replace, remove, consolidate, seed, approve with a proposal id,
   /// revert with an audit seq): planned, asked of the gate, finished. Its promise.
   #[napi]
-  pub fn write<'e>(&self, env: &'e Env, kind: Unknown, input: Unknown, write: Unknown) -> Js<'e> {
+  pub fn write<'e>(
+    &self,
+    env: &'e Env,
+    kind: Unknown,
+    input: Unknown,
+    write: Unknown,
+  ) -> Result<Unknown<'e>> {
     match self.plan(env, &kind, input, write) {
       Ok(plan) => gate::ask(env, self.core.clone(), plan, write),
       Err(e) => settled::<()>(env, Err(e)),
@@ -178,32 +168,55 @@ impl Native {
   /// The approval payload a write of `kind` would ask for, without asking or writing: what a
   /// confirmation shows before the user commits to it. Throws the write's planning errors.
   #[napi]
-  pub fn preview<'e>(&self, env: &'e Env, kind: Unknown, input: Unknown, write: Unknown) -> Js<'e> {
-    let planned = self.plan(env, &kind, input, write);
-    to_js(env, &planned.map_err(|e| throw(env, e))?.payload())
+  pub fn preview<'e>(
+    &self,
+    env: &'e Env,
+    kind: Unknown,
+    input: Unknown,
+    write: Unknown,
+  ) -> Result<Unknown<'e>> {
+    let payload = self
+      .plan(env, &kind, input, write)
+      .map(|p| p.payload().clone());
+    answer(env, payload)
   }
 
   /// Decide a pending proposal: `approved` is a gated add committed with the decision.
   #[napi]
-  pub fn decide<'e>(&self, env: &'e Env, id: Unknown, decision: Unknown, write: Unknown) -> Js<'e> {
-    let bad = |m: &str| settled::<()>(env, Err(MemoryError::invalid(m)));
-    let Some(id_text) = text(&id).filter(|id| !id.is_empty()) else {
-      return bad("proposal id must be a non-empty string");
+  pub fn decide<'e>(
+    &self,
+    env: &'e Env,
+    id: Unknown,
+    decision: Unknown,
+    write: Unknown,
+  ) -> Result<Unknown<'e>> {
+    let dismiss = |id: Value| {
+      writer_of(env, write).and_then(|w| self.core.run(|m| writes::dismiss(m, &id, &w)))
     };
+    let unknown = "proposal decision must be approved or dismissed";
     match text(&decision).as_deref() {
       Some("approved") => self.write(env, env.create_string("approve")?.to_unknown(), id, write),
-      Some("dismissed") => {
-        let dismiss = |m: &mut Memory, w: &Writer| m.proposal_dismiss(&id_text, w);
-        let dismissed = writer_of(env, write).and_then(|w| self.core.run(|m| dismiss(m, &w)));
-        settled(env, dismissed.map(|p| serde_json::json!({ "proposal": p })))
-      }
-      _ => bad("proposal decision must be approved or dismissed"),
+      Some("dismissed") => settled(env, data(env, "proposal id", id).and_then(dismiss)),
+      _ => settled::<()>(env, Err(MemoryError::invalid(unknown))),
     }
+  }
+
+  /// Usage per layer (4 rows); `{workspaceKey}` reports that workspace's layers. Its one field
+  /// is read as it is, so a value that is no string is refused as one.
+  #[napi]
+  pub fn budgets<'e>(&self, env: &'e Env, opts: Unknown) -> Result<Unknown<'e>> {
+    let ws = field(env, Some(opts), "workspaceKey").filter(|w| !absent(w));
+    let not_text = || MemoryError::invalid("budgets workspaceKey must be a string");
+    let ws = ws.map(|w| text(&w).ok_or_else(not_text)).transpose();
+    answer(
+      env,
+      ws.and_then(|ws| self.core.run(|m| m.budgets(ws.as_deref()))),
+    )
   }
 
   /// A read by name with its arguments (an array): see [`reads::READS`].
   #[napi]
-  pub fn read<'e>(&self, env: &'e Env, name: Unknown, args: Unknown) -> Js<'e> {
+  pub fn read<'e>(&self, env: &'e Env, name: Unknown, args: Unknown) -> Result<Unknown<'e>> {
     let name = text(&name).unwrap_or_default();
     let args = arg(env, &format!("{name} arguments"), args)?;
     let args = args.as_array().map_or(&[][..], Vec::as_slice);
@@ -214,9 +227,12 @@ impl Native {
   /// Close the store. Idempotent; later calls fail with `STORE_CORRUPT` ("closed").
   #[napi]
   pub fn close(&self) {
-    if let Ok(mut memory) = self.core.memory.try_borrow_mut() {
-      memory.take();
-    }
+    // A close from inside a gate or getter finds the engine in use: it stays open.
+    let _ = self
+      .core
+      .memory
+      .try_borrow_mut()
+      .map(|mut memory| memory.take());
   }
 }
 
@@ -225,22 +241,24 @@ impl Native {
 /// escaped) and `adapterError` (the coded error of an adapter's fault, made here so its words
 /// are the core's).
 #[napi]
-pub fn rule<'e>(env: &'e Env, name: Unknown, input: Unknown) -> Js<'e> {
+pub fn rule<'e>(env: &'e Env, name: Unknown, input: Unknown) -> Result<Unknown<'e>> {
   let name = text(&name).unwrap_or_default();
   let shown = || js::text_escaped(&input).unwrap_or_default();
   match name.as_str() {
     "visibleLines" => {
       let shown = shown();
-      let lines: Vec<_> = crate::text::line_breaks(&shown)
-        .map(crate::text::visible)
-        .collect();
-      to_js(env, &lines)
+      to_js(
+        env,
+        &crate::text::line_breaks(&shown)
+          .map(crate::text::visible)
+          .collect::<Vec<_>>(),
+      )
     }
     "visibleText" => to_js(env, &crate::text::visible(&shown())),
-    "adapterError" => js::error_object(
-      env,
-      &calls::adapter_error(&arg(env, "adapter fault", input)?),
-    ),
+    "adapterError" => {
+      let fault = arg(env, "adapter fault", input)?;
+      js::error_object(env, &calls::adapter_error(&fault))
+    }
     _ => {
       let input = arg(env, &name, input)?;
       parsed(env, &rules::rule(&name, &input).map_err(|e| throw(env, e))?)

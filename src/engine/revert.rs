@@ -72,6 +72,11 @@ impl Memory {
         steps.push(step);
       }
     }
+    // Entries put back side by side go back in their first order, so a list shows them as it
+    // did (entries of one millisecond are listed in the order they were stored).
+    for run in steps.chunk_by_mut(|a, b| matches!((a, b), (Step::Restore(_), Step::Restore(_)))) {
+      run.reverse();
+    }
     if steps.is_empty() {
       return Err(MemoryError::invalid(format!(
         "nothing of change #{seq} is left to revert: every entry it added is gone"

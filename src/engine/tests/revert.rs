@@ -228,8 +228,9 @@ fn a_revert_is_audited_as_its_rows_each_naming_what_it_reverts() -> TestResult {
     let fields = model::RowFields::parse(r.fields.as_deref()).ok_or("fields")?;
     assert_eq!(fields.reverts, Some(4));
   }
-  // Restored as it was (version 1 again), by a row that names the revert.
-  let a = rows[2].entry_id.clone().ok_or("a restored id")?;
+  // Restored as it was (version 1 again, and first, as it was stored first), by a row that
+  // names the revert.
+  let a = rows[1].entry_id.clone().ok_or("a restored id")?;
   let h = m.history(&HistoryTarget::Id(a.clone()), &Visibility::default())?;
   let shown: Vec<(i64, &str, &str)> = h
     .versions
