@@ -459,15 +459,92 @@ fn check(m: &Measured, goals: &Goals, what: &str) {
   assert!(missed.is_empty(), "{what}: {missed:#?}");
 }
 
+/// Bounds on the advice ("consider replace"): a hint labelled `duplicate` or `update` must be
+/// about one fact.
+struct Advice {
+  /// The least share of the pairs labelled duplicate or update that are one fact (a duplicate,
+  /// an update or a paraphrase).
+  precision: f64,
+  /// The most look-alikes labelled duplicate or update.
+  lookalike: f64,
+  /// The least updates labelled update or duplicate.
+  update: f64,
+}
+
+const ADVICE_GOALS: Advice = Advice {
+  precision: 0.97,
+  lookalike: 0.05,
+  update: 0.80,
+};
+
+/// Bounds on the tuned pairs with the shapes: just short of what the scorer reaches (one more
+/// false advice or one update fewer so labelled fails).
+const ADVICE_FLOORS: Advice = Advice {
+  precision: 0.985,
+  lookalike: 0.03,
+  update: 0.99,
+};
+
+/// The advice bounds `m` misses, as [`misses`] says them.
+fn advice_misses(m: &Measured, bounds: &Advice) -> Vec<(&'static str, String)> {
+  let (same, all) = m.advice_precision();
+  let (look, upd) = (m.get("look", None), m.get("update", None));
+  let checks = [
+    (
+      "advice precision",
+      same as f64 / all.max(1) as f64,
+      bounds.precision,
+      true,
+    ),
+    (
+      "look-alikes labelled duplicate or update",
+      look.advice() as f64 / look.pairs.max(1) as f64,
+      bounds.lookalike,
+      false,
+    ),
+    (
+      "updates labelled update or duplicate",
+      upd.advice() as f64 / upd.pairs.max(1) as f64,
+      bounds.update,
+      true,
+    ),
+  ];
+  let missed = checks
+    .into_iter()
+    .filter(|(_, value, bound, floor)| match floor {
+      true => value < bound,
+      false => value > bound,
+    });
+  let say = |(name, value, bound, floor): (&'static str, f64, f64, bool)| {
+    let side = if floor { "below" } else { "above" };
+    (name, format!("{name} {value:.4} is {side} {bound}"))
+  };
+  missed.map(say).collect()
+}
+
+fn check_advice(m: &Measured, bounds: &Advice, what: &str) {
+  let missed: Vec<String> = advice_misses(m, bounds)
+    .into_iter()
+    .map(|(_, say)| say)
+    .collect();
+  assert!(missed.is_empty(), "{what}: {missed:#?}");
+}
+
 /// The goals the scorer does not meet on the hold-out, as measured: a lexical score does not
 /// see that "Don't ask for confirmation on trivial refactors" and "Small, safe refactors can be
 /// done without checking in first" say one thing, nor that "オンボーディングの相談はリナさんへ"
 /// and "給与の相談はリナさんへ" say two. First run (the scorer of a4b4fb1): paraphrases 6/18,
 /// look-alikes 5/18, and also duplicates 22/24 and updates 21/24, which three defects fixed
 /// after it (a CJK word could not be a subject, `会` was a frame word, an ASCII word in CJK text
-/// was weighed as English) brought to 24/24 — a figure no longer blind. The test fails if
-/// another goal is missed, or if one of these is met (then this list is out of date).
-const KNOWN_SHORTFALLS: &[&str] = &["paraphrases named", "look-alikes named"];
+/// was weighed as English) brought to 24/24 — a figure no longer blind. Its one look-alike
+/// still labelled a duplicate is that second pair: `与` of `給与` is read as Chinese grammar, so
+/// the stored text says nothing of its own. The test fails if another goal is missed, or if one
+/// of these is met (then this list is out of date).
+const KNOWN_SHORTFALLS: &[&str] = &[
+  "paraphrases named",
+  "look-alikes named",
+  "look-alikes labelled duplicate or update",
+];
 
 #[test]
 fn the_scorer_is_measured_on_the_tuned_pairs() {
@@ -486,13 +563,32 @@ fn the_scorer_is_measured_on_the_tuned_pairs() {
   }
   let m = Measured::of(&pairs);
   println!(
-    "similarity on the tuned pairs ({n})\n{}\n{}\n{}",
-    m.advice_table(),
+    "similarity on the tuned pairs ({n})\n{}\n{}",
     m.table(),
     m.report
   );
   check(&m, &FLOORS, "tuned pairs");
   check(&m, &GOALS, "tuned pairs");
+  // The advice, on the tuned pairs with the shapes.
+  let mut all = pairs;
+  all.extend(shapes());
+  let m = Measured::of(&all);
+  println!(
+    "advice on the tuned pairs and the shapes ({})\n{}",
+    all.len(),
+    m.advice_table()
+  );
+  check_advice(&m, &ADVICE_FLOORS, "tuned pairs and shapes");
+  check_advice(&m, &ADVICE_GOALS, "tuned pairs and shapes");
+  check(
+    &m,
+    &Goals {
+      lookalike: 1.0,
+      paraphrase: 0.0,
+      ..GOALS
+    },
+    "tuned pairs and shapes",
+  );
 }
 
 /// The hold-out, written after all tuning: held to the goals, less the known shortfalls.
@@ -517,7 +613,8 @@ fn the_scorer_meets_the_goals_on_the_hold_out() {
     m.table(),
     m.report
   );
-  let missed = misses(&m, &GOALS);
+  let mut missed = misses(&m, &GOALS);
+  missed.extend(advice_misses(&m, &ADVICE_GOALS));
   for (_, say) in &missed {
     println!("BELOW GOAL on the hold-out: {say}");
   }

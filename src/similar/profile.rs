@@ -18,6 +18,10 @@
 //!   for `Node 20`).
 //! - **Flags**: whether the text says "not" (`not`, `never`, `don't`, `不`, `禁止`, `ない`) and
 //!   whether it says that something changed (`now`, `moved`, `changed to`, `改为`, `に変更`).
+//! - **Phrases**: the tokens in the order of the text, each with its phrase (a run of content
+//!   words that a grammar or frame word or punctuation ends; `的`, `の` and a possessive `'s` do
+//!   not), whether its phrase follows a copula or the topic marker `は`, and whether it is part
+//!   of a value or an amount: what [`super::slots`] reads the subject and the value slot from.
 #![forbid(unsafe_code)]
 
 use compact_str::CompactString;
@@ -45,8 +49,40 @@ pub(super) struct Tok {
   /// Where it first occurs (a byte offset of the folded text): what a text says first is its
   /// subject.
   pub(super) at: u32,
+  /// The phrase it stands in (see [`Phrase`]).
+  pub(super) phrase: u16,
+  /// [`VALUE`], [`QUANTITY`], [`AFTER_COPULA`], [`AFTER_TOPIC`], [`GRAM`].
+  pub(super) flags: u8,
   /// As written (for reasons); inline, as almost every token is short.
   pub(super) shown: CompactString,
+}
+
+/// A token that is part of a value (a name, number, version, path, code…): what an update
+/// changes.
+pub(super) const VALUE: u8 = 1;
+/// A token that is an amount (a number, version, port, date): it counts its noun, it never
+/// names which one.
+pub(super) const QUANTITY: u8 = 2;
+/// A token of a phrase that follows a copula (`is`, `:`, `是`, `は`): the value slot of "X is Y".
+pub(super) const AFTER_COPULA: u8 = 4;
+/// A token of a phrase that follows the topic marker `は`: what precedes it is the subject
+/// ("デザインは…" is about design), never a value.
+pub(super) const AFTER_TOPIC: u8 = 16;
+/// A bigram of two Han characters: without a segmenter, either a word or the seam of two.
+pub(super) const GRAM: u8 = 8;
+
+/// A token in the order the text says it: what [`super::slots`] reads to tell the noun a word
+/// qualifies (`EU` in "the EU cluster") from a value (`Kofi` in "Kofi is the lead").
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Phrase {
+  pub(super) key: u64,
+  /// Where it starts (a byte offset of the folded text).
+  pub(super) at: u32,
+  /// Phrases are runs of content words between grammar words and punctuation (`的`, `の` and a
+  /// possessive `'s` join a phrase rather than end it): "the EU cluster runs" is one, "is", "at"
+  /// end one.
+  pub(super) phrase: u16,
+  pub(super) flags: u8,
 }
 
 /// What kind of value a value is, for the reason an update gives.
@@ -101,13 +137,17 @@ pub(super) struct Value {
   pub(super) shown: String,
   /// The word before it: its key and how it is written.
   pub(super) label: Option<(u64, String)>,
+  /// Where it starts (a byte offset of the folded text).
+  pub(super) at: u32,
 }
 
 /// Everything [`super::compare`] reads of one text.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Parts {
-  /// Sorted by key, one per key (the highest weight).
+  /// Sorted by key, one per key (the highest weight; the flags of every occurrence).
   pub(super) toks: Vec<Tok>,
+  /// The tokens of weight 0.5 or more in the order of the text, each occurrence.
+  pub(super) seq: Vec<Phrase>,
   pub(super) total: f32,
   pub(super) values: Vec<Value>,
   /// The keys of `values`, sorted.
@@ -176,15 +216,23 @@ pub(super) fn build(text: &str) -> Parts {
     cjk_text: norm.chars().any(|c| scan::script(c).is_some()),
     ..Builder::default()
   };
+  let mut read = 0;
   for piece in scan::pieces(&norm) {
     let s = &norm[piece.span.clone()];
+    if let Some(gap) = norm.get(read..piece.span.start) {
+      b.punctuation(gap);
+    }
+    // The words inside a code or quoted span are parts of its value.
+    let inside = piece.span.start < read;
+    read = read.max(piece.span.end);
     b.at = offset(piece.span.start);
-    match piece.kind {
+    let flags = if inside { VALUE } else { 0 };
+    b.flagged(flags, |b| match piece.kind {
       Kind::Ascii => b.ascii(s, piece.span.start, piece.span.end),
       Kind::Cjk => b.cjk(s, piece.span.start),
       Kind::Code => b.span(ValueKind::Code, s.trim()),
       Kind::Quoted => b.span(ValueKind::Quoted, s.trim()),
-    }
+    });
   }
   b.finish()
 }
@@ -241,6 +289,13 @@ struct Builder<'a> {
   transition: bool,
   /// Where the token being read starts.
   at: u32,
+  /// The phrase being read, and whether a grammar word or punctuation ended it (with the marks of
+  /// the next phrase: [`AFTER_COPULA`], [`AFTER_TOPIC`]): the next token starts a new phrase.
+  phrase: u16,
+  ended: Option<u8>,
+  after: u8,
+  /// The flags of the tokens being read (a value's parts).
+  flags: u8,
 }
 
 impl Builder<'_> {
@@ -249,28 +304,67 @@ impl Builder<'_> {
   }
 
   fn tok_owned(&mut self, key: u64, weight: f32, shown: CompactString) {
-    let at = self.at;
+    self.push(key, weight, 0, shown);
+  }
+
+  /// Ends the phrase being read: the next token starts another (after a copula, the value slot).
+  fn end_phrase(&mut self, marks: u8) {
+    self.ended = Some(self.ended.unwrap_or(0) | marks);
+  }
+
+  fn push(&mut self, key: u64, weight: f32, sibling: u8, shown: CompactString) {
+    // A grammar word is no part of a phrase: the one after it opens the next.
+    if weight >= 0.5 {
+      if let Some(marks) = self.ended.take() {
+        self.phrase = self.phrase.saturating_add(1);
+        self.after = marks;
+      }
+    }
+    let flags = self.flags | self.after;
     self.toks.push(Tok {
       key,
       weight,
-      sibling: 0,
-      at,
+      sibling,
+      at: self.at,
+      phrase: self.phrase,
+      flags,
       shown,
     });
   }
 
   /// A word of a synonym group: the group's token.
   fn tok_group(&mut self, group: &synonyms::Group, shown: &str) {
-    self.toks.push(Tok {
-      key: hash(group.key),
-      weight: group.weight,
-      sibling: group.sibling,
-      at: self.at,
-      shown: shown.into(),
-    });
+    self.push(hash(group.key), group.weight, group.sibling, shown.into());
     if group.weight >= 0.8 {
       self.label = Some((hash(group.key), shown.to_string()));
     }
+  }
+
+  /// What stands between two pieces: punctuation ends a phrase (a colon as a copula: "Staging
+  /// DB: Postgres 15"); spaces, apostrophes and quotation marks do not.
+  fn punctuation(&mut self, gap: &str) {
+    let mut marks = gap
+      .chars()
+      .filter(|c| {
+        !c.is_whitespace()
+          && !matches!(
+            c,
+            '\'' | '’' | '`' | '"' | '“' | '”' | '「' | '」' | '『' | '』'
+          )
+      })
+      .peekable();
+    if marks.peek().is_some() {
+      let copula = marks.any(|c| matches!(c, ':' | '：' | '='));
+      self.end_phrase(if copula { AFTER_COPULA } else { 0 });
+    }
+  }
+
+  /// `read` with the tokens it makes flagged `flags` (a value's parts).
+  fn flagged(&mut self, flags: u8, read: impl FnOnce(&mut Self)) {
+    let before = self.flags;
+    self.flags |= flags;
+    read(self);
+    self.flags = before;
   }
 
   fn value(&mut self, kind: ValueKind, shown: &str, key: Option<u64>) {
@@ -284,6 +378,7 @@ impl Builder<'_> {
       kind,
       shown: shown.to_string(),
       label,
+      at: self.at,
     });
   }
 
@@ -291,7 +386,7 @@ impl Builder<'_> {
   /// written again is strong evidence of the same fact (its words count as well).
   fn span(&mut self, kind: ValueKind, inner: &str) {
     let key = format!("`{}", inner.to_ascii_lowercase());
-    self.tok(&key, 1.0, inner);
+    self.flagged(VALUE, |b| b.tok(&key, 1.0, inner));
     self.value(kind, inner, None);
   }
 
@@ -318,6 +413,11 @@ impl Builder<'_> {
       });
     let contraction =
       lower.ends_with('n') && ["'t", "’t"].iter().any(|t| self.text[end..].starts_with(t));
+    // The `s` of a possessive (`the service's owner`) joins its phrase; it says nothing.
+    let possessive = lower == "s" && self.text[..start].ends_with(['\'', '’']);
+    if possessive {
+      return;
+    }
     for (word, shown) in lower.split('-').zip(raw.split('-')) {
       if !word.is_empty() {
         self.transition |= lexicon::is_transition(word, &self.text[end..]);
@@ -331,18 +431,21 @@ impl Builder<'_> {
   fn word(&mut self, word: &str, shown: &str, sentence_start: bool) {
     self.negated |= lexicon::is_negation(word);
     if let Some(number) = lexicon::number_word(word) {
-      self.tok(number, lexicon::number_weight(number), shown);
+      self.flagged(VALUE | QUANTITY, |b| {
+        b.tok(number, lexicon::number_weight(number), shown)
+      });
       self.value(ValueKind::Number, shown, Some(hash(number)));
       return;
     }
     let acronym = shown.len() >= 2 && shown.bytes().all(|b| b.is_ascii_uppercase());
     let capital = shown.starts_with(|c: char| c.is_ascii_uppercase()) && !sentence_start;
     let named = acronym || capital || self.cjk_text;
+    let name = if named { VALUE } else { 0 };
     if let Some(group) = synonyms::of_word(word) {
       if named {
         self.value(ValueKind::Name, shown, Some(hash(group.key)));
       }
-      self.tok_group(group, shown);
+      self.flagged(name, |b| b.tok_group(group, shown));
       return;
     }
     // In CJK text an ASCII word is a name or code (`any`, `main`), not English grammar.
@@ -351,7 +454,14 @@ impl Builder<'_> {
       false => lexicon::word_weight(word),
     };
     let key = stem(word);
-    self.tok(key, weight, shown);
+    let name = if weight >= 0.5 { name } else { 0 };
+    self.flagged(name, |b| b.tok(key, weight, shown));
+    // A grammar or frame word ends a noun phrase ("the EU cluster | runs"), a copula opens the
+    // value slot ("the default branch is | called | trunk").
+    let copula = lexicon::is_copula(word);
+    if weight < 0.5 || copula {
+      self.end_phrase(if copula { AFTER_COPULA } else { 0 });
+    }
     if weight >= 0.5 && named {
       self.value(ValueKind::Name, shown, Some(hash(key)));
     }
@@ -373,17 +483,19 @@ impl Builder<'_> {
       _ => kind,
     };
     if single {
-      self.tok(lower, lexicon::number_weight(lower), raw);
+      self.flagged(VALUE | QUANTITY, |b| {
+        b.tok(lower, lexicon::number_weight(lower), raw)
+      });
       self.value(kind, raw, None);
       return;
     }
     // Short letter-digit names (`s3`, `e2e`, `k8s`, `vue3`) are one word, not a letter and a
     // digit.
     if lower.len() <= 4 && lower.bytes().all(|b| b.is_ascii_alphanumeric()) {
-      match synonyms::of_word(lower) {
-        Some(group) => self.tok_group(group, raw),
-        None => self.tok(lower, lexicon::word_weight(lower).max(0.8), raw),
-      }
+      self.flagged(VALUE, |b| match synonyms::of_word(lower) {
+        Some(group) => b.tok_group(group, raw),
+        None => b.tok(lower, lexicon::word_weight(lower).max(0.8), raw),
+      });
       self.value(kind, raw, None);
       self.label = Some((hash(lower), raw.to_string()));
       return;
@@ -391,12 +503,14 @@ impl Builder<'_> {
     self.value(kind, raw, None);
     for (part, shown) in parts(lower).into_iter().zip(parts(raw)) {
       if part.starts_with(|c: char| c.is_ascii_digit()) {
-        self.tok(part, lexicon::number_weight(part), shown);
+        self.flagged(VALUE | QUANTITY, |b| {
+          b.tok(part, lexicon::number_weight(part), shown)
+        });
       } else if let Some(group) = synonyms::of_word(part) {
-        self.tok_group(group, shown);
+        self.flagged(VALUE, |b| b.tok_group(group, shown));
       } else {
         let weight = lexicon::word_weight(part);
-        self.tok(stem(part), weight, shown);
+        self.flagged(VALUE, |b| b.tok(stem(part), weight, shown));
         if weight >= 0.5 {
           self.label = Some((hash(stem(part)), shown.to_string()));
         }
@@ -411,8 +525,14 @@ impl Builder<'_> {
     let chars: Vec<(char, Option<Script>)> = run.chars().map(|c| (c, scan::script(c))).collect();
     let offsets: Vec<u32> = run.char_indices().map(|(i, _)| offset(start + i)).collect();
     let mut weak = weak_mask(run, &chars);
+    let (words, found) = cjk_groups(run, &mut weak);
+    let places = self.places(&chars, &weak, &offsets);
+    let after = (self.phrase, self.after, self.ended);
     let first = self.toks.len();
-    let words = self.cjk_groups(run, &offsets, &mut weak);
+    for (i, group, shown) in found {
+      self.locate(places[i]);
+      self.tok_group(group, &shown);
+    }
     self.numerals(&chars);
     let mut i = 0;
     while i < chars.len() {
@@ -422,7 +542,7 @@ impl Builder<'_> {
         chars: &chars[i..i + len],
         weak: &weak[i..i + len],
         words: &words[i..i + len],
-        offsets: &offsets[i..i + len],
+        places: &places[i..i + len],
       };
       match script {
         Some(Script::Katakana) => self.katakana(&sub),
@@ -431,6 +551,7 @@ impl Builder<'_> {
       }
       i += len;
     }
+    (self.phrase, self.after, self.ended) = after;
     // The label of what follows is the run's last content token in the text (group words were
     // read before the bigrams around them).
     let last = self.toks[first..]
@@ -442,31 +563,50 @@ impl Builder<'_> {
     }
   }
 
-  /// The synonym-group words of a run, longest first at each position: each gives its group's
-  /// token. Returns, per character, the number of the group word it is in (0: none); a group
-  /// word is content, never weak.
-  fn cjk_groups(&mut self, run: &str, offsets: &[u32], weak: &mut [bool]) -> Vec<usize> {
-    let mut words = vec![0; weak.len()];
-    let mut next = 0;
-    let mut found = 0;
-    for (i, (at, _)) in run.char_indices().enumerate() {
-      if i < next {
-        continue;
-      }
-      if let Some((group, len)) = synonyms::cjk_at(&run[at..]) {
-        found += 1;
-        let end = (i + len).min(words.len());
-        for j in i..end {
-          words[j] = found;
-          weak[j] = false;
+  /// Where each character of a CJK run stands: its offset and its phrase. Grammar characters
+  /// end a phrase (a copula, `是` or `は`, opens the value slot), except a lone `的` or `の`,
+  /// which joins a noun to the one it qualifies (`测试环境的地址`, `注文画面の表示`).
+  fn places(
+    &mut self,
+    chars: &[(char, Option<Script>)],
+    weak: &[bool],
+    offsets: &[u32],
+  ) -> Vec<Place> {
+    // Outside the run (before its first character, after its last) is no grammar of it.
+    let weak_at = |i: Option<usize>| i.and_then(|i| weak.get(i)).copied().unwrap_or(false);
+    let mut out = Vec::with_capacity(chars.len());
+    for (i, (c, _)) in chars.iter().enumerate() {
+      let lone = !weak_at(i.checked_sub(1)) && !weak_at(Some(i + 1));
+      let joins = lone && matches!(c, '的' | 'の');
+      if weak[i] && !joins {
+        // Only a lone `は` marks the topic of "X は Y" (`には`, `では` mark a place).
+        let marks = match (lone && lexicon::is_cjk_copula(*c), *c == 'は') {
+          (true, true) => AFTER_COPULA | AFTER_TOPIC,
+          (true, false) => AFTER_COPULA,
+          (false, _) => 0,
+        };
+        self.end_phrase(marks);
+      } else if !weak[i] {
+        if let Some(marks) = self.ended.take() {
+          self.phrase = self.phrase.saturating_add(1);
+          self.after = marks;
         }
-        let shown: String = run[at..].chars().take(len).collect();
-        self.at = offsets.get(i).copied().unwrap_or(self.at);
-        self.tok_group(group, &shown);
-        next = i + len;
       }
+      out.push(Place {
+        at: offsets[i],
+        phrase: self.phrase,
+        after: self.after,
+      });
     }
-    words
+    out
+  }
+
+  /// The next tokens stand at `place`.
+  fn locate(&mut self, place: Place) {
+    self.at = place.at;
+    self.phrase = place.phrase;
+    self.after = place.after;
+    self.ended = None;
   }
 
   /// Numerals with a counter (`三周`, `两个人`): numbers, as values.
@@ -488,7 +628,9 @@ impl Builder<'_> {
       return;
     }
     let word: String = sub.chars.iter().map(|c| c.0).collect();
-    self.at = sub.offsets.first().copied().unwrap_or(self.at);
+    if let Some(place) = sub.places.first() {
+      self.locate(*place);
+    }
     let weight = match (sub.weak.iter().all(|w| *w), sub.chars.len()) {
       (true, _) => 0.3,
       (false, 0 | 1) => 0.1,
@@ -504,14 +646,14 @@ impl Builder<'_> {
   /// a segmenter, about half the bigrams of a sentence straddle two words.
   fn grams(&mut self, sub: &Sub<'_>) {
     let mut buf = [0u8; 8];
-    for (((c, weak), word), at) in sub
+    for (((c, weak), word), place) in sub
       .chars
       .iter()
       .zip(sub.weak)
       .zip(sub.words)
-      .zip(sub.offsets)
+      .zip(sub.places)
     {
-      self.at = *at;
+      self.locate(*place);
       if !weak && *word == 0 && c.1 == Some(Script::Han) {
         let s = c.0.encode_utf8(&mut buf);
         self.tok(s, 0.25, s);
@@ -523,7 +665,7 @@ impl Builder<'_> {
       }
       let gram: CompactString = [sub.chars[i].0, sub.chars[i + 1].0].iter().collect();
       let key = hash(&gram);
-      self.at = sub.offsets[i];
+      self.locate(sub.places[i]);
       let edge = (sub.words[i] > 0) != (sub.words[i + 1] > 0);
       let weight = match (sub.weak[i], sub.weak[i + 1]) {
         (false, false) if edge => 0.35,
@@ -531,20 +673,54 @@ impl Builder<'_> {
         (true, true) => 0.05,
         _ => 0.25,
       };
-      self.tok_owned(key, weight, gram);
+      // A numeral with its counter (`三周`) is an amount, as `3 weeks` is.
+      let amount =
+        lexicon::cjk_numeral(sub.chars[i].0).is_some() && lexicon::is_counter(sub.chars[i + 1].0);
+      let han = sub.chars[i].1 == Some(Script::Han) && sub.chars[i + 1].1 == Some(Script::Han);
+      let flags = match (amount, han) {
+        (true, _) => VALUE | QUANTITY,
+        (false, true) => GRAM,
+        (false, false) => 0,
+      };
+      self.flagged(flags, |b| b.tok_owned(key, weight, gram));
     }
   }
 
   fn finish(mut self) -> Parts {
+    let mut seq: Vec<(u32, Phrase)> = self
+      .toks
+      .iter()
+      .filter(|t| t.weight >= 0.5)
+      .map(|t| {
+        let p = Phrase {
+          key: t.key,
+          at: t.at,
+          phrase: t.phrase,
+          flags: t.flags,
+        };
+        (t.at, p)
+      })
+      .collect();
+    // Stable: a code span and the first word inside it start at one offset, the span first.
+    seq.sort_by_key(|(at, _)| *at);
     self
       .toks
       .sort_by(|a, b| a.key.cmp(&b.key).then(b.weight.total_cmp(&a.weight)));
-    self.toks.dedup_by_key(|t| t.key);
+    // One token per key, flagged as every occurrence was (a name once is a name).
+    let mut toks: Vec<Tok> = Vec::with_capacity(self.toks.len());
+    for t in self.toks {
+      match toks.last_mut() {
+        Some(last) if last.key == t.key => last.flags |= t.flags & (VALUE | QUANTITY),
+        _ => toks.push(t),
+      }
+    }
+    self.toks = toks;
     let total = self.toks.iter().map(|t| t.weight).sum();
     let mut value_keys: Vec<u64> = self.values.iter().map(|v| v.key).collect();
     value_keys.sort_unstable();
     Parts {
       toks: self.toks,
+      seq: seq.into_iter().map(|(_, p)| p).collect(),
       total,
       values: self.values,
       value_keys,
@@ -559,8 +735,44 @@ struct Sub<'a> {
   chars: &'a [(char, Option<Script>)],
   weak: &'a [bool],
   words: &'a [usize],
-  /// Where each character starts.
-  offsets: &'a [u32],
+  /// Where each character stands.
+  places: &'a [Place],
+}
+
+/// Where a character of a CJK run stands: its offset and its phrase.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+  at: u32,
+  phrase: u16,
+  /// The marks of its phrase ([`AFTER_COPULA`], [`AFTER_TOPIC`]).
+  after: u8,
+}
+
+/// The synonym-group words of a run, longest first at each position: each (where it starts,
+/// its group, as written) gives its group's token. Also, per character, the number of the group
+/// word it is in (0: none); a group word is content, never weak.
+fn cjk_groups(
+  run: &str,
+  weak: &mut [bool],
+) -> (Vec<usize>, Vec<(usize, &'static synonyms::Group, String)>) {
+  let mut words = vec![0; weak.len()];
+  let mut found = Vec::new();
+  let mut next = 0;
+  for (i, (at, _)) in run.char_indices().enumerate() {
+    if i < next {
+      continue;
+    }
+    if let Some((group, len)) = synonyms::cjk_at(&run[at..]) {
+      let end = (i + len).min(words.len());
+      for j in i..end {
+        words[j] = found.len() + 1;
+        weak[j] = false;
+      }
+      found.push((i, group, run[at..].chars().take(len).collect()));
+      next = i + len;
+    }
+  }
+  (words, found)
 }
 
 /// Which characters of a CJK run are grammar or frame rather than content: hiragana, Chinese
