@@ -33,7 +33,8 @@
 //!   one kind** when each has a word of its own that qualifies a noun both share (`EU` and `US`
 //!   before `cluster`, `CSV` and `PDF` before `export`, `华东` and `华北` before `集群`: another
 //!   subject, attribute or member of a set), or a content word of its own in its subject ("API
-//!   docs" / "API client").
+//!   docs" / "API client"), or names of its own next to a verb of an attribute that holds many
+//!   values ("accepts Visa" / "accepts Mastercard", `Parquetに対応`: another member of a set).
 //! - **Relations**, and only `duplicate` and `update` advise replacing the stored entry:
 //!   - an **update** speaks of one subject and differs in the value: values only (one on each
 //!     side, of compatible kinds, with words of its own on one side at most), one word in the
@@ -72,10 +73,10 @@
 //! for confirmation on trivial refactors" / "Small, safe refactors can be done without checking
 //! in first"), and names as related many look-alikes whose one differing slot is a plain content
 //! word ("オンボーディングの相談はリナさんへ" / "給与の相談はリナさんへ"); it gives them no
-//! advice. What it still misjudges: a name in the object slot of a set-valued verb with nothing
-//! after it (`支持导出 CSV` / `… PDF`), a change word that is none (`15分ごとに更新`, "updated
+//! advice. What it still misjudges: a change word that is none (`15分ごとに更新`, "updated
 //! every 15 minutes"), two attributes told apart only by a verb in kana (`PCは…` / `PCには…が
-//! 入っている`), a kanji read as Chinese grammar (`与` of `給与`).
+//! 入っている`), a kanji read as Chinese grammar (`与` of `給与`), a set-valued verb it does not
+//! list.
 #![forbid(unsafe_code)]
 
 mod lexicon;
@@ -401,6 +402,29 @@ mod tests {
     for (new, old) in pairs {
       assert!(!advises(new, old), "{new} / {old}: {:?}", hint(new, old));
     }
+  }
+
+  #[test]
+  fn another_member_of_a_set_is_no_update() {
+    let pairs = [
+      (
+        "The checkout form accepts Amex",
+        "The checkout form accepts Discover",
+      ),
+      ("导入工具支持 Parquet", "导入工具支持 Avro"),
+      (
+        "取り込みツールはParquetに対応",
+        "取り込みツールはAvroに対応",
+      ),
+    ];
+    for (new, old) in pairs {
+      assert!(!advises(new, old), "{new} / {old}: {:?}", hint(new, old));
+    }
+    // An amount there is a new value of one attribute.
+    assert_eq!(
+      relation("The build requires Xcode 17", "The build requires Xcode 16"),
+      Some(Relation::Update)
+    );
   }
 
   #[test]

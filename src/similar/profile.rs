@@ -21,7 +21,8 @@
 //! - **Phrases**: the tokens in the order of the text, each with its phrase (a run of content
 //!   words that a grammar or frame word or punctuation ends; `的`, `の` and a possessive `'s` do
 //!   not), whether its phrase follows a copula or the topic marker `は`, and whether it is part
-//!   of a value or an amount: what [`super::slots`] reads the subject and the value slot from.
+//!   of a value or an amount; and the phrases that hold a verb of an attribute with many values
+//!   (`accepts`, `支持`, `対応`): what [`super::slots`] reads the subject and the value slot from.
 #![forbid(unsafe_code)]
 
 use compact_str::CompactString;
@@ -53,6 +54,8 @@ pub(super) struct Tok {
   pub(super) phrase: u16,
   /// [`VALUE`], [`QUANTITY`], [`AFTER_COPULA`], [`AFTER_TOPIC`], [`GRAM`].
   pub(super) flags: u8,
+  /// The value of many tokens it is a part of (a path, a code span; 0: none).
+  pub(super) part_of: u16,
   /// As written (for reasons); inline, as almost every token is short.
   pub(super) shown: CompactString,
 }
@@ -83,6 +86,8 @@ pub(super) struct Phrase {
   /// end one.
   pub(super) phrase: u16,
   pub(super) flags: u8,
+  /// As [`Tok::part_of`].
+  pub(super) part_of: u16,
 }
 
 /// What kind of value a value is, for the reason an update gives.
@@ -148,6 +153,8 @@ pub(super) struct Parts {
   pub(super) toks: Vec<Tok>,
   /// The tokens of weight 0.5 or more in the order of the text, each occurrence.
   pub(super) seq: Vec<Phrase>,
+  /// The phrases that hold a verb of an attribute with many values ("accepts", `支持`, `対応`).
+  pub(super) set_phrases: Vec<u16>,
   pub(super) total: f32,
   pub(super) values: Vec<Value>,
   /// The keys of `values`, sorted.
@@ -217,6 +224,8 @@ pub(super) fn build(text: &str) -> Parts {
     ..Builder::default()
   };
   let mut read = 0;
+  // The value the words of the code or quoted span being read are parts of.
+  let mut span_of = 0;
   for piece in scan::pieces(&norm) {
     let s = &norm[piece.span.clone()];
     if let Some(gap) = norm.get(read..piece.span.start) {
@@ -227,12 +236,25 @@ pub(super) fn build(text: &str) -> Parts {
     read = read.max(piece.span.end);
     b.at = offset(piece.span.start);
     let flags = if inside { VALUE } else { 0 };
-    b.flagged(flags, |b| match piece.kind {
-      Kind::Ascii => b.ascii(s, piece.span.start, piece.span.end),
-      Kind::Cjk => b.cjk(s, piece.span.start),
-      Kind::Code => b.span(ValueKind::Code, s.trim()),
-      Kind::Quoted => b.span(ValueKind::Quoted, s.trim()),
-    });
+    match piece.kind {
+      Kind::Code | Kind::Quoted => {
+        let kind = match piece.kind {
+          Kind::Code => ValueKind::Code,
+          _ => ValueKind::Quoted,
+        };
+        b.parts_of_one(|b| b.span(kind, s.trim()));
+        span_of = b.part_of_last();
+      }
+      Kind::Ascii | Kind::Cjk => {
+        let part_of = if inside { span_of } else { 0 };
+        let before = std::mem::replace(&mut b.part_of, part_of);
+        b.flagged(flags, |b| match piece.kind {
+          Kind::Cjk => b.cjk(s, piece.span.start),
+          _ => b.ascii(s, piece.span.start, piece.span.end),
+        });
+        b.part_of = before;
+      }
+    }
   }
   b.finish()
 }
@@ -294,8 +316,12 @@ struct Builder<'a> {
   phrase: u16,
   ended: Option<u8>,
   after: u8,
-  /// The flags of the tokens being read (a value's parts).
+  /// The flags of the tokens being read (a value's parts), and the value of many tokens they
+  /// are parts of (0: none), numbered from 1.
   flags: u8,
+  part_of: u16,
+  values_of_parts: u16,
+  set_phrases: Vec<u16>,
 }
 
 impl Builder<'_> {
@@ -328,6 +354,7 @@ impl Builder<'_> {
       at: self.at,
       phrase: self.phrase,
       flags,
+      part_of: self.part_of,
       shown,
     });
   }
@@ -365,6 +392,21 @@ impl Builder<'_> {
     self.flags |= flags;
     read(self);
     self.flags = before;
+  }
+
+  /// The value of many tokens made last.
+  fn part_of_last(&self) -> u16 {
+    self.values_of_parts
+  }
+
+  /// `read` with the tokens it makes parts of one value (a path's, a code span's), another than
+  /// any before.
+  fn parts_of_one(&mut self, read: impl FnOnce(&mut Self)) {
+    self.values_of_parts = self.values_of_parts.saturating_add(1);
+    let before = self.part_of;
+    self.part_of = self.values_of_parts;
+    read(self);
+    self.part_of = before;
   }
 
   fn value(&mut self, kind: ValueKind, shown: &str, key: Option<u64>) {
@@ -456,6 +498,9 @@ impl Builder<'_> {
     let key = stem(word);
     let name = if weight >= 0.5 { name } else { 0 };
     self.flagged(name, |b| b.tok(key, weight, shown));
+    if lexicon::is_set_verb(word) {
+      self.set_phrases.push(self.phrase);
+    }
     // A grammar or frame word ends a noun phrase ("the EU cluster | runs"), a copula opens the
     // value slot ("the default branch is | called | trunk").
     let copula = lexicon::is_copula(word);
@@ -501,6 +546,11 @@ impl Builder<'_> {
       return;
     }
     self.value(kind, raw, None);
+    self.parts_of_one(|b| b.compound_parts(raw, lower));
+  }
+
+  /// The tokens of a compound's parts.
+  fn compound_parts(&mut self, raw: &str, lower: &str) {
     for (part, shown) in parts(lower).into_iter().zip(parts(raw)) {
       if part.starts_with(|c: char| c.is_ascii_digit()) {
         self.flagged(VALUE | QUANTITY, |b| {
@@ -526,7 +576,10 @@ impl Builder<'_> {
     let offsets: Vec<u32> = run.char_indices().map(|(i, _)| offset(start + i)).collect();
     let mut weak = weak_mask(run, &chars);
     let (words, found) = cjk_groups(run, &mut weak);
-    let places = self.places(&chars, &weak, &offsets);
+    let places = self.places(&chars, &weak, &words, &offsets);
+    let set_verbs = lexicon::cjk_set_verbs(run).into_iter();
+    let set_phrases = set_verbs.filter_map(|i| places.get(i).map(|p| p.phrase));
+    self.set_phrases.extend(set_phrases);
     let after = (self.phrase, self.after, self.ended);
     let first = self.toks.len();
     for (i, group, shown) in found {
@@ -564,12 +617,13 @@ impl Builder<'_> {
   }
 
   /// Where each character of a CJK run stands: its offset and its phrase. Grammar characters
-  /// end a phrase (a copula, `是` or `は`, opens the value slot), except a lone `的` or `の`,
+  /// (and a content character no bigram covers) end a phrase (a copula, `是` or `は`, opens the value slot), except a lone `的` or `の`,
   /// which joins a noun to the one it qualifies (`测试环境的地址`, `注文画面の表示`).
   fn places(
     &mut self,
     chars: &[(char, Option<Script>)],
     weak: &[bool],
+    words: &[usize],
     offsets: &[u32],
   ) -> Vec<Place> {
     // Outside the run (before its first character, after its last) is no grammar of it.
@@ -578,6 +632,23 @@ impl Builder<'_> {
     for (i, (c, _)) in chars.iter().enumerate() {
       let lone = !weak_at(i.checked_sub(1)) && !weak_at(Some(i + 1));
       let joins = lone && matches!(c, '的' | 'の');
+      // A content character no bigram covers (`写` of `VS Code 写 Java`, `跑` between two
+      // names) is a word of its own, most often a verb: it ends a phrase as grammar does; not
+      // before `的` or `の`, where it closes a modifier (`Gitee 上的账号`).
+      let han = |j: Option<usize>| {
+        j.and_then(|j| chars.get(j))
+          .is_some_and(|(_, s)| *s == chars[i].1)
+          && !weak_at(j)
+      };
+      let single = !weak[i]
+        && words[i] == 0
+        && matches!(chars[i].1, Some(Script::Han | Script::Hangul))
+        && !han(i.checked_sub(1))
+        && !han(Some(i + 1))
+        && !matches!(chars.get(i + 1), Some(('的' | 'の', _)));
+      if single {
+        self.end_phrase(0);
+      }
       if weak[i] && !joins {
         // Only a lone `は` marks the topic of "X は Y" (`には`, `では` mark a place).
         let marks = match (lone && lexicon::is_cjk_copula(*c), *c == 'は') {
@@ -697,6 +768,7 @@ impl Builder<'_> {
           at: t.at,
           phrase: t.phrase,
           flags: t.flags,
+          part_of: t.part_of,
         };
         (t.at, p)
       })
@@ -718,9 +790,11 @@ impl Builder<'_> {
     let total = self.toks.iter().map(|t| t.weight).sum();
     let mut value_keys: Vec<u64> = self.values.iter().map(|v| v.key).collect();
     value_keys.sort_unstable();
+    self.set_phrases.dedup();
     Parts {
       toks: self.toks,
       seq: seq.into_iter().map(|(_, p)| p).collect(),
+      set_phrases: self.set_phrases,
       total,
       values: self.values,
       value_keys,

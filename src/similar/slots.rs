@@ -49,10 +49,12 @@ pub(super) enum Subject {
   /// Actions" / "Android builds run on GitHub Actions runners" share their values only.
   #[default]
   Other,
-  /// Each one's subject shares a word with the other text, or one's subject is a lone word
-  /// followed by a copula, the value of "Kofi is the tech lead for …".
+  /// Each one's subject shares a word with the other text, or is a lone word followed by a
+  /// copula, the value of "Kofi is the tech lead for …".
   Inverted,
-  /// Each one's subject shares a word with the other text.
+  /// Each one's subject shares a word with the other text; or both open with names, the values
+  /// of texts about the user, whose subject follows ("Uses VS Code for Java" / "Uses IntelliJ
+  /// IDEA for Java").
   Shared,
 }
 
@@ -65,6 +67,12 @@ pub(super) struct Diff {
   /// US cluster", "CSV export" / "PDF export", `华东集群` / `华北集群`): they speak of two things
   /// of one kind (two subjects, two attributes, two members of a set), not of one thing twice.
   pub(super) qualified: Option<Qualified>,
+  /// Each text has names of its own, all next to a verb of an attribute that holds many values
+  /// ("accepts Visa" / "accepts Mastercard", `Excelに対応`): another member of a set.
+  pub(super) member_swap: bool,
+  /// One text (or both) has a word of its own that qualifies a noun both share: it speaks of a
+  /// narrower thing ("the pricing page" against "the page"), maybe another one.
+  pub(super) narrowed: bool,
   /// Whether the texts speak of one subject (see [`Subject`]).
   pub(super) subject: Subject,
   /// Each text has a content word of its own in its subject, its first phrase ("API docs" /
@@ -86,9 +94,11 @@ impl Diff {
   }
 
   /// Whether what differs is values, with words of its own on one side at most (a text that
-  /// also names what the value is: "Python version … is 3.11" / "… use Python 3.12").
+  /// also names what the value is: "Python version … is 3.11" / "… use Python 3.12"), and none
+  /// that qualifies a noun both share (`料金ページ` against a `ページ` that another word, or none,
+  /// qualifies).
   pub(super) fn values_only(&self) -> bool {
-    self.new.value && self.old.value && !(self.new.word && self.old.word)
+    self.new.value && self.old.value && !(self.new.word && self.old.word) && !self.narrowed
   }
 }
 
@@ -129,29 +139,28 @@ fn seams(a: &Parts, b: &Parts) -> Vec<u64> {
 /// How `new` and `old` differ (cheap: a pass over each text's tokens, a binary search each).
 pub(super) fn diff(new: &Parts, old: &Parts) -> Diff {
   let (new_seams, old_seams) = (seams(new, old), seams(old, new));
-  let (new_subject, old_subject) = (subject(new, old), subject(old, new));
+  let (new_opening, old_opening) = (opening(new, old), opening(old, new));
   // The lone word before a copula is the copula's value ("Kofi is the tech lead for …"), a
   // name even where a capital only opens the sentence.
-  let inverted = |a: &Parts, s: Option<bool>| match s {
-    Some(false) => a.seq.first().map(|t| t.key),
+  let inverted = |a: &Parts, s: Option<Opening>| match s {
+    Some(Opening::Copula) => a.seq.first().map(|t| t.key),
     _ => None,
   };
-  let qualified = match (qualifies(new, old), qualifies(old, new)) {
+  let (new_qualifies, old_qualifies) = (qualifies(new, old), qualifies(old, new));
+  let qualified = match (new_qualifies, old_qualifies) {
     (Some(a), Some(b)) => Some(Qualified { leading: a && b }),
     _ => None,
   };
   Diff {
-    new: own(new, old, &new_seams, inverted(new, new_subject)),
-    old: own(old, new, &old_seams, inverted(old, old_subject)),
+    new: own(new, old, &new_seams, inverted(new, new_opening)),
+    old: own(old, new, &old_seams, inverted(old, old_opening)),
     qualified,
-    subject: match (new_subject, old_subject) {
-      (Some(true), Some(true)) => Subject::Shared,
-      (Some(_), Some(_)) => Subject::Inverted,
-      _ => Subject::Other,
-    },
+    narrowed: new_qualifies.is_some() || old_qualifies.is_some(),
+    member_swap: members(new, old) && members(old, new),
+    subject: subject(new_opening, old_opening),
     // The first phrase of "Kofi is …" is the value, not the subject.
-    head_swap: new_subject == Some(true)
-      && old_subject == Some(true)
+    head_swap: new_opening == Some(Opening::Shared)
+      && old_opening == Some(Opening::Shared)
       && head_words(new, old, &new_seams)
       && head_words(old, new, &old_seams),
   }
@@ -186,8 +195,9 @@ fn own(a: &Parts, b: &Parts, seams: &[u64], value_word: Option<u64>) -> Own {
 }
 
 /// Whether `a` has a word of its own (no amount: "3 weeks" counts weeks, it does not name them)
-/// that qualifies a noun `b` shares: followed, in its phrase, by a shared word that is no value;
-/// `Some(true)` when that word comes before anything the texts share.
+/// that qualifies a noun or name `b` shares: followed, in its phrase, by a shared word that is no
+/// amount ("the EU cluster", "Apple Pay", `SlackのID`; not "Thursdays 10:00"); `Some(true)` when
+/// that word comes before anything the texts share.
 fn qualifies(a: &Parts, b: &Parts) -> Option<bool> {
   let seq: &[Phrase] = &a.seq;
   let first_shared = seq.iter().position(|t| holds(b, t.key));
@@ -197,23 +207,50 @@ fn qualifies(a: &Parts, b: &Parts) -> Option<bool> {
     }
     let mut rest = seq[i + 1..].iter().take_while(|n| n.phrase == t.phrase);
     let next_shared = rest.find(|n| holds(b, n.key));
-    next_shared.is_some_and(|n| n.flags & VALUE == 0)
+    // A part of a path or a code span qualifies nothing: its next part is the same value.
+    let same_value = |n: &Phrase| t.part_of != 0 && n.part_of == t.part_of;
+    next_shared.is_some_and(|n| n.flags & QUANTITY == 0 && !same_value(n))
   });
   found.map(|(i, _)| first_shared.is_none_or(|s| i < s))
 }
 
-/// Whether the first phrase of `a` shares a word with `b` (`Some(true)`), or is one word
-/// followed by a copula (`Some(false)`: the value of "X is …", and what follows is the subject;
-/// not the topic of "X は …", which is what the text is about).
-fn subject(a: &Parts, b: &Parts) -> Option<bool> {
+/// What the first phrase of a text is to another text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opening {
+  /// It shares a word with the other text.
+  Shared,
+  /// One word followed by a copula: the value of "X is …", and what follows is the subject (not
+  /// the topic of "X は …", which is what the text is about).
+  Copula,
+  /// Names alone: the value of a text whose subject is the user, left unsaid ("Uses VS Code for
+  /// Java", `用户现在用 VS Code 写 Java`).
+  Names,
+}
+
+/// What the first phrase of `a` is to `b`, if anything.
+fn opening(a: &Parts, b: &Parts) -> Option<Opening> {
   let first = a.seq.first()?.phrase;
   let phrase = || a.seq.iter().take_while(|t| t.phrase == first);
   if phrase().any(|t| holds(b, t.key)) {
-    return Some(true);
+    return Some(Opening::Shared);
   }
   let next = a.seq.iter().find(|t| t.phrase != first);
   let copula = next.is_some_and(|t| t.flags & (AFTER_COPULA | AFTER_TOPIC) == AFTER_COPULA);
-  (copula && phrase().count() == 1).then_some(false)
+  if copula && phrase().count() == 1 {
+    return Some(Opening::Copula);
+  }
+  let names = phrase().all(|t| t.flags & (VALUE | QUANTITY) == VALUE);
+  names.then_some(Opening::Names)
+}
+
+/// Whether two texts that open so speak of one subject.
+fn subject(new: Option<Opening>, old: Option<Opening>) -> Subject {
+  use Opening::*;
+  match (new, old) {
+    (Some(Shared), Some(Shared)) | (Some(Names), Some(Names)) => Subject::Shared,
+    (Some(Shared | Copula), Some(Shared | Copula)) => Subject::Inverted,
+    _ => Subject::Other,
+  }
 }
 
 /// Whether the first phrase of `a` holds a content word `b` lacks (no value, no seam).
@@ -227,4 +264,15 @@ fn head_words(a: &Parts, b: &Parts, seams: &[u64]) -> bool {
     let heavy = word.is_ok_and(|i| a.toks[i].weight >= OWN_WORD);
     heavy && t.flags & VALUE == 0 && !holds(b, t.key) && !seams.contains(&t.key)
   })
+}
+
+/// Whether `a` has names of its own (no amounts: "requires Node 20" / "… Node 18" is a new
+/// version), all in a phrase next to one that holds a verb of an attribute with many values.
+fn members(a: &Parts, b: &Parts) -> bool {
+  let mut names = a
+    .seq
+    .iter()
+    .filter(|t| t.flags & (VALUE | QUANTITY) == VALUE && !holds(b, t.key))
+    .peekable();
+  names.peek().is_some() && names.all(|t| a.set_phrases.iter().any(|p| p.abs_diff(t.phrase) <= 1))
 }

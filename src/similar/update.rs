@@ -65,7 +65,7 @@ pub(super) fn update_reason(
   // text says it changed (in `由小李审查` / `由小王负责审查` the new name qualifies the verb).
   match d.qualified {
     Some(q) if q.leading || !new.transition => return None,
-    _ if d.head_swap && !new.transition => return None,
+    _ if (d.head_swap || d.member_swap) && !new.transition => return None,
     _ => {}
   }
   if d.subject == Subject::Other {
