@@ -8,7 +8,9 @@
 //!   floors just below what the scorer reaches; `tests/similar/holdout2.txt`, written after all
 //!   tuning and measured once, is held to the goals only. `tests/similar/shapes.txt` holds
 //!   look-alikes of every shape (another subject, attribute, member of a set, or instance in the
-//!   same frame) beside updates and duplicates written in the same frames.
+//!   same frame) beside updates and duplicates written in the same frames, tuned on with the
+//!   others; `tests/similar/holdout3.txt`, written after the slot rules and measured once before
+//!   general fixes (its header keeps both runs), is held to its floors and the goals.
 //! - **The layers** (`tests/similar/layers.txt`): five workspace memories of unrelated entries;
 //!   every pair's new text is compared with every entry, and each entry named is a false name.
 //!
@@ -86,6 +88,11 @@ fn shapes() -> Vec<Pair> {
 /// The pairs written after all tuning, measured once and never tuned on.
 fn holdout() -> Vec<Pair> {
   pairs(include_str!("similar/holdout2.txt"), "holdout2.txt")
+}
+
+/// The pairs written after the slot rules, never tuned on before their first run.
+fn holdout3() -> Vec<Pair> {
+  pairs(include_str!("similar/holdout3.txt"), "holdout3.txt")
 }
 
 /// The layers' entries: (layer, language, text).
@@ -480,8 +487,8 @@ const ADVICE_GOALS: Advice = Advice {
 /// Bounds on the tuned pairs with the shapes: just short of what the scorer reaches (one more
 /// false advice or one update fewer so labelled fails).
 const ADVICE_FLOORS: Advice = Advice {
-  precision: 0.985,
-  lookalike: 0.03,
+  precision: 0.99,
+  lookalike: 0.02,
   update: 0.99,
 };
 
@@ -622,6 +629,55 @@ fn the_scorer_meets_the_goals_on_the_hold_out() {
   assert_eq!(names, KNOWN_SHORTFALLS, "hold-out: {missed:#?}");
 }
 
+/// Bounds on the third hold-out, after the general fixes its first run showed (see its header):
+/// just short of what the scorer reaches there, never looser than the goals.
+const HOLDOUT3_FLOORS: Goals = Goals {
+  duplicate: 0.97,
+  update: 0.97,
+  paraphrase: 0.0,
+  lookalike: 1.0,
+  layer: 0.0006,
+};
+const HOLDOUT3_ADVICE_FLOORS: Advice = Advice {
+  precision: 0.98,
+  lookalike: 0.03,
+  update: 0.95,
+};
+
+/// The goals the scorer does not meet on the third hold-out: its paraphrases share no content
+/// word, which only meaning could see; and it names most look-alikes (as related, without
+/// advice), which the named goal, set before the relation carried the advice, counts.
+const HOLDOUT3_SHORTFALLS: &[&str] = &["paraphrases named", "look-alikes named"];
+
+#[test]
+fn the_advice_meets_the_goals_on_the_third_hold_out() {
+  let pairs = holdout3();
+  assert!(pairs.len() >= 100, "{} pairs", pairs.len());
+  for lang in LANGS {
+    for kind in KINDS {
+      let count = pairs
+        .iter()
+        .filter(|p| p.lang == lang && p.kind == kind)
+        .count();
+      assert!(count >= 4, "{count} {kind} in {lang}");
+    }
+  }
+  let m = Measured::of(&pairs);
+  println!(
+    "similarity on the third hold-out ({})\n{}\n{}\n{}",
+    pairs.len(),
+    m.advice_table(),
+    m.table(),
+    m.report
+  );
+  check(&m, &HOLDOUT3_FLOORS, "third hold-out");
+  check_advice(&m, &HOLDOUT3_ADVICE_FLOORS, "third hold-out");
+  let mut missed = misses(&m, &GOALS);
+  missed.extend(advice_misses(&m, &ADVICE_GOALS));
+  let names: Vec<&str> = missed.iter().map(|(name, _)| *name).collect();
+  assert_eq!(names, HOLDOUT3_SHORTFALLS, "third hold-out: {missed:#?}");
+}
+
 #[test]
 fn the_advice_is_measured_on_the_shapes() {
   let pairs = shapes();
@@ -650,7 +706,12 @@ const MAX_TERMS: usize = 6;
 #[test]
 fn search_terms_find_the_stored_text_of_duplicates_and_updates() {
   let mut failed = Vec::new();
-  for (name, pairs, goals) in [("tuned", tuned(), true), ("hold-out", holdout(), true)] {
+  for (name, pairs, goals) in [
+    ("tuned", tuned(), true),
+    ("hold-out", holdout(), true),
+    // Printed, not held: the candidates' lookup is being rebuilt on the store's index.
+    ("third hold-out", holdout3(), false),
+  ] {
     let mut lines = String::new();
     for (kind, goal) in [("dup", 0.95), ("update", 0.90)] {
       let of_kind: Vec<&Pair> = pairs.iter().filter(|p| p.kind == kind).collect();
