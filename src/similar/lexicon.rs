@@ -189,14 +189,13 @@ pub(super) fn is_set_verb(word: &str) -> bool {
 
 /// The character offsets in `run` where a CJK verb of an attribute that holds many values
 /// starts.
-pub(super) fn cjk_set_verbs(run: &str) -> Vec<usize> {
+pub(super) fn cjk_set_verbs(run: &str) -> impl Iterator<Item = usize> + '_ {
   let by_first = &sets().cjk_set_verbs;
-  let found = run.chars().enumerate().zip(run.char_indices());
-  let found = found.filter(|((_, c), (at, _))| {
+  let found = run.char_indices().enumerate().filter(move |(_, (at, c))| {
     let words = by_first.get(c).map_or(&[][..], Vec::as_slice);
     words.iter().any(|w| run[*at..].starts_with(w))
   });
-  found.map(|((i, _), _)| i).collect()
+  found.map(|(i, _)| i)
 }
 
 /// Whether `run` holds one of the words of `by_first` (one pass, not a search per word).

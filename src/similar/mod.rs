@@ -174,7 +174,7 @@ pub fn compare(new: &Profile, old: &Profile) -> Option<Hint> {
   };
   // Most stored entries share little with a new text: a bare merge of the keys rules them out
   // before the full overlap, which keeps what reasons need.
-  if score(overlap::shared(&a.toks, &b.toks)) < UPDATE_MIN {
+  if score(overlap::shared((&a.keys, &a.toks), (&b.keys, &b.toks))) < UPDATE_MIN {
     return None;
   }
   let o = overlap(&a.toks, &b.toks);
@@ -182,7 +182,7 @@ pub fn compare(new: &Profile, old: &Profile) -> Option<Hint> {
     return None;
   }
   let score = score(o.shared);
-  let d = slots::diff(a, b);
+  let d = slots::diff(a, b, &o);
   let update = (o.subject >= SUBJECT_MIN)
     .then(|| update_reason(a, b, &o, &d, score))
     .flatten();

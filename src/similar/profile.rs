@@ -25,6 +25,8 @@
 //!   (`accepts`, `支持`, `対応`): what [`super::slots`] reads the subject and the value slot from.
 #![forbid(unsafe_code)]
 
+use std::borrow::Cow;
+
 use compact_str::CompactString;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
@@ -88,6 +90,8 @@ pub(super) struct Phrase {
   pub(super) flags: u8,
   /// As [`Tok::part_of`].
   pub(super) part_of: u16,
+  /// The index of its token in [`Parts::toks`].
+  pub(super) tok: u32,
 }
 
 /// What kind of value a value is, for the reason an update gives.
@@ -139,9 +143,9 @@ impl ValueKind {
 pub(super) struct Value {
   pub(super) key: u64,
   pub(super) kind: ValueKind,
-  pub(super) shown: String,
+  pub(super) shown: CompactString,
   /// The word before it: its key and how it is written.
-  pub(super) label: Option<(u64, String)>,
+  pub(super) label: Option<(u64, CompactString)>,
   /// Where it starts (a byte offset of the folded text).
   pub(super) at: u32,
 }
@@ -151,6 +155,8 @@ pub(super) struct Value {
 pub(super) struct Parts {
   /// Sorted by key, one per key (the highest weight; the flags of every occurrence).
   pub(super) toks: Vec<Tok>,
+  /// The keys of `toks`, apart: what the first look at a pair reads.
+  pub(super) keys: Vec<u64>,
   /// The tokens of weight 0.5 or more in the order of the text, each occurrence.
   pub(super) seq: Vec<Phrase>,
   /// The phrases that hold a verb of an attribute with many values ("accepts", `支持`, `対応`).
@@ -215,8 +221,8 @@ const PORT_LABELS: &[&str] = &["port", "ports", "端口", "ポート", "ポー�
 pub(super) fn build(text: &str) -> Parts {
   // Most texts are NFKC already (the quick check answers for almost every character).
   let norm = match is_nfkc_quick(text.chars()) {
-    IsNormalized::Yes => fold_phrases(text),
-    _ => fold_phrases(&text.nfkc().collect::<String>()),
+    IsNormalized::Yes => fold_phrases(Cow::Borrowed(text)),
+    _ => fold_phrases(Cow::Owned(text.nfkc().collect::<String>())),
   };
   let mut b = Builder {
     text: &norm,
@@ -266,9 +272,9 @@ fn offset(at: usize) -> u32 {
 
 /// `text` with the two-word phrases of [`synonyms::PHRASES`] written as their one word
 /// (`pull request` → `pr`), matched ignoring ASCII case at word boundaries.
-fn fold_phrases(text: &str) -> String {
+fn fold_phrases(text: Cow<'_, str>) -> Cow<'_, str> {
   let b = text.as_bytes();
-  let mut out = String::with_capacity(text.len());
+  let mut out = String::new();
   let mut copied = 0;
   let mut i = 0;
   while i < b.len() {
@@ -295,8 +301,12 @@ fn fold_phrases(text: &str) -> String {
       None => i += 1,
     }
   }
+  // Most texts hold no such phrase: they are read as they are, uncopied.
+  if copied == 0 {
+    return text;
+  }
   out.push_str(&text[copied..]);
-  out
+  Cow::Owned(out)
 }
 
 #[derive(Default)]
@@ -306,7 +316,7 @@ struct Builder<'a> {
   cjk_text: bool,
   toks: Vec<Tok>,
   values: Vec<Value>,
-  label: Option<(u64, String)>,
+  label: Option<(u64, CompactString)>,
   negated: bool,
   transition: bool,
   /// Where the token being read starts.
@@ -363,7 +373,7 @@ impl Builder<'_> {
   fn tok_group(&mut self, group: &synonyms::Group, shown: &str) {
     self.push(hash(group.key), group.weight, group.sibling, shown.into());
     if group.weight >= 0.8 {
-      self.label = Some((hash(group.key), shown.to_string()));
+      self.label = Some((hash(group.key), shown.into()));
     }
   }
 
@@ -418,7 +428,7 @@ impl Builder<'_> {
     self.values.push(Value {
       key,
       kind,
-      shown: shown.to_string(),
+      shown: shown.into(),
       label,
       at: self.at,
     });
@@ -511,7 +521,7 @@ impl Builder<'_> {
       self.value(ValueKind::Name, shown, Some(hash(key)));
     }
     if weight >= 0.5 {
-      self.label = Some((hash(key), shown.to_string()));
+      self.label = Some((hash(key), shown.into()));
     }
   }
 
@@ -542,7 +552,7 @@ impl Builder<'_> {
         None => b.tok(lower, lexicon::word_weight(lower).max(0.8), raw),
       });
       self.value(kind, raw, None);
-      self.label = Some((hash(lower), raw.to_string()));
+      self.label = Some((hash(lower), raw.into()));
       return;
     }
     self.value(kind, raw, None);
@@ -562,7 +572,7 @@ impl Builder<'_> {
         let weight = lexicon::word_weight(part);
         self.flagged(VALUE, |b| b.tok(stem(part), weight, shown));
         if weight >= 0.5 {
-          self.label = Some((hash(stem(part)), shown.to_string()));
+          self.label = Some((hash(stem(part)), shown.into()));
         }
       }
     }
@@ -577,8 +587,7 @@ impl Builder<'_> {
     let mut weak = weak_mask(run, &chars);
     let (words, found) = cjk_groups(run, &mut weak);
     let places = self.places(&chars, &weak, &words, &offsets);
-    let set_verbs = lexicon::cjk_set_verbs(run).into_iter();
-    let set_phrases = set_verbs.filter_map(|i| places.get(i).map(|p| p.phrase));
+    let set_phrases = lexicon::cjk_set_verbs(run).filter_map(|i| places.get(i).map(|p| p.phrase));
     self.set_phrases.extend(set_phrases);
     let after = (self.phrase, self.after, self.ended);
     let first = self.toks.len();
@@ -612,7 +621,7 @@ impl Builder<'_> {
       .filter(|t| t.weight >= 0.5)
       .max_by_key(|t| t.at);
     if let Some(t) = last {
-      self.label = Some((t.key, t.shown.to_string()));
+      self.label = Some((t.key, t.shown.clone()));
     }
   }
 
@@ -758,42 +767,46 @@ impl Builder<'_> {
   }
 
   fn finish(mut self) -> Parts {
-    let mut seq: Vec<(u32, Phrase)> = self
-      .toks
-      .iter()
-      .filter(|t| t.weight >= 0.5)
-      .map(|t| {
-        let p = Phrase {
-          key: t.key,
-          at: t.at,
-          phrase: t.phrase,
-          flags: t.flags,
-          part_of: t.part_of,
-        };
-        (t.at, p)
+    let heavy = self.toks.iter().filter(|t| t.weight >= 0.5);
+    let mut seq: Vec<Phrase> = heavy
+      .map(|t| Phrase {
+        key: t.key,
+        at: t.at,
+        phrase: t.phrase,
+        flags: t.flags,
+        part_of: t.part_of,
+        tok: 0,
       })
       .collect();
     // Stable: a code span and the first word inside it start at one offset, the span first.
-    seq.sort_by_key(|(at, _)| *at);
+    seq.sort_by_key(|p| p.at);
     self
       .toks
       .sort_by(|a, b| a.key.cmp(&b.key).then(b.weight.total_cmp(&a.weight)));
     // One token per key, flagged as every occurrence was (a name once is a name).
-    let mut toks: Vec<Tok> = Vec::with_capacity(self.toks.len());
-    for t in self.toks {
-      match toks.last_mut() {
-        Some(last) if last.key == t.key => last.flags |= t.flags & (VALUE | QUANTITY),
-        _ => toks.push(t),
+    self.toks.dedup_by(|next, kept| {
+      let same = next.key == kept.key;
+      if same {
+        kept.flags |= next.flags & (VALUE | QUANTITY);
       }
+      same
+    });
+    for p in &mut seq {
+      let at = self.toks.binary_search_by_key(&p.key, |t| t.key);
+      p.tok = at
+        .ok()
+        .and_then(|i| u32::try_from(i).ok())
+        .unwrap_or(u32::MAX);
     }
-    self.toks = toks;
     let total = self.toks.iter().map(|t| t.weight).sum();
     let mut value_keys: Vec<u64> = self.values.iter().map(|v| v.key).collect();
     value_keys.sort_unstable();
+    self.set_phrases.sort_unstable();
     self.set_phrases.dedup();
     Parts {
+      keys: self.toks.iter().map(|t| t.key).collect(),
       toks: self.toks,
-      seq: seq.into_iter().map(|(_, p)| p).collect(),
+      seq,
       set_phrases: self.set_phrases,
       total,
       values: self.values,
@@ -979,7 +992,7 @@ mod tests {
     build(text)
       .values
       .into_iter()
-      .map(|v| (v.kind, v.shown))
+      .map(|v| (v.kind, v.shown.to_string()))
       .collect()
   }
 

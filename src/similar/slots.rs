@@ -7,6 +7,7 @@
 //! word is.
 #![forbid(unsafe_code)]
 
+use super::overlap::{Bits, Overlap};
 use super::profile::{Parts, Phrase, AFTER_COPULA, AFTER_TOPIC, GRAM, QUANTITY, VALUE};
 
 /// The least weight of a word of its own that says something the other text does not: a real
@@ -102,80 +103,122 @@ impl Diff {
   }
 }
 
-/// Whether `parts` holds the token `key`.
-fn holds(parts: &Parts, key: u64) -> bool {
-  parts.toks.binary_search_by_key(&key, |t| t.key).is_ok()
+/// One text of a pair, read against the other: which of its tokens the other shares, and which
+/// of its bigrams are seams.
+struct Side<'a> {
+  parts: &'a Parts,
+  other: &'a Parts,
+  /// By the index of a token in `parts.toks`: whether the other text has it, and whether it is a
+  /// seam (see [`seams`]).
+  shared: &'a Bits,
+  seam: Bits,
 }
 
-/// The keys of `a`'s bigrams that are seams against `b`: its own bigrams next to one `b` shares
-/// (`本升` of `版本升到` against `版本是`). Without a segmenter, such a bigram joins a word both
-/// say to one only `a` says, and is no word of `a`'s own; `华东` against `华北` is one, as no
-/// neighbour of it is shared.
-fn seams(a: &Parts, b: &Parts) -> Vec<u64> {
+impl<'a> Side<'a> {
+  /// `a` against `b`, whose shared tokens the overlap marked: one pass over `a`'s phrases.
+  fn of(a: &'a Parts, b: &'a Parts, shared: &'a Bits) -> Side<'a> {
+    Side {
+      parts: a,
+      other: b,
+      shared,
+      seam: seams(a, shared),
+    }
+  }
+
+  fn shares(&self, t: &Phrase) -> bool {
+    self.shared.contains(t.tok as usize)
+  }
+
+  fn seam(&self, t: &Phrase) -> bool {
+    self.seam.contains(t.tok as usize)
+  }
+
+  /// The weight of the token a phrase token stands for.
+  fn weight(&self, t: &Phrase) -> f32 {
+    self
+      .parts
+      .toks
+      .get(t.tok as usize)
+      .map_or(0.0, |x| x.weight)
+  }
+}
+
+/// The indexes of `a`'s tokens that are bigrams and seams against the text whose tokens `shared`
+/// marks: its own, next to one both share (`本升` of `版本升到` against `版本是`). Without a
+/// segmenter, such a bigram joins a word both say to one only `a` says, and is no word of `a`'s
+/// own; `华东` against `华北` is one, as no neighbour of it is shared. A bigram that is a seam in
+/// one place and a word in another is a word.
+fn seams(a: &Parts, shared: &Bits) -> Bits {
   let seq: &[Phrase] = &a.seq;
-  let mut seams = Vec::new();
-  let mut words = Vec::new();
+  let (mut seams, mut words) = (Bits::new(a.keys.len()), Bits::new(a.keys.len()));
+  let shares = |t: &Phrase| shared.contains(t.tok as usize);
   for (i, t) in seq.iter().enumerate() {
-    if t.flags & GRAM == 0 || holds(b, t.key) {
+    if t.flags & GRAM == 0 || shares(t) {
       continue;
     }
     // A CJK character is at most 4 bytes: the bigram one character away starts within 4.
-    let shared_next_to =
-      |n: &Phrase| n.flags & GRAM != 0 && n.at.abs_diff(t.at) <= 4 && holds(b, n.key);
+    let shared_next_to = |n: &Phrase| n.flags & GRAM != 0 && n.at.abs_diff(t.at) <= 4 && shares(n);
     let before = i
       .checked_sub(1)
       .and_then(|j| seq.get(j))
       .is_some_and(shared_next_to);
     let after = seq.get(i + 1).is_some_and(shared_next_to);
     match before || after {
-      true => seams.push(t.key),
-      false => words.push(t.key),
+      true => seams.insert(t.tok as usize),
+      false => words.insert(t.tok as usize),
     }
   }
-  seams.retain(|k| !words.contains(k));
+  seams.remove_all(&words);
   seams
 }
 
-/// How `new` and `old` differ (cheap: a pass over each text's tokens, a binary search each).
-pub(super) fn diff(new: &Parts, old: &Parts) -> Diff {
-  let (new_seams, old_seams) = (seams(new, old), seams(old, new));
-  let (new_opening, old_opening) = (opening(new, old), opening(old, new));
+/// How `new` and `old` differ, from their overlap: a few passes over each one's phrases.
+pub(super) fn diff(new: &Parts, old: &Parts, o: &Overlap<'_>) -> Diff {
+  let (a, b) = (
+    Side::of(new, old, &o.shared_new),
+    Side::of(old, new, &o.shared_old),
+  );
+  let (new_opening, old_opening) = (opening(&a), opening(&b));
   // The lone word before a copula is the copula's value ("Kofi is the tech lead for …"), a
   // name even where a capital only opens the sentence.
-  let inverted = |a: &Parts, s: Option<Opening>| match s {
-    Some(Opening::Copula) => a.seq.first().map(|t| t.key),
+  let inverted = |side: &Side<'_>, s: Option<Opening>| match s {
+    Some(Opening::Copula) => side.parts.seq.first().map(|t| t.tok),
     _ => None,
   };
-  let (new_qualifies, old_qualifies) = (qualifies(new, old), qualifies(old, new));
+  let (new_qualifies, old_qualifies) = (qualifies(&a), qualifies(&b));
   let qualified = match (new_qualifies, old_qualifies) {
-    (Some(a), Some(b)) => Some(Qualified { leading: a && b }),
+    (Some(x), Some(y)) => Some(Qualified { leading: x && y }),
     _ => None,
   };
   Diff {
-    new: own(new, old, &new_seams, inverted(new, new_opening)),
-    old: own(old, new, &old_seams, inverted(old, old_opening)),
+    new: own(&a, inverted(&a, new_opening)),
+    old: own(&b, inverted(&b, old_opening)),
     qualified,
     narrowed: new_qualifies.is_some() || old_qualifies.is_some(),
-    member_swap: members(new, old) && members(old, new),
+    member_swap: members(&a) && members(&b),
     subject: subject(new_opening, old_opening),
     // The first phrase of "Kofi is …" is the value, not the subject.
     head_swap: new_opening == Some(Opening::Shared)
       && old_opening == Some(Opening::Shared)
-      && head_words(new, old, &new_seams)
-      && head_words(old, new, &old_seams),
+      && head_words(&a)
+      && head_words(&b),
   }
 }
 
-/// What `a` has that `b` lacks (`value_word`: a word to read as a value).
-fn own(a: &Parts, b: &Parts, seams: &[u64], value_word: Option<u64>) -> Own {
+/// What one text has that the other lacks (`value_word`: the index of a token to read as a
+/// value).
+fn own(side: &Side<'_>, value_word: Option<u32>) -> Own {
+  let (a, b) = (side.parts, side.other);
   let mut own = Own::default();
   let mut phrase: Option<u16> = None;
   let mut one_slot = true;
-  for t in a.toks.iter().filter(|t| !holds(b, t.key)) {
-    let value = t.flags & VALUE != 0 || Some(t.key) == value_word;
+  let toks = a.toks.iter().enumerate();
+  for (i, t) in toks.filter(|(i, _)| !side.shared.contains(*i)) {
+    let value = t.flags & VALUE != 0 || u32::try_from(i).ok() == value_word;
+    let seam = side.seam.contains(i);
     let counts = match value {
       true => t.weight >= OWN_VALUE,
-      false => t.weight >= OWN_WORD && !seams.contains(&t.key),
+      false => t.weight >= OWN_WORD && !seam,
     };
     if !counts {
       continue;
@@ -189,29 +232,40 @@ fn own(a: &Parts, b: &Parts, seams: &[u64], value_word: Option<u64>) -> Own {
   own.after_copula = one_slot && phrase.is_some();
   // A value whose every part the other text also says (`~/.dsh/config.toml` against
   // `~/.config/dsh/config.toml`) is still a value of its own.
-  let held = |key: u64| b.value_keys.binary_search(&key).is_ok() || holds(b, key);
+  let held =
+    |key: u64| b.value_keys.binary_search(&key).is_ok() || b.keys.binary_search(&key).is_ok();
   own.value |= a.values.iter().any(|v| !held(v.key));
   own
 }
 
-/// Whether `a` has a word of its own (no amount: "3 weeks" counts weeks, it does not name them)
-/// that qualifies a noun or name `b` shares: followed, in its phrase, by a shared word that is no
-/// amount ("the EU cluster", "Apple Pay", `SlackのID`; not "Thursdays 10:00"); `Some(true)` when
-/// that word comes before anything the texts share.
-fn qualifies(a: &Parts, b: &Parts) -> Option<bool> {
-  let seq: &[Phrase] = &a.seq;
-  let first_shared = seq.iter().position(|t| holds(b, t.key));
-  let found = seq.iter().enumerate().find(|(i, t)| {
-    if t.flags & QUANTITY != 0 || holds(b, t.key) {
-      return false;
+/// Whether one text has a word of its own (no amount: "3 weeks" counts weeks, it does not name
+/// them) that qualifies a noun or name the other shares: followed, in its phrase, by a shared
+/// word that is no amount ("the EU cluster", "Apple Pay", `SlackのID`; not "Thursdays 10:00");
+/// `Some(true)` when that word comes before anything the texts share.
+fn qualifies(side: &Side<'_>) -> Option<bool> {
+  let seq: &[Phrase] = &side.parts.seq;
+  let first_shared = seq.iter().position(|t| side.shares(t));
+  // Backwards, so that each token knows the next shared one of its phrase: one pass.
+  let mut next_shared: Option<&Phrase> = None;
+  let mut found = None;
+  for (i, t) in seq.iter().enumerate().rev() {
+    if next_shared.is_some_and(|n| n.phrase != t.phrase) {
+      next_shared = None;
     }
-    let mut rest = seq[i + 1..].iter().take_while(|n| n.phrase == t.phrase);
-    let next_shared = rest.find(|n| holds(b, n.key));
+    if side.shares(t) {
+      next_shared = Some(t);
+      continue;
+    }
+    if t.flags & QUANTITY != 0 {
+      continue;
+    }
     // A part of a path or a code span qualifies nothing: its next part is the same value.
     let same_value = |n: &Phrase| t.part_of != 0 && n.part_of == t.part_of;
-    next_shared.is_some_and(|n| n.flags & QUANTITY == 0 && !same_value(n))
-  });
-  found.map(|(i, _)| first_shared.is_none_or(|s| i < s))
+    if next_shared.is_some_and(|n| n.flags & QUANTITY == 0 && !same_value(n)) {
+      found = Some(i);
+    }
+  }
+  found.map(|i| first_shared.is_none_or(|s| i < s))
 }
 
 /// What the first phrase of a text is to another text.
@@ -227,11 +281,12 @@ enum Opening {
   Names,
 }
 
-/// What the first phrase of `a` is to `b`, if anything.
-fn opening(a: &Parts, b: &Parts) -> Option<Opening> {
+/// What the first phrase of one text is to the other, if anything.
+fn opening(side: &Side<'_>) -> Option<Opening> {
+  let a = side.parts;
   let first = a.seq.first()?.phrase;
   let phrase = || a.seq.iter().take_while(|t| t.phrase == first);
-  if phrase().any(|t| holds(b, t.key)) {
+  if phrase().any(|t| side.shares(t)) {
     return Some(Opening::Shared);
   }
   let next = a.seq.iter().find(|t| t.phrase != first);
@@ -253,26 +308,35 @@ fn subject(new: Option<Opening>, old: Option<Opening>) -> Subject {
   }
 }
 
-/// Whether the first phrase of `a` holds a content word `b` lacks (no value, no seam).
-fn head_words(a: &Parts, b: &Parts, seams: &[u64]) -> bool {
-  let Some(first) = a.seq.first().map(|t| t.phrase) else {
+/// Whether the first phrase of one text holds a content word the other lacks (no value, no
+/// seam).
+fn head_words(side: &Side<'_>) -> bool {
+  let seq = &side.parts.seq;
+  let Some(first) = seq.first().map(|t| t.phrase) else {
     return false;
   };
-  let mut phrase = a.seq.iter().take_while(|t| t.phrase == first);
+  let mut phrase = seq.iter().take_while(|t| t.phrase == first);
   phrase.any(|t| {
-    let word = a.toks.binary_search_by_key(&t.key, |x| x.key);
-    let heavy = word.is_ok_and(|i| a.toks[i].weight >= OWN_WORD);
-    heavy && t.flags & VALUE == 0 && !holds(b, t.key) && !seams.contains(&t.key)
+    let heavy = side.weight(t) >= OWN_WORD;
+    heavy && t.flags & VALUE == 0 && !side.shares(t) && !side.seam(t)
   })
 }
 
-/// Whether `a` has names of its own (no amounts: "requires Node 20" / "… Node 18" is a new
+/// Whether one text has names of its own (no amounts: "requires Node 20" / "… Node 18" is a new
 /// version), all in a phrase next to one that holds a verb of an attribute with many values.
-fn members(a: &Parts, b: &Parts) -> bool {
+fn members(side: &Side<'_>) -> bool {
+  let a = side.parts;
+  // Phrases are numbered in the order of the text, and `set_phrases` is in that order too.
+  let near = |p: u16| {
+    let from = a.set_phrases.partition_point(|s| *s < p.saturating_sub(1));
+    a.set_phrases
+      .get(from)
+      .is_some_and(|s| *s <= p.saturating_add(1))
+  };
   let mut names = a
     .seq
     .iter()
-    .filter(|t| t.flags & (VALUE | QUANTITY) == VALUE && !holds(b, t.key))
+    .filter(|t| t.flags & (VALUE | QUANTITY) == VALUE && !side.shares(t))
     .peekable();
-  names.peek().is_some() && names.all(|t| a.set_phrases.iter().any(|p| p.abs_diff(t.phrase) <= 1))
+  names.peek().is_some() && names.all(|t| near(t.phrase))
 }

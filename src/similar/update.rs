@@ -146,7 +146,7 @@ fn moved_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a Val
 /// → "deployed on Fly.io", where the verbs differ too).
 fn explains(o: &Overlap<'_>, new: &Parts, old: &Parts) -> bool {
   let within = |top: &Top<'_>, a: &Parts, b: &Parts| {
-    let values: Vec<String> = a
+    let values: Vec<_> = a
       .values
       .iter()
       .take(MAX_VALUES)
