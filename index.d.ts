@@ -170,7 +170,7 @@ export interface Similar {
   text: string
   /** 0..1; a pair is named from 0.25 to 0.60 depending on what it shares (see docs/hygiene.md). */
   score: number
-  /** `duplicate`: says the same; `update`: the same subject with another value; `related`: shares a subject. */
+  /** `duplicate`: says the same; `update`: the same subject and attribute with another value (both advise replacing it); `related`: a stored entry is similar (no advice: it may be another fact). */
   relation: 'duplicate' | 'update' | 'related'
   /** Why, in words: "same words", "updates a number", … */
   reason: string

@@ -248,10 +248,11 @@ export function changeHtml(L, op, plan, editable) {
         `<div class="mm-similar">≈ ${esc(L.similar[x.relation] || x.relation)} (${esc(x.score.toFixed(2))}, ${esc(x.reason)})<q>${esc(x.text)}</q></div>`,
     )
     .join('')
+  const oneFact = (plan.similar || []).some((x) => x.relation !== 'related')
   return (
     html +
     alike +
-    (alike ? `<div class="mm-meta">${esc(L.similarAdvice)}</div>` : '') +
+    (oneFact ? `<div class="mm-meta">${esc(L.similarAdvice)}</div>` : '') +
     plan.warnings.map((w) => `<div class="mm-warning">${esc(w)}</div>`).join('')
   )
 }

@@ -412,14 +412,23 @@ step(
     await search('')
     await page.getByRole('button', { name: 'Add entry' }).click()
     await page.locator('.mm-adding [data-field="layer"]').selectOption('user/workspace')
-    await page.locator('.mm-adding textarea').fill(again)
+    // A look-alike (another fact on the same subject) is named as similar, with no advice.
+    await page.locator('.mm-adding textarea').fill('edit-me-token: the user prefers spaces in Python')
     await page.getByRole('button', { name: 'Review change' }).click()
     const dialog = page.getByRole('alertdialog')
     await dialog.waitFor()
     const hint = dialog.locator('.mm-similar')
+    assert.match(await hint.first().textContent(), /^≈ Similar to \([01]\.\d\d, [^)]+\)/)
+    const advice = /to keep one entry, cancel and edit/
+    assert.doesNotMatch(await dialog.textContent(), advice, 'no advice to replace another fact')
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await page.locator('.mm-adding textarea').fill(again)
+    await page.getByRole('button', { name: 'Review change' }).click()
+    await dialog.waitFor()
     assert.equal(await hint.count(), 1, 'one stored entry is named')
     assert.match(await hint.textContent(), /^≈ Likely a duplicate of \([01]\.\d\d, [^)]+\)/)
     assert.equal(await hint.locator('q').textContent(), stored)
+    assert.match(await dialog.textContent(), advice, 'a likely duplicate comes with the advice')
     await shot(
       'panel-confirm-similar.png',
       'adding a reworded fact: the confirmation names the stored entry it likely duplicates, with its score and why',

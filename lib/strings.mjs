@@ -4,9 +4,9 @@ import { RULES } from './native.mjs'
 
 /** A written text's likeness to a stored entry (the tool's result, /memory and the CLI). */
 const similarEn = (relation, text, score, why, action) =>
-  `note: ${relation === 'duplicate' ? 'likely a duplicate of' : relation === 'update' ? 'likely an update of' : 'related to'} a stored entry (${score}, ${why}): ${text}${relation !== 'related' && action === 'add' ? ' — consider replace (or consolidate) instead of keeping both' : ''}`
+  `note: ${relation === 'duplicate' ? 'likely a duplicate of' : relation === 'update' ? 'likely an update of' : 'similar to'} a stored entry (${score}, ${why}): ${text}${relation !== 'related' && action === 'add' ? ' — consider replace (or consolidate) instead of keeping both' : ''}`
 const similarZh = (relation, text, score, why, action) =>
-  `提示：${relation === 'duplicate' ? '很可能与一条已存条目重复' : relation === 'update' ? '很可能是一条已存条目的更新' : '与一条已存条目相关'}（${score}，${why}）：${text}${relation !== 'related' && action === 'add' ? ' —— 建议改用 replace（或 consolidate），不要两条并存' : ''}`
+  `提示：${relation === 'duplicate' ? '很可能与一条已存条目重复' : relation === 'update' ? '很可能是一条已存条目的更新' : '与一条已存条目相似'}（${score}，${why}）：${text}${relation !== 'related' && action === 'add' ? ' —— 建议改用 replace（或 consolidate），不要两条并存' : ''}`
 
 // The snapshot's English words are the provider's own defaults (what snapshot() renders without labels).
 const SNAPSHOT_EN = RULES.snapshotLabels
@@ -96,7 +96,8 @@ const en = {
     budgetsGlobal: 'Budgets (open a session to see its workspace)',
     noWorkspace: '(no workspace)',
     tabs: { entries: 'Entries', proposals: 'Proposals', audit: 'Audit', health: 'Health' },
-    similar: { duplicate: 'Likely a duplicate of', update: 'Likely an update of', related: 'Related to' },
+    similar: { duplicate: 'Likely a duplicate of', update: 'Likely an update of', related: 'Similar to' },
+    // Said only beside a likely duplicate or update: a similar entry may be another fact.
     similarAdvice: 'The change is written as shown either way; to keep one entry, cancel and edit or consolidate the stored one instead.',
     health: {
       none: 'Nothing to fix: no duplicates, updates of one fact, stale entries, missing files, credentials or oversized entries.',
@@ -553,7 +554,7 @@ const zh = {
     budgetsGlobal: '预算（打开会话后显示其工作区）',
     noWorkspace: '（无工作区）',
     tabs: { entries: '条目', proposals: '提案', audit: '审计', health: '健康' },
-    similar: { duplicate: '很可能重复于', update: '很可能是其更新：', related: '相关于' },
+    similar: { duplicate: '很可能重复于', update: '很可能是其更新：', related: '相似于' },
     similarAdvice: '无论如何都会按所示写入；若只想保留一条，请取消并改为编辑或合并已存条目。',
     health: {
       none: '没有需要处理的问题：没有重复、同一事实的多次更新、久未使用的条目、已不存在的文件、凭据或过长条目。',

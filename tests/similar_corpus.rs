@@ -6,13 +6,19 @@
 //!   `tests/similar/pairs.txt` and `tests/similar/holdout1.txt` (a first hold-out, measured
 //!   once and then tuned on; its header keeps its first-run figures) are the tuned set, held to
 //!   floors just below what the scorer reaches; `tests/similar/holdout2.txt`, written after all
-//!   tuning and measured once, is held to the goals only.
+//!   tuning and measured once, is held to the goals only. `tests/similar/shapes.txt` holds
+//!   look-alikes of every shape (another subject, attribute, member of a set, or instance in the
+//!   same frame) beside updates and duplicates written in the same frames, tuned on with the
+//!   others; `tests/similar/holdout3.txt`, written after the slot rules and measured once before
+//!   general fixes (its header keeps both runs), is held to its floors and the goals.
 //! - **The layers** (`tests/similar/layers.txt`): five workspace memories of unrelated entries;
 //!   every pair's new text is compared with every entry, and each entry named is a false name.
 //!
 //! Per kind and language it measures how often the stored text is named (recall for `dup`,
 //! `update`, `para`; the false-name rate for `look` and `unrel`) and the relation given, and
-//! per language the rate at which a layer's entry is named.
+//! per language the rate at which a layer's entry is named; and, as the approver meets it, how
+//! many pairs of each kind are labelled `duplicate` or `update` (the hints that advise "consider
+//! replace") and how many of all so labelled are about one fact (the advice's precision).
 //! `cargo test --no-default-features --test similar_corpus -- --nocapture` prints the tables,
 //! every miss and every false name.
 use std::collections::BTreeMap;
@@ -73,9 +79,20 @@ fn tuned() -> Vec<Pair> {
   all
 }
 
+/// Look-alikes of every shape (another subject, attribute, member of a set or instance in the
+/// same frame), beside updates and duplicates in the same frames.
+fn shapes() -> Vec<Pair> {
+  pairs(include_str!("similar/shapes.txt"), "shapes.txt")
+}
+
 /// The pairs written after all tuning, measured once and never tuned on.
 fn holdout() -> Vec<Pair> {
   pairs(include_str!("similar/holdout2.txt"), "holdout2.txt")
+}
+
+/// The pairs written after the slot rules, never tuned on before their first run.
+fn holdout3() -> Vec<Pair> {
+  pairs(include_str!("similar/holdout3.txt"), "holdout3.txt")
 }
 
 /// The layers' entries: (layer, language, text).
@@ -105,16 +122,29 @@ fn relation_right(kind: &str, relation: Relation) -> bool {
   }
 }
 
+/// Whether a relation advises replacing the stored entry ("consider replace").
+fn advises(relation: Relation) -> bool {
+  matches!(relation, Relation::Duplicate | Relation::Update)
+}
+
 #[derive(Default, Clone, Copy)]
 struct Counts {
   pairs: usize,
   named: usize,
   right: usize,
+  /// Labelled `duplicate`, and `update`: the hints that advise "consider replace".
+  duplicate: usize,
+  update: usize,
 }
 
 impl Counts {
   fn rate(&self) -> f64 {
     self.named as f64 / self.pairs.max(1) as f64
+  }
+
+  /// Hints that advise replacing the stored entry.
+  fn advice(&self) -> usize {
+    self.duplicate + self.update
   }
 }
 
@@ -122,6 +152,8 @@ impl Counts {
 struct LayerCounts {
   compared: usize,
   named: usize,
+  /// Named `duplicate` or `update`: advice to replace an unrelated entry.
+  advice: usize,
   /// Compared with entries of the new text's own language only.
   same_lang: usize,
   same_lang_named: usize,
@@ -165,6 +197,7 @@ impl Measured {
         let c = m.layers.entry(p.lang).or_default();
         c.compared += 1;
         c.named += usize::from(hint.is_some());
+        c.advice += usize::from(hint.as_ref().is_some_and(|h| advises(h.relation)));
         if *lang == p.lang {
           c.same_lang += 1;
           c.same_lang_named += usize::from(hint.is_some());
@@ -187,11 +220,15 @@ impl Measured {
     let c = self.by.entry((p.kind, p.lang)).or_default();
     c.pairs += 1;
     c.named += usize::from(hint.is_some());
+    let relation = hint.map(|h| h.relation);
+    c.duplicate += usize::from(relation == Some(Relation::Duplicate));
+    c.update += usize::from(relation == Some(Relation::Update));
     let right = hint.is_some_and(|h| relation_right(p.kind, h.relation));
     c.right += usize::from(right);
     let positive = matches!(p.kind, "dup" | "update" | "para");
     let what = match (positive, hint) {
       (true, None) => "MISSED",
+      (false, Some(h)) if advises(h.relation) => "FALSE ADVICE",
       (false, Some(_)) => "FALSE NAME",
       (true, Some(_)) if !right => "WRONG RELATION",
       _ => return,
@@ -215,6 +252,8 @@ impl Measured {
         sum.pairs += c.pairs;
         sum.named += c.named;
         sum.right += c.right;
+        sum.duplicate += c.duplicate;
+        sum.update += c.update;
       }
     }
     sum
@@ -226,11 +265,78 @@ impl Measured {
       if lang.is_none_or(|lang| lang == *l) {
         sum.compared += c.compared;
         sum.named += c.named;
+        sum.advice += c.advice;
         sum.same_lang += c.same_lang;
         sum.same_lang_named += c.same_lang_named;
       }
     }
     sum
+  }
+
+  /// Of the pairs' hints labelled `duplicate` or `update`, how many are about the same fact (a
+  /// duplicate, an update or a paraphrase): the advice's precision.
+  fn advice_precision(&self) -> (usize, usize) {
+    let same: usize = ["dup", "update", "para"]
+      .iter()
+      .map(|k| self.get(k, None).advice())
+      .sum();
+    let all = same + self.get("look", None).advice() + self.get("unrel", None).advice();
+    (same, all)
+  }
+
+  /// The table of the advice: per kind, how many pairs are named, and how many are labelled
+  /// `duplicate` or `update` (the hints that say "consider replace"), per language and in all;
+  /// then the advice's precision.
+  fn advice_table(&self) -> String {
+    let pct = |n: usize, d: usize| 100.0 * n as f64 / d.max(1) as f64;
+    let cell = |n: usize, d: usize| format!("{n:>3}/{d:<3} {:>5.1}%", pct(n, d));
+    let mut t = format!(
+      "{:<8} {:>5} | {:>14} | {:>14} {:>14} {:>14} | {:>14}\n",
+      "kind", "pairs", "named", "dup/upd en", "zh", "ja", "dup/upd all"
+    );
+    let _ = writeln!(t, "{}", "-".repeat(t.len() - 1));
+    for kind in ["dup", "update", "look", "para", "unrel"] {
+      let all = self.get(kind, None);
+      let langs: Vec<String> = LANGS
+        .iter()
+        .map(|l| {
+          let c = self.get(kind, Some(l));
+          cell(c.advice(), c.pairs)
+        })
+        .collect();
+      let split = match all.advice() {
+        0 => String::new(),
+        _ => format!(" ({} duplicate, {} update)", all.duplicate, all.update),
+      };
+      let _ = writeln!(
+        t,
+        "{kind:<8} {:>5} | {} | {} | {}{split}",
+        all.pairs,
+        cell(all.named, all.pairs),
+        langs.join(" "),
+        cell(all.advice(), all.pairs)
+      );
+    }
+    let layer = self.layer(None);
+    let _ = writeln!(
+      t,
+      "layer entries: named {} of {} ({:.3}%), labelled duplicate or update {} ({:.3}%)",
+      layer.named,
+      layer.compared,
+      pct(layer.named, layer.compared),
+      layer.advice,
+      pct(layer.advice, layer.compared)
+    );
+    let (same, all) = self.advice_precision();
+    let _ = writeln!(
+      t,
+      "advice precision: {same} of the {all} pairs labelled duplicate or update are one fact ({:.1}%); \
+       with the layer entries so labelled: {same} of {} ({:.1}%)",
+      pct(same, all),
+      all + layer.advice,
+      pct(same, all + layer.advice)
+    );
+    t
   }
 
   fn table(&self) -> String {
@@ -360,15 +466,92 @@ fn check(m: &Measured, goals: &Goals, what: &str) {
   assert!(missed.is_empty(), "{what}: {missed:#?}");
 }
 
+/// Bounds on the advice ("consider replace"): a hint labelled `duplicate` or `update` must be
+/// about one fact.
+struct Advice {
+  /// The least share of the pairs labelled duplicate or update that are one fact (a duplicate,
+  /// an update or a paraphrase).
+  precision: f64,
+  /// The most look-alikes labelled duplicate or update.
+  lookalike: f64,
+  /// The least updates labelled update or duplicate.
+  update: f64,
+}
+
+const ADVICE_GOALS: Advice = Advice {
+  precision: 0.97,
+  lookalike: 0.05,
+  update: 0.80,
+};
+
+/// Bounds on the tuned pairs with the shapes: just short of what the scorer reaches (one more
+/// false advice or one update fewer so labelled fails).
+const ADVICE_FLOORS: Advice = Advice {
+  precision: 0.99,
+  lookalike: 0.02,
+  update: 0.99,
+};
+
+/// The advice bounds `m` misses, as [`misses`] says them.
+fn advice_misses(m: &Measured, bounds: &Advice) -> Vec<(&'static str, String)> {
+  let (same, all) = m.advice_precision();
+  let (look, upd) = (m.get("look", None), m.get("update", None));
+  let checks = [
+    (
+      "advice precision",
+      same as f64 / all.max(1) as f64,
+      bounds.precision,
+      true,
+    ),
+    (
+      "look-alikes labelled duplicate or update",
+      look.advice() as f64 / look.pairs.max(1) as f64,
+      bounds.lookalike,
+      false,
+    ),
+    (
+      "updates labelled update or duplicate",
+      upd.advice() as f64 / upd.pairs.max(1) as f64,
+      bounds.update,
+      true,
+    ),
+  ];
+  let missed = checks
+    .into_iter()
+    .filter(|(_, value, bound, floor)| match floor {
+      true => value < bound,
+      false => value > bound,
+    });
+  let say = |(name, value, bound, floor): (&'static str, f64, f64, bool)| {
+    let side = if floor { "below" } else { "above" };
+    (name, format!("{name} {value:.4} is {side} {bound}"))
+  };
+  missed.map(say).collect()
+}
+
+fn check_advice(m: &Measured, bounds: &Advice, what: &str) {
+  let missed: Vec<String> = advice_misses(m, bounds)
+    .into_iter()
+    .map(|(_, say)| say)
+    .collect();
+  assert!(missed.is_empty(), "{what}: {missed:#?}");
+}
+
 /// The goals the scorer does not meet on the hold-out, as measured: a lexical score does not
 /// see that "Don't ask for confirmation on trivial refactors" and "Small, safe refactors can be
 /// done without checking in first" say one thing, nor that "オンボーディングの相談はリナさんへ"
 /// and "給与の相談はリナさんへ" say two. First run (the scorer of a4b4fb1): paraphrases 6/18,
 /// look-alikes 5/18, and also duplicates 22/24 and updates 21/24, which three defects fixed
 /// after it (a CJK word could not be a subject, `会` was a frame word, an ASCII word in CJK text
-/// was weighed as English) brought to 24/24 — a figure no longer blind. The test fails if
-/// another goal is missed, or if one of these is met (then this list is out of date).
-const KNOWN_SHORTFALLS: &[&str] = &["paraphrases named", "look-alikes named"];
+/// was weighed as English) brought to 24/24 — a figure no longer blind. Its one look-alike
+/// still labelled a duplicate is that second pair: `与` of `給与` is read as Chinese grammar, so
+/// the stored text says nothing of its own. The test fails if another goal is missed, or if one
+/// of these is met (then this list is out of date).
+const KNOWN_SHORTFALLS: &[&str] = &[
+  "paraphrases named",
+  "look-alikes named",
+  "look-alikes labelled duplicate or update",
+];
 
 #[test]
 fn the_scorer_is_measured_on_the_tuned_pairs() {
@@ -393,6 +576,26 @@ fn the_scorer_is_measured_on_the_tuned_pairs() {
   );
   check(&m, &FLOORS, "tuned pairs");
   check(&m, &GOALS, "tuned pairs");
+  // The advice, on the tuned pairs with the shapes.
+  let mut all = pairs;
+  all.extend(shapes());
+  let m = Measured::of(&all);
+  println!(
+    "advice on the tuned pairs and the shapes ({})\n{}",
+    all.len(),
+    m.advice_table()
+  );
+  check_advice(&m, &ADVICE_FLOORS, "tuned pairs and shapes");
+  check_advice(&m, &ADVICE_GOALS, "tuned pairs and shapes");
+  check(
+    &m,
+    &Goals {
+      lookalike: 1.0,
+      paraphrase: 0.0,
+      ..GOALS
+    },
+    "tuned pairs and shapes",
+  );
 }
 
 /// The hold-out, written after all tuning: held to the goals, less the known shortfalls.
@@ -412,16 +615,80 @@ fn the_scorer_meets_the_goals_on_the_hold_out() {
   }
   let m = Measured::of(&pairs);
   println!(
-    "similarity on the hold-out pairs ({n})\n{}\n{}",
+    "similarity on the hold-out pairs ({n})\n{}\n{}\n{}",
+    m.advice_table(),
     m.table(),
     m.report
   );
-  let missed = misses(&m, &GOALS);
+  let mut missed = misses(&m, &GOALS);
+  missed.extend(advice_misses(&m, &ADVICE_GOALS));
   for (_, say) in &missed {
     println!("BELOW GOAL on the hold-out: {say}");
   }
   let names: Vec<&str> = missed.iter().map(|(name, _)| *name).collect();
   assert_eq!(names, KNOWN_SHORTFALLS, "hold-out: {missed:#?}");
+}
+
+/// Bounds on the third hold-out, after the general fixes its first run showed (see its header):
+/// just short of what the scorer reaches there, never looser than the goals.
+const HOLDOUT3_FLOORS: Goals = Goals {
+  duplicate: 0.97,
+  update: 0.97,
+  paraphrase: 0.0,
+  lookalike: 1.0,
+  layer: 0.0006,
+};
+const HOLDOUT3_ADVICE_FLOORS: Advice = Advice {
+  precision: 0.98,
+  lookalike: 0.03,
+  update: 0.95,
+};
+
+/// The goals the scorer does not meet on the third hold-out: its paraphrases share no content
+/// word, which only meaning could see; and it names most look-alikes (as related, without
+/// advice), which the named goal, set before the relation carried the advice, counts.
+const HOLDOUT3_SHORTFALLS: &[&str] = &["paraphrases named", "look-alikes named"];
+
+#[test]
+fn the_advice_meets_the_goals_on_the_third_hold_out() {
+  let pairs = holdout3();
+  assert!(pairs.len() >= 100, "{} pairs", pairs.len());
+  for lang in LANGS {
+    for kind in KINDS {
+      let count = pairs
+        .iter()
+        .filter(|p| p.lang == lang && p.kind == kind)
+        .count();
+      assert!(count >= 4, "{count} {kind} in {lang}");
+    }
+  }
+  let m = Measured::of(&pairs);
+  println!(
+    "similarity on the third hold-out ({})\n{}\n{}\n{}",
+    pairs.len(),
+    m.advice_table(),
+    m.table(),
+    m.report
+  );
+  check(&m, &HOLDOUT3_FLOORS, "third hold-out");
+  check_advice(&m, &HOLDOUT3_ADVICE_FLOORS, "third hold-out");
+  let mut missed = misses(&m, &GOALS);
+  missed.extend(advice_misses(&m, &ADVICE_GOALS));
+  let names: Vec<&str> = missed.iter().map(|(name, _)| *name).collect();
+  assert_eq!(names, HOLDOUT3_SHORTFALLS, "third hold-out: {missed:#?}");
+}
+
+#[test]
+fn the_advice_is_measured_on_the_shapes() {
+  let pairs = shapes();
+  let m = Measured::of(&pairs);
+  println!(
+    "similarity on the shapes ({})\n{}\n{}\n{}",
+    pairs.len(),
+    m.advice_table(),
+    m.table(),
+    m.report
+  );
 }
 
 /// Whether one of `text`'s search terms occurs in `old` (ASCII-folded), as the store's trigram
@@ -439,7 +706,12 @@ const MAX_TERMS: usize = 6;
 #[test]
 fn search_terms_find_the_stored_text_of_duplicates_and_updates() {
   let mut failed = Vec::new();
-  for (name, pairs, goals) in [("tuned", tuned(), true), ("hold-out", holdout(), true)] {
+  for (name, pairs, goals) in [
+    ("tuned", tuned(), true),
+    ("hold-out", holdout(), true),
+    // Printed, not held: the candidates' lookup is being rebuilt on the store's index.
+    ("third hold-out", holdout3(), false),
+  ] {
     let mut lines = String::new();
     for (kind, goal) in [("dup", 0.95), ("update", 0.90)] {
       let of_kind: Vec<&Pair> = pairs.iter().filter(|p| p.kind == kind).collect();

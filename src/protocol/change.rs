@@ -144,7 +144,9 @@ pub struct Similar {
 }
 
 impl Similar {
-  /// `≈ likely a duplicate of "Prefers pnpm" (0.93: same words): consider replace instead`
+  /// `≈ likely a duplicate of "Prefers pnpm" (0.93: same words): consider replace instead`; a
+  /// related entry is only similar, and gets no advice: replacing it could lose a fact that
+  /// holds.
   pub fn line(&self, action: &str) -> String {
     let of = match self.entry {
       Some(i) => format!("entry {} ", i + 1),
@@ -153,7 +155,7 @@ impl Similar {
     let what = match self.relation {
       Relation::Duplicate => "likely a duplicate of",
       Relation::Update => "likely an update of",
-      Relation::Related => "related to",
+      Relation::Related => "similar to",
     };
     let advice = match (self.relation, action) {
       (Relation::Related, _) | (_, "replace") => "",
@@ -413,6 +415,35 @@ mod tests {
     e.source = "cli · no tags".into();
     let r = reason("add", &[], &[e], &[], &[]);
     assert!(r.contains("new: user/workspace · workspace \"/p · every agent\" · agent reviewer · source \"cli · no tags\" · no tags\n"), "{r}");
+  }
+
+  /// Only a duplicate or an update advises replacing the stored entry, and never a replace.
+  #[test]
+  fn only_one_fact_is_advice_to_replace() {
+    let hint = |relation| Similar {
+      entry: None,
+      id: "id-1".into(),
+      text: "Prefers pnpm".into(),
+      score: 0.5,
+      relation,
+      reason: "same subject: pnpm".into(),
+    };
+    let advice = ": consider replace instead";
+    for action in ["add", "seed"] {
+      let line = hint(Relation::Duplicate).line(action);
+      assert!(
+        line.starts_with("≈ likely a duplicate of \"Prefers pnpm\"") && line.ends_with(advice),
+        "{line}"
+      );
+      assert!(hint(Relation::Update).line(action).ends_with(advice));
+      assert_eq!(
+        hint(Relation::Related).line(action),
+        "≈ similar to \"Prefers pnpm\" (0.50, same subject: pnpm)"
+      );
+    }
+    for relation in [Relation::Duplicate, Relation::Update, Relation::Related] {
+      assert!(!hint(relation).line("replace").contains("consider"));
+    }
   }
 
   #[test]

@@ -25,6 +25,11 @@ struct Sets {
   /// Each listed English word's weight.
   weights: HashMap<&'static str, f32>,
   negations: HashSet<&'static str>,
+  copulas: HashSet<&'static str>,
+  cjk_copulas: HashSet<char>,
+  /// The stems of the English set verbs, and the CJK ones by their first character.
+  set_verbs: HashSet<&'static str>,
+  cjk_set_verbs: HashMap<char, Vec<&'static str>>,
   transitions: HashSet<&'static str>,
   transitions_to: HashSet<&'static str>,
   /// CJK frame words by their first character.
@@ -50,6 +55,16 @@ fn sets() -> &'static Sets {
     Sets {
       weights,
       negations: words("negations").collect(),
+      copulas: words("copulas").filter(|w| w.is_ascii()).collect(),
+      cjk_copulas: words("copulas")
+        .filter(|w| !w.is_ascii())
+        .flat_map(str::chars)
+        .collect(),
+      set_verbs: words("set-verbs")
+        .filter(|w| w.is_ascii())
+        .map(stem)
+        .collect(),
+      cjk_set_verbs: by_first_char("set-verbs"),
       transitions: words("transitions").collect(),
       transitions_to: words("transitions-to").collect(),
       cjk_frame: by_first_char("cjk-frame"),
@@ -157,6 +172,32 @@ pub(super) fn is_negation(word: &str) -> bool {
   sets().negations.contains(word)
 }
 
+/// Whether an ASCII word (lowercase) is a copula: what follows it is the value of "X is Y".
+pub(super) fn is_copula(word: &str) -> bool {
+  sets().copulas.contains(word)
+}
+
+/// Whether a CJK character is a copula (`是`, `は`).
+pub(super) fn is_cjk_copula(c: char) -> bool {
+  sets().cjk_copulas.contains(&c)
+}
+
+/// Whether an ASCII word (lowercase) is a verb of an attribute that holds many values.
+pub(super) fn is_set_verb(word: &str) -> bool {
+  sets().set_verbs.contains(stem(word))
+}
+
+/// The character offsets in `run` where a CJK verb of an attribute that holds many values
+/// starts.
+pub(super) fn cjk_set_verbs(run: &str) -> impl Iterator<Item = usize> + '_ {
+  let by_first = &sets().cjk_set_verbs;
+  let found = run.char_indices().enumerate().filter(move |(_, (at, c))| {
+    let words = by_first.get(c).map_or(&[][..], Vec::as_slice);
+    words.iter().any(|w| run[*at..].starts_with(w))
+  });
+  found.map(|(i, _)| i)
+}
+
 /// Whether `run` holds one of the words of `by_first` (one pass, not a search per word).
 fn holds_any(run: &str, by_first: &HashMap<char, Vec<&'static str>>) -> bool {
   run.char_indices().any(|(at, c)| {
@@ -224,7 +265,7 @@ mod tests {
       .and_then(|b| b.split("\n}\n").next());
     let literals = body.unwrap_or_default().split('"').skip(1).step_by(2);
     let names: Vec<&str> = literals.collect();
-    assert_eq!(names.len(), 11, "{names:?}");
+    assert_eq!(names.len(), 15, "{names:?}");
     for name in names {
       assert!(
         words(name).count() > 0,

@@ -31,6 +31,69 @@ pub(super) struct Overlap<'a> {
   /// the first unshared one is.
   new_spans: Spans,
   old_spans: Spans,
+  /// By the index of a token of the new text, and of the stored one: whether the other has it.
+  pub(super) shared_new: Bits,
+  pub(super) shared_old: Bits,
+}
+
+/// A set of token indexes: inline for a text of up to 256 tokens (almost every memory entry),
+/// so that reading a pair allocates nothing.
+#[derive(Debug, Clone)]
+pub(super) enum Bits {
+  Inline([u64; 4]),
+  Heap(Vec<u64>),
+}
+
+impl Default for Bits {
+  fn default() -> Self {
+    Bits::Inline([0; 4])
+  }
+}
+
+impl Bits {
+  /// An empty set for indexes below `n`.
+  pub(super) fn new(n: usize) -> Bits {
+    match n <= 256 {
+      true => Bits::Inline([0; 4]),
+      false => Bits::Heap(vec![0; n.div_ceil(64)]),
+    }
+  }
+
+  fn words(&self) -> &[u64] {
+    match self {
+      Bits::Inline(w) => w,
+      Bits::Heap(w) => w,
+    }
+  }
+
+  pub(super) fn insert(&mut self, i: usize) {
+    let words = match self {
+      Bits::Inline(w) => &mut w[..],
+      Bits::Heap(w) => &mut w[..],
+    };
+    if let Some(w) = words.get_mut(i / 64) {
+      *w |= 1 << (i % 64);
+    }
+  }
+
+  /// Removes every index `other` holds.
+  pub(super) fn remove_all(&mut self, other: &Bits) {
+    let words = match self {
+      Bits::Inline(w) => &mut w[..],
+      Bits::Heap(w) => &mut w[..],
+    };
+    words
+      .iter_mut()
+      .zip(other.words())
+      .for_each(|(w, o)| *w &= !o);
+  }
+
+  pub(super) fn contains(&self, i: usize) -> bool {
+    self
+      .words()
+      .get(i / 64)
+      .is_some_and(|w| w & (1 << (i % 64)) != 0)
+  }
 }
 
 /// Where the shared and the unshared words of one text stand.
@@ -132,15 +195,20 @@ impl<'a> Overlap<'a> {
   }
 }
 
-/// The shared weight of two token lists alone ([`Overlap::shared`], without the rest).
-pub(super) fn shared(new: &[Tok], old: &[Tok]) -> f32 {
+/// The shared weight of two token lists alone ([`Overlap::shared`], without the rest), from
+/// their keys: most stored entries share little with a new text, and this merge of two compact
+/// arrays rules them out before anything else of theirs is read.
+pub(super) fn shared(new: (&[u64], &[Tok]), old: (&[u64], &[Tok])) -> f32 {
   let (mut i, mut j, mut shared) = (0, 0, 0.0);
-  while let (Some(a), Some(b)) = (new.get(i), old.get(j)) {
-    match a.key.cmp(&b.key) {
+  let ((ka, ta), (kb, tb)) = (new, old);
+  while let (Some(a), Some(b)) = (ka.get(i), kb.get(j)) {
+    match a.cmp(b) {
       std::cmp::Ordering::Less => i += 1,
       std::cmp::Ordering::Greater => j += 1,
       std::cmp::Ordering::Equal => {
-        shared += a.weight.min(b.weight);
+        if let (Some(x), Some(y)) = (ta.get(i), tb.get(j)) {
+          shared += x.weight.min(y.weight);
+        }
         (i, j) = (i + 1, j + 1);
       }
     }
@@ -150,11 +218,17 @@ pub(super) fn shared(new: &[Tok], old: &[Tok]) -> f32 {
 
 /// The overlap of the tokens of a new text and a stored one.
 pub(super) fn overlap<'a>(new: &'a [Tok], old: &'a [Tok]) -> Overlap<'a> {
-  let mut o = Overlap::default();
+  let mut o = Overlap {
+    shared_new: Bits::new(new.len()),
+    shared_old: Bits::new(old.len()),
+    ..Overlap::default()
+  };
   let (mut i, mut j) = (0, 0);
   while i < new.len() || j < old.len() {
     match (new.get(i), old.get(j)) {
       (Some(a), Some(b)) if a.key == b.key => {
+        o.shared_new.insert(i);
+        o.shared_old.insert(j);
         let w = a.weight.min(b.weight);
         o.shared += w;
         if w >= 0.5 {

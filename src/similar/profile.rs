@@ -18,7 +18,14 @@
 //!   for `Node 20`).
 //! - **Flags**: whether the text says "not" (`not`, `never`, `don't`, `不`, `禁止`, `ない`) and
 //!   whether it says that something changed (`now`, `moved`, `changed to`, `改为`, `に変更`).
+//! - **Phrases**: the tokens in the order of the text, each with its phrase (a run of content
+//!   words that a grammar or frame word or punctuation ends; `的`, `の` and a possessive `'s` do
+//!   not), whether its phrase follows a copula or the topic marker `は`, and whether it is part
+//!   of a value or an amount; and the phrases that hold a verb of an attribute with many values
+//!   (`accepts`, `支持`, `対応`): what [`super::slots`] reads the subject and the value slot from.
 #![forbid(unsafe_code)]
+
+use std::borrow::Cow;
 
 use compact_str::CompactString;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
@@ -45,8 +52,46 @@ pub(super) struct Tok {
   /// Where it first occurs (a byte offset of the folded text): what a text says first is its
   /// subject.
   pub(super) at: u32,
+  /// The phrase it stands in (see [`Phrase`]).
+  pub(super) phrase: u16,
+  /// [`VALUE`], [`QUANTITY`], [`AFTER_COPULA`], [`AFTER_TOPIC`], [`GRAM`].
+  pub(super) flags: u8,
+  /// The value of many tokens it is a part of (a path, a code span; 0: none).
+  pub(super) part_of: u16,
   /// As written (for reasons); inline, as almost every token is short.
   pub(super) shown: CompactString,
+}
+
+/// A token that is part of a value (a name, number, version, path, code…): what an update
+/// changes.
+pub(super) const VALUE: u8 = 1;
+/// A token that is an amount (a number, version, port, date): it counts its noun, it never
+/// names which one.
+pub(super) const QUANTITY: u8 = 2;
+/// A token of a phrase that follows a copula (`is`, `:`, `是`, `は`): the value slot of "X is Y".
+pub(super) const AFTER_COPULA: u8 = 4;
+/// A token of a phrase that follows the topic marker `は`: what precedes it is the subject
+/// ("デザインは…" is about design), never a value.
+pub(super) const AFTER_TOPIC: u8 = 16;
+/// A bigram of two Han characters: without a segmenter, either a word or the seam of two.
+pub(super) const GRAM: u8 = 8;
+
+/// A token in the order the text says it: what [`super::slots`] reads to tell the noun a word
+/// qualifies (`EU` in "the EU cluster") from a value (`Kofi` in "Kofi is the lead").
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Phrase {
+  pub(super) key: u64,
+  /// Where it starts (a byte offset of the folded text).
+  pub(super) at: u32,
+  /// Phrases are runs of content words between grammar words and punctuation (`的`, `の` and a
+  /// possessive `'s` join a phrase rather than end it): "the EU cluster runs" is one, "is", "at"
+  /// end one.
+  pub(super) phrase: u16,
+  pub(super) flags: u8,
+  /// As [`Tok::part_of`].
+  pub(super) part_of: u16,
+  /// The index of its token in [`Parts::toks`].
+  pub(super) tok: u32,
 }
 
 /// What kind of value a value is, for the reason an update gives.
@@ -98,16 +143,24 @@ impl ValueKind {
 pub(super) struct Value {
   pub(super) key: u64,
   pub(super) kind: ValueKind,
-  pub(super) shown: String,
+  pub(super) shown: CompactString,
   /// The word before it: its key and how it is written.
-  pub(super) label: Option<(u64, String)>,
+  pub(super) label: Option<(u64, CompactString)>,
+  /// Where it starts (a byte offset of the folded text).
+  pub(super) at: u32,
 }
 
 /// Everything [`super::compare`] reads of one text.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Parts {
-  /// Sorted by key, one per key (the highest weight).
+  /// Sorted by key, one per key (the highest weight; the flags of every occurrence).
   pub(super) toks: Vec<Tok>,
+  /// The keys of `toks`, apart: what the first look at a pair reads.
+  pub(super) keys: Vec<u64>,
+  /// The tokens of weight 0.5 or more in the order of the text, each occurrence.
+  pub(super) seq: Vec<Phrase>,
+  /// The phrases that hold a verb of an attribute with many values ("accepts", `支持`, `対応`).
+  pub(super) set_phrases: Vec<u16>,
   pub(super) total: f32,
   pub(super) values: Vec<Value>,
   /// The keys of `values`, sorted.
@@ -168,22 +221,45 @@ const PORT_LABELS: &[&str] = &["port", "ports", "端口", "ポート", "ポー�
 pub(super) fn build(text: &str) -> Parts {
   // Most texts are NFKC already (the quick check answers for almost every character).
   let norm = match is_nfkc_quick(text.chars()) {
-    IsNormalized::Yes => fold_phrases(text),
-    _ => fold_phrases(&text.nfkc().collect::<String>()),
+    IsNormalized::Yes => fold_phrases(Cow::Borrowed(text)),
+    _ => fold_phrases(Cow::Owned(text.nfkc().collect::<String>())),
   };
   let mut b = Builder {
     text: &norm,
     cjk_text: norm.chars().any(|c| scan::script(c).is_some()),
     ..Builder::default()
   };
+  let mut read = 0;
+  // The value the words of the code or quoted span being read are parts of.
+  let mut span_of = 0;
   for piece in scan::pieces(&norm) {
     let s = &norm[piece.span.clone()];
+    if let Some(gap) = norm.get(read..piece.span.start) {
+      b.punctuation(gap);
+    }
+    // The words inside a code or quoted span are parts of its value.
+    let inside = piece.span.start < read;
+    read = read.max(piece.span.end);
     b.at = offset(piece.span.start);
+    let flags = if inside { VALUE } else { 0 };
     match piece.kind {
-      Kind::Ascii => b.ascii(s, piece.span.start, piece.span.end),
-      Kind::Cjk => b.cjk(s, piece.span.start),
-      Kind::Code => b.span(ValueKind::Code, s.trim()),
-      Kind::Quoted => b.span(ValueKind::Quoted, s.trim()),
+      Kind::Code | Kind::Quoted => {
+        let kind = match piece.kind {
+          Kind::Code => ValueKind::Code,
+          _ => ValueKind::Quoted,
+        };
+        b.parts_of_one(|b| b.span(kind, s.trim()));
+        span_of = b.part_of_last();
+      }
+      Kind::Ascii | Kind::Cjk => {
+        let part_of = if inside { span_of } else { 0 };
+        let before = std::mem::replace(&mut b.part_of, part_of);
+        b.flagged(flags, |b| match piece.kind {
+          Kind::Cjk => b.cjk(s, piece.span.start),
+          _ => b.ascii(s, piece.span.start, piece.span.end),
+        });
+        b.part_of = before;
+      }
     }
   }
   b.finish()
@@ -196,9 +272,9 @@ fn offset(at: usize) -> u32 {
 
 /// `text` with the two-word phrases of [`synonyms::PHRASES`] written as their one word
 /// (`pull request` → `pr`), matched ignoring ASCII case at word boundaries.
-fn fold_phrases(text: &str) -> String {
+fn fold_phrases(text: Cow<'_, str>) -> Cow<'_, str> {
   let b = text.as_bytes();
-  let mut out = String::with_capacity(text.len());
+  let mut out = String::new();
   let mut copied = 0;
   let mut i = 0;
   while i < b.len() {
@@ -225,8 +301,12 @@ fn fold_phrases(text: &str) -> String {
       None => i += 1,
     }
   }
+  // Most texts hold no such phrase: they are read as they are, uncopied.
+  if copied == 0 {
+    return text;
+  }
   out.push_str(&text[copied..]);
-  out
+  Cow::Owned(out)
 }
 
 #[derive(Default)]
@@ -236,11 +316,22 @@ struct Builder<'a> {
   cjk_text: bool,
   toks: Vec<Tok>,
   values: Vec<Value>,
-  label: Option<(u64, String)>,
+  label: Option<(u64, CompactString)>,
   negated: bool,
   transition: bool,
   /// Where the token being read starts.
   at: u32,
+  /// The phrase being read, and whether a grammar word or punctuation ended it (with the marks of
+  /// the next phrase: [`AFTER_COPULA`], [`AFTER_TOPIC`]): the next token starts a new phrase.
+  phrase: u16,
+  ended: Option<u8>,
+  after: u8,
+  /// The flags of the tokens being read (a value's parts), and the value of many tokens they
+  /// are parts of (0: none), numbered from 1.
+  flags: u8,
+  part_of: u16,
+  values_of_parts: u16,
+  set_phrases: Vec<u16>,
 }
 
 impl Builder<'_> {
@@ -249,28 +340,83 @@ impl Builder<'_> {
   }
 
   fn tok_owned(&mut self, key: u64, weight: f32, shown: CompactString) {
-    let at = self.at;
+    self.push(key, weight, 0, shown);
+  }
+
+  /// Ends the phrase being read: the next token starts another (after a copula, the value slot).
+  fn end_phrase(&mut self, marks: u8) {
+    self.ended = Some(self.ended.unwrap_or(0) | marks);
+  }
+
+  fn push(&mut self, key: u64, weight: f32, sibling: u8, shown: CompactString) {
+    // A grammar word is no part of a phrase: the one after it opens the next.
+    if weight >= 0.5 {
+      if let Some(marks) = self.ended.take() {
+        self.phrase = self.phrase.saturating_add(1);
+        self.after = marks;
+      }
+    }
+    let flags = self.flags | self.after;
     self.toks.push(Tok {
       key,
       weight,
-      sibling: 0,
-      at,
+      sibling,
+      at: self.at,
+      phrase: self.phrase,
+      flags,
+      part_of: self.part_of,
       shown,
     });
   }
 
   /// A word of a synonym group: the group's token.
   fn tok_group(&mut self, group: &synonyms::Group, shown: &str) {
-    self.toks.push(Tok {
-      key: hash(group.key),
-      weight: group.weight,
-      sibling: group.sibling,
-      at: self.at,
-      shown: shown.into(),
-    });
+    self.push(hash(group.key), group.weight, group.sibling, shown.into());
     if group.weight >= 0.8 {
-      self.label = Some((hash(group.key), shown.to_string()));
+      self.label = Some((hash(group.key), shown.into()));
     }
+  }
+
+  /// What stands between two pieces: punctuation ends a phrase (a colon as a copula: "Staging
+  /// DB: Postgres 15"); spaces, apostrophes and quotation marks do not.
+  fn punctuation(&mut self, gap: &str) {
+    let mut marks = gap
+      .chars()
+      .filter(|c| {
+        !c.is_whitespace()
+          && !matches!(
+            c,
+            '\'' | '’' | '`' | '"' | '“' | '”' | '「' | '」' | '『' | '』'
+          )
+      })
+      .peekable();
+    if marks.peek().is_some() {
+      let copula = marks.any(|c| matches!(c, ':' | '：' | '='));
+      self.end_phrase(if copula { AFTER_COPULA } else { 0 });
+    }
+  }
+
+  /// `read` with the tokens it makes flagged `flags` (a value's parts).
+  fn flagged(&mut self, flags: u8, read: impl FnOnce(&mut Self)) {
+    let before = self.flags;
+    self.flags |= flags;
+    read(self);
+    self.flags = before;
+  }
+
+  /// The value of many tokens made last.
+  fn part_of_last(&self) -> u16 {
+    self.values_of_parts
+  }
+
+  /// `read` with the tokens it makes parts of one value (a path's, a code span's), another than
+  /// any before.
+  fn parts_of_one(&mut self, read: impl FnOnce(&mut Self)) {
+    self.values_of_parts = self.values_of_parts.saturating_add(1);
+    let before = self.part_of;
+    self.part_of = self.values_of_parts;
+    read(self);
+    self.part_of = before;
   }
 
   fn value(&mut self, kind: ValueKind, shown: &str, key: Option<u64>) {
@@ -282,8 +428,9 @@ impl Builder<'_> {
     self.values.push(Value {
       key,
       kind,
-      shown: shown.to_string(),
+      shown: shown.into(),
       label,
+      at: self.at,
     });
   }
 
@@ -291,7 +438,7 @@ impl Builder<'_> {
   /// written again is strong evidence of the same fact (its words count as well).
   fn span(&mut self, kind: ValueKind, inner: &str) {
     let key = format!("`{}", inner.to_ascii_lowercase());
-    self.tok(&key, 1.0, inner);
+    self.flagged(VALUE, |b| b.tok(&key, 1.0, inner));
     self.value(kind, inner, None);
   }
 
@@ -318,6 +465,11 @@ impl Builder<'_> {
       });
     let contraction =
       lower.ends_with('n') && ["'t", "’t"].iter().any(|t| self.text[end..].starts_with(t));
+    // The `s` of a possessive (`the service's owner`) joins its phrase; it says nothing.
+    let possessive = lower == "s" && self.text[..start].ends_with(['\'', '’']);
+    if possessive {
+      return;
+    }
     for (word, shown) in lower.split('-').zip(raw.split('-')) {
       if !word.is_empty() {
         self.transition |= lexicon::is_transition(word, &self.text[end..]);
@@ -331,18 +483,21 @@ impl Builder<'_> {
   fn word(&mut self, word: &str, shown: &str, sentence_start: bool) {
     self.negated |= lexicon::is_negation(word);
     if let Some(number) = lexicon::number_word(word) {
-      self.tok(number, lexicon::number_weight(number), shown);
+      self.flagged(VALUE | QUANTITY, |b| {
+        b.tok(number, lexicon::number_weight(number), shown)
+      });
       self.value(ValueKind::Number, shown, Some(hash(number)));
       return;
     }
     let acronym = shown.len() >= 2 && shown.bytes().all(|b| b.is_ascii_uppercase());
     let capital = shown.starts_with(|c: char| c.is_ascii_uppercase()) && !sentence_start;
     let named = acronym || capital || self.cjk_text;
+    let name = if named { VALUE } else { 0 };
     if let Some(group) = synonyms::of_word(word) {
       if named {
         self.value(ValueKind::Name, shown, Some(hash(group.key)));
       }
-      self.tok_group(group, shown);
+      self.flagged(name, |b| b.tok_group(group, shown));
       return;
     }
     // In CJK text an ASCII word is a name or code (`any`, `main`), not English grammar.
@@ -351,12 +506,22 @@ impl Builder<'_> {
       false => lexicon::word_weight(word),
     };
     let key = stem(word);
-    self.tok(key, weight, shown);
+    let name = if weight >= 0.5 { name } else { 0 };
+    self.flagged(name, |b| b.tok(key, weight, shown));
+    if lexicon::is_set_verb(word) {
+      self.set_phrases.push(self.phrase);
+    }
+    // A grammar or frame word ends a noun phrase ("the EU cluster | runs"), a copula opens the
+    // value slot ("the default branch is | called | trunk").
+    let copula = lexicon::is_copula(word);
+    if weight < 0.5 || copula {
+      self.end_phrase(if copula { AFTER_COPULA } else { 0 });
+    }
     if weight >= 0.5 && named {
       self.value(ValueKind::Name, shown, Some(hash(key)));
     }
     if weight >= 0.5 {
-      self.label = Some((hash(key), shown.to_string()));
+      self.label = Some((hash(key), shown.into()));
     }
   }
 
@@ -373,32 +538,41 @@ impl Builder<'_> {
       _ => kind,
     };
     if single {
-      self.tok(lower, lexicon::number_weight(lower), raw);
+      self.flagged(VALUE | QUANTITY, |b| {
+        b.tok(lower, lexicon::number_weight(lower), raw)
+      });
       self.value(kind, raw, None);
       return;
     }
     // Short letter-digit names (`s3`, `e2e`, `k8s`, `vue3`) are one word, not a letter and a
     // digit.
     if lower.len() <= 4 && lower.bytes().all(|b| b.is_ascii_alphanumeric()) {
-      match synonyms::of_word(lower) {
-        Some(group) => self.tok_group(group, raw),
-        None => self.tok(lower, lexicon::word_weight(lower).max(0.8), raw),
-      }
+      self.flagged(VALUE, |b| match synonyms::of_word(lower) {
+        Some(group) => b.tok_group(group, raw),
+        None => b.tok(lower, lexicon::word_weight(lower).max(0.8), raw),
+      });
       self.value(kind, raw, None);
-      self.label = Some((hash(lower), raw.to_string()));
+      self.label = Some((hash(lower), raw.into()));
       return;
     }
     self.value(kind, raw, None);
+    self.parts_of_one(|b| b.compound_parts(raw, lower));
+  }
+
+  /// The tokens of a compound's parts.
+  fn compound_parts(&mut self, raw: &str, lower: &str) {
     for (part, shown) in parts(lower).into_iter().zip(parts(raw)) {
       if part.starts_with(|c: char| c.is_ascii_digit()) {
-        self.tok(part, lexicon::number_weight(part), shown);
+        self.flagged(VALUE | QUANTITY, |b| {
+          b.tok(part, lexicon::number_weight(part), shown)
+        });
       } else if let Some(group) = synonyms::of_word(part) {
-        self.tok_group(group, shown);
+        self.flagged(VALUE, |b| b.tok_group(group, shown));
       } else {
         let weight = lexicon::word_weight(part);
-        self.tok(stem(part), weight, shown);
+        self.flagged(VALUE, |b| b.tok(stem(part), weight, shown));
         if weight >= 0.5 {
-          self.label = Some((hash(stem(part)), shown.to_string()));
+          self.label = Some((hash(stem(part)), shown.into()));
         }
       }
     }
@@ -411,8 +585,16 @@ impl Builder<'_> {
     let chars: Vec<(char, Option<Script>)> = run.chars().map(|c| (c, scan::script(c))).collect();
     let offsets: Vec<u32> = run.char_indices().map(|(i, _)| offset(start + i)).collect();
     let mut weak = weak_mask(run, &chars);
+    let (words, found) = cjk_groups(run, &mut weak);
+    let places = self.places(&chars, &weak, &words, &offsets);
+    let set_phrases = lexicon::cjk_set_verbs(run).filter_map(|i| places.get(i).map(|p| p.phrase));
+    self.set_phrases.extend(set_phrases);
+    let after = (self.phrase, self.after, self.ended);
     let first = self.toks.len();
-    let words = self.cjk_groups(run, &offsets, &mut weak);
+    for (i, group, shown) in found {
+      self.locate(places[i]);
+      self.tok_group(group, &shown);
+    }
     self.numerals(&chars);
     let mut i = 0;
     while i < chars.len() {
@@ -422,7 +604,7 @@ impl Builder<'_> {
         chars: &chars[i..i + len],
         weak: &weak[i..i + len],
         words: &words[i..i + len],
-        offsets: &offsets[i..i + len],
+        places: &places[i..i + len],
       };
       match script {
         Some(Script::Katakana) => self.katakana(&sub),
@@ -431,6 +613,7 @@ impl Builder<'_> {
       }
       i += len;
     }
+    (self.phrase, self.after, self.ended) = after;
     // The label of what follows is the run's last content token in the text (group words were
     // read before the bigrams around them).
     let last = self.toks[first..]
@@ -438,35 +621,72 @@ impl Builder<'_> {
       .filter(|t| t.weight >= 0.5)
       .max_by_key(|t| t.at);
     if let Some(t) = last {
-      self.label = Some((t.key, t.shown.to_string()));
+      self.label = Some((t.key, t.shown.clone()));
     }
   }
 
-  /// The synonym-group words of a run, longest first at each position: each gives its group's
-  /// token. Returns, per character, the number of the group word it is in (0: none); a group
-  /// word is content, never weak.
-  fn cjk_groups(&mut self, run: &str, offsets: &[u32], weak: &mut [bool]) -> Vec<usize> {
-    let mut words = vec![0; weak.len()];
-    let mut next = 0;
-    let mut found = 0;
-    for (i, (at, _)) in run.char_indices().enumerate() {
-      if i < next {
-        continue;
+  /// Where each character of a CJK run stands: its offset and its phrase. Grammar characters
+  /// (and a content character no bigram covers) end a phrase (a copula, `是` or `は`, opens the value slot), except a lone `的` or `の`,
+  /// which joins a noun to the one it qualifies (`测试环境的地址`, `注文画面の表示`).
+  fn places(
+    &mut self,
+    chars: &[(char, Option<Script>)],
+    weak: &[bool],
+    words: &[usize],
+    offsets: &[u32],
+  ) -> Vec<Place> {
+    // Outside the run (before its first character, after its last) is no grammar of it.
+    let weak_at = |i: Option<usize>| i.and_then(|i| weak.get(i)).copied().unwrap_or(false);
+    let mut out = Vec::with_capacity(chars.len());
+    for (i, (c, _)) in chars.iter().enumerate() {
+      let lone = !weak_at(i.checked_sub(1)) && !weak_at(Some(i + 1));
+      let joins = lone && matches!(c, '的' | 'の');
+      // A content character no bigram covers (`写` of `VS Code 写 Java`, `跑` between two
+      // names) is a word of its own, most often a verb: it ends a phrase as grammar does; not
+      // before `的` or `の`, where it closes a modifier (`Gitee 上的账号`).
+      let han = |j: Option<usize>| {
+        j.and_then(|j| chars.get(j))
+          .is_some_and(|(_, s)| *s == chars[i].1)
+          && !weak_at(j)
+      };
+      let single = !weak[i]
+        && words[i] == 0
+        && matches!(chars[i].1, Some(Script::Han | Script::Hangul))
+        && !han(i.checked_sub(1))
+        && !han(Some(i + 1))
+        && !matches!(chars.get(i + 1), Some(('的' | 'の', _)));
+      if single {
+        self.end_phrase(0);
       }
-      if let Some((group, len)) = synonyms::cjk_at(&run[at..]) {
-        found += 1;
-        let end = (i + len).min(words.len());
-        for j in i..end {
-          words[j] = found;
-          weak[j] = false;
+      if weak[i] && !joins {
+        // Only a lone `は` marks the topic of "X は Y" (`には`, `では` mark a place).
+        let marks = match (lone && lexicon::is_cjk_copula(*c), *c == 'は') {
+          (true, true) => AFTER_COPULA | AFTER_TOPIC,
+          (true, false) => AFTER_COPULA,
+          (false, _) => 0,
+        };
+        self.end_phrase(marks);
+      } else if !weak[i] {
+        if let Some(marks) = self.ended.take() {
+          self.phrase = self.phrase.saturating_add(1);
+          self.after = marks;
         }
-        let shown: String = run[at..].chars().take(len).collect();
-        self.at = offsets.get(i).copied().unwrap_or(self.at);
-        self.tok_group(group, &shown);
-        next = i + len;
       }
+      out.push(Place {
+        at: offsets[i],
+        phrase: self.phrase,
+        after: self.after,
+      });
     }
-    words
+    out
+  }
+
+  /// The next tokens stand at `place`.
+  fn locate(&mut self, place: Place) {
+    self.at = place.at;
+    self.phrase = place.phrase;
+    self.after = place.after;
+    self.ended = None;
   }
 
   /// Numerals with a counter (`三周`, `两个人`): numbers, as values.
@@ -488,7 +708,9 @@ impl Builder<'_> {
       return;
     }
     let word: String = sub.chars.iter().map(|c| c.0).collect();
-    self.at = sub.offsets.first().copied().unwrap_or(self.at);
+    if let Some(place) = sub.places.first() {
+      self.locate(*place);
+    }
     let weight = match (sub.weak.iter().all(|w| *w), sub.chars.len()) {
       (true, _) => 0.3,
       (false, 0 | 1) => 0.1,
@@ -504,14 +726,14 @@ impl Builder<'_> {
   /// a segmenter, about half the bigrams of a sentence straddle two words.
   fn grams(&mut self, sub: &Sub<'_>) {
     let mut buf = [0u8; 8];
-    for (((c, weak), word), at) in sub
+    for (((c, weak), word), place) in sub
       .chars
       .iter()
       .zip(sub.weak)
       .zip(sub.words)
-      .zip(sub.offsets)
+      .zip(sub.places)
     {
-      self.at = *at;
+      self.locate(*place);
       if !weak && *word == 0 && c.1 == Some(Script::Han) {
         let s = c.0.encode_utf8(&mut buf);
         self.tok(s, 0.25, s);
@@ -523,7 +745,7 @@ impl Builder<'_> {
       }
       let gram: CompactString = [sub.chars[i].0, sub.chars[i + 1].0].iter().collect();
       let key = hash(&gram);
-      self.at = sub.offsets[i];
+      self.locate(sub.places[i]);
       let edge = (sub.words[i] > 0) != (sub.words[i + 1] > 0);
       let weight = match (sub.weak[i], sub.weak[i + 1]) {
         (false, false) if edge => 0.35,
@@ -531,20 +753,61 @@ impl Builder<'_> {
         (true, true) => 0.05,
         _ => 0.25,
       };
-      self.tok_owned(key, weight, gram);
+      // A numeral with its counter (`三周`) is an amount, as `3 weeks` is.
+      let amount =
+        lexicon::cjk_numeral(sub.chars[i].0).is_some() && lexicon::is_counter(sub.chars[i + 1].0);
+      let han = sub.chars[i].1 == Some(Script::Han) && sub.chars[i + 1].1 == Some(Script::Han);
+      let flags = match (amount, han) {
+        (true, _) => VALUE | QUANTITY,
+        (false, true) => GRAM,
+        (false, false) => 0,
+      };
+      self.flagged(flags, |b| b.tok_owned(key, weight, gram));
     }
   }
 
   fn finish(mut self) -> Parts {
+    let heavy = self.toks.iter().filter(|t| t.weight >= 0.5);
+    let mut seq: Vec<Phrase> = heavy
+      .map(|t| Phrase {
+        key: t.key,
+        at: t.at,
+        phrase: t.phrase,
+        flags: t.flags,
+        part_of: t.part_of,
+        tok: 0,
+      })
+      .collect();
+    // Stable: a code span and the first word inside it start at one offset, the span first.
+    seq.sort_by_key(|p| p.at);
     self
       .toks
       .sort_by(|a, b| a.key.cmp(&b.key).then(b.weight.total_cmp(&a.weight)));
-    self.toks.dedup_by_key(|t| t.key);
+    // One token per key, flagged as every occurrence was (a name once is a name).
+    self.toks.dedup_by(|next, kept| {
+      let same = next.key == kept.key;
+      if same {
+        kept.flags |= next.flags & (VALUE | QUANTITY);
+      }
+      same
+    });
+    for p in &mut seq {
+      let at = self.toks.binary_search_by_key(&p.key, |t| t.key);
+      p.tok = at
+        .ok()
+        .and_then(|i| u32::try_from(i).ok())
+        .unwrap_or(u32::MAX);
+    }
     let total = self.toks.iter().map(|t| t.weight).sum();
     let mut value_keys: Vec<u64> = self.values.iter().map(|v| v.key).collect();
     value_keys.sort_unstable();
+    self.set_phrases.sort_unstable();
+    self.set_phrases.dedup();
     Parts {
+      keys: self.toks.iter().map(|t| t.key).collect(),
       toks: self.toks,
+      seq,
+      set_phrases: self.set_phrases,
       total,
       values: self.values,
       value_keys,
@@ -559,8 +822,44 @@ struct Sub<'a> {
   chars: &'a [(char, Option<Script>)],
   weak: &'a [bool],
   words: &'a [usize],
-  /// Where each character starts.
-  offsets: &'a [u32],
+  /// Where each character stands.
+  places: &'a [Place],
+}
+
+/// Where a character of a CJK run stands: its offset and its phrase.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+  at: u32,
+  phrase: u16,
+  /// The marks of its phrase ([`AFTER_COPULA`], [`AFTER_TOPIC`]).
+  after: u8,
+}
+
+/// The synonym-group words of a run, longest first at each position: each (where it starts,
+/// its group, as written) gives its group's token. Also, per character, the number of the group
+/// word it is in (0: none); a group word is content, never weak.
+fn cjk_groups(
+  run: &str,
+  weak: &mut [bool],
+) -> (Vec<usize>, Vec<(usize, &'static synonyms::Group, String)>) {
+  let mut words = vec![0; weak.len()];
+  let mut found = Vec::new();
+  let mut next = 0;
+  for (i, (at, _)) in run.char_indices().enumerate() {
+    if i < next {
+      continue;
+    }
+    if let Some((group, len)) = synonyms::cjk_at(&run[at..]) {
+      let end = (i + len).min(words.len());
+      for j in i..end {
+        words[j] = found.len() + 1;
+        weak[j] = false;
+      }
+      found.push((i, group, run[at..].chars().take(len).collect()));
+      next = i + len;
+    }
+  }
+  (words, found)
 }
 
 /// Which characters of a CJK run are grammar or frame rather than content: hiragana, Chinese
@@ -693,7 +992,7 @@ mod tests {
     build(text)
       .values
       .into_iter()
-      .map(|v| (v.kind, v.shown))
+      .map(|v| (v.kind, v.shown.to_string()))
       .collect()
   }
 

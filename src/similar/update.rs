@@ -4,6 +4,7 @@
 
 use super::overlap::{Overlap, Top};
 use super::profile::{Parts, Value};
+use super::slots::{Diff, Subject};
 
 /// The most values of each side looked at for a changed pair: enough for any entry, and it
 /// keeps a huge text's comparison linear.
@@ -47,17 +48,60 @@ pub(super) struct Update {
   pub(super) strong: bool,
 }
 
-/// Why the pair is an update, when it is one: a value changed (one on each side, of compatible
-/// kinds), or the new text says something changed ("now", "moved to", `改为`, `に変更`) and
-/// names a new value beside the old one, or swaps a content word.
-pub(super) fn update_reason(new: &Parts, old: &Parts, o: &Overlap<'_>) -> Option<Update> {
+/// Why the pair is an update, when it is one. The texts must speak of one subject and attribute
+/// (no word of each qualifies a noun both share: "the EU cluster" / "the US cluster"), and what
+/// differs must be a value: values alone (one on each side, of compatible kinds), a word in the
+/// value slot after a copula ("is called trunk" / "… master"), or anything the new text says it
+/// changed ("now", "moved to", `改为`, `に変更`) — naming the old value, then the new one, or
+/// swapping a content word of a pair scored [`super::CHANGE_MIN`] or more.
+pub(super) fn update_reason(
+  new: &Parts,
+  old: &Parts,
+  o: &Overlap<'_>,
+  d: &Diff,
+  score: f64,
+) -> Option<Update> {
+  // Two things of one kind: another subject never, another attribute or member unless the new
+  // text says it changed (in `由小李审查` / `由小王负责审查` the new name qualifies the verb).
+  match d.qualified {
+    Some(q) if q.leading || !new.transition => return None,
+    _ if (d.head_swap || d.member_swap) && !new.transition => return None,
+    _ => {}
+  }
+  if d.subject == Subject::Other {
+    // "Switched from CircleCI to …" names the stored value it leaves: evidence enough, whatever
+    // the subject says.
+    let (kept, came) = moved_value(new, old).filter(|_| new.transition)?;
+    let reason = value_reason(o, kept, came, false);
+    return Some(Update {
+      reason,
+      strong: true,
+    });
+  }
+  // One shared word (`Python`, `管理`) makes one fact only when it is the subject of both.
+  let fact = o.shared_words >= 2 || d.subject == Subject::Shared;
   if let Some((gone, came, same_label)) = changed_value(new, old) {
+    if !(d.values_only() || new.transition || d.copula_value()) {
+      // Words differ as well as values: another attribute ("times out after 45 minutes" /
+      // "retries up to 3 times"), or another member of a set.
+      return None;
+    }
     let explained = explains(o, new, old);
     let reason = value_reason(o, gone, came, explained);
     // In "X is A" / "X is B" the value is all that differs; in "X is written in A" / "X is
     // deployed on B" it is not, and the word before the value may only be their subject.
-    let strong = new.transition || explained || (same_label && !o.subject_only());
+    let strong = fact && (new.transition || explained || (same_label && !o.subject_only()));
     return Some(Update { reason, strong });
+  }
+  // A word in the value slot of "X is Y", or values that are no value of their own (the name
+  // that opens "Noor is the release manager …").
+  if d.copula_value() || (d.subject == Subject::Inverted && d.values_only()) {
+    let (gone, came) = (o.top_old.0[0]?, o.top_new.0[0]?);
+    let reason = subject(o, &format!("{} → {}", gone.shown, came.shown));
+    return Some(Update {
+      reason,
+      strong: fact,
+    });
   }
   if !new.transition {
     return None;
@@ -69,16 +113,19 @@ pub(super) fn update_reason(new: &Parts, old: &Parts, o: &Overlap<'_>) -> Option
       strong: true,
     });
   }
+  if score < super::CHANGE_MIN {
+    return None;
+  }
   let (gone, came) = (o.top_old.0[0]?, o.top_new.0[0]?);
   let reason = subject(o, &format!("{} → {}", gone.shown, came.shown));
   Some(Update {
     reason,
-    strong: true,
+    strong: fact,
   })
 }
 
 /// In a text that says it changed: a value of the stored text the new one still names (`jest`
-/// in "moved from jest to vitest") and a new value of the same kind.
+/// in "moved from jest to vitest"), before a new value of the same kind that follows it.
 fn moved_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a Value)> {
   let came = new
     .values
@@ -86,7 +133,8 @@ fn moved_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a Val
     .take(MAX_VALUES)
     .find(|v| !holds(old, v.key))?;
   let kept = old.values.iter().take(MAX_VALUES).find(|v| {
-    v.kind.group() == came.kind.group() && new.value_keys.binary_search(&v.key).is_ok()
+    let named_before = new.values.iter().find(|n| n.key == v.key);
+    v.kind.group() == came.kind.group() && named_before.is_some_and(|n| n.at < came.at)
   })?;
   Some((kept, came))
 }
@@ -98,7 +146,7 @@ fn moved_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a Val
 /// → "deployed on Fly.io", where the verbs differ too).
 fn explains(o: &Overlap<'_>, new: &Parts, old: &Parts) -> bool {
   let within = |top: &Top<'_>, a: &Parts, b: &Parts| {
-    let values: Vec<String> = a
+    let values: Vec<_> = a
       .values
       .iter()
       .take(MAX_VALUES)

@@ -138,3 +138,26 @@ fn a_group_larger_than_one_consolidate_is_fixed_twenty_at_a_time() -> TestResult
   );
   Ok(())
 }
+
+/// Two facts of one shape (named to an approver as similar) are no finding: the health check
+/// offers to merge only duplicates and updates of one fact.
+#[test]
+fn the_health_check_never_merges_look_alikes() -> TestResult {
+  let (mut m, dir) = memory(json!({"agent": {"workspace": 400}}))?;
+  let ws = dir.path().to_string_lossy().into_owned();
+  for text in [
+    "The orders service is owned by the growth team",
+    "The billing service is owned by the growth team",
+    "The EU cluster runs Kubernetes 1.29",
+    "The US cluster runs Kubernetes 1.27",
+  ] {
+    add(&mut m, "agent", "workspace", text, writer("", &ws))?;
+  }
+  let health = m.health(&HealthOptions {
+    stale_days: 30,
+    visibility: Visibility::default(),
+    now: now_ms(),
+  })?;
+  assert!(health.findings.is_empty(), "{:#?}", health.findings);
+  Ok(())
+}

@@ -216,3 +216,44 @@ fn a_full_layer_says_what_to_consolidate_then_what_to_remove() -> TestResult {
   }
   Ok(())
 }
+
+/// Two facts of one shape: named to the approver as similar, with no advice, and never merged
+/// by a plan to make room.
+const ORDERS: &str = "The orders service is owned by the growth team";
+const BILLING: &str = "The billing service is owned by the growth team";
+
+#[test]
+fn a_look_alike_is_similar_without_advice_and_a_full_layer_never_consolidates_it() -> TestResult {
+  let (mut m, _dir) = memory(json!({"user": {"workspace": 200}}))?;
+  add(&mut m, "user", "workspace", ORDERS, writer("", "/w"))?;
+  let input = json!({"track": "user", "scope": "workspace", "text": BILLING});
+  let plan = m.plan_add(&input, writer("", "/w"))?;
+  let similar = &plan.payload().similar;
+  assert_eq!(similar.len(), 1, "{similar:?}");
+  assert_eq!(similar[0].relation, crate::similar::Relation::Related);
+  let reason = &plan.payload().reason;
+  assert!(reason.contains("≈ similar to \""), "{reason}");
+  assert!(!reason.contains("consider"), "{reason}");
+  approve(&mut m, Ok(plan))?;
+  for text in [
+    "Old note about the staging server",
+    "Another old note nobody recalls",
+  ] {
+    add(&mut m, "user", "workspace", text, writer("", "/w"))?;
+  }
+  let used = m.budgets(Some("/w"))?[1].used;
+  let text = "x".repeat((200 - used + 150) as usize);
+  let input = json!({"track": "user", "scope": "workspace", "text": text});
+  let err = m.plan_add(&input, writer("", "/w")).err();
+  let Some(MemoryError::BudgetExceeded { suggestions, .. }) = err else {
+    panic!("{err:?}")
+  };
+  assert!(!suggestions.is_empty());
+  // Only removals, each of one entry, for being least recalled: nothing says the two are one.
+  for s in &suggestions {
+    assert_eq!(s.action, "remove", "{s:?}");
+    assert_eq!(s.entries.len(), 1, "{s:?}");
+    assert_eq!(s.why, "never recalled", "{s:?}");
+  }
+  Ok(())
+}
