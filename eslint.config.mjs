@@ -12,7 +12,10 @@ export default [
   { files: ['client/**/*.js'], languageOptions: { sourceType: 'module', globals: { ...globals.browser } } },
   { files: ['client/client.js'], languageOptions: { sourceType: 'script' } },
   // Playwright runs these callbacks in the page.
-  { files: ['e2e/panel.test.mjs', 'e2e/desktop.test.mjs', 'e2e/page.mjs', 'test/panel-boot.test.mjs'], languageOptions: { globals: { ...globals.browser } } },
+  {
+    files: ['e2e/panel.test.mjs', 'e2e/desktop.test.mjs', 'e2e/page.mjs', 'test/panel-boot.test.mjs'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
   {
     rules: {
       'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],

@@ -384,7 +384,11 @@ export interface AuditVerification {
   /** The first row that does not verify; for deleted newest rows, the `seq` the ledger's head recorded. */
   firstBroken: { seq: number; reason: string } | null
   /** Entries (layer, text, source, keys, tags), pending proposals and frozen snapshot texts against what the ledger recorded (`unverifiable`: their rows were pruned). */
-  records: { checked: number; unverifiable: number; mismatched: { table: 'entries' | 'proposals' | 'snapshot_texts'; id: string; reason: string }[] }
+  records: {
+    checked: number
+    unverifiable: number
+    mismatched: { table: 'entries' | 'proposals' | 'snapshot_texts'; id: string; reason: string }[]
+  }
   /** Layers whose recorded usage (what budgets enforce) is not the sum of their entries' lengths. */
   layers: { track: Track; scope: Scope; workspaceKey: string; recorded: number; actual: number }[]
 }
@@ -433,7 +437,10 @@ export declare class MemoryProvider {
   preview(action: ApprovalPayload['action'] | 'approve', input: unknown, write: WriteContext): ApprovalPayload
   /** `similar`: what its approval named, so the caller may clean up (absent when nothing is alike). */
   add(input: EntryInput, write: WriteContext): Promise<{ entry: MemoryEntry; usage: Usage; similar?: Similar[] }>
-  replace(input: ReplaceInput, write: WriteContext): Promise<{ previous: MemoryEntry; entry: MemoryEntry; usage: Usage; similar?: Similar[] }>
+  replace(
+    input: ReplaceInput,
+    write: WriteContext,
+  ): Promise<{ previous: MemoryEntry; entry: MemoryEntry; usage: Usage; similar?: Similar[] }>
   remove(input: RemoveInput, write: WriteContext): Promise<{ entry: MemoryEntry; usage: Usage }>
   consolidate(input: ConsolidateInput, write: WriteContext): Promise<{ removed: MemoryEntry[]; entry: MemoryEntry; usage: Usage }>
   seed(inputs: EntryInput[], write: WriteContext): Promise<{ added: number; entries: MemoryEntry[]; similar?: Similar[] }>
@@ -464,7 +471,10 @@ export declare class MemoryProvider {
    * exists. `target`: an entry id, an audit `seq`, or `{match, track?, scope?}` resolved like
    * `replace`; `{agentKey, workspaceKey}`: only of what that session sees.
    */
-  history(target: string | number | { match: string; track?: Track; scope?: Scope }, opts?: { agentKey?: string; workspaceKey?: string }): History
+  history(
+    target: string | number | { match: string; track?: Track; scope?: Scope },
+    opts?: { agentKey?: string; workspaceKey?: string },
+  ): History
   /**
    * Undo the landed change audit row `seq` belongs to (a consolidate whole, a seed's batch by
    * its `seed` row, one entry by its own row, a revert: a redo), asked like any write with the

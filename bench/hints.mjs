@@ -23,9 +23,21 @@ const write = (id) => ({ agent: { session: { id, header: { cwd: WS } } } })
 // adds are its new texts — reworded duplicates, updates, paraphrases, look-alikes, unrelated
 // facts — as a model adds them.
 const CORPUS = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'tests', 'similar')
-const corpus = (file) => readFileSync(path.join(CORPUS, file), 'utf8').split('\n').filter((l) => l.trim() && !l.startsWith('#'))
-const pairs = corpus('pairs.txt').map((l) => l.split(' | ')).map(([, , news, ...stored]) => ({ news, stored: stored.join(' | ') }))
-const stored = [...new Set([...corpus('layers.txt').filter((l) => !l.startsWith('##')).map((l) => l.slice(l.indexOf('| ') + 2)), ...pairs.map((p) => p.stored)])]
+const corpus = (file) =>
+  readFileSync(path.join(CORPUS, file), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() && !l.startsWith('#'))
+const pairs = corpus('pairs.txt')
+  .map((l) => l.split(' | '))
+  .map(([, , news, ...stored]) => ({ news, stored: stored.join(' | ') }))
+const stored = [
+  ...new Set([
+    ...corpus('layers.txt')
+      .filter((l) => !l.startsWith('##'))
+      .map((l) => l.slice(l.indexOf('| ') + 2)),
+    ...pairs.map((p) => p.stored),
+  ]),
+]
 const fact = (i) => (i < stored.length ? stored[i] : `${stored[i % stored.length]} (ref ${i})`)
 const newText = (k) => pairs[(k * 7) % pairs.length].news
 
@@ -33,7 +45,11 @@ const entry = (text) => ({ track: 'agent', scope: 'workspace', text })
 
 async function build(dbPath, n) {
   const p = new MemoryProvider({ dbPath, gate: async () => 'allowed-once', budgets: HIGH_BUDGETS, similarHints: false })
-  for (let i = 0; i < n; i += 1000) await p.seed(Array.from({ length: Math.min(1000, n - i) }, (_, j) => entry(fact(i + j))), write('hints-build'))
+  for (let i = 0; i < n; i += 1000)
+    await p.seed(
+      Array.from({ length: Math.min(1000, n - i) }, (_, j) => entry(fact(i + j))),
+      write('hints-build'),
+    )
   p.close()
 }
 
@@ -53,7 +69,15 @@ async function adds(dbPath, n, iters) {
   const warm = 20
   for (let k = 0; k < warm + iters; k++) {
     const text = newText(k)
-    for (const [side, p] of k % 2 ? [['on', on], ['off', off]] : [['off', off], ['on', on]]) {
+    for (const [side, p] of k % 2
+      ? [
+          ['on', on],
+          ['off', off],
+        ]
+      : [
+          ['off', off],
+          ['on', on],
+        ]) {
       const tag = `[hb-${k}-${side}]`
       const t0 = process.hrtime.bigint()
       await p.add(entry(`${text} ${tag}`), write('hints-bench'))
@@ -94,7 +118,10 @@ const dir = mkdtempSync(path.join(tmpdir(), 'dsh-memento-hints-'))
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
 const t0 = performance.now()
 const result = { quick, layers: [] }
-for (const [n, iters] of [[100, quick ? 100 : 600], [10000, quick ? 40 : 300]]) {
+for (const [n, iters] of [
+  [100, quick ? 100 : 600],
+  [10000, quick ? 40 : 300],
+]) {
   const db = path.join(dir, `layer-${n}.db`)
   await build(db, n)
   log(`hints: ${n}-entry layer built; timing ${iters} adds a side`)
@@ -116,7 +143,10 @@ const lines = [
   `## similar-write hints: add with and without hints, alternating call by call on one store · ${result.seconds.toFixed(0)} s`,
   '| layer | add, hints off µs (median/p95) | add, hints on µs | on / off | adds whose approval named an entry | goal | met? |',
   '|---|---|---|---|---|---|---|',
-  ...result.layers.map((r, i) => `| ${r.n.toLocaleString('en-US')} entries | ${cell(r.off)} | ${cell(r.on)} | ${r.ratio.toFixed(2)}× | ${r.hinted} of ${r.hintedOf} | ${goals[i].text} | ${goals[i].meets ? 'yes' : 'NO'} |`),
+  ...result.layers.map(
+    (r, i) =>
+      `| ${r.n.toLocaleString('en-US')} entries | ${cell(r.off)} | ${cell(r.on)} | ${r.ratio.toFixed(2)}× | ${r.hinted} of ${r.hintedOf} | ${goals[i].text} | ${goals[i].meets ? 'yes' : 'NO'} |`,
+  ),
   `seed into the 10,000-entry layer, per entry (batches of ${large.seed.batch}, ${large.seed.rounds} rounds a side): hints off ${fmt(large.seed.off.median)} µs, on ${fmt(large.seed.on.median)} µs (${large.seed.ratio.toFixed(2)}×)`,
   `goals met: ${goals.filter((g) => g.meets).length} of ${goals.length} (reported, not asserted)`,
 ]

@@ -34,7 +34,8 @@ export function targetOf(op, n, isBig, res) {
     return { text: `≤${lim} µs`, meets: ours == null ? false : ours <= lim }
   }
   if (op === 'budgets') return { text: '≤20 µs', meets: ours == null ? false : ours <= 20 }
-  if (op === 'open') return isBig ? { text: '≤3000 µs', meets: ours == null ? false : ours <= 3000 } : { text: '(≤3000 µs @100k)', meets: null }
+  if (op === 'open')
+    return isBig ? { text: '≤3000 µs', meets: ours == null ? false : ours <= 3000 } : { text: '(≤3000 µs @100k)', meets: null }
   if (op === 'open.firstQuery') return { text: '(time to first answer)', meets: null }
   if (op === 'snapshot') return { text: '≤200 µs', meets: ours == null ? false : ours <= 200 }
   if (op === 'auditList.base') return { text: `(ref ${REF['auditList.base']} µs)`, meets: null }
@@ -71,7 +72,9 @@ export function workspacesTable(res) {
   const n = res.n
   const isBig = res.big
   lines.push('')
-  const auditBase = res.ours.info?.auditFill ? ` · audit base ≈${res.floor?.info?.auditRowsBase ?? '?'} rows, filled ${res.ours.info.auditFill.auditRows} rows` : ''
+  const auditBase = res.ours.info?.auditFill
+    ? ` · audit base ≈${res.floor?.info?.auditRowsBase ?? '?'} rows, filled ${res.ours.info.auditFill.auditRows} rows`
+    : ''
   lines.push(`## ${n.toLocaleString('en-US')} entries${auditBase}`)
   const rows = [head]
   for (const [op, label] of OPS) {
@@ -86,17 +89,50 @@ export function workspacesTable(res) {
   }
   const r = res.ours.rss
   const rssMB = r.peakMB
-  rows.push(['peak RSS (MB)', `${rssMB.toFixed(0)} (${r.beforeSnapshotMB.toFixed(0)} before snapshot; build ${r.buildPeakMB.toFixed(0)})`, '', '', '', isBig ? '≤100 MB' : '', isBig ? (rssMB <= 100 ? 'yes' : 'NO') : ''])
-  rows.push(['store file (MB)', (res.ours.info.fileBytes / 1e6).toFixed(1), res.floor?.info?.fileBytes != null ? (res.floor.info.fileBytes / 1e6).toFixed(1) : '—', '', '', '', ''])
-  rows.push(['build (s)', res.ours.info.buildSeconds.toFixed(1), res.floor?.info?.buildSeconds != null ? res.floor.info.buildSeconds.toFixed(1) : '—', '', '', '', ''])
+  rows.push([
+    'peak RSS (MB)',
+    `${rssMB.toFixed(0)} (${r.beforeSnapshotMB.toFixed(0)} before snapshot; build ${r.buildPeakMB.toFixed(0)})`,
+    '',
+    '',
+    '',
+    isBig ? '≤100 MB' : '',
+    isBig ? (rssMB <= 100 ? 'yes' : 'NO') : '',
+  ])
+  rows.push([
+    'store file (MB)',
+    (res.ours.info.fileBytes / 1e6).toFixed(1),
+    res.floor?.info?.fileBytes != null ? (res.floor.info.fileBytes / 1e6).toFixed(1) : '—',
+    '',
+    '',
+    '',
+    '',
+  ])
+  rows.push([
+    'build (s)',
+    res.ours.info.buildSeconds.toFixed(1),
+    res.floor?.info?.buildSeconds != null ? res.floor.info.buildSeconds.toFixed(1) : '—',
+    '',
+    '',
+    '',
+    '',
+  ])
   lines.push(...grid(rows))
   const extra = commonNotes(res)
   const inf = res.ours.info
   if (inf.openFilled) extra.push(`open with the filled audit table ${fmt(inf.openFilled.median)} µs`)
-  if (inf['add.retention.filled']) extra.push(`add with auditRetentionDays 30 at the filled audit table (prunes the expired head of the ledger in the same transaction) ${fmt(inf['add.retention.filled'].median)} µs`)
-  if (inf['snapshot.viaQuery']?.median != null) extra.push(`snapshot from query({limit: 1000}, {agentKey, workspaceKey, countRecall: false}) + budgets + renderSnapshot ${fmt(inf['snapshot.viaQuery'].median)} µs`)
+  if (inf['add.retention.filled'])
+    extra.push(
+      `add with auditRetentionDays 30 at the filled audit table (prunes the expired head of the ledger in the same transaction) ${fmt(inf['add.retention.filled'].median)} µs`,
+    )
+  if (inf['snapshot.viaQuery']?.median != null)
+    extra.push(
+      `snapshot from query({limit: 1000}, {agentKey, workspaceKey, countRecall: false}) + budgets + renderSnapshot ${fmt(inf['snapshot.viaQuery'].median)} µs`,
+    )
   if (inf.snapshotPath) extra.push(`snapshot = ${inf.snapshotPath}; ${inf.snapshotChars} chars`)
-  if (inf.auditFill) extra.push(`audit rows appended by floor fill-audit (plain SQL) in ${inf.auditFill.seconds.toFixed(1)} s; by protocol queries with sessionId it would take ≈ ${inf['query.sessionId'] ? ((inf['query.sessionId'].median * inf.auditFill.auditRows) / 1e6).toFixed(0) : '?'} s`)
+  if (inf.auditFill)
+    extra.push(
+      `audit rows appended by floor fill-audit (plain SQL) in ${inf.auditFill.seconds.toFixed(1)} s; by protocol queries with sessionId it would take ≈ ${inf['query.sessionId'] ? ((inf['query.sessionId'].median * inf.auditFill.auditRows) / 1e6).toFixed(0) : '?'} s`,
+    )
   return [...lines, ...floorNotes(res, extra)].join('\n')
 }
 
@@ -106,7 +142,11 @@ export function workspacesTable(res) {
 
 // `meets(ours, jsOverOurs)`: ours in µs, and how many times faster than the JS plugin.
 const noSlower = { text: '≥ 1× (no slower)', vsJs: true, meets: (o, x) => x >= 1 }
-const faster = (k, cap) => ({ text: `≥ ${k}× faster${cap ? ` and ≤ ${cap / 1000} ms` : ''}`, vsJs: true, meets: (o, x) => x >= k && (!cap || o <= cap) })
+const faster = (k, cap) => ({
+  text: `≥ ${k}× faster${cap ? ` and ≤ ${cap / 1000} ms` : ''}`,
+  vsJs: true,
+  meets: (o, x) => x >= k && (!cap || o <= cap),
+})
 const atMost = (us) => ({ text: `≤ ${us >= 1000 ? `${us / 1000} ms` : `${us} µs`}`, meets: (o) => o <= us })
 
 /** Issue 22's goals against the JS plugin: [op, label, goal]. */
@@ -156,27 +196,71 @@ export function largeTable(res) {
     const raw = res.ours.ops[op]
     const o = raw?.error ? null : raw
     const f = floorOf(res, op)
-    rows.push([label, oursCell(raw), res.js?.ops ? oursCell(res.js.ops[op]) : '—', times(v[op].faster), v[op].goal, yesNo(v[op].meets), floorCell(f), times(floorRatio(o, f))])
+    rows.push([
+      label,
+      oursCell(raw),
+      res.js?.ops ? oursCell(res.js.ops[op]) : '—',
+      times(v[op].faster),
+      v[op].goal,
+      yesNo(v[op].meets),
+      floorCell(f),
+      times(floorRatio(o, f)),
+    ])
   }
   const r = res.ours.rss
   const parts = `measure ${r.peakMB.toFixed(0)}, writes ${(r.writesPeakMB ?? 0).toFixed(0)}, first query ${(r.firstPeakMB ?? 0).toFixed(0)}, build ${r.buildPeakMB.toFixed(0)}`
   const jsRss = res.js?.rss?.runPeakMB
-  rows.push(['peak RSS (MB), any process', `${r.runPeakMB.toFixed(0)} (${parts})`, jsRss == null ? '—' : jsRss.toFixed(0), '', v.peakRssMB.goal, yesNo(v.peakRssMB.meets), '', ''])
-  rows.push(['store file (MB)', (res.ours.info.fileBytes / 1e6).toFixed(1), '', '', '', '', res.floor?.info?.fileBytes != null ? (res.floor.info.fileBytes / 1e6).toFixed(1) : '—', ''])
+  rows.push([
+    'peak RSS (MB), any process',
+    `${r.runPeakMB.toFixed(0)} (${parts})`,
+    jsRss == null ? '—' : jsRss.toFixed(0),
+    '',
+    v.peakRssMB.goal,
+    yesNo(v.peakRssMB.meets),
+    '',
+    '',
+  ])
+  rows.push([
+    'store file (MB)',
+    (res.ours.info.fileBytes / 1e6).toFixed(1),
+    '',
+    '',
+    '',
+    '',
+    res.floor?.info?.fileBytes != null ? (res.floor.info.fileBytes / 1e6).toFixed(1) : '—',
+    '',
+  ])
   const inf = res.ours.info
   const layer = Math.round(res.n / 4).toLocaleString('en-US')
-  const beside = res.js?.missing ? `JS plugin NOT MEASURED: ${res.js.missing}` : `JS plugin measured in this run on node ${res.js?.node}, beside ours round by round (its node:sqlite needs Node ≥ 22.19; ours on node ${process.version})`
-  const lines = ['', `## large layers: ${res.n.toLocaleString('en-US')} entries in one workspace (4 layers of ≈${layer}) · ${beside}`, ...grid(rows)]
+  const beside = res.js?.missing
+    ? `JS plugin NOT MEASURED: ${res.js.missing}`
+    : `JS plugin measured in this run on node ${res.js?.node}, beside ours round by round (its node:sqlite needs Node ≥ 22.19; ours on node ${process.version})`
+  const lines = [
+    '',
+    `## large layers: ${res.n.toLocaleString('en-US')} entries in one workspace (4 layers of ≈${layer}) · ${beside}`,
+    ...grid(rows),
+  ]
   const extra = commonNotes(res)
   const first = res.ours.ops.first
-  if (first) extra.push(`first query after open: ${first.n} fresh processes, each timing makeProvider + one rare query (default options) after importing the provider (import ${fmt(inf.firstImportMs * 1000)} µs, not counted); within one process (open + query + close, warm) ${fmt(res.ours.ops['open.firstQuery']?.median)} µs`)
-  const minimal = ['add', 'seed.entry', 'replace', 'remove', 'consolidate'].filter((op) => res.floor?.info?.[`${op}.minimal`]).map((op) => `${op} ${fmt(res.floor.info[`${op}.minimal`].median)}`)
-  if (minimal.length) extra.push(`floor writes with the mutation + audit only (no lookup, budget checks or chain tail), µs: ${minimal.join(', ')}`)
-  extra.push(`build: ${res.n.toLocaleString('en-US')} entries seeded in batches of 1,000 in ${inf.buildSeconds.toFixed(1)} s = ${fmt((inf.buildSeconds * 1e6) / res.n)} µs per entry`)
+  if (first)
+    extra.push(
+      `first query after open: ${first.n} fresh processes, each timing makeProvider + one rare query (default options) after importing the provider (import ${fmt(inf.firstImportMs * 1000)} µs, not counted); within one process (open + query + close, warm) ${fmt(res.ours.ops['open.firstQuery']?.median)} µs`,
+    )
+  const minimal = ['add', 'seed.entry', 'replace', 'remove', 'consolidate']
+    .filter((op) => res.floor?.info?.[`${op}.minimal`])
+    .map((op) => `${op} ${fmt(res.floor.info[`${op}.minimal`].median)}`)
+  if (minimal.length)
+    extra.push(`floor writes with the mutation + audit only (no lookup, budget checks or chain tail), µs: ${minimal.join(', ')}`)
+  extra.push(
+    `build: ${res.n.toLocaleString('en-US')} entries seeded in batches of 1,000 in ${inf.buildSeconds.toFixed(1)} s = ${fmt((inf.buildSeconds * 1e6) / res.n)} µs per entry`,
+  )
   const met = LARGE_OPS.filter(([op]) => v[op].meets).length + (v.peakRssMB.meets ? 1 : 0)
   const unknown = LARGE_OPS.filter(([op]) => v[op].meets === null).length + (v.peakRssMB.meets === null ? 1 : 0)
   extra.push(`goals met: ${met} of ${LARGE_OPS.length + 1}${unknown ? ` (${unknown} need the JS plugin)` : ''} (reported, not asserted)`)
-  if (res.js?.ops) extra.push(`JS / ours: the median of the ratios of rounds measured back to back (reads: ${res.js.readRounds} rounds of each group, writes: each round, first query: each pair of fresh processes); the µs columns pool every round`)
+  if (res.js?.ops)
+    extra.push(
+      `JS / ours: the median of the ratios of rounds measured back to back (reads: ${res.js.readRounds} rounds of each group, writes: each round, first query: each pair of fresh processes); the µs columns pool every round`,
+    )
   if (res.js?.checks?.length) extra.push(`JS plugin checks failed: ${[...new Set(res.js.checks)].slice(0, 5).join('; ')}`)
   return [...lines, ...floorNotes(res, extra)].join('\n')
 }
@@ -187,7 +271,8 @@ export function largeTable(res) {
 /** The floor's figure for an op (open + first query within a process: its open + rare query). */
 function floorOf(res, op) {
   const fo = res.floor?.ops
-  if (op === 'open.firstQuery' && fo?.open && fo?.['query.rare']) return { median: fo.open.median + fo['query.rare'].median, plan: 'open + query rare' }
+  if (op === 'open.firstQuery' && fo?.open && fo?.['query.rare'])
+    return { median: fo.open.median + fo['query.rare'].median, plan: 'open + query rare' }
   if (op === 'first' && fo?.first) return { ...fo.first, plan: 'fresh process: open + folded fts' }
   return fo?.[op]
 }
@@ -214,8 +299,12 @@ function commonNotes(res) {
 function floorNotes(res, extra) {
   const fi = res.floor?.info
   const notes = [...extra]
-  if (fi?.['query.common.pageOnly']) notes.push(`floor common-word page alone, without the exact total: ${fmt(fi['query.common.pageOnly'].median)} µs`)
-  if (fi?.['add.noFts']) notes.push(`floor without the provider's FTS triggers: add ${fmt(fi['add.noFts'].median)} µs, seed ${fmt(fi['seed.batch100.noFts'].median)} µs per 100 (the index maintenance is the rest of the write floor)`)
+  if (fi?.['query.common.pageOnly'])
+    notes.push(`floor common-word page alone, without the exact total: ${fmt(fi['query.common.pageOnly'].median)} µs`)
+  if (fi?.['add.noFts'])
+    notes.push(
+      `floor without the provider's FTS triggers: add ${fmt(fi['add.noFts'].median)} µs, seed ${fmt(fi['seed.batch100.noFts'].median)} µs per 100 (the index maintenance is the rest of the write floor)`,
+    )
   if (fi?.fts) notes.push(`floor FTS: ${fi.fts}`)
   const lines = notes.map((e) => `- ${e}`)
   if (res.ours.checks.length) lines.push(`- CHECKS FAILED: ${[...new Set(res.ours.checks)].slice(0, 10).join('; ')}`)

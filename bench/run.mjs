@@ -31,7 +31,11 @@ const WORKER = path.join(HERE, 'worker.mjs')
 
 function parseArgs(argv) {
   const a = { quick: false, provider: null, json: null, scales: null, large: null, auditRows: null, iters: null, floor: true, keep: false }
-  const sizes = (v) => v.split(',').filter((x) => x && x !== 'none').map(Number)
+  const sizes = (v) =>
+    v
+      .split(',')
+      .filter((x) => x && x !== 'none')
+      .map(Number)
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const value = () => {
@@ -56,7 +60,8 @@ function parseArgs(argv) {
 }
 
 function usage(problem) {
-  const text = 'usage: node bench/run.mjs [--quick] [--provider ./factory.mjs] [--json out.json] [--scales 10000,100000|none] [--large N|0] [--audit-rows N] [--iters N] [--no-floor] [--keep]'
+  const text =
+    'usage: node bench/run.mjs [--quick] [--provider ./factory.mjs] [--json out.json] [--scales 10000,100000|none] [--large N|0] [--audit-rows N] [--iters N] [--no-floor] [--keep]'
   if (problem) {
     process.stderr.write(`${problem}\n${text}\n`)
     process.exit(2)
@@ -89,7 +94,12 @@ function buildFloor() {
   const t0 = performance.now()
   const host = /host: (\S+)/.exec(spawnSync('rustc', ['-vV'], { encoding: 'utf8' }).stdout ?? '')?.[1]
   const targetArgs = host ? ['--target', host] : []
-  const r = spawnSync('cargo', ['build', '--release', ...targetArgs, '--example', 'floor', '--message-format=json-render-diagnostics'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 })
+  const r = spawnSync('cargo', ['build', '--release', ...targetArgs, '--example', 'floor', '--message-format=json-render-diagnostics'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 26,
+  })
   let bin = null
   for (const line of (r.stdout ?? '').split('\n')) {
     if (!line.startsWith('{')) continue
@@ -172,7 +182,8 @@ function writeRounds({ runWorker, runFloor }, run, floorArgs, ours, floorRes, js
   for (const [op, xs] of Object.entries(samples.ours)) if (!ours.ops[op]?.error) ours.ops[op] = stats(xs)
   ours.ops['seed.entry'] = per100(ours.ops['seed.batch100'])
   if (js) {
-    for (const [op, xs] of Object.entries(jsRaw)) if (!js.side.ops[op]?.error) js.side.ops[op] = { ...stats(xs), ratio: stats(jsRatios[op] ?? [])?.median, ratios: jsRatios[op] }
+    for (const [op, xs] of Object.entries(jsRaw))
+      if (!js.side.ops[op]?.error) js.side.ops[op] = { ...stats(xs), ratio: stats(jsRatios[op] ?? [])?.median, ratios: jsRatios[op] }
     js.side.ops['seed.entry'] = per100(js.side.ops['seed.batch100'])
   }
   if (!floorRes) return
@@ -192,13 +203,21 @@ async function runStore(job, run) {
   const { shape, n } = job
   const { sub, floor, template } = run
   const tag = `[${shape} ${n}]`
-  const cfg = { ...workerConfig(job, run, run.provider, sub), auditRows: job.auditRows, snapshot: job.snapshot, floorBin: floor?.bin ?? null }
+  const cfg = {
+    ...workerConfig(job, run, run.provider, sub),
+    auditRows: job.auditRows,
+    snapshot: job.snapshot,
+    floorBin: floor?.bin ?? null,
+  }
   const go = runners(cfg, sub)
   const { runWorker, runFloor } = go
   const js = shape === 'large-layers' ? jsPlugin(job, run) : null
   const t0 = performance.now()
   log(`${tag} provider${js?.go ? ', the JS plugin beside it' : ''}…`)
-  const [ours, jsSide] = reads([runWorker, js?.go?.runWorker].filter(Boolean), job, tag, { rounds: run.readRounds, maxMsPerOp: cfg.maxMsPerOp })
+  const [ours, jsSide] = reads([runWorker, js?.go?.runWorker].filter(Boolean), job, tag, {
+    rounds: run.readRounds,
+    maxMsPerOp: cfg.maxMsPerOp,
+  })
   let floorRes = null
   const plan = SHAPES[shape].plan(n, run.iters)
   const dataset = path.join(sub, 'dataset.jsonl')
@@ -208,13 +227,40 @@ async function runStore(job, run) {
     log(`${tag} floor…`)
     await writeDataset(dataset, n, shape)
     writeFileSync(planFile, JSON.stringify(plan))
-    floorRes = runFloor('bench', '--template', template, '--dataset', dataset, '--plan', planFile, '--dir', sub, '--open-iters', String(cfg.openIters), '--max-ms', String(cfg.maxMsPerOp))
+    floorRes = runFloor(
+      'bench',
+      '--template',
+      template,
+      '--dataset',
+      dataset,
+      '--plan',
+      planFile,
+      '--dir',
+      sub,
+      '--open-iters',
+      String(cfg.openIters),
+      '--max-ms',
+      String(cfg.maxMsPerOp),
+    )
     // The floor's first query after open, in fresh processes too (the folded index `bench` built).
-    if (job.firstSamples) floorRes.ops.first = stats(Array.from({ length: job.firstSamples }, (_, s) => runFloor('first', '--db', floorDb, '--needle', plan.rare[s % plan.rare.length]).us))
+    if (job.firstSamples)
+      floorRes.ops.first = stats(
+        Array.from(
+          { length: job.firstSamples },
+          (_, s) => runFloor('first', '--db', floorDb, '--needle', plan.rare[s % plan.rare.length]).us,
+        ),
+      )
   }
   log(`${tag} writes, ${run.rounds} rounds…`)
   const jsWrites = jsSide && { runWorker: js.go.runWorker, side: jsSide }
-  writeRounds(go, run, ['--db', floorDb, '--dataset', dataset, '--plan', planFile, '--ids', path.join(sub, 'floor-ids.json')], ours, floorRes, jsWrites)
+  writeRounds(
+    go,
+    run,
+    ['--db', floorDb, '--dataset', dataset, '--plan', planFile, '--ids', path.join(sub, 'floor-ids.json')],
+    ours,
+    floorRes,
+    jsWrites,
+  )
   ours.info.fileBytes = fileBytes(cfg.dbPath)
   if (job.auditRows && floor) {
     log(`${tag} audit table of ${job.auditRows} rows…`)
@@ -241,7 +287,20 @@ async function runStore(job, run) {
 function workerConfig(job, run, provider, sub) {
   const { quick } = run
   const [budgetIters, auditIters, openIters, maxMsPerOp] = quick ? [500, 100, 10, 3000] : [5000, 500, 30, 15000]
-  return { provider, shape: job.shape, n: job.n, iters: run.iters, dbPath: path.join(sub, 'memory.db'), budgetIters, auditIters, openIters, maxMsPerOp, auditRows: 0, snapshot: false, floorBin: null }
+  return {
+    provider,
+    shape: job.shape,
+    n: job.n,
+    iters: run.iters,
+    dbPath: path.join(sub, 'memory.db'),
+    budgetIters,
+    auditIters,
+    openIters,
+    maxMsPerOp,
+    auditRows: 0,
+    snapshot: false,
+    floorBin: null,
+  }
 }
 
 /** The groups of reads a paired measure worker times (bench/worker.mjs `reads`). */
@@ -258,7 +317,13 @@ const READ_GROUPS = ['budgets', 'queries', 'auditList', 'open']
 function reads(runWorkers, job, tag, { rounds, maxMsPerOp }) {
   const sides = runWorkers.map((runWorker) => {
     const built = runWorker('build')
-    const side = { n: job.n, ops: {}, info: { buildSeconds: built.buildSeconds }, rss: { buildPeakMB: built.peakMB, peakMB: 0 }, checks: [...built.checks] }
+    const side = {
+      n: job.n,
+      ops: {},
+      info: { buildSeconds: built.buildSeconds },
+      rss: { buildPeakMB: built.peakMB, peakMB: 0 },
+      checks: [...built.checks],
+    }
     return { runWorker, side, raw: {}, ratios: {} }
   })
   const paired = sides.length > 1
@@ -283,7 +348,8 @@ function reads(runWorkers, job, tag, { rounds, maxMsPerOp }) {
   if (job.firstSamples) {
     log(`${tag} first query after open, ${job.firstSamples} fresh processes…`)
     const firsts = sides.map(() => [])
-    for (let sample = 0; sample < job.firstSamples; sample++) sides.forEach(({ runWorker }, k) => firsts[k].push(runWorker('first', { sample })))
+    for (let sample = 0; sample < job.firstSamples; sample++)
+      sides.forEach(({ runWorker }, k) => firsts[k].push(runWorker('first', { sample })))
     sides.forEach(({ side }, k) => {
       side.ops.first = stats(firsts[k].map((f) => f.us))
       side.info.firstImportMs = stats(firsts[k].map((f) => f.importMs)).median
@@ -356,7 +422,8 @@ async function main() {
     process.exit(2)
   }
   const addonMB = existsSync(addon) ? statSync(addon).size / 1e6 : 0
-  const debugWarning = addonMB > 10 ? ` · WARNING: the addon is ${addonMB.toFixed(0)} MB, a debug build? (npm run build makes the release one)` : ''
+  const debugWarning =
+    addonMB > 10 ? ` · WARNING: the addon is ${addonMB.toFixed(0)} MB, a debug build? (npm run build makes the release one)` : ''
   if (debugWarning) log(debugWarning.slice(3))
   const dir = mkdtempSync(path.join(tmpdir(), 'dsh-memento-bench-'))
   if (!args.keep) {
@@ -369,7 +436,9 @@ async function main() {
     ...scales.map((n, k) => ({ shape: 'workspaces', n, auditRows: k === 0 ? auditRows : 0, snapshot: true, firstSamples: 0 })),
     ...(large > 0 ? [{ shape: 'large-layers', n: large, auditRows: 0, snapshot: false, firstSamples: quick ? 3 : 10 }] : []),
   ]
-  log(`bench: ${jobs.map((j) => `${j.shape} ${j.n}`).join(', ')} · audit ${auditRows} rows · ${iters} iterations · provider ${path.relative(process.cwd(), provider) || provider} · dir ${dir}`)
+  log(
+    `bench: ${jobs.map((j) => `${j.shape} ${j.n}`).join(', ')} · audit ${auditRows} rows · ${iters} iterations · provider ${path.relative(process.cwd(), provider) || provider} · dir ${dir}`,
+  )
   let floor = null
   if (args.floor) {
     floor = buildFloor()
@@ -383,18 +452,41 @@ async function main() {
     const sub = path.join(dir, `${job.shape}-${job.n}`)
     mkdirSync(sub, { recursive: true })
     results.push(await runStore(job, { ...run, sub }))
-    for (const f of ['memory.db', 'memory.db-wal', 'memory.db-shm', 'floor.db', 'floor.db-wal', 'floor.db-shm', 'dataset.jsonl']) if (!args.keep) rmSync(path.join(sub, f), { force: true })
+    for (const f of ['memory.db', 'memory.db-wal', 'memory.db-shm', 'floor.db', 'floor.db-wal', 'floor.db-shm', 'dataset.jsonl'])
+      if (!args.keep) rmSync(path.join(sub, f), { force: true })
   }
   // What similar-write hints cost an add, in a fresh process of its own.
   const hintsOut = path.join(dir, 'hints.json')
-  const hints = spawnSync(process.execPath, [path.join(HERE, 'hints.mjs'), ...(quick ? ['--quick'] : []), '--out', hintsOut], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+  const hints = spawnSync(process.execPath, [path.join(HERE, 'hints.mjs'), ...(quick ? ['--quick'] : []), '--out', hintsOut], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   const seconds = (performance.now() - t0) / 1000
-  const text = [...results.map((r) => (r.shape === 'large-layers' ? largeTable(r) : workspacesTable(r))), hints.status === 0 ? hints.stdout : '\n(similar-write hints bench failed: see above)\n'].join('\n')
-  process.stdout.write(`# dsh-memento bench — ${new Date().toISOString()} · node ${process.version} · ${quick ? 'QUICK scale (targets and goals are for the full scale)' : 'full scale'} · ${seconds.toFixed(0)} s${debugWarning}\n${text}\n`)
+  const text = [
+    ...results.map((r) => (r.shape === 'large-layers' ? largeTable(r) : workspacesTable(r))),
+    hints.status === 0 ? hints.stdout : '\n(similar-write hints bench failed: see above)\n',
+  ].join('\n')
+  process.stdout.write(
+    `# dsh-memento bench — ${new Date().toISOString()} · node ${process.version} · ${quick ? 'QUICK scale (targets and goals are for the full scale)' : 'full scale'} · ${seconds.toFixed(0)} s${debugWarning}\n${text}\n`,
+  )
   if (args.json) {
-    const verdicts = (r) => (r.shape === 'large-layers' ? { goals: largeVerdicts(r) } : { targets: Object.fromEntries(OPS.map(([op]) => [op, targetOf(op, r.n, r.big, r)])) })
+    const verdicts = (r) =>
+      r.shape === 'large-layers'
+        ? { goals: largeVerdicts(r) }
+        : { targets: Object.fromEntries(OPS.map(([op]) => [op, targetOf(op, r.n, r.big, r)])) }
     const hinted = existsSync(hintsOut) ? JSON.parse(readFileSync(hintsOut, 'utf8')) : null
-    const out = { date: new Date().toISOString(), node: process.version, quick, jobs, auditRows, iters, provider, seconds, results: results.map((r) => ({ ...r, ...verdicts(r) })), hints: hinted }
+    const out = {
+      date: new Date().toISOString(),
+      node: process.version,
+      quick,
+      jobs,
+      auditRows,
+      iters,
+      provider,
+      seconds,
+      results: results.map((r) => ({ ...r, ...verdicts(r) })),
+      hints: hinted,
+    }
     writeFileSync(args.json, JSON.stringify(out, null, 2))
     log(`wrote ${args.json}`)
   }

@@ -173,9 +173,14 @@ async function filled() {
   // Information: a write that also prunes expired audit rows (none have expired here), at the
   // filled audit table — retention must not make writes scan the ledger.
   p = open({ auditRetentionDays: 30 })
-  await measure('add.retention.filled', plan.adds.slice(0, 100), async (a) => {
-    await p.add({ ...a.input, text: `${a.input.text} (retained)` }, writeCtx(a.write))
-  }, { warm: 0, into: info })
+  await measure(
+    'add.retention.filled',
+    plan.adds.slice(0, 100),
+    async (a) => {
+      await p.add({ ...a.input, text: `${a.input.text} (retained)` }, writeCtx(a.write))
+    },
+    { warm: 0, into: info },
+  )
   p.close()
   info.fileBytesFilled = fileBytes(cfg.dbPath)
   done({ ops, info })
@@ -210,11 +215,13 @@ async function budgets(p, s) {
 }
 
 async function queries(p, s) {
-  const visible = (e) => (e.agentKey === '' || e.agentKey === s.agentKey) && (e.scope === 'user-global' || e.workspaceKey === s.workspaceKey)
+  const visible = (e) =>
+    (e.agentKey === '' || e.agentKey === s.agentKey) && (e.scope === 'user-global' || e.workspaceKey === s.workspaceKey)
   const [rare, cjk] = [mine(plan.rare), mine(plan.cjk)]
   await measure('query.rare', rare, (needle, warm) => {
     const r = p.query({ text: needle, limit: LIMIT })
-    if (!warm) check(r.total >= 1 && r.entries.every((e) => e.text.toLowerCase().includes(needle)), `query.rare ${needle}: total ${r.total}`)
+    if (!warm)
+      check(r.total >= 1 && r.entries.every((e) => e.text.toLowerCase().includes(needle)), `query.rare ${needle}: total ${r.total}`)
   })
   await measure('query.common', rare, () => {
     const r = p.query({ text: plan.common, limit: LIMIT })
@@ -229,7 +236,12 @@ async function queries(p, s) {
     check(r.total >= 1 && r.entries.every(visible), 'query.session: visible entries only')
   })
   await measure('query.rare.noRecall', rare, (needle) => p.query({ text: needle, limit: LIMIT }, { countRecall: false }), { into: info })
-  await measure('query.sessionId', rare, (needle) => p.query({ text: needle, limit: LIMIT }, { sessionId: 'bench-recall', agentKey: s.agentKey, workspaceKey: s.workspaceKey }), { into: info })
+  await measure(
+    'query.sessionId',
+    rare,
+    (needle) => p.query({ text: needle, limit: LIMIT }, { sessionId: 'bench-recall', agentKey: s.agentKey, workspaceKey: s.workspaceKey }),
+    { into: info },
+  )
 }
 
 async function audit(p, s, rss) {
@@ -254,11 +266,16 @@ async function opens() {
   await measure('open', openItems, () => open().close(), { warm: 2 })
   // Time to the first answer within this process: open + one query + close (a provider may load
   // lazily). The `first` phase measures it in fresh processes.
-  await measure('open.firstQuery', openItems.map((_, i) => plan.rare[i % plan.rare.length]), (needle) => {
-    const q = open()
-    q.query({ text: needle, limit: LIMIT }, { countRecall: false })
-    q.close()
-  }, { warm: 2 })
+  await measure(
+    'open.firstQuery',
+    openItems.map((_, i) => plan.rare[i % plan.rare.length]),
+    (needle) => {
+      const q = open()
+      q.query({ text: needle, limit: LIMIT }, { countRecall: false })
+      q.close()
+    },
+    { warm: 2 },
+  )
   const samples = []
   for (let i = 0; i < openItems.length; i++) {
     const t0 = process.hrtime.bigint()
@@ -277,7 +294,12 @@ async function snapshot(p, s) {
   const items = times(cfg.iters, s)
   if (typeof p.snapshot === 'function') {
     info.snapshotPath = 'provider.snapshot({agentKey, workspaceKey})'
-    const js = renderSnapshot(p.listEntries({ agentKey: s.agentKey, workspaceKey: s.workspaceKey }), p.budgets({ workspaceKey: s.workspaceKey }), [], 'en')
+    const js = renderSnapshot(
+      p.listEntries({ agentKey: s.agentKey, workspaceKey: s.workspaceKey }),
+      p.budgets({ workspaceKey: s.workspaceKey }),
+      [],
+      'en',
+    )
     check(String(p.snapshot(s)) === js, 'snapshot: the provider renders what the plugin renders from listEntries + budgets')
     await measure('snapshot', items, (keys) => {
       chars = String(p.snapshot(keys)).length
@@ -298,11 +320,16 @@ async function snapshot(p, s) {
   }
   info.snapshotChars = chars
   // Information: the same snapshot from the visible set alone (one query, no recall counting).
-  await measure('snapshot.viaQuery', items, (keys) => {
-    const r = p.query({ limit: 1000 }, { agentKey: keys.agentKey, workspaceKey: keys.workspaceKey, countRecall: false })
-    const text = renderSnapshot(r.entries, p.budgets({ workspaceKey: keys.workspaceKey }), [], 'en')
-    check(!chars || text.length === chars, 'snapshot via query renders the same text')
-  }, { into: info })
+  await measure(
+    'snapshot.viaQuery',
+    items,
+    (keys) => {
+      const r = p.query({ limit: 1000 }, { agentKey: keys.agentKey, workspaceKey: keys.workspaceKey, countRecall: false })
+      const text = renderSnapshot(r.entries, p.budgets({ workspaceKey: keys.workspaceKey }), [], 'en')
+      check(!chars || text.length === chars, 'snapshot via query renders the same text')
+    },
+    { into: info },
+  )
 }
 
 const PHASES = { build, first, writes, filled, measure: reads }

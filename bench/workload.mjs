@@ -219,7 +219,10 @@ export function plan(n, iters) {
   const adds = []
   for (let j = 0; j < iters; j++) {
     const ws = wsKey(j % wsCount)
-    adds.push({ input: { track: 'agent', scope: 'workspace', text: textOf(newText()), tags: ['bench'], workspaceKey: ws, agentKey: 'coder' }, write: writer(ws, 'coder', `bench-add-${j}`) })
+    adds.push({
+      input: { track: 'agent', scope: 'workspace', text: textOf(newText()), tags: ['bench'], workspaceKey: ws, agentKey: 'coder' },
+      write: writer(ws, 'coder', `bench-add-${j}`),
+    })
   }
   // seed: batches of 100 new entries, each batch in a fresh workspace (60 user + 40 agent).
   const seedBatches = []
@@ -228,7 +231,14 @@ export function plan(n, iters) {
     const ws = `/work/repos/seeded-${String(b).padStart(4, '0')}`
     const inputs = []
     for (let e = 0; e < 100; e++) {
-      inputs.push({ track: e < 60 ? 'user' : 'agent', scope: 'workspace', text: textOf(newText()), tags: [], workspaceKey: ws, agentKey: '' })
+      inputs.push({
+        track: e < 60 ? 'user' : 'agent',
+        scope: 'workspace',
+        text: textOf(newText()),
+        tags: [],
+        workspaceKey: ws,
+        agentKey: '',
+      })
     }
     seedBatches.push({ inputs, write: writer(ws, 'coder', `bench-seed-${b}`) })
   }
@@ -248,13 +258,28 @@ export function plan(n, iters) {
       const k = agentOwned[slot % agentOwned.length]
       const i = indexOf(w, k)
       const l = layoutOf(i)
-      replaces.push({ index: i, input: { track: l.track, scope: l.scope, match: token(i).toLowerCase(), text: textOf(newText()), workspaceKey: l.workspaceKey, agentKey: l.agentKey }, write: writer(l.workspaceKey, l.agentKey, `bench-replace-${j}`) })
+      replaces.push({
+        index: i,
+        input: {
+          track: l.track,
+          scope: l.scope,
+          match: token(i).toLowerCase(),
+          text: textOf(newText()),
+          workspaceKey: l.workspaceKey,
+          agentKey: l.agentKey,
+        },
+        write: writer(l.workspaceKey, l.agentKey, `bench-replace-${j}`),
+      })
     }
     {
       const k = slot % WS_USER
       const i = indexOf(w, k)
       const l = layoutOf(i)
-      removes.push({ index: i, input: { track: l.track, scope: l.scope, match: token(i).toLowerCase(), workspaceKey: l.workspaceKey }, write: writer(l.workspaceKey, 'coder', `bench-remove-${j}`) })
+      removes.push({
+        index: i,
+        input: { track: l.track, scope: l.scope, match: token(i).toLowerCase(), workspaceKey: l.workspaceKey },
+        write: writer(l.workspaceKey, 'coder', `bench-remove-${j}`),
+      })
     }
     {
       const k1 = shared[(2 * slot) % shared.length]
@@ -262,7 +287,18 @@ export function plan(n, iters) {
       const a = indexOf(w, k1)
       const b = indexOf(w, k2)
       const l = layoutOf(a)
-      consolidates.push({ indices: [a, b], input: { track: l.track, scope: l.scope, matches: [token(a).toLowerCase(), token(b).toLowerCase()], text: textOf(newText()), workspaceKey: l.workspaceKey, agentKey: '' }, write: writer(l.workspaceKey, 'coder', `bench-consolidate-${j}`) })
+      consolidates.push({
+        indices: [a, b],
+        input: {
+          track: l.track,
+          scope: l.scope,
+          matches: [token(a).toLowerCase(), token(b).toLowerCase()],
+          text: textOf(newText()),
+          workspaceKey: l.workspaceKey,
+          agentKey: '',
+        },
+        write: writer(l.workspaceKey, 'coder', `bench-consolidate-${j}`),
+      })
     }
   }
   // Warm-up adds (untimed; generated last, so the items above do not depend on them): 2 per
@@ -271,7 +307,10 @@ export function plan(n, iters) {
   const warmAdds = []
   for (let j = 0; j < 2 * iters; j++) {
     const ws = wsKey((7 * j + 3) % wsCount)
-    warmAdds.push({ input: { track: 'agent', scope: 'workspace', text: textOf(newText()), tags: ['bench'], workspaceKey: ws, agentKey: 'coder' }, write: writer(ws, 'coder', `bench-warm-${j}`) })
+    warmAdds.push({
+      input: { track: 'agent', scope: 'workspace', text: textOf(newText()), tags: ['bench'], workspaceKey: ws, agentKey: 'coder' },
+      write: writer(ws, 'coder', `bench-warm-${j}`),
+    })
   }
   return { n, iters, W, rare, cjk, common: COMMON_WORD, session, adds, seedBatches, replaces, removes, consolidates, warmAdds }
 }
@@ -293,7 +332,12 @@ const LARGE_UNITS = 80
 function largeLayoutOf(i) {
   const [track, scope] = LAYERS[i % 4]
   const j = i >> 2
-  return { track, scope, workspaceKey: scope === 'workspace' ? LARGE_WS : '', agentKey: track === 'user' || j % 3 === 0 ? '' : AGENTS[j % 4] }
+  return {
+    track,
+    scope,
+    workspaceKey: scope === 'workspace' ? LARGE_WS : '',
+    agentKey: track === 'user' || j % 3 === 0 ? '' : AGENTS[j % 4],
+  }
 }
 
 /** Large-layers text `i`: exactly 80 UTF-16 units (all BMP), half of them mostly Chinese. */
@@ -336,7 +380,14 @@ function largePlan(n, iters) {
   const writer = (agentPreset, sid) => ({ sessionId: sid, cwd: LARGE_WS, agentPreset })
   const newInput = (j, tags) => {
     const [track, scope] = LAYERS[j % 4]
-    return { track, scope, text: largeTextOf(fresh++), tags, workspaceKey: scope === 'workspace' ? LARGE_WS : '', agentKey: track === 'agent' ? 'coder' : '' }
+    return {
+      track,
+      scope,
+      text: largeTextOf(fresh++),
+      tags,
+      workspaceKey: scope === 'workspace' ? LARGE_WS : '',
+      agentKey: track === 'agent' ? 'coder' : '',
+    }
   }
   const rare = []
   const cjk = []
@@ -372,16 +423,27 @@ function largePlan(n, iters) {
   for (let j = 0; j < iters; j++) {
     const o = owned[j % owned.length]
     const owner = largeLayoutOf(o).agentKey
-    replaces.push({ index: o, input: { ...targetOf(o), text: largeTextOf(fresh++), agentKey: owner }, write: writer(owner, `bench-replace-${j}`) })
+    replaces.push({
+      index: o,
+      input: { ...targetOf(o), text: largeTextOf(fresh++), agentKey: owner },
+      write: writer(owner, `bench-replace-${j}`),
+    })
     const u = users[j % users.length]
     removes.push({ index: u, input: targetOf(u), write: writer('coder', `bench-remove-${j}`) })
     const pool = shared[j % 2]
     const k = Math.floor(j / 2)
     const [a, b] = [pool[(2 * k) % pool.length], pool[(2 * k + 1) % pool.length]]
     const { match: ma, ...layer } = targetOf(a)
-    consolidates.push({ indices: [a, b], input: { ...layer, matches: [ma, targetOf(b).match], text: largeTextOf(fresh++), agentKey: '' }, write: writer('coder', `bench-consolidate-${j}`) })
+    consolidates.push({
+      indices: [a, b],
+      input: { ...layer, matches: [ma, targetOf(b).match], text: largeTextOf(fresh++), agentKey: '' },
+      write: writer('coder', `bench-consolidate-${j}`),
+    })
   }
-  const warmAdds = Array.from({ length: 2 * iters }, (_, j) => ({ input: newInput(j, ['bench']), write: writer('coder', `bench-warm-${j}`) }))
+  const warmAdds = Array.from({ length: 2 * iters }, (_, j) => ({
+    input: newInput(j, ['bench']),
+    write: writer('coder', `bench-warm-${j}`),
+  }))
   return { n, iters, W: 1, rare, cjk, common: COMMON_WORD, session, adds, seedBatches, replaces, removes, consolidates, warmAdds }
 }
 

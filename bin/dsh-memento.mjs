@@ -25,8 +25,44 @@ const SURFACE = 'dsh-memento'
 const { cmd: t, cli: s } = strings('en')
 const usage = usageFor(t, SURFACE)
 
-const VALUE_FLAGS = new Set(['db', 'budgets', 'secret-policy', 'track', 'scope', 'limit', 'tags', 'source', 'agent', 'workspace', 'adapter', 'out', 'out-dir', 'part-size', 'text', 'to', 'file', 'max-sessions', 'memory-id', 'events', 'stale-days', 'fix', 'write-policy', 'print-config'])
-const BOOL_FLAGS = new Set(['json', 'yes', 'help', 'verify', 'skip-existing', 'skip-flagged', 'dry-run', 'force', 'sessions', 'follow-imports'])
+const VALUE_FLAGS = new Set([
+  'db',
+  'budgets',
+  'secret-policy',
+  'track',
+  'scope',
+  'limit',
+  'tags',
+  'source',
+  'agent',
+  'workspace',
+  'adapter',
+  'out',
+  'out-dir',
+  'part-size',
+  'text',
+  'to',
+  'file',
+  'max-sessions',
+  'memory-id',
+  'events',
+  'stale-days',
+  'fix',
+  'write-policy',
+  'print-config',
+])
+const BOOL_FLAGS = new Set([
+  'json',
+  'yes',
+  'help',
+  'verify',
+  'skip-existing',
+  'skip-flagged',
+  'dry-run',
+  'force',
+  'sessions',
+  'follow-imports',
+])
 const SHORT = { y: 'yes', h: 'help' }
 
 function parseArgs(argv) {
@@ -35,8 +71,14 @@ function parseArgs(argv) {
   let rest = false
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
-    if (rest || a === '-' || !a.startsWith('-') || /^-\d/.test(a)) { pos.push(a); continue }
-    if (a === '--') { rest = true; continue }
+    if (rest || a === '-' || !a.startsWith('-') || /^-\d/.test(a)) {
+      pos.push(a)
+      continue
+    }
+    if (a === '--') {
+      rest = true
+      continue
+    }
     let name
     let value
     if (a.startsWith('--')) {
@@ -62,7 +104,10 @@ function parseArgs(argv) {
 }
 
 // A closed pipe (`dsh-memento list | head`) is not an error.
-process.stdout.on('error', (e) => { if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0); else throw e })
+process.stdout.on('error', (e) => {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+  else throw e
+})
 
 // What reaches a terminal holds no control or invisible character to obey (a file being imported,
 // a store the JS plugin wrote, a message quoting either): each is written as an escape.
@@ -72,7 +117,10 @@ const out = (x) => process.stdout.write(line(safe(x)))
 const err = (x) => process.stderr.write(line(safe(x)))
 // JSON escapes C0 itself; these it leaves raw, and a terminal may obey them (U+009B is a CSI).
 const HIDDEN_IN_JSON = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/g
-const jsonText = (v) => JSON.stringify(v, null, 2).replace(HIDDEN_IN_JSON, (c) => [...c].map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''))
+const jsonText = (v) =>
+  JSON.stringify(v, null, 2).replace(HIDDEN_IN_JSON, (c) =>
+    [...c].map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+  )
 /** An export's bytes: exactly what the store holds into a pipe or a file, made safe on a terminal. */
 const data = (x) => process.stdout.write(process.stdout.isTTY ? safe(x) : x)
 /** `v` as JSON: the native layer already emits every entry in the protocol's key order. */
@@ -91,13 +139,23 @@ function limitFlag(flags, dflt) {
   return n
 }
 
-const tagsFlag = (flags) => (flags.tags === undefined ? undefined : flags.tags.split(',').map((x) => x.trim()).filter(Boolean))
+const tagsFlag = (flags) =>
+  flags.tags === undefined
+    ? undefined
+    : flags.tags
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
 
 function budgetsFlag(flags) {
   const raw = flags.budgets ?? process.env.DSH_MEMENTO_BUDGETS
   if (raw === undefined || raw === '') return undefined
   let v
-  try { v = JSON.parse(raw) } catch { throw new UsageError(s.badBudgets) }
+  try {
+    v = JSON.parse(raw)
+  } catch {
+    throw new UsageError(s.badBudgets)
+  }
   if (!v || typeof v !== 'object') throw new UsageError(s.badBudgets)
   return v
 }
@@ -120,17 +178,21 @@ function makeGate(flags) {
   const interactive = Boolean(process.stdin.isTTY) && !flags.yes
   let rl = null
   // Resolves the typed answer, or null when the user pressed Ctrl-C or closed the input (Ctrl-D).
-  const ask = (q) => new Promise((resolve) => {
-    rl ??= readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true })
-    const cancel = () => { err(''); resolve(null) }
-    rl.once('SIGINT', cancel)
-    rl.once('close', cancel)
-    rl.question(q, (answer) => {
-      rl.off('SIGINT', cancel)
-      rl.off('close', cancel)
-      resolve(answer)
+  const ask = (q) =>
+    new Promise((resolve) => {
+      rl ??= readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true })
+      const cancel = () => {
+        err('')
+        resolve(null)
+      }
+      rl.once('SIGINT', cancel)
+      rl.once('close', cancel)
+      rl.question(q, (answer) => {
+        rl.off('SIGINT', cancel)
+        rl.off('close', cancel)
+        resolve(answer)
+      })
     })
-  })
   const alike = new WeakMap() // write context → what its payload named as alike
   const gate = async (payload, write) => {
     if (payload.similar?.length) alike.set(write, payload.similar)
@@ -172,11 +234,23 @@ async function open(flags, { write = false, approval, options } = {}) {
   const connect = () => {
     if (!write && !fs.existsSync(dbPath)) {
       const b = { user: { ...mod.DEFAULT_BUDGETS.user, ...budgets?.user }, agent: { ...mod.DEFAULT_BUDGETS.agent, ...budgets?.agent } }
-      return emptyStore(TRACKS.flatMap((track) => SCOPES.map((scope) => ({ track, scope, used: 0, limit: b[track][scope === 'user-global' ? 'userGlobal' : 'workspace'] }))))
+      return emptyStore(
+        TRACKS.flatMap((track) =>
+          SCOPES.map((scope) => ({ track, scope, used: 0, limit: b[track][scope === 'user-global' ? 'userGlobal' : 'workspace'] })),
+        ),
+      )
     }
     // `digest` records the proposals the user asked for (the plugin caps its own automatic ones at
     // proposals.maxPending); the system prompt shows any number of them as one bounded notice.
-    return new mod.MemoryProvider({ dbPath, gate: g.gate, auditVia: g.auditVia, budgets: budgets ?? 'recorded', proposalMaxPending: 1000, ...(secretPolicy ? { secretPolicy } : {}), ...options })
+    return new mod.MemoryProvider({
+      dbPath,
+      gate: g.gate,
+      auditVia: g.auditVia,
+      budgets: budgets ?? 'recorded',
+      proposalMaxPending: 1000,
+      ...(secretPolicy ? { secretPolicy } : {}),
+      ...options,
+    })
   }
   return {
     mod,
@@ -242,14 +316,37 @@ function verbArgs(cmd, args, flags) {
     }
     case 'export':
       if (args.length) throw usage('export')
-      return ['export', { ...layer, adapter: flags.adapter, memoryId: flags['memory-id'], parts: Boolean(flags['out-dir']), partSize: flags['part-size'] === undefined ? undefined : Number(flags['part-size']) }]
+      return [
+        'export',
+        {
+          ...layer,
+          adapter: flags.adapter,
+          memoryId: flags['memory-id'],
+          parts: Boolean(flags['out-dir']),
+          partSize: flags['part-size'] === undefined ? undefined : Number(flags['part-size']),
+        },
+      ]
     case 'import': {
       if (args.includes('-') && !flags.yes && !flags['dry-run']) throw new UsageError(s.stdinNeedsYes)
       const started = Date.now()
       const onProgress = ({ phase, total, added }) => {
-        if (total >= 200) err(phase === 'asking' ? s.importAsking(total, Date.now() - started) : s.importWritten(added, Date.now() - started))
+        if (total >= 200)
+          err(phase === 'asking' ? s.importAsking(total, Date.now() - started) : s.importWritten(added, Date.now() - started))
       }
-      return ['import', { ...layer, sources: args, adapter: flags.adapter, dryRun: flags['dry-run'], followImports: flags['follow-imports'], skipExisting: flags['skip-existing'], skipFlagged: flags['skip-flagged'], onProgress, started }]
+      return [
+        'import',
+        {
+          ...layer,
+          sources: args,
+          adapter: flags.adapter,
+          dryRun: flags['dry-run'],
+          followImports: flags['follow-imports'],
+          skipExisting: flags['skip-existing'],
+          skipFlagged: flags['skip-flagged'],
+          onProgress,
+          started,
+        },
+      ]
     }
     default:
       return [null]
@@ -271,7 +368,11 @@ function presentExport(r, flags) {
       writeFiles(flags.out, r.value.files, flags.force)
       return err(s.exportedFiles(r.count, r.adapter, flags.out, Object.keys(r.value.files).length))
     }
-    const text = `${flags.json && typeof r.value !== 'string' ? JSON.stringify(r.value, null, 2) : renderVerb('export', r, {}, t, SURFACE)}`.replace(/\n?$/, '\n')
+    const text =
+      `${flags.json && typeof r.value !== 'string' ? JSON.stringify(r.value, null, 2) : renderVerb('export', r, {}, t, SURFACE)}`.replace(
+        /\n?$/,
+        '\n',
+      )
     if (!flags.out) return data(text)
     writePrivateFile(flags.out, text, { force: flags.force })
     return err(s.exportedFile(r.count, r.adapter, flags.out))
@@ -290,7 +391,10 @@ function presentExport(r, flags) {
 /** `--json` output where it is not the verb's result itself. */
 const JSON_OF = {
   audit: (r) => r.verify ?? r.rows,
-  import: (r, a) => (r.dryRun ? { dryRun: true, entries: r.entries, warnings: r.warnings, flagged: r.flagged } : { added: r.added, skipped: r.skipped, flagged: r.flagged, ms: Date.now() - a.started, warnings: r.warnings }),
+  import: (r, a) =>
+    r.dryRun
+      ? { dryRun: true, entries: r.entries, warnings: r.warnings, flagged: r.flagged }
+      : { added: r.added, skipped: r.skipped, flagged: r.flagged, ms: Date.now() - a.started, warnings: r.warnings },
 }
 
 async function runShared(cmd, args, flags) {
@@ -306,7 +410,9 @@ async function runShared(cmd, args, flags) {
     else out(renderVerb(verb, r, a, t, SURFACE))
     if (verb === 'audit' && r.verify?.ok === false) process.exitCode = 1
     return true
-  } finally { env.close() }
+  } finally {
+    env.close()
+  }
 }
 
 async function cmdDigest(args, flags) {
@@ -343,7 +449,9 @@ async function cmdDigest(args, flags) {
     if (flags.json) return json({ files, added: rec.added, alreadyProposed: rec.already.length, skipped })
     out(s.digested(files.length, rec.added.length, rec.already.length, skipped.length))
     for (const x of rec.added) out(`- [${x.id}] ${x.track}/${x.scope}: ${shown(x.text)}`)
-  } finally { env.close() }
+  } finally {
+    env.close()
+  }
 }
 
 async function cmdMirror(args, flags) {
@@ -351,7 +459,8 @@ async function cmdMirror(args, flags) {
   const { track, scope } = layerFlags(flags)
   if (flags.to === 'claude-md' && !flags.file) throw new UsageError(s.mirrorNeeds('--to claude-md needs --file <CLAUDE.md|AGENTS.md>'))
   if (flags.to === 'memory-standard' && !flags.out) throw new UsageError(s.mirrorNeeds('--to memory-standard needs --out <dir>'))
-  if (flags.to !== 'claude-md' && flags.to !== 'memory-standard') throw new UsageError(s.mirrorNeeds('needs --to claude-md or --to memory-standard'))
+  if (flags.to !== 'claude-md' && flags.to !== 'memory-standard')
+    throw new UsageError(s.mirrorNeeds('needs --to claude-md or --to memory-standard'))
   const env = await open(flags)
   try {
     const sel = { track, scope, ...env.keys }
@@ -363,7 +472,9 @@ async function cmdMirror(args, flags) {
     }
     const res = mirrorToMemoryStandard(flags.out, entries, { force: flags.force, memoryId: flags['memory-id'], selection: sel })
     return flags.json ? json(res) : out(s.mirroredRoot(entries.length, res))
-  } finally { env.close() }
+  } finally {
+    env.close()
+  }
 }
 
 /** `mcp`: the MCP server (lib/mcp), imported only here, so that nothing else loads its SDK. */
@@ -381,15 +492,32 @@ async function main(argv) {
     return 2
   }
   const { cmd, args, flags } = parsed
-  if (flags.help || cmd === 'help') { out(s.help); return 0 }
-  if (!cmd) { err(s.help); return 2 }
+  if (flags.help || cmd === 'help') {
+    out(s.help)
+    return 0
+  }
+  if (!cmd) {
+    err(s.help)
+    return 2
+  }
   try {
     if (cmd === 'mcp') return await cmdMcp(args, flags)
-    const done = cmd === 'digest' ? await cmdDigest(args, flags) ?? true : cmd === 'mirror' ? await cmdMirror(args, flags) ?? true : await runShared(cmd, args, flags)
-    if (!done) { err(`dsh-memento: ${s.unknownCommand(cmd)}\n\n${s.help}`); return 2 }
+    const done =
+      cmd === 'digest'
+        ? ((await cmdDigest(args, flags)) ?? true)
+        : cmd === 'mirror'
+          ? ((await cmdMirror(args, flags)) ?? true)
+          : await runShared(cmd, args, flags)
+    if (!done) {
+      err(`dsh-memento: ${s.unknownCommand(cmd)}\n\n${s.help}`)
+      return 2
+    }
     return process.exitCode ?? 0
   } catch (e) {
-    if (e instanceof UsageError) { err(`dsh-memento: ${e.message}`); return 2 }
+    if (e instanceof UsageError) {
+      err(`dsh-memento: ${e.message}`)
+      return 2
+    }
     if (isMemoryError(e)) {
       if (flags.json) process.stdout.write(line(jsonText({ error: { code: e.code, message: e.message, details: e.details } })))
       err([`dsh-memento: ${e.code}: ${e.message}`, ...errorHelp(e, t, SURFACE)].join('\n'))

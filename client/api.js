@@ -31,7 +31,12 @@ export const version = () => call('version')
 export async function write(p, body) {
   const s = session(p)
   if (!s) throw { code: 'WRITE_REQUIRES_AGENT', message: p.L.needSession }
-  const send = () => call('write', { method: 'POST', headers: { 'content-type': 'application/json', 'x-memento-token': p.token }, body: JSON.stringify(Object.assign({ session: s.id }, body)) })
+  const send = () =>
+    call('write', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-memento-token': p.token },
+      body: JSON.stringify(Object.assign({ session: s.id }, body)),
+    })
   return send().catch(async (e) => {
     if (!e || !e.details || e.details.reason !== 'pageToken') throw e
     try {

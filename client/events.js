@@ -70,7 +70,10 @@ const actions = {
     if (!e) return
     if (el.checked) {
       const first = st.picked.values().next().value
-      if (first && (first.track !== e.track || first.scope !== e.scope || first.workspaceKey !== e.workspaceKey || first.agentKey !== e.agentKey)) {
+      if (
+        first &&
+        (first.track !== e.track || first.scope !== e.scope || first.workspaceKey !== e.workspaceKey || first.agentKey !== e.agentKey)
+      ) {
         el.checked = false
         return showError(p, { code: 'INVALID_INPUT', message: p.L.consolidateSameLayer })
       }
@@ -124,7 +127,10 @@ const actions = {
   'review-consolidate': (p) => {
     const picked = [...p.st.picked.values()]
     if (picked.length < 2) return
-    return review(p, 'consolidate', { ids: picked.map((e) => ({ id: e.id, version: e.version })), text: picked.map((e) => e.text).join('\n') })
+    return review(p, 'consolidate', {
+      ids: picked.map((e) => ({ id: e.id, version: e.version })),
+      text: picked.map((e) => e.text).join('\n'),
+    })
   },
   'review-proposal': (p, el) => {
     const { L, st } = p
@@ -133,7 +139,12 @@ const actions = {
     const op = el.dataset.decision
     // A dismissal changes no memory: its confirmation shows the proposal itself.
     if (op === 'approved') return review(p, op, { id: x.id })
-    showConfirm(p, op, `<div class="mm-meta">${esc(layerName(L, x))}${x.workspaceKey ? ' · ' + esc(x.workspaceKey) : ''}</div>${block(L.text, x.text, true)}`, { id: x.id })
+    showConfirm(
+      p,
+      op,
+      `<div class="mm-meta">${esc(layerName(L, x))}${x.workspaceKey ? ' · ' + esc(x.workspaceKey) : ''}</div>${block(L.text, x.text, true)}`,
+      { id: x.id },
+    )
   },
   'cancel-confirm': (p) => closeConfirm(p),
   'do-confirm': (p) => {

@@ -22,7 +22,24 @@ export function createState(ctx) {
     timer: null,
     debounce: null,
     retry: null,
-    st: { open: false, tab: 'entries', data: null, entries: [], keep: 0, expanded: new Set(), picked: new Map(), editing: null, adding: false, error: null, seq: null, proposals: [], audit: [], health: null, confirm: null, sessionKey: '' },
+    st: {
+      open: false,
+      tab: 'entries',
+      data: null,
+      entries: [],
+      keep: 0,
+      expanded: new Set(),
+      picked: new Map(),
+      editing: null,
+      adding: false,
+      error: null,
+      seq: null,
+      proposals: [],
+      audit: [],
+      health: null,
+      confirm: null,
+      sessionKey: '',
+    },
   }
 }
 
@@ -59,4 +76,8 @@ export function filters(p) {
 }
 
 export const byId = (p, id) => p.st.entries.find((e) => e.id === id)
-export const tagsOf = (s) => s.split(',').map((t) => t.trim()).filter(Boolean)
+export const tagsOf = (s) =>
+  s
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)

@@ -2,7 +2,17 @@
 // before the words are known), then the list, the side panes and, while the drawer is open, a
 // poll of the newest audit seq that reloads after any memory change, whoever made it.
 import * as api from './api.js'
-import { closeConfirm, renderAudit, renderBudgets, renderEntries, renderFilters, renderHealth, renderProposals, showError, skeleton } from './render.js'
+import {
+  closeConfirm,
+  renderAudit,
+  renderBudgets,
+  renderEntries,
+  renderFilters,
+  renderHealth,
+  renderProposals,
+  showError,
+  skeleton,
+} from './render.js'
 import { filters, session } from './state.js'
 
 const POLL_MS = 2500

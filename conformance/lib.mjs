@@ -140,7 +140,10 @@ export async function rejects(fn, code, details, label = '') {
   assert.equal(typeof err.message, 'string', `${where}${code}: .message must be a string`)
   assert.ok(err.message.length > 0, `${where}${code}: .message must be non-empty`)
   const d = err.details
-  assert.ok(d !== null && typeof d === 'object' && !Array.isArray(d), `${where}${code}: .details must be a plain object, got ${JSON.stringify(d)}`)
+  assert.ok(
+    d !== null && typeof d === 'object' && !Array.isArray(d),
+    `${where}${code}: .details must be a plain object, got ${JSON.stringify(d)}`,
+  )
   assert.deepEqual(JSON.parse(JSON.stringify(d)), { ...d }, `${where}${code}: .details must be JSON-safe`)
   if (details) {
     for (const [k, v] of Object.entries(details)) {

@@ -127,7 +127,11 @@ async function runCase(c, factory, sqlite, timeout) {
   let error = null
   let reason = null
   try {
-    await withTimeout(Promise.resolve().then(() => c.run(ctx)), timeout, c.id)
+    await withTimeout(
+      Promise.resolve().then(() => c.run(ctx)),
+      timeout,
+      c.id,
+    )
   } catch (e) {
     if (e instanceof Skip) {
       status = 'skip'

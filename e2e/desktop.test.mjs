@@ -53,10 +53,16 @@ before(async () => {
   manifest.dsh.profile.bundles = ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-web-app']
   writeFileSync(join(HOME, 'profiles', PROFILE, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
   // 3. Its own layer: a bundle package, appended by dsh's reconcile.
-  ok(sh('dsh', ['plugin', '--profile', PROFILE, 'add', `file:${join(E2E, 'desktop-shell')}`], { timeout: 300_000 }), 'dsh plugin --profile desktop add <the shell layer>')
+  ok(
+    sh('dsh', ['plugin', '--profile', PROFILE, 'add', `file:${join(E2E, 'desktop-shell')}`], { timeout: 300_000 }),
+    'dsh plugin --profile desktop add <the shell layer>',
+  )
   assert.deepEqual(bundles(), ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-web-app', SHELL])
   // 4. The user installs the plugin into the shell's profile.
-  ok(sh('dsh', ['plugin', '--profile', PROFILE, 'add', stageTarball()], { timeout: 300_000 }), 'dsh plugin --profile desktop add <dsh-memento>')
+  ok(
+    sh('dsh', ['plugin', '--profile', PROFILE, 'add', stageTarball()], { timeout: 300_000 }),
+    'dsh plugin --profile desktop add <dsh-memento>',
+  )
   ok(await turn('hello'), 'a first session in the project') // the session the page opens (same $DSH_HOME)
   await withStore(async (s) => assert.equal((await s.seed(SEEDED, writer)).added, SEEDED.length))
 })
@@ -70,29 +76,41 @@ after(async () => {
 })
 const step = browserStep('failed-desktop-', () => page)
 
-step('desktop profile: dsh-base + dsh-web-app + the shell\'s layer + dsh-memento, composed; no `web` profile anywhere', async () => {
+step("desktop profile: dsh-base + dsh-web-app + the shell's layer + dsh-memento, composed; no `web` profile anywhere", async () => {
   assert.deepEqual(bundles(), ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-web-app', SHELL, 'dsh-memento'])
   assert.equal(existsSync(join(HOME, 'profiles', 'web')), false, 'the home has no web profile')
   const dump = ok(sh('dsh', ['--profile', PROFILE, '--dump-config']), 'dsh --profile desktop --dump-config').stdout
   // Rows are grouped by the layer that inserted them, `patched by` the layers that changed them.
-  for (const g of ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-web-app', 'dsh-memento']) assert.match(dump, new RegExp(`^# == ${g.replaceAll('/', '\\/')}$`, 'm'), `# == ${g}`)
-  assert.match(dump, /^# == @deepseek-ai\/dsh-web-app, patched by dsh-desktop-shell-e2e\n- id: web-runtime\n(?:.+\n)*? {4}openBrowser: false$/m, 'the shell\'s layer applies')
+  for (const g of ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-web-app', 'dsh-memento'])
+    assert.match(dump, new RegExp(`^# == ${g.replaceAll('/', '\\/')}$`, 'm'), `# == ${g}`)
+  assert.match(
+    dump,
+    /^# == @deepseek-ai\/dsh-web-app, patched by dsh-desktop-shell-e2e\n- id: web-runtime\n(?:.+\n)*? {4}openBrowser: false$/m,
+    "the shell's layer applies",
+  )
   assert.match(dump, /- id: memento\n {2}name: dsh-memento/)
 })
 
-step('desktop panel: `dsh --profile desktop` serves the web UI with the Memory drawer; it lists the store for the session\'s workspace', async () => {
-  web = spawn('dsh', ['--profile', PROFILE, ...overlay('hmr'), '--no-open', '--port', String(PORT)], { cwd: CWD, env, stdio: 'ignore' })
-  await waitFor(async () => (await fetch(`${BASE}/api/memento/version`).catch(() => null))?.ok, 'dsh --profile desktop', 60_000)
-  const boot = await (await fetch(`${BASE}/`)).text()
-  assert.match(boot, /\/plugins\/dsh-memento\/client\.js/, 'the page lists our client module')
-  ;({ browser, page } = await launchChromium(WORK))
-  await openPanel(page, BASE, CWD)
-  assert.equal(await page.locator('.mm-budgets-title').textContent(), `Budgets for ${CWD}`)
-  assert.equal(await page.locator('.mm-count').textContent(), `${SEEDED.length} entries`)
-  assert.deepEqual((await texts()).sort(), SEEDED.map((e) => e.text).sort())
-  assert.deepEqual(await page.locator('.mm-layer').evaluateAll((els) => els.map((e) => e.dataset.layer)), ['user/user-global', 'user/workspace', 'agent/workspace'])
-  await page.screenshot({ path: join(ART, 'desktop-panel.png') })
-})
+step(
+  "desktop panel: `dsh --profile desktop` serves the web UI with the Memory drawer; it lists the store for the session's workspace",
+  async () => {
+    web = spawn('dsh', ['--profile', PROFILE, ...overlay('hmr'), '--no-open', '--port', String(PORT)], { cwd: CWD, env, stdio: 'ignore' })
+    await waitFor(async () => (await fetch(`${BASE}/api/memento/version`).catch(() => null))?.ok, 'dsh --profile desktop', 60_000)
+    const boot = await (await fetch(`${BASE}/`)).text()
+    assert.match(boot, /\/plugins\/dsh-memento\/client\.js/, 'the page lists our client module')
+    ;({ browser, page } = await launchChromium(WORK))
+    await openPanel(page, BASE, CWD)
+    assert.equal(await page.locator('.mm-budgets-title').textContent(), `Budgets for ${CWD}`)
+    assert.equal(await page.locator('.mm-count').textContent(), `${SEEDED.length} entries`)
+    assert.deepEqual((await texts()).sort(), SEEDED.map((e) => e.text).sort())
+    assert.deepEqual(await page.locator('.mm-layer').evaluateAll((els) => els.map((e) => e.dataset.layer)), [
+      'user/user-global',
+      'user/workspace',
+      'agent/workspace',
+    ])
+    await page.screenshot({ path: join(ART, 'desktop-panel.png') })
+  },
+)
 
 step('desktop panel write: an add confirmed in the drawer lands, audited (via panel, writePolicy ask)', async () => {
   const text = 'desk-added: prefers the desktop app'
@@ -109,13 +127,19 @@ step('desktop panel write: an add confirmed in the drawer lands, audited (via pa
   assert.deepEqual([row?.text, row?.outcome], [text, 'allowed-once (via panel, writePolicy ask)'])
 })
 
-step('desktop remove: `dsh plugin --profile desktop remove dsh-memento` leaves the shell\'s profile as it was; the store stays', async () => {
-  await browser.close()
-  browser = null
-  web.kill('SIGTERM')
-  await new Promise((r) => (web.exitCode !== null ? r() : web.once('exit', r)))
-  ok(sh('dsh', ['plugin', '--profile', PROFILE, 'remove', 'dsh-memento'], { timeout: 300_000 }), 'dsh plugin --profile desktop remove dsh-memento')
-  assert.deepEqual(bundles(), ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-web-app', SHELL])
-  assert.equal(profileJson(PROFILE).dependencies['dsh-memento'], undefined)
-  assert.ok(readFileSync(DB).length > 0, 'the store file stays')
-})
+step(
+  "desktop remove: `dsh plugin --profile desktop remove dsh-memento` leaves the shell's profile as it was; the store stays",
+  async () => {
+    await browser.close()
+    browser = null
+    web.kill('SIGTERM')
+    await new Promise((r) => (web.exitCode !== null ? r() : web.once('exit', r)))
+    ok(
+      sh('dsh', ['plugin', '--profile', PROFILE, 'remove', 'dsh-memento'], { timeout: 300_000 }),
+      'dsh plugin --profile desktop remove dsh-memento',
+    )
+    assert.deepEqual(bundles(), ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-web-app', SHELL])
+    assert.equal(profileJson(PROFILE).dependencies['dsh-memento'], undefined)
+    assert.ok(readFileSync(DB).length > 0, 'the store file stays')
+  },
+)

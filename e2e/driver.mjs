@@ -33,7 +33,11 @@ export function apply(ctx) {
     const out = {
       memoryService: memory !== undefined,
       memoryKeys: Object.getOwnPropertyNames(Object.getPrototypeOf(memory)).concat(Object.keys(memory)).sort(),
-      adapters: ctx.get('memoryAdapters')?.list().map((a) => a.id) ?? null,
+      adapters:
+        ctx
+          .get('memoryAdapters')
+          ?.list()
+          .map((a) => a.id) ?? null,
       tools: ['memory', 'memory_recall'].filter((n) => ctx.tools.get(n) !== undefined),
       toolInSchemas: ctx.tools.schemas(agent).some((s) => s.name === 'memory'),
       commandListed: ctx.commands.list(agent).some((c) => c.name === 'memory'),
@@ -46,7 +50,12 @@ export function apply(ctx) {
     const tool = await ctx.tools.execute({ callId: 'e2e-call-1', name: 'memory', arguments: { action: 'query' }, agent, signal })
     out.toolQuery = { isError: tool.isError, value: tool.value ?? null, error: tool.error?.message }
     const recall = await ctx.tools.execute({ callId: 'e2e-call-2', name: 'memory_recall', arguments: { query: 'tea' }, agent, signal })
-    out.recall = { isError: recall.isError, value: recall.value ?? null, error: recall.error?.message, sessionQuery: ctx.get('sessionQuery') !== undefined }
+    out.recall = {
+      isError: recall.isError,
+      value: recall.value ?? null,
+      error: recall.error?.message,
+      sessionQuery: ctx.get('sessionQuery') !== undefined,
+    }
     out.commands = []
     for (const line of JSON.parse(process.env.E2E_COMMANDS ?? '[]')) {
       const r = await ctx.commands.execute(agent, line, [], signal)
@@ -69,7 +78,9 @@ export function apply(ctx) {
 async function reload(ctx, agent, signal) {
   const loader = ctx.get('loader')
   const state = async () => {
-    const section = (await ctx.systemPrompt.assemble({ agent, scope: agent })).sections.filter((s) => s.name === 'dsh-memento:memory').length
+    const section = (await ctx.systemPrompt.assemble({ agent, scope: agent })).sections.filter(
+      (s) => s.name === 'dsh-memento:memory',
+    ).length
     const list = await ctx.commands.execute(agent, '/memory list', [], signal)
     return {
       memory: ctx.get('memory') !== undefined,

@@ -14,7 +14,23 @@ import { spawn } from 'node:child_process'
 import http from 'node:http'
 import { cpSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { CWD, E2E, env, HOME, ok, overlay, PKG, profileJson, scratch, sessionEvents, sessionIds, sh, stageTarball, turn, drive } from './lib.mjs'
+import {
+  CWD,
+  E2E,
+  env,
+  HOME,
+  ok,
+  overlay,
+  PKG,
+  profileJson,
+  scratch,
+  sessionEvents,
+  sessionIds,
+  sh,
+  stageTarball,
+  turn,
+  drive,
+} from './lib.mjs'
 import { waitFor } from '../test/support/wait.mjs'
 
 const timings = []
@@ -82,14 +98,20 @@ step('invalid config: boot fails loudly, naming the key', {}, () => {
 
 step('approved write: a model tool call, approved by the user, lands and is audited', {}, async () => {
   const known = sessionIds()
-  const r = ok(await turn('remember that I like tea', { toolArgs: { action: 'add', text: 'user likes tea' }, overlays: overlay('answerer') }), 'turn')
+  const r = ok(
+    await turn('remember that I like tea', { toolArgs: { action: 'add', text: 'user likes tea' }, overlays: overlay('answerer') }),
+    'turn',
+  )
   assert.equal(r.stdout.trim(), 'ok')
   assert.deepEqual(r.toolMessages, ['memory entry added (user/workspace): user likes tea\nbudget: 14/2000 chars used'])
   const asked = sessionEvents(known).filter((e) => e.type === 'approval/asked')
   assert.equal(asked.length, 1)
   assert.equal(asked.at(-1).data.toolName, 'memory')
   // The card shows the whole change: the entry's layer, workspace, agent, source, tags and text.
-  assert.match(asked.at(-1).data.reason, /^\[dsh-memento\] add user\/workspace\nnew: user\/workspace · workspace \S+ · (every agent|agent \S+) · source memory-tool · no tags\n│ user likes tea$/)
+  assert.match(
+    asked.at(-1).data.reason,
+    /^\[dsh-memento\] add user\/workspace\nnew: user\/workspace · workspace \S+ · (every agent|agent \S+) · source memory-tool · no tags\n│ user likes tea$/,
+  )
   const out = drive(['/memory list', '/memory audit'])
   assert.match(out.byLine['/memory list'].text, /^Memory entries \(1\):\n- \[user\/workspace @[^\]]+\] user likes tea$/)
   assert.match(out.byLine['/memory audit'].text, / add user\/workspace allowed-once \(via approval, writePolicy ask\) \(memory-tool\)/)
@@ -107,7 +129,10 @@ step('next session: the system prompt carries the frozen snapshot', {}, async ()
     const snapshots = store.auditList(1000).filter((row) => row.action === 'snapshot' && row.text.includes('user likes tea'))
     assert.ok(snapshots.length >= 1, 'the sessions that saw the entry have snapshot rows')
     assert.equal(new Set(snapshots.map((row) => row.sessionId)).size, snapshots.length, 'one snapshot row per session')
-    assert.ok(snapshots.some((row) => system.includes(row.text)), 'an audited snapshot is byte-identical to the prompt section')
+    assert.ok(
+      snapshots.some((row) => system.includes(row.text)),
+      'an audited snapshot is byte-identical to the prompt section',
+    )
     assert.ok(store.auditVerify().ok, 'the audit chain verifies')
   } finally {
     store.close()
@@ -119,7 +144,12 @@ step('denied write: no answerer → unavailable, nothing but the denied row', {}
   const r = ok(await turn('remember that I hate rain', { toolArgs: { action: 'add', text: 'user hates rain' } }), 'turn')
   assert.equal(r.toolMessages.length, 1)
   assert.match(r.toolMessages[0], /^memory add failed: memory write not approved \(approval outcome: unavailable\)/)
-  assert.deepEqual(sessionEvents(known).filter((e) => e.type === 'approval/decided').map((e) => e.data.outcome), ['unavailable'])
+  assert.deepEqual(
+    sessionEvents(known)
+      .filter((e) => e.type === 'approval/decided')
+      .map((e) => e.data.outcome),
+    ['unavailable'],
+  )
   const out = drive(['/memory query rain', '/memory audit'])
   assert.equal(out.byLine['/memory query rain'].text, 'No entry contains "rain".')
   const rows = out.byLine['/memory audit'].text.split('\n').filter((l) => l.includes('rain') || l.includes('-denied'))
@@ -127,17 +157,28 @@ step('denied write: no answerer → unavailable, nothing but the denied row', {}
   assert.match(rows[0], / add-denied user\/workspace unavailable \(via approval, writePolicy ask\) \(memory-tool\)$/)
 })
 
-step('writePolicy auto: the user\'s own patch approves model writes with no answerer', {}, async () => {
+step("writePolicy auto: the user's own patch approves model writes with no answerer", {}, async () => {
   const known = sessionIds()
-  const r = ok(await turn('remember green tea', { toolArgs: { action: 'add', scope: 'user-global', text: 'prefers green tea' }, overlays: overlay('auto') }), 'turn')
+  const r = ok(
+    await turn('remember green tea', {
+      toolArgs: { action: 'add', scope: 'user-global', text: 'prefers green tea' },
+      overlays: overlay('auto'),
+    }),
+    'turn',
+  )
   assert.equal(r.toolMessages.length, 1)
   assert.match(r.toolMessages[0], /^memory entry added \(user\/user-global\): prefers green tea\n/)
-  assert.deepEqual(sessionEvents(known).filter((e) => e.type === 'approval/decided').map((e) => e.data.outcome), ['allowed-once'])
+  assert.deepEqual(
+    sessionEvents(known)
+      .filter((e) => e.type === 'approval/decided')
+      .map((e) => e.data.outcome),
+    ['allowed-once'],
+  )
   const out = drive(['/memory audit'])
   assert.match(out.byLine['/memory audit'].text, / add user\/user-global allowed-once \(via approval, writePolicy auto\) \(memory-tool\)/)
 })
 
-step('/memory: every subcommand through ctx.commands.execute, the user\'s whitespace kept', {}, () => {
+step("/memory: every subcommand through ctx.commands.execute, the user's whitespace kept", {}, () => {
   const lines = [
     '/memory add --track=agent  build with   `cargo build --release`',
     '/memory add --track=agent --scope=user-global tabs, not spaces',
@@ -153,11 +194,21 @@ step('/memory: every subcommand through ctx.commands.execute, the user\'s whites
   ]
   const out = drive(lines)
   // memory_recall's history half finds the earlier "tea" sessions through sessionQuery.
-  if (out.recall.sessionQuery) assert.ok(out.recall.value.history.sessions.some((x) => x.snippets.some((t) => /tea/i.test(t))), JSON.stringify(out.recall.value.history))
+  if (out.recall.sessionQuery)
+    assert.ok(
+      out.recall.value.history.sessions.some((x) => x.snippets.some((t) => /tea/i.test(t))),
+      JSON.stringify(out.recall.value.history),
+    )
   const r = out.byLine
-  assert.deepEqual(r[lines[0]], { kind: 'success', text: `Added (agent/workspace): build with   \`cargo build --release\`\nLayer usage: 36/4000` })
+  assert.deepEqual(r[lines[0]], {
+    kind: 'success',
+    text: `Added (agent/workspace): build with   \`cargo build --release\`\nLayer usage: 36/4000`,
+  })
   assert.match(r[lines[2]].text, /^Matches \(1\):\n- \[agent\/workspace @\S+\] build with {3}`cargo build --release`$/)
-  assert.match(r[lines[3]].text, /^Budget usage:\n- user\/user-global: \d+\/2000\n- user\/workspace: \d+\/2000\n- agent\/user-global: 16\/4000\n- agent\/workspace: 36\/4000$/)
+  assert.match(
+    r[lines[3]].text,
+    /^Budget usage:\n- user\/user-global: \d+\/2000\n- user\/workspace: \d+\/2000\n- agent\/user-global: 16\/4000\n- agent\/workspace: 36\/4000$/,
+  )
   assert.equal(r[lines[4]].text, 'Consolidated (agent/user-global): removed 1, added 1.\nNew entry: tabs (width 2)\nLayer usage: 14/4000')
   assert.equal(r[lines[5]].text, 'Removed (agent/workspace): build with   `cargo build --release`\nLayer usage: 0/4000')
   const doc = JSON.parse(r[lines[6]].text)
@@ -168,7 +219,10 @@ step('/memory: every subcommand through ctx.commands.execute, the user\'s whites
   assert.match(r[lines[9]].text, / consolidate-add agent\/user-global allowed-once \(via command, writePolicy ask\) \(command\)/)
   assert.equal(r[lines[10]].kind, 'error')
   // Import what was exported, through the same command transport (one approval, one batch).
-  const imp = drive([`/memory import ${JSON.stringify({ ...doc, entries: doc.entries.filter((e) => e.text === 'tabs (width 2)') })}`, '/memory list'])
+  const imp = drive([
+    `/memory import ${JSON.stringify({ ...doc, entries: doc.entries.filter((e) => e.text === 'tabs (width 2)') })}`,
+    '/memory list',
+  ])
   assert.match(imp.commands[0].result.text, /^Imported 1 entries from the export document/)
   assert.equal(imp.commands[1].result.text.split('tabs (width 2)').length - 1, 2)
 })
@@ -199,12 +253,26 @@ function raw(port, path, { method = 'GET', headers = {} } = {}) {
   })
 }
 
-step('panel: the read-only routes answer only the user\'s page, and the client bundle loads, under dsh web', {}, async () => {
+step("panel: the read-only routes answer only the user's page, and the client bundle loads, under dsh web", {}, async () => {
   const port = 18990 + (process.pid % 500)
-  const web = spawn('dsh', ['web', ...overlay('hmr'), '--no-open', '--port', String(port)], { cwd: CWD, env, stdio: 'ignore', detached: false })
+  const web = spawn('dsh', ['web', ...overlay('hmr'), '--no-open', '--port', String(port)], {
+    cwd: CWD,
+    env,
+    stdio: 'ignore',
+    detached: false,
+  })
   try {
     const base = `http://127.0.0.1:${port}`
-    const index = await waitFor(() => fetch(`${base}/`).then((r) => r.text(), () => null), 'dsh web to answer', 20_000, 200)
+    const index = await waitFor(
+      () =>
+        fetch(`${base}/`).then(
+          (r) => r.text(),
+          () => null,
+        ),
+      'dsh web to answer',
+      20_000,
+      200,
+    )
     const entries = await fetch(`${base}/api/memento/entries?limit=5`)
     assert.equal(entries.status, 200)
     assert.equal(entries.headers.get('content-type'), 'application/json; charset=utf-8')
@@ -257,5 +325,5 @@ step('remove: dsh plugin remove leaves the profile clean (the store survives)', 
   assert.ok(!existsSync(join(HOME, 'profiles', 'headless', 'node_modules', PKG)), 'package removed from the profile')
   const dump = ok(sh('dsh', ['--profile', 'headless', '--dump-config']), 'dump-config').stdout
   assert.doesNotMatch(dump, /dsh-memento|id: memento/)
-  assert.ok(existsSync(join(HOME, 'dsh-memento', 'memory.db')), 'the memory store is the user\'s data and stays')
+  assert.ok(existsSync(join(HOME, 'dsh-memento', 'memory.db')), "the memory store is the user's data and stays")
 })

@@ -22,7 +22,16 @@ const text = (t) => [
   { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage },
 ]
 const toolCall = (name, args) => [
-  { ...base, choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, id: 'call_fake_1', type: 'function', function: { name, arguments: args } }] }, finish_reason: null }] },
+  {
+    ...base,
+    choices: [
+      {
+        index: 0,
+        delta: { role: 'assistant', tool_calls: [{ index: 0, id: 'call_fake_1', type: 'function', function: { name, arguments: args } }] },
+        finish_reason: null,
+      },
+    ],
+  },
   { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }], usage },
 ]
 

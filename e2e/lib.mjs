@@ -61,25 +61,35 @@ export function patchPackage(dir) {
   writeFileSync(file, JSON.stringify(pkg, null, 2))
   const entry = join(dir, 'index.mjs')
   const line = "export { name, inject, Config, apply } from './lib/plugin/index.mjs'\n"
-  if (existsSync(entry) && !/^export \{[^}]*\bapply\b[^}]*\} from '\.\/lib\/plugin\/index\.mjs'/m.test(readFileSync(entry, 'utf8'))) writeFileSync(entry, `${readFileSync(entry, 'utf8')}\n${line}`)
+  if (existsSync(entry) && !/^export \{[^}]*\bapply\b[^}]*\} from '\.\/lib\/plugin\/index\.mjs'/m.test(readFileSync(entry, 'utf8')))
+    writeFileSync(entry, `${readFileSync(entry, 'utf8')}\n${line}`)
 }
 
 export function stageTarball() {
   if (process.env.E2E_TARBALL) return process.env.E2E_TARBALL
   const dest = join(WORK, 'pack')
   mkdirSync(dest, { recursive: true })
-  assert.ok(existsSync(join(ROOT, `memento.${currentPlatform()}.node`)), 'build the addon first (npm run build or build:targets), or set E2E_TARBALL')
+  assert.ok(
+    existsSync(join(ROOT, `memento.${currentPlatform()}.node`)),
+    'build the addon first (npm run build or build:targets), or set E2E_TARBALL',
+  )
   ok(sh('npm', ['pack', '--silent', '--pack-destination', dest], { cwd: ROOT }), 'npm pack')
   if (process.env.E2E_PATCH_PACKAGE) {
     // Local only: repack with the plugin fields applied (CI tests the package as published).
-    const tgz = join(dest, readdirSync(dest).find((f) => f.endsWith('.tgz')))
+    const tgz = join(
+      dest,
+      readdirSync(dest).find((f) => f.endsWith('.tgz')),
+    )
     ok(sh('tar', ['xzf', tgz, '-C', dest]), 'untar')
     rmSync(tgz)
     for (const f of ['cordis.patch.yml', 'client']) cpSync(join(ROOT, f), join(dest, 'package', f), { recursive: true })
     patchPackage(join(dest, 'package'))
     ok(sh('npm', ['pack', '--silent', '--pack-destination', dest], { cwd: join(dest, 'package') }), 'repack')
   }
-  const tgz = join(dest, readdirSync(dest).find((f) => f.endsWith('.tgz')))
+  const tgz = join(
+    dest,
+    readdirSync(dest).find((f) => f.endsWith('.tgz')),
+  )
   const listing = sh('tar', ['tzf', tgz]).stdout
   assert.match(listing, /^package\/cordis\.patch\.yml$/m, 'the bundle patch ships')
   assert.match(listing, /^package\/lib\/plugin\/index\.mjs$/m, 'the plugin ships')
@@ -92,7 +102,16 @@ export function stageTarball() {
 /** One headless agent turn against the fake model. Returns stdout, exit code and requests. */
 export async function turn(task, { toolArgs, reply, overlays = [] } = {}) {
   const log = join(WORK, `llm-${Date.now()}.jsonl`)
-  const llm = spawn(process.execPath, [join(E2E, 'fake-llm.mjs')], { env: { ...env, FAKE_LLM_PORT: '0', FAKE_LLM_LOG: log, ...(toolArgs ? { FAKE_LLM_TOOL_ARGS: JSON.stringify(toolArgs) } : {}), ...(reply ? { FAKE_LLM_REPLY: reply } : {}) }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const llm = spawn(process.execPath, [join(E2E, 'fake-llm.mjs')], {
+    env: {
+      ...env,
+      FAKE_LLM_PORT: '0',
+      FAKE_LLM_LOG: log,
+      ...(toolArgs ? { FAKE_LLM_TOOL_ARGS: JSON.stringify(toolArgs) } : {}),
+      ...(reply ? { FAKE_LLM_REPLY: reply } : {}),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   try {
     const port = await new Promise((resolve, reject) => {
       llm.stdout.on('data', (d) => {
@@ -101,9 +120,20 @@ export async function turn(task, { toolArgs, reply, overlays = [] } = {}) {
       })
       llm.on('exit', () => reject(new Error('fake llm exited')))
     })
-    const r = sh('dsh', ['--profile', 'headless', ...overlay('hmr'), ...overlays, task], { cwd: CWD, extraEnv: { DEEPSEEK_BASE_URL: `http://127.0.0.1:${port}` } })
-    const requests = readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).body)
-    return { ...r, requests, toolMessages: requests.flatMap((b) => (b.messages ?? []).filter((m) => m.role === 'tool').map((m) => m.content)) }
+    const r = sh('dsh', ['--profile', 'headless', ...overlay('hmr'), ...overlays, task], {
+      cwd: CWD,
+      extraEnv: { DEEPSEEK_BASE_URL: `http://127.0.0.1:${port}` },
+    })
+    const requests = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).body)
+    return {
+      ...r,
+      requests,
+      toolMessages: requests.flatMap((b) => (b.messages ?? []).filter((m) => m.role === 'tool').map((m) => m.content)),
+    }
   } finally {
     llm.kill()
   }
@@ -111,7 +141,13 @@ export async function turn(task, { toolArgs, reply, overlays = [] } = {}) {
 
 /** One driver boot (no model): `/memory …` lines through ctx.commands.execute. */
 export function drive(commands = [], overlays = [], extraEnv = {}) {
-  const r = ok(sh('dsh', ['--profile', 'headless', ...overlay('hmr'), ...overlay('driver'), ...overlays], { cwd: CWD, extraEnv: { E2E_COMMANDS: JSON.stringify(commands), ...extraEnv } }), 'driver boot')
+  const r = ok(
+    sh('dsh', ['--profile', 'headless', ...overlay('hmr'), ...overlay('driver'), ...overlays], {
+      cwd: CWD,
+      extraEnv: { E2E_COMMANDS: JSON.stringify(commands), ...extraEnv },
+    }),
+    'driver boot',
+  )
   const line = r.stdout.split('\n').find((l) => l.startsWith('DRIVER_RESULT '))
   assert.ok(line, `no DRIVER_RESULT line:\n${r.stdout}\n${r.stderr}`)
   const out = JSON.parse(line.slice('DRIVER_RESULT '.length))
@@ -135,4 +171,3 @@ export function sessionEvents(known) {
   }
   return out
 }
-

@@ -16,7 +16,9 @@ export const browserStep = (prefix, page) => (name, fn) =>
       await fn()
     } catch (e) {
       scratch.fail()
-      await page()?.screenshot({ path: join(ART, `${prefix}${name.split(':')[0].replace(/\W+/g, '-')}.png`) }).catch(() => {})
+      await page()
+        ?.screenshot({ path: join(ART, `${prefix}${name.split(':')[0].replace(/\W+/g, '-')}.png`) })
+        .catch(() => {})
       throw e
     }
   })
@@ -29,7 +31,16 @@ export async function launchChromium(work) {
   const browser = await chromium.launchPersistentContext(mkdtempSync(join(work, 'chromium-')), {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1280, height: 860 },
     locale: 'en-US',
     timezoneId: 'UTC',
@@ -49,18 +60,27 @@ export async function openPanel(page, base, cwd) {
   const notice = page.getByRole('button', { name: 'Continue' })
   const tree = page.getByRole('tree', { name: 'Sessions' })
   const row = tree.locator('[role=treeitem][aria-selected]').filter({ hasNotText: 'New Session' }).first()
-  await waitFor(async () => {
-    if (await notice.isVisible()) await notice.click()
-    else if (await row.isVisible()) return true
-    // (the notice may come up during the click and make the sidebar inert: try again after it)
-    else if (await tree.locator('[role=treeitem][aria-expanded=false]').first().isVisible()) await tree.locator('[role=treeitem][aria-expanded=false]').first().click({ position: { x: 40, y: 10 }, timeout: 1500 }).catch(() => {})
-    await page.waitForTimeout(400)
-    return false
-  }, 'the session row in the sidebar', 30_000)
+  await waitFor(
+    async () => {
+      if (await notice.isVisible()) await notice.click()
+      else if (await row.isVisible()) return true
+      // (the notice may come up during the click and make the sidebar inert: try again after it)
+      else if (await tree.locator('[role=treeitem][aria-expanded=false]').first().isVisible())
+        await tree
+          .locator('[role=treeitem][aria-expanded=false]')
+          .first()
+          .click({ position: { x: 40, y: 10 }, timeout: 1500 })
+          .catch(() => {})
+      await page.waitForTimeout(400)
+      return false
+    },
+    'the session row in the sidebar',
+    30_000,
+  )
   await row.click({ position: { x: 24, y: 10 } })
   await waitFor(async () => (await row.getAttribute('aria-selected')) === 'true', 'the session selected')
   await page.locator('.mm-open').click()
   await page.locator('.mm-drawer:not([hidden])').waitFor()
   await waitFor(() => page.evaluate(() => document.querySelectorAll('.mm-entry').length > 0), 'entries in the drawer')
-  await waitFor(async () => (await page.locator('.mm-budgets-title').textContent()).includes(cwd), 'the session\'s workspace in the budgets')
+  await waitFor(async () => (await page.locator('.mm-budgets-title').textContent()).includes(cwd), "the session's workspace in the budgets")
 }

@@ -15,7 +15,8 @@ import { ART, browserStep, launchChromium, openPanel as openPanelAt, waitFor } f
 const DB = join(HOME, 'dsh-memento', 'memory.db')
 const BUDGETS = { user: { userGlobal: 100000, workspace: 100000 }, agent: { userGlobal: 100000, workspace: 100000 } }
 const OTHER = '/srv/checkouts/other-repo'
-const LONG_WS = '/home/user/projects/一个很长的中文目录名称用来测试换行/and-a-very-long-directory-name-without-any-spaces-at-all-to-test-wrapping'
+const LONG_WS =
+  '/home/user/projects/一个很长的中文目录名称用来测试换行/and-a-very-long-directory-name-without-any-spaces-at-all-to-test-wrapping'
 const LONG_URL = `https://example.com/${'very-long-path-segment-'.repeat(12)}?q=${'x'.repeat(80)}`
 const CJK = '用户喜欢在深夜工作，偏好简洁的中文回答，不要使用表情符号。'.repeat(6)
 const PORT = 19400 + (process.pid % 400)
@@ -41,7 +42,15 @@ const withStore = async (fn) => {
 function seedInputs() {
   const out = []
   const push = (n, track, scope, workspaceKey, agentKey, label) => {
-    for (let i = 0; i < n; i++) out.push({ track, scope, ...(typeof workspaceKey === 'string' && workspaceKey !== '' ? { workspaceKey } : {}), agentKey, text: `${label} note #${String(out.length).padStart(3, '0')}: a fact kept for the panel test.`, tags: i % 7 === 0 ? ['seed', `t${i % 3}`] : [] })
+    for (let i = 0; i < n; i++)
+      out.push({
+        track,
+        scope,
+        ...(typeof workspaceKey === 'string' && workspaceKey !== '' ? { workspaceKey } : {}),
+        agentKey,
+        text: `${label} note #${String(out.length).padStart(3, '0')}: a fact kept for the panel test.`,
+        tags: i % 7 === 0 ? ['seed', `t${i % 3}`] : [],
+      })
   }
   push(41, 'user', 'user-global', '', '', 'global preference')
   push(56, 'user', 'workspace', null, '', 'project preference')
@@ -51,9 +60,25 @@ function seedInputs() {
   push(30, 'agent', 'workspace', LONG_WS, '', 'long path convention')
   push(29, 'agent', 'workspace', OTHER, 'coder', 'other repo lesson')
   const special = [
-    { track: 'agent', scope: 'workspace', workspaceKey: OTHER, agentKey: 'coder', text: 'the oldest lesson: kiwi-7f3a marks the deploy script', tags: ['deploy'] },
-    { track: 'user', scope: 'user-global', text: `docs live at ${LONG_URL} and ${CJK}`, tags: ['链接', 'a-long-tag-name-without-spaces32'] },
-    { track: 'user', scope: 'user-global', text: `a long entry\n${Array.from({ length: 14 }, (_, i) => `line ${i + 1} of a long note that fills the screen`).join('\n')}` },
+    {
+      track: 'agent',
+      scope: 'workspace',
+      workspaceKey: OTHER,
+      agentKey: 'coder',
+      text: 'the oldest lesson: kiwi-7f3a marks the deploy script',
+      tags: ['deploy'],
+    },
+    {
+      track: 'user',
+      scope: 'user-global',
+      text: `docs live at ${LONG_URL} and ${CJK}`,
+      tags: ['链接', 'a-long-tag-name-without-spaces32'],
+    },
+    {
+      track: 'user',
+      scope: 'user-global',
+      text: `a long entry\n${Array.from({ length: 14 }, (_, i) => `line ${i + 1} of a long note that fills the screen`).join('\n')}`,
+    },
     { track: 'user', scope: 'user-global', text: '<img src=x onerror="window.__pwned=1"> is just text' },
     { track: 'user', scope: 'workspace', text: 'edit-me-token: the user prefers tabs', tags: ['style'] },
     { track: 'user', scope: 'workspace', text: 'remove-me-token: an outdated fact' },
@@ -67,7 +92,11 @@ function seedInputs() {
 
 async function startWeb(...overlays) {
   await stopWeb()
-  web = spawn('dsh', ['web', ...overlay('hmr'), ...overlays.flatMap((o) => overlay(o)), '--no-open', '--port', String(PORT)], { cwd: CWD, env, stdio: 'ignore' })
+  web = spawn('dsh', ['web', ...overlay('hmr'), ...overlays.flatMap((o) => overlay(o)), '--no-open', '--port', String(PORT)], {
+    cwd: CWD,
+    env,
+    stdio: 'ignore',
+  })
   await waitFor(async () => (await fetch(`${BASE}/api/memento/version`).catch(() => null))?.ok, 'dsh web', 60_000)
 }
 async function stopWeb() {
@@ -105,7 +134,11 @@ const overflow = () =>
       return b.width > 0 && b.height > 0 && (b.right > box.right + 0.5 || b.left < box.left - 0.5)
     })
     const scroll = d.querySelector('.mm-scroll')
-    return { outside: out.map((el) => `${el.tagName}.${el.className}`), scroll: [scroll.scrollWidth, scroll.clientWidth], page: [document.documentElement.scrollWidth, innerWidth] }
+    return {
+      outside: out.map((el) => `${el.tagName}.${el.className}`),
+      scroll: [scroll.scrollWidth, scroll.clientWidth],
+      page: [document.documentElement.scrollWidth, innerWidth],
+    }
   })
 
 /** One HTTP request with exactly these headers (fetch cannot set Host or Origin). */
@@ -148,39 +181,59 @@ after(async () => {
 })
 const step = browserStep('failed-', () => page)
 
-step('panel layout: the session\'s budgets pinned on top, the four layers in order, workspaces labelled by path, tags shown, HTML escaped', async () => {
-  await openPanel()
-  const budgets = await page.locator('.mm-budgets-title').textContent()
-  assert.equal(budgets, `Budgets for ${CWD}`, 'the bars are the session\'s workspace, not the server\'s cwd')
-  const bars = await page.locator('.mm-budget').evaluateAll((els) => els.map((e) => [e.dataset.layer, e.querySelector('.mm-budget-row span:last-child').textContent]))
-  const used = await withStore(async (s) => s.budgets({ workspaceKey: CWD }).map((b) => [`${b.track}/${b.scope}`, `${b.used}/${b.limit}`]))
-  assert.deepEqual(bars, used)
-  assert.equal(await page.locator('.mm-count').textContent(), '300 entries')
-  // The first page: layers in the fixed order, this workspace before the others.
-  const layers = await page.locator('.mm-layer').evaluateAll((els) => els.map((e) => e.dataset.layer))
-  assert.deepEqual(layers, ['user/user-global', 'user/workspace'], 'page 1 of 50 reaches the second layer')
-  const ws = await page.locator('.mm-ws').allTextContents()
-  assert.equal(ws[0], `📁 ${CWD} · This workspace`)
-  assert.equal(await page.locator('.mm-tag', { hasText: '#链接' }).count(), 1, 'tags are shown')
-  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'entry text is never HTML')
-  assert.equal(await page.locator('.mm-text', { hasText: '<img src=x onerror' }).count(), 1)
-  // Scrolling the list keeps the header, budgets and tabs in place.
-  await page.locator('.mm-scroll').evaluate((el) => el.scrollTo(0, 4000))
-  const head = await page.locator('.mm-head').boundingBox()
-  assert.equal(Math.round(head.y), 0)
-  await page.locator('.mm-scroll').evaluate((el) => el.scrollTo(0, 0))
-  await shot('panel-overview.png', 'the drawer over dsh web: pinned budget bars of the session\'s workspace, layers in order, tags, the long entry collapsed')
-  // Every other workspace is labelled by its path when the list reaches it.
-  await page.locator('[data-filter="layer"]').selectOption('agent/workspace')
-  await waitFor(() => page.evaluate(() => [...document.querySelectorAll('.mm-layer')].every((e) => e.dataset.layer === 'agent/workspace')), 'agent/workspace groups')
-  assert.deepEqual(await page.locator('.mm-ws b').allTextContents(), [CWD], 'page 1: the session\'s workspace first')
-  await page.locator('.mm-more').click()
-  await waitFor(async () => (await page.locator('.mm-entry').count()) === 100, 'page 2 appended')
-  assert.deepEqual(await page.locator('.mm-ws b').allTextContents(), [CWD, OTHER, LONG_WS].sort((a, b) => (a === CWD ? -1 : b === CWD ? 1 : a < b ? -1 : 1)), 'other workspaces follow, labelled by path')
-  await page.locator('.mm-ws', { hasText: LONG_WS }).evaluate((el) => el.scrollIntoView({ block: 'center' }))
-  await shot('panel-workspaces.png', 'agent/workspace entries grouped by workspace path: this workspace first, a long CJK path wrapped, another repo')
-  await page.locator('[data-filter="layer"]').selectOption('')
-})
+step(
+  "panel layout: the session's budgets pinned on top, the four layers in order, workspaces labelled by path, tags shown, HTML escaped",
+  async () => {
+    await openPanel()
+    const budgets = await page.locator('.mm-budgets-title').textContent()
+    assert.equal(budgets, `Budgets for ${CWD}`, "the bars are the session's workspace, not the server's cwd")
+    const bars = await page
+      .locator('.mm-budget')
+      .evaluateAll((els) => els.map((e) => [e.dataset.layer, e.querySelector('.mm-budget-row span:last-child').textContent]))
+    const used = await withStore(async (s) =>
+      s.budgets({ workspaceKey: CWD }).map((b) => [`${b.track}/${b.scope}`, `${b.used}/${b.limit}`]),
+    )
+    assert.deepEqual(bars, used)
+    assert.equal(await page.locator('.mm-count').textContent(), '300 entries')
+    // The first page: layers in the fixed order, this workspace before the others.
+    const layers = await page.locator('.mm-layer').evaluateAll((els) => els.map((e) => e.dataset.layer))
+    assert.deepEqual(layers, ['user/user-global', 'user/workspace'], 'page 1 of 50 reaches the second layer')
+    const ws = await page.locator('.mm-ws').allTextContents()
+    assert.equal(ws[0], `📁 ${CWD} · This workspace`)
+    assert.equal(await page.locator('.mm-tag', { hasText: '#链接' }).count(), 1, 'tags are shown')
+    assert.equal(await page.evaluate(() => window.__pwned), undefined, 'entry text is never HTML')
+    assert.equal(await page.locator('.mm-text', { hasText: '<img src=x onerror' }).count(), 1)
+    // Scrolling the list keeps the header, budgets and tabs in place.
+    await page.locator('.mm-scroll').evaluate((el) => el.scrollTo(0, 4000))
+    const head = await page.locator('.mm-head').boundingBox()
+    assert.equal(Math.round(head.y), 0)
+    await page.locator('.mm-scroll').evaluate((el) => el.scrollTo(0, 0))
+    await shot(
+      'panel-overview.png',
+      "the drawer over dsh web: pinned budget bars of the session's workspace, layers in order, tags, the long entry collapsed",
+    )
+    // Every other workspace is labelled by its path when the list reaches it.
+    await page.locator('[data-filter="layer"]').selectOption('agent/workspace')
+    await waitFor(
+      () => page.evaluate(() => [...document.querySelectorAll('.mm-layer')].every((e) => e.dataset.layer === 'agent/workspace')),
+      'agent/workspace groups',
+    )
+    assert.deepEqual(await page.locator('.mm-ws b').allTextContents(), [CWD], "page 1: the session's workspace first")
+    await page.locator('.mm-more').click()
+    await waitFor(async () => (await page.locator('.mm-entry').count()) === 100, 'page 2 appended')
+    assert.deepEqual(
+      await page.locator('.mm-ws b').allTextContents(),
+      [CWD, OTHER, LONG_WS].sort((a, b) => (a === CWD ? -1 : b === CWD ? 1 : a < b ? -1 : 1)),
+      'other workspaces follow, labelled by path',
+    )
+    await page.locator('.mm-ws', { hasText: LONG_WS }).evaluate((el) => el.scrollIntoView({ block: 'center' }))
+    await shot(
+      'panel-workspaces.png',
+      'agent/workspace entries grouped by workspace path: this workspace first, a long CJK path wrapped, another repo',
+    )
+    await page.locator('[data-filter="layer"]').selectOption('')
+  },
+)
 
 step('panel search: finds an entry beyond the first page of a 300-entry store, on the server', async () => {
   await page.locator('.mm-search').fill('')
@@ -197,7 +250,9 @@ step('panel search: finds an entry beyond the first page of a 300-entry store, o
   assert.equal(await page.locator('.mm-ws b').textContent(), OTHER)
   await shot('panel-search.png', 'a search for the oldest entry (beyond page 1 of 300) finds it, labelled with its workspace')
   // Paging: the panel's pages together are the store, entry for entry, as `dsh-memento list` has it.
-  const cli = JSON.parse(ok(sh(process.execPath, [join(ROOT, 'bin', 'dsh-memento.mjs'), 'list', '--json', '--db', DB]), 'dsh-memento list').stdout).entries
+  const cli = JSON.parse(
+    ok(sh(process.execPath, [join(ROOT, 'bin', 'dsh-memento.mjs'), 'list', '--json', '--db', DB]), 'dsh-memento list').stdout,
+  ).entries
   const paged = await page.evaluate(async () => {
     const out = []
     for (let offset = 0; ; offset += 200) {
@@ -247,13 +302,20 @@ step('panel edit: a replace confirmed in the panel lands, with its (via panel) a
   await dialog.waitFor()
   assert.equal(await dialog.locator('h3').textContent(), 'Replace this entry?')
   const full = await dialog.locator('.mm-full').allTextContents()
-  assert.deepEqual(full.slice(0, 2), ['edit-me-token: the user prefers tabs', 'edit-me-token: the user prefers spaces, width 4'], 'from and to, in full')
+  assert.deepEqual(
+    full.slice(0, 2),
+    ['edit-me-token: the user prefers tabs', 'edit-me-token: the user prefers spaces, width 4'],
+    'from and to, in full',
+  )
   // Every field the entry lands with, as the server planned it: layer, workspace, agent, source, tags.
   const meta = await dialog.locator('.mm-meta').allTextContents()
   assert.match(meta[1], /· source [^·]+ · tags: style, indent$/, meta[1])
   assert.equal(full[2], 'style → style, indent', 'the tag change, spelled out')
   assert.match(await dialog.locator('.mm-consent').textContent(), /via panel/)
-  await shot('panel-confirm-replace.png', 'the confirmation before a replace: layer, the full old text, the full new text, the consent note')
+  await shot(
+    'panel-confirm-replace.png',
+    'the confirmation before a replace: layer, the full old text, the full new text, the consent note',
+  )
   await dialog.getByRole('button', { name: 'Confirm' }).click()
   await waitFor(async () => (await texts()).includes('edit-me-token: the user prefers spaces, width 4'), 'the replaced text')
   assert.deepEqual(await page.locator('.mm-entry .mm-tag').allTextContents(), ['#style', '#indent'])
@@ -280,13 +342,24 @@ step('panel remove, consolidate, add and proposals: each confirmed, each audited
   await boxes.nth(1).check()
   await page.getByRole('button', { name: 'Consolidate…' }).click()
   await dialog.waitFor()
-  assert.deepEqual((await dialog.locator('.mm-full').allTextContents()).sort(), ['merge-a-token: run cargo fmt', 'merge-b-token: run cargo clippy'])
+  assert.deepEqual((await dialog.locator('.mm-full').allTextContents()).sort(), [
+    'merge-a-token: run cargo fmt',
+    'merge-b-token: run cargo clippy',
+  ])
   await dialog.locator('textarea').fill('merge-token: run cargo fmt, then cargo clippy')
   // An edited text is a new change: it is reviewed (planned by the server) before it is confirmed.
   await dialog.getByRole('button', { name: 'Review change' }).click()
-  await waitFor(async () => (await dialog.getByRole('button', { name: 'Confirm' }).count()) === 1 && (await dialog.locator('textarea').inputValue()) === 'merge-token: run cargo fmt, then cargo clippy', 'the reviewed text')
+  await waitFor(
+    async () =>
+      (await dialog.getByRole('button', { name: 'Confirm' }).count()) === 1 &&
+      (await dialog.locator('textarea').inputValue()) === 'merge-token: run cargo fmt, then cargo clippy',
+    'the reviewed text',
+  )
   await dialog.getByRole('button', { name: 'Confirm' }).click()
-  await waitFor(async () => JSON.stringify(await texts()) === JSON.stringify(['merge-token: run cargo fmt, then cargo clippy']), 'the consolidated entry')
+  await waitFor(
+    async () => JSON.stringify(await texts()) === JSON.stringify(['merge-token: run cargo fmt, then cargo clippy']),
+    'the consolidated entry',
+  )
   await page.getByRole('button', { name: 'Add entry' }).click()
   await page.locator('.mm-adding [data-field="layer"]').selectOption('user/user-global')
   await page.locator('.mm-adding textarea').fill('added-in-panel: prefers short answers')
@@ -309,66 +382,94 @@ step('panel remove, consolidate, add and proposals: each confirmed, each audited
   assert.equal(panel('remove').length, 1)
   assert.equal(panel('remove')[0].text, 'remove-me-token: an outdated fact')
   assert.equal(panel('consolidate-add').length, 1, rows.map((r) => `${r.action} ${r.outcome}`).join('\n'))
-  assert.equal(rows.filter((r) => r.action === 'add' && /via panel/.test(r.outcome ?? '') && r.text === 'added-in-panel: prefers short answers').length, 1, 'one add: the cancelled review wrote nothing')
+  assert.equal(
+    rows.filter((r) => r.action === 'add' && /via panel/.test(r.outcome ?? '') && r.text === 'added-in-panel: prefers short answers')
+      .length,
+    1,
+    'one add: the cancelled review wrote nothing',
+  )
   assert.equal(await withStore(async (s) => s.proposalList('pending').length), 0)
-  assert.ok(await withStore(async (s) => s.listEntries().some((e) => e.text === 'proposal-approve-token: prefers dark roast coffee' && e.source === 'proposal')))
+  assert.ok(
+    await withStore(async (s) =>
+      s.listEntries().some((e) => e.text === 'proposal-approve-token: prefers dark roast coffee' && e.source === 'proposal'),
+    ),
+  )
   assert.ok(await withStore(async (s) => s.auditVerify().ok), 'the audit chain verifies')
   await page.getByRole('tab', { name: 'Audit' }).click()
   await page.locator('.mm-audit').first().waitFor()
-  await shot('panel-audit.png', 'the audit tab after the panel\'s writes: replace, remove, consolidate, add, approve, dismiss, each (via panel, writePolicy ask)')
+  await shot(
+    'panel-audit.png',
+    "the audit tab after the panel's writes: replace, remove, consolidate, add, approve, dismiss, each (via panel, writePolicy ask)",
+  )
   await page.getByRole('tab', { name: 'Entries' }).click()
 })
 
-step('panel hints and health: a duplicate add names the stored entry in its confirmation; the Health view consolidates the pair through the gate', async () => {
-  const stored = 'edit-me-token: the user prefers spaces, width 4'
-  const again = 'edit-me-token: the user prefers spaces with a width of 4'
-  await search('')
-  await page.getByRole('button', { name: 'Add entry' }).click()
-  await page.locator('.mm-adding [data-field="layer"]').selectOption('user/workspace')
-  await page.locator('.mm-adding textarea').fill(again)
-  await page.getByRole('button', { name: 'Review change' }).click()
-  const dialog = page.getByRole('alertdialog')
-  await dialog.waitFor()
-  const hint = dialog.locator('.mm-similar')
-  assert.equal(await hint.count(), 1, 'one stored entry is named')
-  assert.match(await hint.textContent(), /^≈ Likely a duplicate of \([01]\.\d\d, [^)]+\)/)
-  assert.equal(await hint.locator('q').textContent(), stored)
-  await shot('panel-confirm-similar.png', 'adding a reworded fact: the confirmation names the stored entry it likely duplicates, with its score and why')
-  await dialog.getByRole('button', { name: 'Confirm' }).click()
-  // The list reloads after the write: wait for the new entry before searching.
-  await waitFor(async () => (await texts()).includes(again), 'the added duplicate listed')
-  await search('edit-me-token')
-  assert.deepEqual((await texts()).sort(), [again, stored].sort(), 'a duplicate is still legal: the user decided')
+step(
+  'panel hints and health: a duplicate add names the stored entry in its confirmation; the Health view consolidates the pair through the gate',
+  async () => {
+    const stored = 'edit-me-token: the user prefers spaces, width 4'
+    const again = 'edit-me-token: the user prefers spaces with a width of 4'
+    await search('')
+    await page.getByRole('button', { name: 'Add entry' }).click()
+    await page.locator('.mm-adding [data-field="layer"]').selectOption('user/workspace')
+    await page.locator('.mm-adding textarea').fill(again)
+    await page.getByRole('button', { name: 'Review change' }).click()
+    const dialog = page.getByRole('alertdialog')
+    await dialog.waitFor()
+    const hint = dialog.locator('.mm-similar')
+    assert.equal(await hint.count(), 1, 'one stored entry is named')
+    assert.match(await hint.textContent(), /^≈ Likely a duplicate of \([01]\.\d\d, [^)]+\)/)
+    assert.equal(await hint.locator('q').textContent(), stored)
+    await shot(
+      'panel-confirm-similar.png',
+      'adding a reworded fact: the confirmation names the stored entry it likely duplicates, with its score and why',
+    )
+    await dialog.getByRole('button', { name: 'Confirm' }).click()
+    // The list reloads after the write: wait for the new entry before searching.
+    await waitFor(async () => (await texts()).includes(again), 'the added duplicate listed')
+    await search('edit-me-token')
+    assert.deepEqual((await texts()).sort(), [again, stored].sort(), 'a duplicate is still legal: the user decided')
 
-  await page.getByRole('tab', { name: /^Health/ }).click()
-  const finding = page.locator('.mm-finding', { hasText: again })
-  await finding.waitFor()
-  assert.match(await finding.locator('.mm-meta b').textContent(), /^Duplicates$/)
-  assert.deepEqual((await finding.locator('li').allTextContents()).sort(), [again, stored].sort())
-  await finding.evaluate((el) => el.scrollIntoView({ block: 'center' }))
-  await shot('panel-health.png', 'the Health view: the duplicate pair with its fix, next to the other findings of the 300-entry store')
-  await finding.getByRole('button', { name: 'Consolidate…' }).click()
-  await dialog.waitFor()
-  assert.deepEqual((await dialog.locator('.mm-full').allTextContents()).sort(), [again, stored].sort(), 'both full texts, to be removed')
-  assert.equal(await dialog.locator('textarea').inputValue(), again, 'the newest wording is kept')
-  await dialog.getByRole('button', { name: 'Confirm' }).click()
-  await waitFor(async () => (await page.locator('.mm-finding', { hasText: again }).count()) === 0, 'the finding gone')
-  const row = (await audit(5)).find((r) => r.action === 'consolidate-add')
-  assert.equal(row?.outcome, 'allowed-once (via panel, writePolicy ask)')
-  assert.equal(row?.text, again)
-  assert.deepEqual(await withStore(async (s) => s.listEntries().filter((e) => e.text.startsWith('edit-me-token')).map((e) => e.text)), [again])
-  await page.getByRole('tab', { name: 'Entries' }).click()
-})
+    await page.getByRole('tab', { name: /^Health/ }).click()
+    const finding = page.locator('.mm-finding', { hasText: again })
+    await finding.waitFor()
+    assert.match(await finding.locator('.mm-meta b').textContent(), /^Duplicates$/)
+    assert.deepEqual((await finding.locator('li').allTextContents()).sort(), [again, stored].sort())
+    await finding.evaluate((el) => el.scrollIntoView({ block: 'center' }))
+    await shot('panel-health.png', 'the Health view: the duplicate pair with its fix, next to the other findings of the 300-entry store')
+    await finding.getByRole('button', { name: 'Consolidate…' }).click()
+    await dialog.waitFor()
+    assert.deepEqual((await dialog.locator('.mm-full').allTextContents()).sort(), [again, stored].sort(), 'both full texts, to be removed')
+    assert.equal(await dialog.locator('textarea').inputValue(), again, 'the newest wording is kept')
+    await dialog.getByRole('button', { name: 'Confirm' }).click()
+    await waitFor(async () => (await page.locator('.mm-finding', { hasText: again }).count()) === 0, 'the finding gone')
+    const row = (await audit(5)).find((r) => r.action === 'consolidate-add')
+    assert.equal(row?.outcome, 'allowed-once (via panel, writePolicy ask)')
+    assert.equal(row?.text, again)
+    assert.deepEqual(
+      await withStore(async (s) =>
+        s
+          .listEntries()
+          .filter((e) => e.text.startsWith('edit-me-token'))
+          .map((e) => e.text),
+      ),
+      [again],
+    )
+    await page.getByRole('tab', { name: 'Entries' }).click()
+  },
+)
 
 step('panel refresh and Escape: a change made elsewhere appears by itself; Escape closes the drawer', async () => {
   await search('')
-  await withStore((s) => s.add({ track: 'user', scope: 'user-global', text: 'written-elsewhere: by the CLI, while the panel is open' }, writer))
+  await withStore((s) =>
+    s.add({ track: 'user', scope: 'user-global', text: 'written-elsewhere: by the CLI, while the panel is open' }, writer),
+  )
   await waitFor(async () => (await texts()).includes('written-elsewhere: by the CLI, while the panel is open'), 'the auto-refresh', 10_000)
   await page.keyboard.press('Escape')
   assert.equal(await page.locator('.mm-drawer').isHidden(), true)
 })
 
-step('panel refused write: a session whose approval policy is never (dsh\'s Full access) refuses panel writes and says why', async () => {
+step("panel refused write: a session whose approval policy is never (dsh's Full access) refuses panel writes and says why", async () => {
   const preset = async (from, to) => {
     await page.getByText(from, { exact: true }).first().click()
     await page.getByRole('menuitem', { name: to }).click()
@@ -385,67 +486,110 @@ step('panel refused write: a session whose approval policy is never (dsh\'s Full
   assert.match(await page.locator('.mm-banner small').textContent(), /approval policy is "never"/)
   assert.deepEqual(await texts(), ['added-in-panel: prefers short answers'], 'the entry is still there')
   assert.equal((await audit(3)).find((r) => r.action === 'remove-denied')?.outcome, 'rejected (via panel, session approval policy never)')
-  await shot('panel-refused-never.png', 'a remove refused because the session runs with dsh\'s Full access preset (approval policy never): WRITE_DENIED with the advice')
+  await shot(
+    'panel-refused-never.png',
+    "a remove refused because the session runs with dsh's Full access preset (approval policy never): WRITE_DENIED with the advice",
+  )
   await page.keyboard.press('Escape')
   await preset('Full access', 'Workspace Write')
 })
 
-step('panel write routes: same-origin POST with the page token only; GET, foreign origins, no token and hostile queries refused; the panel modules served from a fixed list only', async () => {
-  const token = await page.evaluate(async () => (await (await fetch('/api/memento/panel')).json()).token)
-  const [session] = sessionIds() // the page's session: the only one there is
-  const body = JSON.stringify({ op: 'add', session, track: 'user', scope: 'user-global', text: 'forged-write: must never land' })
-  const own = { host: `127.0.0.1:${PORT}`, origin: BASE, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json', 'x-memento-token': token }
-  const refused = {
-    'GET with the token': [{ method: 'GET', headers: own }, 405],
-    'a foreign Origin': [{ method: 'POST', headers: { ...own, origin: 'http://evil.example' }, body }, 403],
-    'a cross-site fetch': [{ method: 'POST', headers: { ...own, 'sec-fetch-site': 'cross-site' }, body }, 403],
-    'a same-site (other port) fetch': [{ method: 'POST', headers: { ...own, 'sec-fetch-site': 'same-site', origin: 'http://127.0.0.1:1' }, body }, 403],
-    'a rebound Host': [{ method: 'POST', headers: { ...own, host: `evil.example:${PORT}`, origin: `http://evil.example:${PORT}` }, body }, 403],
-    'no Origin': [{ method: 'POST', headers: { ...own, origin: undefined }, body }, 403],
-    'a form post': [{ method: 'POST', headers: { ...own, 'content-type': 'application/x-www-form-urlencoded' }, body }, 403],
-    'no token': [{ method: 'POST', headers: { ...own, 'x-memento-token': undefined }, body }, 403],
-    'a forged token': [{ method: 'POST', headers: { ...own, 'x-memento-token': `${token.split('.')[0]}.AAAA` }, body }, 403],
-  }
-  for (const [what, [req, status]] of Object.entries(refused)) {
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([, v]) => v !== undefined))
-    const r = await raw('/api/memento/write', { ...req, headers })
-    assert.equal(r.status, status, `${what}: ${r.body.slice(0, 120)}`)
-  }
-  // From the browser itself: a GET is refused, a token-less POST too.
-  const inPage = await page.evaluate(async (b) => [(await fetch('/api/memento/write')).status, (await fetch('/api/memento/write', { method: 'POST', headers: { 'content-type': 'application/json' }, body: b })).status], body)
-  assert.deepEqual(inPage, [405, 403])
-  assert.ok(!(await withStore(async (s) => s.listEntries().some((e) => e.text.includes('forged-write')))), 'no refused request wrote')
-  // Hostile query strings: always a JSON answer, never a crash, never another page's data.
-  for (const q of ['text=%00%01', 'limit=-5&offset=-1', 'offset=1e99&limit=1e99', 'layer=../../etc', 'text=' + 'x'.repeat(5000), 'text=%E0%A4%A', 'workspace=%27%20OR%201=1--', 'agent[]=1&session=%3Cscript%3E', 'text=%F0%9F%A7%A0']) {
-    const r = await raw(`/api/memento/entries?${q}`, { headers: { host: `127.0.0.1:${PORT}` } })
-    assert.ok(r.status === 200 || r.status === 400, `${q}: ${r.status} ${r.body.slice(0, 200)}`)
-    const j = JSON.parse(r.body)
-    if (r.status === 200) assert.ok(Array.isArray(j.entries) && j.entries.length <= 200, q)
-    else assert.equal(typeof j.error.code, 'string')
-  }
-  const sql = JSON.parse((await raw(`/api/memento/entries?workspace=%27%20OR%201=1--`, { headers: { host: `127.0.0.1:${PORT}` } })).body)
-  assert.equal(sql.total, 0)
-  // The panel's modules through the real server: the listed ones exactly as client/ holds them, nothing else.
-  const host = { host: `127.0.0.1:${PORT}` }
-  const mod = await raw('/api/memento/client/panel.js', { headers: host })
-  assert.deepEqual([mod.status, mod.body], [200, readFileSync(join(ROOT, 'client', 'panel.js'), 'utf8')])
-  for (const path of ['/api/memento/client/..%2f..%2fpackage.json', '/api/memento/client/%2e%2e%2f%2e%2e%2fpackage.json', '/api/memento/client/nope.js', '/api/memento/client/../../package.json', '/api/memento/client/%2e%2e/%2e%2e/package.json']) {
-    const r = await raw(path, { headers: host })
-    assert.doesNotMatch(r.body, /"name": "dsh-memento"/, path)
-    if (!path.includes('/../') && !path.includes('/%2e%2e/')) assert.equal(r.status, 404, path) // (dot segments are resolved before routing: dsh's page answers those)
-  }
-})
+step(
+  'panel write routes: same-origin POST with the page token only; GET, foreign origins, no token and hostile queries refused; the panel modules served from a fixed list only',
+  async () => {
+    const token = await page.evaluate(async () => (await (await fetch('/api/memento/panel')).json()).token)
+    const [session] = sessionIds() // the page's session: the only one there is
+    const body = JSON.stringify({ op: 'add', session, track: 'user', scope: 'user-global', text: 'forged-write: must never land' })
+    const own = {
+      host: `127.0.0.1:${PORT}`,
+      origin: BASE,
+      'sec-fetch-site': 'same-origin',
+      'content-type': 'application/json',
+      'x-memento-token': token,
+    }
+    const refused = {
+      'GET with the token': [{ method: 'GET', headers: own }, 405],
+      'a foreign Origin': [{ method: 'POST', headers: { ...own, origin: 'http://evil.example' }, body }, 403],
+      'a cross-site fetch': [{ method: 'POST', headers: { ...own, 'sec-fetch-site': 'cross-site' }, body }, 403],
+      'a same-site (other port) fetch': [
+        { method: 'POST', headers: { ...own, 'sec-fetch-site': 'same-site', origin: 'http://127.0.0.1:1' }, body },
+        403,
+      ],
+      'a rebound Host': [
+        { method: 'POST', headers: { ...own, host: `evil.example:${PORT}`, origin: `http://evil.example:${PORT}` }, body },
+        403,
+      ],
+      'no Origin': [{ method: 'POST', headers: { ...own, origin: undefined }, body }, 403],
+      'a form post': [{ method: 'POST', headers: { ...own, 'content-type': 'application/x-www-form-urlencoded' }, body }, 403],
+      'no token': [{ method: 'POST', headers: { ...own, 'x-memento-token': undefined }, body }, 403],
+      'a forged token': [{ method: 'POST', headers: { ...own, 'x-memento-token': `${token.split('.')[0]}.AAAA` }, body }, 403],
+    }
+    for (const [what, [req, status]] of Object.entries(refused)) {
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([, v]) => v !== undefined))
+      const r = await raw('/api/memento/write', { ...req, headers })
+      assert.equal(r.status, status, `${what}: ${r.body.slice(0, 120)}`)
+    }
+    // From the browser itself: a GET is refused, a token-less POST too.
+    const inPage = await page.evaluate(
+      async (b) => [
+        (await fetch('/api/memento/write')).status,
+        (await fetch('/api/memento/write', { method: 'POST', headers: { 'content-type': 'application/json' }, body: b })).status,
+      ],
+      body,
+    )
+    assert.deepEqual(inPage, [405, 403])
+    assert.ok(!(await withStore(async (s) => s.listEntries().some((e) => e.text.includes('forged-write')))), 'no refused request wrote')
+    // Hostile query strings: always a JSON answer, never a crash, never another page's data.
+    for (const q of [
+      'text=%00%01',
+      'limit=-5&offset=-1',
+      'offset=1e99&limit=1e99',
+      'layer=../../etc',
+      'text=' + 'x'.repeat(5000),
+      'text=%E0%A4%A',
+      'workspace=%27%20OR%201=1--',
+      'agent[]=1&session=%3Cscript%3E',
+      'text=%F0%9F%A7%A0',
+    ]) {
+      const r = await raw(`/api/memento/entries?${q}`, { headers: { host: `127.0.0.1:${PORT}` } })
+      assert.ok(r.status === 200 || r.status === 400, `${q}: ${r.status} ${r.body.slice(0, 200)}`)
+      const j = JSON.parse(r.body)
+      if (r.status === 200) assert.ok(Array.isArray(j.entries) && j.entries.length <= 200, q)
+      else assert.equal(typeof j.error.code, 'string')
+    }
+    const sql = JSON.parse((await raw(`/api/memento/entries?workspace=%27%20OR%201=1--`, { headers: { host: `127.0.0.1:${PORT}` } })).body)
+    assert.equal(sql.total, 0)
+    // The panel's modules through the real server: the listed ones exactly as client/ holds them, nothing else.
+    const host = { host: `127.0.0.1:${PORT}` }
+    const mod = await raw('/api/memento/client/panel.js', { headers: host })
+    assert.deepEqual([mod.status, mod.body], [200, readFileSync(join(ROOT, 'client', 'panel.js'), 'utf8')])
+    for (const path of [
+      '/api/memento/client/..%2f..%2fpackage.json',
+      '/api/memento/client/%2e%2e%2f%2e%2e%2fpackage.json',
+      '/api/memento/client/nope.js',
+      '/api/memento/client/../../package.json',
+      '/api/memento/client/%2e%2e/%2e%2e/package.json',
+    ]) {
+      const r = await raw(path, { headers: host })
+      assert.doesNotMatch(r.body, /"name": "dsh-memento"/, path)
+      if (!path.includes('/../') && !path.includes('/%2e%2e/')) assert.equal(r.status, 404, path) // (dot segments are resolved before routing: dsh's page answers those)
+    }
+  },
+)
 
-step('panel dark: dsh web\'s dark theme carries into the drawer', async () => {
+step("panel dark: dsh web's dark theme carries into the drawer", async () => {
   await page.emulateMedia({ colorScheme: 'dark' })
   await page.reload()
   await page.locator('.mm-open').click()
   await waitFor(() => page.evaluate(() => document.querySelectorAll('.mm-entry').length > 0), 'entries')
-  const [dark, bg] = await page.evaluate(() => [document.body.hasAttribute('data-ds-dark-theme'), getComputedStyle(document.querySelector('.mm-drawer')).backgroundColor])
+  const [dark, bg] = await page.evaluate(() => [
+    document.body.hasAttribute('data-ds-dark-theme'),
+    getComputedStyle(document.querySelector('.mm-drawer')).backgroundColor,
+  ])
   assert.equal(dark, true, 'dsh web is dark')
   const [r, g, b] = bg.match(/\d+/g).map(Number)
   assert.ok(r + g + b < 150, `the drawer is dark too: ${bg}`)
-  await shot('panel-dark.png', 'the same drawer in dsh web\'s dark theme (the --dsw-* tokens)')
+  await shot('panel-dark.png', "the same drawer in dsh web's dark theme (the --dsw-* tokens)")
   await page.emulateMedia({ colorScheme: 'light' })
 })
 
@@ -479,7 +623,10 @@ step('panel zh: every label in Chinese from the first paint', async () => {
   assert.deepEqual(await page.evaluate(() => window.__memFirst), ['🧠 记忆'], 'the button never said "Memory"')
   assert.equal(await page.locator('.mm-title').textContent(), '记忆')
   assert.equal(await page.locator('.mm-search').getAttribute('placeholder'), '搜索全部条目…')
-  assert.deepEqual((await page.locator('.mm-tab').allTextContents()).map((t) => t.replace(/ \(\d+\)$/, '')), ['条目', '提案', '审计', '健康'])
+  assert.deepEqual(
+    (await page.locator('.mm-tab').allTextContents()).map((t) => t.replace(/ \(\d+\)$/, '')),
+    ['条目', '提案', '审计', '健康'],
+  )
   assert.match(await page.locator('.mm-budgets-title').textContent(), /的预算$/)
   assert.equal(await page.locator('.mm-count').textContent(), `共 ${await withStore(async (s) => s.listEntries().length)} 条`)
   await shot('panel-zh.png', 'language: zh — the button, header, budgets, layers, filters and actions in Chinese')

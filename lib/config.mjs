@@ -35,14 +35,26 @@ function schemasteryConfig(Schema) {
   const policy = Schema.union(WRITE_POLICIES.map((p) => Schema.const(p)))
   return Schema.object({
     enabled: Schema.boolean().default(D.enabled).description('Master switch; false registers nothing and opens no store.'),
-    dbPath: Schema.string().default(D.dbPath).description("Store path: absolute, or relative to $DSH_HOME; '' = $DSH_HOME/dsh-memento/memory.db."),
+    dbPath: Schema.string()
+      .default(D.dbPath)
+      .description("Store path: absolute, or relative to $DSH_HOME; '' = $DSH_HOME/dsh-memento/memory.db."),
     budgets: Schema.object({
-      user: Schema.object({ userGlobal: int(D.budgets.user.userGlobal, 'user/user-global budget (chars)'), workspace: int(D.budgets.user.workspace, 'user/workspace budget per workspace (chars)') }),
-      agent: Schema.object({ userGlobal: int(D.budgets.agent.userGlobal, 'agent/user-global budget (chars)'), workspace: int(D.budgets.agent.workspace, 'agent/workspace budget per workspace (chars)') }),
+      user: Schema.object({
+        userGlobal: int(D.budgets.user.userGlobal, 'user/user-global budget (chars)'),
+        workspace: int(D.budgets.user.workspace, 'user/workspace budget per workspace (chars)'),
+      }),
+      agent: Schema.object({
+        userGlobal: int(D.budgets.agent.userGlobal, 'agent/user-global budget (chars)'),
+        workspace: int(D.budgets.agent.workspace, 'agent/workspace budget per workspace (chars)'),
+      }),
     }).description('Hard character budgets per track x layer.'),
-    writePolicy: policy.default(D.writePolicy).description('ask = a human (or later answerer) decides; auto = allow; off = refuse every write.'),
+    writePolicy: policy
+      .default(D.writePolicy)
+      .description('ask = a human (or later answerer) decides; auto = allow; off = refuse every write.'),
     writePolicies: Schema.dict(policy).default({}).description('Overrides keyed "track/scope" or "source:<name>".'),
-    language: Schema.union([Schema.const('en'), Schema.const('zh')]).default(D.language).description('Language of model- and user-visible text (errors stay English).'),
+    language: Schema.union([Schema.const('en'), Schema.const('zh')])
+      .default(D.language)
+      .description('Language of model- and user-visible text (errors stay English).'),
     snapshotOrder: Schema.number().default(D.snapshotOrder).description('System-prompt section order of the frozen snapshot.'),
     maxEntriesPerQuery: int(D.maxEntriesPerQuery, 'Default query page size (hard cap 1000).'),
     commandListLimit: int(D.commandListLimit, 'Entries shown by /memory list and query.'),
@@ -56,7 +68,9 @@ function schemasteryConfig(Schema) {
     panelEntriesLimit: int(D.panelEntriesLimit, 'Web panel entry page size.'),
     panelAuditLimit: int(D.panelAuditLimit, 'Web panel audit rows.'),
     auditRetentionDays: Schema.natural().default(D.auditRetentionDays).description('Audit retention in days; 0 keeps forever.'),
-    secretPolicy: Schema.union([Schema.const('refuse'), Schema.const('warn')]).default(D.secretPolicy).description('Credential-looking text: refuse the write, or ask with a warning in the approval request.'),
+    secretPolicy: Schema.union([Schema.const('refuse'), Schema.const('warn')])
+      .default(D.secretPolicy)
+      .description('Credential-looking text: refuse the write, or ask with a warning in the approval request.'),
     health: Schema.object({
       staleDays: int(D.health.staleDays, 'The health check (/memory doctor, the panel) reports entries not recalled for this many days.'),
     }),

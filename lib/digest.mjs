@@ -35,7 +35,11 @@ const MM = /(?:^|[^\p{L}\p{N}:/])mm:(?:\/\/([A-Za-z0-9][A-Za-z0-9._-]*)\/)?([A-Z
 /** NFKC, lowercase, whitespace folded: the comparison form used for dedup. */
 export const foldText = (s) => s.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim()
 const hash16 = (s) => createHash('sha256').update(foldText(s)).digest('hex').slice(0, 16)
-const clean = (s) => s.replace(/\s+$/, '').replace(/^["'`*_]+|["'`*_]+$/g, '').trim()
+const clean = (s) =>
+  s
+    .replace(/\s+$/, '')
+    .replace(/^["'`*_]+|["'`*_]+$/g, '')
+    .trim()
 
 /**
  * Scan text for markers. Pure.
@@ -49,13 +53,21 @@ export function scanText(text, where = {}) {
     const m = MARKER.exec(line)
     if (m) {
       const t = clean(m[1])
-      if (t) out.push({ text: t, kind: 'memo', line: (where.lineOffset ?? 0) + i + 1, file: where.file, sessionId: where.sessionId ?? null })
+      if (t)
+        out.push({ text: t, kind: 'memo', line: (where.lineOffset ?? 0) + i + 1, file: where.file, sessionId: where.sessionId ?? null })
       return
     }
     const u = MM.exec(line)
     if (u) {
       const rest = clean(u[3])
-      if (rest) out.push({ text: `${u[2]}: ${rest}`, kind: 'mm', line: (where.lineOffset ?? 0) + i + 1, file: where.file, sessionId: where.sessionId ?? null })
+      if (rest)
+        out.push({
+          text: `${u[2]}: ${rest}`,
+          kind: 'mm',
+          line: (where.lineOffset ?? 0) + i + 1,
+          file: where.file,
+          sessionId: where.sessionId ?? null,
+        })
     }
   })
   return out
@@ -84,7 +96,12 @@ export function scanSessionLog(jsonl, opts = {}) {
   jsonl.split(/\r?\n/).forEach((line, i) => {
     if (!line.trim()) return
     let ev
-    try { ev = JSON.parse(line) } catch { badLines.push(i + 1); return }
+    try {
+      ev = JSON.parse(line)
+    } catch {
+      badLines.push(i + 1)
+      return
+    }
     if (ev?.type === 'session') {
       sessionId = typeof ev.id === 'string' ? ev.id : sessionId
       cwd = typeof ev.cwd === 'string' ? ev.cwd : typeof ev.header?.cwd === 'string' ? ev.header.cwd : cwd
@@ -102,7 +119,10 @@ export function decodeZstd(buf, file = 'session log') {
   try {
     return execFileSync('zstd', ['-dc'], { input: buf, maxBuffer: 256 * 1024 * 1024 }).toString('utf8')
   } catch (e) {
-    if (e.code === 'ENOENT') throw invalidInput(`digest: cannot decode ${file}: this Node (${process.version}) has no zstd and the zstd command is not installed; use Node >= 22.15, install zstd, or pass a decompressed .jsonl`)
+    if (e.code === 'ENOENT')
+      throw invalidInput(
+        `digest: cannot decode ${file}: this Node (${process.version}) has no zstd and the zstd command is not installed; use Node >= 22.15, install zstd, or pass a decompressed .jsonl`,
+      )
     throw invalidInput(`digest: cannot decode ${file}: ${e.message}`)
   }
 }
@@ -114,11 +134,22 @@ export function decodeZstd(buf, file = 'session log') {
  */
 export function scanFile(file, opts = {}) {
   let buf
-  try { buf = fs.readFileSync(file) } catch (e) { throw invalidInput(`digest: cannot read ${JSON.stringify(file)}: ${e.message}`) }
+  try {
+    buf = fs.readFileSync(file)
+  } catch (e) {
+    throw invalidInput(`digest: cannot read ${JSON.stringify(file)}: ${e.message}`)
+  }
   const text = /\.(zstd|zst)$/.test(file) ? decodeZstd(buf, file) : buf.toString('utf8')
   const first = text.split(/\r?\n/).find((l) => l.trim()) ?? ''
   let isLog = /\.jsonl(\.(zstd|zst))?$/.test(file)
-  if (!isLog) { try { const v = JSON.parse(first); isLog = v && typeof v === 'object' && typeof v.type === 'string' } catch { /* text */ } }
+  if (!isLog) {
+    try {
+      const v = JSON.parse(first)
+      isLog = v && typeof v === 'object' && typeof v.type === 'string'
+    } catch {
+      /* text */
+    }
+  }
   if (isLog) return { kind: 'session-log', ...scanSessionLog(text, { ...opts, file }) }
   return { kind: 'text', sessionId: null, cwd: null, candidates: scanText(text, { file }) }
 }
@@ -132,7 +163,11 @@ export function findSessionLogs(dshHome, max = 50) {
   const found = []
   const walk = (dir, depth) => {
     let list
-    try { list = fs.readdirSync(dir, { withFileTypes: true }) } catch { return }
+    try {
+      list = fs.readdirSync(dir, { withFileTypes: true })
+    } catch {
+      return
+    }
     for (const d of list) {
       const p = path.join(dir, d.name)
       if (d.isDirectory() && depth < 4) walk(p, depth + 1)
@@ -140,7 +175,10 @@ export function findSessionLogs(dshHome, max = 50) {
     }
   }
   walk(root, 0)
-  return found.sort((a, b) => b.t - a.t || (a.p < b.p ? -1 : 1)).slice(0, max).map((f) => f.p)
+  return found
+    .sort((a, b) => b.t - a.t || (a.p < b.p ? -1 : 1))
+    .slice(0, max)
+    .map((f) => f.p)
 }
 
 /**
@@ -160,11 +198,23 @@ export function toProposals(candidates, ctx = {}) {
   const skipped = []
   for (const c of candidates) {
     const f = foldText(c.text)
-    if (seen.has(f)) { skipped.push({ text: c.text, reason: 'repeated in this digest' }); continue }
+    if (seen.has(f)) {
+      skipped.push({ text: c.text, reason: 'repeated in this digest' })
+      continue
+    }
     seen.add(f)
-    if (existing.some((e) => e === f || e.includes(f))) { skipped.push({ text: c.text, reason: 'already in memory' }); continue }
-    if (pending.has(f)) { skipped.push({ text: c.text, reason: 'already a pending proposal' }); continue }
-    if (dismissed.has(f)) { skipped.push({ text: c.text, reason: 'dismissed before' }); continue }
+    if (existing.some((e) => e === f || e.includes(f))) {
+      skipped.push({ text: c.text, reason: 'already in memory' })
+      continue
+    }
+    if (pending.has(f)) {
+      skipped.push({ text: c.text, reason: 'already a pending proposal' })
+      continue
+    }
+    if (dismissed.has(f)) {
+      skipped.push({ text: c.text, reason: 'dismissed before' })
+      continue
+    }
     const input = { kind: 'digest', track, scope, text: c.text, source: 'digest', sessionId: `digest:${hash16(c.text)}` }
     const cwd = ctx.cwdOf?.(c) ?? null
     if (scope === 'workspace') {

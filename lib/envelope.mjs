@@ -34,14 +34,30 @@ export const MAX_IMPORT_ENTRIES = 1000
 /** File names of an export written into a directory. */
 export const EXPORT_FILE = 'memory-export.json'
 export const MANIFEST_FILE = 'memory-export.manifest.json'
-const ENTRY_KEYS = ['id', 'track', 'scope', 'workspaceKey', 'agentKey', 'text', 'source', 'tags', 'version', 'createdAt', 'updatedAt', 'lastRecalled', 'recallCount', 'sessionId']
+const ENTRY_KEYS = [
+  'id',
+  'track',
+  'scope',
+  'workspaceKey',
+  'agentKey',
+  'text',
+  'source',
+  'tags',
+  'version',
+  'createdAt',
+  'updatedAt',
+  'lastRecalled',
+  'recallCount',
+  'sessionId',
+]
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 /** One entry in export key order, `sessionId` included (null when unknown). */
 export function exportEntry(entry) {
   const out = {}
-  for (const k of ENTRY_KEYS) out[k] = k === 'tags' ? [...(entry.tags ?? [])] : k === 'sessionId' || k === 'lastRecalled' ? (entry[k] ?? null) : entry[k]
+  for (const k of ENTRY_KEYS)
+    out[k] = k === 'tags' ? [...(entry.tags ?? [])] : k === 'sessionId' || k === 'lastRecalled' ? (entry[k] ?? null) : entry[k]
   return out
 }
 
@@ -52,7 +68,8 @@ export function exportEntry(entry) {
  * @returns {object[]} envelopes (always at least one)
  */
 export function buildExport({ entries, budgets, exportedAt = new Date().toISOString(), partSize = MAX_IMPORT_ENTRIES }) {
-  if (!Number.isInteger(partSize) || partSize < 1 || partSize > MAX_IMPORT_ENTRIES) throw invalidInput(`export part size must be an integer from 1 to ${MAX_IMPORT_ENTRIES}`)
+  if (!Number.isInteger(partSize) || partSize < 1 || partSize > MAX_IMPORT_ENTRIES)
+    throw invalidInput(`export part size must be an integer from 1 to ${MAX_IMPORT_ENTRIES}`)
   const rows = budgets.map(({ track, scope, used, limit }) => ({ track, scope, used, limit }))
   const all = entries.map(exportEntry)
   const head = { plugin: PLUGIN, schema: EXPORT_SCHEMA, exportedAt, budgets: rows }
@@ -72,9 +89,17 @@ const pad = (i) => String(i).padStart(3, '0')
 export function exportFiles(envelopes) {
   const text = (env) => `${JSON.stringify(env, null, 2)}\n`
   if (envelopes.length === 1) return { [EXPORT_FILE]: text(envelopes[0]) }
-  const files = Object.fromEntries(envelopes.map((env, i) => [`memory-export.part-${pad(i + 1)}-of-${pad(envelopes.length)}.json`, text(env)]))
+  const files = Object.fromEntries(
+    envelopes.map((env, i) => [`memory-export.part-${pad(i + 1)}-of-${pad(envelopes.length)}.json`, text(env)]),
+  )
   const parts = Object.entries(files).map(([file, content], i) => ({ file, entries: envelopes[i].entries.length, sha256: sha256(content) }))
-  const manifest = { plugin: PLUGIN, schema: MANIFEST_SCHEMA, exportedAt: envelopes[0].exportedAt, entries: parts.reduce((n, p) => n + p.entries, 0), parts }
+  const manifest = {
+    plugin: PLUGIN,
+    schema: MANIFEST_SCHEMA,
+    exportedAt: envelopes[0].exportedAt,
+    entries: parts.reduce((n, p) => n + p.entries, 0),
+    parts,
+  }
   return { ...files, [MANIFEST_FILE]: text(manifest) }
 }
 
@@ -91,20 +116,36 @@ export const isManifest = (doc) => isObject(doc) && doc.plugin === PLUGIN && doc
  */
 export function manifestParts(manifest, read, label = 'the manifest') {
   const parts = manifest.parts
-  const okPart = (p) => isObject(p) && typeof p.file === 'string' && /^[^/\\]+\.json$/.test(p.file) && Number.isInteger(p.entries) && typeof p.sha256 === 'string'
+  const okPart = (p) =>
+    isObject(p) &&
+    typeof p.file === 'string' &&
+    /^[^/\\]+\.json$/.test(p.file) &&
+    Number.isInteger(p.entries) &&
+    typeof p.sha256 === 'string'
   if (!Array.isArray(parts) || parts.length === 0 || !parts.every(okPart) || typeof manifest.exportedAt !== 'string') {
-    throw invalidInput(`import: ${label} is not a valid ${MANIFEST_SCHEMA} document (expected {exportedAt, entries, parts: [{file, entries, sha256}]})`)
+    throw invalidInput(
+      `import: ${label} is not a valid ${MANIFEST_SCHEMA} document (expected {exportedAt, entries, parts: [{file, entries, sha256}]})`,
+    )
   }
   // each part once: a file listed many times would be read, hashed and parsed as often
-  if (new Set(parts.map((p) => p.file)).size !== parts.length) throw invalidInput(`import: ${label} lists a part file more than once; nothing was imported`)
+  if (new Set(parts.map((p) => p.file)).size !== parts.length)
+    throw invalidInput(`import: ${label} lists a part file more than once; nothing was imported`)
   const texts = parts.map((p) => read(p.file))
   const missing = parts.filter((_, i) => texts[i] === null).map((p) => p.file)
-  if (missing.length) throw invalidInput(`import: the export is incomplete: ${label} lists ${parts.length} parts and ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing; nothing was imported`)
+  if (missing.length)
+    throw invalidInput(
+      `import: the export is incomplete: ${label} lists ${parts.length} parts and ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing; nothing was imported`,
+    )
   return parts.map((p, i) => {
-    if (sha256(texts[i]) !== p.sha256) throw invalidInput(`import: part ${p.file} is not the file ${label} lists (its sha256 differs: changed after the export?); nothing was imported`)
+    if (sha256(texts[i]) !== p.sha256)
+      throw invalidInput(
+        `import: part ${p.file} is not the file ${label} lists (its sha256 differs: changed after the export?); nothing was imported`,
+      )
     const doc = parseImportText(texts[i], JSON.stringify(p.file))
     if (!isObject(doc) || doc.exportedAt !== manifest.exportedAt || !Array.isArray(doc.entries) || doc.entries.length !== p.entries) {
-      throw invalidInput(`import: part ${p.file} does not belong to the export of ${manifest.exportedAt} that ${label} describes; nothing was imported`)
+      throw invalidInput(
+        `import: part ${p.file} does not belong to the export of ${manifest.exportedAt} that ${label} describes; nothing was imported`,
+      )
     }
     return doc
   })
@@ -138,7 +179,11 @@ export function parseImportText(text, label = 'inline JSON') {
     return JSON.parse(text.replace(/^\uFEFF/, ''))
   } catch (e) {
     let line
-    try { parseJsonWithLines(text) } catch (located) { line = located.line }
+    try {
+      parseJsonWithLines(text)
+    } catch (located) {
+      line = located.line
+    }
     throw invalidInput(`import: ${label} is not valid JSON${line ? ` (line ${line})` : ''}: ${e.message}`, line ? { line } : {})
   }
 }
@@ -158,7 +203,8 @@ export function entryRefusal(e, origins, adapterId) {
   const prefix = `entry ${i}: `
   const message = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message
   const o = origins[i] ?? {}
-  if (adapterId) return adapterPayload(adapterId, `converted entry ${i + 1} is not valid: ${message}`, o.line ? { line: o.line } : { path: `/${i}` })
+  if (adapterId)
+    return adapterPayload(adapterId, `converted entry ${i + 1} is not valid: ${message}`, o.line ? { line: o.line } : { path: `/${i}` })
   return invalidInput(`import: ${o.label ?? `entries[${i}]`}: ${message}`, { index: i })
 }
 
@@ -186,22 +232,28 @@ export function readEnvelopes(docs) {
   envelopes.forEach((env, n) => {
     if (!isObject(env) || env.plugin !== PLUGIN || env.schema !== EXPORT_SCHEMA || !Array.isArray(env.entries)) {
       const got = isObject(env) ? ` (got plugin ${JSON.stringify(env.plugin)}, schema ${JSON.stringify(env.schema)})` : ''
-      throw invalidInput(`import: not a dsh-memento export document (expected schema "memory-export-v1")${envelopes.length > 1 ? ` in document ${n + 1}` : ''}${got}`)
+      throw invalidInput(
+        `import: not a dsh-memento export document (expected schema "memory-export-v1")${envelopes.length > 1 ? ` in document ${n + 1}` : ''}${got}`,
+      )
     }
     if (env.part !== undefined) {
       const p = env.part
       if (!isObject(p) || !Number.isInteger(p.index) || !Number.isInteger(p.count) || p.index < 1 || p.index > p.count) {
-        throw invalidInput(`import: document ${n + 1} has an invalid part ${JSON.stringify(p)} (expected {index, count} with 1 <= index <= count)`)
+        throw invalidInput(
+          `import: document ${n + 1} has an invalid part ${JSON.stringify(p)} (expected {index, count} with 1 <= index <= count)`,
+        )
       }
     }
   })
   const parted = envelopes.filter((e) => e.part !== undefined)
-  if (parted.length && parted.length !== envelopes.length) throw invalidInput('import: mixes multi-part documents with single documents; import them separately')
+  if (parted.length && parted.length !== envelopes.length)
+    throw invalidInput('import: mixes multi-part documents with single documents; import them separately')
   let ordered = envelopes
   if (parted.length) {
     const { count } = parted[0].part
     const at = parted[0].exportedAt
-    if (parted.some((e) => e.part.count !== count || e.exportedAt !== at)) throw invalidInput('import: the parts come from different exports (part count or exportedAt differ)')
+    if (parted.some((e) => e.part.count !== count || e.exportedAt !== at))
+      throw invalidInput('import: the parts come from different exports (part count or exportedAt differ)')
     const seen = new Set(parted.map((e) => e.part.index))
     if (seen.size !== parted.length) throw invalidInput('import: a part was given twice')
     if (seen.size !== count) {
@@ -209,7 +261,9 @@ export function readEnvelopes(docs) {
       const missing = []
       for (let i = 1; i <= count && missing.length < 10; i++) if (!seen.has(i)) missing.push(i)
       const more = count - seen.size - missing.length
-      throw invalidInput(`import: multi-part export is incomplete: missing part ${missing.join(', ')}${more ? ` and ${more} more` : ''} of ${count} (exportedAt ${at}); pass every part`)
+      throw invalidInput(
+        `import: multi-part export is incomplete: missing part ${missing.join(', ')}${more ? ` and ${more} more` : ''} of ${count} (exportedAt ${at}); pass every part`,
+      )
     }
     ordered = [...parted].sort((a, b) => a.part.index - b.part.index)
   }
@@ -218,7 +272,11 @@ export function readEnvelopes(docs) {
   ordered.forEach((env, n) => {
     env.entries.forEach((e, i) => {
       raw.push(e)
-      labels.push(ordered.length > 1 ? `document ${n + 1}${env.part ? ` (part ${env.part.index}/${env.part.count})` : ''} entries[${i}]` : `entries[${i}]`)
+      labels.push(
+        ordered.length > 1
+          ? `document ${n + 1}${env.part ? ` (part ${env.part.index}/${env.part.count})` : ''} entries[${i}]`
+          : `entries[${i}]`,
+      )
     })
   })
   if (raw.length === 0) throw invalidInput('import: the export document contains no entries')
@@ -226,16 +284,22 @@ export function readEnvelopes(docs) {
   // here only its shape.
   const bad = raw.findIndex((e) => !isObject(e))
   if (bad >= 0) throw invalidInput(`import: ${labels[bad]}: an entry must be an object`, { index: bad })
-  return { inputs: raw.map(entryToInput), labels, documents: envelopes.length, parts: parted.length ? parted[0].part.count : envelopes.length }
+  return {
+    inputs: raw.map(entryToInput),
+    labels,
+    documents: envelopes.length,
+    parts: parted.length ? parted[0].part.count : envelopes.length,
+  }
 }
 
-const identity = (e, dflt = {}) => [
-  e.track,
-  e.scope,
-  e.scope === 'user-global' ? '' : e.workspaceKey ?? dflt.workspaceKey ?? '',
-  e.agentKey ?? dflt.agentKey ?? '',
-  e.text,
-].join('\u0000')
+const identity = (e, dflt = {}) =>
+  [
+    e.track,
+    e.scope,
+    e.scope === 'user-global' ? '' : (e.workspaceKey ?? dflt.workspaceKey ?? ''),
+    e.agentKey ?? dflt.agentKey ?? '',
+    e.text,
+  ].join('\u0000')
 
 /**
  * Import validated entry inputs through one gated `seed`: one approval, one transaction, all or

@@ -23,7 +23,11 @@ export function eventText(event) {
     const said = message && (textOf(message.content) ?? (typeof message.text === 'string' ? message.text : undefined))
     if (typeof said === 'string') return said
     if (typeof data.name === 'string' && typeof data.arguments === 'string') return `${data.name} ${data.arguments}`
-    if (Array.isArray(data.todos)) return data.todos.map((t) => t?.content).filter((c) => typeof c === 'string').join('\n')
+    if (Array.isArray(data.todos))
+      return data.todos
+        .map((t) => t?.content)
+        .filter((c) => typeof c === 'string')
+        .join('\n')
     if (typeof data.text === 'string') return data.text
     return ''
   } catch {

@@ -15,7 +15,8 @@ import path from 'node:path'
 import { invalidInput, isMemoryError } from './errors.mjs'
 
 /** A failure as INVALID_INPUT naming the path (our own refusals pass through). */
-const named = (p, e) => (isMemoryError(e) ? e : invalidInput(`cannot write ${p}: ${e.code === 'ENOENT' ? 'its directory does not exist' : e.message}`, { path: p }))
+const named = (p, e) =>
+  isMemoryError(e) ? e : invalidInput(`cannot write ${p}: ${e.code === 'ENOENT' ? 'its directory does not exist' : e.message}`, { path: p })
 
 /**
  * `root/rel` as a real directory: `root` is created (0700) when missing and may itself be a link

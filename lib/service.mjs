@@ -67,7 +67,10 @@ export class MemoryService {
     try {
       return await this.#provider.seed(inputs, cleanWrite(write))
     } catch (e) {
-      throw entryRefusal(e, labels.map((label) => ({ label })))
+      throw entryRefusal(
+        e,
+        labels.map((label) => ({ label })),
+      )
     }
   }
   /** The approval payload a write would ask for (the whole change), asking nobody and writing nothing. */

@@ -24,7 +24,7 @@ const en = {
     'Each track x layer has a hard character budget, shown in the snapshot header. A write over budget fails with a structured error (used/limit): consolidate or remove entries, then retry. Never truncate.',
     'SAVE: user preferences and corrections, environment facts and conventions, lessons from mistakes, summaries of completed work, anything the user asks you to remember.',
     'SKIP: trivial or easily re-derived facts, encyclopedia knowledge, large dumps and logs, one-off paths, content already in the workspace files.',
-    'Every write needs the user\'s approval and is audited; reads are free.',
+    "Every write needs the user's approval and is audited; reads are free.",
     'replace and remove target a UNIQUE case-insensitive substring of one entry (match). consolidate merges 1..20 entries (matches) into one new text with one approval and one atomic write.',
     'The memory snapshot in the system prompt is frozen for this session: writes take effect in the next session, use action=query to read current state.',
   ].join('\n'),
@@ -53,7 +53,8 @@ const en = {
     failed: (a, m) => `memory ${a} failed: ${m}`,
     current: (text) => `its current text: ${text}`,
     noMatch: 'memory query: no entries matched',
-    matches: (n, total, truncated) => `memory query: ${n} match${n === 1 ? '' : 'es'}${truncated ? ` (of ${total} total; refine the filter for more)` : ''}`,
+    matches: (n, total, truncated) =>
+      `memory query: ${n} match${n === 1 ? '' : 'es'}${truncated ? ` (of ${total} total; refine the filter for more)` : ''}`,
     changed: { add: 'added', replace: 'replaced', remove: 'removed' },
     written: (verb, t, s, text) => `memory entry ${verb} (${t}/${s}): ${text}`,
     consolidated: (t, s, k, text) => `memory entries consolidated (${t}/${s}): ${k} removed → ${text}`,
@@ -100,7 +101,14 @@ const en = {
     health: {
       none: 'Nothing to fix: no duplicates, updates of one fact, stale entries, missing files, credentials or oversized entries.',
       checked: '{n} findings in {checked} entries (stale: not recalled for {days} days).',
-      kind: { duplicates: 'Duplicates', updates: 'Updates of one fact', stale: 'Stale', 'missing-path': 'Missing file', secret: 'Credential', oversized: 'Oversized' },
+      kind: {
+        duplicates: 'Duplicates',
+        updates: 'Updates of one fact',
+        stale: 'Stale',
+        'missing-path': 'Missing file',
+        secret: 'Credential',
+        oversized: 'Oversized',
+      },
       fix: { consolidate: 'Consolidate…', remove: 'Remove…' },
       frees: 'frees {n} chars',
       more: '… and {n} more',
@@ -147,7 +155,8 @@ const en = {
     removedText: 'Removed (full text)',
     newText: 'New entry',
     where: 'Layer',
-    consent: 'Confirming is your own approval of exactly this change: it is written to the audit log as "(via panel, …)". It is refused when writePolicy is off or this session\'s approval policy is "never".',
+    consent:
+      'Confirming is your own approval of exactly this change: it is written to the audit log as "(via panel, …)". It is refused when writePolicy is off or this session\'s approval policy is "never".',
     confirm: 'Confirm',
     done: 'Done.',
     approve: 'Approve',
@@ -162,7 +171,8 @@ const en = {
       BUDGET_EXCEEDED: 'This layer is full: remove or consolidate entries first, or raise its budget in the plugin config.',
       ENTRY_NOT_FOUND: 'The entry changed or is gone since the panel showed it: refresh and review it again.',
       AMBIGUOUS_MATCH: 'Another entry of this layer contains this whole text: change or remove that entry first.',
-      WRITE_DENIED: 'Memory writes are refused by policy (writePolicy off, or this session\'s approval policy is "never"). Change the policy to write.',
+      WRITE_DENIED:
+        'Memory writes are refused by policy (writePolicy off, or this session\'s approval policy is "never"). Change the policy to write.',
       PROPOSAL_NOT_FOUND: 'The proposal was already decided or is gone: refresh.',
       STORE_CORRUPT: 'The store cannot be read: run `dsh-memento audit verify` and check the file.',
       STORE_UNSUPPORTED_VERSION: 'The store was written by a newer dsh-memento: upgrade the plugin.',
@@ -185,7 +195,8 @@ const en = {
     auditVerified: (n, head) => `Audit chain verified: ${n} rows, head ${head ?? '(empty)'}`,
     auditBroken: (seq, reason, n) => `Audit chain BROKEN at row ${seq}: ${reason} (${n} rows checked)`,
     auditRecord: (table, id, reason) => `- ${table} ${id}: ${reason}`,
-    auditLayer: (track, scope, ws, recorded, actual) => `- layer ${track}/${scope}${ws ? ` @${ws}` : ''}: usage recorded ${recorded}, its entries hold ${actual}`,
+    auditLayer: (track, scope, ws, recorded, actual) =>
+      `- layer ${track}/${scope}${ws ? ` @${ws}` : ''}: usage recorded ${recorded}, its entries hold ${actual}`,
     auditStored: (n) => `The store does NOT match its ledger (${n}):`,
     usage: (u, l) => `Layer usage: ${u}/${l}`,
     added: (t, s, text) => `Added (${t}/${s}): ${text}`,
@@ -209,15 +220,19 @@ const en = {
     lines: (file, a, b) => `${file} ${a === b ? `line ${a}` : `lines ${a}-${b}`}`,
     entryNumber: (i) => `entry ${i}`,
     budget: {
-      head: (layer, need, free, limit, over) => `import: this import needs ${need} chars in ${layer}, which has ${free} of its ${limit} free: ${over} chars over. Nothing was written.`,
+      head: (layer, need, free, limit, over) =>
+        `import: this import needs ${need} chars in ${layer}, which has ${free} of its ${limit} free: ${over} chars over. Nothing was written.`,
       sections: 'Largest sections:',
-      section: (name, where, chars, n, whole) => `  - ${name}${where ? ` (${where})` : ''}: ${chars} chars in ${n} ${n === 1 ? 'entry' : 'entries'}${whole ? ", more than the layer's whole budget" : ''}`,
+      section: (name, where, chars, n, whole) =>
+        `  - ${name}${where ? ` (${where})` : ''}: ${chars} chars in ${n} ${n === 1 ? 'entry' : 'entries'}${whole ? ", more than the layer's whole budget" : ''}`,
       noSection: '(no heading)',
       ways: 'Ways forward:',
     },
     secret: {
-      head: (k, n) => `import: ${k} of ${n} entries look like they contain credentials; memory is injected into every future prompt, so nothing was written:`,
-      entry: (where, section, kind, field, excerpt) => `  - ${where}${section ? ` (${section})` : ''}: ${kind}${field === 'text' ? `: "${excerpt}"` : ` in its ${field}`}`,
+      head: (k, n) =>
+        `import: ${k} of ${n} entries look like they contain credentials; memory is injected into every future prompt, so nothing was written:`,
+      entry: (where, section, kind, field, excerpt) =>
+        `  - ${where}${section ? ` (${section})` : ''}: ${kind}${field === 'text' ? `: "${excerpt}"` : ` in its ${field}`}`,
       leftOut: (k) => `left out ${k} ${k === 1 ? 'entry that looks' : 'entries that look'} like credentials:`,
       leftOutShort: (k) => ` Left out ${k} flagged as credentials.`,
     },
@@ -225,7 +240,14 @@ const en = {
     doctor: {
       healthy: (n) => `Memory health: nothing to fix in ${n} ${n === 1 ? 'entry' : 'entries'}.`,
       head: (k, n) => `Memory health: ${k} ${k === 1 ? 'finding' : 'findings'} in ${n} ${n === 1 ? 'entry' : 'entries'}:`,
-      kind: { duplicates: 'duplicates', updates: 'updates of one fact', stale: 'stale', 'missing-path': 'missing file', secret: 'credential', oversized: 'oversized' },
+      kind: {
+        duplicates: 'duplicates',
+        updates: 'updates of one fact',
+        stale: 'stale',
+        'missing-path': 'missing file',
+        secret: 'credential',
+        oversized: 'oversized',
+      },
       fix: 'fix',
       consolidate: (k, text) => `consolidate these ${k} into ${text}`,
       remove: (text) => `remove ${text}`,
@@ -241,30 +263,52 @@ const en = {
     failed: (msg) => `memory command failed: ${msg}`,
     usageLine: (need, synopsis) => `${need}: ${synopsis}`,
     // What a mistyped command lacks; followed by the surface's synopsis of the verb where it has one.
-    need: { doctor: 'doctor takes no arguments but fix <id>', query: 'query needs a word', add: 'add needs text', remove: 'remove needs a unique substring', replace: 'replace needs a unique substring and new text', consolidate: 'consolidate usage', proposals: 'proposals usage', export: 'export takes no arguments', import: 'import restores entries from an export document', importAdapter: 'import --adapter takes exactly one file or directory', exportParts: 'the store holds more than 1000 entries, the most one export document carries; write them into a directory as parts with a manifest', consolidateCount: 'consolidate needs 1..20 unique substrings (left of =>)', consolidateText: 'consolidate needs new text (right of =>, or --text)' },
+    need: {
+      doctor: 'doctor takes no arguments but fix <id>',
+      query: 'query needs a word',
+      add: 'add needs text',
+      remove: 'remove needs a unique substring',
+      replace: 'replace needs a unique substring and new text',
+      consolidate: 'consolidate usage',
+      proposals: 'proposals usage',
+      export: 'export takes no arguments',
+      import: 'import restores entries from an export document',
+      importAdapter: 'import --adapter takes exactly one file or directory',
+      exportParts:
+        'the store holds more than 1000 entries, the most one export document carries; write them into a directory as parts with a manifest',
+      consolidateCount: 'consolidate needs 1..20 unique substrings (left of =>)',
+      consolidateText: 'consolidate needs new text (right of =>, or --text)',
+    },
     '/memory': {
-      description: 'View/manage dsh-memento memory: list | query <word> | add [--track=user|agent] [--scope=user-global|workspace] <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
+      description:
+        'View/manage dsh-memento memory: list | query <word> | add [--track=user|agent] [--scope=user-global|workspace] <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
       hint: 'list | query | add | replace | remove | consolidate | proposals | doctor | budgets | audit | adapters | export | import',
-      usage: 'Usage: /memory list | query <word> | add <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
+      usage:
+        'Usage: /memory list | query <word> | add <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
       synopsis: {
         query: '/memory query <word>',
         add: '/memory add [--track=user|agent] [--scope=user-global|workspace] <text>',
         remove: '/memory remove [--track=user|agent] [--scope=user-global|workspace] <substring>',
         replace: '/memory replace [--track=user|agent] [--scope=user-global|workspace] <substring> => <new text>',
-        consolidate: '/memory consolidate [--track=user|agent] [--scope=user-global|workspace] <substring1> [<substring2> ...] => <new text>',
+        consolidate:
+          '/memory consolidate [--track=user|agent] [--scope=user-global|workspace] <substring1> [<substring2> ...] => <new text>',
         proposals: '/memory proposals | proposals approve <id> | proposals dismiss <id>',
         doctor: '/memory doctor [--stale-days=N] | /memory doctor fix <id>',
         export: '/memory export [--adapter=<id>]',
-        import: '/memory import [--dry-run] [--skip-flagged] <path> | /memory import \'{"plugin":"dsh-memento",...}\' | /memory import --adapter=<id> [--track=T] [--scope=S] <path|inline JSON>',
+        import:
+          '/memory import [--dry-run] [--skip-flagged] <path> | /memory import \'{"plugin":"dsh-memento",...}\' | /memory import --adapter=<id> [--track=T] [--scope=S] <path|inline JSON>',
         importAdapter: '/memory import --adapter=<id> <path|inline JSON>',
         exportParts: 'dsh-memento export --out-dir <dir> (in a terminal; /memory import <dir> restores every part in one approval)',
       },
       budgetWays: {
         raise: (track, key, n) => `  - raise budgets.${track}.${key} to at least ${n} in the dsh-memento plugin config, then import again`,
-        move: (room) => `  - import into another layer: --track=user|agent --scope=user-global|workspace${room.length ? ` (room for it: ${room.join(', ')} chars free)` : ''}`,
-        dryRun: "  - see every entry and each layer's total first: /memory import --dry-run <path>; then shorten or leave out the largest sections in the source",
+        move: (room) =>
+          `  - import into another layer: --track=user|agent --scope=user-global|workspace${room.length ? ` (room for it: ${room.join(', ')} chars free)` : ''}`,
+        dryRun:
+          "  - see every entry and each layer's total first: /memory import --dry-run <path>; then shorten or leave out the largest sections in the source",
       },
-      secretWays: (rest) => `Import the other ${rest} without them: /memory import --skip-flagged <path> (or set secretPolicy to warn in the plugin config to be asked about each).`,
+      secretWays: (rest) =>
+        `Import the other ${rest} without them: /memory import --skip-flagged <path> (or set secretPolicy to warn in the plugin config to be asked about each).`,
       proposalsFooter: 'Approve: /memory proposals approve <id>; dismiss: /memory proposals dismiss <id>',
       doctorFooter: 'Apply a fix: /memory doctor fix <id> (shows the whole change; nothing else is changed).',
       roomFooter: 'Apply one: /memory remove <substring> or /memory consolidate <substrings> => <text>; /memory doctor lists fixes by id.',
@@ -285,14 +329,18 @@ const en = {
         exportParts: 'dsh-memento export --out-dir <dir> [--force]  (dsh-memento import <dir> restores every part in one approval)',
       },
       budgetWays: {
-        raise: (track, key, n) => `  - raise the layer's budget: --budgets '{"${track}":{"${key}":${n}}}' (and the same budgets.${track}.${key} in the plugin config: the plugin records its budgets in the store, and later CLI runs use them)`,
-        move: (room) => `  - import into another layer: --track user|agent --scope user-global|workspace${room.length ? ` (room for it: ${room.join(', ')} chars free)` : ''}`,
+        raise: (track, key, n) =>
+          `  - raise the layer's budget: --budgets '{"${track}":{"${key}":${n}}}' (and the same budgets.${track}.${key} in the plugin config: the plugin records its budgets in the store, and later CLI runs use them)`,
+        move: (room) =>
+          `  - import into another layer: --track user|agent --scope user-global|workspace${room.length ? ` (room for it: ${room.join(', ')} chars free)` : ''}`,
         dryRun: "  - see every entry and each layer's total first: --dry-run; then shorten or leave out the largest sections in the source",
       },
-      secretWays: (rest) => `Import the other ${rest} without them: add --skip-flagged (or --secret-policy warn to be asked about each in the approval).`,
+      secretWays: (rest) =>
+        `Import the other ${rest} without them: add --skip-flagged (or --secret-policy warn to be asked about each in the approval).`,
       proposalsFooter: 'Approve: dsh-memento proposals approve <id>; dismiss: dsh-memento proposals dismiss <id>',
       doctorFooter: 'Apply a fix: dsh-memento doctor --fix <id> (asks for approval showing the whole change).',
-      roomFooter: 'Apply one: dsh-memento remove <substring> or dsh-memento consolidate <substrings> --text <text>; dsh-memento doctor lists fixes by id.',
+      roomFooter:
+        'Apply one: dsh-memento remove <substring> or dsh-memento consolidate <substrings> --text <text>; dsh-memento doctor lists fixes by id.',
       adaptersFooter: 'Import: dsh-memento import --adapter <id> <path>; export: dsh-memento export --adapter <id> [--out <path>]',
     },
   },
@@ -353,7 +401,8 @@ Options:
     unknownOption: (a) => `unknown option ${a}`,
     noValue: (name) => `--${name} takes no value`,
     needsValue: (name) => `--${name} needs a value`,
-    badChoice: (name, choices, got) => `--${name} must be ${choices.join(' or ')}${got === undefined ? '' : `, got ${JSON.stringify(got)}`}`,
+    badChoice: (name, choices, got) =>
+      `--${name} must be ${choices.join(' or ')}${got === undefined ? '' : `, got ${JSON.stringify(got)}`}`,
     badLimit: (got) => `--limit must be a positive integer, got ${JSON.stringify(got)}`,
     badBudgets: `--budgets must be a JSON object like '{"user":{"userGlobal":2000,"workspace":2000}}'`,
     noArguments: (cmd, hint) => `${cmd} takes no positional arguments${hint ? ` (${hint})` : ''}`,
@@ -367,28 +416,35 @@ Options:
     needsOutDir: (id, names) => `adapter ${id} writes several files (${names.join(', ')}): pass --out <dir>`,
     exportedFiles: (n, id, dir, k) => `exported ${n} entries via ${id} into ${dir} (${k} files)`,
     exportedFile: (n, id, file) => `exported ${n} entries via ${id} to ${file}`,
-    exportedParts: (n, k, dir) => `exported ${n} entries into ${dir}${k > 1 ? ` as ${k} parts and a manifest (each part imports on its own; import the directory to restore all in one approval)` : ''}`,
+    exportedParts: (n, k, dir) =>
+      `exported ${n} entries into ${dir}${k > 1 ? ` as ${k} parts and a manifest (each part imports on its own; import the directory to restore all in one approval)` : ''}`,
     exported: (n, file) => `exported ${n} entries to ${file}`,
     importAsking: (n, ms) => `import: ${n} entries validated; asking for one approval (${ms} ms)`,
     importWritten: (n, ms) => `import: ${n} entries written in one transaction (${ms} ms)`,
     digestUsage: 'digest needs files or --sessions: dsh-memento digest <file...> | digest --sessions',
     digestDry: (files, n, skipped) => `Digest of ${files} file(s): ${n} new candidate(s), ${skipped} skipped (dry run; nothing recorded).`,
-    digested: (files, n, before, skipped) => `Digest of ${files} file(s): ${n} proposal(s) recorded, ${before} proposed before, ${skipped} skipped. Nothing was written to memory; review with: dsh-memento proposals`,
+    digested: (files, n, before, skipped) =>
+      `Digest of ${files} file(s): ${n} proposal(s) recorded, ${before} proposed before, ${skipped} skipped. Nothing was written to memory; review with: dsh-memento proposals`,
     digestSkipped: (reason, text) => `  skipped (${reason}): ${text}`,
     mirrorNeeds: (what) => `mirror ${what}`,
     mirroredFile: (n, file, changed) => `Mirrored ${n} entries into the dsh-memento block of ${file}${changed ? '' : ' (unchanged)'}.`,
-    mirroredRoot: (n, r) => `Mirrored ${n} entries into ${r.dir} (${r.written.length} files written, ${r.removed.length} stale notes removed; index ${r.usage.lines}/${r.usage.lineCap} lines, ${r.usage.bytes}/${r.usage.byteCap} bytes).`,
+    mirroredRoot: (n, r) =>
+      `Mirrored ${n} entries into ${r.dir} (${r.written.length} files written, ${r.removed.length} stale notes removed; index ${r.usage.lines}/${r.usage.lineCap} lines, ${r.usage.bytes}/${r.usage.byteCap} bytes).`,
   },
   // `dsh-memento mcp` (English only, like the CLI): what an MCP client and its user read.
   mcp: {
-    toolNote: 'Over MCP: every write is shown to the user in full in an approval dialog (elicitation) and lands only if they accept. The snapshot is the resource memento://snapshot.',
-    recallDescription: 'Look up memory entries matching a text (bounded, approval-gated memory shared with dsh and the other agents the user runs). Over MCP this searches memory only; session history is searched inside dsh.',
+    toolNote:
+      'Over MCP: every write is shown to the user in full in an approval dialog (elicitation) and lands only if they accept. The snapshot is the resource memento://snapshot.',
+    recallDescription:
+      'Look up memory entries matching a text (bounded, approval-gated memory shared with dsh and the other agents the user runs). Over MCP this searches memory only; session history is searched inside dsh.',
     snapshotName: 'Memory snapshot',
-    snapshotDescription: 'The memory a dsh session in this workspace and agent starts with: the visible entries under per-layer headers with their budget use, then any pending proposals.',
+    snapshotDescription:
+      'The memory a dsh session in this workspace and agent starts with: the visible entries under per-layer headers with their budget use, then any pending proposals.',
     budgetsName: 'Memory budgets',
     budgetsDescription: 'Used and limit characters of each track x layer for this workspace (JSON).',
     advice: {
-      unavailable: 'This MCP client cannot show an approval dialog (it offers no elicitation), so nothing was written. To write, run `dsh-memento add [--track user|agent] [--scope user-global|workspace] "<text>"` in a terminal (it shows the change and asks), or use the memory tool inside dsh.',
+      unavailable:
+        'This MCP client cannot show an approval dialog (it offers no elicitation), so nothing was written. To write, run `dsh-memento add [--track user|agent] [--scope user-global|workspace] "<text>"` in a terminal (it shows the change and asks), or use the memory tool inside dsh.',
       off: 'This memory server was started with --write-policy off: it refuses every write. Memory can be read here; write it with `dsh-memento add …` in a terminal or inside dsh.',
       rejected: 'The user declined this write in the approval dialog. Do not retry it unless they ask for it.',
       cancelled: 'The approval dialog was cancelled or closed before an answer, so nothing was written.',
@@ -411,7 +467,8 @@ Options:
     unknownTool: (name) => `unknown tool ${JSON.stringify(name)}; the tools are memory and memory_recall`,
     unknownResource: (uri) => `unknown resource ${JSON.stringify(uri)}; the resources are memento://snapshot and memento://budgets`,
     noArguments: 'mcp takes no positional arguments',
-    badClient: (got) => `--print-config needs a client: claude-code, codex, cursor or dsh${got === undefined ? '' : `, got ${JSON.stringify(got)}`}`,
+    badClient: (got) =>
+      `--print-config needs a client: claude-code, codex, cursor or dsh${got === undefined ? '' : `, got ${JSON.stringify(got)}`}`,
   },
 }
 
@@ -501,7 +558,14 @@ const zh = {
     health: {
       none: '没有需要处理的问题：没有重复、同一事实的多次更新、久未使用的条目、已不存在的文件、凭据或过长条目。',
       checked: '{checked} 条记忆中发现 {n} 个问题（久未使用：{days} 天未被回忆）。',
-      kind: { duplicates: '重复', updates: '同一事实的更新', stale: '久未使用', 'missing-path': '文件已不存在', secret: '凭据', oversized: '过长' },
+      kind: {
+        duplicates: '重复',
+        updates: '同一事实的更新',
+        stale: '久未使用',
+        'missing-path': '文件已不存在',
+        secret: '凭据',
+        oversized: '过长',
+      },
       fix: { consolidate: '合并…', remove: '删除…' },
       frees: '释放 {n} 字符',
       more: '……另有 {n} 条',
@@ -586,7 +650,8 @@ const zh = {
     auditVerified: (n, head) => `审计链校验通过：${n} 行，链头 ${head ?? '（空）'}`,
     auditBroken: (seq, reason, n) => `审计链在第 ${seq} 行断裂：${reason}（已检查 ${n} 行）`,
     auditRecord: (table, id, reason) => `- ${table} ${id}：${reason}`,
-    auditLayer: (track, scope, ws, recorded, actual) => `- 层 ${track}/${scope}${ws ? ` @${ws}` : ''}：记录用量 ${recorded}，条目实有 ${actual}`,
+    auditLayer: (track, scope, ws, recorded, actual) =>
+      `- 层 ${track}/${scope}${ws ? ` @${ws}` : ''}：记录用量 ${recorded}，条目实有 ${actual}`,
     auditStored: (n) => `存储与其审计账本不符（${n} 处）：`,
     usage: (u, l) => `该层用量：${u}/${l}`,
     added: (t, s, text) => `已添加（${t}/${s}）：${text}`,
@@ -610,15 +675,18 @@ const zh = {
     lines: (file, a, b) => `${file} ${a === b ? `第 ${a} 行` : `第 ${a}-${b} 行`}`,
     entryNumber: (i) => `第 ${i} 条`,
     budget: {
-      head: (layer, need, free, limit, over) => `import：本次导入需要在 ${layer} 中占用 ${need} 字符，该层上限 ${limit}，剩余 ${free}：超出 ${over} 字符。未写入任何内容。`,
+      head: (layer, need, free, limit, over) =>
+        `import：本次导入需要在 ${layer} 中占用 ${need} 字符，该层上限 ${limit}，剩余 ${free}：超出 ${over} 字符。未写入任何内容。`,
       sections: '最大的章节：',
-      section: (name, where, chars, n, whole) => `  - ${name}${where ? `（${where}）` : ''}：${n} 条，共 ${chars} 字符${whole ? '，超过该层的全部预算' : ''}`,
+      section: (name, where, chars, n, whole) =>
+        `  - ${name}${where ? `（${where}）` : ''}：${n} 条，共 ${chars} 字符${whole ? '，超过该层的全部预算' : ''}`,
       noSection: '（无标题）',
       ways: '可以这样做：',
     },
     secret: {
       head: (k, n) => `import：${n} 条中有 ${k} 条看起来包含凭据；记忆会注入之后的每个提示，因此未写入任何内容：`,
-      entry: (where, section, kind, field, excerpt) => `  - ${where}${section ? `（${section}）` : ''}：${kind}${field === 'text' ? `："${excerpt}"` : `（在 ${field} 中）`}`,
+      entry: (where, section, kind, field, excerpt) =>
+        `  - ${where}${section ? `（${section}）` : ''}：${kind}${field === 'text' ? `："${excerpt}"` : `（在 ${field} 中）`}`,
       leftOut: (k) => `已略过 ${k} 条看起来包含凭据的条目：`,
       leftOutShort: (k) => `已略过 ${k} 条疑似凭据的条目。`,
     },
@@ -626,7 +694,14 @@ const zh = {
     doctor: {
       healthy: (n) => `记忆健康检查：${n} 条记忆中没有需要处理的问题。`,
       head: (k, n) => `记忆健康检查：${n} 条记忆中发现 ${k} 个问题：`,
-      kind: { duplicates: '重复', updates: '同一事实的更新', stale: '久未使用', 'missing-path': '文件已不存在', secret: '凭据', oversized: '过长' },
+      kind: {
+        duplicates: '重复',
+        updates: '同一事实的更新',
+        stale: '久未使用',
+        'missing-path': '文件已不存在',
+        secret: '凭据',
+        oversized: '过长',
+      },
       fix: '修复',
       consolidate: (k, text) => `把这 ${k} 条合并为 ${text}`,
       remove: (text) => `删除 ${text}`,
@@ -640,11 +715,27 @@ const zh = {
     unknown: (verb, usage) => `未知子命令 "${verb}"。${usage}`,
     failed: (msg) => `memory 命令失败：${msg}`,
     usageLine: (need, synopsis) => `${need}：${synopsis}`,
-    need: { doctor: 'doctor 除 fix <id> 外不带参数', query: 'query 需要一个词', add: 'add 需要文本', remove: 'remove 需要唯一子串', replace: 'replace 需要唯一子串和新文本', consolidate: 'consolidate 用法', proposals: 'proposals 用法', export: 'export 不带参数', import: 'import 从导出文档恢复条目', importAdapter: 'import --adapter 只接受一个文件或目录', exportParts: '存储中的条目超过 1000 条，超出单个导出文档的上限；请把它们作为分片连同清单写入一个目录', consolidateCount: 'consolidate 需要 1..20 个唯一子串（=> 左侧）', consolidateText: 'consolidate 需要新文本（=> 右侧，或 --text）' },
+    need: {
+      doctor: 'doctor 除 fix <id> 外不带参数',
+      query: 'query 需要一个词',
+      add: 'add 需要文本',
+      remove: 'remove 需要唯一子串',
+      replace: 'replace 需要唯一子串和新文本',
+      consolidate: 'consolidate 用法',
+      proposals: 'proposals 用法',
+      export: 'export 不带参数',
+      import: 'import 从导出文档恢复条目',
+      importAdapter: 'import --adapter 只接受一个文件或目录',
+      exportParts: '存储中的条目超过 1000 条，超出单个导出文档的上限；请把它们作为分片连同清单写入一个目录',
+      consolidateCount: 'consolidate 需要 1..20 个唯一子串（=> 左侧）',
+      consolidateText: 'consolidate 需要新文本（=> 右侧，或 --text）',
+    },
     '/memory': {
       ...en.cmd['/memory'],
-      description: '查看/管理 dsh-memento 记忆：list | query <词> | add [--track=user|agent] [--scope=user-global|workspace] <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
-      usage: '用法：/memory list | query <词> | add <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
+      description:
+        '查看/管理 dsh-memento 记忆：list | query <词> | add [--track=user|agent] [--scope=user-global|workspace] <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
+      usage:
+        '用法：/memory list | query <词> | add <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
       synopsis: {
         ...en.cmd['/memory'].synopsis,
         query: '/memory query <词>',
@@ -652,18 +743,21 @@ const zh = {
         remove: '/memory remove [--track=user|agent] [--scope=user-global|workspace] <子串>',
         replace: '/memory replace [--track=user|agent] [--scope=user-global|workspace] <子串> => <新文本>',
         consolidate: '/memory consolidate [--track=user|agent] [--scope=user-global|workspace] <子串1> [<子串2> ...] => <新文本>',
-        import: '/memory import [--dry-run] [--skip-flagged] <路径> | /memory import \'{"plugin":"dsh-memento",...}\' | /memory import --adapter=<id> [--track=T] [--scope=S] <路径|内联 JSON>',
+        import:
+          '/memory import [--dry-run] [--skip-flagged] <路径> | /memory import \'{"plugin":"dsh-memento",...}\' | /memory import --adapter=<id> [--track=T] [--scope=S] <路径|内联 JSON>',
         importAdapter: '/memory import --adapter=<id> <路径|内联 JSON>',
         exportParts: 'dsh-memento export --out-dir <目录>（在终端中运行；/memory import <目录> 一次批准恢复所有分片）',
       },
       budgetWays: {
         raise: (track, key, n) => `  - 在 dsh-memento 插件配置中把 budgets.${track}.${key} 提高到至少 ${n}，然后重新导入`,
-        move: (room) => `  - 导入到另一层：--track=user|agent --scope=user-global|workspace${room.length ? `（有空间的层：${room.join('、')} 字符）` : ''}`,
+        move: (room) =>
+          `  - 导入到另一层：--track=user|agent --scope=user-global|workspace${room.length ? `（有空间的层：${room.join('、')} 字符）` : ''}`,
         dryRun: '  - 先查看每个条目和各层总量：/memory import --dry-run <路径>；然后缩短或略去源文件中最大的章节',
       },
       doctorFooter: '应用修复：/memory doctor fix <id>（显示完整改动；不改动其他内容）。',
       roomFooter: '应用其中一项：/memory remove <子串> 或 /memory consolidate <子串...> => <文本>；/memory doctor 按 id 列出修复。',
-      secretWays: (rest) => `不含这些条目导入其余 ${rest} 条：/memory import --skip-flagged <路径>（或在插件配置中把 secretPolicy 设为 warn，逐条在审批中确认）。`,
+      secretWays: (rest) =>
+        `不含这些条目导入其余 ${rest} 条：/memory import --skip-flagged <路径>（或在插件配置中把 secretPolicy 设为 warn，逐条在审批中确认）。`,
       proposalsFooter: '批准：/memory proposals approve <id>；驳回：/memory proposals dismiss <id>',
       adaptersFooter: '导入：/memory import --adapter=<id> <路径|内联 JSON>；导出：/memory export --adapter=<id>',
     },

@@ -10,11 +10,28 @@ const str = { type: 'string' }
 const int = { type: 'integer' }
 const strArray = { type: 'array', items: str }
 const closed = (properties, required) => ({ type: 'object', properties, ...(required ? { required } : {}), additionalProperties: false })
-const publicEntrySchema = closed({ id: str, track: str, scope: str, text: str, source: str, tags: strArray }, ['id', 'track', 'scope', 'text'])
+const publicEntrySchema = closed({ id: str, track: str, scope: str, text: str, source: str, tags: strArray }, [
+  'id',
+  'track',
+  'scope',
+  'text',
+])
 const idText = closed({ id: str, text: str }, ['id', 'text'])
 const usageSchema = closed({ track: str, scope: str, used: int, limit: int }, ['track', 'scope', 'used', 'limit'])
-const similarSchema = { type: 'array', items: closed({ id: str, text: str, score: { type: 'number' }, relation: str, reason: str }, ['id', 'text', 'score', 'relation', 'reason']) }
-const suggestionSchema = { type: 'array', items: closed({ action: str, why: str, frees: int, matches: strArray, match: str, text: str }, ['action', 'why', 'frees']) }
+const similarSchema = {
+  type: 'array',
+  items: closed({ id: str, text: str, score: { type: 'number' }, relation: str, reason: str }, [
+    'id',
+    'text',
+    'score',
+    'relation',
+    'reason',
+  ]),
+}
+const suggestionSchema = {
+  type: 'array',
+  items: closed({ action: str, why: str, frees: int, matches: strArray, match: str, text: str }, ['action', 'why', 'frees']),
+}
 
 export const MEMORY_OUTPUT_SCHEMA = closed(
   {
@@ -28,7 +45,20 @@ export const MEMORY_OUTPUT_SCHEMA = closed(
     truncated: { type: 'boolean' },
     usage: usageSchema,
     similar: similarSchema,
-    error: closed({ code: str, message: str, outcome: str, reason: str, usage: usageSchema, candidates: int, sample: strArray, current: idText, suggestions: suggestionSchema }, ['code', 'message']),
+    error: closed(
+      {
+        code: str,
+        message: str,
+        outcome: str,
+        reason: str,
+        usage: usageSchema,
+        candidates: int,
+        sample: strArray,
+        current: idText,
+        suggestions: suggestionSchema,
+      },
+      ['code', 'message'],
+    ),
   },
   ['action', 'ok'],
 )
@@ -36,11 +66,18 @@ export const MEMORY_OUTPUT_SCHEMA = closed(
 export const RECALL_OUTPUT_SCHEMA = closed(
   {
     ok: { type: 'boolean' },
-    memory: closed({ entries: { type: 'array', items: publicEntrySchema }, total: int, truncated: { type: 'boolean' } }, ['entries', 'total', 'truncated']),
+    memory: closed({ entries: { type: 'array', items: publicEntrySchema }, total: int, truncated: { type: 'boolean' } }, [
+      'entries',
+      'total',
+      'truncated',
+    ]),
     history: closed(
       {
         available: { type: 'boolean' },
-        sessions: { type: 'array', items: closed({ sessionId: str, matches: int, snippets: strArray }, ['sessionId', 'matches', 'snippets']) },
+        sessions: {
+          type: 'array',
+          items: closed({ sessionId: str, matches: int, snippets: strArray }, ['sessionId', 'matches', 'snippets']),
+        },
         error: str,
       },
       ['available', 'sessions'],
@@ -90,7 +127,12 @@ export function toolError(e) {
   if (d.current) out.current = { id: d.current.id, text: d.current.text }
   // A full layer: the writes that make room, as the tool takes them.
   if (Array.isArray(d.suggestions) && d.suggestions.length) {
-    out.suggestions = d.suggestions.map((s) => ({ action: s.action, why: s.why, frees: s.frees, ...(s.action === 'consolidate' ? { matches: s.input.matches, text: s.input.text } : { match: s.input.match }) }))
+    out.suggestions = d.suggestions.map((s) => ({
+      action: s.action,
+      why: s.why,
+      frees: s.frees,
+      ...(s.action === 'consolidate' ? { matches: s.input.matches, text: s.input.text } : { match: s.input.match }),
+    }))
   }
   return out
 }
@@ -102,9 +144,13 @@ export function renderMemoryResult(value, language = 'en') {
   if (!value.ok) {
     text = r.failed(value.action, value.error?.message ?? '')
     if (value.error?.current) text += `\n${r.current(quoted(value.error.current.text))}`
-    if (value.error?.suggestions) text += `\n${[r.room, ...value.error.suggestions.map((s) => `- ${s.action === 'consolidate' ? r.roomConsolidate(s.matches.map(JSON.stringify).join(', '), JSON.stringify(s.text)) : r.roomRemove(JSON.stringify(s.match))} (${r.frees(s.frees)}; ${s.why})`)].join('\n')}`
+    if (value.error?.suggestions)
+      text += `\n${[r.room, ...value.error.suggestions.map((s) => `- ${s.action === 'consolidate' ? r.roomConsolidate(s.matches.map(JSON.stringify).join(', '), JSON.stringify(s.text)) : r.roomRemove(JSON.stringify(s.match))} (${r.frees(s.frees)}; ${s.why})`)].join('\n')}`
   } else if (value.action === 'query') {
-    text = value.entries.length === 0 ? r.noMatch : [r.matches(value.entries.length, value.total, value.truncated), ...value.entries.map(entryLine)].join('\n')
+    text =
+      value.entries.length === 0
+        ? r.noMatch
+        : [r.matches(value.entries.length, value.total, value.truncated), ...value.entries.map(entryLine)].join('\n')
   } else if (value.action === 'consolidate') {
     text = `${r.consolidated(value.entry.track, value.entry.scope, value.removed.length, quoted(value.entry.text))}\n${r.budget(value.usage.used, value.usage.limit)}`
   } else {
@@ -132,10 +178,15 @@ function defineTool({ name, description, parameters, schema, render, invalid, ru
 }
 
 /** `{similar}`: the stored entries a write's new text most likely duplicates or updates, as its approval showed them. */
-const hintsOf = (similar) => (similar.length ? { similar: similar.map(({ id, text, score, relation, reason }) => ({ id, text, score, relation, reason })) } : {})
+const hintsOf = (similar) =>
+  similar.length ? { similar: similar.map(({ id, text, score, relation, reason }) => ({ id, text, score, relation, reason })) } : {}
 
 /** Query options for a session's visible set (D1: its agent layer and its own workspace); a session id audits the recall. */
-const visibleTo = (keys) => ({ ...(keys.sessionId ? { sessionId: keys.sessionId } : {}), agentKey: keys.agentKey, workspaceKey: keys.workspaceKey })
+const visibleTo = (keys) => ({
+  ...(keys.sessionId ? { sessionId: keys.sessionId } : {}),
+  agentKey: keys.agentKey,
+  workspaceKey: keys.workspaceKey,
+})
 
 /**
  * The `memory` tool. Its writes go to the provider with a write context it made itself, so that
@@ -179,24 +230,41 @@ export function makeMemoryTool({ service, provider, config, similarOf = () => []
             }
             if (action === 'replace') {
               const r = await provider.replace({ ...layer, match: args.match, text: args.text, source, ...tags }, write)
-              return { action, ok: true, entry: publicEntry(r.entry), previous: { id: r.previous.id, text: r.previous.text }, usage: usageOf(r.usage), ...hintsOf(similarOf(write)) }
+              return {
+                action,
+                ok: true,
+                entry: publicEntry(r.entry),
+                previous: { id: r.previous.id, text: r.previous.text },
+                usage: usageOf(r.usage),
+                ...hintsOf(similarOf(write)),
+              }
             }
             if (action === 'remove') {
               const r = await provider.remove({ ...layer, match: args.match, source }, write)
               return { action, ok: true, entry: publicEntry(r.entry), usage: usageOf(r.usage) }
             }
             const r = await provider.consolidate({ ...layer, matches: args.matches, text: args.text, source, ...tags }, write)
-            return { action, ok: true, entry: publicEntry(r.entry), removed: r.removed.map((e) => ({ id: e.id, text: e.text })), usage: usageOf(r.usage) }
+            return {
+              action,
+              ok: true,
+              entry: publicEntry(r.entry),
+              removed: r.removed.map((e) => ({ id: e.id, text: e.text })),
+              usage: usageOf(r.usage),
+            }
           }
           default:
-            return { action: String(action), ok: false, error: { code: 'INVALID_INPUT', message: `unknown memory action ${JSON.stringify(action)}` } }
+            return {
+              action: String(action),
+              ok: false,
+              error: { code: 'INVALID_INPUT', message: `unknown memory action ${JSON.stringify(action)}` },
+            }
         }
       } catch (e) {
         if (isMemoryError(e)) return { action, ok: false, error: toolError(e) }
         throw e
       }
     },
-   })
+  })
 }
 
 export function recallParameters(language, config) {
@@ -256,14 +324,26 @@ export function renderRecallResult(value, language = 'en', { history = true } = 
   const r = strings(language).render
   if (!value.ok) return [{ type: 'text', text: r.failed('recall', value.error?.message ?? '') }]
   const m = value.memory
-  const lines = m.entries.length === 0 ? [r.recallNone] : [r.recallMatches(m.entries.length, m.total, m.truncated), ...m.entries.map(entryLine)]
+  const lines =
+    m.entries.length === 0 ? [r.recallNone] : [r.recallMatches(m.entries.length, m.total, m.truncated), ...m.entries.map(entryLine)]
   if (!history) return [{ type: 'text', text: lines.join('\n') }]
   lines.push('')
   const h = value.history
   if (!h.available) lines.push(h.error ? r.historyFailed(h.error) : r.historyUnavailable)
   else if (h.sessions.length === 0) lines.push(r.historyNone)
   // a snippet is one line, whatever breaks it holds (a \r too), so it cannot pose as a memory line
-  else for (const s of h.sessions) lines.push(r.historySession(s.sessionId, s.matches), ...s.snippets.map((t) => `    ${native.visibleLines(t).map((l) => l.trim()).join(' ')}`))
+  else
+    for (const s of h.sessions)
+      lines.push(
+        r.historySession(s.sessionId, s.matches),
+        ...s.snippets.map(
+          (t) =>
+            `    ${native
+              .visibleLines(t)
+              .map((l) => l.trim())
+              .join(' ')}`,
+        ),
+      )
   return [{ type: 'text', text: lines.join('\n') }]
 }
 
@@ -281,8 +361,14 @@ export function makeRecallTool({ service, config, getSessionQuery }) {
     async run(args, exec) {
       const session = exec?.agent?.session
       const keys = service.keysOf(session)
-      const memoryLimit = Number.isInteger(args.memoryLimit) && args.memoryLimit > 0 ? args.memoryLimit : args.memoryLimit === undefined ? 10 : config.maxEntriesPerQuery
-      const historyLimit = Number.isInteger(args.historyLimit) && args.historyLimit > 0 ? args.historyLimit : config.recall.historyLimitDefault
+      const memoryLimit =
+        Number.isInteger(args.memoryLimit) && args.memoryLimit > 0
+          ? args.memoryLimit
+          : args.memoryLimit === undefined
+            ? 10
+            : config.maxEntriesPerQuery
+      const historyLimit =
+        Number.isInteger(args.historyLimit) && args.historyLimit > 0 ? args.historyLimit : config.recall.historyLimitDefault
       let memory
       try {
         const r = service.query({ text: args.query, limit: memoryLimit }, visibleTo(keys))
@@ -291,8 +377,14 @@ export function makeRecallTool({ service, config, getSessionQuery }) {
         if (isMemoryError(e)) return { ...NO_RECALL, error: { code: e.code, message: e.message } }
         throw e
       }
-      const history = await recallHistory(getSessionQuery(), { query: args.query, cwd: session?.header?.cwd, historyLimit, config, signal: exec?.signal })
+      const history = await recallHistory(getSessionQuery(), {
+        query: args.query,
+        cwd: session?.header?.cwd,
+        historyLimit,
+        config,
+        signal: exec?.signal,
+      })
       return { ok: true, memory, history }
     },
-   })
+  })
 }

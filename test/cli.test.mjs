@@ -33,7 +33,13 @@ function sandbox() {
   const env = { ...process.env, DSH_HOME: path.join(dir, 'home') }
   delete env.DSH_MEMENTO_BUDGETS
   const run = (args, opts = {}) => {
-    const spawn = () => spawnSync(process.execPath, [BIN, ...args], { cwd: path.join(dir, 'ws'), env: { ...env, ...opts.env }, input: opts.input ?? '', encoding: 'utf8' })
+    const spawn = () =>
+      spawnSync(process.execPath, [BIN, ...args], {
+        cwd: path.join(dir, 'ws'),
+        env: { ...env, ...opts.env },
+        input: opts.input ?? '',
+        encoding: 'utf8',
+      })
     let r = spawn()
     // Under Wine, creating a process now and then fails before the child runs (seen once in
     // 18 suite runs); the child never ran, so launching it again changes nothing else.
@@ -52,7 +58,10 @@ describe('dsh-memento CLI', { skip }, () => {
     assert.equal(run(['list', '--bogus']).code, 2)
     assert.equal(run([]).code, 2)
     const usage = run(['proposals', 'frob'])
-    assert.deepEqual([usage.code, usage.err], [2, 'dsh-memento: proposals usage: dsh-memento proposals | proposals approve <id> | proposals dismiss <id>\n'])
+    assert.deepEqual(
+      [usage.code, usage.err],
+      [2, 'dsh-memento: proposals usage: dsh-memento proposals | proposals approve <id> | proposals dismiss <id>\n'],
+    )
     assert.match(run(['add', '-y']).err, /^dsh-memento: add needs text: dsh-memento add \[--track user\|agent\]/)
     assert.equal(run(['query']).code, 2)
   })
@@ -61,14 +70,21 @@ describe('dsh-memento CLI', { skip }, () => {
     const { run, db } = sandbox()
     assert.equal(run(['list']).out, 'Memory is empty.\n')
     assert.deepEqual(run(['list', '--json']).json(), { entries: [], total: 0, truncated: false })
-    assert.match(run(['budgets']).out, /- user\/user-global: 0\/2000\n- user\/workspace: 0\/2000\n- agent\/user-global: 0\/4000\n- agent\/workspace: 0\/4000/)
+    assert.match(
+      run(['budgets']).out,
+      /- user\/user-global: 0\/2000\n- user\/workspace: 0\/2000\n- agent\/user-global: 0\/4000\n- agent\/workspace: 0\/4000/,
+    )
     assert.equal(run(['budgets', '--json']).json().length, 4)
     assert.equal(run(['audit']).out, 'Audit is empty.\n')
     assert.equal(run(['audit', '--verify']).out, 'Audit chain verified: 0 rows, head (empty)\n')
     assert.equal(run(['add', '-y']).code, 2, 'a write without its text is refused before the store is opened')
     assert.equal(fs.existsSync(db), false)
     const blank = run(['add', '-y', '   '])
-    assert.deepEqual([blank.code, blank.err], [1, 'dsh-memento: INVALID_INPUT: entry text must be a non-empty string (it is only white space)\n'], 'the provider\'s text rule, as on every surface')
+    assert.deepEqual(
+      [blank.code, blank.err],
+      [1, 'dsh-memento: INVALID_INPUT: entry text must be a non-empty string (it is only white space)\n'],
+      "the provider's text rule, as on every surface",
+    )
   })
 
   it('uses the budgets the plugin recorded in the store, unless --budgets says otherwise', async () => {
@@ -78,7 +94,11 @@ describe('dsh-memento CLI', { skip }, () => {
     // What the plugin does when it opens the store with raised budgets.
     new MemoryProvider({ dbPath: db, gate: async () => 'allowed-once', budgets, recordBudgets: true }).close()
     const long = 'x'.repeat(2500)
-    assert.equal(run(['add', '-y', '--scope', 'user-global', long]).code, 0, 'a later CLI write is checked against the recorded 9000, not the default 2000')
+    assert.equal(
+      run(['add', '-y', '--scope', 'user-global', long]).code,
+      0,
+      'a later CLI write is checked against the recorded 9000, not the default 2000',
+    )
     assert.match(run(['budgets']).out, /- user\/user-global: 2500\/9000\n/)
     const flag = run(['add', '-y', '--scope', 'user-global', '--budgets', '{"user":{"userGlobal":3000}}', long])
     assert.deepEqual([flag.code, /BUDGET_EXCEEDED/.test(flag.err)], [1, true], '--budgets still wins for its run')
@@ -114,7 +134,10 @@ describe('dsh-memento CLI', { skip }, () => {
     assert.equal(list.entries[0].workspaceKey, workspaceKeyOf(ws))
     assert.deepEqual(list.entries[0].tags, ['style', 'tone'])
     assert.equal(list.entries[2].agentKey, 'ops')
-    assert.match(run(['list']).out, /^Memory entries \(3\):\n- \[user\/workspace @.*\] Prefers short answers {2}\(tags: style, tone\)\n- \[agent\/user-global\] Use pnpm, not npm\n- \[agent\/user-global #ops\] Deploys go through staging\n$/)
+    assert.match(
+      run(['list']).out,
+      /^Memory entries \(3\):\n- \[user\/workspace @.*\] Prefers short answers {2}\(tags: style, tone\)\n- \[agent\/user-global\] Use pnpm, not npm\n- \[agent\/user-global #ops\] Deploys go through staging\n$/,
+    )
     assert.match(run(['query', 'PNPM']).out, /^Matches \(1\):\n- \[agent\/user-global\] Use pnpm, not npm/)
     assert.equal(run(['query', 'nothing-like-this']).out, 'No entry contains "nothing-like-this".\n')
     assert.equal(run(['query', '--json', 'pnpm']).json().total, 1)
@@ -136,8 +159,13 @@ describe('dsh-memento CLI', { skip }, () => {
     const audit = run(['audit', '--json']).json()
     const actions = audit.map((a) => a.action)
     for (const a of ['add', 'replace', 'consolidate-add', 'consolidate-remove', 'remove']) assert.ok(actions.includes(a), a)
-    assert.ok(audit.filter((a) => !a.action.endsWith('-denied')).every((a) => a.outcome === 'allowed-once (via cli --yes, writePolicy ask)'))
-    assert.match(run(['audit']).out, /^Recent audit \(\d+ rows\):\n- \d{4}-.*remove user\/workspace allowed-once \(via cli --yes, writePolicy ask\) \(cli\)/)
+    assert.ok(
+      audit.filter((a) => !a.action.endsWith('-denied')).every((a) => a.outcome === 'allowed-once (via cli --yes, writePolicy ask)'),
+    )
+    assert.match(
+      run(['audit']).out,
+      /^Recent audit \(\d+ rows\):\n- \d{4}-.*remove user\/workspace allowed-once \(via cli --yes, writePolicy ask\) \(cli\)/,
+    )
   })
 
   it('--db selects the store file explicitly', () => {
@@ -192,9 +220,19 @@ describe('dsh-memento CLI', { skip }, () => {
   it('an import names the entry the provider refuses, in a dry run too, and writes nothing', () => {
     const { run, dir } = sandbox()
     const file = path.join(dir, 'one-bad.json')
-    const entries = [{ track: 'user', scope: 'user-global', text: 'fine' }, { track: 'user', scope: 'galaxy', text: 'x' }]
-    fs.writeFileSync(file, JSON.stringify({ plugin: 'dsh-memento', schema: 'memory-export-v1', exportedAt: '2026-01-01T00:00:00.000Z', budgets: [], entries }))
-    for (const args of [['import', '-y', file], ['import', '--dry-run', file], ['import', '-y', '--skip-flagged', file]]) {
+    const entries = [
+      { track: 'user', scope: 'user-global', text: 'fine' },
+      { track: 'user', scope: 'galaxy', text: 'x' },
+    ]
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ plugin: 'dsh-memento', schema: 'memory-export-v1', exportedAt: '2026-01-01T00:00:00.000Z', budgets: [], entries }),
+    )
+    for (const args of [
+      ['import', '-y', file],
+      ['import', '--dry-run', file],
+      ['import', '-y', '--skip-flagged', file],
+    ]) {
       const r = run(args)
       assert.equal(r.code, 1, args.join(' '))
       assert.match(r.err, /INVALID_INPUT: import: entries\[1\]: invalid memory scope/, args.join(' '))
@@ -217,8 +255,28 @@ describe('dsh-memento CLI', { skip }, () => {
 
   it('exports more than 1000 entries as complete v1 envelopes and a manifest; importing the set is one approval, an incomplete set is refused', () => {
     const { run, dir } = sandbox()
-    const entries = Array.from({ length: 1200 }, (_, i) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, track: 'agent', scope: i % 2 ? 'workspace' : 'user-global', workspaceKey: i % 2 ? '/w' : '', agentKey: '', text: `${i}`, source: 'bulk', tags: [], version: 1, createdAt: 1, updatedAt: 1, lastRecalled: null, recallCount: 0, sessionId: null }))
-    const budgets = [['user', 'user-global'], ['user', 'workspace'], ['agent', 'user-global'], ['agent', 'workspace']].map(([track, scope]) => ({ track, scope, used: 0, limit: 4000 }))
+    const entries = Array.from({ length: 1200 }, (_, i) => ({
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      track: 'agent',
+      scope: i % 2 ? 'workspace' : 'user-global',
+      workspaceKey: i % 2 ? '/w' : '',
+      agentKey: '',
+      text: `${i}`,
+      source: 'bulk',
+      tags: [],
+      version: 1,
+      createdAt: 1,
+      updatedAt: 1,
+      lastRecalled: null,
+      recallCount: 0,
+      sessionId: null,
+    }))
+    const budgets = [
+      ['user', 'user-global'],
+      ['user', 'workspace'],
+      ['agent', 'user-global'],
+      ['agent', 'workspace'],
+    ].map(([track, scope]) => ({ track, scope, used: 0, limit: 4000 }))
     const whole = { plugin: 'dsh-memento', schema: 'memory-export-v1', exportedAt: '2026-11-01T00:00:00.000Z', budgets, entries }
     const src = path.join(dir, 'whole.json')
     fs.writeFileSync(src, JSON.stringify(whole))
@@ -239,19 +297,34 @@ describe('dsh-memento CLI', { skip }, () => {
     assert.deepEqual(names, ['memory-export.manifest.json', 'memory-export.part-001-of-002.json', 'memory-export.part-002-of-002.json'])
     const docs = names.map((f) => JSON.parse(fs.readFileSync(path.join(parts, f), 'utf8')))
     for (const env of docs.slice(1)) assert.ok(validEnvelope(env), JSON.stringify(validEnvelope.errors))
-    assert.deepEqual(docs.slice(1).map((d) => [Object.keys(d).includes('part'), d.entries.length, d.exportedAt]), [[false, 1000, docs[0].exportedAt], [false, 200, docs[0].exportedAt]])
+    assert.deepEqual(
+      docs.slice(1).map((d) => [Object.keys(d).includes('part'), d.entries.length, d.exportedAt]),
+      [
+        [false, 1000, docs[0].exportedAt],
+        [false, 200, docs[0].exportedAt],
+      ],
+    )
     assert.ok(validManifest(docs[0]), JSON.stringify(validManifest.errors))
     // each part imports on its own; the directory (or its manifest) imports all of them at once
-    assert.match(run(['import', '-y', '--db', path.join(dir, 'one.db'), path.join(parts, names[2])]).out, /Imported 200 entries from the export document/)
+    assert.match(
+      run(['import', '-y', '--db', path.join(dir, 'one.db'), path.join(parts, names[2])]).out,
+      /Imported 200 entries from the export document/,
+    )
     r = run(['import', '-y', '--db', path.join(dir, 'all.db'), parts])
     assert.equal(r.code, 0, r.err)
     assert.match(r.out, /Imported 1200 entries from 2 parts \(one approval, one transaction/)
-    assert.match(run(['import', '-y', '--db', path.join(dir, 'm.db'), path.join(parts, names[0])]).out, /Imported 1200 entries from 2 parts/)
+    assert.match(
+      run(['import', '-y', '--db', path.join(dir, 'm.db'), path.join(parts, names[0])]).out,
+      /Imported 1200 entries from 2 parts/,
+    )
     // a missing or altered part refuses the whole set, and nothing is written
     fs.renameSync(path.join(parts, names[2]), path.join(dir, 'aside.json'))
     r = run(['import', '-y', '--db', path.join(dir, 'none.db'), parts])
     assert.equal(r.code, 1)
-    assert.match(r.err, /the export is incomplete: .* lists 2 parts and memory-export.part-002-of-002.json is missing; nothing was imported/)
+    assert.match(
+      r.err,
+      /the export is incomplete: .* lists 2 parts and memory-export.part-002-of-002.json is missing; nothing was imported/,
+    )
     assert.equal(run(['list', '--db', path.join(dir, 'none.db'), '--json']).json().total, 0)
     fs.writeFileSync(path.join(parts, names[2]), fs.readFileSync(path.join(dir, 'aside.json'), 'utf8').replace('"1199"', '"1199 edited"'))
     assert.match(run(['import', '-y', '--db', path.join(dir, 'none.db'), parts]).err, /sha256 differs/)
@@ -262,19 +335,37 @@ describe('dsh-memento CLI', { skip }, () => {
 
   it('still imports an older export whose parts carry `part` numbers (a JSON array), and refuses an incomplete one', () => {
     const { run, dir } = sandbox()
-    const env = (i, count) => ({ plugin: 'dsh-memento', schema: 'memory-export-v1', exportedAt: '2026-11-01T00:00:00.000Z', budgets: [], entries: [{ track: 'user', scope: 'user-global', text: `old ${i}` }], part: { index: i, count } })
+    const env = (i, count) => ({
+      plugin: 'dsh-memento',
+      schema: 'memory-export-v1',
+      exportedAt: '2026-11-01T00:00:00.000Z',
+      budgets: [],
+      entries: [{ track: 'user', scope: 'user-global', text: `old ${i}` }],
+      part: { index: i, count },
+    })
     const file = path.join(dir, 'old.json')
     fs.writeFileSync(file, JSON.stringify([env(2, 2), env(1, 2)]))
     const r = run(['import', '-y', file])
     assert.equal(r.code, 0, r.err)
-    assert.deepEqual(run(['list', '--json']).json().entries.map((e) => e.text).sort(), ['old 1', 'old 2'])
+    assert.deepEqual(
+      run(['list', '--json'])
+        .json()
+        .entries.map((e) => e.text)
+        .sort(),
+      ['old 1', 'old 2'],
+    )
     fs.writeFileSync(file, JSON.stringify(env(1, 2)))
     assert.match(run(['import', '-y', file]).err, /missing part 2 of 2/)
   })
 
   it('adapters: lists them, imports each real-shaped fixture, and fails loudly with a line', () => {
     const { run } = sandbox()
-    assert.deepEqual(run(['adapters', '--json']).json().map((a) => a.id), ['claude-code-memory-md', 'hermes-memory-md', 'mem0', 'memory-standard'])
+    assert.deepEqual(
+      run(['adapters', '--json'])
+        .json()
+        .map((a) => a.id),
+      ['claude-code-memory-md', 'hermes-memory-md', 'mem0', 'memory-standard'],
+    )
     assert.match(run(['adapters']).out, /^Memory adapters \(4\):/)
     const imports = [
       ['mem0', path.join(FIX, 'mem0/get-all-results.json'), 3],
@@ -306,7 +397,10 @@ describe('dsh-memento CLI', { skip }, () => {
     const { run } = sandbox()
     const dir = path.join(FIX, 'hermes')
     assert.match(run(['import', '-y', '--adapter', 'hermes-memory-md', dir]).out, /^Imported 6 entries/)
-    assert.match(run(['import', '-y', '--skip-existing', '--adapter', 'hermes-memory-md', dir]).out, /^Imported 0 entries .*Skipped 6 already present/)
+    assert.match(
+      run(['import', '-y', '--skip-existing', '--adapter', 'hermes-memory-md', dir]).out,
+      /^Imported 0 entries .*Skipped 6 already present/,
+    )
     const claude = path.join(FIX, 'claude-code/AGENTS.md')
     assert.match(run(['import', '-y', '--adapter', 'claude-code-memory-md', claude]).out, /^Imported 5 entries/)
     assert.match(run(['import', '-y', '--skip-existing', '--adapter', 'claude-code-memory-md', claude]).out, /Skipped 5 already present/)
@@ -360,7 +454,10 @@ describe('dsh-memento CLI', { skip }, () => {
   it('digest records proposals (never entries); approve and dismiss go through the gate', () => {
     const { run, dir } = sandbox()
     const notes = path.join(dir, 'notes.md')
-    fs.writeFileSync(notes, 'Meeting notes\nMEMO: staging deploys need a ticket\nremember: the CI cache key includes the lockfile\n记住：发布前跑完整测试\nnothing here\n')
+    fs.writeFileSync(
+      notes,
+      'Meeting notes\nMEMO: staging deploys need a ticket\nremember: the CI cache key includes the lockfile\n记住：发布前跑完整测试\nnothing here\n',
+    )
     let r = run(['digest', '--dry-run', notes])
     assert.match(r.out, /3 new candidate\(s\)/)
     r = run(['digest', notes])
@@ -380,7 +477,10 @@ describe('dsh-memento CLI', { skip }, () => {
     assert.match(r.out, /^Proposal approved and written to memory \(agent\/workspace\): staging deploys need a ticket/)
     assert.equal(run(['proposals', 'dismiss', '-y', props[1].id]).out, `Proposal ${props[1].id} dismissed.\n`)
     const list = run(['list', '--json']).json()
-    assert.deepEqual(list.entries.map((e) => [e.text, e.source]), [['staging deploys need a ticket', 'proposal']])
+    assert.deepEqual(
+      list.entries.map((e) => [e.text, e.source]),
+      [['staging deploys need a ticket', 'proposal']],
+    )
     assert.match(run(['digest', notes]).out, /0 proposal\(s\) recorded/)
   })
 
@@ -408,32 +508,63 @@ describe('dsh-memento CLI', { skip }, () => {
     assert.ok(fs.readFileSync(path.join(root, 'MEMORY.md'), 'utf8').includes('## run-npm-test-before-pushing'))
     fs.mkdirSync(path.join(dir, 'live'))
     fs.writeFileSync(path.join(dir, 'live', 'MEMORY.md'), '# MEMORY.md\n')
-    assert.match(run(['mirror', '--to', 'memory-standard', '--out', path.join(dir, 'live')]).err, /refusing to overwrite a live memory root/)
+    assert.match(
+      run(['mirror', '--to', 'memory-standard', '--out', path.join(dir, 'live')]).err,
+      /refusing to overwrite a live memory root/,
+    )
   })
 
-  const hasScript = (() => { try { execFileSync('script', ['--version'], { stdio: 'ignore' }); return true } catch { return false } })()
-  it('asks at a terminal, showing the full change, and audits "via cli prompt"', { skip: process.platform !== 'linux' && 'the pty comes from util-linux script(1): Windows has none, and BSD script takes other arguments' }, () => {
-    assert.ok(hasScript, 'util-linux script(1) for a pty (scripts/test-tools.sh installs it)')
-    const { env, ws, run } = sandbox()
-    const tty = (args, answer) => spawnSync('script', ['-qec', [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], { cwd: ws, env, input: `${answer}\n`, encoding: 'utf8' })
-    let r = tty(['add', 'asked at the terminal'], 'y')
-    // The whole change: its layer, workspace, agent, source and tags, then its text, quoted.
-    assert.match(r.stdout, /Approve this memory write\?\r?\n-+\r?\n\[dsh-memento\] add user\/workspace\r?\nnew: user\/workspace · workspace \S+ · every agent · source cli · no tags\r?\n│ asked at the terminal\r?\n-+/)
-    assert.match(r.stdout, /Added \(user\/workspace\): asked at the terminal/)
-    r = tty(['add', 'declined at the terminal'], 'n')
-    assert.match(r.stdout, /WRITE_DENIED: memory write not approved \(approval outcome: rejected\)/)
-    const audit = run(['audit', '--json']).json()
-    assert.equal(audit[0].outcome, 'rejected (via cli prompt, writePolicy ask)')
-    assert.equal(audit[1].outcome, 'allowed-once (via cli prompt, writePolicy ask)')
-    assert.deepEqual(run(['list', '--json']).json().entries.map((e) => e.text), ['asked at the terminal'])
-  })
+  const hasScript = (() => {
+    try {
+      execFileSync('script', ['--version'], { stdio: 'ignore' })
+      return true
+    } catch {
+      return false
+    }
+  })()
+  it(
+    'asks at a terminal, showing the full change, and audits "via cli prompt"',
+    {
+      skip:
+        process.platform !== 'linux' && 'the pty comes from util-linux script(1): Windows has none, and BSD script takes other arguments',
+    },
+    () => {
+      assert.ok(hasScript, 'util-linux script(1) for a pty (scripts/test-tools.sh installs it)')
+      const { env, ws, run } = sandbox()
+      const tty = (args, answer) =>
+        spawnSync('script', ['-qec', [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], {
+          cwd: ws,
+          env,
+          input: `${answer}\n`,
+          encoding: 'utf8',
+        })
+      let r = tty(['add', 'asked at the terminal'], 'y')
+      // The whole change: its layer, workspace, agent, source and tags, then its text, quoted.
+      assert.match(
+        r.stdout,
+        /Approve this memory write\?\r?\n-+\r?\n\[dsh-memento\] add user\/workspace\r?\nnew: user\/workspace · workspace \S+ · every agent · source cli · no tags\r?\n│ asked at the terminal\r?\n-+/,
+      )
+      assert.match(r.stdout, /Added \(user\/workspace\): asked at the terminal/)
+      r = tty(['add', 'declined at the terminal'], 'n')
+      assert.match(r.stdout, /WRITE_DENIED: memory write not approved \(approval outcome: rejected\)/)
+      const audit = run(['audit', '--json']).json()
+      assert.equal(audit[0].outcome, 'rejected (via cli prompt, writePolicy ask)')
+      assert.equal(audit[1].outcome, 'allowed-once (via cli prompt, writePolicy ask)')
+      assert.deepEqual(
+        run(['list', '--json'])
+          .json()
+          .entries.map((e) => e.text),
+        ['asked at the terminal'],
+      )
+    },
+  )
 })
 
 describe('dsh-memento export and mirror files are private and never written through a planted link', { skip }, () => {
   const posix = process.platform !== 'win32'
   const mode = (p) => fs.statSync(p).mode & 0o777
   /** A symlink at `p` to `target`; false where the OS will not make a working one (Windows without the privilege; Wine's may not resolve). */
-  const NO_LINK = 'Windows here makes no working symlink (no privilege, or Wine\'s does not resolve)'
+  const NO_LINK = "Windows here makes no working symlink (no privilege, or Wine's does not resolve)"
   const plant = (target, p) => {
     try {
       fs.symlinkSync(target, p, fs.statSync(target).isDirectory() ? 'dir' : 'file')
@@ -485,26 +616,39 @@ describe('dsh-memento export and mirror files are private and never written thro
     }
   })
 
-  it('export files are 0600 and the directories it creates 0700 (store, parts, adapter files, mirror)', { skip: !posix && 'no POSIX modes on Windows' }, () => {
-    const { run, dir, ws } = setup()
-    const file = path.join(dir, 'backup.json')
-    assert.equal(run(['export', '--out', file]).code, 0)
-    const parts = path.join(dir, 'new', 'parts')
-    assert.equal(run(['export', '--out-dir', parts, '--part-size', '1']).code, 0)
-    const mm = path.join(dir, 'mm')
-    assert.equal(run(['export', '--adapter', 'memory-standard', '--out', mm]).code, 0)
-    const root = path.join(dir, 'mirror')
-    assert.equal(run(['mirror', '--to', 'memory-standard', '--out', root]).code, 0)
-    const files = [file, ...[parts, mm, root].flatMap((d) => fs.readdirSync(d, { recursive: true }).map((n) => path.join(d, n)))]
-    assert.deepEqual(files.filter((p) => fs.statSync(p).isFile()).map((p) => [p, mode(p).toString(8)]).filter(([, m]) => m !== '600'), [])
-    assert.deepEqual([path.join(dir, 'new'), parts, mm, path.join(mm, 'memories'), root, path.join(root, 'memories')].map((p) => mode(p).toString(8)), Array(6).fill('700'))
-    // the user's own CLAUDE.md is edited in place: its mode is kept
-    const claude = path.join(ws, 'CLAUDE.md')
-    fs.writeFileSync(claude, '# Project\n', { mode: 0o664 })
-    fs.chmodSync(claude, 0o664)
-    assert.equal(run(['mirror', '--to', 'claude-md', '--file', claude]).code, 0)
-    assert.equal(mode(claude).toString(8), '664')
-  })
+  it(
+    'export files are 0600 and the directories it creates 0700 (store, parts, adapter files, mirror)',
+    { skip: !posix && 'no POSIX modes on Windows' },
+    () => {
+      const { run, dir, ws } = setup()
+      const file = path.join(dir, 'backup.json')
+      assert.equal(run(['export', '--out', file]).code, 0)
+      const parts = path.join(dir, 'new', 'parts')
+      assert.equal(run(['export', '--out-dir', parts, '--part-size', '1']).code, 0)
+      const mm = path.join(dir, 'mm')
+      assert.equal(run(['export', '--adapter', 'memory-standard', '--out', mm]).code, 0)
+      const root = path.join(dir, 'mirror')
+      assert.equal(run(['mirror', '--to', 'memory-standard', '--out', root]).code, 0)
+      const files = [file, ...[parts, mm, root].flatMap((d) => fs.readdirSync(d, { recursive: true }).map((n) => path.join(d, n)))]
+      assert.deepEqual(
+        files
+          .filter((p) => fs.statSync(p).isFile())
+          .map((p) => [p, mode(p).toString(8)])
+          .filter(([, m]) => m !== '600'),
+        [],
+      )
+      assert.deepEqual(
+        [path.join(dir, 'new'), parts, mm, path.join(mm, 'memories'), root, path.join(root, 'memories')].map((p) => mode(p).toString(8)),
+        Array(6).fill('700'),
+      )
+      // the user's own CLAUDE.md is edited in place: its mode is kept
+      const claude = path.join(ws, 'CLAUDE.md')
+      fs.writeFileSync(claude, '# Project\n', { mode: 0o664 })
+      fs.chmodSync(claude, 0o664)
+      assert.equal(run(['mirror', '--to', 'claude-md', '--file', claude]).code, 0)
+      assert.equal(mode(claude).toString(8), '664')
+    },
+  )
 
   it('the mirror (and an adapter export) never follow a link in the root: a symlinked memories/ is refused, a planted note link is replaced', (t) => {
     const { run, dir, victim } = setup()

@@ -22,7 +22,16 @@ const allow = async () => 'allowed-once'
 const deny = async () => 'rejected'
 const W = writeFor('conc-main', { workspaceKey: '/srv/fault/ws0' })
 const TIGHT = { user: { userGlobal: 300, workspace: 350 }, agent: { userGlobal: 400, workspace: 450 } }
-const describeThrown = (e) => (typeof e === 'symbol' ? e.toString() : `${e?.constructor?.name ?? typeof e} ${e?.code ?? ''} "${(() => { try { return String(e?.message ?? e) } catch { return '?' } })()}"`)
+const describeThrown = (e) =>
+  typeof e === 'symbol'
+    ? e.toString()
+    : `${e?.constructor?.name ?? typeof e} ${e?.code ?? ''} "${(() => {
+        try {
+          return String(e?.message ?? e)
+        } catch {
+          return '?'
+        }
+      })()}"`
 
 /** Fork children, wait until all are ready, start them together, collect their results. */
 async function runTogether(script, configs, factory) {
@@ -85,8 +94,17 @@ describe('multiple processes on one store', { skip }, () => {
       }
       p.close()
       const configs = Array.from({ length: N }, (_, i) => ({
-        dbPath, seed: SEED + i, procId: `w${i}`, mode: 'ops', ops: M, limits: TIGHT, gateDelayMs: 3, denyRate: 0.02,
-        removeTargets: targets, protect: '[t', waitFor: 'go',
+        dbPath,
+        seed: SEED + i,
+        procId: `w${i}`,
+        mode: 'ops',
+        ops: M,
+        limits: TIGHT,
+        gateDelayMs: 3,
+        denyRate: 0.02,
+        removeTargets: targets,
+        protect: '[t',
+        waitFor: 'go',
       }))
       const started = Date.now()
       const runs = await runTogether(WRITER, configs, factory)
@@ -100,8 +118,10 @@ describe('multiple processes on one store', { skip }, () => {
       // No lost writes: every fulfilled write has its row.
       const all = runs.flatMap((r) => r.results)
       for (const rec of all.filter((x) => x.ok)) {
-        for (const id of rec.added ?? []) assert.equal(rowsOf(['add', 'consolidate-add'], id).length, 1, `${rec.op} of ${id} has exactly one add row`)
-        for (const id of rec.removed ?? []) assert.equal(rowsOf(['remove', 'consolidate-remove'], id).length, 1, `${rec.op} removal of ${id} has exactly one row`)
+        for (const id of rec.added ?? [])
+          assert.equal(rowsOf(['add', 'consolidate-add'], id).length, 1, `${rec.op} of ${id} has exactly one add row`)
+        for (const id of rec.removed ?? [])
+          assert.equal(rowsOf(['remove', 'consolidate-remove'], id).length, 1, `${rec.op} removal of ${id} has exactly one row`)
         for (const id of rec.replaced ?? []) assert.ok(rowsOf(['replace'], id).length >= 1, `replace of ${id} has its row`)
       }
       // Contested removes: one winner per target, every loser ENTRY_NOT_FOUND (or denied).
@@ -115,15 +135,19 @@ describe('multiple processes on one store', { skip }, () => {
         const removals = rowsOf(['remove', 'consolidate-remove'], target.id)
         assert.ok(won.length <= 1, `${target.match}: removed by ${won.length} processes`)
         assert.equal(removals.length, won.length, `${target.match}: one remove row per winner`)
-        for (const a of attempts.filter((x) => !x.ok)) assert.ok(['ENTRY_NOT_FOUND', 'WRITE_DENIED'].includes(a.code), `${target.match}: loser got ${a.code}`)
-        if (attempts.some((a) => a.code !== 'WRITE_DENIED')) assert.equal(won.length, 1, `${target.match}: not every attempt was denied, so one won`)
+        for (const a of attempts.filter((x) => !x.ok))
+          assert.ok(['ENTRY_NOT_FOUND', 'WRITE_DENIED'].includes(a.code), `${target.match}: loser got ${a.code}`)
+        if (attempts.some((a) => a.code !== 'WRITE_DENIED'))
+          assert.equal(won.length, 1, `${target.match}: not every attempt was denied, so one won`)
         assert.equal(live.has(target.id), won.length === 0, `${target.match}: present iff nobody removed it`)
       }
       const codes = {}
       for (const rec of all) codes[rec.ok ? 'ok' : rec.code] = (codes[rec.ok ? 'ok' : rec.code] ?? 0) + 1
       q.close()
       q = null
-      t.diagnostic(`${factory ? 'via conformance/provider.mjs; ' : ''}seed ${SEED}; concurrent operations: ${all.length} (${contested} contested removes) in ${elapsed} ms; outcomes ${JSON.stringify(codes)}`)
+      t.diagnostic(
+        `${factory ? 'via conformance/provider.mjs; ' : ''}seed ${SEED}; concurrent operations: ${all.length} (${contested} contested removes) in ${elapsed} ms; outcomes ${JSON.stringify(codes)}`,
+      )
     } finally {
       // Close before removing: Windows cannot delete an open store (EBUSY would hide the failure).
       q?.close()
@@ -131,15 +155,26 @@ describe('multiple processes on one store', { skip }, () => {
     }
   }
 
-  test('4 writers × 150 mixed writes + 24 removes contested by all: no lost write, no double remove, no overshoot', (t) => contested(t, 4, 150))
-  test('the same through the conformance factory (conformance/provider.mjs): 4 writers × 60', (t) => contested(t, 4, 60, faults.CONFORMANCE_FACTORY))
+  test('4 writers × 150 mixed writes + 24 removes contested by all: no lost write, no double remove, no overshoot', (t) =>
+    contested(t, 4, 150))
+  test('the same through the conformance factory (conformance/provider.mjs): 4 writers × 60', (t) =>
+    contested(t, 4, 60, faults.CONFORMANCE_FACTORY))
 
   test('budget race: 4 processes × 15 simultaneous approved adds into one 600-unit layer land exactly 12', async (t) => {
     const dir = tmpDir('memento-race-')
     const dbPath = path.join(dir, 'memory.db')
     try {
       const limits = { user: { userGlobal: 600, workspace: 2000 }, agent: { userGlobal: 4000, workspace: 4000 } }
-      const configs = Array.from({ length: 4 }, (_, i) => ({ dbPath, procId: i, count: 15, units: 50, track: 'user', scope: 'user-global', limits, gateDelayMs: 25 }))
+      const configs = Array.from({ length: 4 }, (_, i) => ({
+        dbPath,
+        procId: i,
+        count: 15,
+        units: 50,
+        track: 'user',
+        scope: 'user-global',
+        limits,
+        gateDelayMs: 25,
+      }))
       const runs = await runTogether(BURST, configs)
       assertProtocolFailures(runs)
       const all = runs.flatMap((r) => r.results)
@@ -186,7 +221,9 @@ describe('approval faults', { skip }, () => {
         () => (settled = true),
         () => (settled = true),
       )
-      const [run] = await runTogether(WRITER, [{ dbPath, seed: SEED, procId: 'h', mode: 'ops', ops: 40, limits: LIMITS, denyRate: 0, waitFor: 'go' }])
+      const [run] = await runTogether(WRITER, [
+        { dbPath, seed: SEED, procId: 'h', mode: 'ops', ops: 40, limits: LIMITS, denyRate: 0, waitFor: 'go' },
+      ])
       assertProtocolFailures([run])
       const landed = run.results.filter((r) => r.ok && r.added).length
       assert.ok(landed > 0, 'the other process wrote')
@@ -220,9 +257,7 @@ describe('approval faults', { skip }, () => {
       for (const sync of [true, false]) {
         const dbPath = path.join(dir, `self-close-${sync}.db`)
         let p
-        const gate = sync
-          ? () => (p.close(), 'allowed-once')
-          : async () => (p.close(), 'allowed-once')
+        const gate = sync ? () => (p.close(), 'allowed-once') : async () => (p.close(), 'allowed-once')
         p = new MemoryProvider({ dbPath, gate })
         const err = await settleCode(() => p.add({ track: 'user', scope: 'workspace', text: 'closing gate' }, W))
         assert.equal(err.code, 'STORE_CORRUPT', String(err.message ?? err))
@@ -251,9 +286,17 @@ describe('approval faults', { skip }, () => {
       }
       p = new MemoryProvider({ dbPath: path.join(dir, 'memory.db'), gate, budgets: LIMITS })
       await p.add({ track: 'user', scope: 'workspace', text: 'outer [o@0]' }, W)
-      assert.deepEqual(p.listEntries().map((e) => e.text).sort(), ['inner [i@0]', 'outer [o@0]'])
+      assert.deepEqual(
+        p
+          .listEntries()
+          .map((e) => e.text)
+          .sort(),
+        ['inner [i@0]', 'outer [o@0]'],
+      )
       await p.add({ track: 'user', scope: 'workspace', text: 'soon gone [victim@0]' }, W)
-      const err = await settleCode(() => p.replace({ track: 'user', scope: 'workspace', match: '[victim@0]', text: 'replacement [r@0]' }, W))
+      const err = await settleCode(() =>
+        p.replace({ track: 'user', scope: 'workspace', match: '[victim@0]', text: 'replacement [r@0]' }, W),
+      )
       assert.equal(err.code, 'ENTRY_NOT_FOUND', 'the replace re-finds its approved id and finds it gone')
       assert.ok(!p.listEntries().some((e) => e.text.includes('[r@0]') || e.text.includes('[victim@0]')))
       assert.deepEqual(violations(p, { limits: LIMITS, replayLayers: true }), [])
@@ -266,7 +309,21 @@ describe('approval faults', { skip }, () => {
 
   test('a gate that throws or rejects with a non-Error is a denial with its row', async () => {
     const dir = tmpDir('memento-nonerror-')
-    const trap = () => new Proxy({}, { get: () => { throw new Error('trap: get') }, ownKeys: () => { throw new Error('trap: ownKeys') }, getPrototypeOf: () => { throw new Error('trap: proto') } })
+    const trap = () =>
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error('trap: get')
+          },
+          ownKeys: () => {
+            throw new Error('trap: ownKeys')
+          },
+          getPrototypeOf: () => {
+            throw new Error('trap: proto')
+          },
+        },
+      )
     const revoked = () => {
       const { proxy, revoke } = Proxy.revocable({}, {})
       revoke()
@@ -281,7 +338,11 @@ describe('approval faults', { skip }, () => {
       bigint: () => 7n,
       proxy: trap,
       revokedProxy: revoked,
-      throwingMessage: () => ({ get message() { throw new Error('message getter') } }),
+      throwingMessage: () => ({
+        get message() {
+          throw new Error('message getter')
+        },
+      }),
       plainObject: () => ({ reason: 'no' }),
     }
     const failures = []
@@ -289,7 +350,9 @@ describe('approval faults', { skip }, () => {
       let n = 0
       for (const [name, make] of Object.entries(values)) {
         const gates = {
-          [`throws ${name}`]: () => { throw make() },
+          [`throws ${name}`]: () => {
+            throw make()
+          },
           [`rejects with ${name}`]: () => Promise.reject(make()),
           [`resolves to ${name}`]: async () => make(),
         }
@@ -303,7 +366,8 @@ describe('approval faults', { skip }, () => {
           else if (err?.syncThrow) problems.push(`${err.message} instead of rejecting with WRITE_DENIED`)
           else if (err?.code !== 'WRITE_DENIED') problems.push(`rejected with ${describeThrown(err)} instead of WRITE_DENIED`)
           if (p.listEntries().length !== 0) problems.push('an entry landed')
-          if (!(rows.length === 1 && rows[0].action === 'add-denied' && rows[0].text === text)) problems.push(`audit rows ${JSON.stringify(rows.map((r) => r.action))} instead of one add-denied`)
+          if (!(rows.length === 1 && rows[0].action === 'add-denied' && rows[0].text === text))
+            problems.push(`audit rows ${JSON.stringify(rows.map((r) => r.action))} instead of one add-denied`)
           if (problems.length) failures.push(`gate ${label}: ${problems.join('; ')}`)
           p.close()
         }
@@ -317,10 +381,29 @@ describe('approval faults', { skip }, () => {
   test('an auditVia that throws or returns a hostile value never changes the outcome the caller sees', async () => {
     const dir = tmpDir('memento-label-')
     const labels = {
-      throws: () => { throw new Error('label boom') },
-      throwsString: () => { throw 'label string' },
-      proxy: () => new Proxy({}, { get: () => { throw new Error('label trap') }, ownKeys: () => { throw new Error('label keys') } }),
-      throwingGetter: () => ({ get x() { throw new Error('label getter') } }),
+      throws: () => {
+        throw new Error('label boom')
+      },
+      throwsString: () => {
+        throw 'label string'
+      },
+      proxy: () =>
+        new Proxy(
+          {},
+          {
+            get: () => {
+              throw new Error('label trap')
+            },
+            ownKeys: () => {
+              throw new Error('label keys')
+            },
+          },
+        ),
+      throwingGetter: () => ({
+        get x() {
+          throw new Error('label getter')
+        },
+      }),
       number: () => 5,
     }
     const failures = []
@@ -336,7 +419,8 @@ describe('approval faults', { skip }, () => {
           if (got !== want) failures.push(`auditVia ${name}, gate ${answer}: caller got ${got} (entries in store: ${landed})`)
           if (landed !== (answer === 'allowed-once' ? 1 : 0)) failures.push(`auditVia ${name}, gate ${answer}: ${landed} entries`)
           const row = fullAudit(p).at(-1)
-          if (row?.action !== (answer === 'allowed-once' ? 'add' : 'add-denied')) failures.push(`auditVia ${name}, gate ${answer}: last row ${row?.action}`)
+          if (row?.action !== (answer === 'allowed-once' ? 'add' : 'add-denied'))
+            failures.push(`auditVia ${name}, gate ${answer}: last row ${row?.action}`)
           p.close()
         }
       }
@@ -352,7 +436,11 @@ describe('approval faults', { skip }, () => {
       const releases = []
       let mode = 'allow'
       const gate = () => (mode === 'allow' ? 'allowed-once' : new Promise((r) => releases.push(r)))
-      const p = new MemoryProvider({ dbPath: path.join(dir, 'memory.db'), gate, budgets: { user: { userGlobal: 1e6, workspace: 1e6 }, agent: { userGlobal: 1e6, workspace: 1e6 } } })
+      const p = new MemoryProvider({
+        dbPath: path.join(dir, 'memory.db'),
+        gate,
+        budgets: { user: { userGlobal: 1e6, workspace: 1e6 }, agent: { userGlobal: 1e6, workspace: 1e6 } },
+      })
       await p.add({ track: 'user', scope: 'workspace', text: 'anchor one [a1@0]' }, W)
       await p.add({ track: 'user', scope: 'workspace', text: 'anchor two [a2@0]' }, W)
       const before = p.listEntries()
@@ -365,7 +453,8 @@ describe('approval faults', { skip }, () => {
         if (kind === 'add') pending.push(p.add({ track: 'user', scope: 'workspace', text: `pending ${i}` }, W))
         if (kind === 'replace') pending.push(p.replace({ track: 'user', scope: 'workspace', match: '[a1@0]', text: `replaced ${i}` }, W))
         if (kind === 'remove') pending.push(p.remove({ track: 'user', scope: 'workspace', match: '[a2@0]' }, W))
-        if (kind === 'consolidate') pending.push(p.consolidate({ track: 'user', scope: 'workspace', matches: ['[a1@0]', '[a2@0]'], text: `merged ${i}` }, W))
+        if (kind === 'consolidate')
+          pending.push(p.consolidate({ track: 'user', scope: 'workspace', matches: ['[a1@0]', '[a2@0]'], text: `merged ${i}` }, W))
         if (kind === 'seed') pending.push(p.seed([{ track: 'agent', scope: 'user-global', text: `seeded ${i}` }], W))
       }
       // Wait until every gate call is pending.

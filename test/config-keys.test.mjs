@@ -31,17 +31,29 @@ function recordingSchema() {
 }
 
 /** `[path, node]` of every key an object schema declares, at every depth. */
-const schemaKeys = (n, at = '') => (n.kind === 'object' ? Object.entries(n.dict).flatMap(([k, v]) => [[`${at}${k}`, v], ...schemaKeys(v, `${at}${k}.`)]) : [])
+const schemaKeys = (n, at = '') =>
+  n.kind === 'object' ? Object.entries(n.dict).flatMap(([k, v]) => [[`${at}${k}`, v], ...schemaKeys(v, `${at}${k}.`)]) : []
 /** `[path, value]` of every key of a resolved config, at every depth (a map such as `writePolicies` is one key). */
 const configKeys = (o, at = '') =>
-  Object.entries(o).flatMap(([k, v]) => [[`${at}${k}`, v], ...(v && typeof v === 'object' && !Array.isArray(v) ? configKeys(v, `${at}${k}.`) : [])])
+  Object.entries(o).flatMap(([k, v]) => [
+    [`${at}${k}`, v],
+    ...(v && typeof v === 'object' && !Array.isArray(v) ? configKeys(v, `${at}${k}.`) : []),
+  ])
 
 test('the Config schema declares exactly the keys the core resolves, at every depth, with its defaults', () => {
   const schema = makeConfigSchema(recordingSchema())
   assert.equal(schema.kind, 'object', 'the Schemastery schema was built (not the fallback)')
   const declared = new Map(schemaKeys(schema))
   const resolved = new Map(configKeys(native.resolveConfig({})))
-  assert.deepEqual([...declared.keys()].filter((k) => !resolved.has(k)), [], 'keys the schema declares and the core does not resolve')
-  assert.deepEqual([...resolved.keys()].filter((k) => !declared.has(k)), [], 'keys the core resolves and the schema does not declare')
+  assert.deepEqual(
+    [...declared.keys()].filter((k) => !resolved.has(k)),
+    [],
+    'keys the schema declares and the core does not resolve',
+  )
+  assert.deepEqual(
+    [...resolved.keys()].filter((k) => !declared.has(k)),
+    [],
+    'keys the core resolves and the schema does not declare',
+  )
   for (const [key, n] of declared) if ('def' in n) assert.deepEqual(n.def, resolved.get(key), `${key}: the default`)
 })

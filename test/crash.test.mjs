@@ -27,7 +27,8 @@ const SEED = testSeed()
 const SQLITE = sqliteCli()
 // Without the sqlite3 shell the integrity check cannot run: that fails the run, except on Windows
 // (the Wine runner, which has no sqlite3.exe), where each reopen is checked by the invariants alone.
-if (!SQLITE && process.platform !== 'win32') throw new Error('no sqlite3 shell for PRAGMA integrity_check: scripts/test-tools.sh installs it')
+if (!SQLITE && process.platform !== 'win32')
+  throw new Error('no sqlite3 shell for PRAGMA integrity_check: scripts/test-tools.sh installs it')
 const skip = NATIVE_SKIP
 const denyAll = async () => 'rejected'
 
@@ -44,7 +45,10 @@ function integrity(dbPath) {
 function runAndKill(dbPath, seed, procId, killPlan, factory) {
   return new Promise((resolve, reject) => {
     const env = factory ? { ...process.env, MEMENTO_FAULTS_FACTORY: factory } : process.env
-    const child = fork(WRITER, [JSON.stringify({ dbPath, seed, procId, mode: 'loop', limits: LIMITS })], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env })
+    const child = fork(WRITER, [JSON.stringify({ dbPath, seed, procId, mode: 'loop', limits: LIMITS })], {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      env,
+    })
     const acks = []
     const bad = []
     let stderr = ''
@@ -116,7 +120,9 @@ async function killLoop(t, kills, factory) {
   let acked = 0
   let killedMidRun = 0
   const allAcks = []
-  t.diagnostic(`seed ${SEED}; provider: ${factory ? `factory ${path.relative(process.cwd(), factory)}` : 'MemoryProvider'}; integrity_check via ${SQLITE ?? 'none (no sqlite3 CLI on this machine; see tests/fuzz_core.rs)'}`)
+  t.diagnostic(
+    `seed ${SEED}; provider: ${factory ? `factory ${path.relative(process.cwd(), factory)}` : 'MemoryProvider'}; integrity_check via ${SQLITE ?? 'none (no sqlite3 CLI on this machine; see tests/fuzz_core.rs)'}`,
+  )
   try {
     for (let i = 0; i < kills; i++) {
       // Mostly kill while writing; sometimes during startup/open (prune, migration check).
@@ -134,17 +140,28 @@ async function killLoop(t, kills, factory) {
     }
     const big = { user: { userGlobal: 100000, workspace: 100000 }, agent: { userGlobal: 100000, workspace: 100000 } }
     const p = faults.openProvider({ factory, dbPath, gate: async () => 'allowed-once', budgets: big })
-    const { entry } = await p.add({ track: 'user', scope: 'user-global', text: 'still writable after the crashes [final@g]' }, { agent: { session: { id: 'final' } } })
+    const { entry } = await p.add(
+      { track: 'user', scope: 'user-global', text: 'still writable after the crashes [final@g]' },
+      { agent: { session: { id: 'final' } } },
+    )
     assert.ok(p.listEntries().some((e) => e.id === entry.id))
     const final = fullAudit(p)
     p.close()
-    t.diagnostic(`kills survived: ${kills}; kills that interrupted a writing child: ${killedMidRun}; writes acknowledged before kills: ${acked}; audit rows: ${final.length}; ${Date.now() - started} ms`)
+    t.diagnostic(
+      `kills survived: ${kills}; kills that interrupted a writing child: ${killedMidRun}; writes acknowledged before kills: ${acked}; audit rows: ${final.length}; ${Date.now() - started} ms`,
+    )
     assert.ok(killedMidRun >= kills / 4, `kills hit a child that was writing (${killedMidRun}/${kills})`)
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
 }
 
-test(`SIGKILL at random points of a writing child, ${KILLS} times on one store: every reopen is consistent`, { skip, timeout: 120_000 }, (t) => killLoop(t, KILLS))
+test(
+  `SIGKILL at random points of a writing child, ${KILLS} times on one store: every reopen is consistent`,
+  { skip, timeout: 120_000 },
+  (t) => killLoop(t, KILLS),
+)
 
-test(`the same through the conformance factory (conformance/provider.mjs), ${FACTORY_KILLS} kills`, { skip, timeout: 60_000 }, (t) => killLoop(t, FACTORY_KILLS, faults.CONFORMANCE_FACTORY))
+test(`the same through the conformance factory (conformance/provider.mjs), ${FACTORY_KILLS} kills`, { skip, timeout: 60_000 }, (t) =>
+  killLoop(t, FACTORY_KILLS, faults.CONFORMANCE_FACTORY),
+)

@@ -38,7 +38,16 @@ describe('eventText: one extractor for recall, proposal capture and digest', () 
       [{ data: { todos: [{ content: 'one' }, { content: 2 }, { content: 'two' }] } }, 'one\ntwo'],
       [{ data: { text: 'bare' } }, 'bare'],
       [{ data: null }, ''],
-      [{ data: { get content() { throw new Error('hostile') } } }, ''],
+      [
+        {
+          data: {
+            get content() {
+              throw new Error('hostile')
+            },
+          },
+        },
+        '',
+      ],
       [undefined, ''],
     ]
     for (const [i, [event, want]] of cases.entries()) assert.equal(eventText(event), want, `case ${i}`)
@@ -47,25 +56,37 @@ describe('eventText: one extractor for recall, proposal capture and digest', () 
 
 describe('scanText', () => {
   it('recognises MEMO / remember / 记住 / 记忆 markers and mm markers, line by line', () => {
-    const got = scanText([
-      'MEMO: first',
-      'Please remember: second one',
-      'REMEMBER:third',
-      '记住：第四',
-      '记住: fifth',
-      '记忆：第六',
-      'misremember: not a marker',
-      'MEMO:   ',
-      'see mm:deploy-region us-east-1 is primary',
-      'mm://local/coding-style two spaces',
-      'comm:foo no',
-      'mm:lonely',
-      'plain text',
-    ].join('\n'), { file: 'x.md' })
-    assert.deepEqual(got.map((c) => [c.kind, c.text, c.line]), [
-      ['memo', 'first', 1], ['memo', 'second one', 2], ['memo', 'third', 3], ['memo', '第四', 4], ['memo', 'fifth', 5], ['memo', '第六', 6],
-      ['mm', 'deploy-region: us-east-1 is primary', 9], ['mm', 'coding-style: two spaces', 10],
-    ])
+    const got = scanText(
+      [
+        'MEMO: first',
+        'Please remember: second one',
+        'REMEMBER:third',
+        '记住：第四',
+        '记住: fifth',
+        '记忆：第六',
+        'misremember: not a marker',
+        'MEMO:   ',
+        'see mm:deploy-region us-east-1 is primary',
+        'mm://local/coding-style two spaces',
+        'comm:foo no',
+        'mm:lonely',
+        'plain text',
+      ].join('\n'),
+      { file: 'x.md' },
+    )
+    assert.deepEqual(
+      got.map((c) => [c.kind, c.text, c.line]),
+      [
+        ['memo', 'first', 1],
+        ['memo', 'second one', 2],
+        ['memo', 'third', 3],
+        ['memo', '第四', 4],
+        ['memo', 'fifth', 5],
+        ['memo', '第六', 6],
+        ['mm', 'deploy-region: us-east-1 is primary', 9],
+        ['mm', 'coding-style: two spaces', 10],
+      ],
+    )
     assert.equal(got[0].file, 'x.md')
   })
 })
@@ -75,7 +96,14 @@ describe('session logs', () => {
     const r = scanSessionLog(jsonl, { file: 'session.jsonl' })
     assert.equal(r.sessionId, 'sess-1')
     assert.equal(r.cwd, '/work/proj')
-    assert.deepEqual(r.candidates.map((c) => [c.text, c.line]), [['we pin Node 22 in CI', 2], ['周五不发布', 5], ['staging needs a ticket', 6]])
+    assert.deepEqual(
+      r.candidates.map((c) => [c.text, c.line]),
+      [
+        ['we pin Node 22 in CI', 2],
+        ['周五不发布', 5],
+        ['staging needs a ticket', 6],
+      ],
+    )
     assert.deepEqual(r.badLines, [7])
     assert.ok(r.candidates.every((c) => c.sessionId === 'sess-1'))
   })
@@ -94,7 +122,11 @@ describe('session logs', () => {
     let zstd = null
     if (typeof zlib.zstdCompressSync === 'function') zstd = zlib.zstdCompressSync(Buffer.from(jsonl))
     else {
-      try { zstd = execFileSync('zstd', ['-c', '-q'], { input: jsonl }) } catch { zstd = null }
+      try {
+        zstd = execFileSync('zstd', ['-c', '-q'], { input: jsonl })
+      } catch {
+        zstd = null
+      }
     }
     if (zstd) fs.writeFileSync(path.join(d1, 'session.jsonl.zstd'), zstd)
     const found = findSessionLogs(home)
@@ -105,7 +137,10 @@ describe('session logs', () => {
     assert.ok(zstd, 'a zstd encoder: Node >= 22.15, or the zstd command (scripts/test-tools.sh installs it)')
     assert.equal(found.length, 2)
     const z = scanFile(path.join(d1, 'session.jsonl.zstd'))
-    assert.deepEqual(z.candidates.map((c) => c.text), plain.candidates.map((c) => c.text))
+    assert.deepEqual(
+      z.candidates.map((c) => c.text),
+      plain.candidates.map((c) => c.text),
+    )
   })
 
   it('sniffs a log by its first line, and treats anything else as text', () => {
@@ -114,22 +149,40 @@ describe('session logs', () => {
     assert.equal(scanFile(f).kind, 'session-log')
     const g = path.join(tmp, 'notes.md')
     fs.writeFileSync(g, '# notes\nremember: text file marker\n')
-    assert.deepEqual(scanFile(g).candidates.map((c) => c.text), ['text file marker'])
-    assert.throws(() => scanFile(path.join(tmp, 'missing.md')), (e) => e.code === 'INVALID_INPUT' && /cannot read/.test(e.message))
+    assert.deepEqual(
+      scanFile(g).candidates.map((c) => c.text),
+      ['text file marker'],
+    )
+    assert.throws(
+      () => scanFile(path.join(tmp, 'missing.md')),
+      (e) => e.code === 'INVALID_INPUT' && /cannot read/.test(e.message),
+    )
   })
 })
 
 describe('toProposals', () => {
-  const cands = scanText('MEMO: use pnpm\nMEMO: Use   PNPM\nMEMO: deploys need a ticket\nMEMO: already pending\nMEMO: was dismissed\nMEMO: brand new fact')
+  const cands = scanText(
+    'MEMO: use pnpm\nMEMO: Use   PNPM\nMEMO: deploys need a ticket\nMEMO: already pending\nMEMO: was dismissed\nMEMO: brand new fact',
+  )
   it('dedups against entries (containment), pending/dismissed proposals and repeats; proposals only', () => {
     const { proposals, skipped } = toProposals(cands, {
       entries: [{ text: 'All deploys need a ticket in Jira' }],
-      proposals: [{ text: 'already pending', status: 'pending' }, { text: 'was dismissed', status: 'dismissed' }, { text: 'brand new fact', status: 'approved' }],
+      proposals: [
+        { text: 'already pending', status: 'pending' },
+        { text: 'was dismissed', status: 'dismissed' },
+        { text: 'brand new fact', status: 'approved' },
+      ],
       workspaceKey: '/w',
       agentKey: '',
     })
-    assert.deepEqual(proposals.map((p) => p.text), ['use pnpm', 'brand new fact'])
-    assert.deepEqual(skipped.map((s) => s.reason), ['repeated in this digest', 'already in memory', 'already a pending proposal', 'dismissed before'])
+    assert.deepEqual(
+      proposals.map((p) => p.text),
+      ['use pnpm', 'brand new fact'],
+    )
+    assert.deepEqual(
+      skipped.map((s) => s.reason),
+      ['repeated in this digest', 'already in memory', 'already a pending proposal', 'dismissed before'],
+    )
     const [p] = proposals
     assert.deepEqual(Object.keys(p), ['kind', 'track', 'scope', 'text', 'source', 'sessionId', 'workspaceKey', 'agentKey'])
     assert.deepEqual([p.kind, p.track, p.scope, p.source, p.workspaceKey], ['digest', 'agent', 'workspace', 'digest', '/w'])

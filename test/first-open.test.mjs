@@ -36,7 +36,9 @@ function openAtOnce(dbPath) {
   const startAt = Date.now() + 300
   return Promise.all(
     Array.from({ length: PROCESSES }, (_, i) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', OPENER, dbPath, String(startAt), String(i)], { stdio: ['ignore', 'pipe', 'inherit'] })
+      const child = spawn(process.execPath, ['--input-type=module', '-e', OPENER, dbPath, String(startAt), String(i)], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      })
       let out = ''
       child.stdout.on('data', (d) => (out += d))
       return new Promise((resolve) => child.on('close', () => resolve(JSON.parse(out.trim() || '{"ok":false,"message":"no output"}'))))
@@ -61,13 +63,17 @@ function assertAllWrote(results, dbPath, already = 0) {
   }
 }
 
-test(`${PROCESSES} processes opening a new store file at the same instant all open it and write (${ROUNDS} rounds)`, { skip }, async (t) => {
-  const dir = tmp(t)
-  for (let round = 0; round < ROUNDS; round++) {
-    const dbPath = path.join(dir, `r${round}`, 'memory.db')
-    assertAllWrote(await openAtOnce(dbPath), dbPath)
-  }
-})
+test(
+  `${PROCESSES} processes opening a new store file at the same instant all open it and write (${ROUNDS} rounds)`,
+  { skip },
+  async (t) => {
+    const dir = tmp(t)
+    for (let round = 0; round < ROUNDS; round++) {
+      const dbPath = path.join(dir, `r${round}`, 'memory.db')
+      assertAllWrote(await openAtOnce(dbPath), dbPath)
+    }
+  },
+)
 
 test(`${PROCESSES} processes racing to migrate a JS-plugin (schema v4) store all succeed, once`, { skip }, async (t) => {
   const sqlite = await detectSqlite()

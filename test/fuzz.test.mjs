@@ -24,8 +24,63 @@ const mod = NATIVE_BUILT ? await import('../index.mjs') : {}
 class CallerError extends Error {}
 
 function generator(r, tmp) {
-  const WORDS = ['user', 'agent', 'workspace', 'user-global', 'batch', 'pending', 'approved', 'dismissed', 'allowed-once', 'tea', 'pnpm', '漢字', '😀', 'Ünï', ' ', '', 'x']
-  const KEYS = ['track', 'scope', 'text', 'match', 'matches', 'tags', 'source', 'workspaceKey', 'agentKey', 'limit', 'sessionId', 'kind', 'countRecall', 'agent', 'session', 'id', 'header', 'cwd', 'agentPreset', 'signal', 'callId', 'gate', 'dbPath', 'budgets', 'userGlobal', 'writePolicy', 'defaultQueryLimit', 'sourceLabel', 'auditRetentionDays', 'auditVia', 'constructor', 'toString', 'valueOf', 'then', 'length', 'prototype']
+  const WORDS = [
+    'user',
+    'agent',
+    'workspace',
+    'user-global',
+    'batch',
+    'pending',
+    'approved',
+    'dismissed',
+    'allowed-once',
+    'tea',
+    'pnpm',
+    '漢字',
+    '😀',
+    'Ünï',
+    ' ',
+    '',
+    'x',
+  ]
+  const KEYS = [
+    'track',
+    'scope',
+    'text',
+    'match',
+    'matches',
+    'tags',
+    'source',
+    'workspaceKey',
+    'agentKey',
+    'limit',
+    'sessionId',
+    'kind',
+    'countRecall',
+    'agent',
+    'session',
+    'id',
+    'header',
+    'cwd',
+    'agentPreset',
+    'signal',
+    'callId',
+    'gate',
+    'dbPath',
+    'budgets',
+    'userGlobal',
+    'writePolicy',
+    'defaultQueryLimit',
+    'sourceLabel',
+    'auditRetentionDays',
+    'auditVia',
+    'constructor',
+    'toString',
+    'valueOf',
+    'then',
+    'length',
+    'prototype',
+  ]
   const str = () => {
     switch (r.int(12)) {
       case 0:
@@ -44,18 +99,35 @@ function generator(r, tmp) {
         return r.pick(WORDS)
     }
   }
-  const num = () => r.pick([0, -0, NaN, Infinity, -Infinity, 1, -1, 1.5, 2 ** 53 + 2, -(2 ** 63), 1e308, 5e-324, r.int(1e6), r.range(-5, 200)])
+  const num = () =>
+    r.pick([0, -0, NaN, Infinity, -Infinity, 1, -1, 1.5, 2 ** 53 + 2, -(2 ** 63), 1e308, 5e-324, r.int(1e6), r.range(-5, 200)])
   const throwingGetter = () => {
     const o = { track: 'user', scope: 'workspace' }
-    Object.defineProperty(o, r.pick(['text', 'match', 'tags', 'track', 'agent', 'gate', 'limit']), { enumerable: true, get: () => { throw new CallerError('getter') } })
+    Object.defineProperty(o, r.pick(['text', 'match', 'tags', 'track', 'agent', 'gate', 'limit']), {
+      enumerable: true,
+      get: () => {
+        throw new CallerError('getter')
+      },
+    })
     return o
   }
   const trapProxy = () =>
     new Proxy(r.chance(0.5) ? {} : [], {
-      get: (t, k) => (r.chance(0.5) ? Reflect.get(t, k) : (() => { throw new CallerError('trap get') })()),
-      ownKeys: () => { throw new CallerError('trap ownKeys') },
-      has: () => { throw new CallerError('trap has') },
-      getOwnPropertyDescriptor: () => { throw new CallerError('trap gOPD') },
+      get: (t, k) =>
+        r.chance(0.5)
+          ? Reflect.get(t, k)
+          : (() => {
+              throw new CallerError('trap get')
+            })(),
+      ownKeys: () => {
+        throw new CallerError('trap ownKeys')
+      },
+      has: () => {
+        throw new CallerError('trap has')
+      },
+      getOwnPropertyDescriptor: () => {
+        throw new CallerError('trap gOPD')
+      },
     })
   const revoked = () => {
     const { proxy, revoke } = Proxy.revocable(r.chance(0.5) ? {} : () => 1, {})
@@ -75,7 +147,12 @@ function generator(r, tmp) {
       () => ({ [Symbol('k')]: 1, track: 'user' }),
       () => JSON.parse('{"__proto__": {"track": "user", "scope": "workspace", "text": "polluted"}}'),
       () => ({ constructor: { prototype: { track: 'user' } }, scope: 'workspace', text: 'ctor' }),
-      () => new (class Fancy { track = 'user'; scope = 'workspace'; text = 'class instance' })(),
+      () =>
+        new (class Fancy {
+          track = 'user'
+          scope = 'workspace'
+          text = 'class instance'
+        })(),
       () => new String('user'),
       () => new Number(1),
       () => new Error('an error as input'),
@@ -134,12 +211,21 @@ function generator(r, tmp) {
     }
   }
   // Near-valid inputs: a valid shape with one or two fields replaced by hostile values.
-  const validInput = () => ({ track: r.pick(['user', 'agent']), scope: r.pick(['user-global', 'workspace']), text: `fuzz ${r.pick(WORDS)} [z${r.int(50)}@g]` })
+  const validInput = () => ({
+    track: r.pick(['user', 'agent']),
+    scope: r.pick(['user-global', 'workspace']),
+    text: `fuzz ${r.pick(WORDS)} [z${r.int(50)}@g]`,
+  })
   const mutate = (base) => {
     const o = { ...base }
     for (let i = r.range(1, 2); i > 0; i--) o[r.pick([...Object.keys(base), ...KEYS])] = value(1)
     if (r.chance(0.1)) {
-      Object.defineProperty(o, 'text', { enumerable: true, get: () => { throw new CallerError('text getter') } })
+      Object.defineProperty(o, 'text', {
+        enumerable: true,
+        get: () => {
+          throw new CallerError('text getter')
+        },
+      })
     }
     return o
   }
@@ -155,7 +241,8 @@ function generator(r, tmp) {
   const options = () => {
     if (r.chance(0.1)) return value()
     const o = { dbPath: dbPath(), gate: r.chance(0.8) ? async () => 'allowed-once' : value(1) }
-    for (const key of ['budgets', 'writePolicy', 'defaultQueryLimit', 'sourceLabel', 'auditRetentionDays', 'auditVia']) if (r.chance(0.25)) o[key] = value(1)
+    for (const key of ['budgets', 'writePolicy', 'defaultQueryLimit', 'sourceLabel', 'auditRetentionDays', 'auditVia'])
+      if (r.chance(0.25)) o[key] = value(1)
     if (r.chance(0.2)) o.budgets = { user: { userGlobal: value(2), workspace: num() }, agent: value(1) }
     return o
   }
@@ -198,7 +285,10 @@ test(`fuzz every public entry point with hostile values (${CALLS} calls)`, { ski
   const stats = { calls: 0, ok: 0, coded: 0, caller: 0, syncThrowFromAsync: 0 }
   const started = Date.now()
   // Seed a few entries so replace/remove/consolidate reach their deeper paths.
-  for (let i = 0; i < 30; i++) await main.add({ track: r.pick(['user', 'agent']), scope: 'user-global', text: `seed entry [z${i}@g]` }, { agent: { session: { id: 'fuzz' } } }).catch(() => {})
+  for (let i = 0; i < 30; i++)
+    await main
+      .add({ track: r.pick(['user', 'agent']), scope: 'user-global', text: `seed entry [z${i}@g]` }, { agent: { session: { id: 'fuzz' } } })
+      .catch(() => {})
 
   const methods = {
     add: (p) => p.add(g.input(g.validInput()), g.write()),
@@ -206,7 +296,11 @@ test(`fuzz every public entry point with hostile values (${CALLS} calls)`, { ski
     remove: (p) => p.remove(g.input({ track: 'user', scope: 'user-global', match: `[z${r.int(50)}@g]` }), g.write()),
     consolidate: (p) => p.consolidate(g.input({ ...g.validInput(), matches: [`[z${r.int(50)}@g]`, `[z${r.int(50)}@g]`] }), g.write()),
     seed: (p) => p.seed(r.chance(0.3) ? g.value() : Array.from({ length: r.range(1, 4) }, () => g.input(g.validInput())), g.write()),
-    query: (p) => p.query(g.input({ text: 'fuzz', limit: r.int(30) }), g.input({ sessionId: 'fuzz', workspaceKey: '/srv/fuzz/ws', agentKey: 'coder', countRecall: r.chance(0.5) })),
+    query: (p) =>
+      p.query(
+        g.input({ text: 'fuzz', limit: r.int(30) }),
+        g.input({ sessionId: 'fuzz', workspaceKey: '/srv/fuzz/ws', agentKey: 'coder', countRecall: r.chance(0.5) }),
+      ),
     budgets: (p) => p.budgets(r.chance(0.5) ? g.value() : { workspaceKey: g.value(1) }),
     listEntries: (p) => p.listEntries(g.value()),
     auditList: (p) => p.auditList(g.value()),
@@ -233,7 +327,11 @@ test(`fuzz every public entry point with hostile values (${CALLS} calls)`, { ski
     const kind = classify(e)
     if (kind) stats[kind]++
     else {
-      const key = `${name}: ${outcome} ${describeValue(e)}`.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>').replace(/\/tmp\/[^ ]*/g, '<tmp>').replace(/`[^`]*`/g, '`…`').replace(/\n[^]*$/, '')
+      const key = `${name}: ${outcome} ${describeValue(e)}`
+        .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')
+        .replace(/\/tmp\/[^ ]*/g, '<tmp>')
+        .replace(/`[^`]*`/g, '`…`')
+        .replace(/\n[^]*$/, '')
       bad.set(key, (bad.get(key) ?? 0) + 1)
     }
   }
@@ -245,7 +343,8 @@ test(`fuzz every public entry point with hostile values (${CALLS} calls)`, { ski
     try {
       result = methods[name](target)
     } catch (e) {
-      if (['add', 'replace', 'remove', 'consolidate', 'seed', 'proposalDecide'].includes(name) && classify(e) === 'coded') stats.syncThrowFromAsync++
+      if (['add', 'replace', 'remove', 'consolidate', 'seed', 'proposalDecide'].includes(name) && classify(e) === 'coded')
+        stats.syncThrowFromAsync++
       record(name, 'threw', e)
       continue
     }
@@ -282,7 +381,11 @@ test(`fuzz every public entry point with hostile values (${CALLS} calls)`, { ski
 
   const summary = `fuzz executions: ${stats.calls} in ${elapsed} ms (seed ${SEED}): ${stats.ok} returned, ${stats.coded} coded errors, ${stats.caller} caller exceptions, ${[...bad.values()].reduce((a, b) => a + b, 0)} non-conforming; entries landed ${entries.length}`
   t.diagnostic(summary)
-  assert.deepEqual([...bad.entries()].map(([k, n]) => `${k} (×${n})`), [], 'every outcome is a result, a protocol error or the caller’s own exception')
+  assert.deepEqual(
+    [...bad.entries()].map(([k, n]) => `${k} (×${n})`),
+    [],
+    'every outcome is a result, a protocol error or the caller’s own exception',
+  )
 })
 
 test('a sparse array with a huge length is refused quickly, not walked element by element', { skip, timeout: 60_000 }, async () => {
@@ -318,7 +421,10 @@ process.send(out)
     // 'close', not 'exit': IPC messages can still be in flight at 'exit' (they are, on Windows).
     const [code, signal] = await new Promise((resolve) => child.on('close', (c, s) => resolve([c, s])))
     clearTimeout(timer)
-    assert.ok(report, `the provider answered within 10 s (child ended with ${signal ?? code} without reporting: it was still walking the array)`)
+    assert.ok(
+      report,
+      `the provider answered within 10 s (child ended with ${signal ?? code} without reporting: it was still walking the array)`,
+    )
     for (const k of ['tags', 'seed', 'matches', 'query']) {
       assert.equal(report[k], 'INVALID_INPUT', `${k}: ${report[k]}`)
       assert.ok(report[`${k}Ms`] < 1000, `${k} answered in ${report[`${k}Ms`]} ms`)

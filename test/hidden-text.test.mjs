@@ -19,7 +19,10 @@ const W = write('hidden', { cwd: '/tmp/hidden-ws' })
 /** A provider whose gate records every payload it is shown and approves. */
 function open() {
   const asked = []
-  const p = new mod.MemoryProvider({ dbPath: path.join(TMP, `${stores++}.db`), gate: async (payload) => (asked.push(payload), 'allowed-once') })
+  const p = new mod.MemoryProvider({
+    dbPath: path.join(TMP, `${stores++}.db`),
+    gate: async (payload) => (asked.push(payload), 'allowed-once'),
+  })
   return { p, asked }
 }
 
@@ -35,7 +38,10 @@ const HIDDEN = {
 }
 
 async function refused(promise, what) {
-  const e = await promise.then(() => null, (x) => x)
+  const e = await promise.then(
+    () => null,
+    (x) => x,
+  )
   assert.ok(e, `${what}: refused`)
   assert.equal(e.code, 'INVALID_INPUT', `${what}: ${e.message}`)
   assert.equal(e.details.reason, 'hidden', `${what}: ${e.message}`)
@@ -52,12 +58,27 @@ describe('hidden text', { skip }, () => {
       await refused(p.add({ track: 'user', scope: 'workspace', text }, W), `${what}: add`)
       await refused(p.replace({ track: 'user', scope: 'workspace', match: 'tea', text }, W), `${what}: replace`)
       await refused(p.consolidate({ track: 'user', scope: 'workspace', matches: ['tea'], text }, W), `${what}: consolidate`)
-      const seed = await refused(p.seed([{ track: 'agent', scope: 'user-global', text: 'fine' }, { track: 'agent', scope: 'user-global', text }], W), `${what}: seed`)
+      const seed = await refused(
+        p.seed(
+          [
+            { track: 'agent', scope: 'user-global', text: 'fine' },
+            { track: 'agent', scope: 'user-global', text },
+          ],
+          W,
+        ),
+        `${what}: seed`,
+      )
       assert.equal(seed.details.index, 1, 'a seed names the entry')
       await refused(p.add({ track: 'user', scope: 'workspace', text: 'ok', tags: ['a\u200b\u200b\u200bb'] }, W), `${what}: a tag`)
-      assert.throws(() => p.proposalAdd({ kind: 'compaction-summary', track: 'agent', scope: 'workspace', text, sessionId: 's' }), (e) => e.code === 'INVALID_INPUT' && e.details.reason === 'hidden')
+      assert.throws(
+        () => p.proposalAdd({ kind: 'compaction-summary', track: 'agent', scope: 'workspace', text, sessionId: 's' }),
+        (e) => e.code === 'INVALID_INPUT' && e.details.reason === 'hidden',
+      )
       assert.equal(asked.length, 0, `${what}: nobody was asked`)
-      assert.deepEqual(p.listEntries().map((e) => e.text), ['likes tea'])
+      assert.deepEqual(
+        p.listEntries().map((e) => e.text),
+        ['likes tea'],
+      )
       assert.deepEqual(p.proposalList('pending', 10), [])
       p.close()
     }
@@ -68,7 +89,10 @@ describe('hidden text', { skip }, () => {
     await p.add({ track: 'user', scope: 'workspace', text: 'Prefers tabs\ufe0f over spaces\u206b' }, W)
     const [payload] = asked
     assert.ok(payload.reason.includes('Prefers tabs\\u{fe0f} over spaces\\u{206b}'), payload.reason)
-    assert.ok(payload.warnings.some((w) => w.includes('U+FE0F variation selector') && w.includes('U+206B deprecated format character')), JSON.stringify(payload.warnings))
+    assert.ok(
+      payload.warnings.some((w) => w.includes('U+FE0F variation selector') && w.includes('U+206B deprecated format character')),
+      JSON.stringify(payload.warnings),
+    )
     const keys = { workspaceKey: mod.workspaceKeyOf('/tmp/hidden-ws'), agentKey: '' }
     const snapshot = p.snapshot(keys)
     assert.ok(snapshot.endsWith('- Prefers tabs\\u{fe0f} over spaces\\u{206b}'), snapshot)

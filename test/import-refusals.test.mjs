@@ -29,18 +29,38 @@ let n = 0
 // what these errors add to the protocol's details is described by our extension schema
 const schemaOf = (name) => JSON.parse(fs.readFileSync(new URL(`../schemas/${name}`, import.meta.url), 'utf8'))
 const extensions = schemaOf('dsh-memento-extensions-v1.schema.json')
-const validError = new Ajv2020({ strict: false }).addSchema(schemaOf('dsh-memory-protocol-v1.schema.json')).addSchema(extensions).getSchema(`${extensions.$id}#/$defs/error`)
+const validError = new Ajv2020({ strict: false })
+  .addSchema(schemaOf('dsh-memory-protocol-v1.schema.json'))
+  .addSchema(extensions)
+  .getSchema(`${extensions.$id}#/$defs/error`)
 const assertValidError = (error) => assert.ok(validError(error), JSON.stringify(validError.errors))
 
 /** A CLAUDE.md of about 21 KB: four sections of very different sizes. */
 function bigClaudeMd() {
-  const bullets = (topic, k, len) => Array.from({ length: k }, (_, i) => `- ${topic} rule ${i + 1}: ${'keep the build reproducible and the logs readable '.repeat(8).slice(0, len)}`).join('\n')
+  const bullets = (topic, k, len) =>
+    Array.from(
+      { length: k },
+      (_, i) => `- ${topic} rule ${i + 1}: ${'keep the build reproducible and the logs readable '.repeat(8).slice(0, len)}`,
+    ).join('\n')
   return [
-    '# Project guide', '',
-    '## Architecture', '', bullets('architecture', 50, 280), '',
-    '## Testing', '', bullets('testing', 30, 220), '',
-    '## Style', '', bullets('style', 10, 150), '',
-    '## Deploy', '', bullets('deploy', 4, 100), '',
+    '# Project guide',
+    '',
+    '## Architecture',
+    '',
+    bullets('architecture', 50, 280),
+    '',
+    '## Testing',
+    '',
+    bullets('testing', 30, 220),
+    '',
+    '## Style',
+    '',
+    bullets('style', 10, 150),
+    '',
+    '## Deploy',
+    '',
+    bullets('deploy', 4, 100),
+    '',
   ].join('\n')
 }
 
@@ -85,13 +105,25 @@ describe('an import over budget says how far, where, and what to do', { skip }, 
     assert.equal(r.code, 1)
     const msg = r.err
     assert.doesNotMatch(msg, /consolidate or remove entries/)
-    const head = /BUDGET_EXCEEDED: import: this import needs (\d+) chars in agent\/workspace, which has 4000 of its 4000 free: (\d+) chars over\. Nothing was written\./.exec(msg)
+    const head =
+      /BUDGET_EXCEEDED: import: this import needs (\d+) chars in agent\/workspace, which has 4000 of its 4000 free: (\d+) chars over\. Nothing was written\./.exec(
+        msg,
+      )
     assert.ok(head, msg)
     assert.equal(Number(head[2]), Number(head[1]) - 4000)
     // sections biggest first, with their lines in the source and their sizes
-    const sections = [...msg.matchAll(/^ {2}- (.+?) \(CLAUDE\.md lines (\d+)-(\d+)\): (\d+) chars in (\d+) entries/gm)].map((m) => [m[1], Number(m[5])])
-    assert.deepEqual(sections.map(([s]) => s), ['Project guide › Architecture', 'Project guide › Testing', 'Project guide › Style', 'Project guide › Deploy'])
-    assert.deepEqual(sections.map(([, k]) => k), [50, 30, 10, 4])
+    const sections = [...msg.matchAll(/^ {2}- (.+?) \(CLAUDE\.md lines (\d+)-(\d+)\): (\d+) chars in (\d+) entries/gm)].map((m) => [
+      m[1],
+      Number(m[5]),
+    ])
+    assert.deepEqual(
+      sections.map(([s]) => s),
+      ['Project guide › Architecture', 'Project guide › Testing', 'Project guide › Style', 'Project guide › Deploy'],
+    )
+    assert.deepEqual(
+      sections.map(([, k]) => k),
+      [50, 30, 10, 4],
+    )
     assert.match(msg, /--budgets '\{"agent":\{"workspace":\d+\}\}'/)
     assert.match(msg, /--track user\|agent --scope user-global\|workspace/)
     assert.match(msg, /--dry-run/)
@@ -110,7 +142,10 @@ describe('an import over budget says how far, where, and what to do', { skip }, 
     const { dir, run } = sandbox()
     const root = path.join(dir, 'mm')
     fs.mkdirSync(path.join(root, 'memories'), { recursive: true })
-    fs.writeFileSync(path.join(root, 'MEMORY.md'), '# MEMORY.md\n\n## editor-prefs\n- **summary:** Editor settings\n- **file:** memories/editor-prefs.md\n\n## deploy-runbook\n- **summary:** How releases go out\n- **file:** memories/deploy-runbook.md\n')
+    fs.writeFileSync(
+      path.join(root, 'MEMORY.md'),
+      '# MEMORY.md\n\n## editor-prefs\n- **summary:** Editor settings\n- **file:** memories/editor-prefs.md\n\n## deploy-runbook\n- **summary:** How releases go out\n- **file:** memories/deploy-runbook.md\n',
+    )
     fs.writeFileSync(path.join(root, 'memories', 'editor-prefs.md'), 'Uses vim keybindings everywhere.\n')
     fs.writeFileSync(path.join(root, 'memories', 'deploy-runbook.md'), `${'Step: tag, build, sign, upload, announce. '.repeat(110)}\n`)
     const r = run(['import', '-y', '--adapter', 'memory-standard', root])
@@ -125,11 +160,17 @@ describe('an import over budget says how far, where, and what to do', { skip }, 
     fs.writeFileSync(file, `# Notes\n\n${Array.from({ length: 12 }, (_, i) => `- note ${i}: ${'x'.repeat(230)}`).join('\n')}\n`)
     const r = run(['import', '-y', '--json', '--track', 'user', '--adapter', 'claude-code-memory-md', file])
     assert.equal(r.code, 1)
-    assert.match(r.err, /--track user\|agent --scope user-global\|workspace \(room for it: agent\/user-global 4000, agent\/workspace 4000 chars free\)/)
+    assert.match(
+      r.err,
+      /--track user\|agent --scope user-global\|workspace \(room for it: agent\/user-global 4000, agent\/workspace 4000 chars free\)/,
+    )
     const { error } = JSON.parse(r.out)
     assert.equal(error.code, 'BUDGET_EXCEEDED')
     assertValidError(error)
-    assert.deepEqual({ ...error.details, sections: undefined }, { track: 'user', scope: 'workspace', used: 0, limit: 2000, needed: error.details.needed, sections: undefined })
+    assert.deepEqual(
+      { ...error.details, sections: undefined },
+      { track: 'user', scope: 'workspace', used: 0, limit: 2000, needed: error.details.needed, sections: undefined },
+    )
     assert.deepEqual(error.details.sections, [{ section: 'Notes', chars: error.details.needed, entries: 12, fromLine: 3, toLine: 14 }])
   })
 })
@@ -139,7 +180,13 @@ describe('the budget explanation of a large import', () => {
     const t = strings('en').cmd
     const inputs = Array.from({ length: 300_000 }, () => ({ track: 'agent', scope: 'workspace', text: 'x', tags: ['Big'] }))
     const origins = inputs.map((_, i) => ({ file: 'CLAUDE.md', line: i + 1 }))
-    const refused = memoryError('BUDGET_EXCEEDED', 'over budget', { track: 'agent', scope: 'workspace', used: 0, limit: 4000, needed: 300_000 })
+    const refused = memoryError('BUDGET_EXCEEDED', 'over budget', {
+      track: 'agent',
+      scope: 'workspace',
+      used: 0,
+      limit: 4000,
+      needed: 300_000,
+    })
     const provider = { budgets: () => [{ track: 'agent', scope: 'workspace', used: 0, limit: 4000 }] }
     const e = explainImportError(refused, { inputs, origins, provider, keys: { workspaceKey: '/w' }, t, own: t['/memory'] })
     assert.deepEqual(e.details.sections, [{ section: 'Big', chars: 300_000, entries: 300_000, fromLine: 1, toLine: 300_000 }])
@@ -153,8 +200,14 @@ describe('an import with credentials names every one and can leave them out', { 
     fs.writeFileSync(file, SECRETS_MD)
     const r = run(['import', '-y', '--adapter', 'claude-code-memory-md', file])
     assert.equal(r.code, 1)
-    assert.match(r.err, /INVALID_INPUT: import: 2 of 6 entries look like they contain credentials; memory is injected into every future prompt, so nothing was written:/)
-    assert.match(r.err, /^ {2}- CLAUDE\.md line 6 \(Ops notes › Services\): a password or token assignment: "Staging database password: <redacted>"$/m)
+    assert.match(
+      r.err,
+      /INVALID_INPUT: import: 2 of 6 entries look like they contain credentials; memory is injected into every future prompt, so nothing was written:/,
+    )
+    assert.match(
+      r.err,
+      /^ {2}- CLAUDE\.md line 6 \(Ops notes › Services\): a password or token assignment: "Staging database password: <redacted>"$/m,
+    )
     assert.match(r.err, /^ {2}- CLAUDE\.md line 12 \(Ops notes › Keys\): an OpenAI API key: "Use <redacted> for the OpenAI sandbox"$/m)
     assert.doesNotMatch(r.err, /Tr0ub4dor|4f9Qm2Lx/, 'the refusal does not repeat the credentials')
     assert.doesNotMatch(r.err, /TELEGRAM_BOT_TOKEN|HFXI/, 'a variable name and a redacted value are not flagged')
@@ -162,17 +215,30 @@ describe('an import with credentials names every one and can leave them out', { 
     assert.equal(list().length, 0)
     const { error } = JSON.parse(run(['import', '-y', '--json', '--adapter', 'claude-code-memory-md', file]).out)
     assertValidError(error)
-    assert.deepEqual(error.details.flagged.map((f) => [f.index, f.field, f.where]), [[1, 'text', 'CLAUDE.md line 6'], [4, 'text', 'CLAUDE.md line 12']])
+    assert.deepEqual(
+      error.details.flagged.map((f) => [f.index, f.field, f.where]),
+      [
+        [1, 'text', 'CLAUDE.md line 6'],
+        [4, 'text', 'CLAUDE.md line 12'],
+      ],
+    )
     const skipped = run(['import', '-y', '--skip-flagged', '--adapter', 'claude-code-memory-md', file])
     assert.equal(skipped.code, 0, skipped.err)
     assert.match(skipped.err, /left out 2 entries that look like credentials:\n {2}- CLAUDE\.md line 6 .*\n {2}- CLAUDE\.md line 12 /)
-    assert.match(skipped.out, /^Imported 4 entries via adapter claude-code-memory-md \(one approval, one transaction; budgets checked\)\. Left out 2 flagged as credentials\./)
+    assert.match(
+      skipped.out,
+      /^Imported 4 entries via adapter claude-code-memory-md \(one approval, one transaction; budgets checked\)\. Left out 2 flagged as credentials\./,
+    )
     const texts = list().map((e) => e.text)
     assert.equal(texts.length, 4)
     assert.ok(texts.some((t) => t.includes('TELEGRAM_BOT_TOKEN')))
     assert.ok(!texts.some((t) => /Tr0ub4dor|sk-proj/.test(t)))
     const audit = JSON.parse(run(['audit', '--json']).out)
-    assert.deepEqual(audit.map((x) => x.action), ['add', 'add', 'add', 'add', 'seed'], 'one seed of the four, audited per entry')
+    assert.deepEqual(
+      audit.map((x) => x.action),
+      ['add', 'add', 'add', 'add', 'seed'],
+      'one seed of the four, audited per entry',
+    )
   })
 })
 
@@ -184,14 +250,24 @@ describe('the native screen an import asks', { skip }, () => {
       entry('Rotate keys every 90 days', { source: 'CLAUDE.md', tags: ['Keys'] }),
       entry('ok', { source: 'password=Tr0ub4dor&3x' }),
       entry('ok', { tags: ['Keys', 'AKIAIOSFODNN7EXAMPLE1'] }),
-      entry('intro\n- Staging database password: Tr0ub4dor&3x and sk-proj-4f9Qm2Lx8Vb1Nc7Tz3Rw6Yh0Kd5Js2Pa\nend', { tags: ['AKIAIOSFODNN7EXAMPLE1'] }),
+      entry('intro\n- Staging database password: Tr0ub4dor&3x and sk-proj-4f9Qm2Lx8Vb1Nc7Tz3Rw6Yh0Kd5Js2Pa\nend', {
+        tags: ['AKIAIOSFODNN7EXAMPLE1'],
+      }),
     ])
     assert.deepEqual(flagged, [
       { index: 1, kind: 'a password or token assignment', field: 'source', excerpt: 'password=<redacted>' },
       { index: 2, kind: 'an AWS access key id', field: 'tags', excerpt: '<redacted>' },
-      { index: 3, kind: 'a password or token assignment', field: 'text', excerpt: '- Staging database password: <redacted> and <redacted>' },
+      {
+        index: 3,
+        kind: 'a password or token assignment',
+        field: 'text',
+        excerpt: '- Staging database password: <redacted> and <redacted>',
+      },
     ])
-    assert.throws(() => addon.screenEntries([entry('ok'), { track: 'user' }]), (e) => e.code === 'INVALID_INPUT' && /^entry 1: /.test(e.message))
+    assert.throws(
+      () => addon.screenEntries([entry('ok'), { track: 'user' }]),
+      (e) => e.code === 'INVALID_INPUT' && /^entry 1: /.test(e.message),
+    )
   })
 })
 
@@ -227,7 +303,10 @@ describe('/memory import explains the same refusals (en and zh)', { skip }, () =
     const r = await cmd(ctx, `/memory import --adapter=claude-code-memory-md ${file}`)
     assert.equal(r.kind, 'error')
     assert.match(r.text, /import：6 条中有 2 条看起来包含凭据/)
-    assert.match(r.text, /secrets\d+\.md 第 6 行（Ops notes › Services）：a password or token assignment："Staging database password: <redacted>"/)
+    assert.match(
+      r.text,
+      /secrets\d+\.md 第 6 行（Ops notes › Services）：a password or token assignment："Staging database password: <redacted>"/,
+    )
     assert.match(r.text, /不含这些条目导入其余 4 条：\/memory import --skip-flagged <路径>/)
     const ok = await cmd(ctx, `/memory import --skip-flagged --adapter=claude-code-memory-md ${file}`)
     assert.equal(ok.kind, 'success', ok.text)
@@ -240,13 +319,19 @@ describe('/memory import explains the same refusals (en and zh)', { skip }, () =
     const dbPath = path.join(tmp, `big${++n}.db`)
     const big = { userGlobal: 100_000, workspace: 100_000 }
     const p = new native.MemoryProvider({ dbPath, gate: async () => 'allowed-once', budgets: { user: big, agent: big } })
-    await p.seed(Array.from({ length: 1001 }, (_, i) => ({ track: 'agent', scope: 'user-global', text: `fact ${i}` })), { agent: { session: { id: 's', header: {} } } })
+    await p.seed(
+      Array.from({ length: 1001 }, (_, i) => ({ track: 'agent', scope: 'user-global', text: `fact ${i}` })),
+      { agent: { session: { id: 's', header: {} } } },
+    )
     p.close()
     const ctx = mockCtx()
     apply(ctx, { dbPath, budgets: { user: big, agent: big } })
     ctxs.push(ctx)
     const r = await cmd(ctx, '/memory export')
     assert.equal(r.kind, 'error')
-    assert.equal(r.text, 'the store holds more than 1000 entries, the most one export document carries; write them into a directory as parts with a manifest: dsh-memento export --out-dir <dir> (in a terminal; /memory import <dir> restores every part in one approval)')
+    assert.equal(
+      r.text,
+      'the store holds more than 1000 entries, the most one export document carries; write them into a directory as parts with a manifest: dsh-memento export --out-dir <dir> (in a terminal; /memory import <dir> restores every part in one approval)',
+    )
   })
 })

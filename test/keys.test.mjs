@@ -23,18 +23,48 @@ const drive = WIN ? path.resolve('/').slice(0, 2) : ''
 
 const INPUTS = [
   // relative
-  '.', 'proj', './proj/a', 'proj/a/', 'a/../b', '..', '../..', 'a/./b/.',
+  '.',
+  'proj',
+  './proj/a',
+  'proj/a/',
+  'a/../b',
+  '..',
+  '../..',
+  'a/./b/.',
   // absolute POSIX-style (on win32: rooted on the current drive)
-  '/', '/a', '/a/b/', '/a/b//', '/a//b', '/a/b/../c/', '/a/b/../../..', '/..', '/a/./b', '/srv/My Proj',
+  '/',
+  '/a',
+  '/a/b/',
+  '/a/b//',
+  '/a//b',
+  '/a/b/../c/',
+  '/a/b/../../..',
+  '/..',
+  '/a/./b',
+  '/srv/My Proj',
   // mixed and backslash separators
-  '/a\\b/c', 'a\\b', '\\a\\b\\', '/a/b\\..\\c',
+  '/a\\b/c',
+  'a\\b',
+  '\\a\\b\\',
+  '/a/b\\..\\c',
   // drive letters
-  'C:\\', 'C:/', 'c:\\Users\\Dev\\Proj\\', 'C:\\a\\..\\..\\b', 'C:/mixed\\Seps/', 'D:\\Proj\\A\\', 'd:\\proj\\a',
+  'C:\\',
+  'C:/',
+  'c:\\Users\\Dev\\Proj\\',
+  'C:\\a\\..\\..\\b',
+  'C:/mixed\\Seps/',
+  'D:\\Proj\\A\\',
+  'd:\\proj\\a',
   ...(WIN ? [`${drive}rel\\dir`, `${drive}`] : []),
   // UNC
-  '\\\\server\\share', '\\\\server\\share\\', '\\\\Server\\Share\\Dir\\Sub\\..', '//server/share/x/', '\\\\?\\C:\\Long\\Path',
+  '\\\\server\\share',
+  '\\\\server\\share\\',
+  '\\\\Server\\Share\\Dir\\Sub\\..',
+  '//server/share/x/',
+  '\\\\?\\C:\\Long\\Path',
   // non-ASCII
-  '/home/Élodie/Café', 'C:\\Users\\ÉLODIE\\Проект',
+  '/home/Élodie/Café',
+  'C:\\Users\\ÉLODIE\\Проект',
 ]
 
 describe('workspaceKeyOf follows the JS reference plugin', { skip }, () => {
@@ -80,7 +110,8 @@ describe('workspaceKeyOf follows the JS reference plugin', { skip }, () => {
 describe('agentKeyOf follows the JS reference plugin', { skip }, () => {
   test(`trims${WIN ? ' and lowercases' : ''}`, () => {
     const fold = (s) => (WIN ? s.toLowerCase() : s)
-    for (const preset of ['coder', ' coder ', '\tCoder\n', 'Code Reviewer', '  ', '']) assert.equal(agentKeyOf(preset), fold(preset.trim()), JSON.stringify(preset))
+    for (const preset of ['coder', ' coder ', '\tCoder\n', 'Code Reviewer', '  ', ''])
+      assert.equal(agentKeyOf(preset), fold(preset.trim()), JSON.stringify(preset))
     assert.equal(agentKeyOf(' Coder '), WIN ? 'coder' : 'Coder')
     assert.equal(agentKeyOf(undefined), '')
   })
@@ -102,7 +133,7 @@ process.stdout.write(JSON.stringify({ db: resolveDbPath(''), home: os.homedir(),
     const { db, home, dsh } = inChild(withoutDshHome())
     assert.equal(home, os.homedir())
     assert.equal(db, path.join(os.homedir(), '.dsh', 'dsh-memento', 'memory.db'))
-    assert.equal(dsh, path.join(os.homedir(), '.dsh'), 'the dsh home the CLI reads session logs from is the store\'s')
+    assert.equal(dsh, path.join(os.homedir(), '.dsh'), "the dsh home the CLI reads session logs from is the store's")
     if (WIN) {
       // The profile (%USERPROFILE%), not `\.dsh\...` on the current drive.
       assert.match(db, /^([A-Za-z]:\\|\\\\[^\\]+\\[^\\]+\\)/, db)

@@ -13,12 +13,17 @@ const rel = (f) => path.relative(ROOT, f).split(path.sep).join('/')
 
 /** Every .mjs under `dir`. */
 const modules = (dir) =>
-  fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true }).filter((d) => d.isFile() && d.name.endsWith('.mjs')).map((d) => rel(path.join(d.parentPath ?? d.path, d.name)))
+  fs
+    .readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
+    .filter((d) => d.isFile() && d.name.endsWith('.mjs'))
+    .map((d) => rel(path.join(d.parentPath ?? d.path, d.name)))
 
 /** The relative imports of a module (static, side-effect, re-exports and dynamic with a literal), as repository paths. */
 function importsOf(file) {
   const src = fs.readFileSync(path.join(ROOT, file), 'utf8')
-  const specs = [...src.matchAll(/^\s*(?:import|export)\b[^'"]*?\bfrom\s+'(\.[^']+)'|^\s*import\s+'(\.[^']+)'|\bimport\(\s*'(\.[^']+)'\s*\)/gm)].map((m) => m[1] ?? m[2] ?? m[3])
+  const specs = [
+    ...src.matchAll(/^\s*(?:import|export)\b[^'"]*?\bfrom\s+'(\.[^']+)'|^\s*import\s+'(\.[^']+)'|\bimport\(\s*'(\.[^']+)'\s*\)/gm),
+  ].map((m) => m[1] ?? m[2] ?? m[3])
   return specs.map((s) => rel(path.resolve(path.dirname(path.join(ROOT, file)), s)))
 }
 

@@ -17,7 +17,11 @@ const pause = (ms) => new Promise((r) => setTimeout(r, ms))
 async function cliAdds(dir, db, ws, from, step) {
   for (let i = from; i < N; i += step) {
     const code = await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, 'add', '--yes', '--db', db, '--workspace', ws, '--track', 'agent', `cli fact ${i}`], { cwd: dir, env: childEnv(dir), stdio: 'ignore' })
+      const child = spawn(process.execPath, [BIN, 'add', '--yes', '--db', db, '--workspace', ws, '--track', 'agent', `cli fact ${i}`], {
+        cwd: dir,
+        env: childEnv(dir),
+        stdio: 'ignore',
+      })
       child.on('error', reject)
       child.on('exit', resolve)
     })
@@ -29,13 +33,21 @@ describe('several MCP servers and the CLI on one store', { skip }, () => {
   it(`lose no update when each writes ${N} entries at once, and the chain verifies`, async () => {
     const s = sandbox(root)
     const accept = async () => ({ action: 'accept', content: {} })
-    const servers = await Promise.all(['a', 'b'].map((agent) => connect({ ...s, args: ['--workspace', s.ws, '--agent', agent], elicit: accept, info: { ...CLIENT, name: `client-${agent}` } })))
+    const servers = await Promise.all(
+      ['a', 'b'].map((agent) =>
+        connect({ ...s, args: ['--workspace', s.ws, '--agent', agent], elicit: accept, info: { ...CLIENT, name: `client-${agent}` } }),
+      ),
+    )
     try {
       // Paced in bursts of two, so that the servers' writes spread over the CLI's.
       const mcpAdds = servers.map(async ({ client }, k) => {
         const results = []
         for (let i = 0; i < N; i += 2) {
-          results.push(...await Promise.all([i, i + 1].map((j) => memory(client, { action: 'add', track: 'agent', text: `agent ${'ab'[k]} fact ${j}` }))))
+          results.push(
+            ...(await Promise.all(
+              [i, i + 1].map((j) => memory(client, { action: 'add', track: 'agent', text: `agent ${'ab'[k]} fact ${j}` })),
+            )),
+          )
           await pause(150)
         }
         return results
@@ -48,17 +60,31 @@ describe('several MCP servers and the CLI on one store', { skip }, () => {
     const mod = await import('../index.mjs')
     const p = new mod.MemoryProvider({ dbPath: s.db, gate: async () => 'rejected' })
     try {
-      const texts = p.listEntries().map((e) => `${e.agentKey}:${e.text}`).sort()
+      const texts = p
+        .listEntries()
+        .map((e) => `${e.agentKey}:${e.text}`)
+        .sort()
       const want = [...Array.from({ length: N }, (_, i) => [`a:agent a fact ${i}`, `b:agent b fact ${i}`, `:cli fact ${i}`])].flat().sort()
       assert.deepEqual(texts, want)
       const verify = p.auditVerify()
       assert.equal(verify.ok, true, JSON.stringify(verify))
       const adds = p.auditList(1000).filter((r) => r.action === 'add')
       assert.equal(adds.length, 3 * N)
-      assert.equal(adds.filter((r) => r.outcome === `allowed-once (via mcp elicitation, client client-a ${CLIENT.version}, writePolicy ask)`).length, N)
-      assert.equal(adds.filter((r) => r.outcome === `allowed-once (via mcp elicitation, client client-b ${CLIENT.version}, writePolicy ask)`).length, N)
-      assert.equal(p.budgets({ workspaceKey: mod.workspaceKeyOf(s.ws) }).find((u) => u.track === 'agent' && u.scope === 'workspace').used, want.reduce((n, t) => n + t.slice(t.indexOf(':') + 1).length, 0))
-    } finally { p.close() }
+      assert.equal(
+        adds.filter((r) => r.outcome === `allowed-once (via mcp elicitation, client client-a ${CLIENT.version}, writePolicy ask)`).length,
+        N,
+      )
+      assert.equal(
+        adds.filter((r) => r.outcome === `allowed-once (via mcp elicitation, client client-b ${CLIENT.version}, writePolicy ask)`).length,
+        N,
+      )
+      assert.equal(
+        p.budgets({ workspaceKey: mod.workspaceKeyOf(s.ws) }).find((u) => u.track === 'agent' && u.scope === 'workspace').used,
+        want.reduce((n, t) => n + t.slice(t.indexOf(':') + 1).length, 0),
+      )
+    } finally {
+      p.close()
+    }
     const audit = cli(s.dir, s.db, ['audit', '--verify'])
     assert.equal(audit.code, 0, audit.err)
     assert.match(audit.out, /^Audit chain verified: /)

@@ -12,10 +12,12 @@ import { skip as noNative } from './support/provider.mjs'
 import { BIN, childEnv, sandbox, tmpRoot } from './support/mcp.mjs'
 
 const SCRIPT = fileURLToPath(new URL('./mcp/python_client.py', import.meta.url))
-const tools = process.env.DSH_MEMENTO_TOOLS ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'dsh-memento-tools')
+const tools =
+  process.env.DSH_MEMENTO_TOOLS ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'dsh-memento-tools')
 // A venv's interpreter: bin/python, or Scripts\python.exe on Windows.
 const windows = process.platform === 'win32'
-const PYTHON = process.env.MEMENTO_MCP_PYTHON ?? path.join(tools, 'mcp-python', ...(windows ? ['Scripts', 'python.exe'] : ['bin', 'python']))
+const PYTHON =
+  process.env.MEMENTO_MCP_PYTHON ?? path.join(tools, 'mcp-python', ...(windows ? ['Scripts', 'python.exe'] : ['bin', 'python']))
 const present = fs.existsSync(PYTHON)
 if (!present && !windows) throw new Error(`the MCP Python SDK venv is missing (${PYTHON}): run scripts/test-tools.sh`)
 // Under Wine (test/platforms/wine.sh) there is no Windows Python: scripts/mcp-python.sh makes a
@@ -29,7 +31,12 @@ after(cleanup)
 describe('the official MCP Python SDK as the client', { skip }, () => {
   it('lists, writes through its elicitation callback, is refused on decline, queries and reads the snapshot', async () => {
     const s = sandbox(root)
-    const r = spawnSync(PYTHON, [SCRIPT, process.execPath, BIN, s.db, s.ws], { cwd: s.dir, env: childEnv(s.dir), encoding: 'utf8', timeout: 60_000 })
+    const r = spawnSync(PYTHON, [SCRIPT, process.execPath, BIN, s.db, s.ws], {
+      cwd: s.dir,
+      env: childEnv(s.dir),
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
     assert.equal(r.status, 0, r.stderr)
     const out = JSON.parse(r.stdout)
     assert.deepEqual(out.server.name, 'dsh-memento')
@@ -44,9 +51,15 @@ describe('the official MCP Python SDK as the client', { skip }, () => {
     assert.deepEqual([out.declined.structured.error.code, out.declined.structured.error.outcome], ['WRITE_DENIED', 'rejected'])
     assert.match(out.declined.text, /\[WRITE_DENIED\]/)
 
-    assert.match(out.asked[2], /^\[dsh-memento\] replace user\/workspace\nfrom: .*\n│ Prefers uv for Python\nto: .*\n│ Prefers uv 0\.5 for Python\nchanges: text$/)
+    assert.match(
+      out.asked[2],
+      /^\[dsh-memento\] replace user\/workspace\nfrom: .*\n│ Prefers uv for Python\nto: .*\n│ Prefers uv 0\.5 for Python\nchanges: text$/,
+    )
     assert.equal(out.replaced.structured.previous.text, 'Prefers uv for Python')
-    assert.deepEqual(out.query.structured.entries.map((e) => e.text), ['Prefers uv 0.5 for Python'])
+    assert.deepEqual(
+      out.query.structured.entries.map((e) => e.text),
+      ['Prefers uv 0.5 for Python'],
+    )
     assert.equal(out.recall.structured.memory.total, 1)
 
     const mod = await import('../index.mjs')
@@ -61,6 +74,8 @@ describe('the official MCP Python SDK as the client', { skip }, () => {
         ['add-denied', 'rejected (via mcp elicitation, client python-sdk-client 0.1, writePolicy ask)'],
         ['replace', 'allowed-once (via mcp elicitation, client python-sdk-client 0.1, writePolicy ask)'],
       ])
-    } finally { p.close() }
+    } finally {
+      p.close()
+    }
   })
 })

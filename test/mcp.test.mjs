@@ -26,22 +26,34 @@ function reader(db) {
 }
 const rows = (db, n = 50) => {
   const p = reader(db)
-  try { return p.auditList(n) } finally { p.close() }
+  try {
+    return p.auditList(n)
+  } finally {
+    p.close()
+  }
 }
 const entries = (db) => {
   const p = reader(db)
-  try { return p.listEntries() } finally { p.close() }
+  try {
+    return p.listEntries()
+  } finally {
+    p.close()
+  }
 }
-const label = (outcome, why) => `${outcome} (via mcp elicitation, client ${CLIENT.name} ${CLIENT.version}, writePolicy ask${why ? `; ${why}` : ''})`
+const label = (outcome, why) =>
+  `${outcome} (via mcp elicitation, client ${CLIENT.name} ${CLIENT.version}, writePolicy ask${why ? `; ${why}` : ''})`
 const accept = async () => ({ action: 'accept', content: {} })
 
 describe('dsh-memento mcp', { skip }, () => {
-  it('lists the memory tools, with dsh\'s arguments and save/skip guidance, and the resources', async () => {
+  it("lists the memory tools, with dsh's arguments and save/skip guidance, and the resources", async () => {
     const s = sandbox(root)
     const { client } = await connect({ ...s, args: ['--workspace', s.ws] })
     try {
       const { tools } = await client.listTools()
-      assert.deepEqual(tools.map((t) => t.name), ['memory', 'memory_recall'])
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['memory', 'memory_recall'],
+      )
       const [mem, recall] = tools
       assert.ok(mem.description.startsWith(S.toolDescription), 'the dsh tool description, guidance included')
       assert.match(mem.description, /SAVE: .*\nSKIP: /)
@@ -50,16 +62,30 @@ describe('dsh-memento mcp', { skip }, () => {
       assert.equal(mem.outputSchema.type, 'object')
       assert.deepEqual(Object.keys(recall.inputSchema.properties), ['query', 'memoryLimit'])
       const { resources } = await client.listResources()
-      assert.deepEqual(resources.map((r) => [r.uri, r.mimeType]), [['memento://snapshot', 'text/plain'], ['memento://budgets', 'application/json']])
+      assert.deepEqual(
+        resources.map((r) => [r.uri, r.mimeType]),
+        [
+          ['memento://snapshot', 'text/plain'],
+          ['memento://budgets', 'application/json'],
+        ],
+      )
       assert.deepEqual(client.getServerCapabilities().resources, { subscribe: true })
-    } finally { await client.close() }
+    } finally {
+      await client.close()
+    }
   })
 
   it('asks for an add through elicitation with the whole change, and lands it only on accept', async () => {
     const s = sandbox(root)
     const { client, asked } = await connect({ ...s, args: ['--workspace', s.ws], elicit: accept })
     try {
-      const r = await memory(client, { action: 'add', text: 'Prefers pnpm over npm', tags: ['build', 'js'], track: 'user', scope: 'workspace' })
+      const r = await memory(client, {
+        action: 'add',
+        text: 'Prefers pnpm over npm',
+        tags: ['build', 'js'],
+        track: 'user',
+        scope: 'workspace',
+      })
       assert.equal(r.isError, undefined)
       assert.equal(r.structuredContent.ok, true)
       assert.equal(r.structuredContent.entry.text, 'Prefers pnpm over npm')
@@ -70,12 +96,17 @@ describe('dsh-memento mcp', { skip }, () => {
       assert.ok(asked[0].includes('tags ["build", "js"]'), asked[0])
       assert.ok(asked[0].includes(`workspace ${mod.workspaceKeyOf(s.ws)}`), 'the keys it lands under')
       const [e] = entries(s.db)
-      assert.deepEqual([e.text, e.tags, e.source, e.workspaceKey, e.agentKey], ['Prefers pnpm over npm', ['build', 'js'], 'mcp', mod.workspaceKeyOf(s.ws), ''])
+      assert.deepEqual(
+        [e.text, e.tags, e.source, e.workspaceKey, e.agentKey],
+        ['Prefers pnpm over npm', ['build', 'js'], 'mcp', mod.workspaceKeyOf(s.ws), ''],
+      )
       const add = rows(s.db).find((x) => x.action === 'add')
       assert.equal(add.outcome, label('allowed-once'))
       assert.equal(add.entryId, e.id)
       assert.match(add.sessionId, /^mcp:/)
-    } finally { await client.close() }
+    } finally {
+      await client.close()
+    }
   })
 
   it('lands nothing when the person declines or cancels, and audits each refusal', async () => {
@@ -85,17 +116,26 @@ describe('dsh-memento mcp', { skip }, () => {
     try {
       const declined = await memory(client, { action: 'add', text: 'Declined fact' })
       assert.equal(declined.isError, true)
-      assert.deepEqual(declined.structuredContent.error, { code: 'WRITE_DENIED', message: 'memory write not approved (approval outcome: rejected); nothing was written', outcome: 'rejected' })
+      assert.deepEqual(declined.structuredContent.error, {
+        code: 'WRITE_DENIED',
+        message: 'memory write not approved (approval outcome: rejected); nothing was written',
+        outcome: 'rejected',
+      })
       assert.ok(declined.content[0].text.endsWith(`[WRITE_DENIED] ${S.mcp.advice.rejected}`))
       const cancelled = await memory(client, { action: 'add', scope: 'user-global', text: 'Cancelled fact' })
       assert.equal(cancelled.structuredContent.error.outcome, 'cancelled')
       assert.equal(asked.length, 2)
       assert.deepEqual(entries(s.db), [])
-      assert.deepEqual(rows(s.db).map((x) => [x.action, x.text, x.outcome]), [
-        ['add-denied', 'Cancelled fact', label('cancelled')],
-        ['add-denied', 'Declined fact', label('rejected')],
-      ])
-    } finally { await client.close() }
+      assert.deepEqual(
+        rows(s.db).map((x) => [x.action, x.text, x.outcome]),
+        [
+          ['add-denied', 'Cancelled fact', label('cancelled')],
+          ['add-denied', 'Declined fact', label('rejected')],
+        ],
+      )
+    } finally {
+      await client.close()
+    }
   })
 
   it('refuses every write from a client without elicitation, and says how to write instead', async () => {
@@ -108,10 +148,15 @@ describe('dsh-memento mcp', { skip }, () => {
       assert.match(r.content[0].text, /dsh-memento add/)
       assert.match(r.content[0].text, /inside dsh/)
       assert.deepEqual(entries(s.db), [])
-      assert.deepEqual(rows(s.db).map((x) => [x.action, x.outcome]), [['add-denied', label('unavailable', S.mcp.failure.noElicitation)]])
+      assert.deepEqual(
+        rows(s.db).map((x) => [x.action, x.outcome]),
+        [['add-denied', label('unavailable', S.mcp.failure.noElicitation)]],
+      )
       // reads need no approval
       assert.equal((await memory(client, { action: 'query', text: 'x' })).structuredContent.ok, true)
-    } finally { await client.close() }
+    } finally {
+      await client.close()
+    }
   })
 
   it('shows from and to for a replace, and every target for a consolidate', async () => {
@@ -124,30 +169,56 @@ describe('dsh-memento mcp', { skip }, () => {
       assert.equal(r.structuredContent.ok, true)
       assert.equal(r.structuredContent.previous.text, 'Tests run with npm test')
       const shown = asked[2]
-      assert.match(shown, /^\[dsh-memento\] replace user\/workspace\nfrom: .*tags \["ci"\]\n│ Tests run with npm test\nto: .*tags \["ci", "pnpm"\]\n│ Tests run with pnpm test\nchanges: text, tags$/)
+      assert.match(
+        shown,
+        /^\[dsh-memento\] replace user\/workspace\nfrom: .*tags \["ci"\]\n│ Tests run with npm test\nto: .*tags \["ci", "pnpm"\]\n│ Tests run with pnpm test\nchanges: text, tags$/,
+      )
       const c = await memory(client, { action: 'consolidate', matches: ['pnpm test', 'eslint'], text: 'pnpm test, then eslint' })
       assert.equal(c.structuredContent.removed.length, 2)
-      assert.ok(asked[3].includes('Tests run with pnpm test') && asked[3].includes('Lint runs with eslint') && asked[3].includes('pnpm test, then eslint'), asked[3])
-      assert.deepEqual(entries(s.db).map((e) => e.text), ['pnpm test, then eslint'])
-    } finally { await client.close() }
+      assert.ok(
+        asked[3].includes('Tests run with pnpm test') &&
+          asked[3].includes('Lint runs with eslint') &&
+          asked[3].includes('pnpm test, then eslint'),
+        asked[3],
+      )
+      assert.deepEqual(
+        entries(s.db).map((e) => e.text),
+        ['pnpm test, then eslint'],
+      )
+    } finally {
+      await client.close()
+    }
   })
 
-  it('sees what the CLI wrote while it runs, and the snapshot resource is the provider\'s snapshot', async () => {
+  it("sees what the CLI wrote while it runs, and the snapshot resource is the provider's snapshot", async () => {
     const s = sandbox(root)
     const { client } = await connect({ ...s, args: ['--workspace', s.ws, '--agent', 'reviewer'] })
     try {
       assert.equal((await memory(client, { action: 'query', text: 'bun' })).structuredContent.total, 0)
       assert.equal(cli(s.dir, s.db, ['add', '--yes', '--workspace', s.ws, 'Uses bun for scripts']).code, 0)
-      assert.equal(cli(s.dir, s.db, ['add', '--yes', '--workspace', s.ws, '--agent', 'reviewer', '--track', 'agent', 'Reviewer checks bun lockfile']).code, 0)
-      assert.equal(cli(s.dir, s.db, ['add', '--yes', '--workspace', s.ws, '--agent', 'other', '--track', 'agent', 'Another agent: bun only']).code, 0)
+      assert.equal(
+        cli(s.dir, s.db, ['add', '--yes', '--workspace', s.ws, '--agent', 'reviewer', '--track', 'agent', 'Reviewer checks bun lockfile'])
+          .code,
+        0,
+      )
+      assert.equal(
+        cli(s.dir, s.db, ['add', '--yes', '--workspace', s.ws, '--agent', 'other', '--track', 'agent', 'Another agent: bun only']).code,
+        0,
+      )
       const q = await memory(client, { action: 'query', text: 'bun' })
-      assert.deepEqual(q.structuredContent.entries.map((e) => e.text).sort(), ['Reviewer checks bun lockfile', 'Uses bun for scripts'], 'its agent and the shared layer, not another agent')
+      assert.deepEqual(
+        q.structuredContent.entries.map((e) => e.text).sort(),
+        ['Reviewer checks bun lockfile', 'Uses bun for scripts'],
+        'its agent and the shared layer, not another agent',
+      )
       const recall = await client.callTool({ name: 'memory_recall', arguments: { query: 'bun' } })
       assert.equal(recall.structuredContent.memory.total, 2)
       assert.equal(recall.structuredContent.history, undefined)
       assert.doesNotMatch(recall.content[0].text, /history/)
 
-      const { contents: [snap] } = await client.readResource({ uri: 'memento://snapshot' })
+      const {
+        contents: [snap],
+      } = await client.readResource({ uri: 'memento://snapshot' })
       const p = reader(s.db)
       try {
         const keys = { workspaceKey: mod.workspaceKeyOf(s.ws), agentKey: mod.agentKeyOf('reviewer') }
@@ -156,16 +227,25 @@ describe('dsh-memento mcp', { skip }, () => {
         const recorded = p.auditList(5).filter((x) => x.action === 'snapshot')
         assert.equal(recorded.length, 1, 'reading it records a snapshot row')
         assert.equal(recorded[0].text, snap.text)
-        const { contents: [b] } = await client.readResource({ uri: 'memento://budgets' })
+        const {
+          contents: [b],
+        } = await client.readResource({ uri: 'memento://budgets' })
         assert.deepEqual(JSON.parse(b.text), p.budgets({ workspaceKey: keys.workspaceKey }))
-      } finally { p.close() }
+      } finally {
+        p.close()
+      }
       await client.readResource({ uri: 'memento://snapshot' })
       assert.equal(rows(s.db).filter((x) => x.action === 'snapshot').length, 1, 'the same text is recorded once')
-      await assert.rejects(client.readResource({ uri: 'memento://nope' }), (e) => e instanceof McpError && e.code === ErrorCode.InvalidParams)
-    } finally { await client.close() }
+      await assert.rejects(
+        client.readResource({ uri: 'memento://nope' }),
+        (e) => e instanceof McpError && e.code === ErrorCode.InvalidParams,
+      )
+    } finally {
+      await client.close()
+    }
   })
 
-  it('uses the client\'s first root as its workspace when no --workspace is given', async () => {
+  it("uses the client's first root as its workspace when no --workspace is given", async () => {
     const s = sandbox(root)
     const other = path.join(s.dir, 'root-b')
     fs.mkdirSync(other)
@@ -173,31 +253,51 @@ describe('dsh-memento mcp', { skip }, () => {
     try {
       await memory(client, { action: 'add', text: 'Workspace from the client root' })
       assert.equal(entries(s.db)[0].workspaceKey, mod.workspaceKeyOf(s.ws))
-    } finally { await client.close() }
+    } finally {
+      await client.close()
+    }
   })
 
-  it('uses the client\'s first file: root when roots of other schemes come first', async () => {
+  it("uses the client's first file: root when roots of other schemes come first", async () => {
     const s = sandbox(root)
-    const { client } = await connect({ ...s, cwd: s.dir, elicit: accept, roots: ['https://example.com/repo', 'vscode-vfs://github/org/repo', s.ws] })
+    const { client } = await connect({
+      ...s,
+      cwd: s.dir,
+      elicit: accept,
+      roots: ['https://example.com/repo', 'vscode-vfs://github/org/repo', s.ws],
+    })
     try {
       await memory(client, { action: 'add', text: 'Workspace from the first file root' })
       assert.equal(entries(s.db)[0].workspaceKey, mod.workspaceKeyOf(s.ws))
-      assert.notEqual(mod.workspaceKeyOf(s.ws), mod.workspaceKeyOf(s.dir), 'not the server\'s own cwd')
-    } finally { await client.close() }
+      assert.notEqual(mod.workspaceKeyOf(s.ws), mod.workspaceKeyOf(s.dir), "not the server's own cwd")
+    } finally {
+      await client.close()
+    }
   })
 
-  it('keeps a client\'s whole name in the audit label, cut between code points', async () => {
+  it("keeps a client's whole name in the audit label, cut between code points", async () => {
     const s = sandbox(root)
     const name = `${'x'.repeat(79)}😀tail`
     const { client } = await connect({ ...s, args: ['--workspace', s.ws], elicit: accept, info: { name, version: '1.0' } })
     try {
       await memory(client, { action: 'add', text: 'Labelled by a long client name' })
-    } finally { await client.close() }
-    const decline = await connect({ ...s, args: ['--workspace', s.ws], elicit: async () => ({ action: 'decline' }), info: { name, version: '1.0' } })
+    } finally {
+      await client.close()
+    }
+    const decline = await connect({
+      ...s,
+      args: ['--workspace', s.ws],
+      elicit: async () => ({ action: 'decline' }),
+      info: { name, version: '1.0' },
+    })
     try {
       await memory(decline.client, { action: 'add', text: 'Declined by a long client name' })
-    } finally { await decline.client.close() }
-    const labels = rows(s.db).filter((x) => x.action === 'add' || x.action === 'add-denied').map((x) => x.outcome)
+    } finally {
+      await decline.client.close()
+    }
+    const labels = rows(s.db)
+      .filter((x) => x.action === 'add' || x.action === 'add-denied')
+      .map((x) => x.outcome)
     assert.deepEqual(labels.sort(), [
       `allowed-once (via mcp elicitation, client ${'x'.repeat(79)} 1.0, writePolicy ask)`,
       `rejected (via mcp elicitation, client ${'x'.repeat(79)} 1.0, writePolicy ask)`,
@@ -208,7 +308,9 @@ describe('dsh-memento mcp', { skip }, () => {
     const s = sandbox(root)
     const { client } = await connect({ ...s, args: ['--workspace', s.ws] })
     const updated = []
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { updated.push(n.params.uri) })
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updated.push(n.params.uri)
+    })
     try {
       await client.subscribeResource({ uri: 'memento://snapshot' })
       await client.subscribeResource({ uri: 'memento://budgets' })
@@ -218,19 +320,31 @@ describe('dsh-memento mcp', { skip }, () => {
       assert.equal(cli(s.dir, s.db, ['add', '--yes', '--workspace', s.ws, 'Written by another process']).code, 0)
       await waitFor(() => updated.length >= 2, 'resources/updated', 10_000)
       assert.deepEqual(updated.sort(), ['memento://budgets', 'memento://snapshot'])
-      const { contents: [snap] } = await client.readResource({ uri: 'memento://snapshot' })
+      const {
+        contents: [snap],
+      } = await client.readResource({ uri: 'memento://snapshot' })
       assert.match(snap.text, /Written by another process/)
       await client.unsubscribeResource({ uri: 'memento://budgets' })
       await client.unsubscribeResource({ uri: 'memento://snapshot' })
-    } finally { await client.close() }
+    } finally {
+      await client.close()
+    }
   })
 
   it('settles a write as denied when the pending elicitation is cancelled, or the client goes away', async () => {
     const s = sandbox(root)
     let shown
-    const { client } = await connect({ ...s, elicit: () => { shown?.(); return new Promise(() => {}) } })
+    const { client } = await connect({
+      ...s,
+      elicit: () => {
+        shown?.()
+        return new Promise(() => {})
+      },
+    })
     const ac = new AbortController()
-    const asked = new Promise((r) => { shown = r })
+    const asked = new Promise((r) => {
+      shown = r
+    })
     const call = memory(client, { action: 'add', text: 'Abandoned by the client' }, { signal: ac.signal })
     await asked
     ac.abort('the user pressed Escape')
@@ -238,21 +352,32 @@ describe('dsh-memento mcp', { skip }, () => {
     const denied = await waitFor(() => rows(s.db).find((x) => x.action === 'add-denied'), 'add-denied', 10_000)
     assert.equal(denied.outcome, label('cancelled', S.mcp.failure.aborted))
 
-    const second = new Promise((r) => { shown = r })
+    const second = new Promise((r) => {
+      shown = r
+    })
     const closing = memory(client, { action: 'add', text: 'Pending when the client left' }).catch((e) => e)
     await second
     await client.close()
     assert.ok((await closing) instanceof Error)
-    const left = await waitFor(() => rows(s.db).find((x) => x.action === 'add-denied' && x.text === 'Pending when the client left'), 'the second add-denied', 10_000)
+    const left = await waitFor(
+      () => rows(s.db).find((x) => x.action === 'add-denied' && x.text === 'Pending when the client left'),
+      'the second add-denied',
+      10_000,
+    )
     assert.equal(left.outcome, label('cancelled', S.mcp.failure.closed))
     assert.deepEqual(entries(s.db), [])
   })
 
-  it('answers malformed arguments with the protocol\'s error, and keeps serving', async () => {
+  it("answers malformed arguments with the protocol's error, and keeps serving", async () => {
     const s = sandbox(root)
     const { client } = await connect({ ...s, elicit: accept })
     try {
-      const bad = [{ action: 'add', text: 5 }, { text: 'no action' }, { action: 'frobnicate' }, { action: 'add', tags: 'not-an-array', text: 'x' }]
+      const bad = [
+        { action: 'add', text: 5 },
+        { text: 'no action' },
+        { action: 'frobnicate' },
+        { action: 'add', tags: 'not-an-array', text: 'x' },
+      ]
       for (const args of bad) {
         const r = await memory(client, args)
         assert.equal(r.isError, true, JSON.stringify(args))
@@ -260,15 +385,20 @@ describe('dsh-memento mcp', { skip }, () => {
         assert.match(r.content[0].text, /\[INVALID_INPUT\]$/)
       }
       const tags = await memory(client, { action: 'add', text: 'seventeen tags', tags: Array.from({ length: 17 }, (_, i) => `t${i}`) })
-      assert.equal(tags.structuredContent.error.code, 'INVALID_INPUT', 'the provider\'s own validation')
+      assert.equal(tags.structuredContent.error.code, 'INVALID_INPUT', "the provider's own validation")
       const missing = await memory(client, { action: 'replace', match: 'nothing like this', text: 'x' })
       assert.equal(missing.structuredContent.error.code, 'ENTRY_NOT_FOUND')
       const recall = await client.callTool({ name: 'memory_recall', arguments: { query: 7 } })
       assert.deepEqual([recall.isError, recall.structuredContent.error.code], [true, 'INVALID_INPUT'])
-      await assert.rejects(client.callTool({ name: 'forget_everything', arguments: {} }), (e) => e instanceof McpError && e.code === ErrorCode.InvalidParams)
+      await assert.rejects(
+        client.callTool({ name: 'forget_everything', arguments: {} }),
+        (e) => e instanceof McpError && e.code === ErrorCode.InvalidParams,
+      )
       assert.equal((await client.listTools()).tools.length, 2, 'still serving')
       assert.deepEqual(entries(s.db), [])
-    } finally { await client.close() }
+    } finally {
+      await client.close()
+    }
   })
 
   it('refuses every write under --write-policy off without asking', async () => {
@@ -280,7 +410,9 @@ describe('dsh-memento mcp', { skip }, () => {
       assert.ok(r.content[0].text.endsWith(S.mcp.advice.off))
       assert.deepEqual(asked, [])
       assert.equal(rows(s.db)[0].outcome, `rejected (via mcp --write-policy off, client ${CLIENT.name} ${CLIENT.version}, writePolicy off)`)
-    } finally { await client.close() }
+    } finally {
+      await client.close()
+    }
   })
 
   it('exits 0 when its stdin closes', async () => {
@@ -288,7 +420,12 @@ describe('dsh-memento mcp', { skip }, () => {
     const child = spawn(process.execPath, [BIN, 'mcp', '--db', s.db], { cwd: s.dir, env: childEnv(s.dir), stdio: ['pipe', 'pipe', 'pipe'] })
     let out = ''
     child.stdout.on('data', (d) => (out += d))
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    }
     child.stdin.write(`${JSON.stringify(init)}\nnot json at all\n`)
     await waitFor(() => out.includes('"id":1'), 'the initialize answer', 10_000)
     child.stdin.end()
@@ -320,7 +457,10 @@ describe('dsh-memento mcp', { skip }, () => {
     assert.match(dsh, /name: '@deepseek-ai\/dsh-mcp-client'/)
     assert.match(dsh, /no elicitation/)
     const bad = print('vscode')
-    assert.deepEqual([bad.code, bad.err], [2, 'dsh-memento: --print-config needs a client: claude-code, codex, cursor or dsh, got "vscode"\n'])
+    assert.deepEqual(
+      [bad.code, bad.err],
+      [2, 'dsh-memento: --print-config needs a client: claude-code, codex, cursor or dsh, got "vscode"\n'],
+    )
     assert.equal(fs.existsSync(s.db), false, 'printing opens no store')
   })
 })
@@ -328,20 +468,32 @@ describe('dsh-memento mcp', { skip }, () => {
 describe('the MCP SDK stays out of the plugin', { skip }, () => {
   // A resolve hook that refuses the SDK: a module graph that reaches it fails to import.
   const hook = path.join(root, 'no-mcp-sdk.mjs')
-  fs.writeFileSync(hook, `import { register } from 'node:module'
+  fs.writeFileSync(
+    hook,
+    `import { register } from 'node:module'
 register('data:text/javascript,' + encodeURIComponent(\`export async function resolve(s, c, next) {
   if (s.startsWith('@modelcontextprotocol/')) throw new Error('loaded ' + s)
   return next(s, c)
 }\`))
-`)
+`,
+  )
   const importUnderHook = (specifiers) => {
     const code = `for (const s of ${JSON.stringify(specifiers)}) await import(s)`
     return spawnSync(process.execPath, ['--import', pathToFileURL(hook).href, '--input-type=module', '-e', code], { encoding: 'utf8' })
   }
 
   it('importing index.mjs, the shared modules of lib/ and every module under lib/plugin and lib/panel loads no part of it', () => {
-    const modules = (dir) => fs.readdirSync(new URL(dir, import.meta.url)).filter((f) => f.endsWith('.mjs')).map((f) => new URL(`${dir}${f}`, import.meta.url).href)
-    const r = importUnderHook([new URL('../index.mjs', import.meta.url).href, ...modules('../lib/'), ...modules('../lib/plugin/'), ...modules('../lib/panel/')])
+    const modules = (dir) =>
+      fs
+        .readdirSync(new URL(dir, import.meta.url))
+        .filter((f) => f.endsWith('.mjs'))
+        .map((f) => new URL(`${dir}${f}`, import.meta.url).href)
+    const r = importUnderHook([
+      new URL('../index.mjs', import.meta.url).href,
+      ...modules('../lib/'),
+      ...modules('../lib/plugin/'),
+      ...modules('../lib/panel/'),
+    ])
     assert.equal(r.status, 0, r.stderr)
   })
 

@@ -57,7 +57,10 @@ describe('a write that repeats a stored fact', { skip }, () => {
 
     const asked = ctx.approval.requests.at(-1)
     // the card the user answers: the stored text, quoted, and why
-    assert.match(asked.reason, /≈ likely a duplicate of "Use pnpm, not npm, to install dependencies in this repository" \([01]\.\d\d, [^)]+\): consider replace instead/)
+    assert.match(
+      asked.reason,
+      /≈ likely a duplicate of "Use pnpm, not npm, to install dependencies in this repository" \([01]\.\d\d, [^)]+\): consider replace instead/,
+    )
     assert.doesNotMatch(asked.reason, /staging/)
     assert.equal(r.ok, true, 'a duplicate is still legal: the approver decides')
     assert.equal(r.similar.length, 1, 'the unrelated entry is not named')
@@ -80,12 +83,16 @@ describe('a write that repeats a stored fact', { skip }, () => {
     assert.doesNotMatch(renderMemoryResult(other)[0].text, /note:/)
   })
 
-  test('provider.preview shows the hints the approval will; the write result stays the protocol\'s', () => {
+  test("provider.preview shows the hints the approval will; the write result stays the protocol's", () => {
     const db = join(dir, `p${n++}.db`)
     const p = new native.MemoryProvider({ dbPath: db, gate: async () => 'allowed-once' })
     return (async () => {
       await p.add({ track: 'agent', scope: 'user-global', text: 'The CI runner has 2 cores and 7 GB of memory' }, write())
-      const shown = p.preview('add', { track: 'agent', scope: 'user-global', text: 'The CI runner now has 4 cores and 16 GB of memory' }, write())
+      const shown = p.preview(
+        'add',
+        { track: 'agent', scope: 'user-global', text: 'The CI runner now has 4 cores and 16 GB of memory' },
+        write(),
+      )
       assert.equal(shown.similar.length, 1)
       assert.equal(shown.similar[0].relation, 'update')
       assert.match(shown.reason, /likely an update of/)
@@ -100,9 +107,12 @@ describe('a write that repeats a stored fact', { skip }, () => {
 /** A tiny deterministic PRNG: the same layers on every run. */
 function prng(seed) {
   let s = seed >>> 0
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32)
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32
 }
-const WORDS = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu'.split(' ')
+const WORDS =
+  'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu'.split(
+    ' ',
+  )
 
 describe('a full layer', { skip }, () => {
   test('the tool refusal always carries writes that free what the write lacks, when the layer holds that much', async () => {
@@ -120,7 +130,9 @@ describe('a full layer', { skip }, () => {
         if (!r.ok) break
         if (rand() < 0.3) await run(tool, { action: 'add', text: `${fact.replace(':', ' -')} again` }, agent)
       }
-      const used = memory.budgets({ workspaceKey: memory.keysOf(agent.session).workspaceKey }).find((b) => b.scope === 'workspace' && b.track === 'user').used
+      const used = memory
+        .budgets({ workspaceKey: memory.keysOf(agent.session).workspaceKey })
+        .find((b) => b.scope === 'workspace' && b.track === 'user').used
       const text = `a new fact ${round}: ${Array.from({ length: 8 + Math.floor(rand() * 40) }, pick).join(' ')}`
       const r = await run(tool, { action: 'add', text }, agent)
       assert.equal(r.ok, false)
@@ -133,13 +145,17 @@ describe('a full layer', { skip }, () => {
       // each is a call the model can make as it stands, and each one it makes lands
       const before = memory.listEntries().length
       for (const s of r.error.suggestions) {
-        const call = s.action === 'consolidate' ? { action: 'consolidate', matches: s.matches, text: s.text } : { action: 'remove', match: s.match }
+        const call =
+          s.action === 'consolidate' ? { action: 'consolidate', matches: s.matches, text: s.text } : { action: 'remove', match: s.match }
         const done = await run(tool, call, agent)
         assert.equal(done.ok, true, `${JSON.stringify(call)} → ${JSON.stringify(done.error)}`)
       }
       assert.ok(memory.listEntries().length < before)
       assert.equal((await run(tool, { action: 'add', text }, agent)).ok, true, 'after the plan, the write fits')
-      assert.match(renderMemoryResult(r)[0].text, /to make room \(each is one memory call, approved like any write\):\n- (consolidate matches=|remove match=)/)
+      assert.match(
+        renderMemoryResult(r)[0].text,
+        /to make room \(each is one memory call, approved like any write\):\n- (consolidate matches=|remove match=)/,
+      )
     }
     assert.ok(checked >= 8, `${checked} rounds checked`)
   })
@@ -151,7 +167,10 @@ describe('a full layer', { skip }, () => {
     await cmd(ctx, agent, `/memory add ${PNPM_AGAIN}`)
     const r = await cmd(ctx, agent, '/memory add the release branch is cut every second Monday')
     assert.equal(r.kind, 'error')
-    assert.match(r.text, /^memory BUDGET_EXCEEDED: .*\nTo make room \(each is one write, approved like any other\):\n- consolidate these 2 into use pnpm \(not npm\) to install the dependencies in this repository \(frees 61 chars; near-duplicates: keep the newest wording\)\n {4}· Use pnpm, not npm, to install dependencies in this repository\n {4}· use pnpm \(not npm\) to install the dependencies in this repository\nApply one: \/memory remove/)
+    assert.match(
+      r.text,
+      /^memory BUDGET_EXCEEDED: .*\nTo make room \(each is one write, approved like any other\):\n- consolidate these 2 into use pnpm \(not npm\) to install the dependencies in this repository \(frees 61 chars; near-duplicates: keep the newest wording\)\n {4}· Use pnpm, not npm, to install dependencies in this repository\n {4}· use pnpm \(not npm\) to install the dependencies in this repository\nApply one: \/memory remove/,
+    )
   })
 })
 
@@ -188,16 +207,30 @@ describe('the health check', { skip }, () => {
     assert.equal(fixed.kind, 'success', fixed.text)
     assert.match(fixed.text, new RegExp(`^Fixed ${id} \\(duplicates\\):\\nConsolidated \\(agent/workspace\\): removed 2, added 1\\.`))
     const after = memory.listEntries().map((e) => e.text)
-    assert.deepEqual(after.filter((t) => !before.includes(t)), [], 'the fix writes the kept text, nothing new')
-    assert.deepEqual(before.filter((t) => !after.includes(t)), [PNPM], 'only the older wording is gone')
+    assert.deepEqual(
+      after.filter((t) => !before.includes(t)),
+      [],
+      'the fix writes the kept text, nothing new',
+    )
+    assert.deepEqual(
+      before.filter((t) => !after.includes(t)),
+      [PNPM],
+      'only the older wording is gone',
+    )
     assert.equal(memory.auditList(1)[0].outcome, 'allowed-once (via command, writePolicy ask)')
 
-    assert.equal((await cmd(ctx, agent, `/memory doctor fix ${id}`)).text, `no finding with a fix has the id "${id}": list them again (the store may have changed since)`)
-    assert.equal((await cmd(ctx, agent, '/memory doctor --stale-days=soon')).text, 'memory INVALID_INPUT: staleDays must be a positive integer')
+    assert.equal(
+      (await cmd(ctx, agent, `/memory doctor fix ${id}`)).text,
+      `no finding with a fix has the id "${id}": list them again (the store may have changed since)`,
+    )
+    assert.equal(
+      (await cmd(ctx, agent, '/memory doctor --stale-days=soon')).text,
+      'memory INVALID_INPUT: staleDays must be a positive integer',
+    )
     assert.match((await cmd(ctx, agent, '/memory doctor fix')).text, /^doctor takes no arguments but fix <id>: \/memory doctor/)
   })
 
-  test('a session sees only its own layers\' findings', async () => {
+  test("a session sees only its own layers' findings", async () => {
     const { ctx } = setup()
     const mine = makeAgent({ cwd: '/work/mine' })
     const theirs = makeAgent({ cwd: '/work/theirs' })
@@ -222,9 +255,15 @@ describe('the health check', { skip }, () => {
     assert.equal(listed.code, 0)
     const health = JSON.parse(listed.out)
     assert.equal(health.checked, 2)
-    assert.deepEqual(health.findings.map((f) => f.kind), ['duplicates'])
+    assert.deepEqual(
+      health.findings.map((f) => f.kind),
+      ['duplicates'],
+    )
     const [f] = health.findings
-    assert.deepEqual(f.entries.map((e) => e.text), [PNPM, PNPM_AGAIN])
+    assert.deepEqual(
+      f.entries.map((e) => e.text),
+      [PNPM, PNPM_AGAIN],
+    )
     assert.deepEqual(f.fix.input.matches, [PNPM, PNPM_AGAIN])
 
     const refused = cli('doctor', '--fix', f.id)
@@ -240,16 +279,28 @@ describe('the health check', { skip }, () => {
 })
 
 describe('a layer too large to compare whole', { skip }, () => {
-  test('the indexed candidates still find the stored fact of the corpus\'s duplicates and updates', async () => {
+  test("the indexed candidates still find the stored fact of the corpus's duplicates and updates", async () => {
     // Past 256 visible entries a new text is compared only with the entries the layer's trigram
     // index finds sharing its rarest terms: through the provider, on other projects' entries plus every
     // stored text of the corpus's duplicate and update pairs, each pair's new text must still
     // name its stored one.
-    const corpus = (file) => readFileSync(fileURLToPath(new URL(`../tests/similar/${file}`, import.meta.url)), 'utf8').split('\n').filter((l) => l.trim() && !l.startsWith('#'))
-    const others = corpus('layers.txt').filter((l) => !l.startsWith('##')).map((l) => l.slice(l.indexOf('| ') + 2))
-    const pairs = corpus('pairs.txt').map((l) => l.split(' | ')).map(([kind, , news, ...stored]) => ({ kind, news, stored: stored.join(' | ') })).filter((p) => p.kind === 'dup' || p.kind === 'update')
+    const corpus = (file) =>
+      readFileSync(fileURLToPath(new URL(`../tests/similar/${file}`, import.meta.url)), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() && !l.startsWith('#'))
+    const others = corpus('layers.txt')
+      .filter((l) => !l.startsWith('##'))
+      .map((l) => l.slice(l.indexOf('| ') + 2))
+    const pairs = corpus('pairs.txt')
+      .map((l) => l.split(' | '))
+      .map(([kind, , news, ...stored]) => ({ kind, news, stored: stored.join(' | ') }))
+      .filter((p) => p.kind === 'dup' || p.kind === 'update')
     const big = { userGlobal: 1e9, workspace: 1e9 }
-    const p = new native.MemoryProvider({ dbPath: join(dir, `large${n++}.db`), gate: async () => 'allowed-once', budgets: { user: big, agent: big } })
+    const p = new native.MemoryProvider({
+      dbPath: join(dir, `large${n++}.db`),
+      gate: async () => 'allowed-once',
+      budgets: { user: big, agent: big },
+    })
     const entry = (text) => ({ track: 'agent', scope: 'workspace', text })
     const w = write('fts-recall', { cwd: '/work/fts-recall' })
     await p.seed([...new Set([...others, ...pairs.map((x) => x.stored)])].map(entry), w)

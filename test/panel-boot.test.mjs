@@ -17,9 +17,11 @@ const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
 // Linux program, which node.exe cannot start.
 const wine = process.env.MEMENTO_UNDER_WINE === '1' && process.env.CHROMIUM === undefined
 if (!wine && !existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: run scripts/test-tools.sh, or set CHROMIUM`)
-const skip = noNative || (wine ? `under Wine ${CHROMIUM} is the Linux chromium, which node.exe cannot start (set CHROMIUM to a Windows one)` : false)
+const skip =
+  noNative || (wine ? `under Wine ${CHROMIUM} is the Linux chromium, which node.exe cannot start (set CHROMIUM to a Windows one)` : false)
 const CLIENT_JS = fileURLToPath(new URL('../client/client.js', import.meta.url))
-const PAGE = '<!doctype html><html><head><script>window.__ModuleLoader__ = { load(r) { window.__registered = r } }</script>' +
+const PAGE =
+  '<!doctype html><html><head><script>window.__ModuleLoader__ = { load(r) { window.__registered = r } }</script>' +
   '<script src="/plugins/dsh-memento/client.js?rev=test"></script></head><body></body></html>'
 
 describe('panel boot file in a browser', { skip }, () => {
@@ -32,14 +34,26 @@ describe('panel boot file in a browser', { skip }, () => {
   before(async () => {
     const { makeRoutes } = await import('../lib/panel/index.mjs')
     const { strings } = await import('../lib/strings.mjs')
-    const modules = makeRoutes({ service: {}, provider: {}, config: { language: 'en', panelEntriesLimit: 200 }, userWrite: () => ({}) }).find((r) => r.kind === 'prefix')
+    const modules = makeRoutes({
+      service: {},
+      provider: {},
+      config: { language: 'en', panelEntriesLimit: 200 },
+      userWrite: () => ({}),
+    }).find((r) => r.kind === 'prefix')
     server = http.createServer(async (req, res) => {
       const path = new URL(req.url, 'http://x').pathname
       seen.push(path)
       if (path === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE)
-      if (path === '/plugins/dsh-memento/client.js') return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(readFileSync(CLIENT_JS))
+      if (path === '/plugins/dsh-memento/client.js')
+        return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(readFileSync(CLIENT_JS))
       if (path === '/api/memento/panel') {
-        const body = { language: 'en', labels: strings('en').panel, token: 't', layers: ['user/user-global', 'user/workspace', 'agent/user-global', 'agent/workspace'], pageSize: 50 }
+        const body = {
+          language: 'en',
+          labels: strings('en').panel,
+          token: 't',
+          layers: ['user/user-global', 'user/workspace', 'agent/user-global', 'agent/workspace'],
+          pageSize: 50,
+        }
         return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
       }
       if (path === modules.path || path.startsWith(`${modules.path}/`)) {
@@ -52,7 +66,19 @@ describe('panel boot file in a browser', { skip }, () => {
     base = `http://127.0.0.1:${server.address().port}`
     const { chromium } = await import('playwright-core')
     profile = mkdtempSync(join(tmpdir(), 'memento-boot-'))
-    browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] })
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    })
   })
   after(async () => {
     await browser?.close().catch(() => {})
@@ -70,7 +96,8 @@ describe('panel boot file in a browser', { skip }, () => {
     assert.equal(await page.evaluate(() => window.__registered.id), 'dsh-memento')
     return { page, errors }
   }
-  const apply = (page) => page.evaluate(() => window.__registered.factory().apply({ sessions: null, effect: (f) => (window.__dispose = f()) }))
+  const apply = (page) =>
+    page.evaluate(() => window.__registered.factory().apply({ sessions: null, effect: (f) => (window.__dispose = f()) }))
 
   test('apply loads the panel modules from the plugin route; the disposer takes the drawer and its style away', async () => {
     const { page, errors } = await open()
@@ -78,9 +105,16 @@ describe('panel boot file in a browser', { skip }, () => {
     await page.locator('#dsh-memento-panel .mm-open').waitFor()
     assert.equal(await page.locator('.mm-open').textContent(), '🧠 Memory')
     assert.equal(await page.locator('style[data-plugin="dsh-memento"]').count(), 1)
-    for (const name of ['panel', 'state', 'api', 'render', 'sync', 'events', 'style']) assert.ok(seen.includes(`/api/memento/client/${name}.js`), name)
+    for (const name of ['panel', 'state', 'api', 'render', 'sync', 'events', 'style'])
+      assert.ok(seen.includes(`/api/memento/client/${name}.js`), name)
     await page.evaluate(() => window.__dispose())
-    assert.deepEqual(await page.evaluate(() => [!!document.getElementById('dsh-memento-panel'), !!document.querySelector('style[data-plugin="dsh-memento"]')]), [false, false])
+    assert.deepEqual(
+      await page.evaluate(() => [
+        !!document.getElementById('dsh-memento-panel'),
+        !!document.querySelector('style[data-plugin="dsh-memento"]'),
+      ]),
+      [false, false],
+    )
     assert.deepEqual(errors, [])
     await page.close()
   })
@@ -96,7 +130,9 @@ describe('panel boot file in a browser', { skip }, () => {
     release()
     hold = null
     // The import settles (the module is served), then nothing happens.
-    await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/api/memento/client/panel.js') && e.responseEnd > 0))
+    await page.waitForFunction(() =>
+      performance.getEntriesByType('resource').some((e) => e.name.endsWith('/api/memento/client/panel.js') && e.responseEnd > 0),
+    )
     await page.waitForTimeout(500)
     assert.equal(await page.locator('#dsh-memento-panel').count(), 0)
     assert.equal(panelCalls(), before, 'no labels fetched')

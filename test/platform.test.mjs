@@ -22,7 +22,10 @@ function withoutAddons(t) {
 function loadError(dir, arch) {
   const pose = arch ? `Object.defineProperty(process, 'arch', { value: ${JSON.stringify(arch)} });` : ''
   const script = `${pose} import(${JSON.stringify(pathToFileURL(join(dir, 'index.mjs')).href)}).then(() => console.log('{}'), (e) => console.log(JSON.stringify({ code: e.code, message: e.message, details: e.details })))`
-  const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: '' } })
+  const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: '' },
+  })
   assert.equal(out.status, 0, out.stderr)
   return JSON.parse(out.stdout)
 }
@@ -45,7 +48,7 @@ test('a shipped platform whose addon is absent says how to get it', (t) => {
   assert.match(e.message, /full package tarball/)
 })
 
-test('an addon that is present but cannot be loaded names the loader\'s reason', (t) => {
+test("an addon that is present but cannot be loaded names the loader's reason", (t) => {
   const dir = withoutAddons(t)
   writeFileSync(join(dir, `memento.${currentPlatform()}.node`), 'not a shared library')
   const e = loadError(dir)
@@ -53,5 +56,8 @@ test('an addon that is present but cannot be loaded names the loader\'s reason',
   assert.match(e.message, /did not load/)
   // glibc: 'invalid ELF header'; musl: 'Exec format error'; Windows: 'not a valid Win32 application'
   // (Wine: 'Bad EXE format').
-  assert.match(e.message, /invalid ELF header|Exec format error|not a valid Win32 application|Bad EXE format|not a mach-o file|too short|file too short/i)
+  assert.match(
+    e.message,
+    /invalid ELF header|Exec format error|not a valid Win32 application|Bad EXE format|not a mach-o file|too short|file too short/i,
+  )
 })

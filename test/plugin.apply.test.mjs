@@ -55,13 +55,20 @@ describe('config', () => {
     const cases = [
       [{ budgets: { user: { workspace: 0 } } }, 'dsh-memento config: budgets.user.workspace must be a positive integer'],
       [{ writePolicy: 'maybe' }, 'invalid writePolicy "maybe" (one of ask|auto|off)'],
-      [{ writePolicies: { 'user/nowhere': 'auto' } }, 'invalid writePolicies key "user/nowhere" (expected "track/scope" or "source:<name>")'],
+      [
+        { writePolicies: { 'user/nowhere': 'auto' } },
+        'invalid writePolicies key "user/nowhere" (expected "track/scope" or "source:<name>")',
+      ],
       [{ writePolicies: { 'source:claude': 'yes' } }, 'invalid writePolicies value for "source:claude": "yes" (one of ask|auto|off)'],
       [{ language: 'fr' }, `dsh-memento config: language must be 'en' or 'zh' (got "fr")`],
       [{ recall: { snippetCap: 1.5 } }, 'dsh-memento config: recall.snippetCap must be a positive integer'],
       [{ proposals: { maxPending: 0 } }, 'dsh-memento config: proposals.maxPending must be a positive integer'],
     ]
-    for (const [raw, message] of cases) assert.throws(() => resolveConfig(raw), (e) => e.code === 'INVALID_INPUT' && e.message === message)
+    for (const [raw, message] of cases)
+      assert.throws(
+        () => resolveConfig(raw),
+        (e) => e.code === 'INVALID_INPUT' && e.message === message,
+      )
   })
   test('Config without the schemastery peer is a Standard Schema doing the same', () => {
     const Config = makeConfigSchema(null)
@@ -88,7 +95,10 @@ describe('ctx.memory', { skip }, () => {
     for (const key of ['store', 'gate', 'provider', 'writePolicy']) assert.equal(memory[key], undefined, key)
     assert.ok(Object.isFrozen(memory))
     const agent = makeAgent()
-    await assert.rejects(memory.add({ track: 'user', scope: 'workspace', text: 'x' }, { agent, gate: async () => 'allowed-once' }), (e) => e.code === 'WRITE_DENIED' && e.details.outcome === 'unavailable')
+    await assert.rejects(
+      memory.add({ track: 'user', scope: 'workspace', text: 'x' }, { agent, gate: async () => 'allowed-once' }),
+      (e) => e.code === 'WRITE_DENIED' && e.details.outcome === 'unavailable',
+    )
     assert.equal(memory.listEntries().length, 0)
     assert.equal(memory.auditList(50)[0].outcome, 'unavailable (via approval, writePolicy ask)')
   })
@@ -100,17 +110,26 @@ describe('ctx.memory', { skip }, () => {
     await memory.add({ track: 'user', scope: 'user-global', text: 'likes tea', source: 'x' }, { agent, callId: 'c9', signal })
     const [req] = ctx.approval.requests
     assert.equal(req.toolName, 'memory')
-    assert.equal(req.reason, '[dsh-memento] add user/user-global\nnew: user/user-global · every workspace · every agent · source x · no tags\n│ likes tea')
+    assert.equal(
+      req.reason,
+      '[dsh-memento] add user/user-global\nnew: user/user-global · every workspace · every agent · source x · no tags\n│ likes tea',
+    )
     assert.equal(req.callId, 'c9')
     assert.equal(req.signal, signal)
-    assert.deepEqual(agent.session.events.map((e) => e.type), ['turn/start', 'approval/asked', 'approval/decided'])
+    assert.deepEqual(
+      agent.session.events.map((e) => e.type),
+      ['turn/start', 'approval/asked', 'approval/decided'],
+    )
   })
   test('outside a turn the ask fails closed and the denied row says why', async () => {
     const { memory } = setup()
     const agent = makeAgent()
     agent.session.events.length = 0
     await assert.rejects(memory.add({ track: 'user', scope: 'workspace', text: 'x' }, { agent }), (e) => e.code === 'WRITE_DENIED')
-    assert.match(memory.auditList(50)[0].outcome, /^unavailable \(via approval, writePolicy ask; approval ask failed: approval\.request\(\) outside an open turn/)
+    assert.match(
+      memory.auditList(50)[0].outcome,
+      /^unavailable \(via approval, writePolicy ask; approval ask failed: approval\.request\(\) outside an open turn/,
+    )
   })
 })
 
@@ -121,10 +140,15 @@ describe('memory tool', { skip }, () => {
     const agent = makeAgent()
     const v = await run(tool, { action: 'add', text: 'user likes  tea' }, agent)
     assert.equal(v.ok, true)
-    assert.deepEqual({ ...v.entry, id: 'x' }, { id: 'x', track: 'user', scope: 'workspace', text: 'user likes  tea', source: 'memory-tool', tags: [] })
+    assert.deepEqual(
+      { ...v.entry, id: 'x' },
+      { id: 'x', track: 'user', scope: 'workspace', text: 'user likes  tea', source: 'memory-tool', tags: [] },
+    )
     assert.deepEqual(v.usage, { track: 'user', scope: 'workspace', used: 15, limit: 2000 })
     assert.equal(memory.auditList(50)[0].outcome, 'allowed-once (via approval, writePolicy ask)')
-    assert.deepEqual(tool.output.render({}, v), [{ type: 'text', text: 'memory entry added (user/workspace): user likes  tea\nbudget: 15/2000 chars used' }])
+    assert.deepEqual(tool.output.render({}, v), [
+      { type: 'text', text: 'memory entry added (user/workspace): user likes  tea\nbudget: 15/2000 chars used' },
+    ])
   })
   test('denied write leaves only its denied row; the model sees a structured error', async () => {
     const { tool, memory } = setup()
@@ -133,7 +157,10 @@ describe('memory tool', { skip }, () => {
     assert.equal(v.error.code, 'WRITE_DENIED')
     assert.equal(v.error.outcome, 'unavailable')
     assert.equal(memory.listEntries().length, 0)
-    assert.deepEqual(memory.auditList(50).map((r) => [r.action, r.outcome]), [['add-denied', 'unavailable (via approval, writePolicy ask)']])
+    assert.deepEqual(
+      memory.auditList(50).map((r) => [r.action, r.outcome]),
+      [['add-denied', 'unavailable (via approval, writePolicy ask)']],
+    )
   })
   test('writePolicy auto needs no answerer; off refuses; overrides name the deciding key (B4)', async () => {
     let s = setup({ writePolicy: 'auto' })
@@ -180,17 +207,26 @@ describe('memory tool', { skip }, () => {
     await run(tool, { action: 'add', text: 'uses npm' }, b)
     await run(tool, { action: 'add', scope: 'user-global', text: 'likes tea' }, a)
     const q = await run(tool, { action: 'query', text: 'uses' }, a)
-    assert.deepEqual(q.entries.map((e) => e.text), ['uses pnpm'])
+    assert.deepEqual(
+      q.entries.map((e) => e.text),
+      ['uses pnpm'],
+    )
     const r = await run(tool, { action: 'replace', match: 'pnpm', text: 'uses pnpm 11' }, a)
     assert.equal(r.previous.text, 'uses pnpm')
     await run(tool, { action: 'add', text: 'likes vim' }, a)
     const c = await run(tool, { action: 'consolidate', matches: ['pnpm', 'vim'], text: 'pnpm 11 + vim' }, a)
     assert.equal(c.removed.length, 2)
-    assert.equal(tool.output.render({}, c)[0].text, 'memory entries consolidated (user/workspace): 2 removed → pnpm 11 + vim\nbudget: 13/2000 chars used')
+    assert.equal(
+      tool.output.render({}, c)[0].text,
+      'memory entries consolidated (user/workspace): 2 removed → pnpm 11 + vim\nbudget: 13/2000 chars used',
+    )
     const rm = await run(tool, { action: 'remove', match: 'VIM' }, a)
     assert.equal(rm.entry.text, 'pnpm 11 + vim')
     const all = await run(tool, { action: 'query' }, a)
-    assert.deepEqual(all.entries.map((e) => e.text), ['likes tea'])
+    assert.deepEqual(
+      all.entries.map((e) => e.text),
+      ['likes tea'],
+    )
     assert.equal(tool.output.render({}, all)[0].text, 'memory query: 1 match\n- [user/user-global] likes tea')
   })
   test('an aborted signal throws before anything happens', async () => {
@@ -203,7 +239,10 @@ describe('memory tool', { skip }, () => {
     const { tool, recall } = setup({ language: 'zh' })
     assert.match(tool.description, /读写有界/)
     assert.match(recall.description, /两段式回忆/)
-    assert.equal(tool.output.render({}, { action: 'query', ok: true, entries: [], total: 0, truncated: false })[0].text, 'memory 查询：没有匹配的条目')
+    assert.equal(
+      tool.output.render({}, { action: 'query', ok: true, entries: [], total: 0, truncated: false })[0].text,
+      'memory 查询：没有匹配的条目',
+    )
   })
 })
 
@@ -215,7 +254,10 @@ describe('snapshot', { skip }, () => {
     assert.equal(section(ctx).order, -50)
     assert.equal(section(ctx).text({}), '')
     assert.equal(section(ctx).text({ agent }), '')
-    assert.deepEqual(memory.auditList(50).map((r) => [r.action, r.text, r.sessionId]), [['snapshot', '', agent.session.id]])
+    assert.deepEqual(
+      memory.auditList(50).map((r) => [r.action, r.text, r.sessionId]),
+      [['snapshot', '', agent.session.id]],
+    )
   })
   test('frozen per session id, not object identity (B15); usage = enforced usage for the workspace', async () => {
     const { ctx, memory } = setup({ writePolicy: 'auto' })
@@ -241,12 +283,15 @@ describe('snapshot', { skip }, () => {
     const { ctx, memory } = setup({ writePolicy: 'auto', language: 'zh' })
     const a = makeAgent()
     await memory.add({ track: 'user', scope: 'user-global', text: '喜欢茶' }, { agent: a })
-    assert.match(section(ctx).text({ agent: makeAgent() }), /^\[dsh-memento：冻结记忆快照[\s\S]*## 用户画像（全局偏好、沟通风格、雷区） — 3\/2000 已用字符\n- 喜欢茶$/)
+    assert.match(
+      section(ctx).text({ agent: makeAgent() }),
+      /^\[dsh-memento：冻结记忆快照[\s\S]*## 用户画像（全局偏好、沟通风格、雷区） — 3\/2000 已用字符\n- 喜欢茶$/,
+    )
   })
 })
 
 describe('/memory command', { skip }, () => {
-  test('add keeps the user\'s whitespace (B12), is audited via command, needs no answerer', async () => {
+  test("add keeps the user's whitespace (B12), is audited via command, needs no answerer", async () => {
     const { ctx, memory } = setup()
     const agent = makeAgent()
     agent.session.events.length = 0 // out of turn: commands never need one
@@ -278,20 +323,35 @@ describe('/memory command', { skip }, () => {
     await cmd(ctx, agent, '/memory add --track=agent likes vim')
     await cmd(ctx, agent, '/memory add --track=agent tabs  not spaces')
     const ws = workspaceKeyOf('/ws/a') // `/ws/a`; on win32 `<drive>:\ws\a`, lowercased
-    assert.equal((await cmd(ctx, agent, '/memory list')).text, `Memory entries (3):\n- [user/workspace @${ws}] uses pnpm\n- [agent/workspace @${ws}] likes vim\n- [agent/workspace @${ws}] tabs  not spaces`)
+    assert.equal(
+      (await cmd(ctx, agent, '/memory list')).text,
+      `Memory entries (3):\n- [user/workspace @${ws}] uses pnpm\n- [agent/workspace @${ws}] likes vim\n- [agent/workspace @${ws}] tabs  not spaces`,
+    )
     assert.equal((await cmd(ctx, agent, '/memory query PNPM')).text, `Matches (1):\n- [user/workspace @${ws}] uses pnpm`)
     assert.equal((await cmd(ctx, agent, '/memory query zzz')).text, 'No entry contains "zzz".')
-    assert.equal((await cmd(ctx, agent, '/memory budgets')).text, 'Budget usage:\n- user/user-global: 0/2000\n- user/workspace: 9/2000\n- agent/user-global: 0/4000\n- agent/workspace: 25/4000')
+    assert.equal(
+      (await cmd(ctx, agent, '/memory budgets')).text,
+      'Budget usage:\n- user/user-global: 0/2000\n- user/workspace: 9/2000\n- agent/user-global: 0/4000\n- agent/workspace: 25/4000',
+    )
     const c = await cmd(ctx, agent, '/memory consolidate --track=agent vim "not spaces" => vim,  tabs')
     assert.equal(c.text, 'Consolidated (agent/workspace): removed 2, added 1.\nNew entry: vim,  tabs\nLayer usage: 10/4000')
     assert.equal((await cmd(ctx, agent, '/memory remove pnpm')).text, 'Removed (user/workspace): uses pnpm\nLayer usage: 0/2000')
     const audit = await cmd(ctx, agent, '/memory audit')
-    assert.match(audit.text, /^Recent audit \(7 rows\):\n- \S+ remove user\/workspace allowed-once \(via command, writePolicy ask\) \(command\)/)
+    assert.match(
+      audit.text,
+      /^Recent audit \(7 rows\):\n- \S+ remove user\/workspace allowed-once \(via command, writePolicy ask\) \(command\)/,
+    )
     assert.equal((await cmd(ctx, agent, '/memory fly')).kind, 'error')
-    assert.equal((await cmd(ctx, agent, '/memory add')).text, 'add needs text: /memory add [--track=user|agent] [--scope=user-global|workspace] <text>')
+    assert.equal(
+      (await cmd(ctx, agent, '/memory add')).text,
+      'add needs text: /memory add [--track=user|agent] [--scope=user-global|workspace] <text>',
+    )
     assert.equal((await cmd(ctx, agent, '/memory consolidate a b')).text.startsWith('consolidate usage:'), true)
     assert.equal((await cmd(ctx, agent, '/memory consolidate => x')).text, 'consolidate needs 1..20 unique substrings (left of =>)')
-    assert.deepEqual(await cmd(ctx, agent, '/memory proposals frob'), { kind: 'error', text: 'proposals usage: /memory proposals | proposals approve <id> | proposals dismiss <id>' })
+    assert.deepEqual(await cmd(ctx, agent, '/memory proposals frob'), {
+      kind: 'error',
+      text: 'proposals usage: /memory proposals | proposals approve <id> | proposals dismiss <id>',
+    })
     assert.equal((await cmd(ctx, agent, '/memory export extra')).text, 'export takes no arguments: /memory export [--adapter=<id>]')
   })
   test('export → import round trip keeps keys and tags (B11) and sessionId in export (D4)', async () => {
@@ -307,9 +367,18 @@ describe('/memory command', { skip }, () => {
     assert.equal(r.kind, 'success', r.text)
     assert.match(r.text, /^Imported 1 entries from the export document \(one approval, one transaction; budgets checked\)/)
     assert.equal(memory.listEntries()[1].agentKey, '')
-    assert.match((await cmd(ctx, other, '/memory import {nope')).text, /^memory INVALID_INPUT: import: inline JSON is not valid JSON \(line 1\)/)
-    assert.match((await cmd(ctx, other, '/memory import /no/such file.json')).text, /^memory INVALID_INPUT: import: cannot read "\/no\/such file\.json": /)
-    assert.match((await cmd(ctx, other, '/memory import --adapter=mem0 /no/such.json')).text, /^memory INVALID_INPUT: import: cannot read "\/no\/such\.json": /)
+    assert.match(
+      (await cmd(ctx, other, '/memory import {nope')).text,
+      /^memory INVALID_INPUT: import: inline JSON is not valid JSON \(line 1\)/,
+    )
+    assert.match(
+      (await cmd(ctx, other, '/memory import /no/such file.json')).text,
+      /^memory INVALID_INPUT: import: cannot read "\/no\/such file\.json": /,
+    )
+    assert.match(
+      (await cmd(ctx, other, '/memory import --adapter=mem0 /no/such.json')).text,
+      /^memory INVALID_INPUT: import: cannot read "\/no\/such\.json": /,
+    )
   })
   test('replace targets one entry by substring (=> new text), with the layer flags the CLI has', async () => {
     const { ctx, memory } = setup()
@@ -317,22 +386,41 @@ describe('/memory command', { skip }, () => {
     await cmd(ctx, agent, '/memory add --track=agent uses pnpm')
     const r = await cmd(ctx, agent, '/memory replace --track=agent pnpm => uses  pnpm 9')
     assert.deepEqual(r, { kind: 'success', text: 'Replaced (agent/workspace): uses pnpm\n  -> uses  pnpm 9\nLayer usage: 12/4000' })
-    assert.deepEqual(memory.listEntries().map((e) => [e.text, e.source]), [['uses  pnpm 9', 'command']])
-    assert.equal((await cmd(ctx, agent, '/memory replace pnpm')).text, 'replace needs a unique substring and new text: /memory replace [--track=user|agent] [--scope=user-global|workspace] <substring> => <new text>')
+    assert.deepEqual(
+      memory.listEntries().map((e) => [e.text, e.source]),
+      [['uses  pnpm 9', 'command']],
+    )
+    assert.equal(
+      (await cmd(ctx, agent, '/memory replace pnpm')).text,
+      'replace needs a unique substring and new text: /memory replace [--track=user|agent] [--scope=user-global|workspace] <substring> => <new text>',
+    )
     assert.match((await cmd(ctx, agent, '/memory replace --track=agent nothing => x')).text, /^memory ENTRY_NOT_FOUND: /)
   })
-  test('adapter imports show the adapter\'s warnings with the result', async () => {
+  test("adapter imports show the adapter's warnings with the result", async () => {
     const { ctx } = setup()
-    const payload = JSON.stringify({ results: [{ id: 'a', memory: 'likes tea', event: 'ADD' }, { id: 'b', memory: 'old', event: 'DELETE' }] })
+    const payload = JSON.stringify({
+      results: [
+        { id: 'a', memory: 'likes tea', event: 'ADD' },
+        { id: 'b', memory: 'old', event: 'DELETE' },
+      ],
+    })
     const r = await cmd(ctx, makeAgent(), `/memory import --adapter=mem0 ${payload}`)
     assert.equal(r.kind, 'success', r.text)
-    assert.match(r.text, /^Imported 1 entries via adapter mem0 \(one approval, one transaction; budgets checked\)\.[^\n]*\n\[dsh-memento\] seed [^]*\n│ likes tea\nwarning: /)
+    assert.match(
+      r.text,
+      /^Imported 1 entries via adapter mem0 \(one approval, one transaction; budgets checked\)\.[^\n]*\n\[dsh-memento\] seed [^]*\n│ likes tea\nwarning: /,
+    )
   })
   test('adapters are listed through the registry', async () => {
     const { ctx } = setup()
     const r = await cmd(ctx, makeAgent(), '/memory adapters')
     assert.match(r.text, /^Memory adapters \(\d+\):\n- /)
-    assert.ok(ctx.get('memoryAdapters').list().some((a) => a.id === 'mem0'))
+    assert.ok(
+      ctx
+        .get('memoryAdapters')
+        .list()
+        .some((a) => a.id === 'mem0'),
+    )
   })
   test('a typed import shows the change exactly as its approval was given it, planned once', async () => {
     const { ctx, memory } = setup()
@@ -344,10 +432,17 @@ describe('/memory command', { skip }, () => {
       return original.apply(this, args)
     }
     try {
-      const doc = { plugin: 'dsh-memento', schema: 'memory-export-v1', entries: [{ track: 'user', scope: 'user-global', text: 'likes tea' }] }
+      const doc = {
+        plugin: 'dsh-memento',
+        schema: 'memory-export-v1',
+        entries: [{ track: 'user', scope: 'user-global', text: 'likes tea' }],
+      }
       const r = await cmd(ctx, makeAgent(), `/memory import ${JSON.stringify(doc)}`)
-      assert.match(r.text, /\n\[dsh-memento\] seed \(1 entries\) user\/user-global ×1\n1\. user\/user-global · every workspace · every agent · source dsh-memento · no tags\n│ likes tea$/)
-      assert.deepEqual(previews, [], 'the shown change is the gate\'s payload, not a second plan')
+      assert.match(
+        r.text,
+        /\n\[dsh-memento\] seed \(1 entries\) user\/user-global ×1\n1\. user\/user-global · every workspace · every agent · source dsh-memento · no tags\n│ likes tea$/,
+      )
+      assert.deepEqual(previews, [], "the shown change is the gate's payload, not a second plan")
       assert.equal(memory.listEntries().length, 1)
     } finally {
       proto.preview = original
@@ -358,9 +453,15 @@ describe('/memory command', { skip }, () => {
     assert.deepEqual(await cmd(ctx, makeAgent(), '/memory list'), { kind: 'success', text: '记忆为空。' })
     const doc = { plugin: 'dsh-memento', schema: 'memory-export-v1', entries: [{ track: 'user', scope: 'user-global', text: '喜欢茶' }] }
     // then the change itself, in the approval's words (English, as every reason is)
-    assert.equal((await cmd(ctx, makeAgent(), `/memory import ${JSON.stringify(doc)}`)).text, '已从导出文档导入 1 条记忆（一次批准，一个事务；已检查预算）。条目获得新的 id 和时间戳；标签、来源和键保留。\n[dsh-memento] seed (1 entries) user/user-global ×1\n1. user/user-global · every workspace · every agent · source dsh-memento · no tags\n│ 喜欢茶')
+    assert.equal(
+      (await cmd(ctx, makeAgent(), `/memory import ${JSON.stringify(doc)}`)).text,
+      '已从导出文档导入 1 条记忆（一次批准，一个事务；已检查预算）。条目获得新的 id 和时间戳；标签、来源和键保留。\n[dsh-memento] seed (1 entries) user/user-global ×1\n1. user/user-global · every workspace · every agent · source dsh-memento · no tags\n│ 喜欢茶',
+    )
     assert.equal((await cmd(ctx, makeAgent(), '/memory list')).text, '记忆条目（1 条）：\n- [user/user-global] 喜欢茶')
-    assert.equal((await cmd(ctx, makeAgent(), '/memory add')).text, 'add 需要文本：/memory add [--track=user|agent] [--scope=user-global|workspace] <文本>')
+    assert.equal(
+      (await cmd(ctx, makeAgent(), '/memory add')).text,
+      'add 需要文本：/memory add [--track=user|agent] [--scope=user-global|workspace] <文本>',
+    )
   })
 })
 
@@ -415,23 +516,40 @@ describe('web routes and recall', { skip }, () => {
     assert.equal((await ctx.webServer.call('/api/memento/audit?limit=1')).json.rows.length, 1)
     assert.deepEqual((await ctx.webServer.call('/api/memento/proposals')).json, { proposals: [], language: 'en' })
     // the Health view: each finding with the ids, versions and kept text its fix previews with
-    const pnpm = ['Use pnpm, not npm, to install dependencies in this repository', 'use pnpm (not npm) to install the dependencies in this repository']
+    const pnpm = [
+      'Use pnpm, not npm, to install dependencies in this repository',
+      'use pnpm (not npm) to install the dependencies in this repository',
+    ]
     for (const text of pnpm) await ctx.get('memory').add({ track: 'user', scope: 'user-global', text }, { agent: makeAgent() })
     const h = (await ctx.webServer.call('/api/memento/health')).json
     assert.deepEqual([h.checked, h.staleDays, h.findings.length], [3, 90, 1])
     const [f] = h.findings
     assert.equal(f.kind, 'duplicates')
-    assert.deepEqual(f.entries.map((e) => [e.text, e.version]), pnpm.map((t) => [t, 1]))
-    assert.deepEqual(f.fix, { action: 'consolidate', why: 'near-duplicates: keep the newest wording', frees: 61, ids: f.entries.map((e) => e.id), text: pnpm[1], tags: [] })
+    assert.deepEqual(
+      f.entries.map((e) => [e.text, e.version]),
+      pnpm.map((t) => [t, 1]),
+    )
+    assert.deepEqual(f.fix, {
+      action: 'consolidate',
+      why: 'near-duplicates: keep the newest wording',
+      frees: 61,
+      ids: f.entries.map((e) => e.id),
+      text: pnpm[1],
+      tags: [],
+    })
     assert.equal(memory.listEntries()[0].recallCount, 0, 'the health check reads without recalling')
   })
-  test('panel routes answer only the user\'s own page (dsh\'s /api rule), and only GET and HEAD', async () => {
+  test("panel routes answer only the user's own page (dsh's /api rule), and only GET and HEAD", async () => {
     const { ctx } = setup({ writePolicy: 'auto' })
     await ctx.get('memory').add({ track: 'user', scope: 'user-global', text: 'likes tea' }, { agent: makeAgent() })
     const own = { host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080', 'sec-fetch-site': 'same-origin' }
     for (const path of ['/api/memento/entries', '/api/memento/audit', '/api/memento/proposals', '/api/memento/health']) {
       assert.equal((await ctx.webServer.call(path, { headers: own })).status, 200, path)
-      assert.equal((await ctx.webServer.call(path, { headers: { host: 'localhost:8080' } })).status, 200, `${path}: a local non-browser client`)
+      assert.equal(
+        (await ctx.webServer.call(path, { headers: { host: 'localhost:8080' } })).status,
+        200,
+        `${path}: a local non-browser client`,
+      )
       const refused = {
         'a rebound Host': { host: 'evil.example:8080' },
         'a foreign Origin': { ...own, origin: 'http://evil.example' },
@@ -464,7 +582,17 @@ describe('web routes and recall', { skip }, () => {
     assert.ok(route, 'one prefix route')
     /** The handler itself, with the URL exactly as sent (dsh's server resolves dot segments before matching; this does not). */
     const raw = (url, { method = 'GET', headers = { host: '127.0.0.1:8080' } } = {}) => {
-      const res = { statusCode: 0, headers: {}, body: undefined, setHeader(k, v) { this.headers[k] = v }, end(b) { this.body = b } }
+      const res = {
+        statusCode: 0,
+        headers: {},
+        body: undefined,
+        setHeader(k, v) {
+          this.headers[k] = v
+        },
+        end(b) {
+          this.body = b
+        },
+      }
       route.handler({ url, method, headers }, res)
       return res
     }
@@ -479,14 +607,25 @@ describe('web routes and recall', { skip }, () => {
       const again = raw(`/api/memento/client/${name}?retry=1`, { headers: { ...own, 'if-none-match': r.headers.etag } })
       assert.deepEqual([again.statusCode, again.body], [304, undefined], `${name}: revalidated`)
       const head = raw(`/api/memento/client/${name}`, { method: 'HEAD' })
-      assert.deepEqual([head.statusCode, head.body, head.headers['content-length']], [200, undefined, String(r.body.length)], `${name}: HEAD`)
+      assert.deepEqual(
+        [head.statusCode, head.body, head.headers['content-length']],
+        [200, undefined, String(r.body.length)],
+        `${name}: HEAD`,
+      )
     }
     // The list is the whole client/ directory but the file dsh serves itself, and every import resolves into it.
-    assert.deepEqual([...CLIENT_MODULES].sort(), readdirSync(CLIENT).filter((f) => f !== 'client.js').sort())
+    assert.deepEqual(
+      [...CLIENT_MODULES].sort(),
+      readdirSync(CLIENT)
+        .filter((f) => f !== 'client.js')
+        .sort(),
+    )
     for (const f of readdirSync(CLIENT)) {
       const src = readFileSync(join(CLIENT, f), 'utf8')
-      for (const [, spec] of src.matchAll(/\bfrom '([^']+)'|\bimport\('([^'`]+)'\)/g)) assert.ok(CLIENT_MODULES.includes(spec.replace(/^\.\//, '')), `${f} imports ${spec}`)
-      for (const [, spec] of src.matchAll(/'\/api\/memento\/client\/([^'?]+)'/g)) assert.ok(CLIENT_MODULES.includes(spec), `${f} loads ${spec}`)
+      for (const [, spec] of src.matchAll(/\bfrom '([^']+)'|\bimport\('([^'`]+)'\)/g))
+        assert.ok(CLIENT_MODULES.includes(spec.replace(/^\.\//, '')), `${f} imports ${spec}`)
+      for (const [, spec] of src.matchAll(/'\/api\/memento\/client\/([^'?]+)'/g))
+        assert.ok(CLIENT_MODULES.includes(spec), `${f} loads ${spec}`)
     }
     const refused = [
       '/api/memento/client/../package.json',
@@ -509,7 +648,10 @@ describe('web routes and recall', { skip }, () => {
       '/api/memento/client',
     ]
     for (const url of refused) {
-      for (const [how, r] of [['as sent', raw(url)], ['as dsh routes it', await ctx.webServer.call(url)]]) {
+      for (const [how, r] of [
+        ['as sent', raw(url)],
+        ['as dsh routes it', await ctx.webServer.call(url)],
+      ]) {
         const status = r.statusCode ?? r.status
         assert.equal(status, 404, `${url} (${how})`)
         assert.doesNotMatch(String(r.body ?? ''), /"name": "dsh-memento"|root:/, `${url} (${how})`)
@@ -519,11 +661,20 @@ describe('web routes and recall', { skip }, () => {
       const r = raw('/api/memento/client/panel.js', { method, headers: own })
       assert.deepEqual([r.statusCode, r.headers.allow], [405, 'GET, HEAD'], method)
     }
-    for (const headers of [{ host: 'evil.example:8080' }, { ...own, 'sec-fetch-site': 'cross-site' }, { ...own, origin: 'http://evil.example' }, {}]) {
-      assert.deepEqual([raw('/api/memento/client/panel.js', { headers }).statusCode, raw('/api/memento/client/panel.js', { headers }).body], [403, 'forbidden'], JSON.stringify(headers))
+    for (const headers of [
+      { host: 'evil.example:8080' },
+      { ...own, 'sec-fetch-site': 'cross-site' },
+      { ...own, origin: 'http://evil.example' },
+      {},
+    ]) {
+      assert.deepEqual(
+        [raw('/api/memento/client/panel.js', { headers }).statusCode, raw('/api/memento/client/panel.js', { headers }).body],
+        [403, 'forbidden'],
+        JSON.stringify(headers),
+      )
     }
   })
-  test('panel entries: search, filters and paging on the server, the four layers in order, the session\'s workspace first', async () => {
+  test("panel entries: search, filters and paging on the server, the four layers in order, the session's workspace first", async () => {
     const { ctx, memory } = setup({ writePolicy: 'auto' })
     const here = makeAgent({ cwd: '/work/here' })
     const there = makeAgent({ cwd: '/work/there', agentPreset: 'coder' })
@@ -534,42 +685,100 @@ describe('web routes and recall', { skip }, () => {
     const get = async (q) => (await ctx.webServer.call(`/api/memento/entries?${q}`)).json
     const all = await get(`session=${here.session.id}&cwd=/work/here`)
     assert.equal(all.total, 8)
-    assert.deepEqual(all.entries.map((e) => `${e.track}/${e.scope}`), ['user/user-global', 'user/user-global', 'user/user-global', 'user/user-global', 'user/user-global', 'user/workspace', 'agent/workspace', 'agent/workspace'])
-    assert.deepEqual(all.entries.slice(-2).map((e) => e.text), ['here fact', 'there fact'], 'the session\'s workspace first')
+    assert.deepEqual(
+      all.entries.map((e) => `${e.track}/${e.scope}`),
+      [
+        'user/user-global',
+        'user/user-global',
+        'user/user-global',
+        'user/user-global',
+        'user/user-global',
+        'user/workspace',
+        'agent/workspace',
+        'agent/workspace',
+      ],
+    )
+    assert.deepEqual(
+      all.entries.slice(-2).map((e) => e.text),
+      ['here fact', 'there fact'],
+      "the session's workspace first",
+    )
     assert.deepEqual(all.session, { id: here.session.id, live: false, workspaceKey: workspaceKeyOf('/work/here'), agentKey: '' })
-    assert.deepEqual(all.workspaces.map((w) => [w.key, w.count]), [[workspaceKeyOf('/work/here'), 2], [workspaceKeyOf('/work/there'), 1]])
+    assert.deepEqual(
+      all.workspaces.map((w) => [w.key, w.count]),
+      [
+        [workspaceKeyOf('/work/here'), 2],
+        [workspaceKeyOf('/work/there'), 1],
+      ],
+    )
     const page2 = await get('offset=3&limit=3')
     assert.deepEqual([page2.entries.length, page2.total, page2.offset, page2.truncated], [3, 8, 3, true])
     assert.deepEqual((await get('text=FACT')).entries.map((e) => e.text).sort(), ['here fact', 'there fact'])
     assert.equal((await get('layer=user/user-global')).total, 5)
-    assert.deepEqual((await get(`workspace=${encodeURIComponent(workspaceKeyOf('/work/there'))}`)).entries.map((e) => e.text), ['there fact'])
+    assert.deepEqual(
+      (await get(`workspace=${encodeURIComponent(workspaceKeyOf('/work/there'))}`)).entries.map((e) => e.text),
+      ['there fact'],
+    )
     assert.equal((await get('workspace=-')).total, 5, 'global only')
-    assert.deepEqual((await get('agent=coder')).entries.map((e) => e.text), ['there fact'])
+    assert.deepEqual(
+      (await get('agent=coder')).entries.map((e) => e.text),
+      ['there fact'],
+    )
     assert.equal((await get('agent=-')).total, 7, 'shared only')
-    for (const q of ['limit=-1', 'offset=abc', 'layer=nope/nope', 'limit=1e9']) assert.equal((await ctx.webServer.call(`/api/memento/entries?${q}`)).status, 200, q)
+    for (const q of ['limit=-1', 'offset=abc', 'layer=nope/nope', 'limit=1e9'])
+      assert.equal((await ctx.webServer.call(`/api/memento/entries?${q}`)).status, 200, q)
   })
-  test('panel writes: same-origin JSON POST with the page token, for a live session; the user\'s consent, audited (via panel)', async () => {
+  test("panel writes: same-origin JSON POST with the page token, for a live session; the user's consent, audited (via panel)", async () => {
     const agent = makeAgent()
     const agents = new Map([[agent.session.id, agent]])
     const post = async (ctx, body, headers = {}) => {
       const route = ctx.webServer.routes.get('exact /api/memento/write')
       const token = (await ctx.webServer.call('/api/memento/panel')).json.token
-      const own = { host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080', 'sec-fetch-site': 'same-origin', 'content-type': 'application/json', 'x-memento-token': token }
-      const req = { url: '/api/memento/write', method: 'POST', headers: Object.fromEntries(Object.entries({ ...own, ...headers }).filter(([, v]) => v !== undefined)), body: JSON.stringify(body) }
-      const res = { statusCode: 0, headers: {}, setHeader(k, v) { this.headers[k] = v }, end(b) { this.body = b } }
+      const own = {
+        host: '127.0.0.1:8080',
+        origin: 'http://127.0.0.1:8080',
+        'sec-fetch-site': 'same-origin',
+        'content-type': 'application/json',
+        'x-memento-token': token,
+      }
+      const req = {
+        url: '/api/memento/write',
+        method: 'POST',
+        headers: Object.fromEntries(Object.entries({ ...own, ...headers }).filter(([, v]) => v !== undefined)),
+        body: JSON.stringify(body),
+      }
+      const res = {
+        statusCode: 0,
+        headers: {},
+        setHeader(k, v) {
+          this.headers[k] = v
+        },
+        end(b) {
+          this.body = b
+        },
+      }
       await route.handler(req, res)
       return { status: res.statusCode, body: res.body, json: res.body?.startsWith('{') ? JSON.parse(res.body) : undefined }
     }
     let s = setup()
     s.ctx.services.set('agents', { get: (id) => agents.get(id) })
     const add = { op: 'add', session: agent.session.id, track: 'user', scope: 'user-global', text: 'likes tea' }
-    for (const [what, headers] of [['no token', { 'x-memento-token': undefined }], ['a forged token', { 'x-memento-token': 'a.b' }], ['a foreign origin', { origin: 'http://evil.example' }], ['no origin', { origin: undefined }], ['a form', { 'content-type': 'text/plain' }]]) {
+    for (const [what, headers] of [
+      ['no token', { 'x-memento-token': undefined }],
+      ['a forged token', { 'x-memento-token': 'a.b' }],
+      ['a foreign origin', { origin: 'http://evil.example' }],
+      ['no origin', { origin: undefined }],
+      ['a form', { 'content-type': 'text/plain' }],
+    ]) {
       assert.equal((await post(s.ctx, add, headers)).status, 403, what)
     }
     // Every refusal the panel makes is a protocol error: a bad token is a denied write (the client
     // fetches a fresh token on its reason), a wrong method bad input.
     const forged = (await post(s.ctx, add, { 'x-memento-token': 'a.b' })).json.error
-    assert.deepEqual([forged.code, forged.details.reason, forged.advice], ['WRITE_DENIED', 'pageToken', strings('en').panel.advice.pageToken])
+    assert.deepEqual(
+      [forged.code, forged.details.reason, forged.advice],
+      ['WRITE_DENIED', 'pageToken', strings('en').panel.advice.pageToken],
+    )
     const get = await s.ctx.webServer.call('/api/memento/write')
     assert.deepEqual([get.status, get.json.error.code, get.json.error.details], [405, 'INVALID_INPUT', { method: 'GET' }], 'never GET')
     const orphan = await post(s.ctx, { ...add, session: 'not-open' })
@@ -583,14 +792,32 @@ describe('web routes and recall', { skip }, () => {
       [{ scope: 'nowhere' }, 'invalid memory scope: track="user" scope="nowhere" (track ∈ user|agent, scope ∈ user-global|workspace)'],
     ]) {
       const refused = await post(s.ctx, { ...add, ...bad })
-      assert.deepEqual([refused.status, refused.json.error.code, refused.json.error.message], [400, 'INVALID_INPUT', message], JSON.stringify(bad))
-      await assert.rejects(s.memory.add({ track: 'user', scope: 'user-global', text: 'likes tea', ...bad, source: 'x' }, { agent }), { code: 'INVALID_INPUT', message })
+      assert.deepEqual(
+        [refused.status, refused.json.error.code, refused.json.error.message],
+        [400, 'INVALID_INPUT', message],
+        JSON.stringify(bad),
+      )
+      await assert.rejects(s.memory.add({ track: 'user', scope: 'user-global', text: 'likes tea', ...bad, source: 'x' }, { agent }), {
+        code: 'INVALID_INPUT',
+        message,
+      })
     }
     // Without a digest the route only previews: the change the provider planned, every field.
     const shown = await post(s.ctx, add)
     assert.equal(shown.status, 200, shown.body)
     const { preview } = shown.json
-    assert.deepEqual(preview.after.map(({ track, scope, workspaceKey, agentKey, source, tags, text }) => [track, scope, workspaceKey, agentKey, source, tags, text]), [['user', 'user-global', '', '', 'panel', [], 'likes tea']])
+    assert.deepEqual(
+      preview.after.map(({ track, scope, workspaceKey, agentKey, source, tags, text }) => [
+        track,
+        scope,
+        workspaceKey,
+        agentKey,
+        source,
+        tags,
+        text,
+      ]),
+      [['user', 'user-global', '', '', 'panel', [], 'likes tea']],
+    )
     assert.equal(s.memory.listEntries().length, 0, 'a preview writes nothing')
     // A write names the change the user confirmed: another digest is refused, nothing lands.
     const other = await post(s.ctx, { ...add, text: 'likes coffee', digest: preview.digest })
@@ -605,7 +832,10 @@ describe('web routes and recall', { skip }, () => {
     assert.deepEqual([stale.status, stale.json.error.code], [409, 'ENTRY_NOT_FOUND'], 'the panel removes only the version it showed')
     const remove = { op: 'remove', session: agent.session.id, id: entry.id, version: entry.version }
     const removal = (await post(s.ctx, remove)).json.preview
-    assert.deepEqual(removal.before.map((e) => [e.id, e.text, e.source]), [[entry.id, 'likes tea', 'panel']])
+    assert.deepEqual(
+      removal.before.map((e) => [e.id, e.text, e.source]),
+      [[entry.id, 'likes tea', 'panel']],
+    )
     assert.equal((await post(s.ctx, { ...remove, digest: removal.digest })).status, 200)
     assert.equal(s.memory.listEntries().length, 0)
     s = setup({}, { approvalPolicy: 'never' })
@@ -621,7 +851,10 @@ describe('web routes and recall', { skip }, () => {
     await s.memory.add({ track: 'user', scope: 'user-global', text: 'likes tea' }, { agent })
     let v = await run(s.recall, { query: 'tea' }, agent)
     assert.deepEqual(v.history, { available: false, sessions: [] })
-    assert.equal(s.recall.output.render({}, v)[0].text, 'memory: 1 match\n- [user/user-global] likes tea\n\nhistory: session-query unavailable in this profile')
+    assert.equal(
+      s.recall.output.render({}, v)[0].text,
+      'memory: 1 match\n- [user/user-global] likes tea\n\nhistory: session-query unavailable in this profile',
+    )
     const sessionQuery = {
       filterSessions: async (filters) => (assert.equal(filters[0].kind, 'cwd'), [{ header: { id: 'old' } }]),
       filterEvents: async () => [{ seq: 2 }],
@@ -639,7 +872,10 @@ describe('lifecycle', { skip }, () => {
     const { ctx, memory } = setup()
     assert.ok(ctx.get('memory') && ctx.get('memoryAdapters'))
     ctx.dispose()
-    assert.throws(() => memory.listEntries(), (e) => e.code === 'STORE_CORRUPT' && /is closed/.test(e.message))
+    assert.throws(
+      () => memory.listEntries(),
+      (e) => e.code === 'STORE_CORRUPT' && /is closed/.test(e.message),
+    )
     assert.equal(ctx.get('memory'), undefined)
     assert.equal(ctx.tools.map.size, 0)
     assert.equal(ctx.systemPrompt.map.size, 0)
@@ -663,7 +899,7 @@ describe('plugin module', { skip }, () => {
   })
 })
 
-describe('a profile with only dsh-base\'s tools and system prompt (a desktop shell\'s layer may hold anything else)', { skip }, () => {
+describe("a profile with only dsh-base's tools and system prompt (a desktop shell's layer may hold anything else)", { skip }, () => {
   test('no approval, commands, web server, agents, sessions or session query: the plugin mounts, reads work, a write is refused and audited; an approval service mounted later is used', async () => {
     const ctx = mockCtx({ withCommands: false, withWeb: false })
     const approval = ctx.approval
@@ -677,7 +913,9 @@ describe('a profile with only dsh-base\'s tools and system prompt (a desktop she
     const agent = makeAgent({ cwd: '/ws/desk' })
     const denied = await run(tool, { action: 'add', text: 'user likes tea' }, agent)
     assert.deepEqual([denied.error.code, denied.error.outcome], ['WRITE_DENIED', 'unavailable'])
-    assert.deepEqual(audit(memory), [['add-denied', 'unavailable (via approval, writePolicy ask; approval ask failed: no approval service)']])
+    assert.deepEqual(audit(memory), [
+      ['add-denied', 'unavailable (via approval, writePolicy ask; approval ask failed: no approval service)'],
+    ])
     assert.equal((await run(tool, { action: 'query', text: '' }, agent)).ok, true)
     assert.equal((await run(recall, { query: 'tea' }, agent)).history.available, false)
     // dsh's approval service mounting after the plugin (another layer's row): the next write asks it.
@@ -704,15 +942,23 @@ describe('plugin over the native provider', { skip }, () => {
       ['add', 'allowed-once (via approval, writePolicy ask)'],
       ['add-denied', 'unavailable (via approval, writePolicy ask)'],
     ])
-    assert.equal(ctx.approval.requests[0].reason, `[dsh-memento] add user/workspace\nnew: user/workspace · workspace ${workspaceKeyOf('/ws/a')} · every agent · source memory-tool · no tags\n│ user hates rain`)
-    assert.deepEqual(memory.listEntries().map((e) => e.text), ['user likes tea'])
+    assert.equal(
+      ctx.approval.requests[0].reason,
+      `[dsh-memento] add user/workspace\nnew: user/workspace · workspace ${workspaceKeyOf('/ws/a')} · every agent · source memory-tool · no tags\n│ user hates rain`,
+    )
+    assert.deepEqual(
+      memory.listEntries().map((e) => e.text),
+      ['user likes tea'],
+    )
   })
   test('the memory tool shows the model the current text of a target rewritten while its approval waited', async () => {
     const dbPath = join(dir, 'changed.db')
     const { ctx, memory, tool } = setup({ dbPath })
     const agent = makeAgent({ cwd: '/ws/a' })
     let release = null
-    ctx.on('approval/request', (req, next) => (req.toolName !== 'memory' ? next() : release ? new Promise((r) => (release = r)) : 'allowed-once'))
+    ctx.on('approval/request', (req, next) =>
+      req.toolName !== 'memory' ? next() : release ? new Promise((r) => (release = r)) : 'allowed-once',
+    )
     await run(tool, { action: 'add', text: 'user likes tea' }, agent)
     release = () => {}
     const pending = run(tool, { action: 'replace', match: 'tea', text: 'user likes coffee' }, agent)
@@ -727,7 +973,10 @@ describe('plugin over the native provider', { skip }, () => {
     assert.equal(v.error.reason, 'changed')
     assert.equal(v.error.current.text, 'user likes green tea')
     assert.match(renderMemoryResult(v)[0].text, /\nits current text: user likes green tea$/)
-    assert.deepEqual(memory.listEntries().map((e) => e.text), ['user likes green tea'])
+    assert.deepEqual(
+      memory.listEntries().map((e) => e.text),
+      ['user likes green tea'],
+    )
   })
   test('policies: auto, source override, global off, session never', async () => {
     let s = setup({ writePolicy: 'auto' })
@@ -739,26 +988,47 @@ describe('plugin over the native provider', { skip }, () => {
     s = setup({ writePolicy: 'off' })
     assert.equal((await run(s.tool, { action: 'add', text: 'c' }, makeAgent())).error.outcome, 'rejected')
     assert.equal((await cmd(s.ctx, makeAgent(), '/memory add c')).kind, 'error')
-    assert.deepEqual(audit(s.memory), [['add-denied', 'rejected (via command, writePolicy off)'], ['add-denied', 'rejected (via approval, writePolicy off)']])
+    assert.deepEqual(audit(s.memory), [
+      ['add-denied', 'rejected (via command, writePolicy off)'],
+      ['add-denied', 'rejected (via approval, writePolicy off)'],
+    ])
     s = setup({ writePolicy: 'auto' }, { approvalPolicy: 'never' })
     assert.equal((await cmd(s.ctx, makeAgent(), '/memory add d')).kind, 'error')
     assert.equal((await run(s.tool, { action: 'add', text: 'd' }, makeAgent())).error.outcome, 'rejected')
-    assert.deepEqual(audit(s.memory), [['add-denied', 'rejected (via approval, session approval policy never)'], ['add-denied', 'rejected (via command, session approval policy never)']])
+    assert.deepEqual(audit(s.memory), [
+      ['add-denied', 'rejected (via approval, session approval policy never)'],
+      ['add-denied', 'rejected (via command, session approval policy never)'],
+    ])
   })
   test('commands: whitespace kept, command label, list/budgets/remove/consolidate/export/import', async () => {
     const { ctx, memory } = setup()
     const agent = makeAgent({ cwd: '/ws/a' })
     agent.session.events.length = 0
-    assert.deepEqual(await cmd(ctx, agent, '/memory add --track=agent keep   two\n spaces'), { kind: 'success', text: 'Added (agent/workspace): keep   two\n   spaces\nLayer usage: 18/4000' })
-    assert.equal((await cmd(ctx, agent, '/memory budgets')).text, 'Budget usage:\n- user/user-global: 0/2000\n- user/workspace: 0/2000\n- agent/user-global: 0/4000\n- agent/workspace: 18/4000')
+    assert.deepEqual(await cmd(ctx, agent, '/memory add --track=agent keep   two\n spaces'), {
+      kind: 'success',
+      text: 'Added (agent/workspace): keep   two\n   spaces\nLayer usage: 18/4000',
+    })
+    assert.equal(
+      (await cmd(ctx, agent, '/memory budgets')).text,
+      'Budget usage:\n- user/user-global: 0/2000\n- user/workspace: 0/2000\n- agent/user-global: 0/4000\n- agent/workspace: 18/4000',
+    )
     assert.equal((await cmd(ctx, makeAgent({ cwd: '/ws/b' }), '/memory budgets')).text.split('\n')[4], '- agent/workspace: 0/4000')
     await cmd(ctx, agent, '/memory add --track=agent second')
-    assert.equal((await cmd(ctx, agent, '/memory consolidate --track=agent two second => merged')).text, 'Consolidated (agent/workspace): removed 2, added 1.\nNew entry: merged\nLayer usage: 6/4000')
+    assert.equal(
+      (await cmd(ctx, agent, '/memory consolidate --track=agent two second => merged')).text,
+      'Consolidated (agent/workspace): removed 2, added 1.\nNew entry: merged\nLayer usage: 6/4000',
+    )
     const doc = (await cmd(ctx, agent, '/memory export')).text
-    assert.equal((await cmd(ctx, agent, '/memory remove --track=agent merged')).text, 'Removed (agent/workspace): merged\nLayer usage: 0/4000')
+    assert.equal(
+      (await cmd(ctx, agent, '/memory remove --track=agent merged')).text,
+      'Removed (agent/workspace): merged\nLayer usage: 0/4000',
+    )
     const imp = await cmd(ctx, agent, `/memory import ${doc}`)
     assert.match(imp.text, /^Imported 1 entries from the export document \(one approval, one transaction; budgets checked\)/, imp.text)
-    assert.deepEqual(memory.listEntries().map((e) => [e.text, e.workspaceKey]), [['merged', workspaceKeyOf('/ws/a')]])
+    assert.deepEqual(
+      memory.listEntries().map((e) => [e.text, e.workspaceKey]),
+      [['merged', workspaceKeyOf('/ws/a')]],
+    )
     assert.equal(memory.auditList(1)[0].outcome, 'allowed-once (via command, writePolicy ask)')
   })
   test('snapshot: usage enforced for the workspace; frozen per session id', async () => {
@@ -793,12 +1063,20 @@ describe('plugin over the native provider', { skip }, () => {
   test('proposals: capture → approve through the command writes a proposal entry once', async () => {
     const { ctx, memory } = setup()
     const agent = makeAgent({ cwd: '/ws/a' })
-    for (const [type, data] of [['compaction/start', {}], ['compaction/summary', { summary: [{ type: 'text', text: 'we use pnpm' }] }], ['compaction/end', {}]]) ctx.emit('session/event', agent.session, { type, data })
+    for (const [type, data] of [
+      ['compaction/start', {}],
+      ['compaction/summary', { summary: [{ type: 'text', text: 'we use pnpm' }] }],
+      ['compaction/end', {}],
+    ])
+      ctx.emit('session/event', agent.session, { type, data })
     const [p] = memory.proposalList('pending', 10)
     assert.equal(p.text, 'we use pnpm')
     const r = await cmd(ctx, agent, `/memory proposals approve ${p.id}`)
     assert.equal(r.text, 'Proposal approved and written to memory (agent/workspace): we use pnpm\nLayer usage: 11/4000')
     assert.equal((await cmd(ctx, agent, `/memory proposals approve ${p.id}`)).kind, 'error')
-    assert.deepEqual(memory.listEntries().map((e) => [e.text, e.source]), [['we use pnpm', 'proposal']])
+    assert.deepEqual(
+      memory.listEntries().map((e) => [e.text, e.source]),
+      [['we use pnpm', 'proposal']],
+    )
   })
 })

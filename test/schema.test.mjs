@@ -21,25 +21,69 @@ const extensions = JSON.parse(readFileSync(new URL('../schemas/dsh-memento-exten
 const fixtures = JSON.parse(readFileSync(new URL('./fixtures/schema/valid.json', import.meta.url), 'utf8'))
 
 const REQUIRED_DEFS = [
-  'track', 'scope', 'tag', 'tags', 'entry', 'entryInput', 'exportEnvelope', 'auditRow',
-  'budgetRow', 'usage', 'proposal', 'error', 'queryResult',
+  'track',
+  'scope',
+  'tag',
+  'tags',
+  'entry',
+  'entryInput',
+  'exportEnvelope',
+  'auditRow',
+  'budgetRow',
+  'usage',
+  'proposal',
+  'error',
+  'queryResult',
 ]
 const ERROR_CODES = [
-  'INVALID_INPUT', 'WRITE_REQUIRES_AGENT', 'BUDGET_EXCEEDED', 'ENTRY_NOT_FOUND', 'AMBIGUOUS_MATCH',
-  'WRITE_DENIED', 'PROPOSAL_NOT_FOUND', 'STORE_CORRUPT', 'STORE_UNSUPPORTED_VERSION',
-  'ADAPTER_NOT_FOUND', 'ADAPTER_PAYLOAD',
+  'INVALID_INPUT',
+  'WRITE_REQUIRES_AGENT',
+  'BUDGET_EXCEEDED',
+  'ENTRY_NOT_FOUND',
+  'AMBIGUOUS_MATCH',
+  'WRITE_DENIED',
+  'PROPOSAL_NOT_FOUND',
+  'STORE_CORRUPT',
+  'STORE_UNSUPPORTED_VERSION',
+  'ADAPTER_NOT_FOUND',
+  'ADAPTER_PAYLOAD',
 ]
 const ENTRY_KEYS = [
-  'id', 'track', 'scope', 'workspaceKey', 'agentKey', 'text', 'source', 'tags', 'version',
-  'createdAt', 'updatedAt', 'lastRecalled', 'recallCount', 'sessionId',
+  'id',
+  'track',
+  'scope',
+  'workspaceKey',
+  'agentKey',
+  'text',
+  'source',
+  'tags',
+  'version',
+  'createdAt',
+  'updatedAt',
+  'lastRecalled',
+  'recallCount',
+  'sessionId',
 ]
 const AUDIT_KEYS = ['seq', 'ts', 'action', 'track', 'scope', 'entryId', 'text', 'outcome', 'source', 'sessionId']
 const PROPOSAL_KEYS = [
-  'id', 'kind', 'track', 'scope', 'workspaceKey', 'agentKey', 'text', 'source', 'sessionId',
-  'status', 'createdAt', 'decidedAt',
+  'id',
+  'kind',
+  'track',
+  'scope',
+  'workspaceKey',
+  'agentKey',
+  'text',
+  'source',
+  'sessionId',
+  'status',
+  'createdAt',
+  'decidedAt',
 ]
 const BUDGET_ORDER = [
-  ['user', 'user-global'], ['user', 'workspace'], ['agent', 'user-global'], ['agent', 'workspace'],
+  ['user', 'user-global'],
+  ['user', 'workspace'],
+  ['agent', 'user-global'],
+  ['agent', 'workspace'],
 ]
 
 // ---------------------------------------------------------------------------------------------
@@ -85,7 +129,10 @@ function assertValid(def, value, label = def) {
 /** Our own error details (additive keys) checked against the extension schema's definition. */
 function assertExtValid(def, value, label = def) {
   const validate = ajv.getSchema(`${EXT_ID}#/$defs/${def}`)
-  assert.ok(validate(value), `${label} should match extensions #/$defs/${def}: ${ajv.errorsText(validate.errors)}\nvalue: ${safeJson(value)}`)
+  assert.ok(
+    validate(value),
+    `${label} should match extensions #/$defs/${def}: ${ajv.errorsText(validate.errors)}\nvalue: ${safeJson(value)}`,
+  )
 }
 function assertInvalid(def, value, label) {
   assert.notEqual(errorsOf(def, value), null, `${label}: #/$defs/${def} must reject ${safeJson(value)}`)
@@ -146,20 +193,65 @@ describe('schema document', () => {
     }
     assert.deepEqual(ajvWarnings, [], 'Ajv strict-mode warnings')
     // an extended error is still a valid normative error (the extensions are additive)
-    const changed = { code: 'ENTRY_NOT_FOUND', message: 'x', details: { track: 'user', scope: 'workspace', match: 'tea', reason: 'changed', approvedVersion: 1, current: { id: 'i', version: 2, text: 't' } } }
+    const changed = {
+      code: 'ENTRY_NOT_FOUND',
+      message: 'x',
+      details: {
+        track: 'user',
+        scope: 'workspace',
+        match: 'tea',
+        reason: 'changed',
+        approvedVersion: 1,
+        current: { id: 'i', version: 2, text: 't' },
+      },
+    }
     assertValid('error', changed, 'changed target')
     assertExtValid('error', changed, 'changed target')
-    assert.equal(ajv.getSchema(`${EXT_ID}#/$defs/error`)({ ...changed, details: { ...changed.details, current: undefined } }), false, 'reason changed needs current')
-    assert.equal(ajv.getSchema(`${EXT_ID}#/$defs/error`)({ code: 'STORE_CORRUPT', message: 'x', details: { path: '/p' } }), false, 'our STORE_CORRUPT always says why')
-    const flagged = { code: 'INVALID_INPUT', message: 'x', details: { reason: 'secret', flagged: [{ index: 1, kind: 'a private key', field: 'text', excerpt: '<redacted>', where: 'CLAUDE.md line 6' }] } }
+    assert.equal(
+      ajv.getSchema(`${EXT_ID}#/$defs/error`)({ ...changed, details: { ...changed.details, current: undefined } }),
+      false,
+      'reason changed needs current',
+    )
+    assert.equal(
+      ajv.getSchema(`${EXT_ID}#/$defs/error`)({ code: 'STORE_CORRUPT', message: 'x', details: { path: '/p' } }),
+      false,
+      'our STORE_CORRUPT always says why',
+    )
+    const flagged = {
+      code: 'INVALID_INPUT',
+      message: 'x',
+      details: {
+        reason: 'secret',
+        flagged: [{ index: 1, kind: 'a private key', field: 'text', excerpt: '<redacted>', where: 'CLAUDE.md line 6' }],
+      },
+    }
     assertValid('error', flagged, 'an import refused for credentials')
     assertExtValid('error', flagged, 'an import refused for credentials')
     const extError = ajv.getSchema(`${EXT_ID}#/$defs/error`)
     assert.equal(extError({ ...flagged, details: { flagged: flagged.details.flagged } }), false, 'flagged entries come with reason secret')
-    assert.equal(extError({ ...flagged, details: { reason: 'secret', flagged: [{ ...flagged.details.flagged[0], field: 'body' }] } }), false, 'field is text, source or tags')
-    const over = { code: 'BUDGET_EXCEEDED', message: 'x', details: { track: 'agent', scope: 'workspace', used: 0, limit: 4000, needed: 21000, sections: [{ section: 'Testing', chars: 9000, entries: 20, fromLine: 3, toLine: 90 }] } }
+    assert.equal(
+      extError({ ...flagged, details: { reason: 'secret', flagged: [{ ...flagged.details.flagged[0], field: 'body' }] } }),
+      false,
+      'field is text, source or tags',
+    )
+    const over = {
+      code: 'BUDGET_EXCEEDED',
+      message: 'x',
+      details: {
+        track: 'agent',
+        scope: 'workspace',
+        used: 0,
+        limit: 4000,
+        needed: 21000,
+        sections: [{ section: 'Testing', chars: 9000, entries: 20, fromLine: 3, toLine: 90 }],
+      },
+    }
     assertExtValid('error', over, 'an import over budget')
-    assert.equal(extError({ ...over, details: { ...over.details, sections: [{ section: 'Testing', entries: 20 }] } }), false, 'a section has its size')
+    assert.equal(
+      extError({ ...over, details: { ...over.details, sections: [{ section: 'Testing', entries: 20 }] } }),
+      false,
+      'a section has its size',
+    )
   })
 
   test('error code enum is exactly the protocol code list (and matches index.d.ts ErrorCode)', () => {
@@ -180,8 +272,15 @@ describe('schema document', () => {
     assert.deepEqual(Object.keys(schema.$defs.proposal.properties), PROPOSAL_KEYS)
     assert.deepEqual([...schema.$defs.proposal.required].sort(), [...PROPOSAL_KEYS].sort())
     assert.deepEqual(Object.keys(schema.$defs.budgetRow.properties), ['track', 'scope', 'used', 'limit'])
-    assert.deepEqual(Object.keys(schema.$defs.entryInput.properties).sort(),
-      ['agentKey', 'scope', 'source', 'tags', 'text', 'track', 'workspaceKey'])
+    assert.deepEqual(Object.keys(schema.$defs.entryInput.properties).sort(), [
+      'agentKey',
+      'scope',
+      'source',
+      'tags',
+      'text',
+      'track',
+      'workspaceKey',
+    ])
     assert.deepEqual(schema.$defs.entryInput.required, ['track', 'scope', 'text'])
   })
 })
@@ -226,35 +325,94 @@ describe('hand-written fixtures (shaped as index.d.ts)', () => {
       mutate(e)
       assertInvalid('entry', e, label)
     }
-    bad('a 33-char tag', (e) => { e.tags = ['x'.repeat(33)] })
-    bad('a tag of 17 astral chars (34 UTF-16 units)', (e) => { e.tags = ['😀'.repeat(17)] })
-    bad('missing sessionId', (e) => { delete e.sessionId })
-    bad('sessionId undefined', (e) => { e.sessionId = undefined })
-    bad('17 tags', (e) => { e.tags = Array.from({ length: 17 }, (_, i) => `t${i}`) })
-    bad('duplicate tags', (e) => { e.tags = ['a', 'a'] })
-    bad('empty tag', (e) => { e.tags = [''] })
-    bad('tag with a control char', (e) => { e.tags = ['a\u0007b'] })
-    bad('tag with DEL', (e) => { e.tags = ['a\u007fb'] })
-    bad('tag with a newline', (e) => { e.tags = ['a\nb'] })
-    bad('non-string tag', (e) => { e.tags = [1] })
-    bad('tags not an array', (e) => { e.tags = 'style' })
-    bad('non-v4 id', (e) => { e.id = '0b6f2c1e-3d4a-1f5b-9c6d-7e8f9a0b1c2d' })
-    bad('bad variant id', (e) => { e.id = '0b6f2c1e-3d4a-4f5b-7c6d-7e8f9a0b1c2d' })
-    bad('non-uuid id', (e) => { e.id = 'entry-1' })
-    bad('version 0', (e) => { e.version = 0 })
-    bad('fractional version', (e) => { e.version = 1.5 })
-    bad('version as string', (e) => { e.version = '1' })
-    bad('negative recallCount', (e) => { e.recallCount = -1 })
-    bad('lastRecalled as ISO string', (e) => { e.lastRecalled = '2026-11-29T00:00:00Z' })
-    bad('missing lastRecalled', (e) => { delete e.lastRecalled })
-    bad('empty text', (e) => { e.text = '' })
-    bad('empty source', (e) => { e.source = '' })
-    bad('unknown track', (e) => { e.track = 'system' })
-    bad('unknown scope', (e) => { e.scope = 'session' })
-    bad('workspaceKey null', (e) => { e.workspaceKey = null })
-    bad('extra field', (e) => { e.score = 1 })
-    bad('fractional createdAt', (e) => { e.createdAt = 1.5 })
-    for (const k of ENTRY_KEYS) bad(`missing ${k}`, (e) => { delete e[k] })
+    bad('a 33-char tag', (e) => {
+      e.tags = ['x'.repeat(33)]
+    })
+    bad('a tag of 17 astral chars (34 UTF-16 units)', (e) => {
+      e.tags = ['😀'.repeat(17)]
+    })
+    bad('missing sessionId', (e) => {
+      delete e.sessionId
+    })
+    bad('sessionId undefined', (e) => {
+      e.sessionId = undefined
+    })
+    bad('17 tags', (e) => {
+      e.tags = Array.from({ length: 17 }, (_, i) => `t${i}`)
+    })
+    bad('duplicate tags', (e) => {
+      e.tags = ['a', 'a']
+    })
+    bad('empty tag', (e) => {
+      e.tags = ['']
+    })
+    bad('tag with a control char', (e) => {
+      e.tags = ['a\u0007b']
+    })
+    bad('tag with DEL', (e) => {
+      e.tags = ['a\u007fb']
+    })
+    bad('tag with a newline', (e) => {
+      e.tags = ['a\nb']
+    })
+    bad('non-string tag', (e) => {
+      e.tags = [1]
+    })
+    bad('tags not an array', (e) => {
+      e.tags = 'style'
+    })
+    bad('non-v4 id', (e) => {
+      e.id = '0b6f2c1e-3d4a-1f5b-9c6d-7e8f9a0b1c2d'
+    })
+    bad('bad variant id', (e) => {
+      e.id = '0b6f2c1e-3d4a-4f5b-7c6d-7e8f9a0b1c2d'
+    })
+    bad('non-uuid id', (e) => {
+      e.id = 'entry-1'
+    })
+    bad('version 0', (e) => {
+      e.version = 0
+    })
+    bad('fractional version', (e) => {
+      e.version = 1.5
+    })
+    bad('version as string', (e) => {
+      e.version = '1'
+    })
+    bad('negative recallCount', (e) => {
+      e.recallCount = -1
+    })
+    bad('lastRecalled as ISO string', (e) => {
+      e.lastRecalled = '2026-11-29T00:00:00Z'
+    })
+    bad('missing lastRecalled', (e) => {
+      delete e.lastRecalled
+    })
+    bad('empty text', (e) => {
+      e.text = ''
+    })
+    bad('empty source', (e) => {
+      e.source = ''
+    })
+    bad('unknown track', (e) => {
+      e.track = 'system'
+    })
+    bad('unknown scope', (e) => {
+      e.scope = 'session'
+    })
+    bad('workspaceKey null', (e) => {
+      e.workspaceKey = null
+    })
+    bad('extra field', (e) => {
+      e.score = 1
+    })
+    bad('fractional createdAt', (e) => {
+      e.createdAt = 1.5
+    })
+    for (const k of ENTRY_KEYS)
+      bad(`missing ${k}`, (e) => {
+        delete e[k]
+      })
   })
 
   test('entryInput: required fields and no extras', () => {
@@ -293,8 +451,11 @@ describe('hand-written fixtures (shaped as index.d.ts)', () => {
     assertInvalid('error', { code: 'INVALID_INPUT', details: {} }, 'missing message')
     assertInvalid('error', { code: 'INVALID_INPUT', message: '', details: {} }, 'empty message')
     assertInvalid('error', { code: 'INVALID_INPUT', message: 'x', details: [] }, 'details as array')
-    assertInvalid('error', { code: 'BUDGET_EXCEEDED', message: 'x', track: 'user', scope: 'user-global', used: 1, limit: 1, needed: 2 },
-      'the flattened {code, message, ...details} form')
+    assertInvalid(
+      'error',
+      { code: 'BUDGET_EXCEEDED', message: 'x', track: 'user', scope: 'user-global', used: 1, limit: 1, needed: 2 },
+      'the flattened {code, message, ...details} form',
+    )
     const amb = clone(fixtures.error[4])
     amb.details.candidates = '2'
     assertInvalid('error', amb, 'AMBIGUOUS_MATCH candidates as string')
@@ -312,19 +473,45 @@ describe('hand-written fixtures (shaped as index.d.ts)', () => {
       mutate(env)
       assertInvalid('exportEnvelope', env, label)
     }
-    bad('3 budget rows', (env) => { env.budgets.pop() })
-    bad('5 budget rows', (env) => { env.budgets.push(clone(env.budgets[0])) })
-    bad('budget rows out of order', (env) => { env.budgets.reverse() })
-    bad('budget row with limit 0', (env) => { env.budgets[0].limit = 0 })
-    bad('plugin other than dsh-memento', (env) => { env.plugin = 'mem0' })
-    bad('schema memory-export-v2', (env) => { env.schema = 'memory-export-v2' })
-    bad('exportedAt not a date-time', (env) => { env.exportedAt = 'yesterday' })
-    bad('exportedAt as epoch ms', (env) => { env.exportedAt = 1795900000000 })
-    bad('entry without sessionId (reference export, D4)', (env) => { delete env.entries[0].sessionId })
-    bad('entries not an array', (env) => { env.entries = {} })
-    bad('missing budgets', (env) => { delete env.budgets })
-    bad('a part number (not in v1: multi-part exports are tied by a manifest)', (env) => { env.part = { index: 1, count: 1 } })
-    bad('extra top-level key', (env) => { env.audit = [] })
+    bad('3 budget rows', (env) => {
+      env.budgets.pop()
+    })
+    bad('5 budget rows', (env) => {
+      env.budgets.push(clone(env.budgets[0]))
+    })
+    bad('budget rows out of order', (env) => {
+      env.budgets.reverse()
+    })
+    bad('budget row with limit 0', (env) => {
+      env.budgets[0].limit = 0
+    })
+    bad('plugin other than dsh-memento', (env) => {
+      env.plugin = 'mem0'
+    })
+    bad('schema memory-export-v2', (env) => {
+      env.schema = 'memory-export-v2'
+    })
+    bad('exportedAt not a date-time', (env) => {
+      env.exportedAt = 'yesterday'
+    })
+    bad('exportedAt as epoch ms', (env) => {
+      env.exportedAt = 1795900000000
+    })
+    bad('entry without sessionId (reference export, D4)', (env) => {
+      delete env.entries[0].sessionId
+    })
+    bad('entries not an array', (env) => {
+      env.entries = {}
+    })
+    bad('missing budgets', (env) => {
+      delete env.budgets
+    })
+    bad('a part number (not in v1: multi-part exports are tied by a manifest)', (env) => {
+      env.part = { index: 1, count: 1 }
+    })
+    bad('extra top-level key', (env) => {
+      env.audit = []
+    })
   })
 
   test('auditRow, budgetRow, usage, proposal, queryResult reject malformed values', () => {
@@ -352,11 +539,15 @@ describe('hand-written fixtures (shaped as index.d.ts)', () => {
 
     assertInvalid('queryResult', { entries: [], total: 0 }, 'missing truncated')
     assertInvalid('queryResult', { entries: [], total: -1, truncated: false }, 'negative total')
-    assertInvalid('queryResult', {
-      entries: Array.from({ length: 1001 }, () => ({ ...fixtures.entry[0], id: randomUUID() })),
-      total: 1001,
-      truncated: false,
-    }, 'page over the 1000 hard cap')
+    assertInvalid(
+      'queryResult',
+      {
+        entries: Array.from({ length: 1001 }, () => ({ ...fixtures.entry[0], id: randomUUID() })),
+        total: 1001,
+        truncated: false,
+      },
+      'page over the 1000 hard cap',
+    )
   })
 })
 
@@ -424,17 +615,34 @@ describe('real provider output', () => {
     await step('add1', () => p.add({ track: 'user', scope: 'user-global', text: 'prefers tabs over spaces', tags: ['style', 'editor'] }, W))
     await step('add2', () => p.add({ track: 'agent', scope: 'workspace', text: 'repo uses pnpm workspaces', tags: ['build'] }, W))
     await step('add3', () => p.add({ track: 'agent', scope: 'workspace', text: 'repo uses cargo nextest for tests' }, W))
-    await step('add4', () => p.add({ track: 'agent', scope: 'user-global', text: 'lesson: always run the linter', source: 'memory-tool' }, W))
-    await step('replace', () => p.replace({ track: 'user', scope: 'user-global', match: 'TABS', text: 'prefers tabs (width 4) over spaces', tags: ['style'] }, W))
+    await step('add4', () =>
+      p.add({ track: 'agent', scope: 'user-global', text: 'lesson: always run the linter', source: 'memory-tool' }, W),
+    )
+    await step('replace', () =>
+      p.replace({ track: 'user', scope: 'user-global', match: 'TABS', text: 'prefers tabs (width 4) over spaces', tags: ['style'] }, W),
+    )
     await step('err:AMBIGUOUS_MATCH', () => p.remove({ track: 'agent', scope: 'workspace', match: 'repo uses' }, W))
-    await step('consolidate', () => p.consolidate({
-      track: 'agent', scope: 'workspace', matches: ['pnpm', 'nextest'],
-      text: 'repo uses pnpm workspaces and cargo nextest', tags: ['build', 'testing'],
-    }, W))
-    await step('seed', () => p.seed([
-      { track: 'user', scope: 'workspace', text: 'works late evenings' },
-      { track: 'agent', scope: 'user-global', text: 'deploys go through CI only', tags: ['ops'], source: 'claude' },
-    ], W))
+    await step('consolidate', () =>
+      p.consolidate(
+        {
+          track: 'agent',
+          scope: 'workspace',
+          matches: ['pnpm', 'nextest'],
+          text: 'repo uses pnpm workspaces and cargo nextest',
+          tags: ['build', 'testing'],
+        },
+        W,
+      ),
+    )
+    await step('seed', () =>
+      p.seed(
+        [
+          { track: 'user', scope: 'workspace', text: 'works late evenings' },
+          { track: 'agent', scope: 'user-global', text: 'deploys go through CI only', tags: ['ops'], source: 'claude' },
+        ],
+        W,
+      ),
+    )
     await step('remove', () => p.remove({ track: 'user', scope: 'workspace', match: 'late evenings' }, W))
     await step('err:ENTRY_NOT_FOUND', () => p.remove({ track: 'user', scope: 'workspace', match: 'late evenings' }, W))
     await step('err:INVALID_INPUT', () => p.add({ track: 'bogus', scope: 'user-global', text: 'x' }, W))
@@ -442,7 +650,9 @@ describe('real provider output', () => {
     await step('err:WRITE_REQUIRES_AGENT', () => p.add({ track: 'user', scope: 'user-global', text: 'x' }, {}))
     await step('err:BUDGET_EXCEEDED', () => p.add({ track: 'user', scope: 'user-global', text: 'y'.repeat(300) }, W))
     await step('health', () => p.health({ staleDays: 1 }))
-    await step('preview:similar', () => p.preview('add', { track: 'agent', scope: 'user-global', text: 'Lesson: always run the linter.' }, W))
+    await step('preview:similar', () =>
+      p.preview('add', { track: 'agent', scope: 'user-global', text: 'Lesson: always run the linter.' }, W),
+    )
 
     await step('queryAll', () => p.query({ limit: 1000 }))
     await step('queryText', () => p.query({ text: 'PNPM' }, { sessionId: 's1' }))
@@ -451,8 +661,14 @@ describe('real provider output', () => {
     await step('listAfterQueries', () => p.listEntries())
 
     const proposal = (sessionId, text) => ({
-      kind: 'compaction-summary', track: 'agent', scope: 'workspace', text, source: 'compaction',
-      sessionId, workspaceKey: workspaceKeyOf('/tmp/ws'), agentKey: 'a',
+      kind: 'compaction-summary',
+      track: 'agent',
+      scope: 'workspace',
+      text,
+      source: 'compaction',
+      sessionId,
+      workspaceKey: workspaceKeyOf('/tmp/ws'),
+      agentKey: 'a',
     })
     await step('proposalAdd1', () => p.proposalAdd(proposal('s1', 'summary: switched the repo to pnpm')))
     await step('proposalAddDup', () => p.proposalAdd(proposal('s1', 'summary: a second one')))
@@ -614,7 +830,10 @@ describe('real provider output', () => {
     assertValid('budgets', rows, 'budgets()')
     for (const [i, r] of rows.entries()) assertValid('budgetRow', r, `budgets()[${i}]`)
     assertJsonSafe(rows, 'budgets()')
-    assert.deepEqual(rows.map((r) => [r.track, r.scope]), BUDGET_ORDER)
+    assert.deepEqual(
+      rows.map((r) => [r.track, r.scope]),
+      BUDGET_ORDER,
+    )
     assert.equal(rows[0].limit, 200)
   })
 
@@ -629,7 +848,10 @@ describe('real provider output', () => {
     }
     const denied = got('deniedAudit')
     for (const [i, r] of denied.entries()) assertValid('auditRow', r, `denied auditList()[${i}]`)
-    assert.ok(denied.some((r) => r.action === 'add-denied'), 'a denied write leaves an add-denied row')
+    assert.ok(
+      denied.some((r) => r.action === 'add-denied'),
+      'a denied write leaves an add-denied row',
+    )
     assert.deepEqual(got('deniedList'), [])
   })
 
@@ -710,7 +932,7 @@ describe('real provider output', () => {
     assertExtValid('health', got('health'), 'health()')
     const similar = got('preview:similar').similar
     assert.equal(similar?.length, 1, 'the stored lesson is named')
-    assertExtValid('similar', similar, 'a payload\'s similar')
+    assertExtValid('similar', similar, "a payload's similar")
     const suggestions = thrown('err:BUDGET_EXCEEDED').details.suggestions
     assert.ok(suggestions.length >= 1, 'a full layer says what to remove')
     for (const s of suggestions) assertExtValid('suggestion', s, 'a suggestion')

@@ -21,7 +21,26 @@ const paths = {
   replace: (p) => p.replace({ ...UG, match: 'base fact', text: 'base fact, revised', tags: [AWS_KEY_ID] }, write),
   consolidate: (p) => p.consolidate({ ...UG, matches: ['base fact'], text: 'merged', tags: [AWS_KEY_ID] }, write),
   import: (p) => {
-    const doc = buildExport({ entries: [{ ...UG, id: crypto.randomUUID(), text: 'imported', tags: [AWS_KEY_ID], source: 'x', workspaceKey: '', agentKey: '', version: 1, createdAt: 1, updatedAt: 1, lastRecalled: null, recallCount: 0, sessionId: null }], budgets: p.budgets() })
+    const doc = buildExport({
+      entries: [
+        {
+          ...UG,
+          id: crypto.randomUUID(),
+          text: 'imported',
+          tags: [AWS_KEY_ID],
+          source: 'x',
+          workspaceKey: '',
+          agentKey: '',
+          version: 1,
+          createdAt: 1,
+          updatedAt: 1,
+          lastRecalled: null,
+          recallCount: 0,
+          sessionId: null,
+        },
+      ],
+      budgets: p.budgets(),
+    })
     return importEntries(p, readEnvelopes(doc).inputs, write)
   },
 }
@@ -39,11 +58,17 @@ for (const [name, run] of Object.entries(paths)) {
     asked.length = 0
     const e = await Promise.resolve()
       .then(() => run(p))
-      .then(() => assert.fail(`${name} accepted a credential in a tag`), (e) => e)
+      .then(
+        () => assert.fail(`${name} accepted a credential in a tag`),
+        (e) => e,
+      )
     assert.equal(e.code, 'INVALID_INPUT', e.message)
     assert.equal(e.details.reason, 'secret')
     assert.match(e.message, /looks like it contains .*no place for credentials/)
     assert.deepEqual(asked, [], 'the approver was never asked')
-    assert.deepEqual(p.listEntries().map((x) => [x.text, x.tags]), [['base fact', []]])
+    assert.deepEqual(
+      p.listEntries().map((x) => [x.text, x.tags]),
+      [['base fact', []]],
+    )
   })
 }

@@ -54,7 +54,10 @@ function rewriteInAnotherProcess(dbPath, match, text) {
 }
 
 async function changed(promise, current) {
-  const e = await promise.then(() => assert.fail('a stale approval committed'), (e) => e)
+  const e = await promise.then(
+    () => assert.fail('a stale approval committed'),
+    (e) => e,
+  )
   assert.equal(e.code, 'ENTRY_NOT_FOUND', e.message)
   assert.equal(e.details.reason, 'changed')
   assert.equal(e.details.approvedVersion, 1)
@@ -84,7 +87,10 @@ for (const where of ['this process', 'another process']) {
       const e = await changed(op, current)
       assert.equal(e.details.current.id, tea.entry.id)
     }
-    assert.deepEqual(s.other.listEntries().map((e) => e.text), ['Likes green tea, no sugar', 'Owns a cat'])
+    assert.deepEqual(
+      s.other.listEntries().map((e) => e.text),
+      ['Likes green tea, no sugar', 'Owns a cat'],
+    )
     const rows = s.p.auditList(3).map((r) => r.action)
     assert.deepEqual(rows, ['consolidate-failed', 'remove-failed', 'replace-failed'])
     assert.ok(s.p.auditVerify().ok)
@@ -101,7 +107,13 @@ test('an unchanged target still lands when new entries also match while it waits
   const { previous, entry } = await replace
   assert.equal(previous.text, 'Always use PNPM')
   assert.equal(entry.version, 2)
-  assert.deepEqual(s.other.listEntries().map((e) => e.text).sort(), ['Always use PNPM 9', 'pnpm workspaces: use pnpm -r'])
+  assert.deepEqual(
+    s.other
+      .listEntries()
+      .map((e) => e.text)
+      .sort(),
+    ['Always use PNPM 9', 'pnpm workspaces: use pnpm -r'],
+  )
 })
 
 test('a target removed while its approval waits is not found, and a double remove removes once', { skip }, async (t) => {
@@ -111,7 +123,10 @@ test('a target removed while its approval waits is not found, and a double remov
   const remove = s.p.remove({ ...UG, match: 'temporary' }, write)
   await s.other.remove({ ...UG, match: 'temporary' }, write)
   s.release()
-  const e = await remove.then(() => assert.fail('removed twice'), (e) => e)
+  const e = await remove.then(
+    () => assert.fail('removed twice'),
+    (e) => e,
+  )
   assert.equal(e.code, 'ENTRY_NOT_FOUND')
   assert.deepEqual(e.details, { ...UG, match: 'temporary' })
   assert.equal(s.p.auditList(5).filter((r) => r.action === 'remove').length, 1)

@@ -41,20 +41,30 @@ const HUGE = { user: { userGlobal: 1e9, workspace: 1e9 }, agent: { userGlobal: 1
 /** A real store with `n` entries (closed, so the WAL is checkpointed into the main file). */
 async function makeStore(dbPath, n = 120) {
   const p = new MemoryProvider({ dbPath, gate: allow, budgets: HUGE })
-  for (let i = 0; i < n; i++) await p.add({ track: i % 2 ? 'user' : 'agent', scope: 'user-global', text: `entry [e${i}@g] ${'notes '.repeat(20)}` }, W)
+  for (let i = 0; i < n; i++)
+    await p.add({ track: i % 2 ? 'user' : 'agent', scope: 'user-global', text: `entry [e${i}@g] ${'notes '.repeat(20)}` }, W)
   const entries = p.listEntries()
   p.close()
   return entries
 }
 
-const snapshot = (dir) => Object.fromEntries(fs.readdirSync(dir).sort().map((f) => [f, fs.readFileSync(path.join(dir, f)).toString('base64')]))
+const snapshot = (dir) =>
+  Object.fromEntries(
+    fs
+      .readdirSync(dir)
+      .sort()
+      .map((f) => [f, fs.readFileSync(path.join(dir, f)).toString('base64')]),
+  )
 
 function runChild(script, config, { rlimitBlocks, factory } = {}) {
   return new Promise((resolve, reject) => {
     const args = [script, JSON.stringify(config)]
     const env = factory ? { ...process.env, MEMENTO_FAULTS_FACTORY: factory } : process.env
     const child = rlimitBlocks
-      ? spawn('/bin/sh', ['-c', `ulimit -f ${rlimitBlocks} && exec "$0" "$@"`, process.execPath, ...args], { stdio: ['ignore', 'inherit', 'pipe', 'ipc'], env })
+      ? spawn('/bin/sh', ['-c', `ulimit -f ${rlimitBlocks} && exec "$0" "$@"`, process.execPath, ...args], {
+          stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+          env,
+        })
       : fork(script, [args[1]], { stdio: ['ignore', 'inherit', 'pipe', 'ipc'], env })
     let report = null
     let stderr = ''
@@ -143,9 +153,14 @@ describe('corrupt and foreign files', { skip }, () => {
           const via = factory ? ' (via conformance/provider.mjs)' : ''
           assert.throws(
             () => faults.openProvider({ factory, dbPath, gate: allow }),
-            (e) => e.code === 'STORE_CORRUPT' && e.details?.path === dbPath && e.details.reason === 'corrupt' && e.details.retryable === false && /restore the file from a backup/.test(e.message)
+            (e) =>
+              e.code === 'STORE_CORRUPT' &&
+              e.details?.path === dbPath &&
+              e.details.reason === 'corrupt' &&
+              e.details.retryable === false &&
+              /restore the file from a backup/.test(e.message) &&
               // SQLite's own error rides along as the cause when SQLite is the one that refused.
-              && (!name.startsWith('garbage') || (e.cause instanceof Error && /malformed|not a database/.test(e.cause.message))),
+              (!name.startsWith('garbage') || (e.cause instanceof Error && /malformed|not a database/.test(e.cause.message))),
             name + via,
           )
           assert.deepEqual(snapshot(dir), before, `${name}${via}: the file is byte-for-byte untouched and no sidecar was left`)
@@ -169,7 +184,10 @@ describe('corrupt and foreign files', { skip }, () => {
       const { opened, openError, results } = run.report
       if (!opened) assert.deepEqual([openError.code, openError.reason], ['STORE_CORRUPT', 'corrupt'], openError.message)
       for (const [name, r] of Object.entries(results)) if (!r.ok) assert.ok(r.protocol, `${name}: ${r.code} ${r.message}`)
-      assert.ok(!opened || Object.values(results).some((r) => !r.ok && r.code === 'STORE_CORRUPT' && r.reason === 'corrupt'), 'the corruption is reported as such, not hidden')
+      assert.ok(
+        !opened || Object.values(results).some((r) => !r.ok && r.code === 'STORE_CORRUPT' && r.reason === 'corrupt'),
+        'the corruption is reported as such, not hidden',
+      )
     } finally {
       fs.rmSync(work, { recursive: true, force: true })
     }
@@ -199,7 +217,9 @@ describe('corrupt and foreign files', { skip }, () => {
 
 const summary = (report) =>
   report.opened
-    ? Object.entries(report.results).map(([k, r]) => `${k}:${r.ok ? 'ok' : r.code}`).join(' ')
+    ? Object.entries(report.results)
+        .map(([k, r]) => `${k}:${r.ok ? 'ok' : r.code}`)
+        .join(' ')
     : `open refused: ${report.openError.code} ${report.openError.message}`
 
 /** Outcomes of poke.mjs under a read-only fault: reads answer, writes are coded refusals. */
@@ -210,50 +230,64 @@ function assertReadOnlyOutcome(report, entries, what) {
     return
   }
   const r = report.results
-  for (const [name, res] of Object.entries(r)) if (!res.ok) assert.ok(res.protocol, `${what}: ${name} failed without a protocol code: ${res.message}`)
+  for (const [name, res] of Object.entries(r))
+    if (!res.ok) assert.ok(res.protocol, `${what}: ${name} failed without a protocol code: ${res.message}`)
   for (const [name, res] of Object.entries(r)) {
     if (res.ok || res.code !== 'STORE_CORRUPT') continue
     assert.deepEqual([res.reason, res.retryable], ['readonly', false], `${what}: ${name}: ${res.message}`)
     assert.match(res.message, /make the file and its folder writable/)
   }
-  for (const name of ['add', 'remove', 'recall', 'proposalAdd']) assert.equal(r[name].ok, false, `${what}: ${name} cannot succeed on a read-only store`)
+  for (const name of ['add', 'remove', 'recall', 'proposalAdd'])
+    assert.equal(r[name].ok, false, `${what}: ${name} cannot succeed on a read-only store`)
   if (r.listEntries.ok) assert.equal(r.listEntries.value, entries.length, `${what}: reads see every entry`)
 }
 
 describe('read-only and full file systems', { skip }, () => {
-  test('read-only directory: a new store and an existing one give coded errors; nothing changes', { skip: WIN && 'Windows has no read-only folders: chmod sets the read-only attribute, which Windows ignores on a folder (only an ACL deny entry would do)' }, async (t) => {
-    let ro
-    if (!ROOT) {
-      const dir = tmpDir('memento-rodir-')
-      ro = { dir, remount: (mode) => (fs.chmodSync(dir, mode === 'ro' ? 0o500 : 0o700), null), unmount: () => (fs.chmodSync(dir, 0o700), fs.rmSync(dir, { recursive: true, force: true })) }
-    } else {
-      ro = mountTmpfs('8m')
-      if (ro.reason) return t.skip(`running as root, where chmod does not make a directory read-only, and ${ro.reason}`)
-    }
-    try {
-      const dbPath = path.join(ro.dir, 'memory.db')
-      const entries = await makeStore(dbPath, 30)
-      const before = snapshot(ro.dir)
-      assert.equal(ro.remount('ro'), null)
-      const fresh = await runChild(POKE, { dbPath: path.join(ro.dir, 'sub', 'new.db') })
-      assertChildClean(fresh, 'new store in a read-only directory')
-      assert.equal(fresh.report.opened, false, 'a store cannot be created in a read-only directory')
-      assert.equal(fresh.report.openError.code, 'STORE_CORRUPT', fresh.report.openError.message)
-      const run = await runChild(POKE, { dbPath, match: '[e1@g]' })
-      assertChildClean(run, 'existing store in a read-only directory')
-      assertReadOnlyOutcome(run.report, entries, 'read-only directory')
-      t.diagnostic(`read-only directory (${ROOT ? 'read-only tmpfs' : 'chmod 0500'}): ${summary(run.report)}`)
-      assert.deepEqual(snapshot(ro.dir), before, 'nothing in the directory changed')
-      assert.equal(ro.remount('rw'), null)
-      const p = new MemoryProvider({ dbPath, gate: allow, budgets: HUGE })
-      assert.deepEqual(p.listEntries(), entries)
-      assert.deepEqual(violations(p), [])
-      p.close()
-    } finally {
-      ro.remount('rw')
-      ro.unmount()
-    }
-  })
+  test(
+    'read-only directory: a new store and an existing one give coded errors; nothing changes',
+    {
+      skip:
+        WIN &&
+        'Windows has no read-only folders: chmod sets the read-only attribute, which Windows ignores on a folder (only an ACL deny entry would do)',
+    },
+    async (t) => {
+      let ro
+      if (!ROOT) {
+        const dir = tmpDir('memento-rodir-')
+        ro = {
+          dir,
+          remount: (mode) => (fs.chmodSync(dir, mode === 'ro' ? 0o500 : 0o700), null),
+          unmount: () => (fs.chmodSync(dir, 0o700), fs.rmSync(dir, { recursive: true, force: true })),
+        }
+      } else {
+        ro = mountTmpfs('8m')
+        if (ro.reason) return t.skip(`running as root, where chmod does not make a directory read-only, and ${ro.reason}`)
+      }
+      try {
+        const dbPath = path.join(ro.dir, 'memory.db')
+        const entries = await makeStore(dbPath, 30)
+        const before = snapshot(ro.dir)
+        assert.equal(ro.remount('ro'), null)
+        const fresh = await runChild(POKE, { dbPath: path.join(ro.dir, 'sub', 'new.db') })
+        assertChildClean(fresh, 'new store in a read-only directory')
+        assert.equal(fresh.report.opened, false, 'a store cannot be created in a read-only directory')
+        assert.equal(fresh.report.openError.code, 'STORE_CORRUPT', fresh.report.openError.message)
+        const run = await runChild(POKE, { dbPath, match: '[e1@g]' })
+        assertChildClean(run, 'existing store in a read-only directory')
+        assertReadOnlyOutcome(run.report, entries, 'read-only directory')
+        t.diagnostic(`read-only directory (${ROOT ? 'read-only tmpfs' : 'chmod 0500'}): ${summary(run.report)}`)
+        assert.deepEqual(snapshot(ro.dir), before, 'nothing in the directory changed')
+        assert.equal(ro.remount('rw'), null)
+        const p = new MemoryProvider({ dbPath, gate: allow, budgets: HUGE })
+        assert.deepEqual(p.listEntries(), entries)
+        assert.deepEqual(violations(p), [])
+        p.close()
+      } finally {
+        ro.remount('rw')
+        ro.unmount()
+      }
+    },
+  )
 
   test('read-only store file in a writable directory: coded errors, the file unchanged', async (t) => {
     const work = tmpDir('memento-rofile-')
@@ -275,7 +309,10 @@ describe('read-only and full file systems', { skip }, () => {
           fs.closeSync(fs.openSync(dbPath, 'r+'))
           writable = true
         } catch {}
-        if (writable) return t.skip('chmod 0400 did not make the file read-only here (Wine run as root maps the read-only attribute to a mode that root ignores)')
+        if (writable)
+          return t.skip(
+            'chmod 0400 did not make the file read-only here (Wine run as root maps the read-only attribute to a mode that root ignores)',
+          )
       }
       const run = await runChild(POKE, { dbPath, match: '[e1@g]' })
       assertChildClean(run, 'read-only file')
@@ -299,7 +336,10 @@ describe('read-only and full file systems', { skip }, () => {
     const writes = report.results.filter((r) => !r.read && !r.close)
     const failures = report.results.filter((r) => !r.ok)
     for (const f of failures) assert.ok(f.protocol, `${what}: failure without a protocol code: ${f.code} ${f.message}`)
-    assert.ok(writes.some((r) => !r.ok), `${what}: the fault was actually hit`)
+    assert.ok(
+      writes.some((r) => !r.ok),
+      `${what}: the fault was actually hit`,
+    )
     const p = new MemoryProvider({ dbPath, gate: allow, budgets: HUGE })
     const ids = new Set(p.listEntries().map((e) => e.id))
     const landed = writes.filter((r) => r.ok).map((r) => r.id)
@@ -320,9 +360,15 @@ describe('read-only and full file systems', { skip }, () => {
       const run = await runChild(FILL, { dbPath, attempts: 400, units: 3000, after: 6 })
       assertChildClean(run, 'disk full')
       assert.equal(run.report.opened, true, run.report.openError?.message)
-      assert.ok(run.report.results.some((r) => !r.ok && /disk full|disk I\/O|database or disk is full/i.test(r.message)), 'the failure names the disk')
+      assert.ok(
+        run.report.results.some((r) => !r.ok && /disk full|disk I\/O|database or disk is full/i.test(r.message)),
+        'the failure names the disk',
+      )
       const refused = run.report.results.filter((r) => !r.ok && r.code === 'STORE_CORRUPT')
-      assert.ok(refused.length > 0 && refused.every((r) => r.reason === 'full' && r.retryable === false), JSON.stringify(refused.slice(0, 2)))
+      assert.ok(
+        refused.length > 0 && refused.every((r) => r.reason === 'full' && r.retryable === false),
+        JSON.stringify(refused.slice(0, 2)),
+      )
       assert.match(refused[0].message, /free disk space, then retry/)
       // Reopening on the still-full disk: coded error or success, in a child (a full tmpfs
       // can SIGBUS a process that maps the -shm file).
@@ -345,7 +391,10 @@ describe('read-only and full file systems', { skip }, () => {
     assert.equal(pokeReport.results?.remove?.value ?? null, null, 'poke had no match to remove')
     if (pokeAdded) {
       const p = new MemoryProvider({ dbPath, gate: allow, budgets: HUGE })
-      assert.ok(p.listEntries().some((e) => e.id === pokeAdded), 'a write reported landed did land')
+      assert.ok(
+        p.listEntries().some((e) => e.id === pokeAdded),
+        'a write reported landed did land',
+      )
       p.close()
       const writes = fillReport.results.filter((r) => !r.read && !r.close)
       return { landed: writes.filter((r) => r.ok).length + 1, failed: writes.filter((r) => !r.ok).length }
@@ -353,20 +402,25 @@ describe('read-only and full file systems', { skip }, () => {
     return checkAfterFill(dbPath, fillReport, what)
   }
 
-  for (const factory of [undefined, faults?.CONFORMANCE_FACTORY]) test(`file-size limit (RLIMIT_FSIZE, any user)${factory ? ' via conformance/provider.mjs' : ''}: coded errors, nothing half written, the store reopens`, { skip: WIN && 'RLIMIT_FSIZE (ulimit -f in /bin/sh) is POSIX: Windows has no per-process file-size limit' }, async (t) => {
-    const work = tmpDir('memento-fsize-')
-    try {
-      const dbPath = path.join(work, 'memory.db')
-      // dash/bash count `ulimit -f` in 512/1024-byte blocks: 2048 blocks is 1–2 MiB.
-      const run = await runChild(FILL, { dbPath, attempts: 600, units: 3000, after: 6 }, { rlimitBlocks: 2048, factory })
-      assertChildClean(run, 'file-size limit')
-      assert.equal(run.report.opened, true, run.report.openError?.message)
-      const stats = checkAfterFill(dbPath, run.report, 'file-size limit')
-      t.diagnostic(`file-size limit: ${stats.landed} writes landed, ${stats.failed} refused with a code`)
-    } finally {
-      fs.rmSync(work, { recursive: true, force: true })
-    }
-  })
+  for (const factory of [undefined, faults?.CONFORMANCE_FACTORY])
+    test(
+      `file-size limit (RLIMIT_FSIZE, any user)${factory ? ' via conformance/provider.mjs' : ''}: coded errors, nothing half written, the store reopens`,
+      { skip: WIN && 'RLIMIT_FSIZE (ulimit -f in /bin/sh) is POSIX: Windows has no per-process file-size limit' },
+      async (t) => {
+        const work = tmpDir('memento-fsize-')
+        try {
+          const dbPath = path.join(work, 'memory.db')
+          // dash/bash count `ulimit -f` in 512/1024-byte blocks: 2048 blocks is 1–2 MiB.
+          const run = await runChild(FILL, { dbPath, attempts: 600, units: 3000, after: 6 }, { rlimitBlocks: 2048, factory })
+          assertChildClean(run, 'file-size limit')
+          assert.equal(run.report.opened, true, run.report.openError?.message)
+          const stats = checkAfterFill(dbPath, run.report, 'file-size limit')
+          t.diagnostic(`file-size limit: ${stats.landed} writes landed, ${stats.failed} refused with a code`)
+        } finally {
+          fs.rmSync(work, { recursive: true, force: true })
+        }
+      },
+    )
 })
 
 describe('tamper-evident audit against bytes edited on disk', { skip }, () => {
@@ -398,7 +452,10 @@ describe('tamper-evident audit against bytes edited on disk', { skip }, () => {
       assert.equal(hits, 1, 'the denied text is stored once, in its audit row')
       fs.writeFileSync(dbPath, bytes)
       const q = new MemoryProvider({ dbPath, gate: async () => 'rejected', budgets: HUGE })
-      assert.ok(fullAudit(q).some((r) => r.text === 'tamper target QQQ-8 only in the audit'), 'the edit is visible')
+      assert.ok(
+        fullAudit(q).some((r) => r.text === 'tamper target QQQ-8 only in the audit'),
+        'the edit is visible',
+      )
       const v = q.auditVerify()
       assert.equal(v.ok, false)
       assert.equal(v.firstBroken?.seq, target.seq, `the first broken row is the edited one: ${JSON.stringify(v.firstBroken)}`)

@@ -22,7 +22,8 @@ export async function example(): Promise<MemoryEntry[]> {
   } catch (e) {
     if (isMemoryError(e) && e.code === 'BUDGET_EXCEEDED') {
       const plan = (e.details as unknown as BudgetExceededDetails).suggestions ?? []
-      for (const s of plan) await (s.action === 'remove' ? provider.remove(s.input as never, write) : provider.consolidate(s.input as never, write))
+      for (const s of plan)
+        await (s.action === 'remove' ? provider.remove(s.input as never, write) : provider.consolidate(s.input as never, write))
     }
   }
   for (const f of provider.health({ staleDays: 30 }).findings) if (f.kind === 'duplicates' && f.fix) console.log(f.id, f.fix.frees)

@@ -10,7 +10,10 @@ export default [
     async run({ makeProvider, write }) {
       const p = await makeProvider()
       const before = Date.now()
-      const res = await p.add({ track: 'user', scope: 'user-global', text: 'prefers tabs', source: 'conformance', tags: ['style', 'editor'] }, write)
+      const res = await p.add(
+        { track: 'user', scope: 'user-global', text: 'prefers tabs', source: 'conformance', tags: ['style', 'editor'] },
+        write,
+      )
       const after = Date.now()
       const e = res.entry
       assertEntryShape(e, 'entry')
@@ -51,7 +54,10 @@ export default [
         assert.equal(entry.workspaceKey, wsKey, 'the same session cwd gives the same workspaceKey')
       }
       assert.equal(ids.size, 5, 'ids are unique')
-      const other = await p.add({ track: 'agent', scope: 'workspace', text: 'elsewhere' }, writeAs({ preset: 'conformance', cwd: 'C:/conformance/other-ws' }))
+      const other = await p.add(
+        { track: 'agent', scope: 'workspace', text: 'elsewhere' },
+        writeAs({ preset: 'conformance', cwd: 'C:/conformance/other-ws' }),
+      )
       assert.notEqual(other.entry.workspaceKey, wsKey, 'another cwd gives another workspaceKey')
     },
   },
@@ -62,7 +68,12 @@ export default [
       const gate = recordingGate()
       const p = await makeProvider({ gate })
       for (const track of ['bogus', 'USER', '', null, undefined, 1, {}, ['user']]) {
-        await rejects(() => p.add({ track, scope: 'user-global', text: 'x' }, write), 'INVALID_INPUT', undefined, `track ${JSON.stringify(track)}`)
+        await rejects(
+          () => p.add({ track, scope: 'user-global', text: 'x' }, write),
+          'INVALID_INPUT',
+          undefined,
+          `track ${JSON.stringify(track)}`,
+        )
       }
       NO_ROW(p)
       assert.equal(gate.calls.length, 0, 'invalid input is refused before approval')
@@ -143,8 +154,18 @@ export default [
     async run({ makeProvider }) {
       const gate = recordingGate()
       const p = await makeProvider({ gate })
-      for (const w of [{ agent: {} }, { agent: { session: null } }, { agent: { session: {} } }, { agent: { session: { header: { cwd: '/x', agentPreset: 'a' } } } }]) {
-        await rejects(() => p.add({ track: 'user', scope: 'user-global', text: 'x' }, w), 'WRITE_REQUIRES_AGENT', undefined, JSON.stringify(w))
+      for (const w of [
+        { agent: {} },
+        { agent: { session: null } },
+        { agent: { session: {} } },
+        { agent: { session: { header: { cwd: '/x', agentPreset: 'a' } } } },
+      ]) {
+        await rejects(
+          () => p.add({ track: 'user', scope: 'user-global', text: 'x' }, w),
+          'WRITE_REQUIRES_AGENT',
+          undefined,
+          JSON.stringify(w),
+        )
       }
       NO_ROW(p)
       assert.equal(gate.calls.length, 0)

@@ -58,7 +58,11 @@ export default [
         const err = await rejects(op, 'AMBIGUOUS_MATCH', { candidates: 2 })
         assert.ok(Array.isArray(err.details.sample), 'details.sample is an array')
         assert.equal(err.details.sample.length, 2)
-        assert.deepEqual([...err.details.sample].sort(), ['pnpm lockfile is committed', 'use pnpm for installs'], 'sample holds the candidate texts')
+        assert.deepEqual(
+          [...err.details.sample].sort(),
+          ['pnpm lockfile is committed', 'use pnpm for installs'],
+          'sample holds the candidate texts',
+        )
       }
       assert.deepEqual(p.listEntries(), before, 'an ambiguous write changes nothing')
       assert.equal(gate.calls.length, 0, 'a bad match never reaches approval')
@@ -74,7 +78,10 @@ export default [
       gate.calls.length = 0
       await rejects(() => p.replace({ ...UG, match: 'nowhere', text: 'x' }, write), 'ENTRY_NOT_FOUND', { ...UG, match: 'nowhere' })
       await rejects(() => p.remove({ ...UG, match: 'nowhere' }, write), 'ENTRY_NOT_FOUND', { ...UG, match: 'nowhere' })
-      await rejects(() => p.consolidate({ ...UG, matches: ['English', 'nowhere'], text: 'x' }, write), 'ENTRY_NOT_FOUND', { ...UG, match: 'nowhere' })
+      await rejects(() => p.consolidate({ ...UG, matches: ['English', 'nowhere'], text: 'x' }, write), 'ENTRY_NOT_FOUND', {
+        ...UG,
+        match: 'nowhere',
+      })
       // the same text in another track/scope is not a hit
       await rejects(() => p.remove({ track: 'agent', scope: 'user-global', match: 'English' }, write), 'ENTRY_NOT_FOUND', {
         track: 'agent',
@@ -117,7 +124,10 @@ export default [
       await p.add({ ...AW, text: 'node 20 is the floor' }, write)
       await p.replace({ ...AW, match: 'clippy', text: 'lint with clippy -D warnings' }, write)
       gate.calls.length = 0
-      const r = await p.consolidate({ ...AW, matches: ['cargo', 'clippy'], text: 'build with cargo, lint with clippy', tags: ['rust'] }, write)
+      const r = await p.consolidate(
+        { ...AW, matches: ['cargo', 'clippy'], text: 'build with cargo, lint with clippy', tags: ['rust'] },
+        write,
+      )
       assert.equal(gate.calls.length, 1, 'one approval for the whole consolidation')
       assert.equal(r.removed.length, 2)
       assert.deepEqual(r.removed.map((e) => e.id).sort(), [a.id, b.id].sort())
@@ -132,7 +142,10 @@ export default [
       assert.equal(r.entry.sessionId, 'conformance-session')
       assertUsage(r.usage, { ...AW, used: 'build with cargo, lint with clippy'.length + 'node 20 is the floor'.length, limit: 4000 })
       assert.deepEqual(textsOf(p), ['build with cargo, lint with clippy', 'node 20 is the floor'])
-      await rejects(() => p.consolidate({ ...AW, matches: ['cargo build'], text: 'again' }, write), 'ENTRY_NOT_FOUND', { ...AW, match: 'cargo build' })
+      await rejects(() => p.consolidate({ ...AW, matches: ['cargo build'], text: 'again' }, write), 'ENTRY_NOT_FOUND', {
+        ...AW,
+        match: 'cargo build',
+      })
     },
   },
   {
@@ -145,7 +158,10 @@ export default [
       await p.add({ ...AW, text: 'beta fact' }, write)
       gate.calls.length = 0
       const before = p.listEntries()
-      await rejects(() => p.consolidate({ ...AW, matches: ['alpha', 'gamma'], text: 'merged' }, write), 'ENTRY_NOT_FOUND', { ...AW, match: 'gamma' })
+      await rejects(() => p.consolidate({ ...AW, matches: ['alpha', 'gamma'], text: 'merged' }, write), 'ENTRY_NOT_FOUND', {
+        ...AW,
+        match: 'gamma',
+      })
       assert.deepEqual(p.listEntries(), before)
       assert.equal(gate.calls.length, 0)
     },
@@ -167,7 +183,10 @@ export default [
         err = e
       }
       assert.ok(err, 'consolidate whose matches name the same entry must fail')
-      assert.ok(['INVALID_INPUT', 'AMBIGUOUS_MATCH'].includes(err.code), `expected INVALID_INPUT or AMBIGUOUS_MATCH, got ${err.code} (${err.message})`)
+      assert.ok(
+        ['INVALID_INPUT', 'AMBIGUOUS_MATCH'].includes(err.code),
+        `expected INVALID_INPUT or AMBIGUOUS_MATCH, got ${err.code} (${err.message})`,
+      )
       assert.ok(err.details && typeof err.details === 'object', 'error carries .details')
       assert.equal(gate.calls.length, 0, 'the gate is not asked (gate call count 0)')
       assert.deepEqual(p.listEntries(), before)
@@ -180,10 +199,20 @@ export default [
       const gate = recordingGate()
       const p = await makeProvider({ gate })
       for (const matches of [[], 'one', null, undefined, [''], ['ok', ''], [1], Array.from({ length: 21 }, (_, i) => `m${i}`)]) {
-        await rejects(() => p.consolidate({ ...AW, matches, text: 'x' }, write), 'INVALID_INPUT', undefined, `matches ${JSON.stringify(matches)}`)
+        await rejects(
+          () => p.consolidate({ ...AW, matches, text: 'x' }, write),
+          'INVALID_INPUT',
+          undefined,
+          `matches ${JSON.stringify(matches)}`,
+        )
       }
       for (const match of ['', null, undefined, 5]) {
-        await rejects(() => p.replace({ ...AW, match, text: 'x' }, write), 'INVALID_INPUT', undefined, `replace match ${JSON.stringify(match)}`)
+        await rejects(
+          () => p.replace({ ...AW, match, text: 'x' }, write),
+          'INVALID_INPUT',
+          undefined,
+          `replace match ${JSON.stringify(match)}`,
+        )
         await rejects(() => p.remove({ ...AW, match }, write), 'INVALID_INPUT', undefined, `remove match ${JSON.stringify(match)}`)
       }
       assert.equal(gate.calls.length, 0)
@@ -191,7 +220,10 @@ export default [
         Array.from({ length: 21 }, (_, i) => ({ ...AW, text: `item-${String(i).padStart(2, '0')}` })),
         write,
       )
-      const r = await p.consolidate({ ...AW, matches: Array.from({ length: 20 }, (_, i) => `item-${String(i).padStart(2, '0')}`), text: 'twenty merged' }, write)
+      const r = await p.consolidate(
+        { ...AW, matches: Array.from({ length: 20 }, (_, i) => `item-${String(i).padStart(2, '0')}`), text: 'twenty merged' },
+        write,
+      )
       assert.equal(r.removed.length, 20)
       assert.deepEqual(textsOf(p), ['item-20', 'twenty merged'])
     },
@@ -412,13 +444,17 @@ export default [
       await p.add({ track: 'agent', scope: 'user-global', text: 'a'.repeat(10) }, write)
       await p.add({ track: 'agent', scope: 'user-global', text: 'b'.repeat(15) }, write)
       gate.calls.length = 0
-      await rejects(() => p.replace({ track: 'agent', scope: 'user-global', match: 'aaaa', text: 'c'.repeat(16) }, write), 'BUDGET_EXCEEDED', {
-        track: 'agent',
-        scope: 'user-global',
-        used: 25,
-        limit: 30,
-        needed: 31,
-      })
+      await rejects(
+        () => p.replace({ track: 'agent', scope: 'user-global', match: 'aaaa', text: 'c'.repeat(16) }, write),
+        'BUDGET_EXCEEDED',
+        {
+          track: 'agent',
+          scope: 'user-global',
+          used: 25,
+          limit: 30,
+          needed: 31,
+        },
+      )
       assert.equal(gate.calls.length, 0, 'the budget pre-check runs before approval')
       const r = await p.replace({ track: 'agent', scope: 'user-global', match: 'aaaa', text: 'c'.repeat(15) }, write)
       assertUsage(r.usage, { track: 'agent', scope: 'user-global', used: 30, limit: 30 })

@@ -79,7 +79,7 @@ export default [
   },
   {
     id: 'D2',
-    title: "a denied add → WRITE_DENIED {outcome}, an `add-denied` row with the proposed text, no entry",
+    title: 'a denied add → WRITE_DENIED {outcome}, an `add-denied` row with the proposed text, no entry',
     async run({ makeProvider, write }) {
       const gate = recordingGate('rejected')
       const p = await makeProvider({ gate })
@@ -96,7 +96,10 @@ export default [
       assert.equal(denied[0].track, 'user')
       assert.equal(denied[0].scope, 'user-global')
       assert.equal(denied[0].sessionId, 'conformance-session')
-      assert.ok(typeof denied[0].outcome === 'string' && denied[0].outcome.includes('rejected'), `denied outcome ${JSON.stringify(denied[0].outcome)}`)
+      assert.ok(
+        typeof denied[0].outcome === 'string' && denied[0].outcome.includes('rejected'),
+        `denied outcome ${JSON.stringify(denied[0].outcome)}`,
+      )
     },
   },
   {
@@ -113,14 +116,16 @@ export default [
         }
         const p = await makeProvider({ gate, dbPath: path.join(dir, `denial-${i}.db`) })
         const text = `denied via ${label}`
-        const err = await rejects(() => p.add({ ...UG, text }, write), 'WRITE_DENIED', outcome === undefined ? undefined : { outcome }, label)
+        const err = await rejects(
+          () => p.add({ ...UG, text }, write),
+          'WRITE_DENIED',
+          outcome === undefined ? undefined : { outcome },
+          label,
+        )
         assert.equal(typeof err.details.outcome, 'string', `${label}: details.outcome is a string`)
         assert.notEqual(err.details.outcome, 'allowed-once', `${label}: the reported outcome is not an allow`)
         assert.equal(calls.length, 1, `${label}: the gate was asked once`)
-        assert.ok(
-          !p.listEntries().some((e) => e.text === text),
-          `${label}: nothing lands`,
-        )
+        assert.ok(!p.listEntries().some((e) => e.text === text), `${label}: nothing lands`)
         const denied = p.auditList(1000).find((r) => r.action === 'add-denied' && r.text === text)
         assert.ok(denied, `${label}: an add-denied row exists`)
       }
@@ -155,7 +160,9 @@ export default [
       const rows = p.auditList(100)
       const byAction = Object.fromEntries(rows.map((r) => [r.action, r]))
       assert.equal(byAction['add-denied'].text, 'new text here')
-      assert.ok(byAction['replace-denied'].text.includes('existing entry text') && byAction['replace-denied'].text.includes('replacement text'))
+      assert.ok(
+        byAction['replace-denied'].text.includes('existing entry text') && byAction['replace-denied'].text.includes('replacement text'),
+      )
       assert.ok(byAction['remove-denied'].text.includes('existing entry text'))
       assert.ok(byAction['consolidate-denied'].text.includes('merged text'))
       assert.ok(byAction['seed-denied'].text.includes('seeded text'))

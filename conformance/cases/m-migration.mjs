@@ -70,9 +70,39 @@ const q = (s) => `'${String(s).replaceAll("'", "''")}'`
 export async function buildStore(sqlite, file, version) {
   const t0 = 1_700_000_000_000
   const rows = [
-    { id: randomUUID(), track: 'user', scope: 'user-global', ws: '', text: 'legacy user fact', source: 'dsh-memento', c: t0, u: t0 + 5, s: 'old-session' },
-    { id: randomUUID(), track: 'agent', scope: 'workspace', ws: '/legacy/ws', text: 'legacy workspace fact', source: 'memory-tool', c: t0 + 10, u: t0 + 10, s: null },
-    { id: randomUUID(), track: 'agent', scope: 'user-global', ws: '', text: 'legacy 中文 fact 😀', source: 'claude', c: t0 + 20, u: t0 + 30, s: 'old-session' },
+    {
+      id: randomUUID(),
+      track: 'user',
+      scope: 'user-global',
+      ws: '',
+      text: 'legacy user fact',
+      source: 'dsh-memento',
+      c: t0,
+      u: t0 + 5,
+      s: 'old-session',
+    },
+    {
+      id: randomUUID(),
+      track: 'agent',
+      scope: 'workspace',
+      ws: '/legacy/ws',
+      text: 'legacy workspace fact',
+      source: 'memory-tool',
+      c: t0 + 10,
+      u: t0 + 10,
+      s: null,
+    },
+    {
+      id: randomUUID(),
+      track: 'agent',
+      scope: 'user-global',
+      ws: '',
+      text: 'legacy 中文 fact 😀',
+      source: 'claude',
+      c: t0 + 20,
+      u: t0 + 30,
+      s: 'old-session',
+    },
   ]
   let sql = schemaSql(version)
   for (const r of rows) {

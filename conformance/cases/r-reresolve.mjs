@@ -83,7 +83,8 @@ export default [
   },
   {
     id: 'R5',
-    title: 'pending replace, target rewritten during approval (still matching) → ENTRY_NOT_FOUND reason changed with the current text; the rewrite stays',
+    title:
+      'pending replace, target rewritten during approval (still matching) → ENTRY_NOT_FOUND reason changed with the current text; the rewrite stays',
     async run({ makeProvider, write }) {
       const gate = recordingGate()
       const p = await makeProvider({ gate })
@@ -111,7 +112,10 @@ export default [
         await p.remove({ ...UG, match: 'shell is' }, write)
         await p.add({ ...UG, text: 'shell is zsh' }, write)
       }
-      await rejects(() => p.replace({ ...UG, match: 'shell is', text: 'shell is fish' }, write), 'ENTRY_NOT_FOUND', { ...UG, match: 'shell is' })
+      await rejects(() => p.replace({ ...UG, match: 'shell is', text: 'shell is fish' }, write), 'ENTRY_NOT_FOUND', {
+        ...UG,
+        match: 'shell is',
+      })
       assert.deepEqual(textsOf(p), ['shell is zsh'])
       assert.equal(p.listEntries()[0].version, 1)
     },
@@ -126,7 +130,12 @@ export default [
       gate.hook = async () => {
         await p.add({ ...UG, text: 'h'.repeat(70) }, write)
       }
-      await rejects(() => p.replace({ ...UG, match: 'gggg', text: 'g'.repeat(40) }, write), 'BUDGET_EXCEEDED', { ...UG, used: 90, limit: 100, needed: 110 })
+      await rejects(() => p.replace({ ...UG, match: 'gggg', text: 'g'.repeat(40) }, write), 'BUDGET_EXCEEDED', {
+        ...UG,
+        used: 90,
+        limit: 100,
+        needed: 110,
+      })
       assert.deepEqual(textsOf(p), ['g'.repeat(20), 'h'.repeat(70)])
     },
   },
@@ -146,7 +155,11 @@ export default [
         match: 'second',
       })
       assert.deepEqual(textsOf(p), ['first half'])
-      assert.equal(p.auditList(100).filter((r) => r.action === 'consolidate-add' || r.action === 'consolidate-remove').length, 0, 'no change rows for a failed consolidate')
+      assert.equal(
+        p.auditList(100).filter((r) => r.action === 'consolidate-add' || r.action === 'consolidate-remove').length,
+        0,
+        'no change rows for a failed consolidate',
+      )
     },
   },
   {
@@ -192,7 +205,13 @@ export default [
       }
       assert.equal(p.listEntries().length, 3)
       assert.equal(p.budgets()[0].used, 90)
-      assert.deepEqual(ok.map((r) => r.value.entry.id).sort(), p.listEntries().map((e) => e.id).sort())
+      assert.deepEqual(
+        ok.map((r) => r.value.entry.id).sort(),
+        p
+          .listEntries()
+          .map((e) => e.id)
+          .sort(),
+      )
     },
   },
   {
@@ -207,7 +226,9 @@ export default [
       }
       const p = await makeProvider({ gate, budgets: { user: { userGlobal: 100 } } })
       const sizes = [60, 50, 40, 30, 20, 10]
-      const results = await Promise.all(sizes.map((s, i) => settle(() => p.add({ ...UG, text: String.fromCharCode(97 + i).repeat(s) }, write))))
+      const results = await Promise.all(
+        sizes.map((s, i) => settle(() => p.add({ ...UG, text: String.fromCharCode(97 + i).repeat(s) }, write))),
+      )
       const used = p.budgets()[0].used
       const landed = sizes.filter((_, i) => results[i].ok)
       assert.equal(

@@ -27,13 +27,22 @@ export default [
       const { entry } = await p.add({ ...AG, text: 'alpha private convention' }, alphaA)
       assert.equal(entry.agentKey.length > 0, true, 'an entry written by a preset session is keyed to that agent')
       gate.calls.length = 0
-      await rejects(() => p.replace({ ...AG, match: 'private convention', text: 'hijacked' }, betaA), 'ENTRY_NOT_FOUND', { ...AG, match: 'private convention' })
-      await rejects(() => p.remove({ ...AG, match: 'private convention' }, betaA), 'ENTRY_NOT_FOUND', { ...AG, match: 'private convention' })
+      await rejects(() => p.replace({ ...AG, match: 'private convention', text: 'hijacked' }, betaA), 'ENTRY_NOT_FOUND', {
+        ...AG,
+        match: 'private convention',
+      })
+      await rejects(() => p.remove({ ...AG, match: 'private convention' }, betaA), 'ENTRY_NOT_FOUND', {
+        ...AG,
+        match: 'private convention',
+      })
       await rejects(() => p.consolidate({ ...AG, matches: ['private convention'], text: 'hijacked' }, betaA), 'ENTRY_NOT_FOUND', {
         ...AG,
         match: 'private convention',
       })
-      await rejects(() => p.remove({ ...AG, match: 'private convention' }, sharedA), 'ENTRY_NOT_FOUND', { ...AG, match: 'private convention' })
+      await rejects(() => p.remove({ ...AG, match: 'private convention' }, sharedA), 'ENTRY_NOT_FOUND', {
+        ...AG,
+        match: 'private convention',
+      })
       assert.equal(gate.calls.length, 0, 'the invisible entry is never shown for approval')
       assert.deepEqual(textsOf(p), ['alpha private convention'])
       const r = await p.replace({ ...AG, match: 'private convention', text: 'alpha private convention v2' }, alphaB)
@@ -48,7 +57,10 @@ export default [
       const ws = await p.add({ ...AW, text: 'ws-a builds with make' }, alphaA)
       const ug = await p.add({ ...AG, text: 'alpha global habit' }, alphaA)
       assert.notEqual(ws.entry.workspaceKey, '', 'workspace entries carry the workspace key')
-      await rejects(() => p.replace({ ...AW, match: 'builds with make', text: 'x' }, alphaB), 'ENTRY_NOT_FOUND', { ...AW, match: 'builds with make' })
+      await rejects(() => p.replace({ ...AW, match: 'builds with make', text: 'x' }, alphaB), 'ENTRY_NOT_FOUND', {
+        ...AW,
+        match: 'builds with make',
+      })
       await rejects(() => p.remove({ ...AW, match: 'builds with make' }, alphaB), 'ENTRY_NOT_FOUND', { ...AW, match: 'builds with make' })
       const r = await p.replace({ ...AG, match: 'global habit', text: 'alpha global habit (from ws-b)' }, alphaB)
       assert.equal(r.entry.id, ug.entry.id)
@@ -101,7 +113,10 @@ export default [
       const res = p.query({ text: 'vis', limit: 100 }, { agentKey, workspaceKey })
       assert.equal(res.total, 4, 'total counts the visible set only')
       assert.deepEqual(seen({ scope: 'workspace' }, { agentKey, workspaceKey }), ['vis alpha ws-a', 'vis shared ws-a'])
-      assert.deepEqual(seen({ track: 'agent', scope: 'user-global' }, { agentKey, workspaceKey }), ['vis alpha global', 'vis shared global'])
+      assert.deepEqual(seen({ track: 'agent', scope: 'user-global' }, { agentKey, workspaceKey }), [
+        'vis alpha global',
+        'vis shared global',
+      ])
       assert.equal(p.query({ text: 'vis', limit: 100 }).total, 8, 'an agent-less query keeps the full cross-agent view')
       const wsB = p.listEntries().find((e) => e.text === 'vis shared ws-b').workspaceKey
       assert.deepEqual(seen({ scope: 'workspace' }, { agentKey, workspaceKey: wsB }), ['vis alpha ws-b', 'vis shared ws-b'])
@@ -161,7 +176,7 @@ export default [
   },
   {
     id: 'V8',
-    title: "keys default to the writer session; explicit input keys override",
+    title: 'keys default to the writer session; explicit input keys override',
     async run({ makeProvider }) {
       const p = await makeProvider()
       const a = await p.add({ ...AW, text: 'keyed by session' }, alphaA)

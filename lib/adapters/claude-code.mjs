@@ -29,7 +29,19 @@
 import os from 'node:os'
 import path from 'node:path'
 import { adapterPayload } from '../errors.mjs'
-import { LINE_BREAK, MAX_TAGS, append, MAX_TAG_LENGTH, cleanLabel, markdownPayload, placement, splitLines, tooManyTags, trimEndOf, utf8Text } from './util.mjs'
+import {
+  LINE_BREAK,
+  MAX_TAGS,
+  append,
+  MAX_TAG_LENGTH,
+  cleanLabel,
+  markdownPayload,
+  placement,
+  splitLines,
+  tooManyTags,
+  trimEndOf,
+  utf8Text,
+} from './util.mjs'
 import { SCOPES, TRACKS } from '../native.mjs'
 
 const ID = 'claude-code-memory-md'
@@ -129,11 +141,17 @@ function headingTags(label) {
   const out = []
   let cur = ''
   for (const word of full.split(' ')) {
-    if (cur && cur.length + 1 + word.length <= MAX_TAG_LENGTH) { cur += ` ${word}`; continue }
+    if (cur && cur.length + 1 + word.length <= MAX_TAG_LENGTH) {
+      cur += ` ${word}`
+      continue
+    }
     if (cur) out.push(cur)
     cur = ''
     for (const ch of word) {
-      if (cur.length + ch.length > MAX_TAG_LENGTH) { out.push(cur); cur = '' }
+      if (cur.length + ch.length > MAX_TAG_LENGTH) {
+        out.push(cur)
+        cur = ''
+      }
       cur += ch
     }
   }
@@ -174,7 +192,7 @@ function sectionPath(parent, section) {
     if (tags.length < MAX_TAGS) tags.push(t)
     else if (dropped.length < MAX_TAGS) dropped.push(t)
   }
-  const cut = keptWhole(section.tags) ? [...(parent?.cut ?? []), section.full] : parent?.cut ?? []
+  const cut = keptWhole(section.tags) ? [...(parent?.cut ?? []), section.full] : (parent?.cut ?? [])
   return { has, tags, dropped, count, cut, names: [...(parent?.names ?? []), shortLabel(section.full)] }
 }
 
@@ -218,7 +236,10 @@ function scan(lines, start, autoIndex, warnings) {
       continue
     }
     if (cur?.type === 'item') {
-      if (blank) { cur.blanks++; continue }
+      if (blank) {
+        cur.blanks++
+        continue
+      }
       if (indentOf(raw) >= 2) {
         let cut = raw
         for (let k = 0; k < cur.indent && /^[ \t]/.test(cut); k++) cut = cut.slice(1)
@@ -233,7 +254,10 @@ function scan(lines, start, autoIndex, warnings) {
       end()
     }
     if (cur?.type === 'code') {
-      if (blank) { cur.blanks++; continue }
+      if (blank) {
+        cur.blanks++
+        continue
+      }
       if (indentOf(raw) >= 4) {
         append(cur.lines, Array(cur.blanks).fill(''))
         cur.lines.push(dedent(raw, 4))
@@ -243,11 +267,20 @@ function scan(lines, start, autoIndex, warnings) {
       end()
     }
     if (cur?.type === 'quote') {
-      if (QUOTE.test(raw)) { cur.lines.push(raw.replace(QUOTE, '')); continue }
-      if (!blank && cur.lines.at(-1).trim() && !atxHeading(raw) && !structural(raw)) { cur.lines.push(raw.trim()); continue }
+      if (QUOTE.test(raw)) {
+        cur.lines.push(raw.replace(QUOTE, ''))
+        continue
+      }
+      if (!blank && cur.lines.at(-1).trim() && !atxHeading(raw) && !structural(raw)) {
+        cur.lines.push(raw.trim())
+        continue
+      }
       end()
     }
-    if (blank) { end(); continue }
+    if (blank) {
+      end()
+      continue
+    }
     if (/^\s*<!--/.test(raw) && !raw.includes('-->')) {
       end()
       comments.push(n)
@@ -291,7 +324,10 @@ function scan(lines, start, autoIndex, warnings) {
     if (f) {
       fence = f[1]
       if (cur?.type === 'para') cur.text += `\n${raw}`
-      else { end(); cur = { type: 'para', text: raw, line: n } }
+      else {
+        end()
+        cur = { type: 'para', text: raw, line: n }
+      }
       continue
     }
     const b = bullet(raw)
@@ -305,7 +341,15 @@ function scan(lines, start, autoIndex, warnings) {
       }
       if (!body) continue
       const ordered = /\d/.test(b[2])
-      cur = { type: 'item', marker: b[2], ordered, text: ordered ? `${b[2]} ${body}` : body, line: n, indent: b[1].length + b[2].length + 1, blanks: 0 }
+      cur = {
+        type: 'item',
+        marker: b[2],
+        ordered,
+        text: ordered ? `${b[2]} ${body}` : body,
+        line: n,
+        indent: b[1].length + b[2].length + 1,
+        blanks: 0,
+      }
       continue
     }
     if (QUOTE.test(raw)) {
@@ -324,10 +368,17 @@ function scan(lines, start, autoIndex, warnings) {
       if (row || cur.table) cur.broken = true
       cur.text += (row || cur.table ? '\n' : ' ') + raw.trim()
       cur.table = row
-    } else { end(); cur = { type: 'para', text: raw.trim(), line: n, table: row } }
+    } else {
+      end()
+      cur = { type: 'para', text: raw.trim(), line: n, table: row }
+    }
   }
   if (fence) warnings.push({ message: 'a fenced code block was not closed before the end of the file; it was kept as text' })
-  if (comments.length) warnings.push({ line: comments[0], message: `HTML comments (notes for people editing the file) were not imported: line${comments.length > 1 ? 's' : ''} ${comments.join(', ')}` })
+  if (comments.length)
+    warnings.push({
+      line: comments[0],
+      message: `HTML comments (notes for people editing the file) were not imported: line${comments.length > 1 ? 's' : ''} ${comments.join(', ')}`,
+    })
   end()
   return blocks
 }
@@ -430,11 +481,15 @@ function mentions(body) {
 
 /** An item as a markdown list line again (when it joins a lead-in's entry). */
 const itemMarkdown = (b) => {
-  const lines = textOf(b).split('\n').map((l, i) => (i && l.trim() ? `${' '.repeat(b.marker.length + 1)}${l}` : l))
+  const lines = textOf(b)
+    .split('\n')
+    .map((l, i) => (i && l.trim() ? `${' '.repeat(b.marker.length + 1)}${l}` : l))
   return b.ordered ? lines.join('\n') : `${b.marker} ${lines.join('\n')}`
 }
 // (an invisible character after the colon does not hide it)
-const isLeadIn = (b) => (b.type === 'item' || b.type === 'para') && ((t) => LEAD_COLON.test(t) || LEAD_BOLD.test(t))(trimEndOf(textOf(b).split('\n').at(-1), INVISIBLE))
+const isLeadIn = (b) =>
+  (b.type === 'item' || b.type === 'para') &&
+  ((t) => LEAD_COLON.test(t) || LEAD_BOLD.test(t))(trimEndOf(textOf(b).split('\n').at(-1), INVISIBLE))
 const CONTENT = new Set(['item', 'para', 'code', 'quote'])
 
 /**
@@ -454,7 +509,12 @@ function adapt(payload, options = {}) {
   const visited = options.visited ?? new Set()
   if (options.followImports && root) {
     const key = canonical(options, root)
-    if (visited.has(key)) return { entries: [], warnings: [{ message: 'this file was already imported through an @import of another file; it is imported once' }], locations: [] }
+    if (visited.has(key))
+      return {
+        entries: [],
+        warnings: [{ message: 'this file was already imported through an @import of another file; it is imported once' }],
+        locations: [],
+      }
     visited.add(key)
   }
   return parse(text, { options, file: root, hints, visited, hops: 0, rootDir: root ? path.dirname(path.resolve(root)) : undefined })
@@ -481,10 +541,16 @@ function parse(text, ctx) {
     ? placement(ID, options, { track: fmTrack }, ctx.inherit)
     : placement(ID, options, { ...ctx.hints, track: ctx.hints.track ?? fmTrack }, { track: 'agent', scope: defaultScope(ctx.file) })
   if (type && !fmTrack) {
-    warnings.push({ line: fm.at[type.key], message: `frontmatter type ${JSON.stringify(type.value)} is not an auto-memory type (${Object.keys(MEMORY_TYPES).join(', ')}); its entries go to the ${base.track} track` })
+    warnings.push({
+      line: fm.at[type.key],
+      message: `frontmatter type ${JSON.stringify(type.value)} is not an auto-memory type (${Object.keys(MEMORY_TYPES).join(', ')}); its entries go to the ${base.track} track`,
+    })
   }
   if (fm.fields.paths !== undefined || fm.fields.globs !== undefined) {
-    warnings.push({ line: 1, message: `frontmatter limits this rule to paths ${fm.fields.paths ?? fm.fields.globs}; entries have no path scope, so they apply to the whole ${base.scope}` })
+    warnings.push({
+      line: 1,
+      message: `frontmatter limits this rule to paths ${fm.fields.paths ?? fm.fields.globs}; entries have no path scope, so they apply to the whole ${base.scope}`,
+    })
   }
   const fixedLayer = options.track !== undefined || options.scope !== undefined
   const blocks = scan(lines, fm.skip, isAutoMemoryIndex(ctx.file), warnings)
@@ -494,7 +560,7 @@ function parse(text, ctx) {
   // auto-memory topic's frontmatter name, its title like a "# " heading
   const name = field('name')?.value
   const nameTags = name ? headingTags(name) : []
-  const top = nameTags.length ? sectionPath(ctx.outer ?? null, { tags: nameTags, full: cleanLabel(name) }) : ctx.outer ?? null
+  const top = nameTags.length ? sectionPath(ctx.outer ?? null, { tags: nameTags, full: cleanLabel(name) }) : (ctx.outer ?? null)
   // a topic's frontmatter description is the first line of its first entry
   const description = field('description')
   let lead = description?.value
@@ -520,7 +586,10 @@ function parse(text, ctx) {
   const follow = (b) => {
     const names = open()?.names ?? []
     const under = names.length ? ` under ${JSON.stringify(names.join(' > '))}` : ''
-    const what = b.type === 'link' ? `index link to ${b.target} (${b.title})${under}` : `${b.inline ? 'inline ' : ''}import ${JSON.stringify(`@${b.target}`)}${under}${b.inline ? ' (the text is kept)' : ''}`
+    const what =
+      b.type === 'link'
+        ? `index link to ${b.target} (${b.title})${under}`
+        : `${b.inline ? 'inline ' : ''}import ${JSON.stringify(`@${b.target}`)}${under}${b.inline ? ' (the text is kept)' : ''}`
     const skip = (why) => warnings.push({ line: b.line, message: `${what} was not followed${why}` })
     if (!options.followImports) return skip('; pass --follow-imports (option followImports) to import it, or import that file separately')
     if (ctx.hops >= MAX_HOPS) return skip(`: it is more than ${MAX_HOPS} hops from the first file (Claude Code's import limit)`)
@@ -537,14 +606,20 @@ function parse(text, ctx) {
       if (visited.has(key)) return skip(`: ${label} is already imported (an import cycle or a repeat); each file is imported once`)
       data = options.readFile(abs)
     } catch (e) {
-      return skip(`: ${label} cannot be read (${e?.code === 'ENOENT' ? 'no such file' : e?.message ?? e})`)
+      return skip(`: ${label} cannot be read (${e?.code === 'ENOENT' ? 'no such file' : (e?.message ?? e)})`)
     }
     visited.add(key)
     const sub = utf8Text(ID, data, label)
     const got = parse(sub, { ...ctx, file: abs, hops: ctx.hops + 1, inherit: layer, outer: open() })
     append(entries, got.entries)
-    append(locations, got.entries.map(() => null))
-    append(warnings, got.warnings.map((w) => (w.file ? w : { file: label, message: `${label}${w.line ? ` line ${w.line}` : ''}: ${w.message}` })))
+    append(
+      locations,
+      got.entries.map(() => null),
+    )
+    append(
+      warnings,
+      got.warnings.map((w) => (w.file ? w : { file: label, message: `${label}${w.line ? ` line ${w.line}` : ''}: ${w.message}` })),
+    )
   }
 
   const heading = (b) => {
@@ -558,16 +633,27 @@ function parse(text, ctx) {
     while (trail.length < b.level - 1) trail.push(null)
     const tags = headingTags(b.label)
     if (tags.length > 1) {
-      const kept = keptWhole(tags) ? ', and the full heading is kept in the source' : `; it is cut in more pieces than an entry keeps tags (${MAX_TAGS}), so the source does not keep it whole`
-      warnings.push({ line: b.line, message: `heading ${JSON.stringify(cleanLabel(b.label))} is longer than a tag (${MAX_TAG_LENGTH} chars): its tags are ${tags.map((t) => JSON.stringify(t)).join(', ')}${kept}` })
+      const kept = keptWhole(tags)
+        ? ', and the full heading is kept in the source'
+        : `; it is cut in more pieces than an entry keeps tags (${MAX_TAGS}), so the source does not keep it whole`
+      warnings.push({
+        line: b.line,
+        message: `heading ${JSON.stringify(cleanLabel(b.label))} is longer than a tag (${MAX_TAG_LENGTH} chars): its tags are ${tags.map((t) => JSON.stringify(t)).join(', ')}${kept}`,
+      })
     }
     trail.push(tags.length ? sectionPath(open(), { tags, full: cleanLabel(b.label) }) : null)
   }
 
   for (let i = 0; i < blocks.length; i++) {
     const b = blocks[i]
-    if (b.type === 'heading') { heading(b); continue }
-    if (b.type === 'import' || b.type === 'link') { follow(b); continue }
+    if (b.type === 'heading') {
+      heading(b)
+      continue
+    }
+    if (b.type === 'import' || b.type === 'link') {
+      follow(b)
+      continue
+    }
     if (!CONTENT.has(b.type)) continue
     let body = textOf(b)
     let last = b
@@ -578,7 +664,10 @@ function parse(text, ctx) {
       const next = blocks[i + 1]
       if (last.type === 'item' && !(next?.type === 'code' || (next?.type === 'para' && FENCE.test(next.text)))) break
       // "Common commands:" right before a subsection introduces what that subsection holds
-      if (next?.type === 'heading' && next.level > trail.length && !LAYER_TITLE.test(cleanLabel(next.label))) { heading(blocks[++i]); continue }
+      if (next?.type === 'heading' && next.level > trail.length && !LAYER_TITLE.test(cleanLabel(next.label))) {
+        heading(blocks[++i])
+        continue
+      }
       if (!CONTENT.has(next?.type)) break
       if (next.type === 'item') {
         while (blocks[i + 1]?.type === 'item') body += `\n${itemMarkdown(blocks[++i])}`
@@ -599,7 +688,10 @@ function parse(text, ctx) {
 
 function bulletOf(text) {
   const lines = text.replace(/\r\n/g, '\n').trim().split('\n')
-  return `- ${lines[0]}${lines.slice(1).map((l) => (l.trim() ? `\n  ${l}` : '\n')).join('')}`
+  return `- ${lines[0]}${lines
+    .slice(1)
+    .map((l) => (l.trim() ? `\n  ${l}` : '\n'))
+    .join('')}`
 }
 
 /** A heading ending in " #" gets a closing "#" so the reader does not take its own for one. */
@@ -608,7 +700,13 @@ const headingLine = (h) => (/[ \t]#+$/.test(h) ? `${h} #` : h)
 /** The headings an entry's tags came from: a long heading our import split into tags (and kept whole in the source) is one again. */
 function headingsOf(e) {
   const tags = e.tags ?? []
-  const long = typeof e.source === 'string' && e.source.startsWith(`${ID}${SECTION}`) ? e.source.slice(ID.length + SECTION.length).split(SECTION).map((h) => [h, headingTags(h)]) : []
+  const long =
+    typeof e.source === 'string' && e.source.startsWith(`${ID}${SECTION}`)
+      ? e.source
+          .slice(ID.length + SECTION.length)
+          .split(SECTION)
+          .map((h) => [h, headingTags(h)])
+      : []
   const out = []
   for (let i = 0; i < tags.length;) {
     const hit = long.find(([, parts]) => parts.length > 1 && parts.every((t, k) => tags[i + k] === t))
@@ -628,7 +726,9 @@ function headingsOf(e) {
 function exportEntries(entries) {
   const warnings = []
   const out = []
-  const gap = () => { if (out.length && out.at(-1) !== '') out.push('') }
+  const gap = () => {
+    if (out.length && out.at(-1) !== '') out.push('')
+  }
   for (const track of TRACKS) {
     for (const scope of SCOPES) {
       const layer = entries.filter((e) => e.track === track && e.scope === scope)
@@ -641,16 +741,26 @@ function exportEntries(entries) {
         const all = headingsOf(e)
         const heads = all.slice(0, MAX_EXPORT_TAGS)
         if (all.length > MAX_EXPORT_TAGS) {
-          warnings.push({ message: `entry ${e.id ?? ''}: only its first ${MAX_EXPORT_TAGS} tags fit the heading levels; dropped ${all.slice(MAX_EXPORT_TAGS).join(', ')}` })
+          warnings.push({
+            message: `entry ${e.id ?? ''}: only its first ${MAX_EXPORT_TAGS} tags fit the heading levels; dropped ${all.slice(MAX_EXPORT_TAGS).join(', ')}`,
+          })
         }
         for (const h of heads) {
-          if (atxHeading(`## ${headingLine(h)}`)?.label !== h) warnings.push({ message: `tag ${JSON.stringify(h)} does not survive as a heading` })
+          if (atxHeading(`## ${headingLine(h)}`)?.label !== h)
+            warnings.push({ message: `tag ${JSON.stringify(h)} does not survive as a heading` })
         }
         let common = 0
         while (common < open.length && common < heads.length && open[common] === heads[common]) common++
         // back up to a parent (or to no heading): only a new layer title closes the open headings
-        if (common === heads.length && common < open.length) { gap(); out.push(title, ''); common = 0 }
-        for (let i = common; i < heads.length; i++) { gap(); out.push(`${'#'.repeat(i + 2)} ${headingLine(heads[i])}`, '') }
+        if (common === heads.length && common < open.length) {
+          gap()
+          out.push(title, '')
+          common = 0
+        }
+        for (let i = common; i < heads.length; i++) {
+          gap()
+          out.push(`${'#'.repeat(i + 2)} ${headingLine(heads[i])}`, '')
+        }
         open = heads
         out.push(bulletOf(e.text))
       }

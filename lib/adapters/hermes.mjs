@@ -43,7 +43,11 @@ function parseSections(lines, base, warnings) {
       return
     }
     const head = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw
-    throw adapterPayload(ID, `not a bullet (${JSON.stringify(head)}): the section form requires "## section" headings and "- " bullets; a real Hermes file separates entries with a "§" line instead (pass form "entries" to read this file as one entry)`, { line: n })
+    throw adapterPayload(
+      ID,
+      `not a bullet (${JSON.stringify(head)}): the section form requires "## section" headings and "- " bullets; a real Hermes file separates entries with a "§" line instead (pass form "entries" to read this file as one entry)`,
+      { line: n },
+    )
   })
   return { entries, locations }
 }
@@ -55,7 +59,10 @@ function parseSectionSigns(lines, base) {
   let start = 1
   const flush = (endIdx) => {
     // Hermes strips each entry; inner lines stay verbatim.
-    while (buf.length && !buf[0].trim()) { buf.shift(); start++ }
+    while (buf.length && !buf[0].trim()) {
+      buf.shift()
+      start++
+    }
     const text = buf.join('\n').trim()
     if (text) {
       entries.push({ track: base.track, scope: base.scope, text, source: base.source })
@@ -84,7 +91,8 @@ function adapt(payload, options = {}) {
   // The section form needs "## " headings; a file without "§" and without them is one entry.
   const sectionLike = !hasSign && lines.some((l) => l.startsWith('## ')) && lines.some((l) => l.startsWith('- ') || l.startsWith('* '))
   const form = options.form ?? hints.form ?? (sectionLike ? 'sections' : 'entries')
-  if (form !== 'sections' && form !== 'entries') throw adapterPayload(ID, `form must be "entries" or "sections", got ${JSON.stringify(form)}`)
+  if (form !== 'sections' && form !== 'entries')
+    throw adapterPayload(ID, `form must be "entries" or "sections", got ${JSON.stringify(form)}`)
   const f = options.file ?? file
   const where = placement(ID, options, hints, {
     track: form === 'sections' ? 'user' : defaultTrack(f, hints),
@@ -99,13 +107,19 @@ function renderStore(list, name, warnings) {
   const texts = list.map((e) => e.text.replace(/\r\n/g, '\n').trim())
   texts.forEach((t, i) => {
     if (t.split('\n').some((l) => l.trim() === '§')) {
-      throw adapterPayload(ID, `entry ${list[i].id ?? i} contains a line that is only "§", which is the Hermes entry separator; edit the entry first`, { path: `/${i}` })
+      throw adapterPayload(
+        ID,
+        `entry ${list[i].id ?? i} contains a line that is only "§", which is the Hermes entry separator; edit the entry first`,
+        { path: `/${i}` },
+      )
     }
   })
   const body = texts.join('\n§\n')
   const used = codePoints(body)
   if (used > HERMES_LIMITS[name]) {
-    warnings.push({ message: `${name} is ${used} chars; Hermes' default limit is ${HERMES_LIMITS[name]} (it evicts the oldest entries to ARCHIVE.jsonl when full). Nothing was cut here.` })
+    warnings.push({
+      message: `${name} is ${used} chars; Hermes' default limit is ${HERMES_LIMITS[name]} (it evicts the oldest entries to ARCHIVE.jsonl when full). Nothing was cut here.`,
+    })
   }
   return body ? `${body}\n` : ''
 }

@@ -37,13 +37,24 @@ function unwrap(root, warnings, base = '') {
     }
     if (typeof root.memory === 'string') return { items: [root], base, single: true }
     if (Array.isArray(root.messages)) {
-      throw adapterPayload(ID, 'payload is raw chat messages ({messages: [...]}); adapters never extract facts with a model: run mem0 extraction first and pass {facts: [...]} or {results: [...]}', { path: `${base}/messages` })
+      throw adapterPayload(
+        ID,
+        'payload is raw chat messages ({messages: [...]}); adapters never extract facts with a model: run mem0 extraction first and pass {facts: [...]} or {results: [...]}',
+        { path: `${base}/messages` },
+      )
     }
     if (Array.isArray(root.memory)) {
-      throw adapterPayload(ID, 'payload is a mem0 update decision ({memory: [{event, ...}]}), not a list of memories: pass the memories themselves ({results: [...]})', { path: `${base}/memory` })
+      throw adapterPayload(
+        ID,
+        'payload is a mem0 update decision ({memory: [{event, ...}]}), not a list of memories: pass the memories themselves ({results: [...]})',
+        { path: `${base}/memory` },
+      )
     }
   }
-  throw adapterPayload(ID, 'payload must be an array, a memory object, or an object with one of: facts, results, memories, data (mem0 CLI --json)')
+  throw adapterPayload(
+    ID,
+    'payload must be an array, a memory object, or an object with one of: facts, results, memories, data (mem0 CLI --json)',
+  )
 }
 
 /** mem0's identities of a memory, each kept as a tag (`user:alice`) so mixed dumps stay apart. */
@@ -61,7 +72,11 @@ function jsonLines(text) {
   for (let i = 0; i < rows.length; i++) {
     if (!rows[i].trim()) continue
     let v
-    try { v = JSON.parse(rows[i]) } catch { return null }
+    try {
+      v = JSON.parse(rows[i])
+    } catch {
+      return null
+    }
     if (Array.isArray(v)) return null
     items.push(v)
     lines.push(i + 1)
@@ -136,7 +151,11 @@ function adapt(payload, options = {}) {
     }
     const scope = isScope(meta.scope) ? meta.scope : fallback.scope
     const tagsIn = []
-    for (const c of [meta.category, ...(Array.isArray(meta.categories) ? meta.categories : []), ...(Array.isArray(meta.tags) ? meta.tags : [])]) {
+    for (const c of [
+      meta.category,
+      ...(Array.isArray(meta.categories) ? meta.categories : []),
+      ...(Array.isArray(meta.tags) ? meta.tags : []),
+    ]) {
       if (typeof c === 'string' && c.trim()) tagsIn.push(labelToTag(c, warnings, line))
       else if (c !== undefined) warnings.push({ line, message: `ignored a non-string category/tag at ${path}` })
     }
@@ -153,7 +172,7 @@ function adapt(payload, options = {}) {
       track,
       scope,
       text,
-      source: typeof meta.source === 'string' && meta.source ? meta.source : options.source ?? ID,
+      source: typeof meta.source === 'string' && meta.source ? meta.source : (options.source ?? ID),
     }
     const tags = finishTags(tagsIn, warnings, line)
     if (tags.length) input.tags = tags
@@ -171,7 +190,9 @@ function adapt(payload, options = {}) {
   for (const [kind, ids] of Object.entries(seen)) {
     if (ids.size > 1) {
       const shown = [...ids].slice(0, 5).join(', ')
-      warnings.push({ message: `${ids.size} different mem0 ${kind} identities mix in this payload (${shown}${ids.size > 5 ? ', …' : ''}): each memory keeps its own as a tag (${kind}:<id>), but all land on one track; if they are different people or agents, import each one's memories separately (--track / --scope)` })
+      warnings.push({
+        message: `${ids.size} different mem0 ${kind} identities mix in this payload (${shown}${ids.size > 5 ? ', …' : ''}): each memory keeps its own as a tag (${kind}:<id>), but all land on one track; if they are different people or agents, import each one's memories separately (--track / --scope)`,
+      })
     }
   }
   if (entries.length === 0 && items.length > 0) {

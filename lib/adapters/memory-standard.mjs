@@ -10,7 +10,19 @@
 // the import falls back to the mm tags plus an "mm:<topic>" tag.
 
 import { adapterPayload } from '../errors.mjs'
-import { LINE_BREAK, codePoints, finishTags, isObject, isScope, isTrack, labelToTag, placement, splitLines, trimEndOf, utf8Bytes } from './util.mjs'
+import {
+  LINE_BREAK,
+  codePoints,
+  finishTags,
+  isObject,
+  isScope,
+  isTrack,
+  labelToTag,
+  placement,
+  splitLines,
+  trimEndOf,
+  utf8Bytes,
+} from './util.mjs'
 
 const ID = 'memory-standard'
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
@@ -34,13 +46,27 @@ export function mmTags(value) {
 
 /** mm's slugForTopic: NFKC, lowercase, runs of other characters -> '-', at most 64. */
 export function slugForTopic(text) {
-  const s = trimEndOf(text.normalize('NFKC').toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-._]+/, ''), /-/).slice(0, 64).replace(/[-._]+$/, '')
+  const s = trimEndOf(
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^[-._]+/, ''),
+    /-/,
+  )
+    .slice(0, 64)
+    .replace(/[-._]+$/, '')
   return isSlug(s) ? s : ''
 }
 
 function checkFile(file, n) {
   const bad = !file || file.includes('\\') || file.startsWith('/') || /^[A-Za-z]:/.test(file) || file.split('/').includes('..')
-  if (bad) throw adapterPayload(ID, `index entry file ${JSON.stringify(file)} must be a relative POSIX path inside the root (no "..", "\\", leading "/" or drive letter)`, { line: n, file: 'MEMORY.md' })
+  if (bad)
+    throw adapterPayload(
+      ID,
+      `index entry file ${JSON.stringify(file)} must be a relative POSIX path inside the root (no "..", "\\", leading "/" or drive letter)`,
+      { line: n, file: 'MEMORY.md' },
+    )
 }
 
 /** A field line as [the match of `prefix`, the value], as /<prefix>\s*(.*)$/ reads it (see LINE_BREAK); [] when it is none. */
@@ -62,7 +88,12 @@ function headerField(raw) {
   const start = m[0].length - run.length
   const lastBreak = Math.max(raw.lastIndexOf('\r'), raw.lastIndexOf('\u2028'), raw.lastIndexOf('\u2029'))
   // with a line break after the key, only a colon ending the key's run, with only spaces up to the break, leaves such a value
-  const colon = lastBreak < start ? run.indexOf(':', 1) : run.endsWith(':') && !/\S/.test(raw.slice(start + run.length, lastBreak)) ? run.length - 1 : -1
+  const colon =
+    lastBreak < start
+      ? run.indexOf(':', 1)
+      : run.endsWith(':') && !/\S/.test(raw.slice(start + run.length, lastBreak))
+        ? run.length - 1
+        : -1
   if (colon < 1) return null
   return [run.slice(0, colon), raw.slice(start + colon + 1).trimStart()]
 }
@@ -78,7 +109,12 @@ export function parseIndex(text) {
     const h = /^##\s+(\S.*)$/.exec(raw)
     if (h) {
       const topic = h[1].trim()
-      if (!isSlug(topic)) throw adapterPayload(ID, `index heading ${JSON.stringify(raw)} is not a valid topic slug ([A-Za-z0-9][A-Za-z0-9._-]*, at most 64)`, { line: n, file: 'MEMORY.md' })
+      if (!isSlug(topic))
+        throw adapterPayload(
+          ID,
+          `index heading ${JSON.stringify(raw)} is not a valid topic slug ([A-Za-z0-9][A-Za-z0-9._-]*, at most 64)`,
+          { line: n, file: 'MEMORY.md' },
+        )
       cur = { topic, line: n, summary: '', tags: [], file: `memories/${topic}.md`, updated: '', budget: [0, 0], bodyLines: [] }
       entries.push(cur)
       return
@@ -93,9 +129,14 @@ export function parseIndex(text) {
       const key = m[1]
       if (key === 'summary') cur.summary = value.replace(/\s+/g, ' ').trim()
       else if (key === 'tags') cur.tags = mmTags(value)
-      else if (key === 'file') { checkFile(value.trim(), n); cur.file = value.trim() }
-      else if (key === 'updated') cur.updated = value.trim()
-      else { const b = /^(\d+)\/(\d+)/.exec(value.trim()); cur.budget = b ? [Number(b[1]), Number(b[2])] : [0, 0] }
+      else if (key === 'file') {
+        checkFile(value.trim(), n)
+        cur.file = value.trim()
+      } else if (key === 'updated') cur.updated = value.trim()
+      else {
+        const b = /^(\d+)\/(\d+)/.exec(value.trim())
+        cur.budget = b ? [Number(b[1]), Number(b[2])] : [0, 0]
+      }
       return
     }
     cur.bodyLines.push(raw)
@@ -113,10 +154,23 @@ export function parseNote(text) {
   let title = false
   for (; i < lines.length; i++) {
     const l = lines[i]
-    if (!l.trim()) { if (count > 0) { i++; break } continue }
+    if (!l.trim()) {
+      if (count > 0) {
+        i++
+        break
+      }
+      continue
+    }
     const [m, value] = field(l, /^>\s*mm-([\w-]+):/)
-    if (m) { meta[m[1]] = value; count++; continue }
-    if (!title && count === 0 && /^#\s/.test(l)) { title = true; continue }
+    if (m) {
+      meta[m[1]] = value
+      count++
+      continue
+    }
+    if (!title && count === 0 && /^#\s/.test(l)) {
+      title = true
+      continue
+    }
     break
   }
   if (count === 0) i = 0
@@ -132,13 +186,19 @@ function adapt(payload, options = {}) {
   let files
   if (typeof payload === 'string') files = { 'MEMORY.md': payload }
   else if (isObject(payload) && isObject(payload.files)) files = payload.files
-  else throw adapterPayload(ID, 'payload must be {files: {"MEMORY.md": ..., "memories/<topic>.md": ...}} (the memory root as a file map) or the MEMORY.md text')
+  else
+    throw adapterPayload(
+      ID,
+      'payload must be {files: {"MEMORY.md": ..., "memories/<topic>.md": ...}} (the memory root as a file map) or the MEMORY.md text',
+    )
   if (typeof files['MEMORY.md'] !== 'string') throw adapterPayload(ID, 'the memory root has no MEMORY.md index', { file: 'MEMORY.md' })
   const warnings = []
   const defaults = placement(ID, options, {}, { track: 'agent', scope: 'user-global' })
   const { header, entries: index } = parseIndex(files['MEMORY.md'])
   if (header['mm-version'] !== undefined && header['mm-version'].trim() !== '1') {
-    throw adapterPayload(ID, `unsupported mm-version ${JSON.stringify(header['mm-version'])} (this adapter reads mm v1)`, { file: 'MEMORY.md' })
+    throw adapterPayload(ID, `unsupported mm-version ${JSON.stringify(header['mm-version'])} (this adapter reads mm v1)`, {
+      file: 'MEMORY.md',
+    })
   }
   const entries = []
   const locations = []
@@ -148,7 +208,7 @@ function adapt(payload, options = {}) {
   const byLowerName = new Map()
   for (const f of Object.keys(files)) if (!byLowerName.has(f.toLowerCase())) byLowerName.set(f.toLowerCase(), f)
   for (const item of index) {
-    const key = item.file in files ? item.file : byLowerName.get(item.file.toLowerCase()) ?? item.file
+    const key = item.file in files ? item.file : (byLowerName.get(item.file.toLowerCase()) ?? item.file)
     referenced.add(key)
     const noteText = files[key]
     if (typeof noteText !== 'string') {
@@ -158,8 +218,16 @@ function adapt(payload, options = {}) {
     const { meta, body } = parseNote(noteText)
     let dsh = null
     if (meta.dsh !== undefined) {
-      try { dsh = JSON.parse(meta.dsh) } catch { dsh = null }
-      if (!isObject(dsh)) throw adapterPayload(ID, 'the "> mm-dsh:" header line is not a JSON object', { file: key, line: splitLines(noteText).findIndex((l) => /^>\s*mm-dsh:/.test(l)) + 1 })
+      try {
+        dsh = JSON.parse(meta.dsh)
+      } catch {
+        dsh = null
+      }
+      if (!isObject(dsh))
+        throw adapterPayload(ID, 'the "> mm-dsh:" header line is not a JSON object', {
+          file: key,
+          line: splitLines(noteText).findIndex((l) => /^>\s*mm-dsh:/.test(l)) + 1,
+        })
     }
     let text = body
     const extra = item.entryBody
@@ -187,7 +255,8 @@ function adapt(payload, options = {}) {
     locations.push(item.line)
   }
   for (const f of Object.keys(files)) {
-    if (/^memories\/[^/]+\.md$/.test(f) && !referenced.has(f)) warnings.push({ message: `${f} is not referenced by MEMORY.md (orphan note); not imported` })
+    if (/^memories\/[^/]+\.md$/.test(f) && !referenced.has(f))
+      warnings.push({ message: `${f} is not referenced by MEMORY.md (orphan note); not imported` })
   }
   return { entries, warnings, locations }
 }
@@ -203,7 +272,9 @@ function topicOf(entry, index) {
   const tagged = (entry.tags ?? []).find((t) => t.startsWith('mm:') && isSlug(t.slice(3)))
   if (tagged) return tagged.slice(3)
   const words = entry.text.trim().split(/\s+/).slice(0, 6).join(' ')
-  const slug = slugForTopic(words).slice(0, 48).replace(/[-._]+$/, '')
+  const slug = slugForTopic(words)
+    .slice(0, 48)
+    .replace(/[-._]+$/, '')
   if (slug) return slug
   return typeof entry.id === 'string' && entry.id ? `entry-${entry.id.slice(0, 8)}` : `entry-${index + 1}`
 }
@@ -244,18 +315,35 @@ function exportEntries(entries, options = {}) {
     const body = trimNewlines(e.text)
     const bodyChars = codePoints(body)
     if (bodyChars > o.writeBudget) {
-      throw adapterPayload(ID, `E_WRITE_BUDGET_EXCEEDED: topic ${topic} has ${bodyChars} chars, over the mm write budget ${o.writeBudget}; nothing was exported`, { path: `/${entries.indexOf(e)}` })
+      throw adapterPayload(
+        ID,
+        `E_WRITE_BUDGET_EXCEEDED: topic ${topic} has ${bodyChars} chars, over the mm write budget ${o.writeBudget}; nothing was exported`,
+        { path: `/${entries.indexOf(e)}` },
+      )
     }
-    const dsh = { track: e.track, scope: e.scope, workspaceKey: e.workspaceKey ?? '', agentKey: e.agentKey ?? '', source: e.source, tags: [...(e.tags ?? [])] }
+    const dsh = {
+      track: e.track,
+      scope: e.scope,
+      workspaceKey: e.workspaceKey ?? '',
+      agentKey: e.agentKey ?? '',
+      source: e.source,
+      tags: [...(e.tags ?? [])],
+    }
     const note = `# ${topic}\n\n> mm-id: ${o.memoryId}\n> mm-version: 1\n> mm-kind: note\n> mm-topic: ${topic}\n> mm-file: ${file}\n> mm-dsh: ${JSON.stringify(dsh)}\n\n${body}\n`
     const noteBytes = utf8Bytes(note)
     if (noteBytes > o.detailMaxBytes) {
-      throw adapterPayload(ID, `E_FILE_BUDGET_EXCEEDED: ${file} would be ${noteBytes} bytes, over the mm cap ${o.detailMaxBytes}; nothing was exported`, { path: `/${entries.indexOf(e)}` })
+      throw adapterPayload(
+        ID,
+        `E_FILE_BUDGET_EXCEEDED: ${file} would be ${noteBytes} bytes, over the mm cap ${o.detailMaxBytes}; nothing was exported`,
+        { path: `/${entries.indexOf(e)}` },
+      )
     }
     files[file] = note
     const mm = mmTags((e.tags ?? []).filter((t) => !t.startsWith('mm:')).join(', '))
     const updated = Number.isInteger(e.updatedAt) ? new Date(e.updatedAt).toISOString() : ''
-    blocks.push(`## ${topic}\n- **summary:** ${summaryOf(body)}\n- **tags:** ${mm.join(', ')}\n- **file:** ${file}\n- **updated:** ${updated}\n- **budget:** ${bodyChars}/${o.writeBudget}\n`)
+    blocks.push(
+      `## ${topic}\n- **summary:** ${summaryOf(body)}\n- **tags:** ${mm.join(', ')}\n- **file:** ${file}\n- **updated:** ${updated}\n- **budget:** ${bodyChars}/${o.writeBudget}\n`,
+    )
   }
   const head = `# MEMORY.md\n\nMemory Standard Index — hand-load priority; managed by dsh-memory-standard.\nHard caps: ${o.indexLines} lines / ${o.indexBytes} bytes. Over budget => rewrite (never truncate).\n\n> mm-id: ${o.memoryId}\n> mm-version: 1\n> mm-kind: index\n> mm-caps: ${o.indexLines} lines / ${o.indexBytes} bytes\n\n`
   const index = head + blocks.join('\n')
@@ -263,7 +351,10 @@ function exportEntries(entries, options = {}) {
   const bytes = utf8Bytes(index)
   const usage = { entries: items.length, lines, bytes, lineCap: o.indexLines, byteCap: o.indexBytes }
   if (lines > o.indexLines || bytes > o.indexBytes) {
-    const e = adapterPayload(ID, `E_INDEX_BUDGET_EXCEEDED: MEMORY.md would be ${lines} lines / ${bytes} bytes for ${items.length} topics, over the mm caps ${o.indexLines} lines / ${o.indexBytes} bytes (never truncated); export fewer entries (one track/scope) or consolidate first; nothing was exported`)
+    const e = adapterPayload(
+      ID,
+      `E_INDEX_BUDGET_EXCEEDED: MEMORY.md would be ${lines} lines / ${bytes} bytes for ${items.length} topics, over the mm caps ${o.indexLines} lines / ${o.indexBytes} bytes (never truncated); export fewer entries (one track/scope) or consolidate first; nothing was exported`,
+    )
     e.details.usage = usage
     throw e
   }

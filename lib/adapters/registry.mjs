@@ -39,7 +39,9 @@ function validate(a) {
 }
 
 const wrap = (id, verb, e) =>
-  isMemoryError(e) ? e : memoryError('ADAPTER_PAYLOAD', `adapter ${JSON.stringify(id)}: ${verb} failed: ${e?.message ?? String(e)}`, { adapterId: id })
+  isMemoryError(e)
+    ? e
+    : memoryError('ADAPTER_PAYLOAD', `adapter ${JSON.stringify(id)}: ${verb} failed: ${e?.message ?? String(e)}`, { adapterId: id })
 
 /**
  * Holds adapters by id. Errors: `INVALID_INPUT` (malformed or duplicate adapter),
@@ -65,7 +67,14 @@ export class MemoryAdapterRegistry {
   /** Descriptors `{id, name, description, version, importFormats, exportFormat}`, sorted by id. */
   list() {
     return [...this.#adapters.values()]
-      .map(({ id, name, description, version, importFormats, exportFormat }) => ({ id, name, description, version, importFormats: [...importFormats], exportFormat }))
+      .map(({ id, name, description, version, importFormats, exportFormat }) => ({
+        id,
+        name,
+        description,
+        version,
+        importFormats: [...importFormats],
+        exportFormat,
+      }))
       .sort((a, b) => (a.id < b.id ? -1 : 1))
   }
 
@@ -96,7 +105,8 @@ export class MemoryAdapterRegistry {
       throw wrap(id, 'adapt', e)
     }
     const entries = Array.isArray(out) ? out : out?.entries
-    if (!Array.isArray(entries)) throw memoryError('ADAPTER_PAYLOAD', `adapter ${JSON.stringify(id)}: adapt must return {entries: [...]}`, { adapterId: id })
+    if (!Array.isArray(entries))
+      throw memoryError('ADAPTER_PAYLOAD', `adapter ${JSON.stringify(id)}: adapt must return {entries: [...]}`, { adapterId: id })
     const warnings = Array.isArray(out?.warnings) ? out.warnings : []
     const locations = Array.isArray(out?.locations) ? out.locations : entries.map(() => null)
     return { entries, warnings, locations }

@@ -64,7 +64,11 @@ export function placement(adapterId, options, hints, defaults) {
 }
 
 /** A label with control characters as spaces and whitespace runs collapsed (what a tag is made of). */
-export const cleanLabel = (label) => label.replace(/[\u0000-\u001F\u007F]+/g, ' ').replace(/\s+/g, ' ').trim()
+export const cleanLabel = (label) =>
+  label
+    .replace(/[\u0000-\u001F\u007F]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
 
 /**
  * Markdown text as UTF-8, or refused with the line it went wrong on: a file in another encoding
@@ -83,7 +87,11 @@ export function utf8Text(adapterId, data, file) {
   const at = data.indexOf('\uFFFD')
   if (at < 0) return data
   const line = data.slice(0, at).split('\n').length
-  throw adapterPayload(adapterId, 'the text holds U+FFFD, which a non-UTF-8 file (e.g. Windows-1252) becomes when read as UTF-8, and a decoded string cannot show whether the file holds it; pass the file\'s bytes (a Uint8Array: a U+FFFD really in the file is kept), or convert the file to UTF-8 (iconv -f WINDOWS-1252 -t UTF-8)', { file, line })
+  throw adapterPayload(
+    adapterId,
+    "the text holds U+FFFD, which a non-UTF-8 file (e.g. Windows-1252) becomes when read as UTF-8, and a decoded string cannot show whether the file holds it; pass the file's bytes (a Uint8Array: a U+FFFD really in the file is kept), or convert the file to UTF-8 (iconv -f WINDOWS-1252 -t UTF-8)",
+    { file, line },
+  )
 }
 
 function decodeUtf8(adapterId, bytes, file) {
@@ -94,7 +102,10 @@ function decodeUtf8(adapterId, bytes, file) {
     let line = 1
     for (let i = 0; i < at; i++) if (bytes[i] === 0x0a) line++
     const hex = bytes[at].toString(16).toUpperCase().padStart(2, '0')
-    throw adapterPayload(adapterId, `the file is not UTF-8 (byte 0x${hex}); convert it first, e.g. iconv -f WINDOWS-1252 -t UTF-8`, { file, line })
+    throw adapterPayload(adapterId, `the file is not UTF-8 (byte 0x${hex}); convert it first, e.g. iconv -f WINDOWS-1252 -t UTF-8`, {
+      file,
+      line,
+    })
   }
 }
 
@@ -126,7 +137,10 @@ export function labelToTag(label, warnings, line) {
       if (cut.length + ch.length > MAX_TAG_LENGTH) break
       cut += ch
     }
-    warnings.push({ line, message: `heading ${JSON.stringify(tag)} is longer than ${MAX_TAG_LENGTH} chars; its tag was shortened to ${JSON.stringify(cut.trim())} (the entry text is complete)` })
+    warnings.push({
+      line,
+      message: `heading ${JSON.stringify(tag)} is longer than ${MAX_TAG_LENGTH} chars; its tag was shortened to ${JSON.stringify(cut.trim())} (the entry text is complete)`,
+    })
     tag = cut.trim()
   }
   return tag
@@ -176,7 +190,10 @@ export function parseJsonWithLines(text) {
   const ws = () => {
     for (;;) {
       const c = src[i]
-      if (c === '\n') { line++; i++ } else if (c === ' ' || c === '\t' || c === '\r') i++
+      if (c === '\n') {
+        line++
+        i++
+      } else if (c === ' ' || c === '\t' || c === '\r') i++
       else return
     }
   }
@@ -187,11 +204,18 @@ export function parseJsonWithLines(text) {
       const c = src[i]
       if (c === undefined) fail('unterminated string')
       if (c === '\n') fail('raw newline in string')
-      if (c === '\\') { i += 2; continue }
+      if (c === '\\') {
+        i += 2
+        continue
+      }
       i++
       if (c === '"') break
     }
-    try { return JSON.parse(src.slice(start, i)) } catch { return fail('invalid string escape') }
+    try {
+      return JSON.parse(src.slice(start, i))
+    } catch {
+      return fail('invalid string escape')
+    }
   }
   const value = (container, name) => {
     ws()
@@ -203,7 +227,10 @@ export function parseJsonWithLines(text) {
       const obj = {}
       lines.set(obj, new Map())
       ws()
-      if (src[i] === '}') { i++; return obj }
+      if (src[i] === '}') {
+        i++
+        return obj
+      }
       for (;;) {
         ws()
         if (src[i] !== '"') fail('expected a property name')
@@ -213,8 +240,14 @@ export function parseJsonWithLines(text) {
         i++
         obj[key] = value(obj, key)
         ws()
-        if (src[i] === ',') { i++; continue }
-        if (src[i] === '}') { i++; return obj }
+        if (src[i] === ',') {
+          i++
+          continue
+        }
+        if (src[i] === '}') {
+          i++
+          return obj
+        }
         fail("expected ',' or '}'")
       }
     }
@@ -223,12 +256,21 @@ export function parseJsonWithLines(text) {
       const arr = []
       lines.set(arr, new Map())
       ws()
-      if (src[i] === ']') { i++; return arr }
+      if (src[i] === ']') {
+        i++
+        return arr
+      }
       for (;;) {
         arr.push(value(arr, String(arr.length)))
         ws()
-        if (src[i] === ',') { i++; continue }
-        if (src[i] === ']') { i++; return arr }
+        if (src[i] === ',') {
+          i++
+          continue
+        }
+        if (src[i] === ']') {
+          i++
+          return arr
+        }
         fail("expected ',' or ']'")
       }
     }

@@ -18,7 +18,7 @@ const sectionOf = (x, o = {}) => o.topic ?? (x.tags?.length ? x.tags.join(' › 
 function byLayer(inputs, keys) {
   const layers = new Map()
   inputs.forEach((x, i) => {
-    const workspaceKey = x.scope === 'user-global' ? '' : x.workspaceKey ?? keys?.workspaceKey ?? ''
+    const workspaceKey = x.scope === 'user-global' ? '' : (x.workspaceKey ?? keys?.workspaceKey ?? '')
     const k = `${x.track}/${x.scope}/${workspaceKey}`
     if (!layers.has(k)) layers.set(k, { track: x.track, scope: x.scope, workspaceKey, items: [] })
     layers.get(k).items.push(i)
@@ -53,7 +53,9 @@ function budgetError(e, { inputs, origins, provider, keys, t, own }) {
   const d = e.details
   const candidates = byLayer(inputs, keys).filter((l) => l.track === d.track && l.scope === d.scope)
   const adding = (l) => l.items.reduce((n, i) => n + inputs[i].text.length, 0)
-  const usedIn = (l) => provider.budgets(l.workspaceKey ? { workspaceKey: l.workspaceKey } : undefined).find((r) => r.track === l.track && r.scope === l.scope)?.used
+  const usedIn = (l) =>
+    provider.budgets(l.workspaceKey ? { workspaceKey: l.workspaceKey } : undefined).find((r) => r.track === l.track && r.scope === l.scope)
+      ?.used
   const layer = candidates.find((l) => usedIn(l) + adding(l) === d.needed) ?? candidates.sort((a, b) => adding(b) - adding(a))[0]
   const name = `${d.track}/${d.scope}`
   const need = d.needed - d.used
@@ -61,27 +63,59 @@ function budgetError(e, { inputs, origins, provider, keys, t, own }) {
   const rows = provider.budgets(keys?.workspaceKey ? { workspaceKey: keys.workspaceKey } : undefined)
   // --track/--scope move the whole import: name the layers it fits in whole
   const total = inputs.reduce((k, x) => k + x.text.length, 0)
-  const room = rows.filter((r) => `${r.track}/${r.scope}` !== name && r.limit - r.used >= total).map((r) => `${r.track}/${r.scope} ${r.limit - r.used}`)
+  const room = rows
+    .filter((r) => `${r.track}/${r.scope}` !== name && r.limit - r.used >= total)
+    .map((r) => `${r.track}/${r.scope} ${r.limit - r.used}`)
   const text = [
     t.budget.head(name, need, Math.max(0, d.limit - d.used), d.limit, d.needed - d.limit),
-    ...(top.length ? [t.budget.sections, ...top.map((s) => t.budget.section(s.name ?? t.budget.noSection, s.file && s.from ? t.lines(s.file, s.from, s.to) : '', s.chars, s.entries, s.chars > d.limit))] : []),
+    ...(top.length
+      ? [
+          t.budget.sections,
+          ...top.map((s) =>
+            t.budget.section(
+              s.name ?? t.budget.noSection,
+              s.file && s.from ? t.lines(s.file, s.from, s.to) : '',
+              s.chars,
+              s.entries,
+              s.chars > d.limit,
+            ),
+          ),
+        ]
+      : []),
     t.budget.ways,
     own.budgetWays.raise(d.track, layerKey(d.scope), d.needed),
     own.budgetWays.move(room),
     own.budgetWays.dryRun,
   ].join('\n')
-  return memoryError('BUDGET_EXCEEDED', text, { ...d, sections: top.map(({ name, chars, entries, from, to }) => ({ ...(name ? { section: name } : {}), chars, entries, ...(from ? { fromLine: from, toLine: to } : {}) })) })
+  return memoryError('BUDGET_EXCEEDED', text, {
+    ...d,
+    sections: top.map(({ name, chars, entries, from, to }) => ({
+      ...(name ? { section: name } : {}),
+      chars,
+      entries,
+      ...(from ? { fromLine: from, toLine: to } : {}),
+    })),
+  })
 }
 
 /** The lines naming flagged entries: where, kind, and the redacted excerpt. */
 export const flaggedLines = (flagged, inputs, origins, t) =>
-  flagged.map((f) => t.secret.entry(whereOf(origins[f.index], f.index, t), sectionOf(inputs[f.index], origins[f.index]), f.kind, f.field, f.excerpt))
+  flagged.map((f) =>
+    t.secret.entry(whereOf(origins[f.index], f.index, t), sectionOf(inputs[f.index], origins[f.index]), f.kind, f.field, f.excerpt),
+  )
 
 /** A secret refusal of an import, with every flagged entry named and the way to import the rest. */
 function secretError(e, flagged, { inputs, origins, t, own }) {
   if (!flagged.length) return e
-  const text = [t.secret.head(flagged.length, inputs.length), ...flaggedLines(flagged, inputs, origins, t), own.secretWays(inputs.length - flagged.length)].join('\n')
-  return memoryError('INVALID_INPUT', text, { ...e.details, flagged: flagged.map((f) => ({ ...f, where: whereOf(origins[f.index], f.index, t) })) })
+  const text = [
+    t.secret.head(flagged.length, inputs.length),
+    ...flaggedLines(flagged, inputs, origins, t),
+    own.secretWays(inputs.length - flagged.length),
+  ].join('\n')
+  return memoryError('INVALID_INPUT', text, {
+    ...e.details,
+    flagged: flagged.map((f) => ({ ...f, where: whereOf(origins[f.index], f.index, t) })),
+  })
 }
 
 /**

@@ -34,7 +34,12 @@ export const staleDaysFlag = (typed) => (typed === undefined ? undefined : /^\d+
 const EMPTY = { entries: [], total: 0, truncated: false }
 /** The layer flags as the provider's exact facets (a flag not given: any). */
 const onlyLayer = (a) => ({ only: { track: a.track, scope: a.scope } })
-const entryInput = (a, fields) => ({ ...writeLayer(a), ...fields, ...(a.source ? { source: a.source } : {}), ...(a.tags ? { tags: a.tags } : {}) })
+const entryInput = (a, fields) => ({
+  ...writeLayer(a),
+  ...fields,
+  ...(a.source ? { source: a.source } : {}),
+  ...(a.tags ? { tags: a.tags } : {}),
+})
 // Whether an argument was given at all (else the usage); what a text must be is the provider's rule.
 const missing = (s) => s === undefined || s === ''
 /** A write's result, with the stored entries its approval named as alike (`similar`), for the surface to show. */
@@ -110,13 +115,18 @@ const VERBS = {
       return { envelopes }
     }
     const entries = provider.listEntries(onlyLayer(a))
-    return { adapter: a.adapter, count: entries.length, value: registry.export(a.adapter, entries, a.memoryId ? { memoryId: a.memoryId } : undefined) }
+    return {
+      adapter: a.adapter,
+      count: entries.length,
+      value: registry.export(a.adapter, entries, a.memoryId ? { memoryId: a.memoryId } : undefined),
+    }
   },
   import: async (env, a) => {
     if (!a.sources?.length) throw env.usage('import')
     if (a.adapter !== undefined && a.sources.length !== 1) throw env.usage('importAdapter')
     let { inputs, origins, warnings, from } = readImport(env.registry, a)
-    const explain = (e) => explainImportError(e, { inputs, origins, adapter: a.adapter, provider: env.provider, keys: env.keys, t: env.t, own: env.own })
+    const explain = (e) =>
+      explainImportError(e, { inputs, origins, adapter: a.adapter, provider: env.provider, keys: env.keys, t: env.t, own: env.own })
     let flagged = []
     if (a.skipFlagged) {
       try {
@@ -125,7 +135,10 @@ const VERBS = {
         throw explain(e)
       }
       if (flagged.length) {
-        warnings = [...warnings, { message: [env.t.secret.leftOut(flagged.length), ...flaggedLines(flagged, inputs, origins, env.t)].join('\n') }]
+        warnings = [
+          ...warnings,
+          { message: [env.t.secret.leftOut(flagged.length), ...flaggedLines(flagged, inputs, origins, env.t)].join('\n') },
+        ]
         const out = new Set(flagged.map((f) => f.index))
         const keep = (_, i) => !out.has(i)
         inputs = inputs.filter(keep)
@@ -147,7 +160,13 @@ const VERBS = {
     }
     try {
       const write = env.write()
-      const res = inputs.length ? await importEntries(env.provider, inputs, write, { skipExisting: Boolean(a.skipExisting), defaultKeys: env.keys, onProgress: a.onProgress }) : { added: 0, skipped: 0 }
+      const res = inputs.length
+        ? await importEntries(env.provider, inputs, write, {
+            skipExisting: Boolean(a.skipExisting),
+            defaultKeys: env.keys,
+            onProgress: a.onProgress,
+          })
+        : { added: 0, skipped: 0 }
       // The change as it was approved, for a surface with no approval to show it in
       // (`showChange`: a typed /memory import): the gate's own payload, not a second plan.
       const shown = a.showChange ? env.shownOf?.(write) : undefined

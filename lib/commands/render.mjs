@@ -8,17 +8,25 @@ export const shown = (text) => native.visibleLines(String(text ?? '')).join('\n 
 const lines = (...xs) => xs.flat().join('\n')
 
 /** Where an entry (or a proposal, once approved) lives: `track/scope @workspace #agent`. */
-const place = (e) => `${e.track}/${e.scope}${e.scope === 'workspace' && e.workspaceKey ? ` @${shown(e.workspaceKey)}` : ''}${e.agentKey ? ` #${shown(e.agentKey)}` : ''}`
+const place = (e) =>
+  `${e.track}/${e.scope}${e.scope === 'workspace' && e.workspaceKey ? ` @${shown(e.workspaceKey)}` : ''}${e.agentKey ? ` #${shown(e.agentKey)}` : ''}`
 
 /** One entry: `- [track/scope @workspace #agent] text  (tags: …)`. */
 function entryLine(e, t) {
   return `- [${place(e)}] ${shown(e.text)}${e.tags?.length ? t.tags(e.tags.map(shown)) : ''}`
 }
 
-const page = (r, t, full, partial) => [r.truncated ? partial(r.total, r.entries.length) : full(r.total), ...r.entries.map((e) => entryLine(e, t))]
+const page = (r, t, full, partial) => [
+  r.truncated ? partial(r.total, r.entries.length) : full(r.total),
+  ...r.entries.map((e) => entryLine(e, t)),
+]
 /** A write's result: what changed, the layer's usage, and the stored entries its new text is like. */
 const written = (head, r, t, action) =>
-  lines(head, t.usage(r.usage.used, r.usage.limit), (r.similar ?? []).map((x) => t.similar(x.relation, shown(x.text), x.score.toFixed(2), x.reason, action)))
+  lines(
+    head,
+    t.usage(r.usage.used, r.usage.limit),
+    (r.similar ?? []).map((x) => t.similar(x.relation, shown(x.text), x.score.toFixed(2), x.reason, action)),
+  )
 const fromText = (from, t) => (from.adapter ? t.from.adapter(from.adapter) : from.parts > 1 ? t.from.parts(from.parts) : t.from.document)
 /** Each layer's share of a dry run: what the budgets will be asked for. */
 function layerSizes(entries, t) {
@@ -30,7 +38,8 @@ function layerSizes(entries, t) {
   }
   return [...sizes].map(([k, [chars, n]]) => t.layerSize(k, chars, n))
 }
-const auditLine = (r) => `- ${new Date(r.ts).toISOString()} ${shown(r.action)}${r.track ? ` ${shown(r.track)}/${shown(r.scope)}` : ''} ${shown(r.outcome)} (${shown(r.source)})`.trim()
+const auditLine = (r) =>
+  `- ${new Date(r.ts).toISOString()} ${shown(r.action)}${r.track ? ` ${shown(r.track)}/${shown(r.scope)}` : ''} ${shown(r.outcome)} (${shown(r.source)})`.trim()
 
 /** A verification: the chain, then every record and layer that does not match the ledger. */
 function verified(v, t) {
@@ -44,8 +53,12 @@ function verified(v, t) {
 
 /** One way to change entries: what it does, why, and the entries it changes (full texts). */
 function suggestion(x, t) {
-  const what = x.action === 'consolidate' ? t.doctor.consolidate(x.entries.length, shown(x.input.text)) : t.doctor.remove(shown(x.entries[0]?.text))
-  return [`${what} (${t.doctor.frees(x.frees)}; ${shown(x.why)})`, ...(x.action === 'consolidate' ? x.entries.map((e) => `    · ${shown(e.text)}`) : [])]
+  const what =
+    x.action === 'consolidate' ? t.doctor.consolidate(x.entries.length, shown(x.input.text)) : t.doctor.remove(shown(x.entries[0]?.text))
+  return [
+    `${what} (${t.doctor.frees(x.frees)}; ${shown(x.why)})`,
+    ...(x.action === 'consolidate' ? x.entries.map((e) => `    · ${shown(e.text)}`) : []),
+  ]
 }
 
 /** A health finding: its id, kind, layer and why, the entries it is about, and its fix. */
@@ -59,13 +72,19 @@ function finding(f, t) {
 /** What a surface prints after a memory error's message: for a full layer, the writes that make room (each still asks for approval). */
 export function errorHelp(e, t, surface) {
   const rooms = e.details?.suggestions ?? []
-  return rooms.length ? [t.doctor.room, ...rooms.flatMap((x) => suggestion(x, t).map((l, i) => (i === 0 ? `- ${l}` : l))), t[surface].roomFooter] : []
+  return rooms.length
+    ? [t.doctor.room, ...rooms.flatMap((x) => suggestion(x, t).map((l, i) => (i === 0 ? `- ${l}` : l))), t[surface].roomFooter]
+    : []
 }
 
 const TEXT = {
   list: (r, t) => (r.total === 0 ? t.empty : lines(page(r, t, t.entries, t.entriesPartial))),
   query: (r, t, a) => (r.total === 0 ? t.noMatch(a.text) : lines(page(r, t, t.matches, t.matchesPartial))),
-  budgets: (rows, t) => lines(t.budgets, rows.map((b) => `- ${b.track}/${b.scope}: ${b.used}/${b.limit}`)),
+  budgets: (rows, t) =>
+    lines(
+      t.budgets,
+      rows.map((b) => `- ${b.track}/${b.scope}: ${b.used}/${b.limit}`),
+    ),
   audit: (r, t) => {
     if (r.verify) return verified(r.verify, t)
     return r.rows.length === 0 ? t.auditEmpty : lines(t.audit(r.rows.length), r.rows.map(auditLine))
@@ -76,22 +95,47 @@ const TEXT = {
   consolidate: (r, t) => written(t.consolidated(r.entry.track, r.entry.scope, r.removed.length, shown(r.entry.text)), r, t),
   proposals: (list, t, _a, own) =>
     // where an approval would land: its layer, workspace and agent
-    list.length === 0 ? t.noProposals : lines(t.proposals(list.length), list.map((p) => `- [${p.id}] ${place(p)}: ${shown(p.text)}  (${shown(p.kind)}, ${shown(p.source)})`), own.proposalsFooter),
-  approve: (r, t) => lines(t.approved(r.entry.track, r.entry.scope, shown(r.entry.text)), r.usage ? t.usage(r.usage.used, r.usage.limit) : []),
+    list.length === 0
+      ? t.noProposals
+      : lines(
+          t.proposals(list.length),
+          list.map((p) => `- [${p.id}] ${place(p)}: ${shown(p.text)}  (${shown(p.kind)}, ${shown(p.source)})`),
+          own.proposalsFooter,
+        ),
+  approve: (r, t) =>
+    lines(t.approved(r.entry.track, r.entry.scope, shown(r.entry.text)), r.usage ? t.usage(r.usage.used, r.usage.limit) : []),
   dismiss: (_r, t, a) => t.dismissed(a.id),
   doctor: (r, t, a, own) => {
     if (r.finding) return lines(t.doctor.fixed(r.finding.id, t.doctor.kind[r.finding.kind] ?? r.finding.kind), TEXT[r.action](r.result, t))
     if (!r.findings.length) return t.doctor.healthy(r.checked)
-    return lines(t.doctor.head(r.findings.length, r.checked), r.findings.flatMap((f) => finding(f, t)), r.findings.some((f) => f.fix) ? own.doctorFooter : [])
+    return lines(
+      t.doctor.head(r.findings.length, r.checked),
+      r.findings.flatMap((f) => finding(f, t)),
+      r.findings.some((f) => f.fix) ? own.doctorFooter : [],
+    )
   },
   adapters: (list, t, _a, own) =>
-    list.length === 0 ? t.noAdapters : lines(t.adapters(list.length), list.map((x) => `- ${x.id} (${x.name}, v${x.version}): ${x.description}\n  ${t.adapterFormats(x.importFormats.join(', '), x.exportFormat)}`), own.adaptersFooter),
+    list.length === 0
+      ? t.noAdapters
+      : lines(
+          t.adapters(list.length),
+          list.map(
+            (x) =>
+              `- ${x.id} (${x.name}, v${x.version}): ${x.description}\n  ${t.adapterFormats(x.importFormats.join(', '), x.exportFormat)}`,
+          ),
+          own.adaptersFooter,
+        ),
   export: (r) => {
     if (r.envelopes) return renderExport(r.envelopes[0]).trimEnd()
     return typeof r.value === 'string' ? r.value : typeof r.value?.text === 'string' ? r.value.text : JSON.stringify(r.value, null, 2)
   },
   import: (r, t) => {
-    if (r.dryRun) return lines(t.wouldImport(r.entries.length, fromText(r.from, t)), r.shown ?? r.entries.map((x) => entryLine(x, t)), layerSizes(r.entries, t))
+    if (r.dryRun)
+      return lines(
+        t.wouldImport(r.entries.length, fromText(r.from, t)),
+        r.shown ?? r.entries.map((x) => entryLine(x, t)),
+        layerSizes(r.entries, t),
+      )
     const done = `${t.imported(r.added, fromText(r.from, t))}${r.skipped ? t.skipped(r.skipped) : ''}${r.flagged?.length ? t.secret.leftOutShort(r.flagged.length) : ''}${t.importNote}`
     return r.shown ? lines(done, r.shown) : done
   },

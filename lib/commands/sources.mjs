@@ -11,7 +11,10 @@ import { parseIndex } from '../adapters/memory-standard.mjs'
 
 const isDir = (p) => p !== '-' && fs.existsSync(p) && fs.statSync(p).isDirectory()
 /** The files an adapter reads when it is given a directory. */
-const ADAPTER_FILES = { 'hermes-memory-md': ['MEMORY.md', 'USER.md'], 'claude-code-memory-md': ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md'] }
+const ADAPTER_FILES = {
+  'hermes-memory-md': ['MEMORY.md', 'USER.md'],
+  'claude-code-memory-md': ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md'],
+}
 
 /** `{label, data}` of one source: the bytes of a file or stdin, or the inline JSON text. */
 function readSource(arg) {
@@ -56,7 +59,10 @@ function adapterPayloads(id, arg) {
   const autoMemory = id === 'claude-code-memory-md' && path.basename(path.resolve(arg)) === 'memory' ? ['MEMORY.md'] : []
   const names = [...(ADAPTER_FILES[id] ?? []), ...autoMemory]
   const found = names.filter((n) => fs.existsSync(path.join(arg, n)))
-  if (!found.length) throw invalidInput(`import: ${arg} is a directory${names.length ? ` with none of ${names.join(', ')}` : `; adapter ${id} reads a file`}`)
+  if (!found.length)
+    throw invalidInput(
+      `import: ${arg} is a directory${names.length ? ` with none of ${names.join(', ')}` : `; adapter ${id} reads a file`}`,
+    )
   const seen = []
   const link = (n) => fs.lstatSync(path.join(arg, n)).isSymbolicLink()
   return [...found.filter((n) => !link(n)), ...found.filter(link)].flatMap((n) => {
@@ -64,7 +70,10 @@ function adapterPayloads(id, arg) {
     const real = fs.realpathSync(file)
     const payload = payloadOf(id, fs.readFileSync(file))
     const same = id === 'claude-code-memory-md' && (seen.find((o) => o.real === real) ?? seen.find((o) => o.payload.equals(payload)))
-    if (same) return [{ warning: { message: `${n} ${same.real === real ? 'is the same file as' : 'has the same content as'} ${same.n}; imported once` } }]
+    if (same)
+      return [
+        { warning: { message: `${n} ${same.real === real ? 'is the same file as' : 'has the same content as'} ${same.n}; imported once` } },
+      ]
     seen.push({ n, real, payload })
     return [{ payload, file }]
   })
@@ -81,10 +90,16 @@ function readDocuments(arg) {
     const { label, data } = readSource(arg)
     const doc = parseImportText(String(data), label)
     if (!isManifest(doc)) return [doc]
-    if (label === 'stdin' || label === 'inline JSON') throw invalidInput(`import: a manifest from ${label} has no directory to find its parts in; import the directory that holds the parts`)
+    if (label === 'stdin' || label === 'inline JSON')
+      throw invalidInput(
+        `import: a manifest from ${label} has no directory to find its parts in; import the directory that holds the parts`,
+      )
     return manifestParts(doc, readIfExists(path.dirname(arg)), label)
   }
-  const names = fs.readdirSync(arg).filter((n) => n.endsWith('.json')).sort()
+  const names = fs
+    .readdirSync(arg)
+    .filter((n) => n.endsWith('.json'))
+    .sort()
   if (!names.length) throw invalidInput(`import: ${arg} holds no .json export files`)
   const docs = names.map((n) => parseImportText(fs.readFileSync(path.join(arg, n), 'utf8'), JSON.stringify(path.join(arg, n))))
   const m = docs.findIndex(isManifest)
@@ -92,7 +107,10 @@ function readDocuments(arg) {
   const parts = manifestParts(docs[m], readIfExists(arg), JSON.stringify(path.join(arg, names[m])))
   const listed = new Set([names[m], ...docs[m].parts.map((p) => p.file)])
   const other = names.filter((n) => !listed.has(n))
-  if (other.length) throw invalidInput(`import: ${arg} holds ${other.join(', ')} besides the parts its manifest lists; import ${other.length === 1 ? 'it' : 'them'} separately`)
+  if (other.length)
+    throw invalidInput(
+      `import: ${arg} holds ${other.join(', ')} besides the parts its manifest lists; import ${other.length === 1 ? 'it' : 'them'} separately`,
+    )
   return parts
 }
 
@@ -124,7 +142,9 @@ export function readImport(registry, { sources, adapter, track, scope, followImp
   const inputs = []
   const origins = []
   const warnings = []
-  const follow = followImports ? { followImports: true, readFile: (p) => fs.readFileSync(p), realpath: (p) => fs.realpathSync(p), visited: new Set() } : {}
+  const follow = followImports
+    ? { followImports: true, readFile: (p) => fs.readFileSync(p), realpath: (p) => fs.realpathSync(p), visited: new Set() }
+    : {}
   for (const { payload, file, warning } of adapterPayloads(adapter, sources[0])) {
     if (warning) {
       warnings.push(warning)
@@ -134,11 +154,17 @@ export function readImport(registry, { sources, adapter, track, scope, followImp
     append(inputs, res.entries)
     const topics = adapter === 'memory-standard' ? topicsOf(payload) : null
     const name = adapter === 'memory-standard' ? 'MEMORY.md' : file ? path.basename(file) : undefined
-    append(origins, res.entries.map((_, i) => {
-      const line = res.locations[i] ?? undefined
-      return { file: name, line, topic: topics?.get(line) }
-    }))
-    append(warnings, (res.warnings ?? []).map((w) => ({ ...w, message: file ? `${path.basename(file)}: ${w.message}` : w.message })))
+    append(
+      origins,
+      res.entries.map((_, i) => {
+        const line = res.locations[i] ?? undefined
+        return { file: name, line, topic: topics?.get(line) }
+      }),
+    )
+    append(
+      warnings,
+      (res.warnings ?? []).map((w) => ({ ...w, message: file ? `${path.basename(file)}: ${w.message}` : w.message })),
+    )
   }
   if (!inputs.length) {
     const said = warnings.map((w) => `${w.line ? `line ${w.line}: ` : ''}${w.message}`).join('; ')

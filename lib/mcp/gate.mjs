@@ -53,7 +53,10 @@ export function makeElicitationGate(server, { timeoutMs = APPROVAL_TIMEOUT_MS } 
       return 'unavailable'
     }
     try {
-      const answer = await server.elicitInput({ message: payload.reason, requestedSchema: NOTHING_TO_FILL }, { signal: write.signal, timeout: timeoutMs })
+      const answer = await server.elicitInput(
+        { message: payload.reason, requestedSchema: NOTHING_TO_FILL },
+        { signal: write.signal, timeout: timeoutMs },
+      )
       return answer.action === 'accept' ? 'allowed-once' : answer.action === 'decline' ? 'rejected' : 'cancelled'
     } catch (e) {
       const [outcome, why] = failureOf(e, { signal: write.signal, connected: server.transport !== undefined, timeoutMs })

@@ -36,7 +36,8 @@ export function memoryResources({ provider, session }) {
   async function read(uri) {
     let text = await current(uri)
     // Audited as the plugin audits a session's snapshot: each distinct text once per server run.
-    if (uri === SNAPSHOT_URI) text = provider.snapshotRecord(`${session.id}:snapshot:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text)
+    if (uri === SNAPSHOT_URI)
+      text = provider.snapshotRecord(`${session.id}:snapshot:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text)
     return { contents: [{ uri, mimeType: mimeOf[uri], text }] }
   }
   return { list, read, current }

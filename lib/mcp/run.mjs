@@ -40,9 +40,13 @@ export async function runMcp(args, flags, { open, log }) {
     const provider = env.provider
     const session = serverSession(server, { workspace: flags.workspace, agent: flags.agent, id: `mcp:${randomUUID()}`, mod: env.mod })
     const served = serveMemory(server, { provider, mod: env.mod, session, similarOf: approval.similarOf, writePolicy })
-    const closed = new Promise((resolve) => { server.onclose = resolve })
+    const closed = new Promise((resolve) => {
+      server.onclose = resolve
+    })
     server.onerror = (e) => log(`dsh-memento mcp: ${e?.message ?? e}`)
-    const stop = () => { server.close().catch(() => {}) }
+    const stop = () => {
+      server.close().catch(() => {})
+    }
     process.stdin.once('end', stop)
     process.stdin.once('close', stop)
     process.once('SIGTERM', stop)

@@ -37,13 +37,22 @@ export function serveMemory(server, { provider, mod, session, similarOf, writePo
   const tracked = (handler) => (request, extra) => {
     const p = handler(request, extra)
     inFlight.add(p)
-    p.then(() => inFlight.delete(p), () => inFlight.delete(p))
+    p.then(
+      () => inFlight.delete(p),
+      () => inFlight.delete(p),
+    )
     return p
   }
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list }))
-  server.setRequestHandler(CallToolRequestSchema, tracked(async (request, extra) => tools.call(request.params.name, request.params.arguments, extra)))
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    tracked(async (request, extra) => tools.call(request.params.name, request.params.arguments, extra)),
+  )
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: resources.list }))
-  server.setRequestHandler(ReadResourceRequestSchema, tracked(async (request) => resources.read(request.params.uri)))
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    tracked(async (request) => resources.read(request.params.uri)),
+  )
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     await watch.subscribe(request.params.uri)
     return {}

@@ -11,7 +11,10 @@ const LANGUAGE = 'en'
 const { mcp: m } = strings(LANGUAGE)
 
 /** `schema` without the properties named. */
-const without = (schema, ...names) => ({ ...schema, properties: Object.fromEntries(Object.entries(schema.properties).filter(([k]) => !names.includes(k))) })
+const without = (schema, ...names) => ({
+  ...schema,
+  properties: Object.fromEntries(Object.entries(schema.properties).filter(([k]) => !names.includes(k))),
+})
 
 /** What to do after a refusal, beside the tool's own rendering. */
 function adviceFor(error, writePolicy) {
@@ -33,13 +36,26 @@ function result(value, content, writePolicy) {
  */
 export function memoryTools({ provider, mod, session, similarOf, writePolicy }) {
   const config = DEFAULT_CONFIG
-  const service = new MemoryService(provider, { language: LANGUAGE, keys: { workspaceKeyOf: mod.workspaceKeyOf, agentKeyOf: mod.agentKeyOf } })
+  const service = new MemoryService(provider, {
+    language: LANGUAGE,
+    keys: { workspaceKeyOf: mod.workspaceKeyOf, agentKeyOf: mod.agentKeyOf },
+  })
   const memory = makeMemoryTool({ service, provider, config, similarOf, source: 'mcp' })
   // Outside dsh there is no session history: memory_recall searches memory alone.
   const recall = makeRecallTool({ service, config, getSessionQuery: () => null })
   const list = [
-    { name: memory.name, description: `${memory.description}\n${m.toolNote}`, inputSchema: memory.parameters, outputSchema: MEMORY_OUTPUT_SCHEMA },
-    { name: recall.name, description: m.recallDescription, inputSchema: without(recall.parameters, 'historyLimit'), outputSchema: without(RECALL_OUTPUT_SCHEMA, 'history') },
+    {
+      name: memory.name,
+      description: `${memory.description}\n${m.toolNote}`,
+      inputSchema: memory.parameters,
+      outputSchema: MEMORY_OUTPUT_SCHEMA,
+    },
+    {
+      name: recall.name,
+      description: m.recallDescription,
+      inputSchema: without(recall.parameters, 'historyLimit'),
+      outputSchema: without(RECALL_OUTPUT_SCHEMA, 'history'),
+    },
   ]
   async function call(name, args, extra) {
     const exec = { agent: await session.agent(), signal: extra.signal, callId: `mcp:${extra.requestId}` }

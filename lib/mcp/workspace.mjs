@@ -35,7 +35,10 @@ export function serverSession(server, { workspace, agent, id, mod }) {
       return process.cwd()
     }
   }
-  if (workspace === undefined) server.setNotificationHandler(RootsListChangedNotificationSchema, () => { cwd = null })
+  if (workspace === undefined)
+    server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+      cwd = null
+    })
   const header = async () => {
     cwd ??= fromRoots()
     return { cwd: await cwd, ...(agent !== undefined ? { agentPreset: agent } : {}) }

@@ -37,7 +37,10 @@ export function clientModule(req, res, trustedHosts) {
   res.setHeader('cache-control', 'no-cache')
   res.setHeader('etag', etag)
   res.setHeader('x-content-type-options', 'nosniff')
-  const seen = typeof req.headers?.['if-none-match'] === 'string' ? req.headers['if-none-match'].split(',').map((t) => t.trim().replace(/^W\//, '')) : []
+  const seen =
+    typeof req.headers?.['if-none-match'] === 'string'
+      ? req.headers['if-none-match'].split(',').map((t) => t.trim().replace(/^W\//, ''))
+      : []
   if (seen.includes(etag) || seen.includes('*')) {
     res.statusCode = 304
     res.end()

@@ -30,7 +30,10 @@ export const refusal = (code, message, details = {}, advice = null) => ({ error:
 export function answer(e, language) {
   if (!isMemoryError(e)) return [500, refusal(null, `internal error: ${e?.message ?? String(e)}`, null)]
   const advice = strings(language).panel.advice
-  return [e.status ?? (e.code === 'WRITE_DENIED' ? 403 : 400), refusal(e.code, String(e.message), e.details ?? null, advice[e.details?.reason] ?? advice[e.code] ?? null)]
+  return [
+    e.status ?? (e.code === 'WRITE_DENIED' ? 403 : 400),
+    refusal(e.code, String(e.message), e.details ?? null, advice[e.details?.reason] ?? advice[e.code] ?? null),
+  ]
 }
 
 /**
@@ -44,7 +47,9 @@ export function readable(req, res, trustedHosts) {
     return false
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    send(req, res, 405, refusal('INVALID_INPUT', `${req.method} is not allowed: this route only reads`, { method: req.method }), { allow: 'GET, HEAD' })
+    send(req, res, 405, refusal('INVALID_INPUT', `${req.method} is not allowed: this route only reads`, { method: req.method }), {
+      allow: 'GET, HEAD',
+    })
     return false
   }
   return true

@@ -51,7 +51,12 @@ export function makeReads({ service, config, sessionOf, mint, trustedHosts }) {
     const header = live?.session?.header ?? { cwd: q.get('cwd') || undefined, agentPreset: q.get('agentPreset') || undefined }
     const keys = service.keysOf({ id, header })
     const known = id !== undefined && (live !== undefined || header.cwd !== undefined)
-    return { id: id ?? null, live: live !== undefined, workspaceKey: known ? keys.workspaceKey : null, agentKey: known ? keys.agentKey : null }
+    return {
+      id: id ?? null,
+      live: live !== undefined,
+      workspaceKey: known ? keys.workspaceKey : null,
+      agentKey: known ? keys.agentKey : null,
+    }
   }
 
   /**
@@ -81,7 +86,19 @@ export function makeReads({ service, config, sessionOf, mint, trustedHosts }) {
     const limit = Math.min(positive(q.get('limit')) ?? PAGE_DEFAULT, config.panelEntriesLimit)
     const page = all.slice(offset, offset + limit)
     const budgets = view.workspaceKey !== null ? service.budgets({ workspaceKey: view.workspaceKey }) : service.budgets()
-    return { entries: page, total: all.length, offset, limit, truncated: offset + page.length < all.length, capped, session: view, budgets, workspaces, agents, language }
+    return {
+      entries: page,
+      total: all.length,
+      offset,
+      limit,
+      truncated: offset + page.length < all.length,
+      capped,
+      session: view,
+      budgets,
+      workspaces,
+      agents,
+      language,
+    }
   }
 
   const read = (fn) => (req, res) => {
@@ -97,7 +114,13 @@ export function makeReads({ service, config, sessionOf, mint, trustedHosts }) {
     {
       kind: 'exact',
       path: '/api/memento/panel',
-      handler: read(() => ({ language, labels: strings(language).panel, token: mint(), layers: LAYERS, pageSize: Math.min(PAGE_DEFAULT, config.panelEntriesLimit) })),
+      handler: read(() => ({
+        language,
+        labels: strings(language).panel,
+        token: mint(),
+        layers: LAYERS,
+        pageSize: Math.min(PAGE_DEFAULT, config.panelEntriesLimit),
+      })),
     },
     { kind: 'exact', path: '/api/memento/entries', handler: read(entries) },
     {

@@ -4,11 +4,25 @@ import { native } from '../native.mjs'
 
 /** A stored string as the page may show it. */
 export const visible = (s) => native.visibleLines(String(s ?? '')).join('\n')
-const visibleEntry = (e) => ({ ...e, text: visible(e.text), source: native.visibleText(e.source), workspaceKey: native.visibleText(e.workspaceKey), agentKey: native.visibleText(e.agentKey), tags: e.tags.map((t) => native.visibleText(t)) })
+const visibleEntry = (e) => ({
+  ...e,
+  text: visible(e.text),
+  source: native.visibleText(e.source),
+  workspaceKey: native.visibleText(e.workspaceKey),
+  agentKey: native.visibleText(e.agentKey),
+  tags: e.tags.map((t) => native.visibleText(t)),
+})
 const visibleSimilar = (x) => ({ id: x.id, text: visible(x.text), score: x.score, relation: x.relation, reason: x.reason })
 
 /** What the confirmation shows of a payload. */
-export const previewOf = (p) => ({ action: p.action, digest: p.digest, warnings: p.warnings ?? [], before: p.before.map(visibleEntry), after: p.after.map(visibleEntry), similar: (p.similar ?? []).map(visibleSimilar) })
+export const previewOf = (p) => ({
+  action: p.action,
+  digest: p.digest,
+  warnings: p.warnings ?? [],
+  before: p.before.map(visibleEntry),
+  after: p.after.map(visibleEntry),
+  similar: (p.similar ?? []).map(visibleSimilar),
+})
 
 /**
  * A health finding as the Health view shows it. Its fix is what the page previews through the
@@ -23,5 +37,16 @@ export const visibleFinding = (f) => ({
   agentKey: native.visibleText(f.agentKey),
   detail: visible(f.detail),
   entries: f.entries.map((e) => ({ id: e.id, version: e.version, text: visible(e.text) })),
-  ...(f.fix ? { fix: { action: f.fix.action, why: f.fix.why, frees: f.fix.frees, ids: f.fix.entries.map((e) => e.id), text: f.fix.input.text, tags: f.fix.input.tags } } : {}),
+  ...(f.fix
+    ? {
+        fix: {
+          action: f.fix.action,
+          why: f.fix.why,
+          frees: f.fix.frees,
+          ids: f.fix.entries.map((e) => e.id),
+          text: f.fix.input.text,
+          tags: f.fix.input.tags,
+        },
+      }
+    : {}),
 })

@@ -28,7 +28,8 @@ export function makeWrites({ service, provider, config, userWrite, sessionOf, to
   function shown(id, version) {
     const e = typeof id === 'string' ? service.entry(id) : null
     if (!e) throw panelError('ENTRY_NOT_FOUND', `no entry ${JSON.stringify(String(id))}: it was removed since the panel showed it`, 409)
-    if (version !== undefined && e.version !== version) throw panelError('ENTRY_NOT_FOUND', `entry ${id} changed since the panel showed it (version ${version}, now ${e.version})`, 409)
+    if (version !== undefined && e.version !== version)
+      throw panelError('ENTRY_NOT_FOUND', `entry ${id} changed since the panel showed it (version ${version}, now ${e.version})`, 409)
     return e
   }
   // The protocol targets an entry by a unique substring within a layer: the entry's whole
@@ -48,10 +49,16 @@ export function makeWrites({ service, provider, config, userWrite, sessionOf, to
         return ['remove', { ...target(shown(body.id, body.version)), source: 'panel' }]
       case 'consolidate': {
         const most = RULES.maxConsolidateMatches
-        if (!Array.isArray(body.ids) || body.ids.length < 1 || body.ids.length > most) throw panelError('INVALID_INPUT', `consolidate takes 1..${most} entry ids`)
+        if (!Array.isArray(body.ids) || body.ids.length < 1 || body.ids.length > most)
+          throw panelError('INVALID_INPUT', `consolidate takes 1..${most} entry ids`)
         const picked = body.ids.map((x) => shown(x?.id, x?.version))
         const [first] = picked
-        if (picked.some((e) => e.track !== first.track || e.scope !== first.scope || e.workspaceKey !== first.workspaceKey || e.agentKey !== first.agentKey)) {
+        if (
+          picked.some(
+            (e) =>
+              e.track !== first.track || e.scope !== first.scope || e.workspaceKey !== first.workspaceKey || e.agentKey !== first.agentKey,
+          )
+        ) {
           throw panelError('INVALID_INPUT', 'consolidate merges entries of one layer, workspace and agent')
         }
         const { match: _match, ...where } = target(first)
@@ -62,14 +69,18 @@ export function makeWrites({ service, provider, config, userWrite, sessionOf, to
       case 'dismissed':
         return ['dismiss', body.id]
       default:
-        throw panelError('INVALID_INPUT', `unknown op ${JSON.stringify(String(body.op))} (add, replace, remove, consolidate, approved, dismissed)`)
+        throw panelError(
+          'INVALID_INPUT',
+          `unknown op ${JSON.stringify(String(body.op))} (add, replace, remove, consolidate, approved, dismissed)`,
+        )
     }
   }
 
   /** A preview (no `digest`): the payload the change would ask for; else the write, bound to that digest. */
   async function write(body) {
     const live = typeof body.session === 'string' && body.session !== '' ? sessionOf(body.session) : undefined
-    if (!live) throw panelError('WRITE_REQUIRES_AGENT', 'no open session: panel writes are made on behalf of the session the page shows', 409)
+    if (!live)
+      throw panelError('WRITE_REQUIRES_AGENT', 'no open session: panel writes are made on behalf of the session the page shows', 409)
     const agent = live.agent ?? { session: live.session }
     const [action, input] = change(body)
     // A dismissal changes no memory: there is nothing to preview, and the click decides it.
@@ -89,7 +100,9 @@ export function makeWrites({ service, provider, config, userWrite, sessionOf, to
           forbidden(res)
           return
         }
-        send(req, res, 405, refusal('INVALID_INPUT', `${req.method} is not allowed: writes are POST only`, { method: req.method }), { allow: 'POST' })
+        send(req, res, 405, refusal('INVALID_INPUT', `${req.method} is not allowed: writes are POST only`, { method: req.method }), {
+          allow: 'POST',
+        })
         return
       }
       if (!isSameOriginWrite(req, trustedHosts())) {

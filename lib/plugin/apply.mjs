@@ -55,7 +55,11 @@ export function createApply(load) {
     ctx.on('approval/request', answerer, { prepend: true })
 
     ctx.tools.register(makeMemoryTool({ service, provider, config, similarOf }))
-    ctx.systemPrompt.section({ name: SNAPSHOT_SECTION, order: config.snapshotOrder, text: makeSnapshotProvider({ service, provider, config, dbPath: provider.path ?? config.dbPath }) })
+    ctx.systemPrompt.section({
+      name: SNAPSHOT_SECTION,
+      order: config.snapshotOrder,
+      text: makeSnapshotProvider({ service, provider, config, dbPath: provider.path ?? config.dbPath }),
+    })
 
     // Optional services: a child fiber per service, re-run whenever the service is replaced
     // (L2); the command and route disposers are kept and run on unload (L3).
@@ -71,7 +75,14 @@ export function createApply(load) {
       const session = agent?.session ?? ctx.get('sessions')?.get?.(id)
       return session ? { agent, session } : undefined
     }
-    const routes = makeRoutes({ service, provider, config, userWrite: userWrite('panel'), sessionOf, trustedHosts: () => ctx.get('connection')?.trustedHosts ?? [] })
+    const routes = makeRoutes({
+      service,
+      provider,
+      config,
+      userWrite: userWrite('panel'),
+      sessionOf,
+      trustedHosts: () => ctx.get('connection')?.trustedHosts ?? [],
+    })
     ctx.inject(['webServer'], (sub) => {
       sub.effect(() => {
         const disposers = routes.map((route) => sub.webServer.register(route))

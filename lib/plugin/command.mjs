@@ -89,7 +89,16 @@ function parse(verb, rest, config) {
     case 'import': {
       const { 'dry-run': dry, 'skip-flagged': skip, ...rest } = flags
       // Typed, the import is the user's consent with no approval card: its result shows the whole change.
-      return ['import', { ...rest, dryRun: dry !== undefined, skipFlagged: skip !== undefined, showChange: true, sources: text.trim() === '' ? [] : [text.trim()] }]
+      return [
+        'import',
+        {
+          ...rest,
+          dryRun: dry !== undefined,
+          skipFlagged: skip !== undefined,
+          showChange: true,
+          sources: text.trim() === '' ? [] : [text.trim()],
+        },
+      ]
     }
     case 'budgets':
     case 'adapters':
@@ -140,7 +149,8 @@ export function makeMemoryCommand({ provider, service, config, commandWrite, reg
         return visible(await run(invocation))
       } catch (e) {
         if (e instanceof UsageError) return visible({ kind: 'error', text: e.message })
-        if (isMemoryError(e)) return visible({ kind: 'error', text: [t.memoryError(e.code, e.message), ...errorHelp(e, t, SURFACE)].join('\n') })
+        if (isMemoryError(e))
+          return visible({ kind: 'error', text: [t.memoryError(e.code, e.message), ...errorHelp(e, t, SURFACE)].join('\n') })
         if (invocation?.signal?.aborted) throw e
         return visible({ kind: 'error', text: t.failed(e?.message ?? String(e)) })
       }

@@ -36,7 +36,8 @@ for (const [p, want] of Object.entries(ELF)) {
     assert.equal(/Machine:\s+(.+)/.exec(header)[1].trim(), want.machine)
     const needed = [...run('readelf', ['-d', file(p)]).matchAll(/\(NEEDED\)\s+Shared library: \[(.+)\]/g)].map((m) => m[1])
     if (want.libc === 'gnu') {
-      for (const lib of needed) assert.match(lib, /^(libc|libm|libdl|libpthread|librt|libgcc_s|ld-linux-[\w-]+)\.so(\.\d+)*$/, `${p} links ${lib}`)
+      for (const lib of needed)
+        assert.match(lib, /^(libc|libm|libdl|libpthread|librt|libgcc_s|ld-linux-[\w-]+)\.so(\.\d+)*$/, `${p} links ${lib}`)
       // zig's `.2.17` target: no symbol version newer than glibc 2.17 (CentOS 7, Debian 8).
       const versions = [...run('readelf', ['-V', file(p)]).matchAll(/GLIBC_(\d+)\.(\d+)/g)].map((m) => [Number(m[1]), Number(m[2])])
       assert.ok(versions.length > 0, `${p}: no glibc symbol versions`)

@@ -44,7 +44,7 @@ let buffer = ''
 child.stdout.setEncoding('utf8')
 child.stdout.on('data', (chunk) => {
   buffer += chunk
-  for (let i; (i = buffer.indexOf('\n')) >= 0; ) {
+  for (let i; (i = buffer.indexOf('\n')) >= 0;) {
     const line = buffer.slice(0, i).replace(/\r$/, '')
     buffer = buffer.slice(i + 1)
     if (!line.trim()) continue
@@ -70,15 +70,24 @@ function request(method, params) {
   send({ id, method, params })
   return answer
 }
-const timeout = (ms, what) => new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms).unref())
-const within = (p, what) => Promise.race([p, timeout(Math.max(1, limit - (Date.now() - started)), what), exited.then((e) => Promise.reject(new Error(`the server exited (code ${e.code}, signal ${e.signal}) during ${what}`)))])
+const timeout = (ms, what) =>
+  new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms).unref())
+const within = (p, what) =>
+  Promise.race([
+    p,
+    timeout(Math.max(1, limit - (Date.now() - started)), what),
+    exited.then((e) => Promise.reject(new Error(`the server exited (code ${e.code}, signal ${e.signal}) during ${what}`))),
+  ])
 function check(ok, what) {
   if (!ok) throw new Error(what)
 }
 
 try {
   console.log(`node ${process.version} ${process.platform}-${process.arch}; ${[cmd, ...pre].join(' ')} ${BIN} mcp --db ${db}`)
-  const init = await within(request('initialize', { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'mcp-smoke', version: '1.0.0' } }), 'initialize')
+  const init = await within(
+    request('initialize', { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'mcp-smoke', version: '1.0.0' } }),
+    'initialize',
+  )
   check(!init.error, `initialize: ${JSON.stringify(init.error)}`)
   const { serverInfo, protocolVersion, capabilities } = init.result
   check(serverInfo?.name === 'dsh-memento', `initialize: server ${JSON.stringify(serverInfo)}`)
@@ -90,12 +99,18 @@ try {
   check(!list.error, `tools/list: ${JSON.stringify(list.error)}`)
   const names = list.result.tools.map((t) => t.name)
   check(JSON.stringify(names) === JSON.stringify(TOOLS), `tools/list: ${JSON.stringify(names)}, expected ${JSON.stringify(TOOLS)}`)
-  check(list.result.tools.every((t) => t.inputSchema?.type === 'object' && t.description), 'tools/list: a tool without its input schema or description')
+  check(
+    list.result.tools.every((t) => t.inputSchema?.type === 'object' && t.description),
+    'tools/list: a tool without its input schema or description',
+  )
   console.log(`ok tools/list: ${names.join(', ')}`)
   child.stdin.end()
   const { code, signal } = await Promise.race([exited, timeout(Math.max(1, limit - (Date.now() - started)), 'the exit after stdin closed')])
   check(code === 0, `exit after stdin closed: code ${code}, signal ${signal}`)
-  check(stray.length === 0 && buffer.trim() === '', `stdout held more than JSON-RPC answers: ${JSON.stringify(stray.concat(buffer).slice(0, 3))}`)
+  check(
+    stray.length === 0 && buffer.trim() === '',
+    `stdout held more than JSON-RPC answers: ${JSON.stringify(stray.concat(buffer).slice(0, 3))}`,
+  )
   console.log(`ok exit 0 after stdin closed (${Date.now() - started} ms)`)
   console.log('mcp smoke: passed')
 } catch (e) {

@@ -12,7 +12,9 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 
 const dir = process.argv[2]
-const upstream = (process.env.MEMENTO_UPSTREAM_REGISTRY || execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' }).trim()).replace(/\/$/, '')
+const upstream = (
+  process.env.MEMENTO_UPSTREAM_REGISTRY || execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' }).trim()
+).replace(/\/$/, '')
 const packages = new Map()
 for (const f of readdirSync(dir).filter((f) => f.endsWith('.tgz'))) {
   const tgz = readFileSync(join(dir, f))

@@ -45,7 +45,10 @@ async function step(name, fn) {
     console.log(`ok   ${name}${note ? ` — ${note}` : ''}`)
   } catch (e) {
     failed++
-    const msg = String(e?.stack ?? e).split('\n').slice(0, 6).join('\n       ')
+    const msg = String(e?.stack ?? e)
+      .split('\n')
+      .slice(0, 6)
+      .join('\n       ')
     console.log(`FAIL ${name}: ${msg}`)
   }
 }
@@ -235,13 +238,19 @@ await step('auditVerify', async () => {
 await step('close', async () => {
   provider.close()
   provider.close() // idempotent
-  assert.throws(() => provider.listEntries(), (e) => e.code === 'STORE_CORRUPT')
+  assert.throws(
+    () => provider.listEntries(),
+    (e) => e.code === 'STORE_CORRUPT',
+  )
 })
 
 await step('reopen the same file', async () => {
   const again = new m.MemoryProvider({ dbPath, gate })
   try {
-    const texts2 = again.listEntries().map((e) => e.text).sort()
+    const texts2 = again
+      .listEntries()
+      .map((e) => e.text)
+      .sort()
     assert.deepEqual(texts2, [texts.asciiNew, texts.cjk].sort())
     assert.equal(again.query({ text: '简洁' }, keys()).total, 1)
     const v = again.auditVerify()

@@ -6,7 +6,12 @@ import { randomUUID } from 'node:crypto'
 /** A session with an open turn (approval.request checks the log for it). */
 export function makeAgent({ id = `s-${randomUUID()}`, cwd = '/work/ws', agentPreset } = {}) {
   const events = [{ type: 'turn/start' }]
-  const session = { id, header: { cwd, ...(agentPreset ? { agentPreset } : {}) }, events, append: (type, data) => events.push({ type, data }) }
+  const session = {
+    id,
+    header: { cwd, ...(agentPreset ? { agentPreset } : {}) },
+    events,
+    append: (type, data) => events.push({ type, data }),
+  }
   return { id: `agent-${id}`, session }
 }
 
@@ -27,7 +32,11 @@ export function mockCtx({ approvalPolicy = 'ask', withApproval = true, withComma
       if (opts.prepend) list.unshift(fn)
       else list.push(fn)
       listeners.set(event, list)
-      const off = () => listeners.set(event, (listeners.get(event) ?? []).filter((f) => f !== fn))
+      const off = () =>
+        listeners.set(
+          event,
+          (listeners.get(event) ?? []).filter((f) => f !== fn),
+        )
       disposers.push(off)
       return off
     },
@@ -54,7 +63,8 @@ export function mockCtx({ approvalPolicy = 'ask', withApproval = true, withComma
       return services.get(name)
     },
     inject(deps, cb) {
-      if (deps.every((d) => services.has(d))) cb(Object.assign(Object.create(ctx), Object.fromEntries(deps.map((d) => [d, services.get(d)]))))
+      if (deps.every((d) => services.has(d)))
+        cb(Object.assign(Object.create(ctx), Object.fromEntries(deps.map((d) => [d, services.get(d)]))))
     },
     dispose() {
       for (const d of disposers.splice(0).reverse()) d()
@@ -93,7 +103,10 @@ export function mockCtx({ approvalPolicy = 'ask', withApproval = true, withComma
       if (!req.agent.session.events.some((e) => e.type === 'turn/start')) throw new Error('approval.request() outside an open turn')
       this.requests.push(req)
       req.agent.session.append('approval/asked', { toolName: req.toolName, reason: req.reason })
-      const outcome = this.effectivePolicy(req.agent.session) === 'never' ? 'rejected' : await ctx.waterfall('approval/request', req, async () => 'unavailable')
+      const outcome =
+        this.effectivePolicy(req.agent.session) === 'never'
+          ? 'rejected'
+          : await ctx.waterfall('approval/request', req, async () => 'unavailable')
       req.agent.session.append('approval/decided', { outcome })
       return outcome
     },
@@ -116,7 +129,16 @@ export function mockCtx({ approvalPolicy = 'ask', withApproval = true, withComma
         const m = /^\/([a-z][a-z0-9_-]*)(?=$|[\t\n\r ])/u.exec(line)
         const def = m && commands.get(m[1])
         if (!def) return undefined
-        return { commandId: 'c1', result: await def.handler({ commandId: 'c1', agent, rawInput: line.slice(m[0].length), attachments: [], signal: new AbortController().signal }) }
+        return {
+          commandId: 'c1',
+          result: await def.handler({
+            commandId: 'c1',
+            agent,
+            rawInput: line.slice(m[0].length),
+            attachments: [],
+            signal: new AbortController().signal,
+          }),
+        }
       },
     }
     services.set('commands', ctx.commands)
@@ -135,9 +157,21 @@ export function mockCtx({ approvalPolicy = 'ask', withApproval = true, withComma
       async call(url, { method = 'GET', headers = { host: '127.0.0.1:8080' } } = {}) {
         const u = new URL(url, 'http://x')
         // As dsh's web server matches: the exact route, else the longest prefix route that owns the path.
-        const prefix = [...routes.values()].filter((x) => x.kind === 'prefix' && (u.pathname === x.path || u.pathname.startsWith(`${x.path}/`))).sort((a, b) => b.path.length - a.path.length)[0]
+        const prefix = [...routes.values()]
+          .filter((x) => x.kind === 'prefix' && (u.pathname === x.path || u.pathname.startsWith(`${x.path}/`)))
+          .sort((a, b) => b.path.length - a.path.length)[0]
         const r = routes.get(`exact ${u.pathname}`) ?? prefix
-        const res = { statusCode: 0, headers: {}, body: undefined, setHeader(k, v) { this.headers[k] = v }, end(b) { this.body = b } }
+        const res = {
+          statusCode: 0,
+          headers: {},
+          body: undefined,
+          setHeader(k, v) {
+            this.headers[k] = v
+          },
+          end(b) {
+            this.body = b
+          },
+        }
         if (r) r.handler({ url, method, headers }, res)
         else res.statusCode = 404 // no route: dsh's own 404 (or its page fallback)
         let json

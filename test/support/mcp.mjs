@@ -52,7 +52,13 @@ export function childEnv(dir) {
  * messages it was shown.
  */
 export async function connect({ db, dir, args = [], elicit, roots, info = CLIENT, cwd }) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--db', db, ...args], env: childEnv(dir), cwd: cwd ?? dir, stderr: 'pipe' })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', '--db', db, ...args],
+    env: childEnv(dir),
+    cwd: cwd ?? dir,
+    stderr: 'pipe',
+  })
   let stderr = ''
   transport.stderr?.on('data', (d) => (stderr += d))
   const capabilities = { ...(elicit ? { elicitation: {} } : {}), ...(roots ? { roots: { listChanged: true } } : {}) }
@@ -66,7 +72,8 @@ export async function connect({ db, dir, args = [], elicit, roots, info = CLIENT
   }
   // A root given as a URL (`https://…`) is sent as it is; a path as its `file:` URL.
   const uriOf = (r) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(r) ? r : pathToFileURL(r).href)
-  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((r) => ({ uri: uriOf(r), name: path.basename(r) })) }))
+  if (roots)
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((r) => ({ uri: uriOf(r), name: path.basename(r) })) }))
   await client.connect(transport)
   return { client, transport, asked, stderr: () => stderr, pid: transport.pid }
 }

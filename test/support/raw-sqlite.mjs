@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { detectSqlite } from '../../conformance/lib.mjs'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const PROBE = 'CREATE VIRTUAL TABLE t USING fts5(x, content = \'\', contentless_delete = 1);'
+const PROBE = "CREATE VIRTUAL TABLE t USING fts5(x, content = '', contentless_delete = 1);"
 
 /** `{exec(file, sql)}` or null. */
 export async function rawSqlite() {
@@ -26,7 +26,12 @@ export async function rawSqlite() {
   } finally {
     fs.rmSync(path.dirname(probe), { recursive: true, force: true })
   }
-  const cargo = (args, input) => spawnSync('cargo', ['run', '--quiet', '--no-default-features', '--example', 'sql', '--', ...args], { cwd: ROOT, input, encoding: 'utf8' })
+  const cargo = (args, input) =>
+    spawnSync('cargo', ['run', '--quiet', '--no-default-features', '--example', 'sql', '--', ...args], {
+      cwd: ROOT,
+      input,
+      encoding: 'utf8',
+    })
   if (spawnSync('cargo', ['--version']).status !== 0) return null
   return {
     name: 'cargo run --example sql',

@@ -23,7 +23,12 @@ const settled = await Promise.allSettled(Array.from({ length: count }, (_, i) =>
 const results = settled.map((s) =>
   s.status === 'fulfilled'
     ? { ok: true, id: s.value.entry.id, used: s.value.usage.used }
-    : { ok: false, code: s.reason?.code, message: String(s.reason?.message ?? s.reason), protocol: s.reason instanceof Error && ERROR_CODES.includes(s.reason.code) },
+    : {
+        ok: false,
+        code: s.reason?.code,
+        message: String(s.reason?.message ?? s.reason),
+        protocol: s.reason instanceof Error && ERROR_CODES.includes(s.reason.code),
+      },
 )
 provider.close()
 process.send({ t: 'done', results })

@@ -72,7 +72,30 @@ export const WORKSPACES = ['/srv/fault/ws0', '/srv/fault/ws1'].map(workspaceKeyO
 export const PRESETS = ['', 'coder']
 export const LIMITS = { user: { userGlobal: 600, workspace: 700 }, agent: { userGlobal: 800, workspace: 900 } }
 
-const WORDS = ['prefers', 'pnpm', 'tabs', 'vitest', 'rust', 'tea', 'dark', 'mode', 'café', 'naïve', '漢字', 'メモ', '😀', 'résumé', 'build', 'deploy', 'lint', 'review', 'short', 'answers', 'Ünïcode', 'notes']
+const WORDS = [
+  'prefers',
+  'pnpm',
+  'tabs',
+  'vitest',
+  'rust',
+  'tea',
+  'dark',
+  'mode',
+  'café',
+  'naïve',
+  '漢字',
+  'メモ',
+  '😀',
+  'résumé',
+  'build',
+  'deploy',
+  'lint',
+  'review',
+  'short',
+  'answers',
+  'Ünïcode',
+  'notes',
+]
 
 /** A text of plain words around one marker (UTF-16 length varies with the emoji/CJK words). */
 export function textWith(r, marker, words = r.range(1, 12)) {
@@ -96,7 +119,8 @@ export function tmpDir(prefix = 'memento-fault-') {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix))
 }
 
-export const isUtf16Clean = (s) => typeof s === 'string' && !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s)
+export const isUtf16Clean = (s) =>
+  typeof s === 'string' && !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s)
 
 /** Every audit row, oldest first. */
 export function fullAudit(p) {

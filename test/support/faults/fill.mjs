@@ -9,7 +9,14 @@ import { openProvider } from './open.mjs'
 process.on('SIGXFSZ', () => {})
 const { dbPath, attempts = 400, units = 4000, after = 5 } = JSON.parse(process.argv[2])
 const huge = { user: { userGlobal: 1e9, workspace: 1e9 }, agent: { userGlobal: 1e9, workspace: 1e9 } }
-const describe = (e) => ({ ok: false, code: e?.code, reason: e?.details?.reason, retryable: e?.details?.retryable, message: String(e?.message ?? e), protocol: e instanceof Error && ERROR_CODES.includes(e.code) })
+const describe = (e) => ({
+  ok: false,
+  code: e?.code,
+  reason: e?.details?.reason,
+  retryable: e?.details?.retryable,
+  message: String(e?.message ?? e),
+  protocol: e instanceof Error && ERROR_CODES.includes(e.code),
+})
 const results = []
 let provider
 try {

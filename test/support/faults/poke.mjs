@@ -9,7 +9,14 @@ import { openProvider } from './open.mjs'
 process.on('SIGXFSZ', () => {})
 const { dbPath, match } = JSON.parse(process.argv[2])
 const huge = { user: { userGlobal: 1e9, workspace: 1e9 }, agent: { userGlobal: 1e9, workspace: 1e9 } }
-const outcome = (e) => ({ ok: false, code: e?.code, reason: e?.details?.reason, retryable: e?.details?.retryable, message: String(e?.message ?? e), protocol: e instanceof Error && ERROR_CODES.includes(e.code) })
+const outcome = (e) => ({
+  ok: false,
+  code: e?.code,
+  reason: e?.details?.reason,
+  retryable: e?.details?.retryable,
+  message: String(e?.message ?? e),
+  protocol: e instanceof Error && ERROR_CODES.includes(e.code),
+})
 const write = { agent: { session: { id: 'poke', header: { cwd: '/srv/fault/ws0' } } } }
 let provider
 try {
@@ -27,7 +34,9 @@ const calls = {
   recall: () => provider.query({ text: 'notes' }, { sessionId: 'poke' }).total,
   add: () => provider.add({ track: 'user', scope: 'user-global', text: 'written under a fault [poke@g]' }, write).then((r) => r.entry.id),
   remove: () => (match ? provider.remove({ track: 'user', scope: 'user-global', match }, write).then((r) => r.entry.id) : null),
-  proposalAdd: () => provider.proposalAdd?.({ kind: 'poke', track: 'user', scope: 'user-global', text: 'proposal under a fault', sessionId: 'poke' })?.id ?? null,
+  proposalAdd: () =>
+    provider.proposalAdd?.({ kind: 'poke', track: 'user', scope: 'user-global', text: 'proposal under a fault', sessionId: 'poke' })?.id ??
+    null,
 }
 if (typeof provider.proposalAdd !== 'function') delete calls.proposalAdd
 for (const [name, call] of Object.entries(calls)) {

@@ -50,7 +50,8 @@ function newLayer() {
 }
 const marker = (tag) => `[${procId}.${++n}@${tag}]`
 // Entries whose marker starts with `protect` are left to the contested removes only.
-const marked = () => provider.listEntries().filter((e) => markerOf(e.text) && !(config.protect && markerOf(e.text).startsWith(config.protect)))
+const marked = () =>
+  provider.listEntries().filter((e) => markerOf(e.text) && !(config.protect && markerOf(e.text).startsWith(config.protect)))
 const writeOf = (e) => writeFor(session(), { workspaceKey: e.workspaceKey, agentKey: e.agentKey })
 
 /** One random write; resolves to a result record (never rejects). */
@@ -92,7 +93,16 @@ async function step(forced) {
         const first = r.pick(all)
         if (!first) return { op: 'skip', ok: true }
         const agent = first.agentKey
-        const others = r.shuffle(all.filter((e) => e !== first && e.track === first.track && e.scope === first.scope && e.workspaceKey === first.workspaceKey && (e.agentKey === '' || e.agentKey === agent)))
+        const others = r.shuffle(
+          all.filter(
+            (e) =>
+              e !== first &&
+              e.track === first.track &&
+              e.scope === first.scope &&
+              e.workspaceKey === first.workspaceKey &&
+              (e.agentKey === '' || e.agentKey === agent),
+          ),
+        )
         const uniq = [first, ...others.slice(0, r.int(3))]
         const text = textWith(r, marker(layerTagOf(first.text)), r.range(1, 6))
         const res = await provider.consolidate(
@@ -106,7 +116,13 @@ async function step(forced) {
         const inputs = []
         for (let i = r.range(1, 3); i > 0; i--) {
           const l = newLayer()
-          inputs.push({ track: l.track, scope: l.scope, text: textWith(r, marker(l.tag), r.range(1, 5)), workspaceKey: l.workspaceKey || undefined, agentKey: l.agentKey })
+          inputs.push({
+            track: l.track,
+            scope: l.scope,
+            text: textWith(r, marker(l.tag), r.range(1, 5)),
+            workspaceKey: l.workspaceKey || undefined,
+            agentKey: l.agentKey,
+          })
         }
         const res = await provider.seed(inputs, writeFor(session()))
         Object.assign(rec, { ok: true, added: res.entries.map((e) => e.id) })
@@ -115,7 +131,15 @@ async function step(forced) {
       case 'proposal': {
         const l = newLayer()
         const sessionId = `${procId}-p${n}`
-        const prop = provider.proposalAdd({ kind: 'fault-test', track: l.track, scope: l.scope, text: textWith(r, marker(l.tag), r.range(1, 5)), sessionId, workspaceKey: l.workspaceKey, agentKey: l.agentKey })
+        const prop = provider.proposalAdd({
+          kind: 'fault-test',
+          track: l.track,
+          scope: l.scope,
+          text: textWith(r, marker(l.tag), r.range(1, 5)),
+          sessionId,
+          workspaceKey: l.workspaceKey,
+          agentKey: l.agentKey,
+        })
         if (!prop) throw new Error('proposalAdd returned null for a fresh session')
         if (r.chance(0.2)) {
           await provider.proposalDecide(prop.id, 'dismissed', writeFor(sessionId))
@@ -127,7 +151,10 @@ async function step(forced) {
         break
       }
       case 'recall': {
-        provider.query({ text: r.pick(['tea', 'rust', 'pnpm', '']) }, { sessionId: session(), workspaceKey: r.pick(WORKSPACES), countRecall: r.chance(0.7) })
+        provider.query(
+          { text: r.pick(['tea', 'rust', 'pnpm', '']) },
+          { sessionId: session(), workspaceKey: r.pick(WORKSPACES), countRecall: r.chance(0.7) },
+        )
         rec.ok = true
         break
       }
