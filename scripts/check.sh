@@ -18,5 +18,6 @@ step scripts/lint.sh --host
 step cargo test --no-default-features --quiet
 step npm run build --silent
 step scripts/test-tools.sh
-step node --test test/*.test.mjs
+# Two test files at a time: most of the suite waits on the child processes and stores it drives.
+step node --test --test-concurrency=2 test/*.test.mjs
 say "check passed in $((SECONDS - started)) s"

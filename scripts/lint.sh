@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `npm run lint`: formatting (cargo fmt, Prettier over the JS), clippy with and without the napi
-# binding, clippy of the core for Windows (the store must compile there without std::os::unix),
-# the hand-written types, and ESLint over every JS file (eslint.config.mjs).
+# `npm run lint`: formatting (cargo fmt, Prettier over the JS), ESLint over every JS file
+# (eslint.config.mjs), the hand-written types, clippy with and without the napi binding, and clippy
+# of the core for Windows (the store must compile there without std::os::unix).
 #   scripts/lint.sh          everything
 #   scripts/lint.sh --host   all but the Windows check of the core (`npm run check`)
 set -euo pipefail
@@ -12,6 +12,8 @@ host_only=0
 [[ ${1:-} == --host ]] && host_only=1
 cargo fmt --check
 npx prettier --check .
+npx eslint .
+npx tsc --noEmit -p .
 cargo clippy --all-targets -- -D warnings
 cargo clippy --all-targets --no-default-features -- -D warnings
 if ((!host_only)); then
@@ -20,5 +22,3 @@ if ((!host_only)); then
   apt_ensure gcc-mingw-w64-x86-64
   cargo clippy --lib --no-default-features --target x86_64-pc-windows-gnu -- -D warnings
 fi
-npx tsc --noEmit -p .
-npx eslint .
