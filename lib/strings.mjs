@@ -198,6 +198,22 @@ const en = {
     auditLayer: (track, scope, ws, recorded, actual) =>
       `- layer ${track}/${scope}${ws ? ` @${ws}` : ''}: usage recorded ${recorded}, its entries hold ${actual}`,
     auditStored: (n) => `The store does NOT match its ledger (${n}):`,
+    historyHead: (id, place, n) => `History of entry ${id} [${place}], ${n} ${n === 1 ? 'version' : 'versions'}, oldest first:`,
+    historyPruned: 'Audit retention pruned its older rows: its history starts here.',
+    historyNone: 'No history: the store is empty.',
+    undoes: (seq) => `undoes #${seq}`,
+    historyEnded: (seq, when, into) => (into ? `Merged into entry ${into} by #${seq} (${when}).` : `Removed by #${seq} (${when}).`),
+    historyLive: (v) => `In memory now as v${v}.`,
+    undone: (seq, n) => `Undid change #${seq} (${n} ${n === 1 ? 'entry' : 'entries'}):`,
+    undoChange: { remove: 'removed', restore: 'restored', replace: 'rewritten back to' },
+    nothingToUndo: 'Nothing to undo: no change this workspace and agent see can be undone.',
+    noSessions: 'No sessions recorded.',
+    sessions: (n) => `Recorded sessions (${n}, newest first):`,
+    sessionKeys: (ws, agent) => `${ws ? `@${ws}` : '(no workspace)'}${agent ? ` #${agent}` : ''}`,
+    sessionKeysUnknown: '(keys not recorded)',
+    chars: (n) => `${n} chars`,
+    session: (id, when, keys, n) => `Session ${id} (${when}, ${keys}) was given exactly this (${n} chars):`,
+    noSession: (id) => `No session ${JSON.stringify(id)} is recorded.`,
     usage: (u, l) => `Layer usage: ${u}/${l}`,
     added: (t, s, text) => `Added (${t}/${s}): ${text}`,
     removed: (t, s, text) => `Removed (${t}/${s}): ${text}`,
@@ -278,14 +294,20 @@ const en = {
         'the store holds more than 1000 entries, the most one export document carries; write them into a directory as parts with a manifest',
       consolidateCount: 'consolidate needs 1..20 unique substrings (left of =>)',
       consolidateText: 'consolidate needs new text (right of =>, or --text)',
+      history: 'history needs an entry: its id, the #<seq> of a row that names it, or a unique substring',
+      undo: 'undo takes at most one audit seq',
+      sessions: 'sessions takes at most one session id',
     },
     '/memory': {
       description:
-        'View/manage dsh-memento memory: list | query <word> | add [--track=user|agent] [--scope=user-global|workspace] <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
-      hint: 'list | query | add | replace | remove | consolidate | proposals | doctor | budgets | audit | adapters | export | import',
+        'View/manage dsh-memento memory: list | query <word> | add [--track=user|agent] [--scope=user-global|workspace] <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | history <substring|id|#seq> | undo [seq] | sessions [id] | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
+      hint: 'list | query | add | replace | remove | consolidate | history | undo | sessions | proposals | doctor | budgets | audit | adapters | export | import',
       usage:
-        'Usage: /memory list | query <word> | add <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
+        'Usage: /memory list | query <word> | add <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | history <substring|id|#seq> | undo [seq] | sessions [id] | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
       synopsis: {
+        history: '/memory history [--track=user|agent] [--scope=user-global|workspace] <substring> | /memory history <id|#seq>',
+        undo: '/memory undo [<seq>]',
+        sessions: '/memory sessions [<id>]',
         query: '/memory query <word>',
         add: '/memory add [--track=user|agent] [--scope=user-global|workspace] <text>',
         remove: '/memory remove [--track=user|agent] [--scope=user-global|workspace] <substring>',
@@ -313,9 +335,14 @@ const en = {
       doctorFooter: 'Apply a fix: /memory doctor fix <id> (shows the whole change; nothing else is changed).',
       roomFooter: 'Apply one: /memory remove <substring> or /memory consolidate <substrings> => <text>; /memory doctor lists fixes by id.',
       adaptersFooter: 'Import: /memory import --adapter=<id> <path|inline JSON>; export: /memory export --adapter=<id>',
+      auditFooter: "Undo a change: /memory undo <seq>; an entry's versions: /memory history #<seq>",
+      sessionsFooter: 'What one was given: /memory sessions <id>',
     },
     'dsh-memento': {
       synopsis: {
+        history: 'dsh-memento history <substring|id|#seq> [--track T] [--scope S] [--json]',
+        undo: 'dsh-memento undo [<seq>] [--yes] [--json]',
+        sessions: 'dsh-memento sessions [--session <id>] [--limit N] [--json]',
         query: 'dsh-memento query <text>',
         add: 'dsh-memento add [--track user|agent] [--scope user-global|workspace] [--tags a,b] <text>',
         remove: 'dsh-memento remove [--track T] [--scope S] <substring>',
@@ -342,6 +369,8 @@ const en = {
       roomFooter:
         'Apply one: dsh-memento remove <substring> or dsh-memento consolidate <substrings> --text <text>; dsh-memento doctor lists fixes by id.',
       adaptersFooter: 'Import: dsh-memento import --adapter <id> <path>; export: dsh-memento export --adapter <id> [--out <path>]',
+      auditFooter: "Undo a change: dsh-memento undo <seq>; an entry's versions: dsh-memento history '#<seq>'",
+      sessionsFooter: 'What one was given: dsh-memento sessions --session <id>',
     },
   },
   // The dsh-memento CLI's own texts (English only: a terminal tool).
@@ -352,7 +381,13 @@ Read commands (add --json for machine output):
   list [--track T] [--scope S] [--limit N]     every entry (all agents and workspaces), oldest first
   query <text> [--track T] [--scope S] [--limit N]
   budgets                                      used/limit per track x scope
-  audit [--limit N] [--verify]                 newest first
+  audit [--limit N] [--verify]                 newest first, each row with its seq and text
+  history <substring|id|#seq> [--track T] [--scope S]
+                                    every version of one entry, oldest first, with the row that made
+                                    each and how it ended (a substring: as replace finds it here;
+                                    quote '#seq' in a shell)
+  sessions [--session ID] [--limit N]          the recorded sessions; with an id, the exact
+                                    snapshot that session was given
   proposals                                    pending proposals
   doctor [--stale-days N] [--workspace DIR] [--agent A]
                                     duplicates, updates of one fact, stale entries, missing files,
@@ -374,6 +409,9 @@ Write commands (each asks for approval showing the full change, unless --yes):
   import --adapter ID <file|dir> [--track T] [--scope S] [--dry-run] [--follow-imports] [--skip-flagged]
                                     (--follow-imports: read CLAUDE.md @imports, 5 hops deep;
                                      --skip-flagged: leave out, and list, entries that look like credentials)
+  undo [<seq>]                      undo the change audit row seq belongs to (default: the newest
+                                    one this workspace and agent see); asks showing the whole
+                                    inverse change, refused if an entry changed since
   proposals approve <id> | proposals dismiss <id>
   doctor --fix <id>                 apply one finding's fix (a consolidate or remove)
   digest <file...> | digest --sessions [--max-sessions N]   (records proposals, never entries; --dry-run)
@@ -653,6 +691,22 @@ const zh = {
     auditLayer: (track, scope, ws, recorded, actual) =>
       `- 层 ${track}/${scope}${ws ? ` @${ws}` : ''}：记录用量 ${recorded}，条目实有 ${actual}`,
     auditStored: (n) => `存储与其审计账本不符（${n} 处）：`,
+    historyHead: (id, place, n) => `条目 ${id} [${place}] 的历史，共 ${n} 个版本，从旧到新：`,
+    historyPruned: '审计保留期已清除其较早的记录：历史从这里开始。',
+    historyNone: '没有历史：存储为空。',
+    undoes: (seq) => `撤销 #${seq}`,
+    historyEnded: (seq, when, into) => (into ? `已由 #${seq} 合并进条目 ${into}（${when}）。` : `已由 #${seq} 删除（${when}）。`),
+    historyLive: (v) => `当前在记忆中的是 v${v}。`,
+    undone: (seq, n) => `已撤销变更 #${seq}（${n} 条）：`,
+    undoChange: { remove: '删除', restore: '恢复', replace: '改回' },
+    nothingToUndo: '没有可撤销的变更：本工作区和代理可见的变更都无法撤销。',
+    noSessions: '没有记录的会话。',
+    sessions: (n) => `已记录的会话（${n} 个，从新到旧）：`,
+    sessionKeys: (ws, agent) => `${ws ? `@${ws}` : '（无工作区）'}${agent ? ` #${agent}` : ''}`,
+    sessionKeysUnknown: '（未记录键）',
+    chars: (n) => `${n} 字符`,
+    session: (id, when, keys, n) => `会话 ${id}（${when}，${keys}）得到的正是以下内容（${n} 字符）：`,
+    noSession: (id) => `没有记录会话 ${JSON.stringify(id)}。`,
     usage: (u, l) => `该层用量：${u}/${l}`,
     added: (t, s, text) => `已添加（${t}/${s}）：${text}`,
     removed: (t, s, text) => `已删除（${t}/${s}）：${text}`,
@@ -729,13 +783,16 @@ const zh = {
       exportParts: '存储中的条目超过 1000 条，超出单个导出文档的上限；请把它们作为分片连同清单写入一个目录',
       consolidateCount: 'consolidate 需要 1..20 个唯一子串（=> 左侧）',
       consolidateText: 'consolidate 需要新文本（=> 右侧，或 --text）',
+      history: 'history 需要一个条目：它的 id、指向它的审计行 #<seq>，或唯一子串',
+      undo: 'undo 最多接受一个审计序号',
+      sessions: 'sessions 最多接受一个会话 id',
     },
     '/memory': {
       ...en.cmd['/memory'],
       description:
-        '查看/管理 dsh-memento 记忆：list | query <词> | add [--track=user|agent] [--scope=user-global|workspace] <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
+        '查看/管理 dsh-memento 记忆：list | query <词> | add [--track=user|agent] [--scope=user-global|workspace] <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | history <子串|id|#序号> | undo [序号] | sessions [id] | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
       usage:
-        '用法：/memory list | query <词> | add <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
+        '用法：/memory list | query <词> | add <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | history <子串|id|#序号> | undo [序号] | sessions [id] | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
       synopsis: {
         ...en.cmd['/memory'].synopsis,
         query: '/memory query <词>',
@@ -743,6 +800,9 @@ const zh = {
         remove: '/memory remove [--track=user|agent] [--scope=user-global|workspace] <子串>',
         replace: '/memory replace [--track=user|agent] [--scope=user-global|workspace] <子串> => <新文本>',
         consolidate: '/memory consolidate [--track=user|agent] [--scope=user-global|workspace] <子串1> [<子串2> ...] => <新文本>',
+        history: '/memory history [--track=user|agent] [--scope=user-global|workspace] <子串> | /memory history <id|#序号>',
+        undo: '/memory undo [<序号>]',
+        sessions: '/memory sessions [<id>]',
         import:
           '/memory import [--dry-run] [--skip-flagged] <路径> | /memory import \'{"plugin":"dsh-memento",...}\' | /memory import --adapter=<id> [--track=T] [--scope=S] <路径|内联 JSON>',
         importAdapter: '/memory import --adapter=<id> <路径|内联 JSON>',
@@ -760,6 +820,8 @@ const zh = {
         `不含这些条目导入其余 ${rest} 条：/memory import --skip-flagged <路径>（或在插件配置中把 secretPolicy 设为 warn，逐条在审批中确认）。`,
       proposalsFooter: '批准：/memory proposals approve <id>；驳回：/memory proposals dismiss <id>',
       adaptersFooter: '导入：/memory import --adapter=<id> <路径|内联 JSON>；导出：/memory export --adapter=<id>',
+      auditFooter: '撤销一次变更：/memory undo <序号>；查看条目的各个版本：/memory history #<序号>',
+      sessionsFooter: '查看某个会话得到的内容：/memory sessions <id>',
     },
   },
 }

@@ -339,7 +339,7 @@ describe('/memory command', { skip }, () => {
     const audit = await cmd(ctx, agent, '/memory audit')
     assert.match(
       audit.text,
-      /^Recent audit \(7 rows\):\n- \S+ remove user\/workspace allowed-once \(via command, writePolicy ask\) \(command\)/,
+      /^Recent audit \(7 rows\):\n- #7 \S+ remove user\/workspace allowed-once \(via command, writePolicy ask\) \(command\): uses pnpm\n/,
     )
     assert.equal((await cmd(ctx, agent, '/memory fly')).kind, 'error')
     assert.equal(
