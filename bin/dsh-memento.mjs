@@ -11,7 +11,18 @@ import path from 'node:path'
 import readline from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { createDefaultRegistry } from '../lib/adapters/index.mjs'
-import { emptyStore, errorHelp, renderVerb, runVerb, SCOPES, staleDaysFlag, TRACKS, usageFor, UsageError } from '../lib/commands/index.mjs'
+import {
+  emptyStore,
+  errorHelp,
+  renderVerb,
+  runVerb,
+  SCOPES,
+  seqArg,
+  staleDaysFlag,
+  TRACKS,
+  usageFor,
+  UsageError,
+} from '../lib/commands/index.mjs'
 import { shown } from '../lib/commands/render.mjs'
 import { native } from '../lib/native.mjs'
 import { findSessionLogs, recordProposals, scanFile, toProposals } from '../lib/digest.mjs'
@@ -50,6 +61,7 @@ const VALUE_FLAGS = new Set([
   'fix',
   'write-policy',
   'print-config',
+  'session',
 ])
 const BOOL_FLAGS = new Set([
   'json',
@@ -275,7 +287,7 @@ async function open(flags, { write = false, approval, options } = {}) {
 
 // ---- commands ---------------------------------------------------------------------------------
 
-const WRITES = new Set(['add', 'remove', 'replace', 'consolidate', 'approve', 'dismiss', 'import'])
+const WRITES = new Set(['add', 'remove', 'replace', 'consolidate', 'approve', 'dismiss', 'import', 'undo'])
 
 /** The shared verb for one CLI command line: `[verb, args]`. */
 function verbArgs(cmd, args, flags) {
@@ -294,6 +306,14 @@ function verbArgs(cmd, args, flags) {
       return ['budgets', {}]
     case 'audit':
       return ['audit', { verify: flags.verify, limit: limitFlag(flags, 50) }]
+    case 'history':
+      return ['history', { ...layer, target: args.join(' ').trim() }]
+    case 'undo':
+      if (args.length > 1) throw usage('undo')
+      return ['undo', { seq: seqArg(args[0]) }]
+    case 'sessions':
+      if (args.length) throw usage('sessions')
+      return ['sessions', { sessionId: flags.session, limit: limitFlag(flags, 50) }]
     case 'add':
       return ['add', { ...write, text: flags.text ?? args.join(' ') }]
     case 'remove':
@@ -408,7 +428,9 @@ async function runShared(cmd, args, flags) {
     if (verb === 'export') presentExport(r, flags)
     else if (flags.json) json(JSON_OF[verb]?.(r, a) ?? r)
     else out(renderVerb(verb, r, a, t, SURFACE))
-    if (verb === 'audit' && r.verify?.ok === false) process.exitCode = 1
+    // a broken chain, nothing to undo, an unknown session: the answer is no
+    if ((verb === 'audit' && r.verify?.ok === false) || (verb === 'undo' && r.reverted === null)) process.exitCode = 1
+    if (verb === 'sessions' && a.sessionId && !r.sessions.length) process.exitCode = 1
     return true
   } finally {
     env.close()

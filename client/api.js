@@ -23,7 +23,12 @@ export async function call(path, init) {
 export const panel = () => call('panel')
 export const entries = (q) => call(`entries?${q}`)
 export const proposals = () => call('proposals')
-export const audit = () => call('audit?limit=50')
+/** The audit tail; `q` names the page's session, whose undos the rows are marked with. */
+export const audit = (q) => call(`audit?${q}`)
+/** An entry's versions: `q` holds its `id`, or the `seq` of a row that names it. */
+export const history = (q) => call(`history?${q}`)
+/** The Sessions view for the page's session (`q`; `id`: the session to show). */
+export const sessions = (q) => call(`sessions?${q}`)
 export const health = () => call('health')
 export const version = () => call('version')
 

@@ -7,7 +7,7 @@
 // dynamic `import()` from the plugin's own read-only route `/api/memento/client/<name>.js`
 // (lib/panel/), which serves a fixed list of files from client/ byte for byte: panel.js
 // (the wiring) and the small ES modules it imports by relative path, one per job: state.js,
-// api.js, render.js, sync.js, events.js, style.js. No bundler and no build step: the modules in
+// api.js, render.js, ledger.js, sync.js, events.js, style.js. No bundler and no build step: the modules in
 // the repository are what the browser runs. The disposer `apply` registers works at any time,
 // also before the import has resolved (the panel is then never installed).
 ;(function () {

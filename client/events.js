@@ -3,16 +3,18 @@
 // server plans it, the drawer shows that plan, and only the confirming click writes it, naming
 // the plan's digest.
 import * as api from './api.js'
+import { revertHtml, showHistory } from './ledger.js'
 import { block, changeHtml, closeConfirm, esc, layerName, renderAdding, renderEntries, showConfirm, showError } from './render.js'
 import { byId, tagsOf } from './state.js'
-import { loadEntries, loadHealth, reload, setOpen } from './sync.js'
+import { loadEntries, loadHealth, loadSessions, reload, setOpen } from './sync.js'
 
 /** Ask the server what `op` would change, and show exactly that for confirmation. */
 async function review(p, op, body) {
   try {
     const { preview } = await api.write(p, Object.assign({ op }, body))
     showError(p, null)
-    showConfirm(p, op, changeHtml(p.L, op, preview, op === 'consolidate'), body, preview)
+    const html = op === 'revert' ? revertHtml(p.L, preview) : changeHtml(p.L, op, preview, op === 'consolidate')
+    showConfirm(p, op, html, body, preview)
   } catch (e) {
     showError(p, e)
   }
@@ -28,7 +30,7 @@ async function commit(p) {
     showError(p, null)
     st.editing = null
     st.adding = false
-    if (c.body.op === 'consolidate' || c.body.op === 'remove') st.picked.clear()
+    if (c.body.op === 'consolidate' || c.body.op === 'remove' || c.body.op === 'revert') st.picked.clear()
     renderAdding(p)
   } catch (e) {
     showError(p, e)
@@ -47,6 +49,24 @@ const actions = {
     for (const t of root.querySelectorAll('.mm-tab')) t.setAttribute('aria-selected', String(t.dataset.tab === st.tab))
     for (const pane of root.querySelectorAll('[data-pane]')) pane.hidden = pane.dataset.pane !== st.tab
     if (st.tab === 'health') return loadHealth(p)
+    if (st.tab === 'sessions') return loadSessions(p)
+  },
+  // An entry's versions (an entry's own button: its id; an audit row's: its seq), in a dialog that only shows.
+  history: async (p, el) => {
+    const q = new URLSearchParams(el.dataset.seq ? { seq: el.dataset.seq } : { id: el.dataset.id })
+    try {
+      const { history } = await api.history(q)
+      showError(p, null)
+      showHistory(p, history)
+    } catch (e) {
+      showError(p, e)
+    }
+  },
+  // Undo a landed change: the server plans the whole inverse change, the user confirms exactly that.
+  undo: (p, el) => review(p, 'revert', { seq: Number(el.dataset.seq) }),
+  'pick-session': (p, el) => {
+    p.st.sessionPick = el.dataset.id
+    return loadSessions(p)
   },
   'review-fix': (p, el) => {
     const { st } = p
@@ -190,7 +210,7 @@ export function listen(p) {
     // Escape inside the drawer (or with nothing focused) is ours; elsewhere dsh keeps it.
     if (ev.key !== 'Escape' || !st.open || !(root.contains(ev.target) || ev.target === document.body)) return
     ev.stopPropagation()
-    if (st.confirm) closeConfirm(p)
+    if (st.confirm || st.dialog) closeConfirm(p)
     else setOpen(p, false)
   }
   root.addEventListener('click', onClick)

@@ -7,8 +7,8 @@
 // dsh web's own `--dsw-*` tokens.
 //
 // This module wires the others: state.js (what the drawer holds), api.js (the routes),
-// render.js (the DOM), sync.js (loading and polling), events.js (what the user does) and
-// style.js (the stylesheet). client.js, the file dsh serves, imports it.
+// render.js (the DOM), ledger.js (history, undo and sessions), sync.js (loading and polling),
+// events.js (what the user does) and style.js (the stylesheet). client.js, the file dsh serves, imports it.
 import { listen } from './events.js'
 import { createState } from './state.js'
 import { STYLE } from './style.js'

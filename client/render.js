@@ -8,7 +8,7 @@ const COLLAPSE_LINES = 6
 export const esc = (s) =>
   String(s == null ? '' : s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
 export const fill = (s, vars) => String(s).replace(/\{(\w+)\}/g, (m, k) => (k in vars ? vars[k] : m))
-const time = (ms) => {
+export const time = (ms) => {
   try {
     return new Date(ms).toLocaleString(undefined, { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' })
   } catch (e) {
@@ -25,14 +25,14 @@ export function skeleton(p) {
     `<header class="mm-head"><div class="mm-bar"><span class="mm-title">${esc(L.title)}</span><span class="mm-count"></span><span class="mm-grow"></span>` +
     `<button class="mm-btn" type="button" data-act="refresh">${esc(L.refresh)}</button><button class="mm-btn mm-x" type="button" data-act="close" aria-label="${esc(L.close)}" title="${esc(L.close)}">×</button></div>` +
     `<div class="mm-budgets"></div>` +
-    `<nav class="mm-tabs" role="tablist">${['entries', 'proposals', 'audit', 'health'].map((t) => `<button class="mm-tab" type="button" role="tab" data-act="tab" data-tab="${t}" aria-selected="${t === 'entries'}">${esc(L.tabs[t])}</button>`).join('')}</nav></header>` +
+    `<nav class="mm-tabs" role="tablist">${['entries', 'proposals', 'audit', 'health', 'sessions'].map((t) => `<button class="mm-tab" type="button" role="tab" data-act="tab" data-tab="${t}" aria-selected="${t === 'entries'}">${esc(L.tabs[t])}</button>`).join('')}</nav></header>` +
     `<div class="mm-scroll">` +
     `<div class="mm-banner" hidden></div>` +
     `<section data-pane="entries"><div class="mm-tools"><input class="mm-search" type="search" placeholder="${esc(L.search)}" aria-label="${esc(L.search)}">` +
     `<select class="mm-select" data-filter="layer"></select><select class="mm-select" data-filter="workspace"></select><select class="mm-select" data-filter="agent"></select>` +
     `<button class="mm-btn" type="button" data-act="add">${esc(L.add)}</button></div>` +
     `<div class="mm-adding"></div><div class="mm-list"></div><div class="mm-picker" hidden></div></section>` +
-    `<section data-pane="proposals" hidden></section><section data-pane="audit" hidden></section><section data-pane="health" hidden></section></div>` +
+    `<section data-pane="proposals" hidden></section><section data-pane="audit" hidden></section><section data-pane="health" hidden></section><section data-pane="sessions" hidden></section></div>` +
     `<div class="mm-modal" hidden></div></aside>`
 }
 
@@ -108,7 +108,7 @@ function entryHtml(p, e) {
       : '') +
     (e.tags.length ? `<div class="mm-tags">${e.tags.map((t) => `<span class="mm-tag">#${esc(t)}</span>`).join('')}</div>` : '') +
     `<div class="mm-foot"><div class="mm-meta">${meta.map(esc).join(' · ')}</div>` +
-    `<div class="mm-actions"><button class="mm-btn" type="button" data-act="edit" data-id="${esc(e.id)}">${esc(L.edit)}</button><button class="mm-btn mm-danger" type="button" data-act="remove" data-id="${esc(e.id)}">${esc(L.remove)}</button></div></div></div></article>`
+    `<div class="mm-actions"><button class="mm-btn" type="button" data-act="history" data-id="${esc(e.id)}">${esc(L.history)}</button><button class="mm-btn" type="button" data-act="edit" data-id="${esc(e.id)}">${esc(L.edit)}</button><button class="mm-btn mm-danger" type="button" data-act="remove" data-id="${esc(e.id)}">${esc(L.remove)}</button></div></div></div></article>`
   )
 }
 
@@ -172,13 +172,23 @@ export function renderProposals(p) {
     : `<p class="mm-note">${esc(L.noProposals)}</p>`
 }
 
+/**
+ * The audit tail, newest first. A landed change the page's session can undo has an Undo (its
+ * confirmation shows the whole inverse change); one it cannot undo now says why on its disabled
+ * button. A row naming an entry opens that entry's history.
+ */
 export function renderAudit(p) {
   const { L, st, $ } = p
+  const actions = (r) =>
+    r.undo === undefined
+      ? ''
+      : `<div class="mm-row mm-audit-acts">${r.entryId ? `<button class="mm-btn" type="button" data-act="history" data-seq="${esc(r.seq)}">${esc(L.history)}</button>` : ''}` +
+        `<button class="mm-btn" type="button" data-act="undo" data-seq="${esc(r.seq)}"${r.undo ? '' : ` disabled title="${esc(r.undoWhy)}"`}>${esc(L.undo)}</button></div>`
   $('[data-pane="audit"]').innerHTML = st.audit.length
     ? st.audit
         .map(
           (r) =>
-            `<div class="mm-audit" data-seq="${esc(r.seq)}"><time>${esc(time(r.ts))}</time><div><b>${esc(r.action)}</b> ${esc(r.track ? r.track + '/' + r.scope : '')} ${esc(r.outcome || '')}${r.source ? ' (' + esc(r.source) + ')' : ''}${r.text ? `<q>${esc(r.text.length > 400 ? r.text.slice(0, 400) + '…' : r.text)}</q>` : ''}</div></div>`,
+            `<div class="mm-audit" data-seq="${esc(r.seq)}"><time>${esc(time(r.ts))}</time><div><span class="mm-seq">#${esc(r.seq)}</span> <b>${esc(r.action)}</b> ${esc(r.track ? r.track + '/' + r.scope : '')} ${esc(r.outcome || '')}${r.source ? ' (' + esc(r.source) + ')' : ''}${r.text ? `<q>${esc(r.text.length > 400 ? r.text.slice(0, 400) + '…' : r.text)}</q>` : ''}${actions(r)}</div></div>`,
         )
         .join('')
     : `<p class="mm-note">${esc(L.noAudit)}</p>`
@@ -222,14 +232,14 @@ export function showError(p, err) {
 
 /** A layer's name in the page's language. */
 export const layerName = (L, e) => L.layers[`${e.track}/${e.scope}`] || `${e.track}/${e.scope}`
-const where = (L, e) =>
+export const where = (L, e) =>
   `${layerName(L, e)}${e.scope === 'workspace' ? ' · ' + (e.workspaceKey || L.noWorkspace) : ''}${e.agentKey ? ' · ' + fill(L.agent, { key: e.agentKey }) : ''}`
 export const block = (label, text, gone) =>
   `<div class="mm-label">${esc(label)}</div><pre class="mm-full${gone ? ' mm-gone' : ''}">${esc(text)}</pre>`
 /** Every field an entry of a change lands with: layer, workspace, agent, source, tags. */
-const fields = (L, e) =>
+export const fields = (L, e) =>
   `${where(L, e)}${e.agentKey ? '' : ' · ' + L.shared} · ${fill(L.sourceIs, { source: e.source })} · ${e.tags.length ? fill(L.tagsAre, { tags: e.tags.join(', ') }) : L.noTags}`
-const entryBlock = (L, label, e, gone) =>
+export const entryBlock = (L, label, e, gone) =>
   `<div class="mm-label">${esc(label)}</div><div class="mm-meta">${esc(fields(L, e))}</div><pre class="mm-full${gone ? ' mm-gone' : ''}">${esc(e.text)}</pre>`
 /** The change the server planned (the payload its gate will see), entry by entry. */
 export function changeHtml(L, op, plan, editable) {
@@ -271,9 +281,22 @@ export function showConfirm(p, op, html, body, preview) {
   m.hidden = false
   m.querySelector('[data-act="do-confirm"]').focus()
 }
+/** A dialog that only shows (an entry's history): one Close, and nothing to confirm. */
+export function showDialog(p, title, html) {
+  const { L, st, $ } = p
+  st.confirm = null
+  st.dialog = true
+  const m = $('.mm-modal')
+  m.innerHTML =
+    `<div class="mm-dialog" role="dialog" aria-modal="true" aria-label="${esc(title)}"><h3>${esc(title)}</h3>${html}` +
+    `<div class="mm-row"><button class="mm-btn" type="button" data-act="cancel-confirm">${esc(L.close)}</button></div></div>`
+  m.hidden = false
+  m.querySelector('[data-act="cancel-confirm"]').focus()
+}
 export function closeConfirm(p) {
   const { st, $ } = p
   st.confirm = null
+  st.dialog = false
   const m = $('.mm-modal')
   if (m) {
     m.hidden = true

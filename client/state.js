@@ -37,7 +37,10 @@ export function createState(ctx) {
       proposals: [],
       audit: [],
       health: null,
+      sessions: null,
+      sessionPick: null,
       confirm: null,
+      dialog: false,
       sessionKey: '',
     },
   }

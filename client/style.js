@@ -27,7 +27,7 @@ export const STYLE = `
 .mm-meter{height:4px;border-radius:2px;background:var(--mm-bg2);overflow:hidden;margin-top:2px}
 .mm-meter i{display:block;height:100%;border-radius:2px;background:var(--mm-ok)}
 .mm-meter i.mm-high{background:var(--mm-warn)}.mm-meter i.mm-full{background:var(--mm-err)}
-.mm-tabs{display:flex;gap:4px;margin-top:8px}
+.mm-tabs{display:flex;flex-wrap:wrap;gap:4px;margin-top:8px}
 .mm-tab{border:0;background:transparent;padding:6px 10px;border-radius:8px 8px 0 0;cursor:pointer;color:var(--mm-fg2)!important;border-bottom:2px solid transparent}
 .mm-tab[aria-selected=true]{color:var(--mm-fg)!important;border-bottom-color:var(--mm-strong);font-weight:600}
 .mm-scroll{flex:1;overflow-y:auto;overflow-x:hidden;padding:12px 16px 16px;min-width:0}
@@ -81,6 +81,23 @@ textarea.mm-input{min-height:96px;resize:vertical;white-space:pre-wrap}
 .mm-warning::before{content:"⚠ ";color:var(--mm-warn)}
 .mm-similar{margin-top:8px;padding:8px 10px;border-radius:8px;background:var(--mm-bg2);font-size:12px;line-height:18px;overflow-wrap:anywhere}
 .mm-similar q{display:block;white-space:pre-wrap;color:var(--mm-fg)}
+.mm-seq{color:var(--mm-fg3);font-variant-numeric:tabular-nums}
+.mm-audit-acts{justify-content:flex-start;margin-top:4px}
+.mm-audit-acts .mm-btn{height:24px;padding:0 8px;font-size:12px!important}
+.mm-version{margin-top:12px}
+.mm-version:first-of-type{margin-top:4px}
+.mm-sessions{display:flex;flex-wrap:wrap;gap:6px;margin-bottom:10px}
+.mm-session{display:flex;flex-direction:column;align-items:flex-start;max-width:100%;min-width:0;padding:4px 10px;border-radius:10px;border:1px solid var(--mm-line);background:transparent;cursor:pointer;text-align:left}
+.mm-session span{font-size:12px;line-height:18px;overflow-wrap:anywhere;max-width:100%}
+.mm-session small{font-size:11px;line-height:16px;color:var(--mm-fg3)}
+.mm-session.mm-on{border-color:var(--mm-fg3);background:var(--mm-bg2)}
+.mm-compare{display:grid;grid-template-columns:repeat(auto-fit,minmax(200px,1fr));gap:10px;align-items:start}
+.mm-side{min-width:0}
+.mm-side .mm-label{margin-top:0}
+.mm-snap{font-size:12px;line-height:18px;max-height:60vh}
+.mm-ln{display:block;white-space:pre-wrap;overflow-wrap:anywhere}
+.mm-ln.mm-old{text-decoration:line-through;text-decoration-color:var(--mm-err);color:var(--mm-fg2)}
+.mm-ln.mm-new{background:color-mix(in srgb,var(--mm-ok) 18%,transparent)}
 .mm-finding{padding:10px 12px;margin:6px 0;border:1px solid var(--mm-line);border-radius:12px}
 .mm-finding ul{margin:6px 0;padding-left:18px}
 .mm-finding li{white-space:pre-wrap;overflow-wrap:anywhere}

@@ -13,7 +13,8 @@ import {
   showError,
   skeleton,
 } from './render.js'
-import { filters, session } from './state.js'
+import { renderSessions } from './ledger.js'
+import { filters, session, viewerQuery } from './state.js'
 
 const POLL_MS = 2500
 
@@ -38,12 +39,15 @@ export async function loadEntries(p, append) {
 async function loadSide(p) {
   const { st } = p
   try {
-    const [pr, a] = await Promise.all([api.proposals(), api.audit()])
+    const q = viewerQuery(p)
+    q.set('limit', '50')
+    const [pr, a] = await Promise.all([api.proposals(), api.audit(q)])
     st.proposals = pr.proposals
     st.audit = a.rows
     renderProposals(p)
     renderAudit(p)
     if (st.tab === 'health') await loadHealth(p)
+    if (st.tab === 'sessions') await loadSessions(p)
   } catch (e) {
     showError(p, e)
   }
@@ -53,6 +57,18 @@ export async function loadHealth(p) {
   try {
     p.st.health = await api.health()
     renderHealth(p)
+  } catch (e) {
+    showError(p, e)
+  }
+}
+/** The Sessions view reads every recorded session of the page's keys and renders a snapshot: only while it is open. */
+export async function loadSessions(p) {
+  const { st } = p
+  const q = viewerQuery(p)
+  if (st.sessionPick) q.set('id', st.sessionPick)
+  try {
+    st.sessions = await api.sessions(q)
+    renderSessions(p)
   } catch (e) {
     showError(p, e)
   }
@@ -98,6 +114,7 @@ export function sessionChanged(p) {
   const { st } = p
   if (st.open && JSON.stringify(session(p)) !== st.sessionKey) {
     st.sessionKey = JSON.stringify(session(p))
+    st.sessionPick = null
     reload(p)
   }
 }

@@ -11,6 +11,8 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CWD, env, HOME, ok, overlay, ROOT, scratch, sessionIds, sh, stageTarball, turn, WORK } from './lib.mjs'
 import { ART, browserStep, launchChromium, openPanel as openPanelAt, waitFor } from './page.mjs'
+import { DEFAULT_CONFIG } from '../lib/config.mjs'
+import { snapshotFor } from '../lib/snapshot.mjs'
 
 const DB = join(HOME, 'dsh-memento', 'memory.db')
 const BUDGETS = { user: { userGlobal: 100000, workspace: 100000 }, agent: { userGlobal: 100000, workspace: 100000 } }
@@ -25,6 +27,7 @@ let web = null
 let browser = null
 let page = null
 let MemoryProvider
+let workspaceKeyOf
 const shots = []
 
 const store = () => new MemoryProvider({ dbPath: DB, gate: async () => 'allowed-once', budgets: BUDGETS })
@@ -155,7 +158,7 @@ function raw(path, { method = 'GET', headers = {}, body } = {}) {
 }
 
 before(async () => {
-  ;({ MemoryProvider } = await import('../index.mjs'))
+  ;({ MemoryProvider, workspaceKeyOf } = await import('../index.mjs'))
   mkdirSync(CWD, { recursive: true })
   mkdirSync(ART, { recursive: true })
   ok(sh('dsh', ['plugin', '--profile', 'web', 'add', stageTarball()], { timeout: 300_000 }), 'dsh plugin --profile web add')
@@ -468,6 +471,105 @@ step(
   },
 )
 
+step(
+  "panel history, Undo and Sessions: an entry's versions; an undo confirmed in the panel and audited (via panel); what a session was given beside what the next would get",
+  async () => {
+    const thursdays = 'history-token: deploys go out on Thursdays'
+    const fridays = 'history-token: deploys go out on Fridays, never on Thursdays'
+    const [own] = sessionIds() // the page's session
+    // Its keys, as the panel reads them from the live session.
+    const view = await page.evaluate(async (id) => (await (await fetch(`/api/memento/entries?limit=1&session=${id}`)).json()).session, own)
+    assert.deepEqual([view.live, view.workspaceKey], [true, workspaceKeyOf(CWD)])
+    const keys = { workspaceKey: view.workspaceKey, agentKey: view.agentKey }
+    const { add, replace } = await withStore(async (s) => {
+      // An earlier session of this workspace and agent, given the store as it is now (what the
+      // plugin records when a session starts); then a fact written and rewritten elsewhere.
+      s.snapshotRecord('session-e2e-earlier', snapshotFor(s, keys, DEFAULT_CONFIG), keys)
+      const add = await s.add({ track: 'user', scope: 'workspace', text: thursdays }, writer)
+      const replace = await s.replace({ track: 'user', scope: 'workspace', match: 'history-token', text: fridays }, writer)
+      return { add, replace }
+    })
+    const seqOf = async (action, text) => (await audit(10)).find((r) => r.action === action && r.text === text).seq
+
+    // History: every version, oldest first, with the change that made each.
+    await search('history-token')
+    assert.deepEqual(await texts(), [fridays])
+    await page.getByRole('button', { name: 'History', exact: true }).click()
+    const history = page.getByRole('dialog', { name: 'History of this entry' })
+    await history.waitFor()
+    assert.deepEqual(await history.locator('.mm-full').allTextContents(), [thursdays, fridays])
+    const heads = await history.locator('.mm-version .mm-label').allTextContents()
+    assert.match(heads[0], new RegExp(`^Version 1 · add · change #${await seqOf('add', thursdays)} · `))
+    assert.match(heads[1], new RegExp(`^Version 2 · replace · change #${await seqOf('replace', fridays)} · `))
+    assert.equal(await history.locator('[data-ended]').textContent(), 'In memory now as version 2.')
+    assert.equal(add.entry.id, replace.entry.id)
+    await shot('panel-history.png', "an entry's history: each version, oldest first, with the change that made it and who approved it")
+    await history.getByRole('button', { name: 'Close' }).click()
+    await history.waitFor({ state: 'hidden' })
+
+    // Undo from the audit view: the whole inverse change, confirmed, then written with its digest.
+    await page.getByRole('tab', { name: 'Audit' }).click()
+    const replaced = page.locator(`.mm-audit[data-seq="${await seqOf('replace', fridays)}"]`)
+    await replaced.waitFor()
+    const added = page.locator(`.mm-audit[data-seq="${await seqOf('add', thursdays)}"]`)
+    assert.equal(await added.getByRole('button', { name: 'Undo' }).isDisabled(), true, 'the add is changed since: undo the replace first')
+    assert.match(await added.getByRole('button', { name: 'Undo' }).getAttribute('title'), /changed|contains/)
+    await replaced.getByRole('button', { name: 'Undo' }).click()
+    const dialog = page.getByRole('alertdialog')
+    await dialog.waitFor()
+    assert.equal(await dialog.locator('h3').textContent(), 'Undo this change?')
+    assert.equal(
+      await dialog.locator('[data-reverts]').textContent(),
+      `Undoes change #${await seqOf('replace', fridays)}: every entry goes back to exactly what it was.`,
+    )
+    assert.deepEqual(await dialog.locator('.mm-full').allTextContents(), [fridays, thursdays], 'from and to, in full')
+    assert.equal(await dialog.locator('.mm-full.mm-gone').count(), 1, 'the text it takes back is struck through')
+    await shot(
+      'panel-undo.png',
+      'Undo on an audit row: the confirmation shows the whole inverse change (from, to) before anything is written',
+    )
+    await dialog.getByRole('button', { name: 'Confirm' }).click()
+    await waitFor(async () => (await page.locator('.mm-modal').isHidden()) && (await audit(1))[0].text === thursdays, 'the undo landed')
+    const [row] = await audit(1)
+    assert.deepEqual([row.action, row.outcome, row.entryId], ['replace', 'allowed-once (via panel, writePolicy ask)', add.entry.id])
+    await page.getByRole('tab', { name: 'Entries' }).click()
+    await waitFor(async () => JSON.stringify(await texts()) === JSON.stringify([thursdays]), 'the entry back as it was')
+    assert.ok(await withStore(async (s) => s.auditVerify().ok), 'the audit chain verifies')
+
+    // Sessions: what the earlier session was given beside what the next session would get.
+    await page.getByRole('tab', { name: 'Sessions' }).click()
+    await page.locator('.mm-session').first().waitFor()
+    assert.deepEqual(await page.locator('.mm-session span').allTextContents(), ['session-e2e-earlier'])
+    await page.locator('.mm-session', { hasText: 'session-e2e-earlier' }).click()
+    const given = page.locator('[data-side="given"]')
+    await waitFor(async () => (await given.locator('.mm-label').textContent()).includes('session-e2e-earlier'), 'the earlier session shown')
+    const next = page.locator('[data-side="next"]')
+    const lines = async (side) => (await side.locator('.mm-ln').allTextContents()).map((l) => (l === ' ' ? '' : l)).join('\n')
+    assert.equal(
+      await lines(next),
+      await withStore(async (s) => snapshotFor(s, keys, DEFAULT_CONFIG)),
+      'what the next session would get: the snapshot of the same keys, now',
+    )
+    const fresh = await next.locator('.mm-ln.mm-new').allTextContents()
+    assert.equal(fresh.length, 2, fresh.join('\n'))
+    assert.match(fresh[0], /^## User preferences for this workspace — \d+\/100000 chars used$/, 'its heading, with the layer’s budget use')
+    assert.equal(fresh[1], `- ${thursdays}`)
+    assert.equal(await given.locator('.mm-ln.mm-old').count(), 1, "the earlier session's heading, whose usage changed")
+    // Each side scrolled to its first marked line, the list of sessions kept in view.
+    for (const line of [next.locator('.mm-ln.mm-new').first(), given.locator('.mm-ln.mm-old')])
+      await line.evaluate((el) => {
+        const pre = el.closest('pre')
+        pre.scrollTop += el.getBoundingClientRect().top - pre.getBoundingClientRect().top - 60
+      })
+    await page.locator('.mm-scroll').evaluate((el) => el.scrollTo(0, 0))
+    await shot(
+      'panel-sessions.png',
+      'the Sessions view: what an earlier session was given beside what the next session would get, with each layer’s budget use in its heading; the lines that changed marked',
+    )
+    await page.getByRole('tab', { name: 'Entries' }).click()
+  },
+)
+
 step('panel refresh and Escape: a change made elsewhere appears by itself; Escape closes the drawer', async () => {
   await search('')
   await withStore((s) =>
@@ -634,7 +736,7 @@ step('panel zh: every label in Chinese from the first paint', async () => {
   assert.equal(await page.locator('.mm-search').getAttribute('placeholder'), '搜索全部条目…')
   assert.deepEqual(
     (await page.locator('.mm-tab').allTextContents()).map((t) => t.replace(/ \(\d+\)$/, '')),
-    ['条目', '提案', '审计', '健康'],
+    ['条目', '提案', '审计', '健康', '会话'],
   )
   assert.match(await page.locator('.mm-budgets-title').textContent(), /的预算$/)
   assert.equal(await page.locator('.mm-count').textContent(), `共 ${await withStore(async (s) => s.listEntries().length)} 条`)

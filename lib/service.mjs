@@ -80,6 +80,10 @@ export class MemoryService {
   proposalDecide(id, decision, write) {
     return this.#provider.proposalDecide(id, decision, cleanWrite(write))
   }
+  /** Undo the landed change audit row `seq` belongs to, asked like any write with the whole inverse change. */
+  revert(seq, write) {
+    return this.#provider.revert(seq, cleanWrite(write))
+  }
 
   query(filter, opts) {
     return this.#provider.query(filter, opts)
@@ -104,6 +108,18 @@ export class MemoryService {
   }
   proposalList(status, limit) {
     return this.#provider.proposalList(status, limit)
+  }
+  /** Every version of an entry (an id, an audit seq, or `{match, track?, scope?}`), oldest first, and how it ended. */
+  history(target, opts) {
+    return this.#provider.history(target, opts)
+  }
+  /** Recorded sessions, newest first; `{sessionId}`: that one, with the exact snapshot it was given. */
+  sessions(opts) {
+    return this.#provider.sessions(opts)
+  }
+  /** The snapshot a session with these keys would be given now (reads only; see lib/snapshot.mjs). */
+  snapshot(keys, labels, maxProposals) {
+    return this.#provider.snapshot(keys, labels, maxProposals)
   }
   /** The health check: per layer, what to consolidate or remove, each with its gated fix (reads only). */
   health(opts) {

@@ -27,15 +27,17 @@ const en = {
     "Every write needs the user's approval and is audited; reads are free.",
     'replace and remove target a UNIQUE case-insensitive substring of one entry (match). consolidate merges 1..20 entries (matches) into one new text with one approval and one atomic write.',
     'The memory snapshot in the system prompt is frozen for this session: writes take effect in the next session, use action=query to read current state.',
+    "history (match) lists one entry's versions, oldest first, each with the seq of the change that made it. undo (seq) takes back that whole change (a consolidate or an import as a whole), with the user's approval like any write; it is refused if an entry changed since. Undo a write of yours that turned out wrong, or when the user asks.",
   ].join('\n'),
   param: {
-    action: 'add | replace | remove | consolidate | query',
+    action: 'add | replace | remove | consolidate | query | history | undo',
     track: 'user | agent (writes default to user)',
     scope: 'user-global | workspace (writes default to workspace)',
     text: 'New text (add, replace, consolidate) or substring filter (query)',
-    match: 'Unique case-insensitive substring of the target entry (replace, remove)',
+    match: 'Unique case-insensitive substring of the target entry (replace, remove, history)',
     matches: 'consolidate: 1..20 unique substrings, one per entry to merge',
     limit: 'query page size (default 20, max 1000)',
+    seq: 'undo: the seq of the change to undo (history names the seq of each version)',
     tags: 'Optional short tags (at most 16, each at most 32 chars)',
   },
   recallDescription: [
@@ -70,6 +72,13 @@ const en = {
     historyFailed: (e) => `history: session-query failed (${e})`,
     historyNone: 'history: no matching sessions',
     historySession: (id, m) => `- session ${id}: ${m} event match${m === 1 ? '' : 'es'}`,
+    versionsHead: (id, t, s, n) => `memory history of entry ${id} (${t}/${s}): ${n} version${n === 1 ? '' : 's'}, oldest first`,
+    versionsPruned: '(audit retention pruned its older rows: the history starts here)',
+    versionLine: (v, seq, action, reverts, text) => `- v${v} (change #${seq}, ${action}${reverts ? `, undoing #${reverts}` : ''}): ${text}`,
+    versionsEnded: (seq, into) => (into ? `merged into entry ${into} by change #${seq}` : `removed by change #${seq}`),
+    versionsLive: (v) => `in memory now as v${v}`,
+    undone: (seq, n) => `memory change #${seq} undone (${n} ${n === 1 ? 'entry' : 'entries'}):`,
+    undoChange: { remove: 'removed', restore: 'restored', replace: 'rewritten back to' },
   },
 
   // The web panel (client/), sent by GET /api/memento/panel before the first paint;
@@ -95,7 +104,24 @@ const en = {
     budgetsFor: 'Budgets for {ws}',
     budgetsGlobal: 'Budgets (open a session to see its workspace)',
     noWorkspace: '(no workspace)',
-    tabs: { entries: 'Entries', proposals: 'Proposals', audit: 'Audit', health: 'Health' },
+    tabs: { entries: 'Entries', proposals: 'Proposals', audit: 'Audit', health: 'Health', sessions: 'Sessions' },
+    history: 'History',
+    historyTitle: 'History of this entry',
+    version: 'Version {v}',
+    change: 'change #{seq}',
+    undoes: 'undoes change #{seq}',
+    historyPruned: 'Audit retention pruned its older rows: its history starts here.',
+    historyRemoved: 'Removed by change #{seq} · {time}',
+    historyMerged: 'Merged into another entry by change #{seq} · {time}',
+    historyLive: 'In memory now as version {v}.',
+    undo: 'Undo',
+    reverts: 'Undoes change #{seq}: every entry goes back to exactly what it was.',
+    restored: 'Restored (full text)',
+    sessionsNone: 'No session of this workspace and agent is recorded yet.',
+    given: 'Given to session {id} · {time} · {n} chars',
+    next: 'What the next session here would get · {n} chars',
+    nextNeedSession: 'Open a session to see what the next session in its workspace would get.',
+    sessionsNote: 'Lines only one side has are marked: struck through on the session that had it, highlighted on the next.',
     similar: { duplicate: 'Likely a duplicate of', update: 'Likely an update of', related: 'Similar to' },
     // Said only beside a likely duplicate or update: a similar entry may be another fact.
     similarAdvice: 'The change is written as shown either way; to keep one entry, cancel and edit or consolidate the stored one instead.',
@@ -148,6 +174,7 @@ const en = {
       replace: 'Replace this entry?',
       remove: 'Remove this entry?',
       consolidate: 'Consolidate these entries?',
+      revert: 'Undo this change?',
       approved: 'Approve this proposal?',
       dismissed: 'Dismiss this proposal?',
     },
@@ -171,6 +198,7 @@ const en = {
       WRITE_REQUIRES_AGENT: 'Open a session in this page first: panel writes belong to the session you have open.',
       BUDGET_EXCEEDED: 'This layer is full: remove or consolidate entries first, or raise its budget in the plugin config.',
       ENTRY_NOT_FOUND: 'The entry changed or is gone since the panel showed it: refresh and review it again.',
+      changed: 'A later change touched this entry: refresh and review it again (to undo a change, undo the later one first).',
       AMBIGUOUS_MATCH: 'Another entry of this layer contains this whole text: change or remove that entry first.',
       WRITE_DENIED:
         'Memory writes are refused by policy (writePolicy off, or this session\'s approval policy is "never"). Change the policy to write.',
@@ -199,6 +227,22 @@ const en = {
     auditLayer: (track, scope, ws, recorded, actual) =>
       `- layer ${track}/${scope}${ws ? ` @${ws}` : ''}: usage recorded ${recorded}, its entries hold ${actual}`,
     auditStored: (n) => `The store does NOT match its ledger (${n}):`,
+    historyHead: (id, place, n) => `History of entry ${id} [${place}], ${n} ${n === 1 ? 'version' : 'versions'}, oldest first:`,
+    historyPruned: 'Audit retention pruned its older rows: its history starts here.',
+    historyNone: 'No history: the store is empty.',
+    undoes: (seq) => `undoes #${seq}`,
+    historyEnded: (seq, when, into) => (into ? `Merged into entry ${into} by #${seq} (${when}).` : `Removed by #${seq} (${when}).`),
+    historyLive: (v) => `In memory now as v${v}.`,
+    undone: (seq, n) => `Undid change #${seq} (${n} ${n === 1 ? 'entry' : 'entries'}):`,
+    undoChange: { remove: 'removed', restore: 'restored', replace: 'rewritten back to' },
+    nothingToUndo: 'Nothing to undo: no change this workspace and agent see can be undone.',
+    noSessions: 'No sessions recorded.',
+    sessions: (n) => `Recorded sessions (${n}, newest first):`,
+    sessionKeys: (ws, agent) => `${ws ? `@${ws}` : '(no workspace)'}${agent ? ` #${agent}` : ''}`,
+    sessionKeysUnknown: '(keys not recorded)',
+    chars: (n) => `${n} chars`,
+    session: (id, when, keys, n) => `Session ${id} (${when}, ${keys}) was given exactly this (${n} chars):`,
+    noSession: (id) => `No session ${JSON.stringify(id)} is recorded.`,
     usage: (u, l) => `Layer usage: ${u}/${l}`,
     added: (t, s, text) => `Added (${t}/${s}): ${text}`,
     removed: (t, s, text) => `Removed (${t}/${s}): ${text}`,
@@ -279,14 +323,20 @@ const en = {
         'the store holds more than 1000 entries, the most one export document carries; write them into a directory as parts with a manifest',
       consolidateCount: 'consolidate needs 1..20 unique substrings (left of =>)',
       consolidateText: 'consolidate needs new text (right of =>, or --text)',
+      history: 'history needs an entry: its id, the #<seq> of a row that names it, or a unique substring',
+      undo: 'undo takes at most one audit seq',
+      sessions: 'sessions takes at most one session id',
     },
     '/memory': {
       description:
-        'View/manage dsh-memento memory: list | query <word> | add [--track=user|agent] [--scope=user-global|workspace] <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
-      hint: 'list | query | add | replace | remove | consolidate | proposals | doctor | budgets | audit | adapters | export | import',
+        'View/manage dsh-memento memory: list | query <word> | add [--track=user|agent] [--scope=user-global|workspace] <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | history <substring|id|#seq> | undo [seq] | sessions [id] | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
+      hint: 'list | query | add | replace | remove | consolidate | history | undo | sessions | proposals | doctor | budgets | audit | adapters | export | import',
       usage:
-        'Usage: /memory list | query <word> | add <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
+        'Usage: /memory list | query <word> | add <text> | replace <substring> => <new text> | remove <substring> | consolidate <substring...> => <new text> | history <substring|id|#seq> | undo [seq] | sessions [id] | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <path>',
       synopsis: {
+        history: '/memory history [--track=user|agent] [--scope=user-global|workspace] <substring> | /memory history <id|#seq>',
+        undo: '/memory undo [<seq>]',
+        sessions: '/memory sessions [<id>]',
         query: '/memory query <word>',
         add: '/memory add [--track=user|agent] [--scope=user-global|workspace] <text>',
         remove: '/memory remove [--track=user|agent] [--scope=user-global|workspace] <substring>',
@@ -314,9 +364,14 @@ const en = {
       doctorFooter: 'Apply a fix: /memory doctor fix <id> (shows the whole change; nothing else is changed).',
       roomFooter: 'Apply one: /memory remove <substring> or /memory consolidate <substrings> => <text>; /memory doctor lists fixes by id.',
       adaptersFooter: 'Import: /memory import --adapter=<id> <path|inline JSON>; export: /memory export --adapter=<id>',
+      auditFooter: "Undo a change: /memory undo <seq>; an entry's versions: /memory history #<seq>",
+      sessionsFooter: 'What one was given: /memory sessions <id>',
     },
     'dsh-memento': {
       synopsis: {
+        history: 'dsh-memento history <substring|id|#seq> [--track T] [--scope S] [--json]',
+        undo: 'dsh-memento undo [<seq>] [--yes] [--json]',
+        sessions: 'dsh-memento sessions [--session <id>] [--limit N] [--json]',
         query: 'dsh-memento query <text>',
         add: 'dsh-memento add [--track user|agent] [--scope user-global|workspace] [--tags a,b] <text>',
         remove: 'dsh-memento remove [--track T] [--scope S] <substring>',
@@ -343,6 +398,8 @@ const en = {
       roomFooter:
         'Apply one: dsh-memento remove <substring> or dsh-memento consolidate <substrings> --text <text>; dsh-memento doctor lists fixes by id.',
       adaptersFooter: 'Import: dsh-memento import --adapter <id> <path>; export: dsh-memento export --adapter <id> [--out <path>]',
+      auditFooter: "Undo a change: dsh-memento undo <seq>; an entry's versions: dsh-memento history '#<seq>'",
+      sessionsFooter: 'What one was given: dsh-memento sessions --session <id>',
     },
   },
   // The dsh-memento CLI's own texts (English only: a terminal tool).
@@ -353,7 +410,13 @@ Read commands (add --json for machine output):
   list [--track T] [--scope S] [--limit N]     every entry (all agents and workspaces), oldest first
   query <text> [--track T] [--scope S] [--limit N]
   budgets                                      used/limit per track x scope
-  audit [--limit N] [--verify]                 newest first
+  audit [--limit N] [--verify]                 newest first, each row with its seq and text
+  history <substring|id|#seq> [--track T] [--scope S]
+                                    every version of one entry, oldest first, with the row that made
+                                    each and how it ended (a substring: as replace finds it here;
+                                    quote '#seq' in a shell)
+  sessions [--session ID] [--limit N]          the recorded sessions; with an id, the exact
+                                    snapshot that session was given
   proposals                                    pending proposals
   doctor [--stale-days N] [--workspace DIR] [--agent A]
                                     duplicates, updates of one fact, stale entries, missing files,
@@ -375,6 +438,9 @@ Write commands (each asks for approval showing the full change, unless --yes):
   import --adapter ID <file|dir> [--track T] [--scope S] [--dry-run] [--follow-imports] [--skip-flagged]
                                     (--follow-imports: read CLAUDE.md @imports, 5 hops deep;
                                      --skip-flagged: leave out, and list, entries that look like credentials)
+  undo [<seq>]                      undo the change audit row seq belongs to (default: the newest
+                                    one this workspace and agent see); asks showing the whole
+                                    inverse change, refused if an entry changed since
   proposals approve <id> | proposals dismiss <id>
   doctor --fix <id>                 apply one finding's fix (a consolidate or remove)
   digest <file...> | digest --sessions [--max-sessions N]   (records proposals, never entries; --dry-run)
@@ -494,15 +560,17 @@ const zh = {
     '每次写入都需要用户批准并被审计；读取免费。',
     'replace 和 remove 以一个条目的唯一（不区分大小写）子串（match）定位。consolidate 用一次批准、一次原子写入把 1..20 个条目（matches）合并为一条新文本。',
     '系统提示中的记忆快照在本会话内冻结：写入在下一个会话生效，读取当前状态请用 action=query。',
+    'history（match）按从旧到新列出一个条目的各个版本，每个版本附有产生它的变更序号（seq）。undo（seq）撤回那一整次变更（consolidate 或导入整体撤回），与任何写入一样需要用户批准；若条目此后又有改动则被拒绝。用于撤回你自己出错的写入，或在用户要求时使用。',
   ].join('\n'),
   param: {
-    action: 'add | replace | remove | consolidate | query',
+    action: 'add | replace | remove | consolidate | query | history | undo',
     track: 'user | agent（写入默认 user）',
     scope: 'user-global | workspace（写入默认 workspace）',
     text: '新文本（add、replace、consolidate）或子串过滤（query）',
-    match: '目标条目的唯一子串，不区分大小写（replace、remove）',
+    match: '目标条目的唯一子串，不区分大小写（replace、remove、history）',
     matches: 'consolidate：1..20 个唯一子串，每个对应一个要合并的条目',
     limit: 'query 每页条数（默认 20，最多 1000）',
+    seq: 'undo：要撤销的变更序号（history 列出每个版本的序号）',
     tags: '可选短标签（最多 16 个，每个最多 32 字符）',
   },
   recallDescription: [
@@ -531,6 +599,13 @@ const zh = {
     historyFailed: (e) => `历史：session-query 失败（${e}）`,
     historyNone: '历史：没有匹配的会话',
     historySession: (id, m) => `- 会话 ${id}：${m} 个事件匹配`,
+    versionsHead: (id, t, s, n) => `记忆条目 ${id}（${t}/${s}）的历史：${n} 个版本，从旧到新`,
+    versionsPruned: '（审计保留期已清除其较早的记录：历史从这里开始）',
+    versionLine: (v, seq, action, reverts, text) => `- v${v}（变更 #${seq}，${action}${reverts ? `，撤销 #${reverts}` : ''}）：${text}`,
+    versionsEnded: (seq, into) => (into ? `已由变更 #${seq} 合并进条目 ${into}` : `已由变更 #${seq} 删除`),
+    versionsLive: (v) => `当前在记忆中的是 v${v}`,
+    undone: (seq, n) => `记忆变更 #${seq} 已撤销（${n} 条）：`,
+    undoChange: { remove: '删除', restore: '恢复', replace: '改回' },
   },
   panel: {
     open: '🧠 记忆',
@@ -553,7 +628,24 @@ const zh = {
     budgetsFor: '{ws} 的预算',
     budgetsGlobal: '预算（打开会话后显示其工作区）',
     noWorkspace: '（无工作区）',
-    tabs: { entries: '条目', proposals: '提案', audit: '审计', health: '健康' },
+    tabs: { entries: '条目', proposals: '提案', audit: '审计', health: '健康', sessions: '会话' },
+    history: '历史',
+    historyTitle: '此条目的历史',
+    version: '版本 {v}',
+    change: '变更 #{seq}',
+    undoes: '撤销变更 #{seq}',
+    historyPruned: '审计保留期已清除其较早的记录：历史从这里开始。',
+    historyRemoved: '已由变更 #{seq} 删除 · {time}',
+    historyMerged: '已由变更 #{seq} 合并进另一条目 · {time}',
+    historyLive: '当前在记忆中的是版本 {v}。',
+    undo: '撤销',
+    reverts: '撤销变更 #{seq}：每个条目都恢复到原来的样子。',
+    restored: '将恢复（全文）',
+    sessionsNone: '本工作区和代理还没有记录的会话。',
+    given: '会话 {id} 得到的内容 · {time} · {n} 字符',
+    next: '此处下一个会话将得到的内容 · {n} 字符',
+    nextNeedSession: '请先打开一个会话，才能看到其工作区中下一个会话将得到的内容。',
+    sessionsNote: '只在一侧出现的行会被标出：在原会话一侧划线，在下一个会话一侧高亮。',
     similar: { duplicate: '很可能重复于', update: '很可能是其更新：', related: '相似于' },
     similarAdvice: '无论如何都会按所示写入；若只想保留一条，请取消并改为编辑或合并已存条目。',
     health: {
@@ -605,6 +697,7 @@ const zh = {
       replace: '替换此条目？',
       remove: '删除此条目？',
       consolidate: '合并这些条目？',
+      revert: '撤销这次变更？',
       approved: '批准此提案？',
       dismissed: '驳回此提案？',
     },
@@ -627,6 +720,7 @@ const zh = {
       WRITE_REQUIRES_AGENT: '请先在本页打开一个会话：面板的写入属于你打开的会话。',
       BUDGET_EXCEEDED: '该层已满：请先删除或合并条目，或在插件配置中提高预算。',
       ENTRY_NOT_FOUND: '面板显示之后该条目已改变或不存在：请刷新后重新检查。',
+      changed: '之后的一次变更改动了该条目：请刷新后重新检查（要撤销一次变更，请先撤销之后的那次）。',
       AMBIGUOUS_MATCH: '该层另有条目包含这段完整文本：请先修改或删除那条。',
       WRITE_DENIED: '记忆写入被策略拒绝（writePolicy 为 off，或本会话审批策略为 never）。修改策略后才能写入。',
       PROPOSAL_NOT_FOUND: '该提案已处理或不存在：请刷新。',
@@ -654,6 +748,22 @@ const zh = {
     auditLayer: (track, scope, ws, recorded, actual) =>
       `- 层 ${track}/${scope}${ws ? ` @${ws}` : ''}：记录用量 ${recorded}，条目实有 ${actual}`,
     auditStored: (n) => `存储与其审计账本不符（${n} 处）：`,
+    historyHead: (id, place, n) => `条目 ${id} [${place}] 的历史，共 ${n} 个版本，从旧到新：`,
+    historyPruned: '审计保留期已清除其较早的记录：历史从这里开始。',
+    historyNone: '没有历史：存储为空。',
+    undoes: (seq) => `撤销 #${seq}`,
+    historyEnded: (seq, when, into) => (into ? `已由 #${seq} 合并进条目 ${into}（${when}）。` : `已由 #${seq} 删除（${when}）。`),
+    historyLive: (v) => `当前在记忆中的是 v${v}。`,
+    undone: (seq, n) => `已撤销变更 #${seq}（${n} 条）：`,
+    undoChange: { remove: '删除', restore: '恢复', replace: '改回' },
+    nothingToUndo: '没有可撤销的变更：本工作区和代理可见的变更都无法撤销。',
+    noSessions: '没有记录的会话。',
+    sessions: (n) => `已记录的会话（${n} 个，从新到旧）：`,
+    sessionKeys: (ws, agent) => `${ws ? `@${ws}` : '（无工作区）'}${agent ? ` #${agent}` : ''}`,
+    sessionKeysUnknown: '（未记录键）',
+    chars: (n) => `${n} 字符`,
+    session: (id, when, keys, n) => `会话 ${id}（${when}，${keys}）得到的正是以下内容（${n} 字符）：`,
+    noSession: (id) => `没有记录会话 ${JSON.stringify(id)}。`,
     usage: (u, l) => `该层用量：${u}/${l}`,
     added: (t, s, text) => `已添加（${t}/${s}）：${text}`,
     removed: (t, s, text) => `已删除（${t}/${s}）：${text}`,
@@ -730,13 +840,16 @@ const zh = {
       exportParts: '存储中的条目超过 1000 条，超出单个导出文档的上限；请把它们作为分片连同清单写入一个目录',
       consolidateCount: 'consolidate 需要 1..20 个唯一子串（=> 左侧）',
       consolidateText: 'consolidate 需要新文本（=> 右侧，或 --text）',
+      history: 'history 需要一个条目：它的 id、指向它的审计行 #<seq>，或唯一子串',
+      undo: 'undo 最多接受一个审计序号',
+      sessions: 'sessions 最多接受一个会话 id',
     },
     '/memory': {
       ...en.cmd['/memory'],
       description:
-        '查看/管理 dsh-memento 记忆：list | query <词> | add [--track=user|agent] [--scope=user-global|workspace] <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
+        '查看/管理 dsh-memento 记忆：list | query <词> | add [--track=user|agent] [--scope=user-global|workspace] <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | history <子串|id|#序号> | undo [序号] | sessions [id] | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
       usage:
-        '用法：/memory list | query <词> | add <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
+        '用法：/memory list | query <词> | add <文本> | replace <子串> => <新文本> | remove <子串> | consolidate <子串...> => <新文本> | history <子串|id|#序号> | undo [序号] | sessions [id] | proposals [approve|dismiss <id>] | doctor [fix <id>] | budgets | audit [verify] | adapters | export [--adapter=<id>] | import [--adapter=<id>] <路径>',
       synopsis: {
         ...en.cmd['/memory'].synopsis,
         query: '/memory query <词>',
@@ -744,6 +857,9 @@ const zh = {
         remove: '/memory remove [--track=user|agent] [--scope=user-global|workspace] <子串>',
         replace: '/memory replace [--track=user|agent] [--scope=user-global|workspace] <子串> => <新文本>',
         consolidate: '/memory consolidate [--track=user|agent] [--scope=user-global|workspace] <子串1> [<子串2> ...] => <新文本>',
+        history: '/memory history [--track=user|agent] [--scope=user-global|workspace] <子串> | /memory history <id|#序号>',
+        undo: '/memory undo [<序号>]',
+        sessions: '/memory sessions [<id>]',
         import:
           '/memory import [--dry-run] [--skip-flagged] <路径> | /memory import \'{"plugin":"dsh-memento",...}\' | /memory import --adapter=<id> [--track=T] [--scope=S] <路径|内联 JSON>',
         importAdapter: '/memory import --adapter=<id> <路径|内联 JSON>',
@@ -761,6 +877,8 @@ const zh = {
         `不含这些条目导入其余 ${rest} 条：/memory import --skip-flagged <路径>（或在插件配置中把 secretPolicy 设为 warn，逐条在审批中确认）。`,
       proposalsFooter: '批准：/memory proposals approve <id>；驳回：/memory proposals dismiss <id>',
       adaptersFooter: '导入：/memory import --adapter=<id> <路径|内联 JSON>；导出：/memory export --adapter=<id>',
+      auditFooter: '撤销一次变更：/memory undo <序号>；查看条目的各个版本：/memory history #<序号>',
+      sessionsFooter: '查看某个会话得到的内容：/memory sessions <id>',
     },
   },
 }

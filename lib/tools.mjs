@@ -28,6 +28,26 @@ const similarSchema = {
     'reason',
   ]),
 }
+const versionSchema = closed({ version: int, seq: int, ts: int, action: str, text: str, tags: strArray, source: str, reverts: int }, [
+  'version',
+  'seq',
+  'ts',
+  'action',
+  'text',
+  'tags',
+  'source',
+])
+const historySchema = closed(
+  {
+    entryId: str,
+    track: str,
+    scope: str,
+    complete: { type: 'boolean' },
+    versions: { type: 'array', items: versionSchema },
+    ended: closed({ seq: int, ts: int, action: str, into: str }, ['seq', 'ts', 'action']),
+  },
+  ['entryId', 'track', 'scope', 'complete', 'versions'],
+)
 const suggestionSchema = {
   type: 'array',
   items: closed({ action: str, why: str, frees: int, matches: strArray, match: str, text: str }, ['action', 'why', 'frees']),
@@ -45,6 +65,9 @@ export const MEMORY_OUTPUT_SCHEMA = closed(
     truncated: { type: 'boolean' },
     usage: usageSchema,
     similar: similarSchema,
+    history: historySchema,
+    reverted: int,
+    changes: { type: 'array', items: closed({ action: str, entry: publicEntrySchema }, ['action', 'entry']) },
     error: closed(
       {
         code: str,
@@ -55,6 +78,7 @@ export const MEMORY_OUTPUT_SCHEMA = closed(
         candidates: int,
         sample: strArray,
         current: idText,
+        reverts: int,
         suggestions: suggestionSchema,
       },
       ['code', 'message'],
@@ -87,7 +111,7 @@ export const RECALL_OUTPUT_SCHEMA = closed(
   ['ok'],
 )
 
-export const ACTIONS = ['add', 'replace', 'remove', 'consolidate', 'query']
+export const ACTIONS = ['add', 'replace', 'remove', 'consolidate', 'query', 'history', 'undo']
 
 export function memoryParameters(language) {
   const p = strings(language).param
@@ -101,6 +125,7 @@ export function memoryParameters(language) {
       match: { type: 'string', description: p.match },
       matches: { type: 'array', items: { type: 'string' }, description: p.matches },
       limit: { type: 'integer', description: p.limit },
+      seq: { type: 'integer', description: p.seq },
       tags: { type: 'array', items: { type: 'string' }, description: p.tags },
     },
     required: ['action'],
@@ -113,6 +138,29 @@ const entryLine = (e) => `- [${e.track}/${e.scope}] ${quoted(e.text)}`
 
 export const publicEntry = (e) => ({ id: e.id, track: e.track, scope: e.scope, text: e.text, source: e.source, tags: [...(e.tags ?? [])] })
 const usageOf = (u) => ({ track: u.track, scope: u.scope, used: u.used, limit: u.limit })
+/** An entry's history as the model reads it: each version with the seq of the change that made it (what `undo` takes). */
+function publicHistory(h) {
+  const last = h.versions.at(-1)
+  return {
+    entryId: h.entryId,
+    track: last.track,
+    scope: last.scope,
+    complete: h.complete,
+    versions: h.versions.map((v) => ({
+      version: v.version,
+      seq: v.seq,
+      ts: v.ts,
+      action: v.action,
+      text: v.text,
+      tags: [...v.tags],
+      source: v.source,
+      ...(v.reverts !== undefined ? { reverts: v.reverts } : {}),
+    })),
+    ...(h.ended
+      ? { ended: { seq: h.ended.seq, ts: h.ended.ts, action: h.ended.action, ...(h.ended.into ? { into: h.ended.into } : {}) } }
+      : {}),
+  }
+}
 
 /** The structured error the model sees: code, message and the details it can act on. */
 export function toolError(e) {
@@ -123,8 +171,9 @@ export function toolError(e) {
   if (typeof d.used === 'number') out.usage = { track: d.track, scope: d.scope, used: d.used, limit: d.limit }
   if (typeof d.candidates === 'number') out.candidates = d.candidates
   if (Array.isArray(d.sample)) out.sample = d.sample
-  // A target rewritten while its approval waited: the model re-plans against this text.
+  // A target rewritten while its approval waited (or, for an undo, since the change): the model re-plans against this text.
   if (d.current) out.current = { id: d.current.id, text: d.current.text }
+  if (typeof d.reverts === 'number') out.reverts = d.reverts
   // A full layer: the writes that make room, as the tool takes them.
   if (Array.isArray(d.suggestions) && d.suggestions.length) {
     out.suggestions = d.suggestions.map((s) => ({
@@ -151,6 +200,19 @@ export function renderMemoryResult(value, language = 'en') {
       value.entries.length === 0
         ? r.noMatch
         : [r.matches(value.entries.length, value.total, value.truncated), ...value.entries.map(entryLine)].join('\n')
+  } else if (value.action === 'history') {
+    const h = value.history
+    text = [
+      r.versionsHead(h.entryId, h.track, h.scope, h.versions.length),
+      ...(h.complete ? [] : [r.versionsPruned]),
+      ...h.versions.map((v) => r.versionLine(v.version, v.seq, v.action, v.reverts, quoted(v.text))),
+      h.ended ? r.versionsEnded(h.ended.seq, h.ended.into) : r.versionsLive(h.versions.at(-1).version),
+    ].join('\n')
+  } else if (value.action === 'undo') {
+    text = [
+      r.undone(value.reverted, value.changes.length),
+      ...value.changes.map((c) => `- ${r.undoChange[c.action]} [${c.entry.track}/${c.entry.scope}] ${quoted(c.entry.text)}`),
+    ].join('\n')
   } else if (value.action === 'consolidate') {
     text = `${r.consolidated(value.entry.track, value.entry.scope, value.removed.length, quoted(value.entry.text))}\n${r.budget(value.usage.used, value.usage.limit)}`
   } else {
@@ -218,6 +280,22 @@ export function makeMemoryTool({ service, provider, config, similarOf = () => []
             for (const k of ['track', 'scope', 'text', 'limit']) if (args[k] !== undefined) filter[k] = args[k]
             const r = service.query(filter, visibleTo(keys))
             return { action, ok: true, entries: r.entries.map(publicEntry), total: r.total, truncated: r.truncated }
+          }
+          case 'history': {
+            // Of what this session sees: the entry is found as replace finds it.
+            const { workspaceKey, agentKey } = service.keysOf(session)
+            const target = { match: args.match, ...(args.track ? { track: args.track } : {}), ...(args.scope ? { scope: args.scope } : {}) }
+            return { action, ok: true, history: publicHistory(service.history(target, { workspaceKey, agentKey })) }
+          }
+          case 'undo': {
+            // The session's own write context: the provider plans the undo within what it sees, and asks.
+            const r = await provider.revert(args.seq, write)
+            return {
+              action,
+              ok: true,
+              reverted: r.reverted,
+              changes: r.changes.map((c) => ({ action: c.action, entry: publicEntry(c.entry) })),
+            }
           }
           case 'add':
           case 'replace':

@@ -164,7 +164,7 @@ describe('dsh-memento CLI', { skip }, () => {
     )
     assert.match(
       run(['audit']).out,
-      /^Recent audit \(\d+ rows\):\n- \d{4}-.*remove user\/workspace allowed-once \(via cli --yes, writePolicy ask\) \(cli\)/,
+      /^Recent audit \(\d+ rows\):\n- #\d+ \d{4}-.*remove user\/workspace allowed-once \(via cli --yes, writePolicy ask\) \(cli\): Prefers short answers\n/,
     )
   })
 

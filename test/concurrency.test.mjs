@@ -193,6 +193,93 @@ describe('multiple processes on one store', { skip }, () => {
   })
 })
 
+describe('undo while another process writes', { skip }, () => {
+  test('reverts land while a child process writes to the same store and layers: nothing is lost, the chain verifies', async (t) => {
+    const dir = tmpDir('memento-conc-revert-')
+    const dbPath = path.join(dir, 'memory.db')
+    const ROOMY = { user: { userGlobal: 100_000, workspace: 100_000 }, agent: { userGlobal: 100_000, workspace: 100_000 } }
+    // The approval takes a while: the child commits between this process's plan and its commit.
+    const slow = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 25))
+      return 'allowed-once'
+    }
+    const p = new MemoryProvider({ dbPath, gate: slow, budgets: ROOMY })
+    let q = null
+    try {
+      // This process's entries (markers `[u…]`, which the child leaves alone) in a layer the child writes too.
+      const layer = { track: 'user', scope: 'workspace' }
+      const tabs = await p.add({ ...layer, text: '[u1@0] indent with tabs' }, W)
+      await p.replace({ ...layer, match: '[u1@0]', text: '[u1@0] indent with spaces' }, W)
+      const parts = []
+      for (const i of [2, 3, 4]) parts.push((await p.add({ ...layer, text: `[u${i}@0] part ${i}` }, W)).entry)
+      const merged = await p.consolidate({ ...layer, matches: ['[u2@0]', '[u3@0]', '[u4@0]'], text: '[u5@0] the three parts' }, W)
+      const seqOf = (action, text) => p.auditList(50).find((r) => r.action === action && r.text === text).seq
+      const replaceSeq = seqOf('replace', '[u1@0] indent with spaces')
+      const consolidateSeq = seqOf('consolidate-add', '[u5@0] the three parts')
+      const before = p.auditList(1)[0].seq
+
+      const config = {
+        dbPath,
+        seed: SEED,
+        procId: 'w0',
+        mode: 'ops',
+        ops: 150,
+        limits: ROOMY,
+        gateDelayMs: 3,
+        denyRate: 0.02,
+        protect: '[u',
+        waitFor: 'go',
+      }
+      const running = runTogether(WRITER, [config])
+      // Once the child is writing, undo both changes, each through the slow gate.
+      while (p.auditList(1)[0].seq === before) await new Promise((resolve) => setTimeout(resolve, 5))
+      const undone = [await p.revert(replaceSeq, W), await p.revert(consolidateSeq, W)]
+      const mine = p.auditList(1000).filter((r) => r.sessionId === W.agent.session.id && r.seq > before)
+      const [first, last] = [mine.at(-1).seq, mine[0].seq]
+      const between = p.auditList(1000).filter((r) => r.seq > first && r.seq < last && r.sessionId?.startsWith('w0')).length
+      assert.ok(between > 0, 'the child committed while the reverts waited for their approval')
+      const runs = await running
+      assertProtocolFailures(runs)
+
+      q = new MemoryProvider({ dbPath, gate: deny, budgets: ROOMY })
+      // The reverts: every entry back to exactly what it was, ids included.
+      assert.deepEqual(
+        undone.map((r) => [r.reverted, r.changes.map((c) => c.action).sort()]),
+        [
+          [replaceSeq, ['replace']],
+          [consolidateSeq, ['remove', 'restore', 'restore', 'restore']],
+        ],
+      )
+      const live = new Map(q.listEntries().map((e) => [e.id, e]))
+      assert.equal(live.get(tabs.entry.id).text, '[u1@0] indent with tabs')
+      for (const e of parts) assert.equal(live.get(e.id)?.text, e.text, `${e.text} restored under its id`)
+      assert.equal(live.has(merged.entry.id), false, 'the merged entry removed')
+      // No lost write: every write the child reported has its rows, and it is still there unless the child removed it.
+      const rows = fullAudit(q)
+      const rowsOf = (actions, id) => rows.filter((r) => actions.includes(r.action) && r.entryId === id)
+      const results = runs[0].results
+      for (const rec of results.filter((x) => x.ok)) {
+        for (const id of rec.added ?? [])
+          assert.equal(rowsOf(['add', 'consolidate-add'], id).length, 1, `${rec.op} of ${id} has its add row`)
+        for (const id of rec.removed ?? [])
+          assert.equal(rowsOf(['remove', 'consolidate-remove'], id).length, 1, `${rec.op} of ${id} has its row`)
+      }
+      const removedByChild = new Set(results.flatMap((x) => x.removed ?? []))
+      for (const id of results.flatMap((x) => (x.ok ? (x.added ?? []) : [])))
+        assert.equal(live.has(id), !removedByChild.has(id), `${id}: present iff the child removed it`)
+      assert.deepEqual(violations(q, { limits: ROOMY }), [], 'replaying the ledger gives exactly the store; usage recounts')
+      assert.equal(q.auditVerify().ok, true)
+      t.diagnostic(
+        `seed ${SEED}: ${results.length} child writes (${results.filter((x) => x.ok).length} landed); the reverts' rows #${first}..#${last} have ${between} rows of the child between them`,
+      )
+    } finally {
+      p.close()
+      q?.close()
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
 /** 'fulfilled', or what the write rejected with (a synchronous throw is reported as such). */
 async function settleCode(call) {
   let promise

@@ -245,6 +245,71 @@ describe('dsh-memento mcp', { skip }, () => {
     }
   })
 
+  it('history and undo: the versions of what the server sees, and an undo asked through elicitation with the whole inverse change', async () => {
+    const s = sandbox(root)
+    const answers = []
+    const { client, asked } = await connect({ ...s, args: ['--workspace', s.ws], elicit: async () => answers.shift() ?? accept() })
+    try {
+      await memory(client, { action: 'add', text: 'Prefers tabs' })
+      await memory(client, { action: 'replace', match: 'tabs', text: 'Prefers spaces, width 2' })
+      const h = await memory(client, { action: 'history', match: 'spaces' })
+      assert.equal(h.isError, undefined, h.content[0].text)
+      assert.deepEqual(
+        h.structuredContent.history.versions.map((v) => [v.version, v.seq, v.action, v.text, v.source]),
+        [
+          [1, 1, 'add', 'Prefers tabs', 'mcp'],
+          [2, 2, 'replace', 'Prefers spaces, width 2', 'mcp'],
+        ],
+      )
+      assert.match(
+        h.content[0].text,
+        /^memory history of entry \S+ \(user\/workspace\): 2 versions, oldest first\n- v1 \(change #1, add\): Prefers tabs\n/,
+      )
+      const seen = asked.length
+      // An entry changed since: refused before the person is asked.
+      const changed = await memory(client, { action: 'undo', seq: 1 })
+      assert.equal(changed.isError, true)
+      assert.deepEqual(
+        [changed.structuredContent.error.code, changed.structuredContent.error.reason, changed.structuredContent.error.reverts],
+        ['ENTRY_NOT_FOUND', 'changed', 1],
+      )
+      assert.equal(asked.length, seen)
+      // Declined: nothing changes.
+      answers.push({ action: 'decline' })
+      const declined = await memory(client, { action: 'undo', seq: 2 })
+      assert.equal(declined.structuredContent.error.code, 'WRITE_DENIED')
+      assert.equal(rows(s.db)[0].action, 'revert-denied')
+      const u = await memory(client, { action: 'undo', seq: 2 })
+      assert.equal(u.isError, undefined, u.content[0].text)
+      assert.deepEqual(
+        [u.structuredContent.reverted, u.structuredContent.changes.map((c) => [c.action, c.entry.text])],
+        [2, [['replace', 'Prefers tabs']]],
+      )
+      assert.match(
+        asked.at(-1),
+        /^\[dsh-memento\] revert of change #2 \(undo the replace\)\nfrom: user\/workspace · workspace \S+ · every agent · source mcp · no tags\n│ Prefers spaces, width 2\nto: [^\n]*\n│ Prefers tabs$/,
+      )
+      assert.deepEqual(
+        entries(s.db).map((e) => e.text),
+        ['Prefers tabs'],
+      )
+      assert.equal(rows(s.db)[0].outcome, label('allowed-once'))
+      // The snapshot resource is recorded with the keys of the set it shows.
+      await client.readResource({ uri: 'memento://snapshot' })
+      const p = reader(s.db)
+      try {
+        const [recorded] = p.sessions().sessions
+        assert.deepEqual([recorded.workspaceKey, recorded.agentKey], [mod.workspaceKeyOf(s.ws), ''])
+        assert.match(recorded.sessionId, /^mcp:.*:snapshot:/)
+        assert.equal(p.auditVerify().ok, true)
+      } finally {
+        p.close()
+      }
+    } finally {
+      await client.close()
+    }
+  })
+
   it("uses the client's first root as its workspace when no --workspace is given", async () => {
     const s = sandbox(root)
     const other = path.join(s.dir, 'root-b')

@@ -156,6 +156,8 @@ async function harness(dir, name) {
       workspaceKey: WS,
     }).id
   const calls = { total: 0, threw: 0 }
+  /** The newest audit row: a proposal's, a denial's or a recall's, none of them a change. */
+  const pendingSeq = () => observer.auditList(1)[0]?.seq ?? 1
   let lastSeq = Math.max(0, ...observer.auditList(1e6).map((r) => r.seq))
   const newRows = () => {
     for (let n = 64; ; n *= 4) {
@@ -172,7 +174,7 @@ async function harness(dir, name) {
     const writes = newRows().filter((r) => ENTRY_WRITES.has(r.action))
     assert.deepEqual(writes, [], `${what}: an entry-changing audit row appeared`)
   }
-  return { dbPath, observer, pendingId, check, calls, close: () => observer.close() }
+  return { dbPath, observer, pendingId, pendingSeq, check, calls, close: () => observer.close() }
 }
 
 function argPool(h, write, extra = []) {
@@ -194,6 +196,9 @@ function argPool(h, write, extra = []) {
     () => [{ track: 'user', scope: 'user-global', match: '[a3@0]' }, write],
     () => [{ track: 'user', scope: 'workspace', matches: ['[a1@0]', '[a2@0]'], text: 'merged [m@0]' }, write],
     () => [h.pendingId(), 'approved', write],
+    // An undo of the first anchor's add (it would remove it), and of a row that is no change.
+    () => [1, write],
+    () => [h.pendingSeq(), write],
     () => [h.pendingId(), 'dismissed', write],
     // Per-call transport overrides must be ignored (reference defect S1).
     () => [add, { ...write, gate: async () => 'allowed-once', approval: 'allowed-once', writePolicy: 'auto' }],
@@ -302,12 +307,16 @@ describe('no bypass through the package exports', { skip }, () => {
         h.check('after field assignments')
         if (writePolicy === 'off') assert.equal(asked, 0, 'writePolicy off never asks the gate')
         else assert.ok(asked > 20, `the gate was asked for every write attempt (${asked})`)
-        for (const m of ['add', 'replace', 'remove', 'consolidate', 'seed', 'proposalDecide', 'query', 'close'])
+        for (const m of ['add', 'replace', 'remove', 'consolidate', 'seed', 'revert', 'proposalDecide', 'query', 'close'])
           assert.ok(
             visited.some((v) => v.endsWith(`.${m}`)),
             `enumerated ${m}`,
           )
         const denied = h.observer.auditList(1e6).filter((r) => /-denied$/.test(r.action)).length
+        assert.ok(
+          h.observer.auditList(1e6).some((r) => r.action === 'revert-denied'),
+          'an undo was attempted, and refused',
+        )
         t.diagnostic(`enumerated: ${[...new Set(visited.map((v) => v.split('.').at(-1)))].sort().join(', ')}`)
         t.diagnostic(
           `${visited.length} functions/getters/setters, ${h.calls.total} calls (${h.calls.threw} threw/rejected), gate asked ${asked}×, ${denied} denied rows, entry set unchanged`,
@@ -344,6 +353,7 @@ describe('no bypass through the plugin (ctx.memory, ctx.memoryAdapters, tools)',
           () => [{ action: 'replace', match: '[a1@0]', text: 'tool replaced [tr@0]' }, exec],
           () => [{ action: 'remove', match: '[a2@0]' }, exec],
           () => [{ action: 'consolidate', matches: ['[a1@0]', '[a2@0]'], text: 'tool merged [tm@0]' }, exec],
+          () => [{ action: 'undo', seq: 1 }, exec],
           () => [{ query: 'anchor' }, exec],
           // Adapter ids, so registry.get/adapt/export reach the adapters (whose objects are walked).
           ...adapters
@@ -361,9 +371,13 @@ describe('no bypass through the plugin (ctx.memory, ctx.memoryAdapters, tools)',
           { extra: toolArgs, last: /^(close|dispose)$/ },
         )
         const asked = ctx.approval.requests.length
+        assert.ok(
+          h.observer.auditList(1e6).some((r) => r.action === 'revert-denied'),
+          'an undo was attempted, and refused',
+        )
         if (writePolicy === 'off') assert.equal(asked, 0, 'writePolicy off never asks the approval transport')
         else assert.ok(asked > 10, `approval was requested for the write attempts (${asked})`)
-        for (const m of ['add', 'replace', 'remove', 'consolidate', 'seed', 'import', 'proposalDecide'])
+        for (const m of ['add', 'replace', 'remove', 'consolidate', 'seed', 'revert', 'import', 'proposalDecide'])
           assert.ok(
             visited.some((v) => v === `ctx.memory.${m}`),
             `enumerated ctx.memory.${m}`,

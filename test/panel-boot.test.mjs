@@ -105,7 +105,7 @@ describe('panel boot file in a browser', { skip }, () => {
     await page.locator('#dsh-memento-panel .mm-open').waitFor()
     assert.equal(await page.locator('.mm-open').textContent(), '🧠 Memory')
     assert.equal(await page.locator('style[data-plugin="dsh-memento"]').count(), 1)
-    for (const name of ['panel', 'state', 'api', 'render', 'sync', 'events', 'style'])
+    for (const name of ['panel', 'state', 'api', 'render', 'ledger', 'sync', 'events', 'style'])
       assert.ok(seen.includes(`/api/memento/client/${name}.js`), name)
     await page.evaluate(() => window.__dispose())
     assert.deepEqual(

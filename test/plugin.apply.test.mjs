@@ -339,7 +339,7 @@ describe('/memory command', { skip }, () => {
     const audit = await cmd(ctx, agent, '/memory audit')
     assert.match(
       audit.text,
-      /^Recent audit \(7 rows\):\n- \S+ remove user\/workspace allowed-once \(via command, writePolicy ask\) \(command\)/,
+      /^Recent audit \(7 rows\):\n- #7 \S+ remove user\/workspace allowed-once \(via command, writePolicy ask\) \(command\): uses pnpm\n/,
     )
     assert.equal((await cmd(ctx, agent, '/memory fly')).kind, 'error')
     assert.equal(
@@ -543,7 +543,13 @@ describe('web routes and recall', { skip }, () => {
     const { ctx } = setup({ writePolicy: 'auto' })
     await ctx.get('memory').add({ track: 'user', scope: 'user-global', text: 'likes tea' }, { agent: makeAgent() })
     const own = { host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080', 'sec-fetch-site': 'same-origin' }
-    for (const path of ['/api/memento/entries', '/api/memento/audit', '/api/memento/proposals', '/api/memento/health']) {
+    for (const path of [
+      '/api/memento/entries',
+      '/api/memento/audit',
+      '/api/memento/proposals',
+      '/api/memento/health',
+      '/api/memento/sessions',
+    ]) {
       assert.equal((await ctx.webServer.call(path, { headers: own })).status, 200, path)
       assert.equal(
         (await ctx.webServer.call(path, { headers: { host: 'localhost:8080' } })).status,
@@ -883,7 +889,7 @@ describe('lifecycle', { skip }, () => {
     assert.equal(ctx.webServer.routes.size, 0)
     apply(ctx, {})
     assert.equal(ctx.tools.map.size, 2)
-    assert.equal(ctx.webServer.routes.size, 8) // the panel: bootstrap, entries, audit, health, proposals, version, write, its modules
+    assert.equal(ctx.webServer.routes.size, 10) // the panel: bootstrap, entries, audit, history, sessions, health, proposals, version, write, its modules
   })
 })
 

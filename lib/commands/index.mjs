@@ -5,13 +5,15 @@
 //
 // `env`: {provider, registry, write() → write context, keys?: {workspaceKey, agentKey},
 //         usage(key) → UsageError, warn?(warnings), t, own, similarOf?(write) → what the
-//         surface's gate saw as alike} (`t`: the strings table's `cmd` in
-//         the surface's language, `own`: its part for this surface; an import's refusals use them). A verb checks its arguments before it
+//         surface's gate saw as alike, shownOf?(write) → the change as its gate was asked it}
+//         (`t`: the strings table's `cmd` in the surface's language, `own`: its part for this
+//         surface; an import's refusals use them). A verb checks its arguments before it
 //         touches `env.provider`, so a surface may open the store lazily (the CLI does).
 import { entryRefusal, exportStore, importEntries } from '../envelope.mjs'
 import { explainImportError, flaggedLines } from './explain.mjs'
 import { native, RULES, SCOPES, TRACKS, writeLayer } from '../native.mjs'
 import { readImport } from './sources.mjs'
+import { isMemoryError } from '../errors.mjs'
 
 /** A command typed wrong; its message is the surface's own usage text. */
 export class UsageError extends Error {}
@@ -30,6 +32,19 @@ export { SCOPES, TRACKS }
  * provider to refuse (it takes only a positive whole number of days); `undefined` when not given.
  */
 export const staleDaysFlag = (typed) => (typed === undefined ? undefined : /^\d+$/.test(typed) ? Number(typed) : typed)
+
+/**
+ * An audit seq as typed (`12` or `#12`): digits as a number, anything else as it is, for the
+ * provider to refuse (it takes only a positive whole number); `undefined` when not given.
+ */
+export const seqArg = (typed) => {
+  if (typed === undefined || typed === '') return undefined
+  const digits = /^#?(\d+)$/.exec(typed)
+  return digits ? Number(digits[1]) : typed
+}
+
+/** How far back a bare `undo` looks for the newest change its session can undo. */
+const UNDO_REACH = 1000
 
 const EMPTY = { entries: [], total: 0, truncated: false }
 /** The layer flags as the provider's exact facets (a flag not given: any). */
@@ -50,6 +65,45 @@ async function hinted(env, call) {
   return similar.length ? { ...r, similar } : r
 }
 
+/**
+ * `history`'s target as typed: `#<seq>` is that audit row's entry; with a layer flag, or when it
+ * is not an entry id the ledger knows, a unique substring (found as `replace` finds it, in the
+ * surface's session's view); else that entry, whichever workspace and agent it belongs to.
+ */
+function historyOf(env, a) {
+  const seq = /^#\d+$/.test(a.target) ? seqArg(a.target) : undefined
+  if (seq !== undefined) return env.provider.history(seq)
+  const byMatch = () =>
+    env.provider.history(
+      { match: a.target, ...(a.track ? { track: a.track } : {}), ...(a.scope ? { scope: a.scope } : {}) },
+      env.keys && { workspaceKey: env.keys.workspaceKey, agentKey: env.keys.agentKey },
+    )
+  if (a.track || a.scope) return byMatch()
+  try {
+    return env.provider.history(a.target)
+  } catch (e) {
+    if (isMemoryError(e) && e.code === 'INVALID_INPUT') return byMatch()
+    throw e
+  }
+}
+
+/**
+ * The newest change the session of `write` can undo: the first audit row, newest first, whose
+ * revert the provider plans (it alone knows which rows are changes, and what that session sees);
+ * `undefined` when there is none.
+ */
+function newestUndoable(provider, write) {
+  for (const row of provider.auditList(UNDO_REACH)) {
+    try {
+      provider.preview('revert', row.seq, write)
+      return row.seq
+    } catch (e) {
+      if (!isMemoryError(e)) throw e
+    }
+  }
+  return undefined
+}
+
 /** A provider standing in for a store that does not exist yet: reads are empty. */
 export const emptyStore = (budgets) => ({
   listEntries: () => [],
@@ -59,6 +113,8 @@ export const emptyStore = (budgets) => ({
   auditVerify: () => ({ ok: true, checked: 0, head: null }),
   proposalList: () => [],
   health: () => ({ checked: 0, findings: [] }),
+  history: () => ({ entryId: null, complete: true, versions: [] }),
+  sessions: () => ({ sessions: [] }),
 })
 
 const VERBS = {
@@ -73,6 +129,24 @@ const VERBS = {
   },
   budgets: ({ provider }, a) => provider.budgets(a.workspaceKey ? { workspaceKey: a.workspaceKey } : undefined),
   audit: ({ provider }, a) => (a.verify ? { verify: provider.auditVerify() } : { rows: provider.auditList(a.limit) }),
+  // Every version of one entry, oldest first, with the row that made each and how it ended.
+  history: (env, a) => {
+    if (missing(a.target)) throw env.usage('history')
+    return historyOf(env, a)
+  },
+  // Undo a landed change (by default the newest this session can undo), asked like any write with
+  // the whole inverse change; `showChange` (a typed /memory undo, which has no approval card to
+  // show it in) returns the change as it was approved.
+  undo: async (env, a) => {
+    const write = env.write()
+    const seq = a.seq ?? newestUndoable(env.provider, write)
+    if (seq === undefined) return { reverted: null, changes: [] }
+    const r = await env.provider.revert(seq, write)
+    const shown = a.showChange ? env.shownOf?.(write) : undefined
+    return shown ? { ...r, shown } : r
+  },
+  // The recorded sessions, newest first; one by id, with the exact snapshot it was given.
+  sessions: ({ provider }, a) => provider.sessions(a.sessionId ? { sessionId: a.sessionId } : { limit: a.limit }),
   add: (env, a) => {
     if (missing(a.text)) throw env.usage('add')
     return hinted(env, (w) => env.provider.add(entryInput(a, { text: a.text }), w))

@@ -6,6 +6,16 @@ import { native } from '../native.mjs'
 /** Stored text as a terminal may show it: further lines indented, control characters (a `\r`, an escape sequence) written as escapes, never obeyed. */
 export const shown = (text) => native.visibleLines(String(text ?? '')).join('\n  ')
 const lines = (...xs) => xs.flat().join('\n')
+/** A stored text on one line of at most `max` UTF-16 units (never cut inside a pair), its line breaks as ⏎: an audit row's excerpt. */
+export function excerpt(text, max = 100) {
+  const one = native.visibleLines(String(text ?? '')).join(' ⏎ ')
+  if (one.length <= max) return one
+  const cut = /[\ud800-\udbff]/.test(one[max - 1]) ? max - 1 : max
+  return `${one.slice(0, cut)}…`
+}
+/** A stored text on lines of its own, indented under the line that names it. */
+const indented = (text) => `    ${native.visibleLines(String(text ?? '')).join('\n    ')}`
+const when = (ts) => new Date(ts).toISOString()
 
 /** Where an entry (or a proposal, once approved) lives: `track/scope @workspace #agent`. */
 const place = (e) =>
@@ -38,8 +48,27 @@ function layerSizes(entries, t) {
   }
   return [...sizes].map(([k, [chars, n]]) => t.layerSize(k, chars, n))
 }
+/** One audit row: its seq (what `undo` and `history` take), when, what, who approved, and its text on one line. */
 const auditLine = (r) =>
-  `- ${new Date(r.ts).toISOString()} ${shown(r.action)}${r.track ? ` ${shown(r.track)}/${shown(r.scope)}` : ''} ${shown(r.outcome)} (${shown(r.source)})`.trim()
+  `- #${r.seq} ${when(r.ts)} ${shown(r.action)}${r.track ? ` ${shown(r.track)}/${shown(r.scope)}` : ''} ${shown(r.outcome)} (${shown(r.source)})${r.text ? `: ${excerpt(r.text)}` : ''}`
+
+/** An entry's versions, oldest first, each with the row that made it, then how it ended. */
+function history(h, t) {
+  if (!h.versions.length) return t.historyNone
+  const last = h.versions.at(-1)
+  return lines(
+    t.historyHead(shown(h.entryId), place(last), h.versions.length),
+    h.complete ? [] : t.historyPruned,
+    h.versions.flatMap((v) => [
+      `- v${v.version} #${v.seq} ${when(v.ts)} ${shown(v.action)}${v.reverts ? ` (${t.undoes(v.reverts)})` : ''} · ${shown(v.source)}${v.outcome ? ` · ${shown(v.outcome)}` : ''}`,
+      `${indented(v.text)}${v.tags.length ? t.tags(v.tags.map(shown)) : ''}`,
+    ]),
+    h.ended ? t.historyEnded(h.ended.seq, when(h.ended.ts), h.ended.into && shown(h.ended.into)) : t.historyLive(last.version),
+  )
+}
+
+/** Which workspace and agent a session saw. */
+const sessionKeys = (s, t) => (s.workspaceKey === null ? t.sessionKeysUnknown : t.sessionKeys(shown(s.workspaceKey), shown(s.agentKey)))
 
 /** A verification: the chain, then every record and layer that does not match the ledger. */
 function verified(v, t) {
@@ -85,9 +114,31 @@ const TEXT = {
       t.budgets,
       rows.map((b) => `- ${b.track}/${b.scope}: ${b.used}/${b.limit}`),
     ),
-  audit: (r, t) => {
+  audit: (r, t, _a, own) => {
     if (r.verify) return verified(r.verify, t)
-    return r.rows.length === 0 ? t.auditEmpty : lines(t.audit(r.rows.length), r.rows.map(auditLine))
+    return r.rows.length === 0 ? t.auditEmpty : lines(t.audit(r.rows.length), r.rows.map(auditLine), own.auditFooter)
+  },
+  history: (h, t) => history(h, t),
+  undo: (r, t) =>
+    r.reverted === null
+      ? t.nothingToUndo
+      : lines(
+          t.undone(r.reverted, r.changes.length),
+          // a typed /memory undo: the change as it was approved, every field of every entry
+          r.shown ?? r.changes.map((c) => `- ${t.undoChange[c.action]} [${place(c.entry)}] ${shown(c.entry.text)}`),
+        ),
+  sessions: (r, t, a, own) => {
+    if (a.sessionId) {
+      const [s] = r.sessions
+      // the text exactly as the session was given it (a surface makes it visible, as all it prints)
+      return s ? lines(t.session(shown(s.sessionId), when(s.ts), sessionKeys(s, t), s.chars), s.text) : t.noSession(shown(a.sessionId))
+    }
+    if (!r.sessions.length) return t.noSessions
+    return lines(
+      t.sessions(r.sessions.length),
+      r.sessions.map((s) => `- ${shown(s.sessionId)} ${when(s.ts)} ${sessionKeys(s, t)}: ${t.chars(s.chars)}`),
+      own.sessionsFooter,
+    )
   },
   add: (r, t) => written(t.added(r.entry.track, r.entry.scope, shown(r.entry.text)), r, t, 'add'),
   remove: (r, t) => written(t.removed(r.entry.track, r.entry.scope, shown(r.entry.text)), r, t),

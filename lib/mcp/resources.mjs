@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { DEFAULT_CONFIG } from '../config.mjs'
-import { snapshotLabels } from '../snapshot.mjs'
+import { snapshotFor } from '../snapshot.mjs'
 import { strings } from '../strings.mjs'
 
 const LANGUAGE = 'en'
@@ -18,10 +18,9 @@ export const BUDGETS_URI = 'memento://budgets'
  * @param {{provider: object, session: ReturnType<typeof import('./workspace.mjs').serverSession>}} options
  */
 export function memoryResources({ provider, session }) {
-  const labels = snapshotLabels(LANGUAGE)
-  const maxProposals = DEFAULT_CONFIG.proposals.enabled ? DEFAULT_CONFIG.proposals.maxPending : 0
+  const config = { ...DEFAULT_CONFIG, language: LANGUAGE }
   const texts = {
-    [SNAPSHOT_URI]: async () => provider.snapshot(await session.keys(), labels, maxProposals),
+    [SNAPSHOT_URI]: async () => snapshotFor(provider, await session.keys(), config),
     [BUDGETS_URI]: async () => JSON.stringify(provider.budgets({ workspaceKey: (await session.keys()).workspaceKey }), null, 2),
   }
   const list = [
@@ -34,10 +33,13 @@ export function memoryResources({ provider, session }) {
     return texts[uri]()
   }
   async function read(uri) {
-    let text = await current(uri)
-    // Audited as the plugin audits a session's snapshot: each distinct text once per server run.
-    if (uri === SNAPSHOT_URI)
-      text = provider.snapshotRecord(`${session.id}:snapshot:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text)
+    if (uri !== SNAPSHOT_URI) return { contents: [{ uri, mimeType: mimeOf[uri], text: await current(uri) }] }
+    // Audited as the plugin audits a session's snapshot, with the keys of the set it shows: each
+    // distinct text once per server run.
+    const keys = await session.keys()
+    const shown = snapshotFor(provider, keys, config)
+    const id = `${session.id}:snapshot:${createHash('sha256').update(shown).digest('hex').slice(0, 16)}`
+    const text = provider.snapshotRecord(id, shown, keys)
     return { contents: [{ uri, mimeType: mimeOf[uri], text }] }
   }
   return { list, read, current }

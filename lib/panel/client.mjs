@@ -9,7 +9,16 @@ import { readable, refusal, send } from './http.mjs'
  * and panel.js the others by relative path. Only these names are served, each byte for byte from
  * client/: a name is looked up in this list, never joined into a path.
  */
-export const CLIENT_MODULES = Object.freeze(['panel.js', 'state.js', 'api.js', 'render.js', 'sync.js', 'events.js', 'style.js'])
+export const CLIENT_MODULES = Object.freeze([
+  'panel.js',
+  'state.js',
+  'api.js',
+  'render.js',
+  'ledger.js',
+  'sync.js',
+  'events.js',
+  'style.js',
+])
 export const CLIENT_ROUTE = '/api/memento/client'
 const CLIENT_DIR = new URL('../../client/', import.meta.url)
 

@@ -1,12 +1,18 @@
 // The panel's read routes. Reads answer GET and HEAD and never bump recall counters (P3);
 // the provider reads the layer, workspace and agent a page asks for (its exact facets) and the
-// search; ordering and paging run here, so the panel finds any entry of a store of any size.
-import { answer, readable, send } from './http.mjs'
-import { visibleFinding } from './visible.mjs'
+// search; ordering and paging run here, so the panel finds any entry of a store of any size. The
+// ledger's views (an entry's history, the audit rows an undo goes with, the sessions and what the
+// next one would get) are reads too: planning an undo asks nobody.
+import { answer, panelError, readable, send } from './http.mjs'
+import { visible, visibleFinding, visibleHistory, visibleSession } from './visible.mjs'
+import { isMemoryError } from '../errors.mjs'
+import { snapshotFor } from '../snapshot.mjs'
 import { strings } from '../strings.mjs'
 import { RULES, SCOPES, TRACKS } from '../native.mjs'
 
 export const PANEL_AUDIT_CEILING = 200
+/** Sessions the Sessions view lists. */
+const PANEL_SESSIONS = 30
 /** The provider's largest query page: a search reaches this many matches. */
 const SEARCH_CEILING = RULES.maxQueryLimit
 const PAGE_DEFAULT = 50
@@ -101,6 +107,61 @@ export function makeReads({ service, config, sessionOf, mint, trustedHosts }) {
     }
   }
 
+  /**
+   * Audit rows, each landed change marked with whether the page's session can undo it now
+   * (`undo: true`), or why not (`undo: false`, `undoWhy`): the provider plans each revert, so it
+   * alone says which rows are changes and what that session sees. Without a live session there
+   * is nobody to undo for, and no row is marked.
+   */
+  function audit(q) {
+    const limit = positive(q.get('limit'))
+    const rows = service.auditList(limit !== null ? Math.min(limit, PANEL_AUDIT_CEILING) : config.panelAuditLimit)
+    const id = q.get('session') || undefined
+    const live = id ? sessionOf(id) : undefined
+    if (!live) return { rows, language }
+    const write = { agent: live.agent ?? { session: live.session } }
+    const marked = rows.map((r) => {
+      try {
+        service.preview('revert', r.seq, write)
+        return { ...r, undo: true }
+      } catch (e) {
+        if (!isMemoryError(e)) throw e
+        return e.code === 'INVALID_INPUT' ? r : { ...r, undo: false, undoWhy: visible(e.message) }
+      }
+    })
+    return { rows: marked, language }
+  }
+
+  /** An entry's versions: `id` an entry id, or `seq` the audit row that names it. */
+  function history(q) {
+    const seq = q.get('seq')
+    const target = seq !== null ? Number(seq) : q.get('id')
+    if (target === null || (seq !== null && !/^\d{1,15}$/.test(seq)))
+      throw panelError('INVALID_INPUT', 'history needs an entry id or an audit seq')
+    return { history: visibleHistory(service.history(target)), language }
+  }
+
+  /**
+   * The Sessions view: the sessions of the page's workspace and agent, what one of them was given
+   * (`id`, else the page's own session when recorded, else the newest), and what the next session
+   * there would get now.
+   */
+  function sessions(q) {
+    const view = viewer(q)
+    const keys = view.workspaceKey !== null ? { workspaceKey: view.workspaceKey, agentKey: view.agentKey } : null
+    const list = service.sessions({ limit: PANEL_SESSIONS, ...keys }).sessions
+    const id = q.get('id') || (list.some((s) => s.sessionId === view.id) ? view.id : list[0]?.sessionId)
+    const [given] = id ? service.sessions({ sessionId: id }).sessions : []
+    const next = keys ? snapshotFor(service, keys, config) : null
+    return {
+      session: view,
+      sessions: list.map(visibleSession),
+      given: given ? visibleSession(given) : null,
+      next: next === null ? null : { text: visible(next), chars: next.length },
+      language,
+    }
+  }
+
   const read = (fn) => (req, res) => {
     if (!readable(req, res, trustedHosts())) return
     try {
@@ -123,14 +184,9 @@ export function makeReads({ service, config, sessionOf, mint, trustedHosts }) {
       })),
     },
     { kind: 'exact', path: '/api/memento/entries', handler: read(entries) },
-    {
-      kind: 'exact',
-      path: '/api/memento/audit',
-      handler: read((q) => {
-        const limit = positive(q.get('limit'))
-        return { rows: service.auditList(limit !== null ? Math.min(limit, PANEL_AUDIT_CEILING) : config.panelAuditLimit), language }
-      }),
-    },
+    { kind: 'exact', path: '/api/memento/audit', handler: read(audit) },
+    { kind: 'exact', path: '/api/memento/history', handler: read(history) },
+    { kind: 'exact', path: '/api/memento/sessions', handler: read(sessions) },
     {
       kind: 'exact',
       path: '/api/memento/health',

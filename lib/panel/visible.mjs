@@ -14,14 +14,39 @@ const visibleEntry = (e) => ({
 })
 const visibleSimilar = (x) => ({ id: x.id, text: visible(x.text), score: x.score, relation: x.relation, reason: x.reason })
 
-/** What the confirmation shows of a payload. */
+/** What the confirmation shows of a payload (`reverts`: the change an undo takes back). */
 export const previewOf = (p) => ({
   action: p.action,
+  ...(p.reverts !== undefined ? { reverts: p.reverts } : {}),
   digest: p.digest,
   warnings: p.warnings ?? [],
   before: p.before.map(visibleEntry),
   after: p.after.map(visibleEntry),
   similar: (p.similar ?? []).map(visibleSimilar),
+})
+
+/** An entry's history as the page shows it: every version with the row that made it, and how it ended. */
+export const visibleHistory = (h) => ({
+  entryId: native.visibleText(h.entryId),
+  complete: h.complete,
+  versions: h.versions.map((v) => ({
+    ...visibleEntry(v),
+    action: native.visibleText(v.action),
+    outcome: v.outcome === null ? null : native.visibleText(v.outcome),
+    sessionId: v.sessionId === null ? null : native.visibleText(v.sessionId),
+  })),
+  ...(h.ended ? { ended: { ...h.ended, ...(h.ended.into ? { into: native.visibleText(h.ended.into) } : {}) } } : {}),
+})
+
+/** A recorded session as the page shows it (`id`: as the page asks for it again; `text`, when asked for one: what it was given). */
+export const visibleSession = (s) => ({
+  id: s.sessionId,
+  sessionId: native.visibleText(s.sessionId),
+  ts: s.ts,
+  workspaceKey: s.workspaceKey === null ? null : native.visibleText(s.workspaceKey),
+  agentKey: s.agentKey === null ? null : native.visibleText(s.agentKey),
+  chars: s.chars,
+  ...(s.text !== undefined ? { text: visible(s.text) } : {}),
 })
 
 /**

@@ -36,7 +36,7 @@ export function makeWrites({ service, provider, config, userWrite, sessionOf, to
   // text, in its own workspace and agent's view, names it (unless another entry contains it).
   const target = (e) => ({ track: e.track, scope: e.scope, match: e.text, workspaceKey: e.workspaceKey, agentKey: e.agentKey })
 
-  /** The provider call a panel request names: `[action, input]` (`approve`/`dismiss`: a proposal id). */
+  /** The provider call a panel request names: `[action, input]` (`approve`/`dismiss`: a proposal id; `revert`: an audit seq). */
   function change(body) {
     switch (body.op) {
       case 'add':
@@ -64,6 +64,8 @@ export function makeWrites({ service, provider, config, userWrite, sessionOf, to
         const { match: _match, ...where } = target(first)
         return ['consolidate', { ...where, matches: picked.map((e) => e.text), text: body.text, tags: body.tags, source: 'panel' }]
       }
+      case 'revert':
+        return ['revert', body.seq]
       case 'approved':
         return ['approve', body.id]
       case 'dismissed':
@@ -71,7 +73,7 @@ export function makeWrites({ service, provider, config, userWrite, sessionOf, to
       default:
         throw panelError(
           'INVALID_INPUT',
-          `unknown op ${JSON.stringify(String(body.op))} (add, replace, remove, consolidate, approved, dismissed)`,
+          `unknown op ${JSON.stringify(String(body.op))} (add, replace, remove, consolidate, revert, approved, dismissed)`,
         )
     }
   }

@@ -6,7 +6,7 @@
 import { strings } from '../strings.mjs'
 import { isMemoryError } from '../errors.mjs'
 import { native } from '../native.mjs'
-import { errorHelp, isVerb, renderVerb, runVerb, SCOPES, staleDaysFlag, TRACKS, usageFor, UsageError } from '../commands/index.mjs'
+import { errorHelp, isVerb, renderVerb, runVerb, SCOPES, seqArg, staleDaysFlag, TRACKS, usageFor, UsageError } from '../commands/index.mjs'
 
 const SURFACE = '/memory'
 
@@ -71,6 +71,17 @@ function parse(verb, rest, config) {
     case 'consolidate': {
       const a = arrowArgs(rest)
       return ['consolidate', a ? { ...a, source: 'command' } : {}]
+    }
+    case 'history':
+      return ['history', { ...flags, target: text.trim() }]
+    case 'undo': {
+      // Typed, the undo is the user's consent with no approval card: its result shows the whole change.
+      const seq = text.trim()
+      return ['undo', /\s/.test(seq) ? null : { seq: seqArg(seq), showChange: true }]
+    }
+    case 'sessions': {
+      const id = text.trim()
+      return ['sessions', /\s/.test(id) ? null : { sessionId: id || undefined, limit: config.commandListLimit }]
     }
     case 'proposals': {
       const { verb: sub, rest: idRest } = splitVerb(rest)
