@@ -112,9 +112,9 @@ describe('dsh-memento history, undo and sessions', { skip: skip || noPty }, () =
       r.out.replace(/@[^\]]+/g, '@WS'),
       `Undid change #${consolidated} (4 entries):\n` +
         '- removed [user/workspace @WS] Deploys: through staging, with a ticket naming the release\n' +
-        '- restored [user/workspace @WS] Tickets name the release\n' +
+        '- restored [user/workspace @WS] Deploys go through staging\n' +
         '- restored [user/workspace @WS] Staging deploys need a ticket\n' +
-        '- restored [user/workspace @WS] Deploys go through staging\n',
+        '- restored [user/workspace @WS] Tickets name the release\n',
     )
     r = run('list')
     assert.deepEqual(

@@ -119,10 +119,11 @@ describe('/memory history, undo and sessions', { skip }, () => {
     assert.match(r.text, /\nremove: [^\n]*\n│ alpha, beta and gamma\n/)
     for (const t of ['alpha one', 'beta two', 'gamma three']) assert.match(r.text, new RegExp(`\nrestore: [^\n]*\n│ ${t}(\n|$)`))
     assert.deepEqual(texts(memory), ['alpha one', 'beta two', 'elsewhere', 'gamma three'])
+    // Put back in the order they were first stored: the newest row is the last of them.
     const audit = await cmd(ctx, a, '/memory audit')
     assert.match(
       audit.text,
-      /^Recent audit \(\d+ rows\):\n- #\d+ \S+ add user\/workspace allowed-once \(via command, writePolicy ask\) \(command\): alpha one\n/,
+      /^Recent audit \(\d+ rows\):\n- #\d+ \S+ add user\/workspace allowed-once \(via command, writePolicy ask\) \(command\): gamma three\n/,
     )
     assert.match(audit.text, /\nUndo a change: \/memory undo <seq>; an entry's versions: \/memory history #<seq>$/)
     const fresh = setup()

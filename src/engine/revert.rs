@@ -191,7 +191,15 @@ impl Memory {
     }
     let e = match now.filter(|e| vis.sees(e.scope.as_str(), &e.workspace_key, &e.agent_key)) {
       None if batch => return Ok(None),
-      None => return Err(target_error(track, scope, &id, &[])),
+      // Named by its text as the change left it: its id means nothing to a person.
+      None => {
+        return Err(target_error(
+          track,
+          scope,
+          row.text.as_deref().unwrap_or(&id),
+          &[],
+        ))
+      }
       Some(e) => e,
     };
     // Exactly as the row left it, or it changed since.

@@ -281,6 +281,10 @@ fn the_history_of_a_consolidated_entry_leads_to_its_successor() -> TestResult {
       .collect::<Vec<_>>(),
     [("a", 1), ("b", 1)]
   );
+  // Undone already: the merged entry is gone, and the refusal names it by its text.
+  let again = m.plan_revert(5, w()).err().ok_or("refused")?;
+  assert_eq!(again.code(), "ENTRY_NOT_FOUND");
+  assert!(again.to_string().contains("\"a and b\""), "{again}");
   Ok(())
 }
 
