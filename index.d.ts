@@ -445,6 +445,8 @@ export declare class MemoryProvider {
   consolidate(input: ConsolidateInput, write: WriteContext): Promise<{ removed: MemoryEntry[]; entry: MemoryEntry; usage: Usage }>
   seed(inputs: EntryInput[], write: WriteContext): Promise<{ added: number; entries: MemoryEntry[]; similar?: Similar[] }>
   query(filter?: QueryFilter, opts?: QueryOptions): QueryResult
+  /** The stored entries an add of `input` would be told it is like (best first, at most three), with nothing planned and nobody asked; its `workspaceKey` and `agentKey` default to `''`. */
+  similar(input: EntryInput): Similar[]
   /** Four rows, user/user-global, user/workspace, agent/user-global, agent/workspace. */
   budgets(opts?: { workspaceKey?: string }): BudgetRow[]
   /** Every entry, oldest first; `{agentKey, workspaceKey}` narrows it to a session's visible set, `only` to exact facets. */

@@ -25,7 +25,7 @@ import {
 } from '../lib/commands/index.mjs'
 import { shown } from '../lib/commands/render.mjs'
 import { native } from '../lib/native.mjs'
-import { findSessionLogs, recordProposals, scanFile, toProposals } from '../lib/digest.mjs'
+import { alreadyStored, findSessionLogs, recordProposals, scanFile, toProposals } from '../lib/digest.mjs'
 import { exportFiles, renderExport } from '../lib/envelope.mjs'
 import { isMemoryError } from '../lib/errors.mjs'
 import { writePrivateFile, writePrivateFiles } from '../lib/files.mjs'
@@ -451,7 +451,7 @@ async function cmdDigest(args, flags) {
   try {
     const p = env.provider
     const { proposals, skipped } = toProposals(candidates, {
-      entries: p.listEntries(),
+      inMemory: alreadyStored(p),
       proposals: [...p.proposalList('pending', 1000), ...p.proposalList('dismissed', 1000)],
       track,
       scope,

@@ -14,9 +14,10 @@
 // are scanned, because markers inside tool output or fetched documents are a memory-poisoning
 // vector ("a document that says remember this"); `events: 'all'` widens that on purpose.
 //
-// Dedup: a candidate is skipped when, after NFKC + lowercase + whitespace folding, it equals or is
-// contained in an existing entry, equals a pending or dismissed proposal, or repeats an earlier
-// candidate.
+// Dedup: a candidate is skipped when the provider's similarity scorer finds it a likely duplicate
+// of an entry of its layer (`provider.similar`, through the caller's `inMemory`), or when, after
+// NFKC + lowercase + whitespace folding, it equals a pending or dismissed proposal or repeats an
+// earlier candidate.
 // Each proposal gets kind "digest" and sessionId "digest:<sha256-16 of the folded text>", so the
 // store's one-proposal-per-(session, kind) rule makes re-running a digest idempotent (and a
 // dismissed candidate is not proposed again).
@@ -182,15 +183,15 @@ export function findSessionLogs(dshHome, max = 50) {
 }
 
 /**
- * Dedup candidates and shape them as proposal inputs. Pure.
+ * Dedup candidates and shape them as proposal inputs (`inMemory`: whether a stored entry already
+ * says an input's text; see `alreadyStored`).
  * @param {object[]} candidates from scanText / scanSessionLog / scanFile
- * @param {{entries?: {text: string}[], proposals?: {text: string, status?: string}[] (pending and dismissed ones), track?: string, scope?: string, workspaceKeyOf?: (cwd: string) => string, workspaceKey?: string, agentKey?: string, cwdOf?: (c: object) => string|null}} [ctx]
+ * @param {{inMemory?: (input: object) => boolean, proposals?: {text: string, status?: string}[] (pending and dismissed ones), track?: string, scope?: string, workspaceKeyOf?: (cwd: string) => string, workspaceKey?: string, agentKey?: string, cwdOf?: (c: object) => string|null}} [ctx]
  * @returns {{proposals: object[], skipped: {text: string, reason: string}[]}}
  */
 export function toProposals(candidates, ctx = {}) {
   const track = ctx.track ?? 'agent'
   const scope = ctx.scope ?? 'workspace'
-  const existing = (ctx.entries ?? []).map((e) => foldText(e.text))
   const pending = new Set((ctx.proposals ?? []).filter((p) => (p.status ?? 'pending') === 'pending').map((p) => foldText(p.text)))
   const dismissed = new Set((ctx.proposals ?? []).filter((p) => p.status === 'dismissed').map((p) => foldText(p.text)))
   const seen = new Set()
@@ -203,10 +204,6 @@ export function toProposals(candidates, ctx = {}) {
       continue
     }
     seen.add(f)
-    if (existing.some((e) => e === f || e.includes(f))) {
-      skipped.push({ text: c.text, reason: 'already in memory' })
-      continue
-    }
     if (pending.has(f)) {
       skipped.push({ text: c.text, reason: 'already a pending proposal' })
       continue
@@ -222,10 +219,17 @@ export function toProposals(candidates, ctx = {}) {
       else if (cwd && ctx.workspaceKeyOf) input.workspaceKey = ctx.workspaceKeyOf(cwd)
     } else input.workspaceKey = ''
     if (ctx.agentKey !== undefined) input.agentKey = ctx.agentKey
+    if (ctx.inMemory?.(input)) {
+      skipped.push({ text: c.text, reason: 'already in memory' })
+      continue
+    }
     proposals.push(input)
   }
   return { proposals, skipped }
 }
+
+/** `inMemory` for `toProposals`: the provider's scorer finds a likely duplicate in the input's layer. */
+export const alreadyStored = (provider) => (input) => provider.similar(input).some((s) => s.relation === 'duplicate')
 
 /**
  * Record proposals in a provider (`proposalAdd`; a `null` result = already proposed earlier).

@@ -41,6 +41,9 @@ export class MemoryProvider {
   query(filter, opts) {
     return this.#core.read('query', [filter, opts])
   }
+  similar(input) {
+    return this.#core.read('similar', [input])
+  }
   budgets(opts) {
     return this.#core.budgets(opts)
   }

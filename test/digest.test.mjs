@@ -7,7 +7,7 @@ import path from 'node:path'
 import zlib from 'node:zlib'
 import { after, describe, it } from 'node:test'
 import { eventText } from '../lib/events.mjs'
-import { findSessionLogs, recordProposals, scanFile, scanSessionLog, scanText, toProposals } from '../lib/digest.mjs'
+import { alreadyStored, findSessionLogs, recordProposals, scanFile, scanSessionLog, scanText, toProposals } from '../lib/digest.mjs'
 import { provider as mod, skip } from './support/provider.mjs'
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'memento-digest-'))
@@ -164,9 +164,14 @@ describe('toProposals', () => {
   const cands = scanText(
     'MEMO: use pnpm\nMEMO: Use   PNPM\nMEMO: deploys need a ticket\nMEMO: already pending\nMEMO: was dismissed\nMEMO: brand new fact',
   )
-  it('dedups against entries (containment), pending/dismissed proposals and repeats; proposals only', () => {
+  it("dedups against the store (the provider's scorer), pending/dismissed proposals and repeats; proposals only", async () => {
+    const store = new mod.MemoryProvider({ dbPath: path.join(tmp, 'known.db'), gate: async () => 'allowed-once' })
+    const layer = { track: 'agent', scope: 'workspace', workspaceKey: '/w', agentKey: '' }
+    await store.add({ ...layer, text: 'All deploys need a ticket in Jira' }, { agent: { session: { id: 's' } } })
+    // The same words in another layer are no reason to skip.
+    await store.add({ ...layer, workspaceKey: '/other', text: 'brand new fact' }, { agent: { session: { id: 's' } } })
     const { proposals, skipped } = toProposals(cands, {
-      entries: [{ text: 'All deploys need a ticket in Jira' }],
+      inMemory: alreadyStored(store),
       proposals: [
         { text: 'already pending', status: 'pending' },
         { text: 'was dismissed', status: 'dismissed' },
@@ -188,6 +193,7 @@ describe('toProposals', () => {
     assert.deepEqual([p.kind, p.track, p.scope, p.source, p.workspaceKey], ['digest', 'agent', 'workspace', 'digest', '/w'])
     assert.match(p.sessionId, /^digest:[0-9a-f]{16}$/)
     assert.equal(toProposals(scanText('MEMO: USE  pnpm')).proposals[0].sessionId, p.sessionId, 'stable over case/whitespace')
+    store.close()
   })
 
   it('derives the workspace key from the log cwd, and uses "" for user-global', () => {

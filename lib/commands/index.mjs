@@ -108,6 +108,7 @@ function newestUndoable(provider, write) {
 export const emptyStore = (budgets) => ({
   listEntries: () => [],
   query: () => EMPTY,
+  similar: () => [],
   budgets: () => budgets,
   auditList: () => [],
   auditVerify: () => ({ ok: true, checked: 0, head: null }),

@@ -11,8 +11,9 @@ use crate::error::{MemoryError, Result};
 use crate::store::now_ms;
 
 /// The reads, in the order index.d.ts lists them.
-pub const READS: [&str; 12] = [
+pub const READS: [&str; 13] = [
   "query",
+  "similar",
   "listEntries",
   "entry",
   "auditList",
@@ -47,6 +48,7 @@ pub fn read(m: &mut Memory, name: &str, args: &[Value]) -> Result<String> {
   let arg = |i: usize| args.get(i).unwrap_or(&Value::Null);
   match name {
     "query" => json(&m.query(arg(0), &calls::query_options(arg(1)))?),
+    "similar" => json(&m.similar(arg(0))?),
     "listEntries" => json(&m.list(Some(&visibility(arg(0))), &calls::only(arg(0)))?),
     "entry" => {
       let id = arg(0).as_str();

@@ -99,6 +99,24 @@ impl Memory {
     Ok(rows)
   }
 
+  /// The stored entries an add of `input` (`{track, scope, text, workspaceKey?, agentKey?}`)
+  /// would be told it is like, best first: the hints alone, for a caller that only asks (the
+  /// digest), with nothing planned and nobody asked.
+  ///
+  /// # Errors
+  /// `INVALID_INPUT` (the add's own checks of its input); `STORE_CORRUPT`.
+  pub fn similar(&mut self, input: &Value) -> Result<Vec<Similar>> {
+    let input = model::parse_entry_input(input)?;
+    let asker = Writer {
+      session_id: String::new(),
+      workspace_key: String::new(),
+      agent_key: String::new(),
+      source: None,
+    };
+    let entry = self.new_entry(input, &asker);
+    self.similar_to([(None, &entry)], &entry.agent_key.clone(), None)
+  }
+
   /// Every entry (or every entry a session can see), oldest first.
   ///
   /// # Errors
