@@ -25,6 +25,7 @@
 import { createHash } from 'node:crypto'
 import { parseJsonWithLines } from './adapters/util.mjs'
 import { adapterPayload, invalidInput } from './errors.mjs'
+import { RULES } from './native.mjs'
 
 export const PLUGIN = 'dsh-memento'
 export const EXPORT_SCHEMA = 'memory-export-v1'
@@ -34,22 +35,7 @@ export const MAX_IMPORT_ENTRIES = 1000
 /** File names of an export written into a directory. */
 export const EXPORT_FILE = 'memory-export.json'
 export const MANIFEST_FILE = 'memory-export.manifest.json'
-const ENTRY_KEYS = [
-  'id',
-  'track',
-  'scope',
-  'workspaceKey',
-  'agentKey',
-  'text',
-  'source',
-  'tags',
-  'version',
-  'createdAt',
-  'updatedAt',
-  'lastRecalled',
-  'recallCount',
-  'sessionId',
-]
+const ENTRY_KEYS = RULES.entryKeys
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 

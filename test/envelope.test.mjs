@@ -17,6 +17,7 @@ import {
   parseImportText,
   readEnvelopes,
 } from '../lib/envelope.mjs'
+import { ENTRY_KEYS as KEYS } from '../conformance/lib.mjs'
 import { provider as mod, skip, write } from './support/provider.mjs'
 
 const schema = JSON.parse(fs.readFileSync(new URL('../schemas/dsh-memory-protocol-v1.schema.json', import.meta.url), 'utf8'))
@@ -44,22 +45,6 @@ function open(opts = {}) {
 }
 const BIG = { budgets: { user: { userGlobal: 1_000_000, workspace: 1_000_000 }, agent: { userGlobal: 1_000_000, workspace: 1_000_000 } } }
 const W = (preset) => write('env-session', { cwd: '/work/proj', agentPreset: preset })
-const KEYS = [
-  'id',
-  'track',
-  'scope',
-  'workspaceKey',
-  'agentKey',
-  'text',
-  'source',
-  'tags',
-  'version',
-  'createdAt',
-  'updatedAt',
-  'lastRecalled',
-  'recallCount',
-  'sessionId',
-]
 const fields = (e) => ({
   track: e.track,
   scope: e.scope,

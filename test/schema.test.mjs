@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto'
 import Ajv2020 from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { workspaceKeyOf } from './support/keys.mjs'
+import { ENTRY_KEYS } from '../conformance/lib.mjs'
 
 const SCHEMA_ID = 'https://dsh-memento.dev/schemas/dsh-memory-protocol-v1.schema.json'
 const schema = JSON.parse(readFileSync(new URL('../schemas/dsh-memory-protocol-v1.schema.json', import.meta.url), 'utf8'))
@@ -47,22 +48,6 @@ const ERROR_CODES = [
   'STORE_UNSUPPORTED_VERSION',
   'ADAPTER_NOT_FOUND',
   'ADAPTER_PAYLOAD',
-]
-const ENTRY_KEYS = [
-  'id',
-  'track',
-  'scope',
-  'workspaceKey',
-  'agentKey',
-  'text',
-  'source',
-  'tags',
-  'version',
-  'createdAt',
-  'updatedAt',
-  'lastRecalled',
-  'recallCount',
-  'sessionId',
 ]
 const AUDIT_KEYS = ['seq', 'ts', 'action', 'track', 'scope', 'entryId', 'text', 'outcome', 'source', 'sessionId']
 const PROPOSAL_KEYS = [

@@ -41,6 +41,7 @@ fn protocol() -> Value {
     "defaultLayer": { "track": model::DEFAULT_LAYER.0.as_str(), "scope": model::DEFAULT_LAYER.1.as_str() },
     "maxTagsPerEntry": crate::text::MAX_TAGS_PER_ENTRY,
     "maxTagLength": crate::text::MAX_TAG_LENGTH,
+    "entryKeys": model::Entry::KEYS,
   })
 }
 

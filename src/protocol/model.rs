@@ -105,6 +105,26 @@ pub struct Entry {
   pub session_id: Option<String>,
 }
 
+impl Entry {
+  /// The fields of an entry as the protocol emits them, in order (what an export writes).
+  pub const KEYS: [&str; 14] = [
+    "id",
+    "track",
+    "scope",
+    "workspaceKey",
+    "agentKey",
+    "text",
+    "source",
+    "tags",
+    "version",
+    "createdAt",
+    "updatedAt",
+    "lastRecalled",
+    "recallCount",
+    "sessionId",
+  ];
+}
+
 /// One audit ledger row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -537,6 +557,35 @@ pub fn parse_source(obj: &Map<String, Value>) -> Result<Option<String>> {
 mod tests {
   use super::*;
   use serde_json::json;
+
+  #[test]
+  fn an_entry_serializes_as_its_keys_say() -> Result<()> {
+    let e = Entry {
+      id: "i".into(),
+      track: Track::User,
+      scope: Scope::Workspace,
+      workspace_key: "/w".into(),
+      agent_key: String::new(),
+      text: "t".into(),
+      source: "s".into(),
+      tags: Vec::new(),
+      version: 1,
+      created_at: 1,
+      updated_at: 1,
+      last_recalled: None,
+      recall_count: 0,
+      session_id: None,
+    };
+    let value = serde_json::to_value(&e).map_err(|e| MemoryError::invalid(e.to_string()))?;
+    let keys: Vec<&str> = value
+      .as_object()
+      .into_iter()
+      .flatten()
+      .map(|(k, _)| k.as_str())
+      .collect();
+    assert_eq!(keys, Entry::KEYS);
+    Ok(())
+  }
 
   #[test]
   fn layer_errors_name_both_values_like_js() {
