@@ -26,7 +26,7 @@ pub struct Flagged {
 /// first flagged field of those the write path screens.
 ///
 /// # Errors
-/// `INVALID_INPUT` for a batch that [`check`] refuses (the first failure, by index).
+/// `INVALID_INPUT` for a batch whose entries are no valid inputs (the first failure, by index).
 pub fn screen(inputs: &Value) -> Result<Vec<Flagged>> {
   let items = inputs
     .as_array()

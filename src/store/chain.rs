@@ -7,7 +7,7 @@
 //! recorded in `meta` with every append, and SQLite's own `sqlite_sequence` remembers the highest
 //! `seq` handed out), and entries whose text or layer usage no longer match what the ledger
 //! approved. Anyone who can write the file can also recompute the whole chain, its head and the
-//! sequence consistently; the head hash (returned by [`verify`]) is what a user records elsewhere
+//! sequence consistently; the head hash (returned by [`super::ledger::verify`]) is what a user records elsewhere
 //! to detect that.
 #![forbid(unsafe_code)]
 

@@ -1,4 +1,4 @@
-//! The entry rows: who sees which ([`Visibility`], [`ADMITS`]), and the row statements the engine
+//! The entry rows: who sees which ([`Visibility`], and `ADMITS`, its SQL), and the row statements the engine
 //! composes into transactions (insert, rewrite, delete, recall counts, layer usage).
 #![forbid(unsafe_code)]
 
@@ -56,7 +56,7 @@ impl Visibility {
   }
 
   /// Whether a row of `scope`, `workspace_key` and `agent_key` is visible: the rule of
-  /// [`ADMITS`] for a row in hand (the shared rows and this agent's; workspace rows of this
+  /// `ADMITS` for a row in hand (the shared rows and this agent's; workspace rows of this
   /// workspace only).
   pub fn sees(&self, scope: &str, workspace_key: &str, agent_key: &str) -> bool {
     let agent = self.agent_key.as_deref();
