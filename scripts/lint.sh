@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run lint`: formatting (cargo fmt, Prettier over the JS), ESLint over every JS file
-# (eslint.config.mjs), the hand-written types, clippy with and without the napi binding, and clippy
-# of the core for Windows (the store must compile there without std::os::unix).
+# (eslint.config.mjs), the hand-written types, clippy with and without the napi binding, the core's
+# rustdoc (no broken link), and clippy of the core for Windows (the store must compile there without std::os::unix).
 #   scripts/lint.sh          everything
 #   scripts/lint.sh --host   all but the Windows check of the core (`npm run check`)
 set -euo pipefail
@@ -16,6 +16,7 @@ npx eslint .
 npx tsc --noEmit -p .
 cargo clippy --all-targets -- -D warnings
 cargo clippy --all-targets --no-default-features -- -D warnings
+RUSTDOCFLAGS='-D warnings' cargo doc --no-deps --no-default-features --quiet
 if ((!host_only)); then
   # Checking the core for Windows compiles the bundled SQLite with the mingw C compiler.
   rustup_ensure x86_64-pc-windows-gnu
