@@ -10,7 +10,9 @@
 //!   look-alikes of every shape (another subject, attribute, member of a set, or instance in the
 //!   same frame) beside updates and duplicates written in the same frames, tuned on with the
 //!   others; `tests/similar/holdout3.txt`, written after the slot rules and measured once before
-//!   general fixes (its header keeps both runs), is held to its floors and the goals.
+//!   general fixes (its header keeps both runs), is held to its floors and the goals;
+//!   `tests/similar/holdout4.txt`, written blind (before its author read the rules), is printed
+//!   with the goals it misses (its header keeps its first run).
 //! - **The layers** (`tests/similar/layers.txt`): five workspace memories of unrelated entries;
 //!   every pair's new text is compared with every entry, and each entry named is a false name.
 //!
@@ -93,6 +95,11 @@ fn holdout() -> Vec<Pair> {
 /// The pairs written after the slot rules, never tuned on before their first run.
 fn holdout3() -> Vec<Pair> {
   pairs(include_str!("similar/holdout3.txt"), "holdout3.txt")
+}
+
+/// The pairs written blind (before reading the rules), never tuned on before their first run.
+fn holdout4() -> Vec<Pair> {
+  pairs(include_str!("similar/holdout4.txt"), "holdout4.txt")
 }
 
 /// The layers' entries: (layer, language, text).
@@ -678,6 +685,62 @@ fn the_advice_meets_the_goals_on_the_third_hold_out() {
   assert_eq!(names, HOLDOUT3_SHORTFALLS, "third hold-out: {missed:#?}");
 }
 
+/// Bounds on the fourth hold-out at its first run (see its header), so that it guards against
+/// regression: one more miss, false name or false advice fails. Reached: duplicates 24/24,
+/// updates 24/24, paraphrases 0/24, look-alikes named 23/36, layer entries 13 of 23,880
+/// comparisons; advice precision 37/37, look-alikes labelled duplicate or update 0/36, updates
+/// labelled update or duplicate 22/24.
+const HOLDOUT4_FLOORS: Goals = Goals {
+  duplicate: 1.0,
+  update: 1.0,
+  paraphrase: 0.0,
+  lookalike: 0.64,
+  layer: 0.00055,
+};
+const HOLDOUT4_ADVICE_FLOORS: Advice = Advice {
+  precision: 0.98,
+  lookalike: 0.02,
+  update: 0.9,
+};
+
+/// The goals the scorer does not meet on the fourth hold-out at its first run: as on the third,
+/// its paraphrases share no content word, and most look-alikes are named (related, no advice).
+const HOLDOUT4_SHORTFALLS: &[&str] = &["paraphrases named", "look-alikes named"];
+
+/// The fourth hold-out, written blind (before its author read the rules): printed, held to its
+/// first run's figures.
+#[test]
+fn the_advice_is_measured_on_the_fourth_hold_out() {
+  let pairs = holdout4();
+  assert!(pairs.len() >= 120, "{} pairs", pairs.len());
+  for lang in LANGS {
+    for kind in KINDS {
+      let count = pairs
+        .iter()
+        .filter(|p| p.lang == lang && p.kind == kind)
+        .count();
+      assert!(count >= 4, "{count} {kind} in {lang}");
+    }
+  }
+  let m = Measured::of(&pairs);
+  println!(
+    "similarity on the fourth hold-out ({})\n{}\n{}\n{}",
+    pairs.len(),
+    m.advice_table(),
+    m.table(),
+    m.report
+  );
+  let mut missed = misses(&m, &GOALS);
+  missed.extend(advice_misses(&m, &ADVICE_GOALS));
+  for (_, say) in &missed {
+    println!("BELOW GOAL on the fourth hold-out: {say}");
+  }
+  check(&m, &HOLDOUT4_FLOORS, "fourth hold-out");
+  check_advice(&m, &HOLDOUT4_ADVICE_FLOORS, "fourth hold-out");
+  let names: Vec<&str> = missed.iter().map(|(name, _)| *name).collect();
+  assert_eq!(names, HOLDOUT4_SHORTFALLS, "fourth hold-out: {missed:#?}");
+}
+
 #[test]
 fn the_advice_is_measured_on_the_shapes() {
   let pairs = shapes();
@@ -711,6 +774,7 @@ fn search_terms_find_the_stored_text_of_duplicates_and_updates() {
     ("hold-out", holdout(), true),
     // Printed, not held: the candidates' lookup is being rebuilt on the store's index.
     ("third hold-out", holdout3(), false),
+    ("fourth hold-out", holdout4(), false),
   ] {
     let mut lines = String::new();
     for (kind, goal) in [("dup", 0.95), ("update", 0.90)] {
