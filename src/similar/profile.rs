@@ -391,8 +391,10 @@ impl Builder<'_> {
       })
       .peekable();
     if marks.peek().is_some() {
+      // What stands before a colon is its topic, like that of `は`: "CI: …" speaks of CI, it
+      // does not say that something is CI.
       let copula = marks.any(|c| matches!(c, ':' | '：' | '='));
-      self.end_phrase(if copula { AFTER_COPULA } else { 0 });
+      self.end_phrase(if copula { AFTER_COPULA | AFTER_TOPIC } else { 0 });
     }
   }
 
