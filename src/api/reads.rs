@@ -1,5 +1,7 @@
-//! The provider's reads by name, as the binding hands them over: each one's arguments (JSON
-//! values, `null` where the caller gave none) read, the engine asked, the answer as JSON text.
+//! The provider's synchronous calls by name, as the binding hands them over: every read, and the
+//! records that are no memory and need no approval (a pending proposal, the snapshot a session
+//! was given). Each one's arguments (JSON values, `null` where the caller gave none) are read,
+//! the engine asked, the answer returned as JSON text.
 #![forbid(unsafe_code)]
 
 use serde::Serialize;
@@ -10,7 +12,7 @@ use crate::engine::Memory;
 use crate::error::{MemoryError, Result};
 use crate::store::now_ms;
 
-/// The reads, in the order index.d.ts lists them.
+/// The synchronous calls, in the order index.d.ts lists them.
 pub const READS: [&str; 13] = [
   "query",
   "similar",

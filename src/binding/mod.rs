@@ -214,7 +214,8 @@ impl Native {
     )
   }
 
-  /// A read by name with its arguments (an array): see [`reads::READS`].
+  /// A synchronous call by name with its arguments (an array): a read, or an ungated record
+  /// (see [`reads::READS`]).
   #[napi]
   pub fn read<'e>(&self, env: &'e Env, name: Unknown, args: Unknown) -> Result<Unknown<'e>> {
     let name = text(&name).unwrap_or_default();
