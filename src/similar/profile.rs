@@ -394,7 +394,8 @@ impl Builder<'_> {
       // What stands before a colon is its topic, like that of `は`: "CI: …" speaks of CI, it
       // does not say that something is CI.
       let copula = marks.any(|c| matches!(c, ':' | '：' | '='));
-      self.end_phrase(copula.then_some(AFTER_COPULA | AFTER_TOPIC).unwrap_or(0));
+      let topic = AFTER_COPULA | AFTER_TOPIC;
+      self.end_phrase(if copula { topic } else { 0 });
     }
   }
 
