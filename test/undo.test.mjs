@@ -23,6 +23,8 @@ after(() => {
 })
 const apply = createApply(() => native)
 const ws = (cwd) => native.workspaceKeyOf(cwd)
+/** A workspace key inside a RegExp: on Windows it holds backslashes (`z:\\ws\\a`). */
+const wsRe = (cwd) => ws(cwd).replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')
 /** The plugin on a fresh store; the harness answerer approves every memory request (and records it). */
 function setup(config = {}, opts = {}) {
   const ctx = mockCtx(opts)
@@ -49,7 +51,6 @@ describe('/memory history, undo and sessions', { skip }, () => {
   test('history by substring, #seq and id: every version with the row that made it, then how it ended', async () => {
     const { ctx, memory } = setup()
     const agent = makeAgent({ cwd: '/ws/a' })
-    const key = ws('/ws/a')
     await cmd(ctx, agent, '/memory add uses pnpm')
     await cmd(ctx, agent, '/memory replace pnpm => uses pnpm 9')
     const [entry] = memory.listEntries()
@@ -58,7 +59,7 @@ describe('/memory history, undo and sessions', { skip }, () => {
     assert.match(
       h.text,
       new RegExp(
-        `^History of entry ${entry.id} \\[user/workspace @${key}\\], 2 versions, oldest first:\n` +
+        `^History of entry ${entry.id} \\[user/workspace @${wsRe('/ws/a')}\\], 2 versions, oldest first:\n` +
           '- v1 #1 \\S+ add · command · allowed-once \\(via command, writePolicy ask\\)\n {4}uses pnpm\n' +
           '- v2 #2 \\S+ replace · command · allowed-once \\(via command, writePolicy ask\\)\n {4}uses pnpm 9\n' +
           'In memory now as v2\\.$',
@@ -149,7 +150,7 @@ describe('/memory history, undo and sessions', { skip }, () => {
     assert.match(
       list.text,
       new RegExp(
-        `^Recorded sessions \\(1, newest first\\):\n- ${a.session.id} \\S+ @${ws('/ws/a')} #coder: ${given.length} chars\nWhat one was given: /memory sessions <id>$`,
+        `^Recorded sessions \\(1, newest first\\):\n- ${a.session.id} \\S+ @${wsRe('/ws/a')} #coder: ${given.length} chars\nWhat one was given: /memory sessions <id>$`,
       ),
     )
     const one = await cmd(ctx, a, `/memory sessions ${a.session.id}`)
