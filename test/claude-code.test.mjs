@@ -2,7 +2,6 @@
 // bullets, lead-ins, mid-file titles, indented code, blockquotes, @imports, symlinked files,
 // the user memory's real path, export order and full heading names, encodings.
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -10,11 +9,11 @@ import { after, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { createDefaultRegistry } from '../lib/adapters/index.mjs'
 import { skip } from './support/provider.mjs'
+import { cliSandbox } from './support/cli.mjs'
 
 const ID = 'claude-code-memory-md'
 const registry = createDefaultRegistry()
 const FIX = fileURLToPath(new URL('./fixtures/adapters/claude-code/', import.meta.url))
-const BIN = fileURLToPath(new URL('../bin/dsh-memento.mjs', import.meta.url))
 const read = (name) => fs.readFileSync(path.join(FIX, name), 'utf8')
 const adapt = (payload, options) => registry.adapt(ID, payload, options)
 const texts = (r) => r.entries.map((e) => e.text)
@@ -443,15 +442,8 @@ describe('claude-code import stays linear on hostile input', () => {
 describe('claude-code through the CLI', { skip }, () => {
   let n = 0
   const sandbox = () => {
-    const dir = path.join(tmp, `cli${++n}`)
-    fs.mkdirSync(path.join(dir, 'home'), { recursive: true })
-    const env = { ...process.env, DSH_HOME: path.join(dir, 'home') }
-    delete env.DSH_MEMENTO_BUDGETS
-    const run = (args) => {
-      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, env, encoding: 'utf8' })
-      return { code: r.status, out: r.stdout, err: r.stderr, json: () => JSON.parse(r.stdout) }
-    }
-    return { dir, run }
+    const { dir, run } = cliSandbox(tmp, `cli${++n}-`)
+    return { dir, run: (args) => run(args, { cwd: dir }) }
   }
 
   it('an import-only CLAUDE.md fails with the unfollowed import named; --follow-imports imports it', () => {

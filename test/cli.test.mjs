@@ -10,8 +10,8 @@ import Ajv2020 from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { skip } from './support/provider.mjs'
 import { workspaceKeyOf } from './support/keys.mjs'
+import { BIN, cliSandbox } from './support/cli.mjs'
 
-const BIN = fileURLToPath(new URL('../bin/dsh-memento.mjs', import.meta.url))
 const FIX = fileURLToPath(new URL('./fixtures/adapters/', import.meta.url))
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'memento-cli-'))
 after(() => fs.rmSync(tmp, { recursive: true, force: true }))
@@ -24,31 +24,8 @@ const validEnvelope = ajv.getSchema(`${schema.$id}#/$defs/exportEnvelope`)
 const extensions = JSON.parse(fs.readFileSync(new URL('../schemas/dsh-memento-extensions-v1.schema.json', import.meta.url), 'utf8'))
 const validManifest = ajv.addSchema(extensions).getSchema(`${extensions.$id}#/$defs/exportManifest`)
 
-let n = 0
 /** A fresh $DSH_HOME + workspace dir per test. */
-function sandbox() {
-  const dir = path.join(tmp, `t${++n}`)
-  fs.mkdirSync(path.join(dir, 'home'), { recursive: true })
-  fs.mkdirSync(path.join(dir, 'ws'), { recursive: true })
-  const env = { ...process.env, DSH_HOME: path.join(dir, 'home') }
-  delete env.DSH_MEMENTO_BUDGETS
-  const run = (args, opts = {}) => {
-    const spawn = () =>
-      spawnSync(process.execPath, [BIN, ...args], {
-        cwd: path.join(dir, 'ws'),
-        env: { ...env, ...opts.env },
-        input: opts.input ?? '',
-        encoding: 'utf8',
-      })
-    let r = spawn()
-    // Under Wine, creating a process now and then fails before the child runs (seen once in
-    // 18 suite runs); the child never ran, so launching it again changes nothing else.
-    for (let i = 0; i < 2 && r.error && r.error.code !== 'ETIMEDOUT' && process.platform === 'win32'; i++) r = spawn()
-    if (r.error) throw new Error(`spawning dsh-memento ${args.join(' ')} failed: ${r.error.message}`, { cause: r.error })
-    return { code: r.status, out: r.stdout, err: r.stderr, json: () => JSON.parse(r.stdout) }
-  }
-  return { dir, env, run, db: path.join(dir, 'home', 'dsh-memento', 'memory.db'), ws: path.join(dir, 'ws') }
-}
+const sandbox = () => cliSandbox(tmp)
 
 describe('dsh-memento CLI', { skip }, () => {
   it('prints help, and exits 2 on unknown commands and options', () => {

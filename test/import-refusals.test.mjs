@@ -4,12 +4,10 @@
 // Fixtures are written here: a 21 KB CLAUDE.md, a memory-standard root with one long note, and a
 // CLAUDE.md with credentials among ordinary lines.
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, describe, it } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import Ajv2020 from 'ajv/dist/2020.js'
 import { explainImportError } from '../lib/commands/explain.mjs'
 import { memoryError } from '../lib/errors.mjs'
@@ -17,8 +15,8 @@ import { createApply } from '../lib/plugin/apply.mjs'
 import { strings } from '../lib/strings.mjs'
 import { makeAgent, mockCtx } from './support/cordis.mjs'
 import { provider as native, skip } from './support/provider.mjs'
+import { cliSandbox } from './support/cli.mjs'
 
-const BIN = fileURLToPath(new URL('../bin/dsh-memento.mjs', import.meta.url))
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'memento-refusals-'))
 const ctxs = []
 after(() => {
@@ -82,16 +80,8 @@ const SECRETS_MD = [
 ].join('\n')
 
 function sandbox() {
-  const dir = path.join(tmp, `c${++n}`)
-  fs.mkdirSync(path.join(dir, 'home'), { recursive: true })
-  fs.mkdirSync(path.join(dir, 'ws'), { recursive: true })
-  const env = { ...process.env, DSH_HOME: path.join(dir, 'home') }
-  delete env.DSH_MEMENTO_BUDGETS
-  const run = (args) => {
-    const r = spawnSync(process.execPath, [BIN, ...args], { cwd: path.join(dir, 'ws'), env, encoding: 'utf8' })
-    return { code: r.status, out: r.stdout, err: r.stderr }
-  }
-  const list = () => JSON.parse(run(['list', '--json']).out).entries
+  const { dir, run } = cliSandbox(tmp, `c${++n}-`)
+  const list = () => run(['list', '--json']).json().entries
   return { dir, run, list }
 }
 

@@ -5,7 +5,6 @@
 // recall are held by tests/similar_corpus.rs and the FTS path by the recall test below.
 import { after, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,8 +15,8 @@ import { validate } from '../lib/jsonschema.mjs'
 import { renderMemoryResult } from '../lib/tools.mjs'
 import { makeAgent, mockCtx } from './support/cordis.mjs'
 import { provider as native, skip, write } from './support/provider.mjs'
+import { cliEnv, runCli } from './support/cli.mjs'
 
-const BIN = fileURLToPath(new URL('../bin/dsh-memento.mjs', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'memento-quality-'))
 let n = 0
 const ctxs = []
@@ -242,12 +241,7 @@ describe('the health check', { skip }, () => {
 
   test('dsh-memento doctor: the whole store, --json, and --fix through the approval', () => {
     const home = join(dir, `home${n++}`)
-    const env = { ...process.env, DSH_HOME: home }
-    delete env.DSH_MEMENTO_BUDGETS
-    const cli = (...args) => {
-      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, env, input: '', encoding: 'utf8' })
-      return { code: r.status, out: r.stdout, err: r.stderr }
-    }
+    const cli = (...args) => runCli(args, { cwd: dir, env: cliEnv(home) })
     assert.equal(cli('--yes', 'add', PNPM).code, 0)
     const added = cli('--yes', 'add', PNPM_AGAIN)
     assert.match(added.out, /note: likely a duplicate of a stored entry \([01]\.\d\d, [^)]+\): Use pnpm, not npm/)

@@ -7,10 +7,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, describe, it } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { skip } from './support/provider.mjs'
+import { BIN, cliEnv, runCli } from './support/cli.mjs'
 
-const BIN = fileURLToPath(new URL('../bin/dsh-memento.mjs', import.meta.url))
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'memento-undo-cli-'))
 after(() => fs.rmSync(tmp, { recursive: true, force: true }))
 const noPty =
@@ -21,15 +20,14 @@ describe('dsh-memento history, undo and sessions', { skip: skip || noPty }, () =
     const home = path.join(tmp, 'home')
     const ws = path.join(tmp, 'ws')
     fs.mkdirSync(ws, { recursive: true })
-    const env = { ...process.env, DSH_HOME: home }
-    delete env.DSH_MEMENTO_BUDGETS
+    const env = cliEnv(home)
     const transcript = []
     const show = (args, r) => transcript.push(`$ dsh-memento ${args.map((a) => (/[\s#']/.test(a) ? `'${a}'` : a)).join(' ')}`, r.trimEnd())
     /** The CLI with no terminal: `--yes` is its approval. */
     const run = (...args) => {
-      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ws, env, input: '', encoding: 'utf8' })
-      show(args, r.stdout + r.stderr)
-      return { code: r.status, out: r.stdout, err: r.stderr }
+      const r = runCli(args, { cwd: ws, env })
+      show(args, r.out + r.err)
+      return r
     }
     /** The CLI at a terminal, typing `answer` at its prompt: what the terminal shows, prompt and result. */
     const tty = (answer, ...args) => {
@@ -57,7 +55,7 @@ describe('dsh-memento history, undo and sessions', { skip: skip || noPty }, () =
       r.out,
       /^History of entry \S+ \[user\/workspace @\S+\], 2 versions, oldest first:\n- v1 #1 \S+ add · cli · allowed-once \(via cli --yes, writePolicy ask\)\n {4}Use pnpm for installs\n- v2 #2 \S+ replace · cli · allowed-once \(via cli --yes, writePolicy ask\)\n {4}Use pnpm 9 for installs, never npm\nIn memory now as v2\.\n$/,
     )
-    const json = JSON.parse(spawnSync(process.execPath, [BIN, 'history', '#2', '--json'], { cwd: ws, env, encoding: 'utf8' }).stdout)
+    const json = runCli(['history', '#2', '--json'], { cwd: ws, env }).json()
     assert.deepEqual(
       json.versions.map((v) => [v.version, v.seq, v.action, v.text]),
       [
@@ -79,7 +77,7 @@ describe('dsh-memento history, undo and sessions', { skip: skip || noPty }, () =
       /Approve this memory write\?\n-+\n\[dsh-memento\] revert of change #2 \(undo the replace\)\nfrom: user\/workspace · workspace \S+ · every agent · source cli · no tags\n│ Use pnpm 9 for installs, never npm\nto: user\/workspace · workspace \S+ · every agent · source cli · no tags\n│ Use pnpm for installs\n-+\nApprove\? \[y\/N\] y\nUndid change #2/,
     )
     assert.match(undo.screen, /Undid change #2 \(1 entry\):\n- rewritten back to \[user\/workspace @\S+\] Use pnpm for installs\n/)
-    let audit = JSON.parse(spawnSync(process.execPath, [BIN, 'audit', '--json'], { cwd: ws, env, encoding: 'utf8' }).stdout)
+    let audit = runCli(['audit', '--json'], { cwd: ws, env }).json()
     assert.deepEqual(
       [audit[0].action, audit[0].outcome, audit[0].text],
       ['replace', 'allowed-once (via cli prompt, writePolicy ask)', 'Use pnpm for installs'],
@@ -146,14 +144,9 @@ describe('dsh-memento history, undo and sessions', { skip: skip || noPty }, () =
     assert.match(r.out, new RegExp(`^Recorded sessions \\(1, newest first\\):\\n- session-1 \\S+ @\\S+: ${given.length} chars\\n`))
     r = run('sessions', '--session', 'session-1')
     assert.equal(r.out, `${r.out.split('\n')[0]}\n${given}\n`, 'exactly what it was given')
-    assert.equal(
-      JSON.parse(
-        spawnSync(process.execPath, [BIN, 'sessions', '--session', 'session-1', '--json'], { cwd: ws, env, encoding: 'utf8' }).stdout,
-      ).sessions[0].text,
-      given,
-    )
+    assert.equal(runCli(['sessions', '--session', 'session-1', '--json'], { cwd: ws, env }).json().sessions[0].text, given)
     assert.equal(run('sessions', '--session', 'nope').code, 1)
-    audit = JSON.parse(spawnSync(process.execPath, [BIN, 'audit', '--verify', '--json'], { cwd: ws, env, encoding: 'utf8' }).stdout)
+    audit = runCli(['audit', '--verify', '--json'], { cwd: ws, env }).json()
     assert.equal(audit.ok, true)
     t.diagnostic(`transcript:\n${transcript.join('\n')}`)
   })

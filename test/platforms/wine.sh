@@ -16,7 +16,8 @@
 #     node loads addons with LOAD_WITH_ALTERED_SEARCH_PATH, so node.exe's own folder is not
 #     searched): Rust's std imports it and Wine 8 lacks it. A Wine-only shim, never shipped.
 # An addon that does not load fails the run (as everywhere). The suite runs with
-# MEMENTO_UNDER_WINE=1: test/support/mcp.mjs works around a Wine defect with it, and the tests
+# MEMENTO_UNDER_WINE=1: test/support/mcp.mjs works around a Wine defect with it, test/support/cli.mjs
+# runs again a CLI child that Wine killed before it printed anything, and the tests
 # that need a Linux program node.exe cannot start (chromium, the MCP Python SDK's venv, a raw
 # SQLite) skip with it. Exits with node's status; wineserver is shut down on the way out.
 set -euo pipefail

@@ -1,14 +1,15 @@
 // `dsh-memento mcp` as an MCP client sees it: the SDK's own Client over stdio, spawning the real
 // bin/dsh-memento.mjs against a real store. Also the CLI beside it, and a provider opened on the
 // same file for the test's own reads.
-import childProcess, { spawnSync } from 'node:child_process'
+import childProcess from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { pathToFileURL } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { BIN, cliEnv, runCli } from './cli.mjs'
 
 // Under Wine (test/platforms/wine.sh sets MEMENTO_UNDER_WINE=1) a node.exe started with
 // `windowsHide`, as the SDK's StdioClientTransport starts every server on win32, aborts with
@@ -21,7 +22,7 @@ if (process.platform === 'win32' && process.env.MEMENTO_UNDER_WINE === '1') {
   childProcess.spawn = (command, args, options) => spawn(command, args, options && { ...options, windowsHide: false })
 }
 
-export const BIN = fileURLToPath(new URL('../../bin/dsh-memento.mjs', import.meta.url))
+export { BIN }
 export const CLIENT = { name: 'memento-test-client', version: '9.9.9' }
 
 /** A fresh directory with a store path and a workspace. */
@@ -40,9 +41,7 @@ export function tmpRoot(prefix) {
 
 /** The environment every child gets: no budgets override, a private $DSH_HOME. */
 export function childEnv(dir) {
-  const env = { ...process.env, DSH_HOME: path.join(dir, 'home') }
-  delete env.DSH_MEMENTO_BUDGETS
-  return env
+  return cliEnv(path.join(dir, 'home'))
 }
 
 /**
@@ -80,9 +79,7 @@ export async function connect({ db, dir, args = [], elicit, roots, info = CLIENT
 
 /** Run the CLI against `db` (non-interactive: `--yes` is its approval). */
 export function cli(dir, db, args) {
-  const r = spawnSync(process.execPath, [BIN, ...args, '--db', db], { cwd: dir, env: childEnv(dir), encoding: 'utf8', input: '' })
-  if (r.error) throw r.error
-  return { code: r.status, out: r.stdout, err: r.stderr }
+  return runCli([...args, '--db', db], { cwd: dir, env: childEnv(dir) })
 }
 
 /** The memory tool's call as the result the client got. */
