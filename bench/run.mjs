@@ -461,10 +461,17 @@ async function main() {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   })
+  // What history and undo cost, in a fresh process of its own.
+  const undoOut = path.join(dir, 'undo.json')
+  const undo = spawnSync(process.execPath, [path.join(HERE, 'undo.mjs'), ...(quick ? ['--quick'] : []), '--out', undoOut], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   const seconds = (performance.now() - t0) / 1000
   const text = [
     ...results.map((r) => (r.shape === 'large-layers' ? largeTable(r) : workspacesTable(r))),
     hints.status === 0 ? hints.stdout : '\n(similar-write hints bench failed: see above)\n',
+    undo.status === 0 ? undo.stdout : '\n(undo bench failed: see above)\n',
   ].join('\n')
   process.stdout.write(
     `# dsh-memento bench — ${new Date().toISOString()} · node ${process.version} · ${quick ? 'QUICK scale (targets and goals are for the full scale)' : 'full scale'} · ${seconds.toFixed(0)} s${debugWarning}\n${text}\n`,
@@ -486,11 +493,12 @@ async function main() {
       seconds,
       results: results.map((r) => ({ ...r, ...verdicts(r) })),
       hints: hinted,
+      undo: existsSync(undoOut) ? JSON.parse(readFileSync(undoOut, 'utf8')) : null,
     }
     writeFileSync(args.json, JSON.stringify(out, null, 2))
     log(`wrote ${args.json}`)
   }
-  const failed = results.flatMap((r) => r.ours.checks)
+  const failed = [...results.flatMap((r) => r.ours.checks), ...(undo.status === 0 ? [] : ['the undo bench'])]
   if (failed.length) {
     log(`correctness checks failed: ${failed.length}`)
     process.exitCode = 1
