@@ -11,14 +11,16 @@
 //! - [`api`]: the provider's calls as the binding hands them over — arguments, options, the
 //!   configuration — and opening the engine from them.
 //! - [`engine`]: the write pipeline, the reads, history and undo over one store ([`Memory`]).
-//! - [`store`]: SQLite — opening, the schema and its migrations ([`store::schema`]), the
-//!   hash-chained audit ledger ([`store::chain`], checked by [`store::ledger`]), entry reads
-//!   ([`store::reads`]).
-//! - [`protocol`]: the rules without storage (model and input validation, keys, policies) and
-//!   the renderings (the approval's change, the snapshot).
-//! - The leaves, which know nothing of the rest: [`text`] (lengths, excerpts, the characters a
-//!   person cannot see), [`screen`] (the credential screen), [`similar`] (the similarity scorer
-//!   of similar-write hints), and [`error`].
+//! - [`store`]: SQLite — opening, the schema and its migrations ([`store::schema`], each step's
+//!   SQL in `src/store/schema/`), the hash-chained audit ledger ([`store::chain`], checked by
+//!   [`store::ledger`]), entry reads ([`store::reads`]) and an entry's rows in the ledger
+//!   ([`store::history`]).
+//! - [`protocol`]: the rules without storage (model and input validation, keys, policies, the
+//!   paths a text names) and the renderings (the approval's change, the snapshot and its notice
+//!   of pending proposals).
+//! - The leaves: [`text`] (lengths, excerpts, the characters a person cannot see), [`screen`]
+//!   (the credential screen, which reads text through [`text`]), [`similar`] (the similarity
+//!   scorer of similar-write hints, which calls nothing else), and [`error`] at the bottom.
 //!
 //! ## Design
 //!

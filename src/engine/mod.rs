@@ -8,7 +8,9 @@
 //! budget, mutates and appends the audit rows.
 //!
 //! `plan` builds checked writes, `commit` finishes them, `read` answers queries, `records` keeps
-//! proposals and frozen snapshots; this file holds the types they share.
+//! proposals and frozen snapshots, `history` reads an entry's past and `revert` plans its undo,
+//! `similar` and `grams` find similar-write hints, `health` runs the health check; this file
+//! holds the types they share.
 #![forbid(unsafe_code)]
 
 use serde::Serialize;

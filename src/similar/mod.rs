@@ -61,9 +61,9 @@
 //! - **Thresholds**, chosen on the labelled pairs of `tests/similar/pairs.txt` and
 //!   `holdout1.txt`, against five layers of unrelated entries (`tests/similar_corpus.rs`
 //!   prints the tables): a pair is named from [`NAME_MIN`] when it shares at least two words
-//!   (one shared word, `answer` or `Node`, makes a shared topic, not a shared fact); 0.30
-//!   keeps about seven paraphrases in ten while naming under one look-alike in ten and one
-//!   unrelated entry in some 1,400 comparisons. A pair with no changed value is a duplicate
+//!   (one shared word, `answer` or `Node`, makes a shared topic, not a shared fact), the
+//!   threshold that balanced paraphrases named against look-alikes and unrelated entries named
+//!   on those pairs. A pair with no changed value is a duplicate
 //!   from [`DUPLICATE_MIN`], unless exactly one of the texts says "not" and nothing else
 //!   differs (then it is an update: the fact was reversed).
 //!

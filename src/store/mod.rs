@@ -3,8 +3,8 @@
 //!
 //! The layers inside run one way: [`sql`] and [`file`] at the bottom; the rows ([`entries`],
 //! [`records`], [`chain`] — the audit ledger's hash chain); [`ledger`], which checks the store
-//! against the chain; [`schema`], whose migration steps call the chain and the ledger; and the
-//! reads ([`reads`], [`similar`]).
+//! against the chain; [`schema`], whose migration steps call the chain and the ledger (each
+//! step's SQL is in `schema/vNN.sql`); and the reads ([`reads`], [`similar`], [`history`]).
 #![deny(unsafe_code)] // but one file control, in `file::keep_wal_files`.
 
 pub mod chain;
