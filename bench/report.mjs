@@ -137,7 +137,7 @@ export function workspacesTable(res) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// "large-layers" (issues 14 and 22): ours, the JS plugin measured in the same run, how much
+// "large-layers": ours, the JS plugin measured in the same run, how much
 // faster, the goal, the floor
 
 // `meets(ours, jsOverOurs)`: ours in µs, and how many times faster than the JS plugin.
@@ -149,7 +149,7 @@ const faster = (k, cap) => ({
 })
 const atMost = (us) => ({ text: `≤ ${us >= 1000 ? `${us / 1000} ms` : `${us} µs`}`, meets: (o) => o <= us })
 
-/** Issue 22's goals against the JS plugin: [op, label, goal]. */
+/** The goals against the JS plugin: [op, label, goal]. */
 export const LARGE_OPS = [
   ['first', 'first query after open (fresh process)', faster(2)],
   ['open', 'open (warm)', noSlower],

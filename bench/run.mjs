@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// dsh-memento benchmark (issues 5, 14 and 22): µs/op of every memory operation through the
+// dsh-memento benchmark: µs/op of every memory operation through the
 // provider factory contract, next to a FLOOR — the same SQL work done by plain rusqlite
 // (examples/floor/) — in the same run, and for the large-layers shape next to the JS plugin,
 // measured in the same run too. See bench/README.md.

@@ -1,5 +1,5 @@
 // Plugin configuration: the defaults and load-time validation are the addon's
-// (`resolveConfig`, src/protocol/config.rs, the same rules the provider applies to its
+// (`resolveConfig`, src/api/config.rs, the same rules the provider applies to its
 // options); this file builds the Cordis `Config` schema over them. Schemastery is a *peer* that
 // only exists inside a dsh install, so it is loaded lazily with `createRequire` (its CJS build):
 // library users who import `dsh-memento` on plain Node never need it. Without it, `Config` is a
