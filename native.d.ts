@@ -40,7 +40,10 @@ export declare class Native {
    * is read as it is, so a value that is no string is refused as one.
    */
   budgets(opts: unknown): unknown
-  /** A read by name with its arguments (an array): see [`reads::READS`]. */
+  /**
+   * A synchronous call by name with its arguments (an array): a read, or an ungated record
+   * (see [`reads::READS`]).
+   */
   read(name: unknown, args: unknown): unknown
   /** Close the store. Idempotent; later calls fail with `STORE_CORRUPT` ("closed"). */
   close(): void

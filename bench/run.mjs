@@ -4,7 +4,7 @@
 // (examples/floor/) — in the same run, and for the large-layers shape next to the JS plugin,
 // measured in the same run too. See bench/README.md.
 //
-//   node bench/run.mjs [--quick] [--provider ./factory.mjs] [--json out.json]
+//   node bench/run.mjs [--quick] [--provider ./factory.mjs] [--json out.json] [--results FILE|none]
 //                      [--scales 10000,100000] [--large 10000] [--audit-rows 1000000]
 //                      [--iters 200] [--no-floor] [--keep]
 //
@@ -17,7 +17,7 @@
 // checks, never timings.
 import { spawnSync } from 'node:child_process'
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync, mkdirSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import os, { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { fileBytes, fmt, log, stats } from './common.mjs'
@@ -30,7 +30,18 @@ const ROOT = path.resolve(HERE, '..')
 const WORKER = path.join(HERE, 'worker.mjs')
 
 function parseArgs(argv) {
-  const a = { quick: false, provider: null, json: null, scales: null, large: null, auditRows: null, iters: null, floor: true, keep: false }
+  const a = {
+    quick: false,
+    provider: null,
+    json: null,
+    results: null,
+    scales: null,
+    large: null,
+    auditRows: null,
+    iters: null,
+    floor: true,
+    keep: false,
+  }
   const sizes = (v) =>
     v
       .split(',')
@@ -47,6 +58,7 @@ function parseArgs(argv) {
     if (name === '--quick') a.quick = true
     else if (name === '--provider') a.provider = value()
     else if (name === '--json') a.json = value()
+    else if (name === '--results') a.results = value()
     else if (name === '--scales') a.scales = sizes(value())
     else if (name === '--large') a.large = Number(value())
     else if (name === '--audit-rows') a.auditRows = Number(value())
@@ -61,7 +73,7 @@ function parseArgs(argv) {
 
 function usage(problem) {
   const text =
-    'usage: node bench/run.mjs [--quick] [--provider ./factory.mjs] [--json out.json] [--scales 10000,100000|none] [--large N|0] [--audit-rows N] [--iters N] [--no-floor] [--keep]'
+    'usage: node bench/run.mjs [--quick] [--provider ./factory.mjs] [--json out.json] [--results FILE|none] [--scales 10000,100000|none] [--large N|0] [--audit-rows N] [--iters N] [--no-floor] [--keep]'
   if (problem) {
     process.stderr.write(`${problem}\n${text}\n`)
     process.exit(2)
@@ -381,6 +393,20 @@ function peaks(r) {
 
 const JS_TREE = path.resolve(process.env.MEMENTO_JS_PLUGIN ?? path.join(ROOT, '..', 'shared', 'reference', 'js-dsh-memento-74cd54b'))
 
+/** Where the run was measured: the date, the machine, the Nodes and the code, as the results file ends. */
+function machine(provider) {
+  const cpus = os.cpus()
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim()
+  const js = findJsPlugin()
+  return [
+    '## Where this was measured',
+    `- ${new Date().toISOString().slice(0, 10)}, ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.type()} ${os.release()} (${os.arch()})`,
+    `- ours: ${path.relative(ROOT, provider)} at commit ${commit || 'unknown'}, on Node ${process.version}`,
+    `- the JS plugin: ${js.missing ? `not measured (${js.missing})` : `${path.basename(js.tree)} on Node ${js.version}`}`,
+    '- reproduce: `npm run build && npm run bench` (docs/performance.md)',
+  ].join('\n')
+}
+
 /** `{tree, node, version}` to run the JS plugin with (it needs Node >= 22.19), or `{missing}`. */
 function findJsPlugin() {
   if (!existsSync(path.join(JS_TREE, 'lib', 'protocol.mjs'))) return { missing: `no JS plugin tree at ${JS_TREE} (set MEMENTO_JS_PLUGIN)` }
@@ -473,9 +499,14 @@ async function main() {
     hints.status === 0 ? hints.stdout : '\n(similar-write hints bench failed: see above)\n',
     undo.status === 0 ? undo.stdout : '\n(undo bench failed: see above)\n',
   ].join('\n')
-  process.stdout.write(
-    `# dsh-memento bench — ${new Date().toISOString()} · node ${process.version} · ${quick ? 'QUICK scale (targets and goals are for the full scale)' : 'full scale'} · ${seconds.toFixed(0)} s${debugWarning}\n${text}\n`,
-  )
+  const report = `# dsh-memento bench — ${new Date().toISOString()} · node ${process.version} · ${quick ? 'QUICK scale (targets and goals are for the full scale)' : 'full scale'} · ${seconds.toFixed(0)} s${debugWarning}\n${text}\n`
+  process.stdout.write(report)
+  // A full run on this machine is the results file the docs show; a quick one checks, and keeps nothing.
+  const resultsFile = args.results ?? (quick ? 'none' : path.join(HERE, 'results.md'))
+  if (resultsFile !== 'none') {
+    writeFileSync(resultsFile, `# Results of \`npm run bench\`\n\n${report.replace(/^# /, '')}\n${machine(provider)}\n`)
+    log(`wrote ${path.relative(process.cwd(), resultsFile)}`)
+  }
   if (args.json) {
     const verdicts = (r) =>
       r.shape === 'large-layers'
