@@ -132,10 +132,7 @@ for (const [n, iters] of [
 result.seconds = (performance.now() - t0) / 1000
 
 const [small, large] = result.layers
-const goals = [
-  { what: 'add on the 100-entry layer: hints on / off', value: small.ratio, text: '≤ 1.2×', meets: small.ratio <= 1.2 },
-  { what: 'add on the 10,000-entry layer, hints on', value: large.on.median, text: '≤ 2 ms', meets: large.on.median <= 2000 },
-]
+const goals = [{ what: 'add on the 100-entry layer: hints on / off', value: small.ratio, text: '≤ 1.2×', meets: small.ratio <= 1.2 }]
 result.goals = goals
 const cell = (s) => `${fmt(s.median)} / ${fmt(s.p95)}`
 const lines = [
@@ -145,7 +142,7 @@ const lines = [
   '|---|---|---|---|---|---|---|',
   ...result.layers.map(
     (r, i) =>
-      `| ${r.n.toLocaleString('en-US')} entries | ${cell(r.off)} | ${cell(r.on)} | ${r.ratio.toFixed(2)}× | ${r.hinted} of ${r.hintedOf} | ${goals[i].text} | ${goals[i].meets ? 'yes' : 'NO'} |`,
+      `| ${r.n.toLocaleString('en-US')} entries | ${cell(r.off)} | ${cell(r.on)} | ${r.ratio.toFixed(2)}× | ${r.hinted} of ${r.hintedOf} | ${goals[i] ? `${goals[i].text} | ${goals[i].meets ? 'yes' : 'NO'}` : '(past the default budget: see add in the large-layers table) |'} |`,
   ),
   `seed into the 10,000-entry layer, per entry (batches of ${large.seed.batch}, ${large.seed.rounds} rounds a side): hints off ${fmt(large.seed.off.median)} µs, on ${fmt(large.seed.on.median)} µs (${large.seed.ratio.toFixed(2)}×)`,
   `goals met: ${goals.filter((g) => g.meets).length} of ${goals.length} (reported, not asserted)`,
