@@ -9,7 +9,6 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createApply } from '../lib/plugin/apply.mjs'
 import { clearFrozenSnapshots } from '../lib/snapshot.mjs'
 import { noSqlite, rawSqlite } from './support/raw-sqlite.mjs'
 import { makeAgent, mockCtx } from './support/cordis.mjs'
@@ -25,7 +24,7 @@ after(() => {
 })
 beforeEach(() => clearFrozenSnapshots())
 
-const apply = createApply(() => native)
+const apply = native.apply
 const fresh = () => join(dir, `s${n++}.db`)
 /** The plugin on a fresh store, with a user answerer after ours that records what reached it. */
 function plugin(config = {}, answer = 'allowed-once') {

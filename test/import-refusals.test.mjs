@@ -11,7 +11,6 @@ import { after, describe, it } from 'node:test'
 import Ajv2020 from 'ajv/dist/2020.js'
 import { explainImportError } from '../lib/commands/explain.mjs'
 import { memoryError } from '../lib/errors.mjs'
-import { createApply } from '../lib/plugin/apply.mjs'
 import { strings } from '../lib/strings.mjs'
 import { makeAgent, mockCtx } from './support/cordis.mjs'
 import { provider as native, skip } from './support/provider.mjs'
@@ -262,7 +261,7 @@ describe('the native screen an import asks', { skip }, () => {
 })
 
 describe('/memory import explains the same refusals (en and zh)', { skip }, () => {
-  const apply = createApply(() => native)
+  const apply = native.apply
   function setup(config = {}) {
     const ctx = mockCtx()
     apply(ctx, { dbPath: path.join(tmp, `p${++n}.db`), ...config })

@@ -9,7 +9,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createApply } from '../lib/plugin/apply.mjs'
 import { clearFrozenSnapshots } from '../lib/snapshot.mjs'
 import { validate } from '../lib/jsonschema.mjs'
 import { renderMemoryResult } from '../lib/tools.mjs'
@@ -26,7 +25,7 @@ after(() => {
 })
 beforeEach(() => clearFrozenSnapshots())
 
-const apply = native && createApply(() => native)
+const apply = native && native.apply
 /** The plugin on a fresh store, every memory approval answered `allowed-once` and kept. */
 function setup(config = {}) {
   const ctx = mockCtx()

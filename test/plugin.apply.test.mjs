@@ -6,7 +6,6 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createApply } from '../lib/plugin/apply.mjs'
 import { DEFAULT_CONFIG, makeConfigSchema, resolveConfig } from '../lib/config.mjs'
 import { clearFrozenSnapshots } from '../lib/snapshot.mjs'
 import { validate } from '../lib/jsonschema.mjs'
@@ -24,7 +23,7 @@ after(() => {
   for (const c of ctxs) c.dispose()
   rmSync(dir, { recursive: true, force: true })
 })
-const apply = createApply(() => native)
+const apply = native.apply
 const workspaceKeyOf = (cwd) => native.workspaceKeyOf(cwd)
 const allow = (ctx) => ctx.on('approval/request', async (req, next) => (req.toolName === 'memory' ? 'allowed-once' : next()))
 /** The plugin applied on a fresh store; `memory` (ctx.memory) reads it back. */
@@ -887,7 +886,7 @@ describe('lifecycle', { skip }, () => {
     assert.equal(ctx.systemPrompt.map.size, 0)
     assert.equal(ctx.commands.map.size, 0)
     assert.equal(ctx.webServer.routes.size, 0)
-    apply(ctx, {})
+    apply(ctx, { dbPath: join(dir, `m${n++}.db`) }) // never the user's own store
     assert.equal(ctx.tools.map.size, 2)
     assert.equal(ctx.webServer.routes.size, 10) // the panel: bootstrap, entries, audit, history, sessions, health, proposals, version, write, its modules
   })

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createApply } from '../lib/plugin/apply.mjs'
 import { clearFrozenSnapshots, SNAPSHOT_SECTION } from '../lib/snapshot.mjs'
 import { validate } from '../lib/jsonschema.mjs'
 import { makeAgent, mockCtx } from './support/cordis.mjs'
@@ -21,7 +20,7 @@ after(() => {
   for (const c of ctxs) c.dispose()
   rmSync(dir, { recursive: true, force: true })
 })
-const apply = createApply(() => native)
+const apply = native.apply
 const ws = (cwd) => native.workspaceKeyOf(cwd)
 /** A workspace key inside a RegExp: on Windows it holds backslashes (`z:\\ws\\a`). */
 const wsRe = (cwd) => ws(cwd).replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')

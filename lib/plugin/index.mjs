@@ -2,7 +2,7 @@
 // Loader would then require `inject` on it). Importing this module needs no dsh package:
 // `@deepseek-ai/schemastery` is a peer loaded lazily by ../config.mjs (fallback: a Standard
 // Schema with the same defaults/validation), and the provider comes from the native addon.
-import { native } from '../native.mjs'
+import * as provider from '../provider.mjs'
 import { makeConfigSchema } from '../config.mjs'
 import { createApply } from './apply.mjs'
 
@@ -14,4 +14,4 @@ export const name = 'memento'
 // desktop shell's own) whatever else its layers hold.
 export const inject = ['tools', 'systemPrompt']
 export const Config = makeConfigSchema()
-export const apply = createApply(() => native)
+export const apply = createApply(() => provider)
