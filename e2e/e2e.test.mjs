@@ -154,7 +154,8 @@ step('denied write: no answerer → unavailable, nothing but the denied row', {}
   assert.equal(out.byLine['/memory query rain'].text, 'No entry contains "rain".')
   const rows = out.byLine['/memory audit'].text.split('\n').filter((l) => l.includes('rain') || l.includes('-denied'))
   assert.equal(rows.length, 1, out.byLine['/memory audit'].text)
-  assert.match(rows[0], / add-denied user\/workspace unavailable \(via approval, writePolicy ask\) \(memory-tool\)$/)
+  // The denied row names the text that was refused (the audit shows each row's text).
+  assert.match(rows[0], / add-denied user\/workspace unavailable \(via approval, writePolicy ask\) \(memory-tool\): user hates rain$/)
 })
 
 step("writePolicy auto: the user's own patch approves model writes with no answerer", {}, async () => {

@@ -476,9 +476,11 @@ step(
   async () => {
     const thursdays = 'history-token: deploys go out on Thursdays'
     const fridays = 'history-token: deploys go out on Fridays, never on Thursdays'
-    const [own] = sessionIds() // the page's session
-    // Its keys, as the panel reads them from the live session.
-    const view = await page.evaluate(async (id) => (await (await fetch(`/api/memento/entries?limit=1&session=${id}`)).json()).session, own)
+    // The page's session and its keys, as the panel itself asks for them (the harness holds
+    // more than one session by now; the page shows one of them).
+    const asked = page.waitForResponse((r) => r.url().includes('/api/memento/entries?'))
+    await page.getByRole('button', { name: 'Refresh' }).click()
+    const view = (await (await asked).json()).session
     assert.deepEqual([view.live, view.workspaceKey], [true, workspaceKeyOf(CWD)])
     const keys = { workspaceKey: view.workspaceKey, agentKey: view.agentKey }
     const { add, replace } = await withStore(async (s) => {
