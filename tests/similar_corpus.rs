@@ -608,32 +608,7 @@ fn the_scorer_is_measured_on_the_tuned_pairs() {
 /// The hold-out, written after all tuning: held to the goals, less the known shortfalls.
 #[test]
 fn the_scorer_meets_the_goals_on_the_hold_out() {
-  let pairs = holdout();
-  let n = pairs.len();
-  assert!(n >= 60, "{n} pairs");
-  for lang in LANGS {
-    for kind in KINDS {
-      let count = pairs
-        .iter()
-        .filter(|p| p.lang == lang && p.kind == kind)
-        .count();
-      assert!(count >= 1, "no {kind} in {lang}");
-    }
-  }
-  let m = Measured::of(&pairs);
-  println!(
-    "similarity on the hold-out pairs ({n})\n{}\n{}\n{}",
-    m.advice_table(),
-    m.table(),
-    m.report
-  );
-  let mut missed = misses(&m, &GOALS);
-  missed.extend(advice_misses(&m, &ADVICE_GOALS));
-  for (_, say) in &missed {
-    println!("BELOW GOAL on the hold-out: {say}");
-  }
-  let names: Vec<&str> = missed.iter().map(|(name, _)| *name).collect();
-  assert_eq!(names, KNOWN_SHORTFALLS, "hold-out: {missed:#?}");
+  held_to_floors("hold-out", &holdout(), (60, 1), None, KNOWN_SHORTFALLS);
 }
 
 /// Bounds on the third hold-out, after the general fixes its first run showed (see its header):
@@ -658,31 +633,54 @@ const HOLDOUT3_SHORTFALLS: &[&str] = &["paraphrases named", "look-alikes named"]
 
 #[test]
 fn the_advice_meets_the_goals_on_the_third_hold_out() {
-  let pairs = holdout3();
-  assert!(pairs.len() >= 100, "{} pairs", pairs.len());
+  held_to_floors(
+    "third hold-out",
+    &holdout3(),
+    (100, 4),
+    Some((&HOLDOUT3_FLOORS, &HOLDOUT3_ADVICE_FLOORS)),
+    HOLDOUT3_SHORTFALLS,
+  );
+}
+
+/// A hold-out measured and printed — at least `at_least` pairs, each language and kind at least
+/// `per_kind` times — held to its `floors` (names, advice) when it has them, and missing exactly
+/// the goals `shortfalls` names (each printed).
+fn held_to_floors(
+  what: &str,
+  pairs: &[Pair],
+  (at_least, per_kind): (usize, usize),
+  floors: Option<(&Goals, &Advice)>,
+  shortfalls: &[&str],
+) {
+  assert!(pairs.len() >= at_least, "{} pairs", pairs.len());
   for lang in LANGS {
     for kind in KINDS {
       let count = pairs
         .iter()
         .filter(|p| p.lang == lang && p.kind == kind)
         .count();
-      assert!(count >= 4, "{count} {kind} in {lang}");
+      assert!(count >= per_kind, "{count} {kind} in {lang}");
     }
   }
-  let m = Measured::of(&pairs);
+  let m = Measured::of(pairs);
   println!(
-    "similarity on the third hold-out ({})\n{}\n{}\n{}",
+    "similarity on the {what} ({})\n{}\n{}\n{}",
     pairs.len(),
     m.advice_table(),
     m.table(),
     m.report
   );
-  check(&m, &HOLDOUT3_FLOORS, "third hold-out");
-  check_advice(&m, &HOLDOUT3_ADVICE_FLOORS, "third hold-out");
   let mut missed = misses(&m, &GOALS);
   missed.extend(advice_misses(&m, &ADVICE_GOALS));
+  for (_, say) in &missed {
+    println!("BELOW GOAL on the {what}: {say}");
+  }
+  if let Some((floors, advice_floors)) = floors {
+    check(&m, floors, what);
+    check_advice(&m, advice_floors, what);
+  }
   let names: Vec<&str> = missed.iter().map(|(name, _)| *name).collect();
-  assert_eq!(names, HOLDOUT3_SHORTFALLS, "third hold-out: {missed:#?}");
+  assert_eq!(names, shortfalls, "{what}: {missed:#?}");
 }
 
 /// Bounds on the fourth hold-out at its first run (see its header), so that it guards against
@@ -711,34 +709,13 @@ const HOLDOUT4_SHORTFALLS: &[&str] = &["paraphrases named", "look-alikes named"]
 /// first run's figures.
 #[test]
 fn the_advice_is_measured_on_the_fourth_hold_out() {
-  let pairs = holdout4();
-  assert!(pairs.len() >= 120, "{} pairs", pairs.len());
-  for lang in LANGS {
-    for kind in KINDS {
-      let count = pairs
-        .iter()
-        .filter(|p| p.lang == lang && p.kind == kind)
-        .count();
-      assert!(count >= 4, "{count} {kind} in {lang}");
-    }
-  }
-  let m = Measured::of(&pairs);
-  println!(
-    "similarity on the fourth hold-out ({})\n{}\n{}\n{}",
-    pairs.len(),
-    m.advice_table(),
-    m.table(),
-    m.report
+  held_to_floors(
+    "fourth hold-out",
+    &holdout4(),
+    (120, 4),
+    Some((&HOLDOUT4_FLOORS, &HOLDOUT4_ADVICE_FLOORS)),
+    HOLDOUT4_SHORTFALLS,
   );
-  let mut missed = misses(&m, &GOALS);
-  missed.extend(advice_misses(&m, &ADVICE_GOALS));
-  for (_, say) in &missed {
-    println!("BELOW GOAL on the fourth hold-out: {say}");
-  }
-  check(&m, &HOLDOUT4_FLOORS, "fourth hold-out");
-  check_advice(&m, &HOLDOUT4_ADVICE_FLOORS, "fourth hold-out");
-  let names: Vec<&str> = missed.iter().map(|(name, _)| *name).collect();
-  assert_eq!(names, HOLDOUT4_SHORTFALLS, "fourth hold-out: {missed:#?}");
 }
 
 #[test]
