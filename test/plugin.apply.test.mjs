@@ -12,7 +12,7 @@ import { validate } from '../lib/jsonschema.mjs'
 import { renderMemoryResult } from '../lib/tools.mjs'
 import { CLIENT_MODULES } from '../lib/panel/index.mjs'
 import { strings } from '../lib/strings.mjs'
-import { makeAgent, mockCtx } from './support/cordis.mjs'
+import { fakeResponse, makeAgent, mockCtx } from './support/cordis.mjs'
 import { provider as native, skip } from './support/provider.mjs'
 
 const dir = mkdtempSync(join(tmpdir(), 'memento-plugin-'))
@@ -587,17 +587,7 @@ describe('web routes and recall', { skip }, () => {
     assert.ok(route, 'one prefix route')
     /** The handler itself, with the URL exactly as sent (dsh's server resolves dot segments before matching; this does not). */
     const raw = (url, { method = 'GET', headers = { host: '127.0.0.1:8080' } } = {}) => {
-      const res = {
-        statusCode: 0,
-        headers: {},
-        body: undefined,
-        setHeader(k, v) {
-          this.headers[k] = v
-        },
-        end(b) {
-          this.body = b
-        },
-      }
+      const res = fakeResponse()
       route.handler({ url, method, headers }, res)
       return res
     }
@@ -737,7 +727,6 @@ describe('web routes and recall', { skip }, () => {
     const agent = makeAgent()
     const agents = new Map([[agent.session.id, agent]])
     const post = async (ctx, body, headers = {}) => {
-      const route = ctx.webServer.routes.get('exact /api/memento/write')
       const token = (await ctx.webServer.call('/api/memento/panel')).json.token
       const own = {
         host: '127.0.0.1:8080',
@@ -746,24 +735,11 @@ describe('web routes and recall', { skip }, () => {
         'content-type': 'application/json',
         'x-memento-token': token,
       }
-      const req = {
-        url: '/api/memento/write',
+      return ctx.webServer.call('/api/memento/write', {
         method: 'POST',
         headers: Object.fromEntries(Object.entries({ ...own, ...headers }).filter(([, v]) => v !== undefined)),
         body: JSON.stringify(body),
-      }
-      const res = {
-        statusCode: 0,
-        headers: {},
-        setHeader(k, v) {
-          this.headers[k] = v
-        },
-        end(b) {
-          this.body = b
-        },
-      }
-      await route.handler(req, res)
-      return { status: res.statusCode, body: res.body, json: res.body?.startsWith('{') ? JSON.parse(res.body) : undefined }
+      })
     }
     let s = setup()
     s.ctx.services.set('agents', { get: (id) => agents.get(id) })

@@ -251,26 +251,12 @@ describe('the panel: history, Undo and Sessions', { skip }, () => {
   const own = { host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080', 'sec-fetch-site': 'same-origin' }
   /** A POST to the write route as the page sends it. */
   async function post(ctx, body) {
-    const route = ctx.webServer.routes.get('exact /api/memento/write')
     const token = (await ctx.webServer.call('/api/memento/panel')).json.token
-    const req = {
-      url: '/api/memento/write',
+    return ctx.webServer.call('/api/memento/write', {
       method: 'POST',
       headers: { ...own, 'content-type': 'application/json', 'x-memento-token': token },
       body: JSON.stringify({ session: agent.session.id, ...body }),
-    }
-    const res = {
-      statusCode: 0,
-      headers: {},
-      setHeader(k, v) {
-        this.headers[k] = v
-      },
-      end(b) {
-        this.body = b
-      },
-    }
-    await route.handler(req, res)
-    return { status: res.statusCode, json: JSON.parse(res.body) }
+    })
   }
   function panel() {
     const s = setup()

@@ -153,26 +153,16 @@ export function mockCtx({ approvalPolicy = 'ask', withApproval = true, withComma
         routes.set(key, r)
         return () => routes.delete(key)
       },
-      /** One request as dsh's web server hands it over (default: a same-origin GET of the page). */
-      async call(url, { method = 'GET', headers = { host: '127.0.0.1:8080' } } = {}) {
+      /** One request as dsh's web server hands it over (default: a same-origin GET of the page), answered. */
+      async call(url, { method = 'GET', headers = { host: '127.0.0.1:8080' }, body } = {}) {
         const u = new URL(url, 'http://x')
         // As dsh's web server matches: the exact route, else the longest prefix route that owns the path.
         const prefix = [...routes.values()]
           .filter((x) => x.kind === 'prefix' && (u.pathname === x.path || u.pathname.startsWith(`${x.path}/`)))
           .sort((a, b) => b.path.length - a.path.length)[0]
         const r = routes.get(`exact ${u.pathname}`) ?? prefix
-        const res = {
-          statusCode: 0,
-          headers: {},
-          body: undefined,
-          setHeader(k, v) {
-            this.headers[k] = v
-          },
-          end(b) {
-            this.body = b
-          },
-        }
-        if (r) r.handler({ url, method, headers }, res)
+        const res = fakeResponse()
+        if (r) await r.handler({ url, method, headers, body }, res)
         else res.statusCode = 404 // no route: dsh's own 404 (or its page fallback)
         let json
         try {
@@ -185,4 +175,19 @@ export function mockCtx({ approvalPolicy = 'ask', withApproval = true, withComma
   }
   if (sessionQuery) services.set('sessionQuery', sessionQuery)
   return ctx
+}
+
+/** A response as a route handler writes it: status, headers and body kept for the test to read. */
+export function fakeResponse() {
+  return {
+    statusCode: 0,
+    headers: {},
+    body: undefined,
+    setHeader(k, v) {
+      this.headers[k] = v
+    },
+    end(b) {
+      this.body = b
+    },
+  }
 }
