@@ -3,26 +3,16 @@
 // after (how many writes to try after the first failure). Installs a SIGXFSZ handler so that a
 // file-size rlimit turns into a failing write(2) (EFBIG) instead of killing the process.
 // Sends {t:'done', results, opened, openError} and exits 0.
-import { ERROR_CODES } from '../../../index.mjs'
-import { openProvider } from './open.mjs'
+import { failureOf, HUGE_BUDGETS, openProvider } from './open.mjs'
 
 process.on('SIGXFSZ', () => {})
 const { dbPath, attempts = 400, units = 4000, after = 5 } = JSON.parse(process.argv[2])
-const huge = { user: { userGlobal: 1e9, workspace: 1e9 }, agent: { userGlobal: 1e9, workspace: 1e9 } }
-const describe = (e) => ({
-  ok: false,
-  code: e?.code,
-  reason: e?.details?.reason,
-  retryable: e?.details?.retryable,
-  message: String(e?.message ?? e),
-  protocol: e instanceof Error && ERROR_CODES.includes(e.code),
-})
 const results = []
 let provider
 try {
-  provider = openProvider({ dbPath, budgets: huge, gate: async () => 'allowed-once' })
+  provider = openProvider({ dbPath, budgets: HUGE_BUDGETS, gate: async () => 'allowed-once' })
 } catch (e) {
-  process.send({ t: 'done', results, opened: false, openError: describe(e) })
+  process.send({ t: 'done', results, opened: false, openError: failureOf(e) })
   process.exit(0)
 }
 const write = { agent: { session: { id: 'fill', header: { cwd: '/srv/fault/ws0' } } } }
@@ -34,7 +24,7 @@ for (let i = 0; i < attempts && (failedAt < 0 || i < failedAt + after); i++) {
     const { entry } = await provider.add({ track: 'agent', scope: 'user-global', text }, write)
     results.push({ ok: true, id: entry.id })
   } catch (e) {
-    results.push(describe(e))
+    results.push(failureOf(e))
     if (failedAt < 0) failedAt = i
   }
   // Reads must keep working (or fail with a code) whatever the writes do.
@@ -42,13 +32,13 @@ for (let i = 0; i < attempts && (failedAt < 0 || i < failedAt + after); i++) {
     provider.budgets()
     provider.query({ text: 'filler', limit: 2 }, { countRecall: false })
   } catch (e) {
-    results.push({ read: true, ...describe(e) })
+    results.push({ read: true, ...failureOf(e) })
   }
 }
 try {
   provider.close()
 } catch (e) {
-  results.push({ close: true, ...describe(e) })
+  results.push({ close: true, ...failureOf(e) })
 }
 process.send({ t: 'done', results, opened: true })
 process.disconnect()

@@ -7,7 +7,7 @@
 // the callers.
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { MemoryProvider } from '../../../index.mjs'
+import { ERROR_CODES, MemoryProvider } from '../../../index.mjs'
 
 export const CONFORMANCE_FACTORY = fileURLToPath(new URL('../../../conformance/provider.mjs', import.meta.url))
 const factories = new Map()
@@ -33,3 +33,16 @@ export function openProvider({ factory, ...options }) {
   if (make) return make({ dbPath: options.dbPath, budgets: options.budgets, gate: options.gate })
   return new MemoryProvider(options)
 }
+
+/** Budgets raised out of the way: a fault test's writes fail only by the fault it makes. */
+export const HUGE_BUDGETS = { user: { userGlobal: 1e9, workspace: 1e9 }, agent: { userGlobal: 1e9, workspace: 1e9 } }
+
+/** How a call failed, as a fault test reports it: its code, reason, advice and whether it is the protocol's. */
+export const failureOf = (e) => ({
+  ok: false,
+  code: e?.code,
+  reason: e?.details?.reason,
+  retryable: e?.details?.retryable,
+  message: String(e?.message ?? e),
+  protocol: e instanceof Error && ERROR_CODES.includes(e.code),
+})

@@ -3,26 +3,16 @@
 // (SIGBUS on a full tmpfs, an abort) is observed as an exit status instead of killing the test.
 // Config (JSON argv): dbPath, match (a marker of an existing entry, optional).
 // Sends {t:'done', opened, openError?, results: {name: {ok, code?, message?, protocol?}}}.
-import { ERROR_CODES } from '../../../index.mjs'
-import { openProvider } from './open.mjs'
+import { failureOf, HUGE_BUDGETS, openProvider } from './open.mjs'
 
 process.on('SIGXFSZ', () => {})
 const { dbPath, match } = JSON.parse(process.argv[2])
-const huge = { user: { userGlobal: 1e9, workspace: 1e9 }, agent: { userGlobal: 1e9, workspace: 1e9 } }
-const outcome = (e) => ({
-  ok: false,
-  code: e?.code,
-  reason: e?.details?.reason,
-  retryable: e?.details?.retryable,
-  message: String(e?.message ?? e),
-  protocol: e instanceof Error && ERROR_CODES.includes(e.code),
-})
 const write = { agent: { session: { id: 'poke', header: { cwd: '/srv/fault/ws0' } } } }
 let provider
 try {
-  provider = openProvider({ dbPath, gate: async () => 'allowed-once', budgets: huge })
+  provider = openProvider({ dbPath, gate: async () => 'allowed-once', budgets: HUGE_BUDGETS })
 } catch (e) {
-  process.send({ t: 'done', opened: false, openError: outcome(e), results: {} })
+  process.send({ t: 'done', opened: false, openError: failureOf(e), results: {} })
   process.exit(0)
 }
 const results = {}
@@ -43,13 +33,13 @@ for (const [name, call] of Object.entries(calls)) {
   try {
     results[name] = { ok: true, value: await call() }
   } catch (e) {
-    results[name] = outcome(e)
+    results[name] = failureOf(e)
   }
 }
 try {
   provider.close()
 } catch (e) {
-  results.close = outcome(e)
+  results.close = failureOf(e)
 }
 process.send({ t: 'done', opened: true, results })
 process.disconnect()
