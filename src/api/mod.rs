@@ -9,3 +9,12 @@ pub mod open;
 pub mod reads;
 pub mod rules;
 pub mod writes;
+
+use serde::Serialize;
+
+use crate::error::{MemoryError, Result};
+
+/// A read's or a rule's answer as the JSON text the binding hands to V8.
+fn to_json(value: &impl Serialize) -> Result<String> {
+  serde_json::to_string(value).map_err(|e| MemoryError::invalid(e.to_string()))
+}

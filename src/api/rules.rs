@@ -3,10 +3,9 @@
 //! credential screen of an import, the keys and store path of a session.
 #![forbid(unsafe_code)]
 
-use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::{config, inputs};
+use super::{config, inputs, to_json};
 use crate::error::{json_str, MemoryError, Result};
 use crate::protocol::model::{self, Scope, Track};
 use crate::protocol::policy::WritePolicy;
@@ -22,10 +21,6 @@ pub const RULES: [&str; 7] = [
   "workspaceKeyOf",
   "agentKeyOf",
 ];
-
-fn to_json(value: &impl Serialize) -> Result<String> {
-  serde_json::to_string(value).map_err(|e| MemoryError::invalid(e.to_string()))
-}
 
 /// The protocol's enums and limits, for every JS surface that needs them.
 fn protocol() -> Value {
