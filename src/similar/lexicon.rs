@@ -21,6 +21,9 @@ fn words(name: &str) -> impl Iterator<Item = &'static str> {
   list.flat_map(str::split_whitespace)
 }
 
+/// Words by their first character.
+type ByFirst = HashMap<char, Vec<&'static str>>;
+
 struct Sets {
   /// Each listed English word's weight.
   weights: HashMap<&'static str, f32>,
@@ -29,14 +32,17 @@ struct Sets {
   cjk_copulas: HashSet<char>,
   /// The stems of the English set verbs, and the CJK ones by their first character.
   set_verbs: HashSet<&'static str>,
-  cjk_set_verbs: HashMap<char, Vec<&'static str>>,
+  cjk_set_verbs: ByFirst,
   transitions: HashSet<&'static str>,
   transitions_to: HashSet<&'static str>,
   /// CJK frame words by their first character.
-  cjk_frame: HashMap<char, Vec<&'static str>>,
-  cjk_negations: HashMap<char, Vec<&'static str>>,
-  cjk_transitions: HashMap<char, Vec<&'static str>>,
+  cjk_frame: ByFirst,
+  cjk_negations: ByFirst,
+  cjk_transitions: ByFirst,
   zh_stop: HashSet<char>,
+  versioned: HashSet<&'static str>,
+  port_labels: HashSet<&'static str>,
+  tlds: HashSet<&'static str>,
 }
 
 fn sets() -> &'static Sets {
@@ -71,6 +77,9 @@ fn sets() -> &'static Sets {
       cjk_negations: by_first_char("cjk-negations"),
       cjk_transitions: by_first_char("cjk-transitions"),
       zh_stop: words("zh-stop").flat_map(str::chars).collect(),
+      versioned: words("versioned").collect(),
+      port_labels: words("port-labels").collect(),
+      tlds: words("tlds").collect(),
     }
   })
 }
@@ -148,8 +157,8 @@ pub(super) fn is_zh_stop(c: char) -> bool {
 }
 
 /// The words of a list by their first character.
-fn by_first_char(list: &str) -> HashMap<char, Vec<&'static str>> {
-  let mut map: HashMap<char, Vec<&'static str>> = HashMap::default();
+fn by_first_char(list: &str) -> ByFirst {
+  let mut map = ByFirst::default();
   for word in words(list) {
     if let Some(first) = word.chars().next() {
       map.entry(first).or_default().push(word);
@@ -158,12 +167,27 @@ fn by_first_char(list: &str) -> HashMap<char, Vec<&'static str>> {
   map
 }
 
+/// The words of `by_first` at the start of `run`.
+fn starting<'a>(
+  run: &'a str,
+  by_first: &'static ByFirst,
+) -> impl Iterator<Item = &'static str> + 'a {
+  let words = run.chars().next().and_then(|c| by_first.get(&c));
+  let words = words.map_or(&[][..], Vec::as_slice).iter().copied();
+  words.filter(move |w| run.starts_with(w))
+}
+
+/// The character offsets in `run` where a word of `by_first` starts (one pass, not a search
+/// per word).
+fn found<'a>(run: &'a str, by_first: &'static ByFirst) -> impl Iterator<Item = usize> + 'a {
+  let found = run.char_indices().enumerate();
+  let found = found.filter(move |(_, (at, _))| starting(&run[*at..], by_first).next().is_some());
+  found.map(|(i, _)| i)
+}
+
 /// The length in characters of the longest CJK frame word at the start of `run`, or 0.
 pub(super) fn cjk_frame_at(run: &str) -> usize {
-  let Some(words) = run.chars().next().and_then(|c| sets().cjk_frame.get(&c)) else {
-    return 0;
-  };
-  let found = words.iter().filter(|w| run.starts_with(*w));
+  let found = starting(run, &sets().cjk_frame);
   found.map(|w| w.chars().count()).max().unwrap_or(0)
 }
 
@@ -190,25 +214,12 @@ pub(super) fn is_set_verb(word: &str) -> bool {
 /// The character offsets in `run` where a CJK verb of an attribute that holds many values
 /// starts.
 pub(super) fn cjk_set_verbs(run: &str) -> impl Iterator<Item = usize> + '_ {
-  let by_first = &sets().cjk_set_verbs;
-  let found = run.char_indices().enumerate().filter(move |(_, (at, c))| {
-    let words = by_first.get(c).map_or(&[][..], Vec::as_slice);
-    words.iter().any(|w| run[*at..].starts_with(w))
-  });
-  found.map(|(i, _)| i)
-}
-
-/// Whether `run` holds one of the words of `by_first` (one pass, not a search per word).
-fn holds_any(run: &str, by_first: &HashMap<char, Vec<&'static str>>) -> bool {
-  run.char_indices().any(|(at, c)| {
-    let words = by_first.get(&c).map_or(&[][..], Vec::as_slice);
-    words.iter().any(|w| run[at..].starts_with(w))
-  })
+  found(run, &sets().cjk_set_verbs)
 }
 
 /// Whether a CJK run holds a negation.
 pub(super) fn has_cjk_negation(run: &str) -> bool {
-  holds_any(run, &sets().cjk_negations)
+  found(run, &sets().cjk_negations).next().is_some()
 }
 
 /// Whether an ASCII word (lowercase), followed by `rest` of the text, says a fact changed.
@@ -225,26 +236,42 @@ pub(super) fn is_transition(word: &str, rest: &str) -> bool {
 
 /// Whether a CJK run says a fact changed.
 pub(super) fn has_cjk_transition(run: &str) -> bool {
-  holds_any(run, &sets().cjk_transitions)
+  found(run, &sets().cjk_transitions).next().is_some()
 }
+
+/// The numbers that [`number_word`] and [`cjk_numeral`] read, from 1.
+const DIGITS: [&str; 12] = [
+  "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12",
+];
 
 /// English number words, as the number they name.
 pub(super) fn number_word(word: &str) -> Option<&'static str> {
-  const WORDS: [&str; 12] = [
-    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-    "twelve",
-  ];
-  const DIGITS: [&str; 12] = [
-    "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12",
-  ];
-  WORDS.iter().position(|w| *w == word).map(|i| DIGITS[i])
+  let words = "one two three four five six seven eight nine ten eleven twelve";
+  words.split(' ').position(|w| w == word).map(|i| DIGITS[i])
 }
 
 /// A Chinese or Japanese numeral (one character, 一 to 十 and 两) as its number.
 pub(super) fn cjk_numeral(c: char) -> Option<&'static str> {
-  const NUMERALS: &str = "一二三四五六七八九十两";
-  const DIGITS: [&str; 11] = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "2"];
-  NUMERALS.chars().position(|n| n == c).map(|i| DIGITS[i])
+  let c = if c == '两' { '二' } else { c };
+  "一二三四五六七八九十"
+    .chars()
+    .position(|n| n == c)
+    .map(|i| DIGITS[i])
+}
+
+/// Whether a lowercase label makes a bare number after it a version (`Node 20`).
+pub(super) fn is_versioned(label: &str) -> bool {
+  sets().versioned.contains(label)
+}
+
+/// Whether a lowercase label makes a bare number after it a port.
+pub(super) fn is_port_label(label: &str) -> bool {
+  sets().port_labels.contains(label)
+}
+
+/// Whether `tld` is a top-level domain common enough that `name.tld` is a host, not a file.
+pub(super) fn is_tld(tld: &str) -> bool {
+  sets().tlds.contains(tld)
 }
 
 /// A character that counts what a numeral before it numbers (`三周`, `两个人`): only then is the
@@ -265,7 +292,7 @@ mod tests {
       .and_then(|b| b.split("\n}\n").next());
     let literals = body.unwrap_or_default().split('"').skip(1).step_by(2);
     let names: Vec<&str> = literals.collect();
-    assert_eq!(names.len(), 15, "{names:?}");
+    assert_eq!(names.len(), 18, "{names:?}");
     for name in names {
       assert!(
         words(name).count() > 0,

@@ -66,26 +66,23 @@ impl Bits {
     }
   }
 
+  fn words_mut(&mut self) -> &mut [u64] {
+    match self {
+      Bits::Inline(w) => w,
+      Bits::Heap(w) => w,
+    }
+  }
+
   pub(super) fn insert(&mut self, i: usize) {
-    let words = match self {
-      Bits::Inline(w) => &mut w[..],
-      Bits::Heap(w) => &mut w[..],
-    };
-    if let Some(w) = words.get_mut(i / 64) {
+    if let Some(w) = self.words_mut().get_mut(i / 64) {
       *w |= 1 << (i % 64);
     }
   }
 
   /// Removes every index `other` holds.
   pub(super) fn remove_all(&mut self, other: &Bits) {
-    let words = match self {
-      Bits::Inline(w) => &mut w[..],
-      Bits::Heap(w) => &mut w[..],
-    };
-    words
-      .iter_mut()
-      .zip(other.words())
-      .for_each(|(w, o)| *w &= !o);
+    let pairs = self.words_mut().iter_mut().zip(other.words());
+    pairs.for_each(|(w, o)| *w &= !o);
   }
 
   pub(super) fn contains(&self, i: usize) -> bool {
@@ -224,7 +221,7 @@ pub(super) fn overlap<'a>(new: &'a [Tok], old: &'a [Tok]) -> Overlap<'a> {
     ..Overlap::default()
   };
   let (mut i, mut j) = (0, 0);
-  while i < new.len() || j < old.len() {
+  loop {
     match (new.get(i), old.get(j)) {
       (Some(a), Some(b)) if a.key == b.key => {
         o.shared_new.insert(i);
@@ -242,11 +239,7 @@ pub(super) fn overlap<'a>(new: &'a [Tok], old: &'a [Tok]) -> Overlap<'a> {
         o.old_spans.shared(b);
         (i, j) = (i + 1, j + 1);
       }
-      (Some(a), Some(b)) if a.key < b.key => {
-        o.only_new(a);
-        i += 1;
-      }
-      (Some(a), None) => {
+      (Some(a), b) if b.is_none_or(|b| a.key < b.key) => {
         o.only_new(a);
         i += 1;
       }
@@ -254,7 +247,7 @@ pub(super) fn overlap<'a>(new: &'a [Tok], old: &'a [Tok]) -> Overlap<'a> {
         o.only_old(b);
         j += 1;
       }
-      (None, None) => break,
+      _ => break,
     }
   }
   o

@@ -171,51 +171,12 @@ pub(super) struct Parts {
   pub(super) transition: bool,
 }
 
-/// Labels after which a bare number is a version (`Node 20`, `Python 3`), or a port.
-const VERSIONED: &[&str] = &[
-  "node",
-  "nodejs",
-  "python",
-  "java",
-  "jdk",
-  "go",
-  "golang",
-  "ruby",
-  "rust",
-  "php",
-  "postgres",
-  "postgresql",
-  "mysql",
-  "redis",
-  "version",
-  "ver",
-  "react",
-  "vue",
-  "angular",
-  "next",
-  "nextjs",
-  "typescript",
-  "ts",
-  "ios",
-  "android",
-  "ubuntu",
-  "debian",
-  "kotlin",
-  "swift",
-  "gradle",
-  "es",
-  "pnpm",
-  "npm",
-  "yarn",
-  "bun",
-  "deno",
-  "django",
-  "rails",
-  "spring",
-  "版本",
-  "バージョン",
-];
-const PORT_LABELS: &[&str] = &["port", "ports", "端口", "ポート", "ポート番号"];
+impl Parts {
+  /// Whether the text holds `key` as a token or a value.
+  pub(super) fn holds(&self, key: u64) -> bool {
+    self.value_keys.binary_search(&key).is_ok() || self.keys.binary_search(&key).is_ok()
+  }
+}
 
 /// The parts of `text`.
 pub(super) fn build(text: &str) -> Parts {
@@ -244,12 +205,14 @@ pub(super) fn build(text: &str) -> Parts {
     let flags = if inside { VALUE } else { 0 };
     match piece.kind {
       Kind::Code | Kind::Quoted => {
-        let kind = match piece.kind {
-          Kind::Code => ValueKind::Code,
-          _ => ValueKind::Quoted,
+        let code = piece.kind == Kind::Code;
+        let kind = if code {
+          ValueKind::Code
+        } else {
+          ValueKind::Quoted
         };
         b.parts_of_one(|b| b.span(kind, s.trim()));
-        span_of = b.part_of_last();
+        span_of = b.values_of_parts;
       }
       Kind::Ascii | Kind::Cjk => {
         let part_of = if inside { span_of } else { 0 };
@@ -336,11 +299,7 @@ struct Builder<'a> {
 
 impl Builder<'_> {
   fn tok(&mut self, key: &str, weight: f32, shown: &str) {
-    self.tok_owned(hash(key), weight, shown.into());
-  }
-
-  fn tok_owned(&mut self, key: u64, weight: f32, shown: CompactString) {
-    self.push(key, weight, 0, shown);
+    self.push(hash(key), weight, 0, shown.into());
   }
 
   /// Ends the phrase being read: the next token starts another (after a copula, the value slot).
@@ -405,11 +364,6 @@ impl Builder<'_> {
     self.flags |= flags;
     read(self);
     self.flags = before;
-  }
-
-  /// The value of many tokens made last.
-  fn part_of_last(&self) -> u16 {
-    self.values_of_parts
   }
 
   /// `read` with the tokens it makes parts of one value (a path's, a code span's), another than
@@ -509,21 +463,21 @@ impl Builder<'_> {
       false => lexicon::word_weight(word),
     };
     let key = stem(word);
-    let name = if weight >= 0.5 { name } else { 0 };
-    self.flagged(name, |b| b.tok(key, weight, shown));
+    let heavy = weight >= 0.5;
+    self.flagged(if heavy { name } else { 0 }, |b| b.tok(key, weight, shown));
     if lexicon::is_set_verb(word) {
       self.set_phrases.push(self.phrase);
     }
     // A grammar or frame word ends a noun phrase ("the EU cluster | runs"), a copula opens the
     // value slot ("the default branch is | called | trunk").
     let copula = lexicon::is_copula(word);
-    if weight < 0.5 || copula {
+    if !heavy || copula {
       self.end_phrase(if copula { AFTER_COPULA } else { 0 });
     }
-    if weight >= 0.5 && named {
+    if heavy && named {
       self.value(ValueKind::Name, shown, Some(hash(key)));
     }
-    if weight >= 0.5 {
+    if heavy {
       self.label = Some((hash(key), shown.into()));
     }
   }
@@ -536,8 +490,8 @@ impl Builder<'_> {
     );
     let label_word = self.label.as_ref().map(|(_, w)| w.to_ascii_lowercase());
     let kind = match (kind, label_word.as_deref()) {
-      (ValueKind::Number, Some(l)) if PORT_LABELS.contains(&l) => ValueKind::Port,
-      (ValueKind::Number, Some(l)) if VERSIONED.contains(&l) => ValueKind::Version,
+      (ValueKind::Number, Some(l)) if lexicon::is_port_label(l) => ValueKind::Port,
+      (ValueKind::Number, Some(l)) if lexicon::is_versioned(l) => ValueKind::Version,
       _ => kind,
     };
     if single {
@@ -587,7 +541,7 @@ impl Builder<'_> {
     self.transition |= lexicon::has_cjk_transition(run);
     let chars: Vec<(char, Option<Script>)> = run.chars().map(|c| (c, scan::script(c))).collect();
     let offsets: Vec<u32> = run.char_indices().map(|(i, _)| offset(start + i)).collect();
-    let mut weak = weak_mask(run, &chars);
+    let mut weak = weak_mask(run);
     let (words, found) = cjk_groups(run, &mut weak);
     let places = self.places(&chars, &weak, &words, &offsets);
     let set_phrases = lexicon::cjk_set_verbs(run).filter_map(|i| places.get(i).map(|p| p.phrase));
@@ -765,7 +719,7 @@ impl Builder<'_> {
         (false, true) => GRAM,
         (false, false) => 0,
       };
-      self.flagged(flags, |b| b.tok_owned(key, weight, gram));
+      self.flagged(flags, |b| b.push(key, weight, 0, gram));
     }
   }
 
@@ -867,19 +821,14 @@ fn cjk_groups(
 
 /// Which characters of a CJK run are grammar or frame rather than content: hiragana, Chinese
 /// particles, and the characters of a frame word (`用户`, `喜欢`, `ユーザー`, `使う`).
-fn weak_mask(run: &str, chars: &[(char, Option<Script>)]) -> Vec<bool> {
-  let mut weak: Vec<bool> = chars
-    .iter()
-    .map(|(c, s)| *s == Some(Script::Hiragana) || lexicon::is_zh_stop(*c))
-    .collect();
+pub(super) fn weak_mask(run: &str) -> Vec<bool> {
   let mut cover = 0;
-  for (i, (at, _)) in run.char_indices().enumerate() {
+  let chars = run.char_indices().enumerate();
+  let weak = chars.map(|(i, (at, c))| {
     cover = cover.max(i + lexicon::cjk_frame_at(&run[at..]));
-    if i < cover {
-      weak[i] = true;
-    }
-  }
-  weak
+    i < cover || lexicon::is_zh_stop(c) || scan::script(c) == Some(Script::Hiragana)
+  });
+  weak.collect()
 }
 
 /// The kind of value an ASCII run is, or `None` for a plain word (letters, maybe hyphenated).
@@ -916,19 +865,13 @@ fn classify(lower: &str, raw: &str) -> Option<ValueKind> {
   (digits > 0 || camel || dotted || marked).then_some(ValueKind::Ident)
 }
 
-/// Top-level domains common enough that `name.tld` is read as a host, not a file.
-const TLDS: &[&str] = &[
-  "com", "net", "org", "io", "dev", "app", "ai", "co", "cn", "jp", "uk", "de", "fr", "eu", "sh",
-  "cloud", "tech", "site", "xyz", "me", "us", "in", "info", "biz",
-];
-
 /// `docs.acme.io`, `api.example.cn`: a dotted name ending in a common top-level domain.
 fn is_host(s: &str) -> bool {
   let mut labels = s.split('.');
   let tld = labels.next_back().unwrap_or_default();
   let rest: Vec<&str> = labels.collect();
   !rest.is_empty()
-    && TLDS.contains(&tld)
+    && lexicon::is_tld(tld)
     && rest
       .iter()
       .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
@@ -964,27 +907,18 @@ fn dotfile(b: &[u8]) -> bool {
 /// The parts of a compound: runs of letters, and runs of digits with the dots between them.
 fn parts(s: &str) -> Vec<&str> {
   let b = s.as_bytes();
-  let mut out = Vec::new();
-  let mut i = 0;
-  while i < b.len() {
-    let start = i;
-    if b[i].is_ascii_alphabetic() {
-      while i < b.len() && b[i].is_ascii_alphabetic() {
-        i += 1;
-      }
-    } else if b[i].is_ascii_digit() {
-      while i < b.len()
-        && (b[i].is_ascii_digit() || (b[i] == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)))
-      {
-        i += 1;
-      }
-    } else {
-      i += 1;
-      continue;
-    }
-    out.push(&s[start..i]);
-  }
-  out
+  let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+  // 1: a letter, 2: a digit or a dot between two, 0: anything else.
+  let class = |i: usize| match b[i] {
+    c if c.is_ascii_alphabetic() => 1,
+    b'.' if i > 0 && digit(i - 1) && digit(i + 1) => 2,
+    _ if digit(i) => 2,
+    _ => 0,
+  };
+  let at: Vec<usize> = (0..b.len()).collect();
+  let runs = at.chunk_by(|i, j| class(*i) == class(*j));
+  let runs = runs.filter(|run| class(run[0]) != 0);
+  runs.map(|run| &s[run[0]..run[run.len() - 1] + 1]).collect()
 }
 
 #[cfg(test)]

@@ -78,7 +78,8 @@ pub(super) fn pieces(text: &str) -> Vec<Piece> {
       out.push(s);
     }
     if c.is_ascii_alphanumeric() || (joiner(c) && starts_run(text, at)) {
-      let end = ascii_run_end(text, at);
+      // Letters, digits and joiners: `://` is kept.
+      let end = run_end(text, at, |c| c.is_ascii_alphanumeric() || joiner(c));
       skip_to(&mut chars, end);
       let trimmed = trim_run(&text[at..end]);
       if trimmed > 0 {
@@ -88,10 +89,7 @@ pub(super) fn pieces(text: &str) -> Vec<Piece> {
         });
       }
     } else if script(c).is_some() {
-      let end = text[at..]
-        .char_indices()
-        .find(|(_, c)| script(*c).is_none())
-        .map_or(text.len(), |(i, _)| at + i);
+      let end = run_end(text, at, |c| script(c).is_some());
       skip_to(&mut chars, end);
       out.push(Piece {
         kind: Kind::Cjk,
@@ -129,14 +127,9 @@ fn starts_run(text: &str, at: usize) -> bool {
   before_ok && leads && then_alnum
 }
 
-/// Where the ASCII run starting at `at` ends: letters, digits and joiners; `://` is kept.
-fn ascii_run_end(text: &str, at: usize) -> usize {
-  let b = text.as_bytes();
-  let mut i = at;
-  while i < b.len() && (b[i].is_ascii_alphanumeric() || joiner(char::from(b[i]))) {
-    i += 1;
-  }
-  i
+/// Where the run starting at `at` of the characters `of` ends.
+fn run_end(text: &str, at: usize, of: impl Fn(char) -> bool) -> usize {
+  text[at..].find(|c| !of(c)).map_or(text.len(), |i| at + i)
 }
 
 /// The length of `run` without the punctuation that ends a sentence or a clause after it
@@ -145,11 +138,10 @@ fn trim_run(run: &str) -> usize {
   let trimmed = run.trim_end_matches(|c: char| {
     matches!(c, '.' | ':' | '-' | '=' | '+' | '_' | '@' | '#' | '~' | '%')
   });
-  let trimmed = if trimmed.ends_with('/') && trimmed.len() > 1 {
-    &trimmed[..trimmed.len() - 1]
-  } else {
-    trimmed
-  };
+  let trimmed = trimmed
+    .strip_suffix('/')
+    .filter(|t| !t.is_empty())
+    .unwrap_or(trimmed);
   match trimmed.bytes().any(|b| b.is_ascii_alphanumeric()) {
     true => trimmed.len(),
     false => 0,
@@ -158,14 +150,14 @@ fn trim_run(run: &str) -> usize {
 
 /// The closing mark of an opening quote or backtick.
 fn closer(c: char) -> Option<char> {
-  match c {
-    '`' => Some('`'),
-    '"' => Some('"'),
-    '“' => Some('”'),
-    '「' => Some('」'),
-    '『' => Some('』'),
-    _ => None,
-  }
+  let pairs = [
+    ('`', '`'),
+    ('"', '"'),
+    ('“', '”'),
+    ('「', '」'),
+    ('『', '』'),
+  ];
+  pairs.iter().find(|p| p.0 == c).map(|p| p.1)
 }
 
 /// The code and quoted spans of `text`, in order: each opening mark is closed by the nearest

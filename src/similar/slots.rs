@@ -232,9 +232,7 @@ fn own(side: &Side<'_>, value_word: Option<u32>) -> Own {
   own.after_copula = one_slot && phrase.is_some();
   // A value whose every part the other text also says (`~/.dsh/config.toml` against
   // `~/.config/dsh/config.toml`) is still a value of its own.
-  let held =
-    |key: u64| b.value_keys.binary_search(&key).is_ok() || b.keys.binary_search(&key).is_ok();
-  own.value |= a.values.iter().any(|v| !held(v.key));
+  own.value |= a.values.iter().any(|v| !b.holds(v.key));
   own
 }
 

@@ -4,7 +4,8 @@
 #![forbid(unsafe_code)]
 
 use super::lexicon::{self, stem};
-use super::scan::{self, Kind, Script};
+use super::profile::weak_mask;
+use super::scan::{self, Kind};
 
 /// The longest term: a longer one is a whole sentence, which a reworded duplicate never
 /// repeats.
@@ -115,12 +116,7 @@ fn ascii(
 /// A CJK run: its 3-character windows, ranked by their content characters.
 fn cjk(found: &mut Vec<Candidate>, run: &str, at: usize) {
   let chars: Vec<(usize, char)> = run.char_indices().collect();
-  let mut weak = vec![false; chars.len()];
-  let mut cover = 0;
-  for (i, (offset, c)) in chars.iter().enumerate() {
-    cover = cover.max(i + lexicon::cjk_frame_at(&run[*offset..]));
-    weak[i] = i < cover || lexicon::is_zh_stop(*c) || scan::script(*c) == Some(Script::Hiragana);
-  }
+  let weak = weak_mask(run);
   for i in 0..chars.len().saturating_sub(2) {
     let strong = weak[i..i + 3].iter().filter(|w| !**w).count();
     if strong < 2 {

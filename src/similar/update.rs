@@ -10,17 +10,11 @@ use super::slots::{Diff, Subject};
 /// keeps a huge text's comparison linear.
 const MAX_VALUES: usize = 24;
 
-/// Whether `parts` holds `key` as a token or a value.
-fn holds(parts: &Parts, key: u64) -> bool {
-  parts.value_keys.binary_search(&key).is_ok()
-    || parts.toks.binary_search_by_key(&key, |t| t.key).is_ok()
-}
-
 /// A value of the stored text replaced by one of the new text: each is absent from the other
 /// text; same label first (then `true`), else the first pair of compatible kinds.
 fn changed_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a Value, bool)> {
   let only = |a: &'a Parts, b: &'a Parts| -> Vec<&'a Value> {
-    let vals = a.values.iter().filter(|v| !holds(b, v.key));
+    let vals = a.values.iter().filter(|v| !b.holds(v.key));
     vals.take(MAX_VALUES).collect()
   };
   let (gone, came) = (only(old, new), only(new, old));
@@ -68,15 +62,18 @@ pub(super) fn update_reason(
     _ if (d.head_swap || d.member_swap) && !new.transition => return None,
     _ => {}
   }
-  if d.subject == Subject::Other {
-    // "Switched from CircleCI to …" names the stored value it leaves: evidence enough, whatever
-    // the subject says.
+  // "Switched from CircleCI to …" names the stored value it leaves: evidence enough, whatever
+  // the subject says.
+  let moved = || {
     let (kept, came) = moved_value(new, old).filter(|_| new.transition)?;
     let reason = value_reason(o, kept, came, false);
-    return Some(Update {
+    Some(Update {
       reason,
       strong: true,
-    });
+    })
+  };
+  if d.subject == Subject::Other {
+    return moved();
   }
   // One shared word (`Python`, `管理`) makes one fact only when it is the subject of both.
   let fact = o.shared_words >= 2 || d.subject == Subject::Shared;
@@ -93,35 +90,24 @@ pub(super) fn update_reason(
     let strong = fact && (new.transition || explained || (same_label && !o.subject_only()));
     return Some(Update { reason, strong });
   }
+  // The heaviest word of each side's own, the one replacing the other.
+  let swapped = || {
+    let (gone, came) = (o.top_old.0[0]?, o.top_new.0[0]?);
+    let reason = subject(o, &format!("{} → {}", gone.shown, came.shown));
+    Some(Update {
+      reason,
+      strong: fact,
+    })
+  };
   // A word in the value slot of "X is Y", or values that are no value of their own (the name
   // that opens "Noor is the release manager …").
   if d.copula_value() || (d.subject == Subject::Inverted && d.values_only()) {
-    let (gone, came) = (o.top_old.0[0]?, o.top_new.0[0]?);
-    let reason = subject(o, &format!("{} → {}", gone.shown, came.shown));
-    return Some(Update {
-      reason,
-      strong: fact,
-    });
+    return swapped();
   }
   if !new.transition {
     return None;
   }
-  if let Some((kept, came)) = moved_value(new, old) {
-    let reason = value_reason(o, kept, came, false);
-    return Some(Update {
-      reason,
-      strong: true,
-    });
-  }
-  if score < super::CHANGE_MIN {
-    return None;
-  }
-  let (gone, came) = (o.top_old.0[0]?, o.top_new.0[0]?);
-  let reason = subject(o, &format!("{} → {}", gone.shown, came.shown));
-  Some(Update {
-    reason,
-    strong: fact,
-  })
+  moved().or_else(|| (score >= super::CHANGE_MIN).then(swapped).flatten())
 }
 
 /// In a text that says it changed: a value of the stored text the new one still names (`jest`
@@ -131,7 +117,7 @@ fn moved_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a Val
     .values
     .iter()
     .take(MAX_VALUES)
-    .find(|v| !holds(old, v.key))?;
+    .find(|v| !old.holds(v.key))?;
   let kept = old.values.iter().take(MAX_VALUES).find(|v| {
     let named_before = new.values.iter().find(|n| n.key == v.key);
     v.kind.group() == came.kind.group() && named_before.is_some_and(|n| n.at < came.at)
@@ -139,8 +125,6 @@ fn moved_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a Val
   Some((kept, came))
 }
 
-/// "same words but Node 18 → 20 (a version)" when nothing else differs, else "same subject
-/// (api, node) but …".
 /// Whether changed values are all that differs: every content word only one text has is part
 /// of a value of that text the other lacks ("Grafana Loki" → "Datadog"; not "written in Rust"
 /// → "deployed on Fly.io", where the verbs differ too).
@@ -150,7 +134,7 @@ fn explains(o: &Overlap<'_>, new: &Parts, old: &Parts) -> bool {
       .values
       .iter()
       .take(MAX_VALUES)
-      .filter(|v| !holds(b, v.key))
+      .filter(|v| !b.holds(v.key))
       .map(|v| v.shown.to_ascii_lowercase())
       .collect();
     let mut words = top.0.iter().flatten();
@@ -162,6 +146,8 @@ fn explains(o: &Overlap<'_>, new: &Parts, old: &Parts) -> bool {
   within(&o.top_new, new, old) && within(&o.top_old, old, new)
 }
 
+/// "same words but Node 18 → 20 (a version)" when nothing else differs, else "same subject
+/// (api, node) but …".
 fn value_reason(o: &Overlap<'_>, gone: &Value, came: &Value, explained: bool) -> String {
   // A number is read with the word before it (`Node 18`); a path or a name is read alone.
   let label = match (&gone.label, &came.label) {
