@@ -112,18 +112,20 @@ pub(super) enum ValueKind {
 impl ValueKind {
   /// The kind in words, for a reason.
   pub(super) fn describe(self) -> &'static str {
-    match self {
-      ValueKind::Number => "a number",
-      ValueKind::Version => "a version",
-      ValueKind::Port => "a port",
-      ValueKind::Date => "a date",
-      ValueKind::Path => "a path",
-      ValueKind::Url => "an address",
-      ValueKind::Ident => "an identifier",
-      ValueKind::Code => "code",
-      ValueKind::Quoted => "a quoted name",
-      ValueKind::Name => "a name",
-    }
+    // In the order of the kinds.
+    const WORDS: [&str; 10] = [
+      "a number",
+      "a version",
+      "a port",
+      "a date",
+      "a path",
+      "an address",
+      "an identifier",
+      "code",
+      "a quoted name",
+      "a name",
+    ];
+    WORDS[self as usize]
   }
 
   /// Kinds that one value may be changed into: a number into a version, a path into a URL, a
@@ -202,27 +204,20 @@ pub(super) fn build(text: &str) -> Parts {
     let inside = piece.span.start < read;
     read = read.max(piece.span.end);
     b.at = offset(piece.span.start);
-    let flags = if inside { VALUE } else { 0 };
+    // A span never starts inside another: only words are inside one.
+    (b.flags, b.part_of) = if inside { (VALUE, span_of) } else { (0, 0) };
     match piece.kind {
       Kind::Code | Kind::Quoted => {
-        let code = piece.kind == Kind::Code;
-        let kind = if code {
-          ValueKind::Code
-        } else {
-          ValueKind::Quoted
+        let kind = match piece.kind {
+          Kind::Code => ValueKind::Code,
+          _ => ValueKind::Quoted,
         };
-        b.parts_of_one(|b| b.span(kind, s.trim()));
-        span_of = b.values_of_parts;
+        b.parts_of_one();
+        b.span(kind, s.trim());
+        span_of = b.part_of;
       }
-      Kind::Ascii | Kind::Cjk => {
-        let part_of = if inside { span_of } else { 0 };
-        let before = std::mem::replace(&mut b.part_of, part_of);
-        b.flagged(flags, |b| match piece.kind {
-          Kind::Cjk => b.cjk(s, piece.span.start),
-          _ => b.ascii(s, piece.span.start, piece.span.end),
-        });
-        b.part_of = before;
-      }
+      Kind::Ascii => b.ascii(s, piece.span.start, piece.span.end),
+      Kind::Cjk => b.cjk(s, piece.span.start),
     }
   }
   b.finish()
@@ -237,31 +232,20 @@ fn offset(at: usize) -> u32 {
 /// (`pull request` → `pr`), matched ignoring ASCII case at word boundaries.
 fn fold_phrases(text: Cow<'_, str>) -> Cow<'_, str> {
   let b = text.as_bytes();
-  let mut out = String::new();
-  let mut copied = 0;
-  let mut i = 0;
-  while i < b.len() {
-    let starts_word = b[i].is_ascii_alphabetic() && (i == 0 || !b[i - 1].is_ascii_alphanumeric());
-    let found = starts_word
-      .then(|| {
-        synonyms::PHRASES.iter().find(|(phrase, _)| {
-          let end = i + phrase.len();
-          let ends_word = b.get(end).is_none_or(|c| !c.is_ascii_alphanumeric());
-          ends_word
-            && text
-              .get(i..end)
-              .is_some_and(|s| s.eq_ignore_ascii_case(phrase))
-        })
-      })
-      .flatten();
-    match found {
-      Some((phrase, word)) => {
-        out.push_str(&text[copied..i]);
-        out.push_str(word);
-        i += phrase.len();
-        copied = i;
-      }
-      None => i += 1,
+  let boundary = |i: usize| b.get(i).is_none_or(|c| !c.is_ascii_alphanumeric());
+  let (mut out, mut copied) = (String::new(), 0);
+  for i in (0..b.len()).filter(|&i| b[i].is_ascii_alphabetic() && (i == 0 || boundary(i - 1))) {
+    let found = synonyms::PHRASES.iter().find(|(phrase, _)| {
+      let end = i + phrase.len();
+      let same = text
+        .get(i..end)
+        .is_some_and(|s| s.eq_ignore_ascii_case(phrase));
+      i >= copied && boundary(end) && same
+    });
+    if let Some((phrase, word)) = found {
+      out.push_str(&text[copied..i]);
+      out.push_str(word);
+      copied = i + phrase.len();
     }
   }
   // Most texts hold no such phrase: they are read as they are, uncopied.
@@ -298,8 +282,15 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-  fn tok(&mut self, key: &str, weight: f32, shown: &str) {
-    self.push(hash(key), weight, 0, shown.into());
+  /// A token of `key`, flagged `flags` besides those of what is being read.
+  fn tok(&mut self, key: &str, weight: f32, shown: &str, flags: u8) {
+    self.push(hash(key), weight, 0, shown.into(), flags);
+  }
+
+  /// A number (`20`, `3.12`, `two`): an amount, weighed by its digits.
+  fn number(&mut self, number: &str, shown: &str) {
+    let weight = lexicon::number_weight(number);
+    self.tok(number, weight, shown, VALUE | QUANTITY);
   }
 
   /// Ends the phrase being read: the next token starts another (after a copula, the value slot).
@@ -307,15 +298,20 @@ impl Builder<'_> {
     self.ended = Some(self.ended.unwrap_or(0) | marks);
   }
 
-  fn push(&mut self, key: u64, weight: f32, sibling: u8, shown: CompactString) {
+  /// Opens the next phrase if the one being read was ended.
+  fn open_phrase(&mut self) {
+    if let Some(marks) = self.ended.take() {
+      self.phrase = self.phrase.saturating_add(1);
+      self.after = marks;
+    }
+  }
+
+  fn push(&mut self, key: u64, weight: f32, sibling: u8, shown: CompactString, flags: u8) {
     // A grammar word is no part of a phrase: the one after it opens the next.
     if weight >= 0.5 {
-      if let Some(marks) = self.ended.take() {
-        self.phrase = self.phrase.saturating_add(1);
-        self.after = marks;
-      }
+      self.open_phrase();
     }
-    let flags = self.flags | self.after;
+    let flags = self.flags | self.after | flags;
     self.toks.push(Tok {
       key,
       weight,
@@ -329,8 +325,9 @@ impl Builder<'_> {
   }
 
   /// A word of a synonym group: the group's token.
-  fn tok_group(&mut self, group: &synonyms::Group, shown: &str) {
-    self.push(hash(group.key), group.weight, group.sibling, shown.into());
+  fn tok_group(&mut self, group: &synonyms::Group, shown: &str, flags: u8) {
+    let key = hash(group.key);
+    self.push(key, group.weight, group.sibling, shown.into(), flags);
     if group.weight >= 0.8 {
       self.label = Some((hash(group.key), shown.into()));
     }
@@ -339,15 +336,10 @@ impl Builder<'_> {
   /// What stands between two pieces: punctuation ends a phrase (a colon as a copula: "Staging
   /// DB: Postgres 15"); spaces, apostrophes and quotation marks do not.
   fn punctuation(&mut self, gap: &str) {
+    let quote = |c: char| "'’`\"“”「」『』".contains(c);
     let mut marks = gap
       .chars()
-      .filter(|c| {
-        !c.is_whitespace()
-          && !matches!(
-            c,
-            '\'' | '’' | '`' | '"' | '“' | '”' | '「' | '」' | '『' | '』'
-          )
-      })
+      .filter(|c| !c.is_whitespace() && !quote(*c))
       .peekable();
     if marks.peek().is_some() {
       // What stands before a colon is its topic, like that of `は`: "CI: …" speaks of CI, it
@@ -358,22 +350,11 @@ impl Builder<'_> {
     }
   }
 
-  /// `read` with the tokens it makes flagged `flags` (a value's parts).
-  fn flagged(&mut self, flags: u8, read: impl FnOnce(&mut Self)) {
-    let before = self.flags;
-    self.flags |= flags;
-    read(self);
-    self.flags = before;
-  }
-
-  /// `read` with the tokens it makes parts of one value (a path's, a code span's), another than
-  /// any before.
-  fn parts_of_one(&mut self, read: impl FnOnce(&mut Self)) {
+  /// The tokens made next (until the next piece) are parts of one value (a path's, a code
+  /// span's), another than any before.
+  fn parts_of_one(&mut self) {
     self.values_of_parts = self.values_of_parts.saturating_add(1);
-    let before = self.part_of;
     self.part_of = self.values_of_parts;
-    read(self);
-    self.part_of = before;
   }
 
   fn value(&mut self, kind: ValueKind, shown: &str, key: Option<u64>) {
@@ -395,7 +376,7 @@ impl Builder<'_> {
   /// written again is strong evidence of the same fact (its words count as well).
   fn span(&mut self, kind: ValueKind, inner: &str) {
     let key = format!("`{}", inner.to_ascii_lowercase());
-    self.flagged(VALUE, |b| b.tok(&key, 1.0, inner));
+    self.tok(&key, 1.0, inner, VALUE);
     self.value(kind, inner, None);
   }
 
@@ -410,16 +391,8 @@ impl Builder<'_> {
 
   /// A run of letters (and hyphens): one word, or the words of `built-in`.
   fn words(&mut self, raw: &str, lower: &str, start: usize, end: usize) {
-    let sentence_start = self.text[..start]
-      .trim_end()
-      .chars()
-      .next_back()
-      .is_none_or(|c| {
-        matches!(
-          c,
-          '.' | '!' | '?' | ':' | ';' | '\n' | '-' | '*' | '(' | '>'
-        )
-      });
+    let before = self.text[..start].trim_end().chars().next_back();
+    let sentence_start = before.is_none_or(|c| ".!?:;\n-*(>".contains(c));
     let contraction =
       lower.ends_with('n') && ["'t", "’t"].iter().any(|t| self.text[end..].starts_with(t));
     // The `s` of a possessive (`the service's owner`) joins its phrase; it says nothing.
@@ -440,9 +413,7 @@ impl Builder<'_> {
   fn word(&mut self, word: &str, shown: &str, sentence_start: bool) {
     self.negated |= lexicon::is_negation(word);
     if let Some(number) = lexicon::number_word(word) {
-      self.flagged(VALUE | QUANTITY, |b| {
-        b.tok(number, lexicon::number_weight(number), shown)
-      });
+      self.number(number, shown);
       self.value(ValueKind::Number, shown, Some(hash(number)));
       return;
     }
@@ -454,7 +425,7 @@ impl Builder<'_> {
       if named {
         self.value(ValueKind::Name, shown, Some(hash(group.key)));
       }
-      self.flagged(name, |b| b.tok_group(group, shown));
+      self.tok_group(group, shown, name);
       return;
     }
     // In CJK text an ASCII word is a name or code (`any`, `main`), not English grammar.
@@ -464,7 +435,7 @@ impl Builder<'_> {
     };
     let key = stem(word);
     let heavy = weight >= 0.5;
-    self.flagged(if heavy { name } else { 0 }, |b| b.tok(key, weight, shown));
+    self.tok(key, weight, shown, if heavy { name } else { 0 });
     if lexicon::is_set_verb(word) {
       self.set_phrases.push(self.phrase);
     }
@@ -495,39 +466,31 @@ impl Builder<'_> {
       _ => kind,
     };
     if single {
-      self.flagged(VALUE | QUANTITY, |b| {
-        b.tok(lower, lexicon::number_weight(lower), raw)
-      });
+      self.number(lower, raw);
       self.value(kind, raw, None);
       return;
     }
     // Short letter-digit names (`s3`, `e2e`, `k8s`, `vue3`) are one word, not a letter and a
     // digit.
     if lower.len() <= 4 && lower.bytes().all(|b| b.is_ascii_alphanumeric()) {
-      self.flagged(VALUE, |b| match synonyms::of_word(lower) {
-        Some(group) => b.tok_group(group, raw),
-        None => b.tok(lower, lexicon::word_weight(lower).max(0.8), raw),
-      });
+      match synonyms::of_word(lower) {
+        Some(group) => self.tok_group(group, raw, VALUE),
+        None => self.tok(lower, lexicon::word_weight(lower).max(0.8), raw, VALUE),
+      }
       self.value(kind, raw, None);
       self.label = Some((hash(lower), raw.into()));
       return;
     }
     self.value(kind, raw, None);
-    self.parts_of_one(|b| b.compound_parts(raw, lower));
-  }
-
-  /// The tokens of a compound's parts.
-  fn compound_parts(&mut self, raw: &str, lower: &str) {
+    self.parts_of_one();
     for (part, shown) in parts(lower).into_iter().zip(parts(raw)) {
       if part.starts_with(|c: char| c.is_ascii_digit()) {
-        self.flagged(VALUE | QUANTITY, |b| {
-          b.tok(part, lexicon::number_weight(part), shown)
-        });
+        self.number(part, shown);
       } else if let Some(group) = synonyms::of_word(part) {
-        self.flagged(VALUE, |b| b.tok_group(group, shown));
+        self.tok_group(group, shown, VALUE);
       } else {
         let weight = lexicon::word_weight(part);
-        self.flagged(VALUE, |b| b.tok(stem(part), weight, shown));
+        self.tok(stem(part), weight, shown, VALUE);
         if weight >= 0.5 {
           self.label = Some((hash(stem(part)), shown.into()));
         }
@@ -539,36 +502,43 @@ impl Builder<'_> {
   fn cjk(&mut self, run: &str, start: usize) {
     self.negated |= lexicon::has_cjk_negation(run);
     self.transition |= lexicon::has_cjk_transition(run);
-    let chars: Vec<(char, Option<Script>)> = run.chars().map(|c| (c, scan::script(c))).collect();
-    let offsets: Vec<u32> = run.char_indices().map(|(i, _)| offset(start + i)).collect();
-    let mut weak = weak_mask(run);
-    let (words, found) = cjk_groups(run, &mut weak);
-    let places = self.places(&chars, &weak, &words, &offsets);
-    let set_phrases = lexicon::cjk_set_verbs(run).filter_map(|i| places.get(i).map(|p| p.phrase));
-    self.set_phrases.extend(set_phrases);
+    let chars = run
+      .char_indices()
+      .zip(weak_mask(run))
+      .map(|((at, c), weak)| {
+        let place = Place {
+          at: offset(start + at),
+          ..Place::default()
+        };
+        let script = scan::script(c);
+        Ch {
+          c,
+          script,
+          weak,
+          word: 0,
+          place,
+        }
+      });
+    let mut chars: Vec<Ch> = chars.collect();
+    let found = cjk_groups(run, &mut chars);
+    self.places(&mut chars);
+    let set_phrases = lexicon::cjk_set_verbs(run).filter_map(|i| chars.get(i));
+    self
+      .set_phrases
+      .extend(set_phrases.map(|ch| ch.place.phrase));
     let after = (self.phrase, self.after, self.ended);
     let first = self.toks.len();
     for (i, group, shown) in found {
-      self.locate(places[i]);
-      self.tok_group(group, &shown);
+      self.locate(chars[i].place);
+      self.tok_group(group, &shown, 0);
     }
     self.numerals(&chars);
-    let mut i = 0;
-    while i < chars.len() {
-      let script = chars[i].1;
-      let len = chars[i..].iter().take_while(|c| c.1 == script).count();
-      let sub = Sub {
-        chars: &chars[i..i + len],
-        weak: &weak[i..i + len],
-        words: &words[i..i + len],
-        places: &places[i..i + len],
-      };
-      match script {
-        Some(Script::Katakana) => self.katakana(&sub),
-        Some(Script::Han | Script::Hangul) => self.grams(&sub),
+    for sub in chars.chunk_by(|a, b| a.script == b.script) {
+      match sub[0].script {
+        Some(Script::Katakana) => self.katakana(sub),
+        Some(Script::Han | Script::Hangul) => self.grams(sub),
         _ => {}
       }
-      i += len;
     }
     (self.phrase, self.after, self.ended) = after;
     // The label of what follows is the run's last content token in the text (group words were
@@ -582,60 +552,47 @@ impl Builder<'_> {
     }
   }
 
-  /// Where each character of a CJK run stands: its offset and its phrase. Grammar characters
-  /// (and a content character no bigram covers) end a phrase (a copula, `是` or `は`, opens the value slot), except a lone `的` or `の`,
-  /// which joins a noun to the one it qualifies (`测试环境的地址`, `注文画面の表示`).
-  fn places(
-    &mut self,
-    chars: &[(char, Option<Script>)],
-    weak: &[bool],
-    words: &[usize],
-    offsets: &[u32],
-  ) -> Vec<Place> {
+  /// Where each character of a CJK run stands: its phrase. Grammar characters (and a content
+  /// character no bigram covers) end a phrase (a copula, `是` or `は`, opens the value slot),
+  /// except a lone `的` or `の`, which joins a noun to the one it qualifies (`测试环境的地址`,
+  /// `注文画面の表示`).
+  fn places(&mut self, chars: &mut [Ch]) {
     // Outside the run (before its first character, after its last) is no grammar of it.
-    let weak_at = |i: Option<usize>| i.and_then(|i| weak.get(i)).copied().unwrap_or(false);
-    let mut out = Vec::with_capacity(chars.len());
-    for (i, (c, _)) in chars.iter().enumerate() {
-      let lone = !weak_at(i.checked_sub(1)) && !weak_at(Some(i + 1));
-      let joins = lone && matches!(c, '的' | 'の');
+    let weak_at =
+      |chars: &[Ch], i: Option<usize>| i.and_then(|i| chars.get(i)).is_some_and(|n| n.weak);
+    for i in 0..chars.len() {
+      let ch = chars[i];
+      let lone = !weak_at(chars, i.checked_sub(1)) && !weak_at(chars, Some(i + 1));
+      let joins = lone && matches!(ch.c, '的' | 'の');
       // A content character no bigram covers (`写` of `VS Code 写 Java`, `跑` between two
       // names) is a word of its own, most often a verb: it ends a phrase as grammar does; not
       // before `的` or `の`, where it closes a modifier (`Gitee 上的账号`).
       let han = |j: Option<usize>| {
-        j.and_then(|j| chars.get(j))
-          .is_some_and(|(_, s)| *s == chars[i].1)
-          && !weak_at(j)
+        let n = j.and_then(|j| chars.get(j));
+        n.is_some_and(|n| n.script == ch.script && !n.weak)
       };
-      let single = !weak[i]
-        && words[i] == 0
-        && matches!(chars[i].1, Some(Script::Han | Script::Hangul))
+      let single = !ch.weak
+        && ch.word == 0
+        && matches!(ch.script, Some(Script::Han | Script::Hangul))
         && !han(i.checked_sub(1))
         && !han(Some(i + 1))
-        && !matches!(chars.get(i + 1), Some(('的' | 'の', _)));
+        && !chars.get(i + 1).is_some_and(|n| matches!(n.c, '的' | 'の'));
       if single {
         self.end_phrase(0);
       }
-      if weak[i] && !joins {
+      if ch.weak && !joins {
         // Only a lone `は` marks the topic of "X は Y" (`には`, `では` mark a place).
-        let marks = match (lone && lexicon::is_cjk_copula(*c), *c == 'は') {
+        let marks = match (lone && lexicon::is_cjk_copula(ch.c), ch.c == 'は') {
           (true, true) => AFTER_COPULA | AFTER_TOPIC,
           (true, false) => AFTER_COPULA,
           (false, _) => 0,
         };
         self.end_phrase(marks);
-      } else if !weak[i] {
-        if let Some(marks) = self.ended.take() {
-          self.phrase = self.phrase.saturating_add(1);
-          self.after = marks;
-        }
+      } else if !ch.weak {
+        self.open_phrase();
       }
-      out.push(Place {
-        at: offsets[i],
-        phrase: self.phrase,
-        after: self.after,
-      });
+      (chars[i].place.phrase, chars[i].place.after) = (self.phrase, self.after);
     }
-    out
   }
 
   /// The next tokens stand at `place`.
@@ -647,79 +604,72 @@ impl Builder<'_> {
   }
 
   /// Numerals with a counter (`三周`, `两个人`): numbers, as values.
-  fn numerals(&mut self, chars: &[(char, Option<Script>)]) {
+  fn numerals(&mut self, chars: &[Ch]) {
     for pair in chars.windows(2) {
       if let (Some(number), true) = (
-        lexicon::cjk_numeral(pair[0].0),
-        lexicon::is_counter(pair[1].0),
+        lexicon::cjk_numeral(pair[0].c),
+        lexicon::is_counter(pair[1].c),
       ) {
-        let shown: String = [pair[0].0, pair[1].0].iter().collect();
+        let shown: String = [pair[0].c, pair[1].c].iter().collect();
         self.value(ValueKind::Number, &shown, Some(hash(number)));
       }
     }
   }
 
   /// A katakana run: one word, unless synonym-group words make all of it.
-  fn katakana(&mut self, sub: &Sub<'_>) {
-    if sub.words.iter().all(|w| *w > 0) {
+  fn katakana(&mut self, sub: &[Ch]) {
+    if sub.iter().all(|ch| ch.word > 0) {
       return;
     }
-    let word: String = sub.chars.iter().map(|c| c.0).collect();
-    if let Some(place) = sub.places.first() {
-      self.locate(*place);
+    let word: String = sub.iter().map(|ch| ch.c).collect();
+    if let Some(ch) = sub.first() {
+      self.locate(ch.place);
     }
-    let weight = match (sub.weak.iter().all(|w| *w), sub.chars.len()) {
+    let weight = match (sub.iter().all(|ch| ch.weak), sub.len()) {
       (true, _) => 0.3,
       (false, 0 | 1) => 0.1,
       (false, 2) => 0.6,
       _ => 1.0,
     };
-    self.tok(&word, weight, &word);
+    self.tok(&word, weight, &word, 0);
   }
 
   /// A Han or Hangul run: content unigrams (0.25) and the bigrams not inside one group word:
   /// 0.7 when both characters are content, half that at the edge of a group word (whose own
   /// token already counts), less with grammar. A bigram weighs less than an English word: without
   /// a segmenter, about half the bigrams of a sentence straddle two words.
-  fn grams(&mut self, sub: &Sub<'_>) {
+  fn grams(&mut self, sub: &[Ch]) {
     let mut buf = [0u8; 8];
-    for (((c, weak), word), place) in sub
-      .chars
-      .iter()
-      .zip(sub.weak)
-      .zip(sub.words)
-      .zip(sub.places)
-    {
-      self.locate(*place);
-      if !weak && *word == 0 && c.1 == Some(Script::Han) {
-        let s = c.0.encode_utf8(&mut buf);
-        self.tok(s, 0.25, s);
+    for ch in sub {
+      self.locate(ch.place);
+      if !ch.weak && ch.word == 0 && ch.script == Some(Script::Han) {
+        let s = ch.c.encode_utf8(&mut buf);
+        self.tok(s, 0.25, s, 0);
       }
     }
-    for i in 0..sub.chars.len().saturating_sub(1) {
-      if sub.words[i] > 0 && sub.words[i] == sub.words[i + 1] {
+    for pair in sub.windows(2) {
+      let (a, b) = (pair[0], pair[1]);
+      if a.word > 0 && a.word == b.word {
         continue;
       }
-      let gram: CompactString = [sub.chars[i].0, sub.chars[i + 1].0].iter().collect();
-      let key = hash(&gram);
-      self.locate(sub.places[i]);
-      let edge = (sub.words[i] > 0) != (sub.words[i + 1] > 0);
-      let weight = match (sub.weak[i], sub.weak[i + 1]) {
+      let gram: CompactString = [a.c, b.c].iter().collect();
+      self.locate(a.place);
+      let edge = (a.word > 0) != (b.word > 0);
+      let weight = match (a.weak, b.weak) {
         (false, false) if edge => 0.35,
         (false, false) => 0.7,
         (true, true) => 0.05,
         _ => 0.25,
       };
       // A numeral with its counter (`三周`) is an amount, as `3 weeks` is.
-      let amount =
-        lexicon::cjk_numeral(sub.chars[i].0).is_some() && lexicon::is_counter(sub.chars[i + 1].0);
-      let han = sub.chars[i].1 == Some(Script::Han) && sub.chars[i + 1].1 == Some(Script::Han);
+      let amount = lexicon::cjk_numeral(a.c).is_some() && lexicon::is_counter(b.c);
+      let han = a.script == Some(Script::Han) && b.script == Some(Script::Han);
       let flags = match (amount, han) {
         (true, _) => VALUE | QUANTITY,
         (false, true) => GRAM,
         (false, false) => 0,
       };
-      self.flagged(flags, |b| b.push(key, weight, 0, gram));
+      self.push(hash(&gram), weight, 0, gram, flags);
     }
   }
 
@@ -750,10 +700,7 @@ impl Builder<'_> {
     });
     for p in &mut seq {
       let at = self.toks.binary_search_by_key(&p.key, |t| t.key);
-      p.tok = at
-        .ok()
-        .and_then(|i| u32::try_from(i).ok())
-        .unwrap_or(u32::MAX);
+      p.tok = at.map_or(u32::MAX, offset);
     }
     let total = self.toks.iter().map(|t| t.weight).sum();
     let mut value_keys: Vec<u64> = self.values.iter().map(|v| v.key).collect();
@@ -774,17 +721,20 @@ impl Builder<'_> {
   }
 }
 
-/// A run of one script inside a CJK run, with its characters' marks.
-struct Sub<'a> {
-  chars: &'a [(char, Option<Script>)],
-  weak: &'a [bool],
-  words: &'a [usize],
-  /// Where each character stands.
-  places: &'a [Place],
+/// A character of a CJK run, with its marks.
+#[derive(Clone, Copy)]
+struct Ch {
+  c: char,
+  script: Option<Script>,
+  /// Grammar or frame rather than content (see [`weak_mask`]); a group word is content.
+  weak: bool,
+  /// The number of the synonym-group word it is in (0: none).
+  word: usize,
+  place: Place,
 }
 
 /// Where a character of a CJK run stands: its offset and its phrase.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Place {
   at: u32,
   phrase: u16,
@@ -793,13 +743,8 @@ struct Place {
 }
 
 /// The synonym-group words of a run, longest first at each position: each (where it starts,
-/// its group, as written) gives its group's token. Also, per character, the number of the group
-/// word it is in (0: none); a group word is content, never weak.
-fn cjk_groups(
-  run: &str,
-  weak: &mut [bool],
-) -> (Vec<usize>, Vec<(usize, &'static synonyms::Group, String)>) {
-  let mut words = vec![0; weak.len()];
+/// its group, as written) gives its group's token, and marks its characters ([`Ch::word`]).
+fn cjk_groups(run: &str, chars: &mut [Ch]) -> Vec<(usize, &'static synonyms::Group, String)> {
   let mut found = Vec::new();
   let mut next = 0;
   for (i, (at, _)) in run.char_indices().enumerate() {
@@ -807,16 +752,16 @@ fn cjk_groups(
       continue;
     }
     if let Some((group, len)) = synonyms::cjk_at(&run[at..]) {
-      let end = (i + len).min(words.len());
-      for j in i..end {
-        words[j] = found.len() + 1;
-        weak[j] = false;
+      let end = (i + len).min(chars.len());
+      for ch in &mut chars[i..end] {
+        ch.word = found.len() + 1;
+        ch.weak = false;
       }
       found.push((i, group, run[at..].chars().take(len).collect()));
       next = i + len;
     }
   }
-  (words, found)
+  found
 }
 
 /// Which characters of a CJK run are grammar or frame rather than content: hiragana, Chinese

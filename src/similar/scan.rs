@@ -61,10 +61,7 @@ const MAX_SPAN: usize = 80;
 
 /// Whether `c` may continue an ASCII run after a letter or digit.
 fn joiner(c: char) -> bool {
-  matches!(
-    c,
-    '.' | '_' | '-' | '/' | ':' | '@' | '~' | '+' | '#' | '\\' | '%' | '='
-  )
+  "._-/:@~+#\\%=".contains(c)
 }
 
 /// The pieces of `text`, in order of their start (a code or quoted span comes before the

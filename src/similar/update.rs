@@ -19,18 +19,16 @@ fn changed_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a V
   };
   let (gone, came) = (only(old, new), only(new, old));
   let label = |v: &Value| v.label.as_ref().map(|l| l.0);
-  let same_label = gone.iter().find_map(|g| {
-    let c = came
-      .iter()
-      .find(|c| label(c).is_some() && label(c) == label(g) && c.kind.group() == g.kind.group())?;
-    Some((*g, *c, true))
-  });
-  same_label.or_else(|| {
+  let pair = |same_label: bool| {
     gone.iter().find_map(|g| {
-      let c = came.iter().find(|c| c.kind.group() == g.kind.group())?;
-      Some((*g, *c, false))
+      let labelled = |c: &Value| !same_label || (label(c).is_some() && label(c) == label(g));
+      let c = came
+        .iter()
+        .find(|c| labelled(c) && c.kind.group() == g.kind.group())?;
+      Some((*g, *c, same_label))
     })
-  })
+  };
+  pair(true).or_else(|| pair(false))
 }
 
 /// Why a pair is an update.
