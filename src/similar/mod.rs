@@ -214,7 +214,7 @@ fn named(o: &Overlap<'_>, score: f64) -> bool {
 /// else differs), a duplicate (one subject, and only one of them says anything the other does
 /// not), or related.
 fn unchanged(o: &Overlap<'_>, score: f64, flip: bool, d: &slots::Diff) -> (Relation, String) {
-  let only_negation = flip && o.top_new.is_empty() && o.top_old.is_empty();
+  let only_negation = flip && o.new.top.is_empty() && o.old.top.is_empty();
   match score >= DUPLICATE_MIN && d.subject != slots::Subject::Other {
     true if only_negation => (
       Relation::Update,
@@ -227,7 +227,7 @@ fn unchanged(o: &Overlap<'_>, score: f64, flip: bool, d: &slots::Diff) -> (Relat
 
 /// "same words", or what one of them adds, or the words each has that the other lacks.
 fn duplicate_reason(o: &Overlap<'_>) -> String {
-  let (new, old) = (o.top_new.words(), o.top_old.words());
+  let (new, old) = (o.new.top.words(), o.old.top.words());
   match (new.is_empty(), old.is_empty()) {
     (true, true) => "same words".to_string(),
     (false, true) => format!("same words; the new one adds {new}"),

@@ -14,26 +14,16 @@ const SUBJECT_TOKEN: f32 = 0.7;
 #[derive(Default)]
 pub(super) struct Overlap<'a> {
   pub(super) shared: f32,
-  /// The sibling classes of the tokens only in the new text, and only in the stored one (bit
-  /// `1 << class`).
-  siblings_new: u32,
-  siblings_old: u32,
   /// Shared weight of content tokens (each [`SUBJECT_TOKEN`] or more).
   pub(super) subject: f32,
   /// How many shared tokens weigh 0.5 or more: one shared word (`answer`, `Node`) makes a
   /// shared topic, not a shared fact.
   pub(super) shared_words: usize,
-  /// The heaviest tokens shared, only in the new text, only in the stored one.
+  /// The heaviest tokens shared.
   pub(super) top_shared: Top<'a>,
-  pub(super) top_new: Top<'a>,
-  pub(super) top_old: Top<'a>,
-  /// In the new text and in the stored one: where the last shared content token is, and where
-  /// the first unshared one is.
-  new_spans: Spans,
-  old_spans: Spans,
-  /// By the index of a token of the new text, and of the stored one: whether the other has it.
-  pub(super) shared_new: Bits,
-  pub(super) shared_old: Bits,
+  /// The new text, and the stored one.
+  pub(super) new: TextSide<'a>,
+  pub(super) old: TextSide<'a>,
 }
 
 /// A set of token indexes: inline for a text of up to 256 tokens (almost every memory entry),
@@ -93,12 +83,19 @@ impl Bits {
   }
 }
 
-/// Where the shared and the unshared words of one text stand.
-#[derive(Clone, Copy, Default)]
-struct Spans {
-  /// The first shared content token, and the last shared token that is no stopword (a shared
-  /// verb, even a light one like `run` or `uses`, shares what is said).
-  first_shared: Option<u32>,
+/// One text of the pair: which of its tokens the other has, and where the shared and the
+/// unshared words stand.
+#[derive(Default)]
+pub(super) struct TextSide<'a> {
+  /// By the index of one of its tokens: whether the other text has it.
+  pub(super) shared: Bits,
+  /// Its heaviest tokens the other lacks.
+  pub(super) top: Top<'a>,
+  /// The sibling classes of its tokens the other lacks (bit `1 << class`).
+  siblings: u32,
+  /// Whether it shares a content token, and where the last shared token that is no stopword
+  /// stands (a shared verb, even a light one like `run` or `uses`, shares what is said).
+  shares_content: bool,
   last_shared: Option<u32>,
   /// The first content token of its own, and the weight of them all.
   first_own: Option<u32>,
@@ -108,17 +105,27 @@ struct Spans {
 /// The least weight of content of its own that makes a text say something else: one real word.
 const OWN_MIN: f32 = 1.0;
 
-impl Spans {
-  fn shared(&mut self, tok: &Tok) {
-    if tok.weight >= SUBJECT_TOKEN {
-      self.first_shared = Some(self.first_shared.map_or(tok.at, |at| at.min(tok.at)));
+impl<'a> TextSide<'a> {
+  fn new(tokens: usize) -> Self {
+    TextSide {
+      shared: Bits::new(tokens),
+      ..TextSide::default()
     }
+  }
+
+  /// Its token `i`, which the other text has too.
+  fn shared(&mut self, i: usize, tok: &Tok) {
+    self.shared.insert(i);
+    self.shares_content |= tok.weight >= SUBJECT_TOKEN;
     if tok.weight >= 0.3 {
       self.last_shared = self.last_shared.max(Some(tok.at));
     }
   }
 
-  fn own(&mut self, tok: &Tok) {
+  /// A token the other text lacks.
+  fn own(&mut self, tok: &'a Tok) {
+    self.top.offer(tok);
+    self.siblings |= (1 << tok.sibling) & !1;
     if tok.weight >= SUBJECT_TOKEN {
       self.first_own = Some(self.first_own.map_or(tok.at, |at| at.min(tok.at)));
       self.own += tok.weight;
@@ -128,8 +135,8 @@ impl Spans {
   /// Whether the text shares a subject, then says content words of its own and shares nothing
   /// after them.
   fn shares_only_its_opening(&self) -> bool {
-    match (self.first_shared, self.last_shared, self.first_own) {
-      (Some(_), Some(shared), Some(own)) => shared < own && self.own >= OWN_MIN,
+    match (self.last_shared, self.first_own) {
+      (Some(shared), Some(own)) => self.shares_content && shared < own && self.own >= OWN_MIN,
       _ => false,
     }
   }
@@ -165,22 +172,10 @@ impl<'a> Top<'a> {
   }
 }
 
-impl<'a> Overlap<'a> {
-  fn only_new(&mut self, tok: &'a Tok) {
-    self.top_new.offer(tok);
-    self.new_spans.own(tok);
-    self.siblings_new |= (1 << tok.sibling) & !1;
-  }
-
-  fn only_old(&mut self, tok: &'a Tok) {
-    self.top_old.offer(tok);
-    self.old_spans.own(tok);
-    self.siblings_old |= (1 << tok.sibling) & !1;
-  }
-
+impl Overlap<'_> {
   /// Whether the texts differ by siblings (`frontend` in one where the other has `backend`).
   pub(super) fn sibling_swap(&self) -> bool {
-    self.siblings_new & self.siblings_old != 0
+    self.new.siblings & self.old.siblings != 0
   }
 
   /// Whether the texts share only their subject: in both, every shared content word comes
@@ -188,7 +183,7 @@ impl<'a> Overlap<'a> {
   /// own ("The search service is written in Rust" / "The search service is deployed on
   /// Fly.io"). A paraphrase or an update shares words of what is said, not only of whom.
   pub(super) fn subject_only(&self) -> bool {
-    self.new_spans.shares_only_its_opening() && self.old_spans.shares_only_its_opening()
+    self.new.shares_only_its_opening() && self.old.shares_only_its_opening()
   }
 }
 
@@ -216,16 +211,14 @@ pub(super) fn shared(new: (&[u64], &[Tok]), old: (&[u64], &[Tok])) -> f32 {
 /// The overlap of the tokens of a new text and a stored one.
 pub(super) fn overlap<'a>(new: &'a [Tok], old: &'a [Tok]) -> Overlap<'a> {
   let mut o = Overlap {
-    shared_new: Bits::new(new.len()),
-    shared_old: Bits::new(old.len()),
+    new: TextSide::new(new.len()),
+    old: TextSide::new(old.len()),
     ..Overlap::default()
   };
   let (mut i, mut j) = (0, 0);
   loop {
     match (new.get(i), old.get(j)) {
       (Some(a), Some(b)) if a.key == b.key => {
-        o.shared_new.insert(i);
-        o.shared_old.insert(j);
         let w = a.weight.min(b.weight);
         o.shared += w;
         if w >= 0.5 {
@@ -235,16 +228,16 @@ pub(super) fn overlap<'a>(new: &'a [Tok], old: &'a [Tok]) -> Overlap<'a> {
           o.subject += w;
         }
         o.top_shared.offer(a);
-        o.new_spans.shared(a);
-        o.old_spans.shared(b);
+        o.new.shared(i, a);
+        o.old.shared(j, b);
         (i, j) = (i + 1, j + 1);
       }
       (Some(a), b) if b.is_none_or(|b| a.key < b.key) => {
-        o.only_new(a);
+        o.new.own(a);
         i += 1;
       }
       (_, Some(b)) => {
-        o.only_old(b);
+        o.old.own(b);
         j += 1;
       }
       _ => break,

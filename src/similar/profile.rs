@@ -112,20 +112,18 @@ pub(super) enum ValueKind {
 impl ValueKind {
   /// The kind in words, for a reason.
   pub(super) fn describe(self) -> &'static str {
-    // In the order of the kinds.
-    const WORDS: [&str; 10] = [
-      "a number",
-      "a version",
-      "a port",
-      "a date",
-      "a path",
-      "an address",
-      "an identifier",
-      "code",
-      "a quoted name",
-      "a name",
-    ];
-    WORDS[self as usize]
+    match self {
+      ValueKind::Number => "a number",
+      ValueKind::Version => "a version",
+      ValueKind::Port => "a port",
+      ValueKind::Date => "a date",
+      ValueKind::Path => "a path",
+      ValueKind::Url => "an address",
+      ValueKind::Ident => "an identifier",
+      ValueKind::Code => "code",
+      ValueKind::Quoted => "a quoted name",
+      ValueKind::Name => "a name",
+    }
   }
 
   /// Kinds that one value may be changed into: a number into a version, a path into a URL, a

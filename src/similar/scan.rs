@@ -111,16 +111,9 @@ fn skip_to(chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>, end: usiz
 fn starts_run(text: &str, at: usize) -> bool {
   let rest = &text.as_bytes()[at..];
   let before_ok = at == 0 || !text.as_bytes()[at - 1].is_ascii_alphanumeric();
-  let leads = matches!(
-    rest.first(),
-    Some(b'/' | b'~' | b'.' | b'-' | b'@' | b'#' | b'\\')
-  );
-  let then_alnum = rest
-    .iter()
-    .skip(1)
-    .take(3)
-    .find(|b| !matches!(b, b'/' | b'.' | b'-' | b'~' | b'\\'))
-    .is_some_and(u8::is_ascii_alphanumeric);
+  let leads = rest.first().is_some_and(|b| b"/~.-@#\\".contains(b));
+  let next = rest.iter().skip(1).take(3).find(|b| !b"/.-~\\".contains(b));
+  let then_alnum = next.is_some_and(u8::is_ascii_alphanumeric);
   before_ok && leads && then_alnum
 }
 
@@ -132,9 +125,7 @@ fn run_end(text: &str, at: usize, of: impl Fn(char) -> bool) -> usize {
 /// The length of `run` without the punctuation that ends a sentence or a clause after it
 /// (`v20.` → `v20`, `src/` stays); 0 when nothing is left.
 fn trim_run(run: &str) -> usize {
-  let trimmed = run.trim_end_matches(|c: char| {
-    matches!(c, '.' | ':' | '-' | '=' | '+' | '_' | '@' | '#' | '~' | '%')
-  });
+  let trimmed = run.trim_end_matches(|c: char| ".:-=+_@#~%".contains(c));
   let trimmed = trimmed
     .strip_suffix('/')
     .filter(|t| !t.is_empty())

@@ -175,8 +175,8 @@ fn seams(a: &Parts, shared: &Bits) -> Bits {
 /// How `new` and `old` differ, from their overlap: a few passes over each one's phrases.
 pub(super) fn diff(new: &Parts, old: &Parts, o: &Overlap<'_>) -> Diff {
   let (a, b) = (
-    Side::of(new, old, &o.shared_new),
-    Side::of(old, new, &o.shared_old),
+    Side::of(new, old, &o.new.shared),
+    Side::of(old, new, &o.old.shared),
   );
   let (new_opening, old_opening) = (opening(&a), opening(&b));
   // The lone word before a copula is the copula's value ("Kofi is the tech lead for …"), a

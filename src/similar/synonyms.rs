@@ -54,20 +54,15 @@ fn parse() -> Vec<(Group, Vec<&'static str>)> {
     .filter_map(|line| {
       let mut fields = line.split_whitespace();
       let (key, weight, class) = (fields.next()?, fields.next()?, fields.next()?);
-      let sibling = match class {
-        "-" => 0,
-        class => match classes.iter().position(|c| *c == class) {
-          Some(i) => i + 1,
-          None => {
-            classes.push(class);
-            classes.len()
-          }
-        },
-      };
+      if class != "-" && !classes.contains(&class) {
+        classes.push(class);
+      }
+      // Class numbers start at 1: 0 is none.
+      let sibling = classes.iter().position(|c| *c == class).map(|i| i + 1);
       let group = Group {
         key,
         weight: weight.parse().ok()?,
-        sibling: u8::try_from(sibling).ok()?,
+        sibling: u8::try_from(sibling.unwrap_or(0)).ok()?,
       };
       Some((group, fields.collect()))
     })
@@ -82,12 +77,10 @@ fn index() -> &'static Index {
     let mut groups = Vec::new();
     for (i, (group, words)) in parse().into_iter().enumerate() {
       for word in words {
-        match word.chars().next() {
-          Some(first) if !first.is_ascii() => cjk.entry(first).or_default().push((word, i)),
-          Some(_) => {
-            ascii.insert(word, i);
-          }
-          None => {}
+        // A word of the file is never empty.
+        match word.chars().next().filter(|c| !c.is_ascii()) {
+          Some(first) => cjk.entry(first).or_default().push((word, i)),
+          None => _ = ascii.insert(word, i),
         }
       }
       groups.push(group);

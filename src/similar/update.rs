@@ -90,7 +90,7 @@ pub(super) fn update_reason(
   }
   // The heaviest word of each side's own, the one replacing the other.
   let swapped = || {
-    let (gone, came) = (o.top_old.0[0]?, o.top_new.0[0]?);
+    let (gone, came) = (o.old.top.0[0]?, o.new.top.0[0]?);
     let reason = subject(o, &format!("{} → {}", gone.shown, came.shown));
     Some(Update {
       reason,
@@ -141,7 +141,7 @@ fn explains(o: &Overlap<'_>, new: &Parts, old: &Parts) -> bool {
       values.iter().any(|v| v.contains(word.as_str()))
     })
   };
-  within(&o.top_new, new, old) && within(&o.top_old, old, new)
+  within(&o.new.top, new, old) && within(&o.old.top, old, new)
 }
 
 /// "same words but Node 18 → 20 (a version)" when nothing else differs, else "same subject
