@@ -810,14 +810,11 @@ fn classify(lower: &str, raw: &str) -> Option<ValueKind> {
 
 /// `docs.acme.io`, `api.example.cn`: a dotted name ending in a common top-level domain.
 fn is_host(s: &str) -> bool {
-  let mut labels = s.split('.');
-  let tld = labels.next_back().unwrap_or_default();
-  let rest: Vec<&str> = labels.collect();
-  !rest.is_empty()
-    && lexicon::is_tld(tld)
-    && rest
-      .iter()
-      .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+  let label = |l: &str| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+  let Some((rest, tld)) = s.rsplit_once('.') else {
+    return false;
+  };
+  lexicon::is_tld(tld) && rest.split('.').all(label)
 }
 
 /// `2024-05-01`, `2024/5/1`, `2024-05`.
