@@ -77,11 +77,27 @@ const REDACTED: &str = "<redacted>";
 
 /// The largest character boundary of `t` at or below `at`.
 fn floor(t: &str, at: usize) -> usize {
-  let mut at = at.min(t.len());
-  while !t.is_char_boundary(at) {
-    at -= 1;
-  }
-  at
+  let at = at.min(t.len());
+  (0..=at).rev().find(|i| t.is_char_boundary(*i)).unwrap_or(0)
+}
+
+/// Whether `s` holds only ASCII alphanumerics and the bytes of `extra`.
+fn alnum_or(s: &str, extra: &[u8]) -> bool {
+  s.bytes()
+    .all(|b| b.is_ascii_alphanumeric() || extra.contains(&b))
+}
+
+/// Whether `s` holds a byte of a class (`u8::is_ascii_digit`, …).
+fn has(s: &str, class: fn(&u8) -> bool) -> bool {
+  s.as_bytes().iter().any(class)
+}
+
+/// A dotted host name (`db.internal`, `example.com`): two or more labels of ASCII letters,
+/// digits and `-`, the last of 2+ letters.
+fn host_name(h: &str) -> bool {
+  let tld = h.rsplit('.').next().unwrap_or("");
+  let labels = h.split('.').all(|l| !l.is_empty() && alnum_or(l, b"-"));
+  h.contains('.') && labels && tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic())
 }
 
 /// The first rule's find in normalised text (see the module doc for the order).
