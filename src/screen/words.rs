@@ -85,7 +85,7 @@ mod tests {
     }
     names.sort_unstable();
     names.dedup();
-    assert_eq!(names.len(), 17, "{names:?}");
+    assert_eq!(names.len(), 18, "{names:?}");
     for name in names {
       assert!(
         !list(name).is_empty(),
