@@ -430,8 +430,7 @@ pub(super) fn find(t: &str) -> Option<(&'static str, Range<usize>)> {
     };
     // In a `;`-separated connection string, `Pwd=` is a password.
     let in_connection = before == Some(';') || t[range.end..].starts_with(';');
-    let words = words::split(&t[start..at]);
-    let last = words.last().copied().unwrap_or("");
+    let last = words::last(&t[start..at]);
     if in_connection && ["pwd", "pass"].iter().any(|w| last.eq_ignore_ascii_case(w)) {
       s = Strong;
     }

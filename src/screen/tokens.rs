@@ -284,7 +284,7 @@ fn id_value(t: &str, start: usize) -> bool {
   let ident = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-');
   let name = name.trim_end_matches(quote);
   let name = name.rsplit(|c| !ident(c)).next().unwrap_or("");
-  let last = words::split(name).last().copied().unwrap_or("");
+  let last = words::last(name);
   // `id`, `ids`, `uuid`…, and three-letter names ending in `id` (`eid`, `uid`, `pid`).
   let short_id = last.len() <= 3 && last.to_ascii_lowercase().ends_with("id");
   let ids = ["ids", "uuid", "guid", "ulid", "ksuid"];

@@ -34,6 +34,11 @@ pub(super) fn table(name: &str) -> impl Iterator<Item = Vec<&'static str>> {
   list(name).iter().map(|item| item.split(" = ").collect())
 }
 
+/// The last of `ident`'s words ([`split`]), or `""`.
+pub(super) fn last(ident: &str) -> &str {
+  split(ident).last().copied().unwrap_or("")
+}
+
 /// `ident`'s ASCII words, split at `_`, `-`, `.`, any other non-alphanumeric character and
 /// camel-case boundaries (`APIKey` is `API`, `Key`; `OAuth2Token` ends in `Token`).
 pub(super) fn split(ident: &str) -> Vec<&str> {
