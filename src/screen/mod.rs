@@ -176,25 +176,10 @@ pub fn warnings(text: &str) -> Vec<String> {
   let mut unseen: Vec<char> = text.chars().filter(control).collect();
   unseen.extend(hidden::out_of_context(text).into_iter().map(|(_, c)| c));
   if !unseen.is_empty() {
-    let n = unseen.len();
-    let mut kinds: Vec<char> = Vec::new();
-    for c in unseen {
-      if !kinds.contains(&c) {
-        kinds.push(c);
-      }
-    }
-    let more = if kinds.len() > 5 { ", …" } else { "" };
-    let named = kinds.iter().take(5).map(|c| {
-      let name = if c.is_control() {
-        "control"
-      } else {
-        hidden::name(*c)
-      };
-      format!("U+{:04X} {name}", *c as u32)
-    });
-    let named = named.collect::<Vec<_>>().join(", ");
     out.push(format!(
-      "{n} invisible or control character(s) ({named}{more}): shown as \\u{{…}} escapes, here and in the prompt"
+      "{} invisible or control character(s) ({}): shown as \\u{{…}} escapes, here and in the prompt",
+      unseen.len(),
+      hidden::names(unseen, 5)
     ));
   }
   out

@@ -80,21 +80,12 @@ pub fn refuse_unseen(what: &str, text: &str, multiline: bool) -> Result<()> {
   let Some(found) = hidden::too_many(text) else {
     return Ok(());
   };
-  let mut names: Vec<String> = Vec::new();
-  for (_, c) in &found {
-    let name = format!("U+{:04X} {}", *c as u32, hidden::name(*c));
-    if !names.contains(&name) {
-      names.push(name);
-    }
-  }
-  let more = if names.len() > 3 { ", …" } else { "" };
-  names.truncate(3);
+  let names = hidden::names(found.iter().map(|(_, c)| *c), 3);
   Err(MemoryError::InvalidInput {
     message: format!(
-      "{what} holds {} invisible characters, the first at character {} ({}{more}): they show nothing a person can read and are how hidden text is spelled, so nothing was written; remove them (an emoji's own selector or joiner is fine)",
+      "{what} holds {} invisible characters, the first at character {} ({names}): they show nothing a person can read and are how hidden text is spelled, so nothing was written; remove them (an emoji's own selector or joiner is fine)",
       found.len(),
       found[0].0 + 1,
-      names.join(", ")
     ),
     reason: Some("hidden".into()),
     index: None,
@@ -114,22 +105,15 @@ fn breaks_line(c: char) -> bool {
 pub fn line_breaks(text: &str) -> impl Iterator<Item = &str> {
   let mut rest = Some(text);
   std::iter::from_fn(move || {
-    let s = rest?;
-    match s.char_indices().find(|(_, c)| breaks_line(*c)) {
-      None => {
-        rest = None;
-        Some(s)
-      }
-      Some((at, c)) => {
-        let skip = if s[at..].starts_with("\r\n") {
-          2
-        } else {
-          c.len_utf8()
-        };
-        rest = Some(&s[at + skip..]);
-        Some(&s[..at])
-      }
-    }
+    let s = rest.take()?;
+    let Some(at) = s.find(breaks_line) else {
+      return Some(s);
+    };
+    let after = &s[at..];
+    rest = after
+      .strip_prefix("\r\n")
+      .or(after.strip_prefix(breaks_line));
+    Some(&s[..at])
   })
 }
 
