@@ -126,12 +126,9 @@ fn name_before(t: &str, end: usize) -> Option<(usize, Strength)> {
 /// The strength of `name`, which starts at `start` in `t`: as [`strength`] says, or strong for
 /// the `passe` of French `mot de passe`.
 fn named(t: &str, start: usize, name: &str) -> Option<Strength> {
-  let french = || {
-    let before = &t.as_bytes()[..start];
-    let head = &before[before.len().saturating_sub(7)..];
-    name.eq_ignore_ascii_case("passe") && head.eq_ignore_ascii_case(b"mot de ")
-  };
-  strength(name).or_else(|| french().then_some(Strong))
+  let head = &t.as_bytes()[start.saturating_sub(7)..start];
+  let french = name.eq_ignore_ascii_case("passe") && head.eq_ignore_ascii_case(b"mot de ");
+  strength(name).or(french.then_some(Strong))
 }
 
 /// `password for the staging db is …`: a strong name a few plain words before the marker,

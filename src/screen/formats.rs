@@ -115,25 +115,15 @@ fn tool(line: &str) -> Option<(&'static str, Range<usize>)> {
 /// `--password hunter2`, `--token …`, and `-u user:password` / `--user user:password`.
 fn flags(t: &str) -> Option<(&'static str, Range<usize>)> {
   let b = t.as_bytes();
-  t.match_indices("-").find_map(|(at, _)| {
-    let word_start = at
-      .checked_sub(1)
-      .is_none_or(|p| matches!(b[p], b' ' | b'\t' | b'\n' | b'"' | b'\''));
-    if !word_start {
+  let flag_char = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_');
+  t.match_indices('-').find_map(|(at, _)| {
+    let word_start = at == 0 || matches!(b[at - 1], b' ' | b'\t' | b'\n' | b'"' | b'\'');
+    let name_len = b[at..].iter().take(64).position(|c| !flag_char(c))?;
+    let (name, sep) = (&t[at..at + name_len], b[at + name_len]);
+    if !word_start || !matches!(sep, b' ' | b'=') {
       return None;
     }
-    let flag = &t[at..];
-    let name_len = flag
-      .bytes()
-      .take(64)
-      .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_')))?;
-    let name = &flag[..name_len];
-    let after = at + name_len;
-    let sep = t[after..].chars().next()?;
-    if !(sep == ' ' || sep == '=') {
-      return None;
-    }
-    let (range, _) = value_at(t, after + 1, false)?;
+    let (range, _) = value_at(t, at + name_len + 1, false)?;
     let value = &t[range.clone()];
     if name == "-u" || name == "--user" {
       let (_, pass) = value.split_once(':')?;
@@ -142,8 +132,8 @@ fn flags(t: &str) -> Option<(&'static str, Range<usize>)> {
     }
     let s = name
       .strip_prefix("--")
-      .and_then(strength)
-      .filter(|_| sep == ' ')?;
+      .filter(|_| sep == b' ')
+      .and_then(strength)?;
     judge(value, s, false, words::last(name)).map(|k| (k, range))
   })
 }

@@ -69,8 +69,7 @@ mod words;
 
 use std::ops::Range;
 
-use crate::text::hidden;
-use crate::text::{excerpt, units};
+use crate::text::{excerpt, hidden, units};
 
 /// What replaces a credential in an excerpt.
 const REDACTED: &str = "<redacted>";
@@ -103,12 +102,9 @@ fn host_name(h: &str) -> bool {
 /// The first rule's find in normalised text (see the module doc for the order).
 fn find(t: &str, joins: &[usize]) -> Option<(&'static str, Range<usize>)> {
   let armour = shapes::armour(t);
-  let url = |at| ("a password in a URL", at);
-  armour
-    .private
-    .clone()
-    .map(|at| ("a private key", at))
-    .or_else(|| shapes::url_password(t).map(url))
+  let key = armour.private.clone().map(|at| ("a private key", at));
+  key
+    .or_else(|| shapes::url_password(t).map(|at| ("a password in a URL", at)))
     .or_else(|| shapes::webhook(t))
     .or_else(|| assign::find(t))
     .or_else(|| formats::find(t))

@@ -113,11 +113,9 @@ impl Builder<'_> {
   /// Start writing the output: everything before `at` is copied unchanged.
   fn materialise(&mut self, at: usize) -> &mut String {
     let text = self.text;
-    self.out.get_or_insert_with(|| {
-      let mut out = String::with_capacity(text.len());
-      out.push_str(&text[..at]);
-      out
-    })
+    self
+      .out
+      .get_or_insert_with(|| String::with_capacity(text.len()) + &text[..at])
   }
 
   /// Follow the run of token characters at the end of the output past `s`: only the run at the

@@ -118,9 +118,7 @@ fn bare_userinfo(t: &str) -> Option<Range<usize>> {
 /// is letters) and whether a port follows it. `None` for neither.
 fn host_at(t: &str, at: usize) -> Option<(bool, bool)> {
   let rest = &t[at..floor(t, t.len().min(at + 264))];
-  let len = run(rest, |b| {
-    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-')
-  });
+  let len = run(rest, |b| b.is_ascii_alphanumeric() || b".-".contains(&b));
   if len == 0 || len > 253 {
     return None;
   }
@@ -141,10 +139,7 @@ fn host_at(t: &str, at: usize) -> Option<(bool, bool)> {
   let octet = |l: &str| (1..=3).contains(&l.len()) && l.bytes().all(|b| b.is_ascii_digit());
   let ipv4 = host.split('.').count() == 4 && host.split('.').all(octet);
   let dotted = host.eq_ignore_ascii_case("localhost") || ipv4 || host_name(host);
-  let single = host
-    .bytes()
-    .next()
-    .is_some_and(|b| b.is_ascii_alphanumeric());
+  let single = host.starts_with(|c: char| c.is_ascii_alphanumeric());
   (dotted || (port && single)).then_some((dotted, port))
 }
 
@@ -178,10 +173,8 @@ pub(super) fn webhook(t: &str) -> Option<(&'static str, Range<usize>)> {
       let head = &t[floor(t, at.saturating_sub(40))..at];
       let host = head.rsplit("//").next().unwrap_or(head);
       let host = host.split('/').next().unwrap_or("");
-      let api = head.ends_with("/api")
-        || head
-          .rsplit_once("/api/v")
-          .is_some_and(|(_, v)| v.bytes().all(|b| b.is_ascii_digit()));
+      let version = |(_, v): (&str, &str)| v.bytes().all(|b| b.is_ascii_digit());
+      let api = head.ends_with("/api") || head.rsplit_once("/api/v").is_some_and(version);
       let sub = |s: &str| s.is_empty() || s.ends_with('.');
       let discord = ["discord.com", "discordapp.com"]
         .iter()
@@ -189,9 +182,8 @@ pub(super) fn webhook(t: &str) -> Option<(&'static str, Range<usize>)> {
       let from = at + hooks.len();
       let id = run(&t[from..], |b| b.is_ascii_digit());
       let token_from = from + id + 1;
-      let token = t.get(token_from..).map_or(0, |r| {
-        run(r, |b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
-      });
+      let key = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-');
+      let token = t.get(token_from..).map_or(0, |r| run(r, key));
       let shaped = id >= 15 && t[from + id..].starts_with('/') && token >= 30;
       (api && discord && shaped).then(|| ("a Discord webhook URL", from..token_from + token))
     })

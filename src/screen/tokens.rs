@@ -14,8 +14,8 @@ const MAILGUN: &str = "a Mailgun API key";
 const ENDS: [char; 6] = ['.', '=', '-', '_', '/', '+'];
 
 /// A character of a token as the scan splits text (base64 and paths stay whole).
-fn token_char(b: u8) -> bool {
-  b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'+' | b'/' | b'.')
+fn token_char(c: char) -> bool {
+  c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '/' | '.')
 }
 
 /// A lowercase hex digit.
@@ -213,7 +213,10 @@ fn ssh_public(token: &str) -> bool {
 /// Base64 of PEM armour (kubeconfig's `client-key-data`, `certificate-authority-data`): whether
 /// it is a private key, judged by the armour's label.
 fn encoded_armour(token: &str) -> Option<bool> {
-  let head = decoded_head(token, 64)?;
+  // `LS0tLS1CRUdJTi` is base64 of `-----BEGIN`: most tokens are no armour.
+  let head = token
+    .starts_with("LS0tLS1CRUdJTi")
+    .then(|| decoded_head(token, 64))??;
   let text = String::from_utf8_lossy(&head);
   let label = text.strip_prefix("-----BEGIN ")?;
   Some(label.contains("PRIVATE KEY"))
@@ -314,23 +317,13 @@ pub(super) fn find(
   public: &[Range<usize>],
   joins: &[usize],
 ) -> Option<(&'static str, Range<usize>)> {
-  let bytes = t.as_bytes();
-  let mut at = 0;
   let mut public = public.iter().peekable();
   // Whether the text names Mailgun, looked up once, at the first `key-` and a hex body.
   let mut mailgun: Option<bool> = None;
-  while let Some(start) = bytes[at..].iter().position(|b| token_char(*b)) {
-    let start = at + start;
-    let end = bytes[start..]
-      .iter()
-      .position(|b| !token_char(*b))
-      .map_or(bytes.len(), |i| start + i);
-    at = end;
-    // Every token format is at least 20 characters long: most words skip them all.
-    if end - start < 20 {
-      continue;
-    }
-    let whole = trimmed(t, start..end, &['.', '/']);
+  // Every token format is at least 20 characters long: most words skip them all.
+  for raw in t.split(|c| !token_char(c)).filter(|raw| raw.len() >= 20) {
+    let start = raw.as_ptr() as usize - t.as_ptr() as usize;
+    let whole = trimmed(t, start..start + raw.len(), &['.', '/']);
     let token = &t[whole.clone()];
     if let Some(kind) = prefixed(token).or_else(|| jwt(token).then_some("a JSON web token")) {
       return Some((kind, whole));
@@ -339,12 +332,10 @@ pub(super) fn find(
     if hex_key(token) && *mailgun.get_or_insert_with(names_mailgun) {
       return Some((MAILGUN, whole));
     }
-    if token.starts_with("LS0tLS1CRUdJTi") {
-      match encoded_armour(token) {
-        Some(true) => return Some(("a private key", whole)),
-        Some(false) => continue,
-        None => {}
-      }
+    match encoded_armour(token) {
+      Some(true) => return Some(("a private key", whole)),
+      Some(false) => continue,
+      None => {}
     }
     // Judged line by line where a line split was joined.
     let first = joins.partition_point(|j| *j <= whole.start);
@@ -362,13 +353,8 @@ pub(super) fn find(
     // Random-looking but public: checked only for what would otherwise be flagged.
     while public.next_if(|r| r.end <= start).is_some() {}
     let armoured = public.peek().is_some_and(|r| r.start <= start);
-    let context = |at| {
-      data_uri(t, at)
-        || id_value(t, at)
-        || digest(t, at)
-        || hashed_host(t, at)
-        || url_encoded(t, at)
-    };
+    let contexts = [data_uri, id_value, digest, hashed_host, url_encoded];
+    let context = |at| contexts.iter().any(|public| public(t, at));
     let public_shape = ssh_public(token) || integrity(token) || cid(token) || publishable(token);
     if !(armoured || public_shape || context(start) || context(whole.start)) {
       return Some(("a high-entropy token", part));

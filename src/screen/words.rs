@@ -10,16 +10,13 @@ use std::sync::OnceLock;
 fn lists() -> &'static HashMap<&'static str, Vec<&'static str>> {
   static LISTS: OnceLock<HashMap<&str, Vec<&str>>> = OnceLock::new();
   LISTS.get_or_init(|| {
-    let mut lists: HashMap<&str, Vec<&str>> = HashMap::new();
-    let mut name = "";
-    let lines = include_str!("words.txt").lines();
-    for line in lines.filter(|l| !l.is_empty() && !l.starts_with('#')) {
-      match line.strip_prefix('@') {
-        Some(section) => name = section,
-        None => lists.entry(name).or_default().push(line),
-      }
-    }
-    lists
+    let item = |l: &&str| !l.is_empty() && !l.starts_with('#');
+    let sections = include_str!("words.txt").split("\n@").skip(1);
+    let list = |s: &'static str| {
+      s.split_once('\n')
+        .map(|(n, rest)| (n, rest.lines().filter(item).collect()))
+    };
+    sections.filter_map(list).collect()
   })
 }
 
@@ -50,11 +47,7 @@ pub(super) fn split(ident: &str) -> Vec<&str> {
       out.extend(start.take().and_then(|s| ident.get(s..i)));
       continue;
     }
-    let prev = i
-      .checked_sub(1)
-      .and_then(|p| b.get(p))
-      .copied()
-      .unwrap_or(b' ');
+    let prev = i.checked_sub(1).map_or(b' ', |p| b[p]);
     let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
     let boundary = c.is_ascii_uppercase()
       && ((prev.is_ascii_lowercase() || prev.is_ascii_digit())

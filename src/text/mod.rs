@@ -140,13 +140,12 @@ pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>> {
     if tag.is_empty() {
       return Err(MemoryError::invalid("entry tags must be non-empty strings"));
     }
+    let what = format!("entry tag {}", visible(&json_str(tag)));
     if tag.chars().any(|c| c.is_control()) {
-      return Err(MemoryError::invalid(format!(
-        "entry tag {} contains control characters",
-        visible(&json_str(tag))
-      )));
+      let message = format!("{what} contains control characters");
+      return Err(MemoryError::invalid(message));
     }
-    refuse_unseen(&format!("entry tag {}", visible(&json_str(tag))), tag, true)?;
+    refuse_unseen(&what, tag, true)?;
     if units(tag) as usize > MAX_TAG_LENGTH {
       let head = excerpt(tag, 20);
       let head = head.strip_suffix('…').unwrap_or(&head);
