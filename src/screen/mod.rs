@@ -91,6 +91,12 @@ fn has(s: &str, class: fn(&u8) -> bool) -> bool {
   s.as_bytes().iter().any(class)
 }
 
+/// An ordinary word: ASCII letters only, capitalised at most.
+fn plain_word(w: &str) -> bool {
+  let mut chars = w.chars();
+  chars.next().is_some_and(|c| c.is_ascii_alphabetic()) && chars.all(|c| c.is_ascii_lowercase())
+}
+
 /// A dotted host name (`db.internal`, `example.com`): two or more labels of ASCII letters,
 /// digits and `-`, the last of 2+ letters.
 fn host_name(h: &str) -> bool {

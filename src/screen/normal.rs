@@ -87,13 +87,6 @@ fn run_char(c: char) -> bool {
   c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '/' | '=' | '.')
 }
 
-/// An ordinary word: letters only, capitalised at most. A line that starts with one goes on with
-/// prose, not with the rest of a token.
-fn plain_word(run: &str) -> bool {
-  let mut chars = run.chars();
-  chars.next().is_some_and(|c| c.is_ascii_alphabetic()) && chars.all(|c| c.is_ascii_lowercase())
-}
-
 #[derive(Default)]
 struct Builder<'a> {
   text: &'a str,
@@ -194,7 +187,8 @@ impl Builder<'_> {
       .take_while(|b| run_char((*b).into()));
     let run = &next[..len.count()];
     let starts = run.starts_with(|c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '/'));
-    (starts && run.len() >= 4 && !plain_word(run)).then(|| rest.len() - next.len())
+    // A line that starts with an ordinary word goes on with prose, not with the rest of a token.
+    (starts && run.len() >= 4 && !super::plain_word(run)).then(|| rest.len() - next.len())
   }
 }
 

@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use super::{alnum_or, floor, has, host_name, words};
+use super::{alnum_or, floor, has, host_name, plain_word, words};
 
 /// What a Mailgun private API key (`key-` and 32 lowercase letters and digits) is called.
 const MAILGUN: &str = "a Mailgun API key";
@@ -103,10 +103,7 @@ fn entropy(s: &str) -> f64 {
 
 /// A segment of a path: short, a word (capitalised at most) or a number.
 fn wordish(segment: &str) -> bool {
-  let mut chars = segment.chars();
-  let word =
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic()) && chars.all(|c| c.is_ascii_lowercase());
-  segment.len() <= 3 || word || segment.chars().all(|c| c.is_ascii_digit())
+  segment.len() <= 3 || plain_word(segment) || segment.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// The class of an ASCII character: lowercase, uppercase, digit or other.
