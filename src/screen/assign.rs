@@ -16,7 +16,7 @@
 
 use std::ops::Range;
 
-use super::{floor, tokens, words};
+use super::{alnum_or, floor, has, tokens, words};
 
 /// How much a name says about its value.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -56,21 +56,14 @@ pub(super) fn strength(ident: &str) -> Option<Strength> {
     return Some(Strong);
   }
   // Only the ASCII words at the end count: `数据库token` is a token, `token数据` is not.
-  if ident.chars().next_back().is_none_or(|c| !c.is_ascii()) {
-    return None;
-  }
-  if !may_name(ident) {
+  let ascii_end = ident.chars().next_back().is_some_and(|c| c.is_ascii());
+  if !(ascii_end && may_name(ident)) {
     return None;
   }
   let words = words::split(ident);
-  let eq = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
   let named = named_by("names").find(|(name, _)| {
-    let name: Vec<&str> = name.split(' ').collect();
-    words.len() >= name.len()
-      && words[words.len() - name.len()..]
-        .iter()
-        .zip(&name)
-        .all(|(w, n)| eq(w, n))
+    let mut ends = words.iter().rev().zip(name.rsplit(' '));
+    name.split(' ').count() <= words.len() && ends.all(|(w, n)| w.eq_ignore_ascii_case(n))
   });
   if let Some((_, s)) = named {
     return Some(s);
@@ -102,27 +95,13 @@ fn foreign(ident: &str) -> bool {
 /// Whether the end of an ASCII name holds a fragment of a secret name: a cheap test before its
 /// words are split (most markers follow `https`, `id`, `port` and the like).
 fn may_name(ident: &str) -> bool {
-  let b = ident.as_bytes();
-  let tail = &b[b.len().saturating_sub(12)..];
-  let mut buf = [0u8; 12];
-  buf
-    .iter_mut()
-    .zip(tail)
-    .for_each(|(d, s)| *d = s.to_ascii_lowercase());
-  let tail = &buf[..tail.len()];
-  [
-    "key",
-    "pass",
-    "pw",
-    "auth",
-    "credential",
-    "sig",
-    "token",
-    "secret",
-    "phrase",
-  ]
-  .iter()
-  .any(|w| tail.windows(w.len()).any(|x| x == w.as_bytes()))
+  let tail = &ident.as_bytes()[ident.len().saturating_sub(12)..];
+  let holds = |w: &&str| {
+    tail
+      .windows(w.len())
+      .any(|x| x.eq_ignore_ascii_case(w.as_bytes()))
+  };
+  words::list("name-fragments").iter().any(holds)
 }
 
 /// A character of a name: ASCII alphanumerics and `_-.`, or a letter of another script.
@@ -147,12 +126,9 @@ fn name_before(t: &str, end: usize) -> Option<(usize, Strength)> {
 /// The strength of `name`, which starts at `start` in `t`: as [`strength`] says, or strong for
 /// the `passe` of French `mot de passe`.
 fn named(t: &str, start: usize, name: &str) -> Option<Strength> {
-  let french = || {
-    let before = &t.as_bytes()[..start];
-    let head = &before[before.len().saturating_sub(7)..];
-    name.eq_ignore_ascii_case("passe") && head.eq_ignore_ascii_case(b"mot de ")
-  };
-  strength(name).or_else(|| french().then_some(Strong))
+  let head = &t.as_bytes()[start.saturating_sub(7)..start];
+  let french = name.eq_ignore_ascii_case("passe") && head.eq_ignore_ascii_case(b"mot de ");
+  strength(name).or(french.then_some(Strong))
 }
 
 /// `password for the staging db is …`: a strong name a few plain words before the marker,
@@ -227,25 +203,18 @@ fn markers(t: &str) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
 
 /// Closing quote of an opening one.
 fn closing(c: char) -> Option<char> {
-  Some(match c {
-    '"' | '\'' | '`' => c,
-    '「' => '」',
-    '『' => '』',
-    '“' => '”',
-    '‘' => '’',
-    _ => return None,
-  })
+  let pairs = ["\"\"", "''", "``", "「」", "『』", "“”", "‘’"];
+  pairs.iter().find_map(|p| p.strip_prefix(c)?.chars().next())
 }
 
 /// The value after a marker that ends at `at`: quoted up to its closing quote on the line, else
 /// up to whitespace, `;`, a non-ASCII character or (in a query string) `&`; at most 256 bytes.
 pub(super) fn value_at(t: &str, at: usize, query: bool) -> Option<(Range<usize>, bool)> {
-  let rest = &t[at..];
-  let rest = rest.trim_start_matches([' ', '\t']);
+  let rest = t[at..].trim_start_matches([' ', '\t']);
   let rest = rest.strip_prefix(['=', '>', ':']).unwrap_or(rest);
   let rest = rest.trim_start_matches([' ', '\t']);
   let start = t.len() - rest.len();
-  let window = &rest[..floor(rest, rest.len().min(256))];
+  let window = &rest[..floor(rest, 256)];
   let quoted = window.chars().next().and_then(|q| {
     let close = closing(q)?;
     let inner = &window[q.len_utf8()..];
@@ -275,42 +244,21 @@ pub(super) fn value_at(t: &str, at: usize, query: bool) -> Option<(Range<usize>,
 /// `xxxx`): what is left shows which credential is meant, not the credential.
 pub(super) fn redacted(v: &str) -> bool {
   let lower = v.to_ascii_lowercase();
-  v.contains("..")
-    || v.contains('…')
-    || v.contains("***")
-    || v.contains("••")
-    || v.starts_with('<')
-    || lower.contains("redacted")
-    || lower.contains("xxxx")
+  let marks = ["..", "…", "***", "••", "redacted", "xxxx"];
+  v.starts_with('<') || marks.iter().any(|m| lower.contains(m))
 }
 
 /// A template or reference in place of a value (`$DB_PASSWORD`, `${DB_PASSWORD}`, `$(cat f)`,
 /// `{{ .Values.pw }}`, `<pw>`, `%(pw)s`, `%DB_PW%`), a YAML tag, alias or anchor (`!vault`,
 /// `*default`, `&default`), a flag (`--password-stdin`), or a redacted value. A random value
 /// may start with the same symbols (`$0k…`, `%9v#…`): what follows the symbol tells them apart.
-/// A password manager named where secrets are kept (`シークレットは1Passwordに保管`, `the
-/// password is in Bitwarden`): where the credential is, not the credential.
-fn secret_store(v: &str) -> bool {
-  const STORES: [&str; 6] = [
-    "1password",
-    "bitwarden",
-    "lastpass",
-    "keepass",
-    "keepassxc",
-    "dashlane",
-  ];
-  STORES.iter().any(|s| v.eq_ignore_ascii_case(s))
-}
-
 pub(super) fn placeholder(v: &str) -> bool {
   let word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_');
   let rest = |p: char| v.strip_prefix(p).unwrap_or("");
   let variable =
     rest('$').starts_with(|c: char| c.is_ascii_alphabetic() || matches!(c, '_' | '{' | '('));
-  let percent = rest('%').starts_with('(')
-    || rest('%')
-      .strip_suffix('%')
-      .is_some_and(|n| word(n) || n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+  let percent_name = |n: &str| alnum_or(n, b"_");
+  let percent = rest('%').starts_with('(') || rest('%').strip_suffix('%').is_some_and(percent_name);
   let yaml = word(rest('!')) || word(rest('*')) || word(rest('&'));
   let flag = v
     .strip_prefix('-')
@@ -328,55 +276,51 @@ fn stand_in(v: &str) -> bool {
   let wordy = !v.is_empty()
     && v
       .bytes()
-      .all(|b| b.is_ascii_alphabetic() || matches!(b, b'-' | b'_'));
-  words::list("stand-ins").contains(&lower.as_str())
-    || (wordy
-      && (lower.starts_with("your") || lower.ends_with("-here") || lower.ends_with("_here")))
+      .all(|b| b.is_ascii_alphabetic() || b"-_".contains(&b));
+  let addressed = lower.starts_with("your") || lower.ends_with("-here") || lower.ends_with("_here");
+  words::list("stand-ins").contains(&lower.as_str()) || (wordy && addressed)
+}
+
+/// A password manager named where secrets are kept (`シークレットは1Passwordに保管`, `the
+/// password is in Bitwarden`): where the credential is, not the credential.
+fn secret_store(v: &str) -> bool {
+  words::list("secret-stores")
+    .iter()
+    .any(|s| v.eq_ignore_ascii_case(s))
 }
 
 /// An environment variable's name (`TELEGRAM_BOT_TOKEN`, `process.env.DB_PASSWORD`): it says
 /// where a credential lives, not what it is.
 fn env_name(v: &str) -> bool {
   let name = v.rsplit('.').next().unwrap_or(v);
+  let upper = |b: u8| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_';
   name.contains('_')
     && name.starts_with(|c: char| c.is_ascii_uppercase())
-    && name
-      .chars()
-      .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-    && v
-      .chars()
-      .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+    && name.bytes().all(upper)
+    && alnum_or(v, b"_.")
 }
 
 /// Code or config naming where the secret is (`os.getenv("PW")`, `getpass.getpass()`,
 /// `self.password`, `db_password`, `arn:aws:secretsmanager:…`), or a URL.
 fn reference(v: &str) -> bool {
   let lower = v.to_ascii_lowercase();
-  let code = lower.contains(['_', '.'])
-    && lower
-      .bytes()
-      .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
-    && words::split(v)
-      .iter()
-      .any(|w| strength(w).is_some() || w.eq_ignore_ascii_case("key"))
+  let secret_word = |w: &&str| strength(w).is_some() || w.eq_ignore_ascii_case("key");
+  let code = v.contains(['_', '.'])
+    && alnum_or(v, b"_.")
+    && words::split(v).iter().any(secret_word)
     && !random(v);
   // A call (`getpass.getpass()`, `read_secret("db")`): a name of 3+ characters, then `(` and
   // nothing, a string, or anything up to a closing `)` (the value's own may be trimmed off).
   let call = v.split_once('(').is_some_and(|(f, args)| {
     f.len() >= 3
       && f.starts_with(|c: char| c.is_ascii_alphabetic())
-      && f
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+      && alnum_or(f, b"_.")
       && (args.is_empty() || args.starts_with(['"', '\'']) || args.ends_with(')'))
   });
-  words::list("references")
+  let referenced = words::list("references")
     .iter()
-    .any(|r| lower.starts_with(r))
-    || code
-    || call
-    || v.contains("://")
-    || env_name(v)
+    .any(|r| lower.starts_with(r));
+  referenced || code || call || v.contains("://") || env_name(v)
 }
 
 /// Where a secret is kept, not the secret: a path.
@@ -390,11 +334,10 @@ fn prose(v: &str) -> bool {
   let after = v.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
   let word = &v[..v.len() - after.len()];
   let ends = after.is_empty() || after.starts_with([' ', '(', '<', '[', ',']);
-  ends
-    && words::list("prose")
-      .iter()
-      .chain(words::list("foreign-prose"))
-      .any(|p| word.eq_ignore_ascii_case(p))
+  let mut known = words::list("prose")
+    .iter()
+    .chain(words::list("foreign-prose"));
+  ends && known.any(|p| word.eq_ignore_ascii_case(p))
 }
 
 /// Digits, symbols or mixed case: what today's passwords and tokens have and words lack.
@@ -418,7 +361,6 @@ fn name_shaped(v: &str) -> bool {
 /// Random-looking: a chunk of 8+ characters mixing letters and digits, 16+ alphanumerics of
 /// all three classes, a long chunk of evenly mixed case, or a password-like mix with a symbol.
 fn random(v: &str) -> bool {
-  let has = |s: &str, f: fn(&u8) -> bool| s.as_bytes().iter().any(f);
   let mixed_chunk = v.split(['-', '_', '.', ':', '/', '+', '=']).any(|s| {
     let (upper, lower) = (
       s.bytes().filter(u8::is_ascii_uppercase).count(),
@@ -436,11 +378,7 @@ fn random(v: &str) -> bool {
 /// `word`, if it is one. A value that is the name's own word is a variable (`password=password`).
 pub(super) fn judge(v: &str, s: Strength, copular: bool, word: &str) -> Option<&'static str> {
   const ASSIGNMENT: &str = "a password or token assignment";
-  let aws = v.len() == 40
-    && v
-      .bytes()
-      .all(|b| b.is_ascii_alphanumeric() || b == b'/' || b == b'+');
-  if s == Aws && aws {
+  if s == Aws && v.len() == 40 && alnum_or(v, b"/+") {
     return Some("an AWS secret access key");
   }
   let variable = v.eq_ignore_ascii_case(word);
@@ -489,8 +427,7 @@ pub(super) fn find(t: &str) -> Option<(&'static str, Range<usize>)> {
     };
     // In a `;`-separated connection string, `Pwd=` is a password.
     let in_connection = before == Some(';') || t[range.end..].starts_with(';');
-    let words = words::split(&t[start..at]);
-    let last = words.last().copied().unwrap_or("");
+    let last = words::last(&t[start..at]);
     if in_connection && ["pwd", "pass"].iter().any(|w| last.eq_ignore_ascii_case(w)) {
       s = Strong;
     }
@@ -515,12 +452,9 @@ fn cut_word(t: &str, value: Range<usize>) -> bool {
 /// a `:` that ends its line, when it is one word that is not itself a `name:`. (An `=` that
 /// ends its line is an empty value, as in `.env.example`.)
 fn next_line(t: &str, at: usize, s: Strength) -> Option<(Range<usize>, bool)> {
-  let rest = &t[at..];
-  let rest = rest.trim_start_matches([' ', '\t']);
-  let rest = rest
-    .strip_prefix("\r\n")
-    .or_else(|| rest.strip_prefix('\n'))?;
-  let window = &rest[..floor(rest, rest.len().min(256))];
+  let rest = t[at..].trim_start_matches([' ', '\t']);
+  let rest = rest.strip_prefix('\r').unwrap_or(rest).strip_prefix('\n')?;
+  let window = &rest[..floor(rest, 256)];
   let line = &window[..window.find('\n').unwrap_or(window.len())];
   let word = line.trim();
   let single = !word.is_empty() && !word.contains(char::is_whitespace) && !word.ends_with(':');
@@ -535,7 +469,7 @@ fn passphrase(t: &str, value: Range<usize>, s: Strength, quoted: bool) -> Range<
   let lower = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase());
   let rest = &t[value.end..];
   // Only a short line is looked at (a long one is no passphrase and must not cost a scan).
-  let window = &rest[..floor(rest, rest.len().min(121))];
+  let window = &rest[..floor(rest, 121)];
   let end = window
     .find('\n')
     .or((window.len() == rest.len()).then_some(window.len()));

@@ -14,41 +14,27 @@ pub(super) fn find(t: &str) -> Option<(&'static str, Range<usize>)> {
   flags(t).or_else(|| lines(t)).or_else(|| element(t))
 }
 
-/// How a tool takes the password of its short flag.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Joined {
-  /// Written right after the flag (`-pSecret`); a flag alone asks for it.
-  Attached,
-  /// The next word (`-a Secret`).
-  Spaced,
-  /// Either.
-  Either,
-}
-
 /// Keyword-value formats without a marker: `.netrc` (`machine … login … password …`),
 /// `.pgpass` (`host:port:database:user:password`) and the short password flags of tools.
 fn lines(t: &str) -> Option<(&'static str, Range<usize>)> {
-  // Cheap tests of the whole text first: most texts are none of these formats.
-  let colons = t.bytes().filter(|b| *b == b':').count() >= 4;
-  let flag = t.contains(" -");
-  if !(colons || flag || t.contains("password ")) {
+  // Cheap tests of the whole text, then of each line, first: most are none of these formats.
+  let colons = |l: &&str| l.bytes().filter(|b| *b == b':').count() >= 4;
+  let flag = |l: &&str| l.contains(" -");
+  if !(colons(&t) || flag(&t) || t.contains("password ")) {
     return None;
   }
   t.lines().find_map(|line| {
     let offset = line.as_ptr() as usize - t.as_ptr() as usize;
-    // Cheap tests first: most lines are none of these formats.
-    let netrc = || line.contains("password ").then(|| netrc(line)).flatten();
-    let pgpass = || {
-      (line.bytes().filter(|b| *b == b':').count() >= 4)
-        .then(|| pgpass(line))
-        .flatten()
+    let netrc = || {
+      Some(line)
+        .filter(|l| l.contains("password "))
+        .and_then(netrc)
     };
     let keyed = || {
-      let found = netrc().or_else(pgpass)?;
+      let found = netrc().or_else(|| Some(line).filter(colons).and_then(pgpass))?;
       Some((judge(&line[found.clone()], Strong, false, "")?, found))
     };
-    let tool = || line.contains(" -").then(|| tool(line)).flatten();
-    let (kind, found) = keyed().or_else(tool)?;
+    let (kind, found) = keyed().or_else(|| Some(line).filter(flag).and_then(tool))?;
     Some((kind, offset + found.start..offset + found.end))
   })
 }
@@ -82,17 +68,15 @@ fn pgpass(line: &str) -> Option<Range<usize>> {
 }
 
 /// The password flags of tool `command` and how they take it, from list `tools` of `words.txt`
-/// (`commands = flags = attached|spaced|either`).
-fn tool_of(command: &str) -> Option<(Vec<&'static str>, Joined)> {
+/// (`commands = flags = attached|spaced|either`): `attached` right after the flag
+/// (`-pSecret`, and a flag alone asks for it), `spaced` in the next word (`-a Secret`).
+fn tool_of(command: &str) -> Option<(Vec<&'static str>, &'static str)> {
   words::table("tools").find_map(|fields| {
-    let (names, flags, how) = (fields.first()?, fields.get(1)?, fields.get(2)?);
-    let joined = match *how {
-      "attached" => Joined::Attached,
-      "spaced" => Joined::Spaced,
-      _ => Joined::Either,
+    let [names, flags, how] = fields[..] else {
+      return None;
     };
     let named = names.split(' ').any(|n| n == command);
-    named.then(|| (flags.split(' ').collect(), joined))
+    named.then(|| (flags.split(' ').collect(), how))
   })
 }
 
@@ -102,7 +86,7 @@ fn tool_of(command: &str) -> Option<(Vec<&'static str>, Joined)> {
 /// must also look like a password, unless it is quoted (`zip -P followed by the password` is
 /// prose).
 fn tool(line: &str) -> Option<(&'static str, Range<usize>)> {
-  let mut current: Option<(Vec<&str>, Joined)> = None;
+  let mut current: Option<(Vec<&str>, &str)> = None;
   line.split_whitespace().find_map(|word| {
     let at = word.as_ptr() as usize - line.as_ptr() as usize;
     if matches!(word, "|" | "||" | "&&" | ";") {
@@ -115,22 +99,15 @@ fn tool(line: &str) -> Option<(&'static str, Range<usize>)> {
       current = Some(found);
       return None;
     }
-    let (flags, joined) = current.as_ref()?;
+    let (flags, how) = current.as_ref()?;
     let flag = flags.iter().find(|f| word.starts_with(**f))?;
-    if word.len() == flag.len() {
-      if *joined == Joined::Attached {
-        return None;
-      }
-      let (range, quoted) = value_at(line, at + word.len(), false)?;
-      let kind = judge(&line[range.clone()], Strong, !quoted, "")?;
-      return Some((kind, range));
-    }
-    let rest = &word[flag.len()..];
-    if *joined == Joined::Spaced || rest.starts_with('=') {
+    let spaced = word.len() == flag.len();
+    let attached = !(word[flag.len()..].starts_with('=') || *how == "spaced");
+    if (spaced && *how == "attached") || !(spaced || attached) {
       return None;
     }
-    let (range, _) = value_at(line, at + flag.len(), false)?;
-    let kind = judge(&line[range.clone()], Strong, false, "")?;
+    let (range, quoted) = value_at(line, at + flag.len(), false)?;
+    let kind = judge(&line[range.clone()], Strong, spaced && !quoted, "")?;
     Some((kind, range))
   })
 }
@@ -138,25 +115,15 @@ fn tool(line: &str) -> Option<(&'static str, Range<usize>)> {
 /// `--password hunter2`, `--token …`, and `-u user:password` / `--user user:password`.
 fn flags(t: &str) -> Option<(&'static str, Range<usize>)> {
   let b = t.as_bytes();
-  t.match_indices("-").find_map(|(at, _)| {
-    let word_start = at
-      .checked_sub(1)
-      .is_none_or(|p| matches!(b[p], b' ' | b'\t' | b'\n' | b'"' | b'\''));
-    if !word_start {
+  let flag_char = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_');
+  t.match_indices('-').find_map(|(at, _)| {
+    let word_start = at == 0 || matches!(b[at - 1], b' ' | b'\t' | b'\n' | b'"' | b'\'');
+    let name_len = b[at..].iter().take(64).position(|c| !flag_char(c))?;
+    let (name, sep) = (&t[at..at + name_len], b[at + name_len]);
+    if !word_start || !matches!(sep, b' ' | b'=') {
       return None;
     }
-    let flag = &t[at..];
-    let name_len = flag
-      .bytes()
-      .take(64)
-      .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_')))?;
-    let name = &flag[..name_len];
-    let after = at + name_len;
-    let sep = t[after..].chars().next()?;
-    if !(sep == ' ' || sep == '=') {
-      return None;
-    }
-    let (range, _) = value_at(t, after + 1, false)?;
+    let (range, _) = value_at(t, at + name_len + 1, false)?;
     let value = &t[range.clone()];
     if name == "-u" || name == "--user" {
       let (_, pass) = value.split_once(':')?;
@@ -165,10 +132,9 @@ fn flags(t: &str) -> Option<(&'static str, Range<usize>)> {
     }
     let s = name
       .strip_prefix("--")
-      .and_then(strength)
-      .filter(|_| sep == ' ')?;
-    let words = words::split(name);
-    judge(value, s, false, words.last().copied().unwrap_or("")).map(|k| (k, range))
+      .filter(|_| sep == b' ')
+      .and_then(strength)?;
+    judge(value, s, false, words::last(name)).map(|k| (k, range))
   })
 }
 
@@ -181,14 +147,7 @@ fn element(t: &str) -> Option<(&'static str, Range<usize>)> {
     let open = format!("<{name}>");
     let head = &t[floor(t, close.saturating_sub(256 + open.len()))..close];
     let start = close - head.len() + head.rfind(&open)? + open.len();
-    let value = &t[start..close];
-    let s = strength(name)?;
-    let kind = judge(
-      value,
-      s,
-      false,
-      words::split(name).last().copied().unwrap_or(""),
-    )?;
+    let kind = judge(&t[start..close], strength(name)?, false, words::last(name))?;
     Some((kind, start..close))
   })
 }

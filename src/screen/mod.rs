@@ -69,30 +69,48 @@ mod words;
 
 use std::ops::Range;
 
-use crate::text::hidden;
-use crate::text::{excerpt, units};
+use crate::text::{excerpt, hidden, units};
 
 /// What replaces a credential in an excerpt.
 const REDACTED: &str = "<redacted>";
 
 /// The largest character boundary of `t` at or below `at`.
 fn floor(t: &str, at: usize) -> usize {
-  let mut at = at.min(t.len());
-  while !t.is_char_boundary(at) {
-    at -= 1;
-  }
-  at
+  let at = at.min(t.len());
+  (0..=at).rev().find(|i| t.is_char_boundary(*i)).unwrap_or(0)
+}
+
+/// Whether `s` holds only ASCII alphanumerics and the bytes of `extra`.
+fn alnum_or(s: &str, extra: &[u8]) -> bool {
+  s.bytes()
+    .all(|b| b.is_ascii_alphanumeric() || extra.contains(&b))
+}
+
+/// Whether `s` holds a byte of a class (`u8::is_ascii_digit`, …).
+fn has(s: &str, class: fn(&u8) -> bool) -> bool {
+  s.as_bytes().iter().any(class)
+}
+
+/// An ordinary word: ASCII letters only, capitalised at most.
+fn plain_word(w: &str) -> bool {
+  let mut chars = w.chars();
+  chars.next().is_some_and(|c| c.is_ascii_alphabetic()) && chars.all(|c| c.is_ascii_lowercase())
+}
+
+/// A dotted host name (`db.internal`, `example.com`): two or more labels of ASCII letters,
+/// digits and `-`, the last of 2+ letters.
+fn host_name(h: &str) -> bool {
+  let tld = h.rsplit('.').next().unwrap_or("");
+  let labels = h.split('.').all(|l| !l.is_empty() && alnum_or(l, b"-"));
+  h.contains('.') && labels && tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic())
 }
 
 /// The first rule's find in normalised text (see the module doc for the order).
 fn find(t: &str, joins: &[usize]) -> Option<(&'static str, Range<usize>)> {
   let armour = shapes::armour(t);
-  let url = |at| ("a password in a URL", at);
-  armour
-    .private
-    .clone()
-    .map(|at| ("a private key", at))
-    .or_else(|| shapes::url_password(t).map(url))
+  let key = armour.private.clone().map(|at| ("a private key", at));
+  key
+    .or_else(|| shapes::url_password(t).map(|at| ("a password in a URL", at)))
     .or_else(|| shapes::webhook(t))
     .or_else(|| assign::find(t))
     .or_else(|| formats::find(t))
@@ -160,25 +178,10 @@ pub fn warnings(text: &str) -> Vec<String> {
   let mut unseen: Vec<char> = text.chars().filter(control).collect();
   unseen.extend(hidden::out_of_context(text).into_iter().map(|(_, c)| c));
   if !unseen.is_empty() {
-    let n = unseen.len();
-    let mut kinds: Vec<char> = Vec::new();
-    for c in unseen {
-      if !kinds.contains(&c) {
-        kinds.push(c);
-      }
-    }
-    let more = if kinds.len() > 5 { ", …" } else { "" };
-    let named = kinds.iter().take(5).map(|c| {
-      let name = if c.is_control() {
-        "control"
-      } else {
-        hidden::name(*c)
-      };
-      format!("U+{:04X} {name}", *c as u32)
-    });
-    let named = named.collect::<Vec<_>>().join(", ");
     out.push(format!(
-      "{n} invisible or control character(s) ({named}{more}): shown as \\u{{…}} escapes, here and in the prompt"
+      "{} invisible or control character(s) ({}): shown as \\u{{…}} escapes, here and in the prompt",
+      unseen.len(),
+      hidden::names(unseen, 5)
     ));
   }
   out

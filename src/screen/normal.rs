@@ -18,6 +18,9 @@ use std::ops::Range;
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
+/// A character that renders as nothing: what a disguised key is padded with.
+use crate::text::hidden::is_hidden as ignorable;
+
 /// The shortest run before a line end that may be the first half of a wrapped token: shorter
 /// runs are words, and a short first half leaves a long second half that is caught on its own.
 const WRAPPED_HEAD: usize = 16;
@@ -25,7 +28,7 @@ const WRAPPED_HEAD: usize = 16;
 const LOOK_AHEAD: usize = 64;
 
 /// A stretch of the normalised text and where it came from.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Piece {
   /// Where it starts in the normalised text.
   norm: usize,
@@ -79,23 +82,12 @@ impl Normal<'_> {
   }
 }
 
-/// A character that renders as nothing: what a disguised key is padded with.
-fn ignorable(c: char) -> bool {
-  crate::text::hidden::is_hidden(c)
-}
-
 /// A character of a token as a line join sees it.
 fn run_char(c: char) -> bool {
   c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '/' | '=' | '.')
 }
 
-/// An ordinary word: letters only, capitalised at most. A line that starts with one goes on with
-/// prose, not with the rest of a token.
-fn plain_word(run: &str) -> bool {
-  let mut chars = run.chars();
-  chars.next().is_some_and(|c| c.is_ascii_alphabetic()) && chars.all(|c| c.is_ascii_lowercase())
-}
-
+#[derive(Default)]
 struct Builder<'a> {
   text: &'a str,
   /// `None` while the normalised text is still the original's prefix.
@@ -114,11 +106,9 @@ impl Builder<'_> {
   /// Start writing the output: everything before `at` is copied unchanged.
   fn materialise(&mut self, at: usize) -> &mut String {
     let text = self.text;
-    self.out.get_or_insert_with(|| {
-      let mut out = String::with_capacity(text.len());
-      out.push_str(&text[..at]);
-      out
-    })
+    self
+      .out
+      .get_or_insert_with(|| String::with_capacity(text.len()) + &text[..at])
   }
 
   /// Follow the run of token characters at the end of the output past `s`: only the run at the
@@ -158,11 +148,7 @@ impl Builder<'_> {
   fn skip(&mut self, at: usize) {
     if self.out.is_none() {
       self.materialise(at);
-      self.pieces.push(Piece {
-        norm: 0,
-        orig: 0,
-        replaced: 0,
-      });
+      self.pieces.push(Piece::default());
     }
   }
 
@@ -193,21 +179,16 @@ impl Builder<'_> {
       return None;
     }
     let rest = &self.text[at..];
-    let after_break = rest
-      .strip_prefix("\r\n")
-      .or_else(|| rest.strip_prefix('\n'))?;
+    let after_break = rest.strip_prefix('\r').unwrap_or(rest).strip_prefix('\n')?;
     let next = after_break.trim_start_matches([' ', '\t']);
-    let run_len = next
-      .char_indices()
+    let len = next
+      .bytes()
       .take(LOOK_AHEAD)
-      .find(|(_, c)| !run_char(*c))
-      .map_or_else(|| next.len().min(LOOK_AHEAD), |(i, _)| i);
-    let run = &next[..run_len];
-    let starts = run
-      .chars()
-      .next()
-      .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/'));
-    (starts && run.len() >= 4 && !plain_word(run)).then(|| rest.len() - next.len())
+      .take_while(|b| run_char((*b).into()));
+    let run = &next[..len.count()];
+    let starts = run.starts_with(|c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '/'));
+    // A line that starts with an ordinary word goes on with prose, not with the rest of a token.
+    (starts && run.len() >= 4 && !super::plain_word(run)).then(|| rest.len() - next.len())
   }
 }
 
@@ -215,13 +196,7 @@ impl Builder<'_> {
 pub(super) fn normalise(text: &str) -> Normal<'_> {
   let mut b = Builder {
     text,
-    out: None,
-    pieces: Vec::new(),
-    joins: Vec::new(),
-    run: 0,
-    run_digit: false,
-    run_alpha: false,
-    last: ' ',
+    ..Builder::default()
   };
   let bytes = text.as_bytes();
   let mut at = 0;
@@ -251,46 +226,25 @@ pub(super) fn normalise(text: &str) -> Normal<'_> {
         continue;
       }
     }
-    // ASCII is NFKC unless a combining mark follows (which the cluster below composes).
-    let alone = text.as_bytes().get(at + 1).is_none_or(u8::is_ascii);
-    if c.is_ascii() && alone {
-      b.copy(at, &text[at..at + len]);
-      at += len;
-      continue;
-    }
-    // CJK ideographs and kana are their own NFKC form and compose with nothing but a
-    // combining mark.
-    let next_mark = text[at + len..]
-      .chars()
-      .next()
-      .is_some_and(is_combining_mark);
-    if matches!(c, '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}' | '\u{4E00}'..='\u{9FFF}')
-      && !next_mark
-    {
-      b.copy(at, &text[at..at + len]);
-      at += len;
-      continue;
-    }
     if ignorable(c) {
       b.skip(at);
       at += len;
       continue;
     }
-    // A cluster: the character and the combining marks that compose with it.
+    // A cluster: the character and the combining marks that compose with it. ASCII, CJK
+    // ideographs and kana alone are their own NFKC form.
     let marks = text[at + len..]
       .chars()
       .take_while(|m| is_combining_mark(*m) && !ignorable(*m));
     let end = at + len + marks.map(char::len_utf8).sum::<usize>();
     let unit = &text[at..end];
-    if is_nfkc_quick(unit.chars()) == IsNormalized::Yes {
-      b.copy(at, unit);
-    } else {
-      let folded: String = unit.nfkc().collect();
-      if folded == unit {
-        b.copy(at, unit);
-      } else {
-        b.replace(at, end, &folded);
-      }
+    let own = c.is_ascii()
+      || matches!(c, '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}' | '\u{4E00}'..='\u{9FFF}');
+    let quick = (own && end == at + len) || is_nfkc_quick(unit.chars()) == IsNormalized::Yes;
+    let folded = (!quick).then(|| unit.nfkc().collect::<String>());
+    match folded.filter(|f| f != unit) {
+      Some(folded) => b.replace(at, end, &folded),
+      None => b.copy(at, unit),
     }
     at = end;
   }

@@ -6,7 +6,7 @@
 use std::ops::Range;
 
 use super::assign::{judge, placeholder, redacted, Strength};
-use super::{floor, words};
+use super::{alnum_or, floor, host_name, words};
 
 /// What armour blocks a text holds: the first private key, and every public block
 /// (certificates, public keys, signatures), whose base64 body is no secret.
@@ -30,9 +30,7 @@ pub(super) fn armour(t: &str) -> Armour {
     let label_end = at + 10;
     let line_end = t[label_end..].find('\n').map_or(t.len(), |n| label_end + n);
     let label = &t[label_end..floor(t, line_end.min(label_end + 64))];
-    let label = label
-      .get(..label.find("-----").unwrap_or(label.len()))
-      .unwrap_or("");
+    let label = label.split("-----").next().unwrap_or("");
     let end_at = match next_end {
       Some(Some(e)) if e >= label_end => Some(e),
       Some(None) => None,
@@ -60,38 +58,19 @@ pub(super) fn armour(t: &str) -> Armour {
 
 /// The password of a URL's userinfo (`scheme://user:password@host`).
 pub(super) fn url_password(t: &str) -> Option<Range<usize>> {
-  let mut from = 0;
-  while let Some(at) = t[from..].find("://").map(|i| from + i) {
-    from = at + 3;
-    let rest = &t[from..];
-    let authority = &rest[..rest
-      .find(|c: char| c == '/' || c.is_whitespace() || c == '?' || c == '#')
-      .unwrap_or(rest.len())];
-    let Some((userinfo, _)) = authority.rsplit_once('@') else {
-      continue;
-    };
-    let Some((user, pass)) = userinfo.split_once(':') else {
-      continue;
-    };
+  let found = t.match_indices("://").find_map(|(at, _)| {
+    let rest = &t[at + 3..];
+    let end = rest.find(|c: char| matches!(c, '/' | '?' | '#') || c.is_whitespace());
+    let (userinfo, host) = rest[..end.unwrap_or(rest.len())].rsplit_once('@')?;
+    let (user, pass) = userinfo.split_once(':')?;
     // A service's default account on this machine (`guest:guest@localhost`) is no secret.
-    let host = authority.rsplit_once('@').map_or("", |(_, h)| h);
     let host = host.rsplit_once(':').map_or(host, |(h, _)| h);
-    let local = [
-      "localhost",
-      "127.0.0.1",
-      "[::1]",
-      "0.0.0.0",
-      "host.docker.internal",
-    ]
-    .contains(&host)
-      || host.ends_with(".local");
-    let default_account = local && pass == user;
-    if !(pass.is_empty() || placeholder(pass) || default_account) {
-      let start = from + userinfo.len() - pass.len();
-      return Some(start..start + pass.len());
-    }
-  }
-  bare_userinfo(t)
+    let local = words::list("local-hosts").contains(&host) || host.ends_with(".local");
+    let start = at + 3 + userinfo.len() - pass.len();
+    let secret = !(pass.is_empty() || placeholder(pass) || (local && pass == user));
+    secret.then_some(start..start + pass.len())
+  });
+  found.or_else(|| bare_userinfo(t))
 }
 
 /// The password of `user:password@host` written without a scheme (`app:S3cretPa55@db.internal:5432`,
@@ -108,13 +87,7 @@ fn bare_userinfo(t: &str) -> Option<Range<usize>> {
   t.match_indices('@').find_map(|(at, _)| {
     // Back to the start of the userinfo, within 128 bytes.
     let from = floor(t, at.saturating_sub(128));
-    let boundary = |c: char| {
-      c.is_whitespace()
-        || matches!(
-          c,
-          '@' | '/' | '"' | '\'' | '`' | '(' | '[' | '{' | '<' | '>' | ',' | ';' | '=' | '|'
-        )
-    };
+    let boundary = |c: char| c.is_whitespace() || "@/\"'`([{<>,;=|".contains(c);
     let start = match t[from..at].rfind(boundary) {
       Some(i) => from + i + 1,
       None if from == 0 => 0,
@@ -145,9 +118,7 @@ fn bare_userinfo(t: &str) -> Option<Range<usize>> {
 /// is letters) and whether a port follows it. `None` for neither.
 fn host_at(t: &str, at: usize) -> Option<(bool, bool)> {
   let rest = &t[at..floor(t, t.len().min(at + 264))];
-  let len = run(rest, |b| {
-    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-')
-  });
+  let len = run(rest, |b| b.is_ascii_alphanumeric() || b".-".contains(&b));
   if len == 0 || len > 253 {
     return None;
   }
@@ -165,21 +136,10 @@ fn host_at(t: &str, at: usize) -> Option<(bool, bool)> {
       [] => true,
     }
   };
-  let labels: Vec<&str> = host.split('.').collect();
-  let ipv4 = labels.len() == 4
-    && labels
-      .iter()
-      .all(|l| (1..=3).contains(&l.len()) && l.bytes().all(|b| b.is_ascii_digit()));
-  let last = labels.last().copied().unwrap_or("");
-  let named = labels.len() >= 2
-    && labels.iter().all(|l| !l.is_empty())
-    && last.len() >= 2
-    && last.bytes().all(|b| b.is_ascii_alphabetic());
-  let dotted = host.eq_ignore_ascii_case("localhost") || ipv4 || named;
-  let single = host
-    .bytes()
-    .next()
-    .is_some_and(|b| b.is_ascii_alphanumeric());
+  let octet = |l: &str| (1..=3).contains(&l.len()) && l.bytes().all(|b| b.is_ascii_digit());
+  let ipv4 = host.split('.').count() == 4 && host.split('.').all(octet);
+  let dotted = host.eq_ignore_ascii_case("localhost") || ipv4 || host_name(host);
+  let single = host.starts_with(|c: char| c.is_ascii_alphanumeric());
   (dotted || (port && single)).then_some((dotted, port))
 }
 
@@ -205,31 +165,25 @@ pub(super) fn webhook(t: &str) -> Option<(&'static str, Range<usize>)> {
     let last = parts.next_back().unwrap_or("");
     let real = last.len() >= 16 && !placeholder(last);
     let shaped = team && matches!(kind, "services" | "workflows" | "triggers");
-    (shaped && real).then(|| {
-      (
-        "a Slack webhook URL",
-        from + kind.len() + 1..from + path.len(),
-      )
-    })
+    let secret = from + kind.len() + 1..from + path.len();
+    (shaped && real).then_some(("a Slack webhook URL", secret))
   });
   let discord = || {
     t.match_indices("/webhooks/").find_map(|(at, hooks)| {
       let head = &t[floor(t, at.saturating_sub(40))..at];
       let host = head.rsplit("//").next().unwrap_or(head);
       let host = host.split('/').next().unwrap_or("");
-      let api = head.ends_with("/api")
-        || head
-          .rsplit_once("/api/v")
-          .is_some_and(|(_, v)| v.bytes().all(|b| b.is_ascii_digit()));
+      let version = |(_, v): (&str, &str)| v.bytes().all(|b| b.is_ascii_digit());
+      let api = head.ends_with("/api") || head.rsplit_once("/api/v").is_some_and(version);
+      let sub = |s: &str| s.is_empty() || s.ends_with('.');
       let discord = ["discord.com", "discordapp.com"]
         .iter()
-        .any(|d| host == *d || host.strip_suffix(d).is_some_and(|s| s.ends_with('.')));
+        .any(|d| host.strip_suffix(d).is_some_and(sub));
       let from = at + hooks.len();
       let id = run(&t[from..], |b| b.is_ascii_digit());
       let token_from = from + id + 1;
-      let token = t.get(token_from..).map_or(0, |r| {
-        run(r, |b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
-      });
+      let key = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-');
+      let token = t.get(token_from..).map_or(0, |r| run(r, key));
       let shaped = id >= 15 && t[from + id..].starts_with('/') && token >= 30;
       (api && discord && shaped).then(|| ("a Discord webhook URL", from..token_from + token))
     })
@@ -259,49 +213,30 @@ fn teams(t: &str) -> Option<(&'static str, Range<usize>)> {
 /// `Bearer <token>` anywhere, and `Authorization: Basic <base64>`.
 pub(super) fn auth_header(t: &str) -> Option<(&'static str, Range<usize>)> {
   let bytes = t.as_bytes();
-  let word = |at: usize| {
-    let rest = &t[at..];
-    let start = at + (rest.len() - rest.trim_start_matches([' ', '\t']).len());
+  t.match_indices(['b', 'B']).find_map(|(i, _)| {
+    let scheme = |s: &str| {
+      let word = bytes.get(i..i + s.len());
+      word.is_some_and(|w| w.eq_ignore_ascii_case(s.as_bytes()))
+    };
+    let bearer = scheme("bearer ");
+    if !(bearer || scheme("basic ")) || (i > 0 && bytes[i - 1].is_ascii_alphanumeric()) {
+      return None;
+    }
+    let rest = &t[i + if bearer { 7 } else { 6 }..];
+    let start = t.len() - rest.trim_start_matches([' ', '\t']).len();
     // Tokens are ASCII: a Japanese or Chinese word after `Bearer` is prose.
-    let len = run(&t[start..], |b| {
-      b.is_ascii_graphic() && !matches!(b, b'"' | b'\'' | b',' | b';')
-    });
-    start..start + len
-  };
-  let mut at = 0;
-  while let Some(i) = bytes[at..]
-    .iter()
-    .position(|b| matches!(b, b'b' | b'B'))
-    .map(|i| at + i)
-  {
-    at = i + 1;
-    let scheme = ["bearer ", "basic "].iter().find(|s| {
-      bytes
-        .get(i..i + s.len())
-        .is_some_and(|w| w.eq_ignore_ascii_case(s.as_bytes()))
-    });
-    let Some(scheme) = scheme else { continue };
-    if i > 0 && bytes[i - 1].is_ascii_alphanumeric() {
-      continue;
-    }
-    let token = word(i + scheme.len());
+    let graphic = |b: u8| b.is_ascii_graphic() && !matches!(b, b'"' | b'\'' | b',' | b';');
+    let token = start..start + run(&t[start..], graphic);
     let value = &t[token.clone()];
-    let real = !placeholder(value) && !redacted(value);
-    if scheme.starts_with("bearer") && value.len() >= 20 && real {
-      return Some(("a bearer token", token));
+    if bearer {
+      return (value.len() >= 20 && !placeholder(value)).then_some(("a bearer token", token));
     }
-    let head = t[..i].trim_end_matches([' ', '\t']);
-    let header = head.len() >= 14
-      && head.as_bytes()[head.len() - 14..].eq_ignore_ascii_case(b"authorization:");
-    let base64 = value.len() >= 8
-      && value
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
-    if scheme.starts_with("basic") && header && base64 && real {
-      return Some(("a basic-auth credential", token));
-    }
-  }
-  None
+    let head = t[..i].trim_end_matches([' ', '\t']).as_bytes();
+    let header =
+      head.len() >= 14 && head[head.len() - 14..].eq_ignore_ascii_case(b"authorization:");
+    let base64 = value.len() >= 8 && alnum_or(value, b"+/=");
+    (header && base64 && !placeholder(value)).then_some(("a basic-auth credential", token))
+  })
 }
 
 #[cfg(test)]

@@ -5,95 +5,71 @@
 
 use std::ops::Range;
 
-use super::words;
-
-/// What a token's body may hold after its prefix.
-#[derive(Clone, Copy)]
-enum Body {
-  /// `[A-Za-z0-9_-]` with a digit or both cases (so `sk-some-long-kebab-name` is no key).
-  Mixed,
-  /// The same plus dots.
-  Dotted,
-  /// The same plus `=` (a padded base64 part).
-  Padded,
-  /// `[A-Z0-9]` only, with a digit unless the token is exactly 20 characters long (an AWS key
-  /// id's length, whose digits are optional; longer uppercase words are not ids).
-  Upper,
-  /// Exactly this many of `[a-z0-9]`, with a digit and a letter past `f`: a hex body (`key-`
-  /// and an MD5, say, as cache keys are written) is judged by [`find`] on its context.
-  Lower(usize),
-  /// Exactly this many lowercase hex digits, and an optional `-<digit>` (Databricks).
-  Hex(usize),
-}
+use super::{alnum_or, floor, has, host_name, plain_word, words};
 
 /// What a Mailgun private API key (`key-` and 32 lowercase letters and digits) is called.
 const MAILGUN: &str = "a Mailgun API key";
 
-/// A character of an API key's body or a JWT part.
-fn key_char(c: char) -> bool {
-  c.is_ascii_alphanumeric() || c == '-' || c == '_'
-}
+/// What is trimmed off a random-looking token's ends (punctuation, base64 padding).
+const ENDS: [char; 6] = ['.', '=', '-', '_', '/', '+'];
 
 /// A character of a token as the scan splits text (base64 and paths stay whole).
-fn token_char(b: u8) -> bool {
-  b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'+' | b'/' | b'.')
+fn token_char(c: char) -> bool {
+  c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '/' | '.')
 }
 
-/// A body as list `prefixes` of `words.txt` writes it (`mixed`, `lower 32`, …).
-fn body_of(field: &str) -> Option<Body> {
-  let (kind, n) = field.split_once(' ').unwrap_or((field, ""));
-  let n = || n.parse().ok();
-  Some(match kind {
-    "mixed" => Body::Mixed,
-    "dotted" => Body::Dotted,
-    "padded" => Body::Padded,
-    "upper" => Body::Upper,
-    "lower" => Body::Lower(n()?),
-    "hex" => Body::Hex(n()?),
-    _ => return None,
-  })
+/// A lowercase hex digit.
+fn lower_hex(b: u8) -> bool {
+  b.is_ascii_digit() || (b'a'..=b'f').contains(&b)
+}
+
+/// Whether `s` mixes lowercase, uppercase and digits.
+fn three_classes(s: &str) -> bool {
+  has(s, u8::is_ascii_lowercase) && has(s, u8::is_ascii_uppercase) && has(s, u8::is_ascii_digit)
 }
 
 /// What `token` is by its prefix, if its length and body fit the format: the credential formats
-/// of list `prefixes` of `words.txt` (`prefixes = minimum length = body = what it is`).
+/// of list `prefixes` of `words.txt` (`prefixes = minimum length = body = what it is`). The body
+/// after the prefix is `mixed`: `[A-Za-z0-9_-]` with a digit or both cases (so
+/// `sk-some-long-kebab-name` is no key); `dotted` or `padded`: the same plus dots, or plus `=`
+/// (a padded base64 part); `upper`: `[A-Z0-9]` with a digit unless the token is exactly 20
+/// characters long (an AWS key id's length, whose digits are optional; longer uppercase words
+/// are not ids); `lower n`: exactly `n` of `[a-z0-9]` with a digit and a letter past `f` (a hex
+/// body, `key-` and an MD5 as cache keys are written, is judged by [`find`] on its context);
+/// `hex n`: exactly `n` lowercase hex digits and an optional `-<digit>` (Databricks).
 fn prefixed(token: &str) -> Option<&'static str> {
   words::table("prefixes").find_map(|fields| {
     let [prefixes, min, body, what] = fields[..] else {
       return None;
     };
-    let (min, body): (usize, Body) = (min.parse().ok()?, body_of(body)?);
+    let (body, n) = body.split_once(' ').unwrap_or((body, "0"));
+    let (min, n): (usize, usize) = (min.parse().ok()?, n.parse().ok()?);
     let rest = prefixes.split(' ').find_map(|p| token.strip_prefix(p))?;
-    let digit = rest.chars().any(|c| c.is_ascii_digit());
-    let cases =
-      rest.chars().any(|c| c.is_ascii_lowercase()) && rest.chars().any(|c| c.is_ascii_uppercase());
+    let digit = has(rest, u8::is_ascii_digit);
+    let random = digit || (has(rest, u8::is_ascii_lowercase) && has(rest, u8::is_ascii_uppercase));
     let fits = match body {
-      Body::Mixed => rest.chars().all(key_char) && (digit || cases),
-      Body::Dotted => {
-        rest.chars().all(|c| key_char(c) || c == '.') && !rest.contains("..") && (digit || cases)
-      }
-      Body::Padded => rest.chars().all(|c| key_char(c) || c == '=') && (digit || cases),
-      Body::Upper => {
+      "mixed" => alnum_or(rest, b"-_") && random,
+      "dotted" => alnum_or(rest, b"-_.") && !rest.contains("..") && random,
+      "padded" => alnum_or(rest, b"-_=") && random,
+      "upper" => {
         let upper = rest
-          .chars()
-          .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+          .bytes()
+          .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
         upper && (digit || token.len() == 20)
       }
-      Body::Lower(n) => {
+      "lower" => {
         let lower = rest
           .bytes()
           .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
         let past_f = rest.bytes().any(|b| b.is_ascii_lowercase() && b > b'f');
         rest.len() == n && lower && digit && past_f
       }
-      Body::Hex(n) => {
+      "hex" => {
         let (hex, suffix) = rest.split_at(rest.len().min(n));
-        let lower_hex = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
-        let suffix_ok = suffix.is_empty()
-          || (suffix.len() == 2
-            && suffix.starts_with('-')
-            && suffix.as_bytes()[1].is_ascii_digit());
+        let suffix_ok = matches!(suffix.as_bytes(), [] | [b'-', b'0'..=b'9']);
         hex.len() == n && hex.bytes().all(lower_hex) && digit && suffix_ok
       }
+      _ => return None,
     };
     (token.len() >= min && fits).then_some(what)
   })
@@ -102,34 +78,16 @@ fn prefixed(token: &str) -> Option<&'static str> {
 /// `key-` and 32 hex digits: a Mailgun key in a text that names Mailgun, else a key of a cache
 /// or a store.
 fn hex_key(token: &str) -> bool {
-  token.strip_prefix("key-").is_some_and(|h| {
-    h.len() == 32
-      && h
-        .bytes()
-        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-  })
+  token
+    .strip_prefix("key-")
+    .is_some_and(|h| h.len() == 32 && h.bytes().all(lower_hex))
 }
 
-/// Whether `t` names Mailgun (any case).
-fn names_mailgun(t: &str) -> bool {
-  t.as_bytes()
-    .windows(7)
-    .any(|w| w.eq_ignore_ascii_case(b"mailgun"))
-}
-
-/// A JSON web token: three base64url parts, the header starting `eyJ` (`{"`).
+/// A JSON web token: three base64url parts of 8+ characters, the header starting `eyJ` (`{"`).
 fn jwt(token: &str) -> bool {
-  if !token.starts_with("eyJ") {
-    return false;
-  }
-  let mut parts = token.split('.');
-  let header = parts.next().unwrap_or("");
-  let rest: Vec<&str> = parts.collect();
-  header.starts_with("eyJ")
-    && rest.len() == 2
-    && std::iter::once(header)
-      .chain(rest)
-      .all(|p| p.len() >= 8 && p.chars().all(key_char))
+  let parts = || token.split('.');
+  let base64url = |p: &str| p.len() >= 8 && alnum_or(p, b"-_");
+  token.starts_with("eyJ") && parts().count() == 3 && parts().all(base64url)
 }
 
 /// Shannon entropy of `s`'s ASCII characters, in bits per character.
@@ -145,10 +103,7 @@ fn entropy(s: &str) -> f64 {
 
 /// A segment of a path: short, a word (capitalised at most) or a number.
 fn wordish(segment: &str) -> bool {
-  let mut chars = segment.chars();
-  let word =
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic()) && chars.all(|c| c.is_ascii_lowercase());
-  segment.len() <= 3 || word || segment.chars().all(|c| c.is_ascii_digit())
+  segment.len() <= 3 || plain_word(segment) || segment.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// The class of an ASCII character: lowercase, uppercase, digit or other.
@@ -170,9 +125,7 @@ fn random_pieces<'a>(pieces: impl Iterator<Item = &'a str>) -> bool {
   let (mut chars, mut pairs, mut changes, mut mixed) = (0, 0, 0, false);
   for p in pieces.filter(|p| !p.bytes().all(|b| b.is_ascii_hexdigit())) {
     let b = p.as_bytes();
-    let mut seen = [false; 4];
-    b.iter().for_each(|c| seen[usize::from(class(*c))] = true);
-    mixed |= seen[..3].iter().all(|s| *s);
+    mixed |= three_classes(p);
     chars += b.len();
     pairs += b.len().saturating_sub(1);
     changes += b.windows(2).filter(|w| class(w[0]) != class(w[1])).count();
@@ -191,17 +144,8 @@ pub(super) fn path(token: &str) -> bool {
   }
   // A URL (the scan splits a scheme's `:` off, leaving `//host/…`), or one written without its
   // scheme: its first segment a host name.
-  let host = |h: &str| {
-    let labels = || h.split('.');
-    labels().count() >= 2
-      && labels()
-        .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
-      && h
-        .rsplit('.')
-        .next()
-        .is_some_and(|tld| tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic()))
-  };
-  if token.contains("://") || token.starts_with("//") || token.split('/').next().is_some_and(host) {
+  let host = token.split('/').next().is_some_and(host_name);
+  if token.contains("://") || token.starts_with("//") || host {
     return true;
   }
   let body = token
@@ -211,7 +155,7 @@ pub(super) fn path(token: &str) -> bool {
   let named = !body.contains("//") && !random_pieces(pieces());
   // Without separators, standard base64 is told by its mixed case: a segment is a word, or
   // holds no capital (a folder named by a lowercase hash or id).
-  let lowercase = |s: &str| !s.bytes().any(|b| b.is_ascii_uppercase());
+  let lowercase = |s: &str| !has(s, u8::is_ascii_uppercase);
   named
     && (token.contains(['.', '-', '_', '~']) || body.split('/').all(|s| wordish(s) || lowercase(s)))
 }
@@ -221,49 +165,34 @@ pub(super) fn path(token: &str) -> bool {
 /// type label (`req_01HQ…`, `cus_…`, `chatcmpl-…`): up to 32 characters after the label make
 /// an id (Stripe, Anthropic and OpenAI object ids), more are judged like any token.
 fn high_entropy(token: &str) -> bool {
-  let t = token.trim_matches(|c: char| matches!(c, '.' | '=' | '-' | '_' | '/' | '+'));
+  let t = token.trim_matches(ENDS);
+  let lower = |l: &str| l.bytes().all(|b| b.is_ascii_lowercase());
   let label = t
     .find(['_', '-'])
-    .filter(|at| (2..=10).contains(at) && t[..*at].chars().all(|c| c.is_ascii_lowercase()));
+    .filter(|at| (2..=10).contains(at) && lower(&t[..*at]));
   let body = label.map_or(t, |at| &t[at + 1..]);
-  let secret = |label: &str| words::list("secret-labels").contains(&label);
-  let typed_id = label.is_some_and(|at| body.len() <= 32 && !secret(&t[..at]));
-  if typed_id {
-    return false;
-  }
-  let hex = body.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
-  let classes: [fn(&char) -> bool; 3] = [
-    char::is_ascii_lowercase,
-    char::is_ascii_uppercase,
-    char::is_ascii_digit,
-  ];
-  body.len() >= 24
+  let secret = |at: usize| words::list("secret-labels").contains(&&t[..at]);
+  let typed_id = label.is_some_and(|at| body.len() <= 32 && !secret(at));
+  let hex = body.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+  !typed_id
+    && body.len() >= 24
     && !(t.contains("..") || path(t) || hex)
-    && classes.iter().all(|class| body.chars().any(|c| class(&c)))
+    && three_classes(body)
     && entropy(body) >= 4.2
 }
 
 /// The bytes the first `chars` characters (a multiple of 4) of standard base64 `token` decode
 /// to, if they are base64.
 fn decoded_head(token: &str, chars: usize) -> Option<Vec<u8>> {
-  fn sextet(b: u8) -> Option<u32> {
-    let v = match b {
-      b'A'..=b'Z' => b - b'A',
-      b'a'..=b'z' => b - b'a' + 26,
-      b'0'..=b'9' => b - b'0' + 52,
-      b'+' => 62,
-      b'/' => 63,
-      _ => return None,
-    };
-    Some(u32::from(v))
-  }
+  const BASE64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  let sextet = |b: &u8| BASE64.iter().position(|c| c == b).map(|v| v as u32);
   let head = token.as_bytes().get(..chars)?;
   let mut bytes = Vec::with_capacity(chars / 4 * 3);
   for quad in head.chunks(4) {
     let n = quad
       .iter()
-      .try_fold(0u32, |n, b| Some(n << 6 | sextet(*b)?))?;
-    bytes.extend(n.to_be_bytes()[1..].iter().copied());
+      .try_fold(0u32, |n, b| Some(n << 6 | sextet(b)?))?;
+    bytes.extend_from_slice(&n.to_be_bytes()[1..]);
   }
   Some(bytes)
 }
@@ -281,7 +210,10 @@ fn ssh_public(token: &str) -> bool {
 /// Base64 of PEM armour (kubeconfig's `client-key-data`, `certificate-authority-data`): whether
 /// it is a private key, judged by the armour's label.
 fn encoded_armour(token: &str) -> Option<bool> {
-  let head = decoded_head(token, 64)?;
+  // `LS0tLS1CRUdJTi` is base64 of `-----BEGIN`: most tokens are no armour.
+  let head = token
+    .starts_with("LS0tLS1CRUdJTi")
+    .then(|| decoded_head(token, 64))??;
   let text = String::from_utf8_lossy(&head);
   let label = text.strip_prefix("-----BEGIN ")?;
   Some(label.contains("PRIVATE KEY"))
@@ -289,12 +221,11 @@ fn encoded_armour(token: &str) -> Option<bool> {
 
 /// A Subresource Integrity hash (`sha512-<base64>`), as in lockfiles and `<script integrity>`.
 fn integrity(token: &str) -> bool {
-  ["sha1-", "sha256-", "sha384-", "sha512-"].iter().any(|p| {
-    token.strip_prefix(p).is_some_and(|b| {
-      b.bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
-    })
-  })
+  let hash = |b: &str| alnum_or(b, b"+/");
+  let prefixes = ["sha1-", "sha256-", "sha384-", "sha512-"];
+  prefixes
+    .iter()
+    .any(|p| token.strip_prefix(p).is_some_and(hash))
 }
 
 /// The payload of a media data URI (`data:image/png;base64,…`): an inlined picture or font.
@@ -304,11 +235,10 @@ fn data_uri(t: &str, start: usize) -> bool {
     return false;
   };
   let uri = &head[data + 5..];
+  let media = ["image/", "font/", "audio/", "video/"];
   uri.ends_with(b";base64,")
     && !uri.iter().any(u8::is_ascii_whitespace)
-    && [&b"image/"[..], b"font/", b"audio/", b"video/"]
-      .iter()
-      .any(|m| uri.starts_with(m))
+    && media.iter().any(|m| uri.starts_with(m.as_bytes()))
 }
 
 /// A digest or password hash by its label: `SHA256:<base64>` (ssh fingerprints),
@@ -316,33 +246,20 @@ fn data_uri(t: &str, start: usize) -> bool {
 /// `$argon2id$…`.
 fn digest(t: &str, start: usize) -> bool {
   let head = &t.as_bytes()[start.saturating_sub(48)..start];
-  let from = head
-    .iter()
-    .rposition(u8::is_ascii_whitespace)
-    .map_or(0, |i| i + 1);
-  let word = &head[from..];
-  let ends =
-    |w: &[u8], s: &[u8]| w.len() >= s.len() && w[w.len() - s.len()..].eq_ignore_ascii_case(s);
-  let labelled = matches!(word.last(), Some(b':' | b'='))
-    && [
-      &b"sha1"[..],
-      b"sha-1",
-      b"sha256",
-      b"sha-256",
-      b"sha384",
-      b"sha-384",
-      b"sha512",
-      b"sha-512",
-      b"md5",
-      b"h1",
-    ]
-    .iter()
-    .any(|a| ends(&word[..word.len() - 1], a));
-  let crypt = word.last() == Some(&b'$')
-    && [&b"$2a$"[..], b"$2b$", b"$2y$", b"$argon2"]
+  let from = head.iter().rposition(u8::is_ascii_whitespace);
+  let word = &head[from.map_or(0, |i| i + 1)..];
+  let labels = [
+    "sha1", "sha-1", "sha256", "sha-256", "sha384", "sha-384", "sha512", "sha-512", "md5", "h1",
+  ];
+  let labelled = match word.split_last() {
+    Some((b':' | b'=', name)) => labels
       .iter()
-      .any(|p| word.windows(p.len()).any(|w| w == *p));
-  labelled || crypt
+      .any(|a| name.to_ascii_lowercase().ends_with(a.as_bytes())),
+    _ => false,
+  };
+  let crypt = ["$2a$", "$2b$", "$2y$", "$argon2"];
+  let contains = |p: &&str| word.windows(p.len()).any(|w| w == p.as_bytes());
+  labelled || (word.ends_with(b"$") && crypt.iter().any(contains))
 }
 
 /// A content id of IPFS (CIDv0: `Qm` and 44 base58 characters), a public hash.
@@ -359,32 +276,19 @@ fn publishable(token: &str) -> bool {
 /// The value of an id-named field (`?sessionId=…`, `x-request-id: …`, `"traceId": "…"`): an
 /// identifier, not a credential.
 fn id_value(t: &str, start: usize) -> bool {
-  let head = &t.as_bytes()[start.saturating_sub(48)..start];
-  let quote = |b: &u8| matches!(b, b'"' | b'\'' | b' ');
-  let head = head
-    .iter()
-    .rposition(|b| !quote(b))
-    .map_or(&head[..0], |i| &head[..=i]);
-  let Some((marker, name)) = head.split_last() else {
+  let quote = ['"', '\'', ' '];
+  let head = t[floor(t, start.saturating_sub(48))..start].trim_end_matches(quote);
+  let Some(name) = head.strip_suffix(['=', ':']) else {
     return false;
   };
-  let name = name
-    .iter()
-    .rposition(|b| !quote(b))
-    .map_or(&name[..0], |i| &name[..=i]);
-  let from = name
-    .iter()
-    .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')))
-    .map_or(0, |i| i + 1);
-  let name = std::str::from_utf8(&name[from..]).unwrap_or("");
-  let last = words::split(name).last().copied().unwrap_or("");
+  let ident = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-');
+  let name = name.trim_end_matches(quote);
+  let name = name.rsplit(|c| !ident(c)).next().unwrap_or("");
+  let last = words::last(name);
   // `id`, `ids`, `uuid`…, and three-letter names ending in `id` (`eid`, `uid`, `pid`).
   let short_id = last.len() <= 3 && last.to_ascii_lowercase().ends_with("id");
-  matches!(marker, b'=' | b':')
-    && (short_id
-      || ["ids", "uuid", "guid", "ulid", "ksuid"]
-        .iter()
-        .any(|w| last.eq_ignore_ascii_case(w)))
+  let ids = ["ids", "uuid", "guid", "ulid", "ksuid"];
+  short_id || ids.iter().any(|w| last.eq_ignore_ascii_case(w))
 }
 
 /// A token that goes on a URL after a percent escape (`…/19%3ameeting_…`): a piece of the URL,
@@ -410,91 +314,57 @@ pub(super) fn find(
   public: &[Range<usize>],
   joins: &[usize],
 ) -> Option<(&'static str, Range<usize>)> {
-  let bytes = t.as_bytes();
-  let mut at = 0;
   let mut public = public.iter().peekable();
   // Whether the text names Mailgun, looked up once, at the first `key-` and a hex body.
   let mut mailgun: Option<bool> = None;
-  while at < bytes.len() {
-    let Some(start) = bytes[at..]
-      .iter()
-      .position(|b| token_char(*b))
-      .map(|i| at + i)
-    else {
-      break;
-    };
-    let end = bytes[start..]
-      .iter()
-      .position(|b| !token_char(*b))
-      .map_or(bytes.len(), |i| start + i);
-    at = end;
-    // Every token format is at least 20 characters long: most words skip them all.
-    if end - start < 20 {
-      continue;
-    }
-    let (s, e) = trimmed(t, start, end, |c| matches!(c, '.' | '/'));
-    let token = &t[s..e];
+  // Every token format is at least 20 characters long: most words skip them all.
+  for raw in t.split(|c| !token_char(c)).filter(|raw| raw.len() >= 20) {
+    let start = raw.as_ptr() as usize - t.as_ptr() as usize;
+    let whole = trimmed(t, start..start + raw.len(), &['.', '/']);
+    let token = &t[whole.clone()];
     if let Some(kind) = prefixed(token).or_else(|| jwt(token).then_some("a JSON web token")) {
-      return Some((kind, s..e));
+      return Some((kind, whole));
     }
-    if hex_key(token) && *mailgun.get_or_insert_with(|| names_mailgun(t)) {
-      return Some((MAILGUN, s..e));
+    let names_mailgun = || t.to_ascii_lowercase().contains("mailgun");
+    if hex_key(token) && *mailgun.get_or_insert_with(names_mailgun) {
+      return Some((MAILGUN, whole));
     }
-    if token.starts_with("LS0tLS1CRUdJTi") {
-      match encoded_armour(token) {
-        Some(true) => return Some(("a private key", s..e)),
-        Some(false) => continue,
-        None => {}
-      }
+    match encoded_armour(token) {
+      Some(true) => return Some(("a private key", whole)),
+      Some(false) => continue,
+      None => {}
     }
     // Judged line by line where a line split was joined.
-    let first = joins.partition_point(|j| *j <= s);
-    let mut cuts = joins[first..].iter().copied().take_while(|j| *j < e);
-    let mut from = s;
-    let part = loop {
-      let to = cuts.next().unwrap_or(e);
-      let (ps, pe) = trimmed(t, from, to, |c| {
-        matches!(c, '.' | '=' | '-' | '_' | '/' | '+')
-      });
-      if high_entropy(&t[ps..pe]) {
-        break Some(ps..pe);
-      }
-      if to == e {
-        break None;
-      }
-      from = to;
+    let first = joins.partition_point(|j| *j <= whole.start);
+    let cuts = joins[first..]
+      .iter()
+      .copied()
+      .take_while(|j| *j < whole.end);
+    let lines = std::iter::once(whole.start).chain(cuts.clone());
+    let mut parts = lines
+      .zip(cuts.chain([whole.end]))
+      .map(|(a, b)| trimmed(t, a..b, &ENDS));
+    let Some(part) = parts.find(|p| high_entropy(&t[p.clone()])) else {
+      continue;
     };
-    let Some(part) = part else { continue };
     // Random-looking but public: checked only for what would otherwise be flagged.
     while public.next_if(|r| r.end <= start).is_some() {}
     let armoured = public.peek().is_some_and(|r| r.start <= start);
-    let context = |at| {
-      data_uri(t, at)
-        || id_value(t, at)
-        || digest(t, at)
-        || hashed_host(t, at)
-        || url_encoded(t, at)
-    };
+    let contexts = [data_uri, id_value, digest, hashed_host, url_encoded];
+    let context = |at| contexts.iter().any(|public| public(t, at));
     let public_shape = ssh_public(token) || integrity(token) || cid(token) || publishable(token);
-    if !(armoured || public_shape || context(start) || context(s)) {
+    if !(armoured || public_shape || context(start) || context(whole.start)) {
       return Some(("a high-entropy token", part));
     }
   }
   None
 }
 
-/// `start..end` of `t` without the leading and trailing characters `trim` names.
-fn trimmed(
-  t: &str,
-  start: usize,
-  end: usize,
-  trim: impl Fn(char) -> bool + Copy,
-) -> (usize, usize) {
-  let s = &t[start..end];
-  let inner = s.trim_start_matches(trim);
-  let s2 = start + (s.len() - inner.len());
-  let inner = inner.trim_end_matches(trim);
-  (s2, s2 + inner.len())
+/// `at` of `t` without the leading and trailing characters of `trim`.
+fn trimmed(t: &str, at: Range<usize>, trim: &[char]) -> Range<usize> {
+  let s = &t[at.clone()];
+  let start = at.start + (s.len() - s.trim_start_matches(trim).len());
+  start..start + s.trim_matches(trim).len()
 }
 
 #[cfg(test)]

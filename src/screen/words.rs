@@ -10,16 +10,13 @@ use std::sync::OnceLock;
 fn lists() -> &'static HashMap<&'static str, Vec<&'static str>> {
   static LISTS: OnceLock<HashMap<&str, Vec<&str>>> = OnceLock::new();
   LISTS.get_or_init(|| {
-    let mut lists: HashMap<&str, Vec<&str>> = HashMap::new();
-    let mut name = "";
-    let lines = include_str!("words.txt").lines();
-    for line in lines.filter(|l| !l.is_empty() && !l.starts_with('#')) {
-      match line.strip_prefix('@') {
-        Some(section) => name = section,
-        None => lists.entry(name).or_default().push(line),
-      }
-    }
-    lists
+    let item = |l: &&str| !l.is_empty() && !l.starts_with('#');
+    let sections = include_str!("words.txt").split("\n@").skip(1);
+    let list = |s: &'static str| {
+      s.split_once('\n')
+        .map(|(n, rest)| (n, rest.lines().filter(item).collect()))
+    };
+    sections.filter_map(list).collect()
   })
 }
 
@@ -34,6 +31,11 @@ pub(super) fn table(name: &str) -> impl Iterator<Item = Vec<&'static str>> {
   list(name).iter().map(|item| item.split(" = ").collect())
 }
 
+/// The last of `ident`'s words ([`split`]), or `""`.
+pub(super) fn last(ident: &str) -> &str {
+  split(ident).last().copied().unwrap_or("")
+}
+
 /// `ident`'s ASCII words, split at `_`, `-`, `.`, any other non-alphanumeric character and
 /// camel-case boundaries (`APIKey` is `API`, `Key`; `OAuth2Token` ends in `Token`).
 pub(super) fn split(ident: &str) -> Vec<&str> {
@@ -45,11 +47,7 @@ pub(super) fn split(ident: &str) -> Vec<&str> {
       out.extend(start.take().and_then(|s| ident.get(s..i)));
       continue;
     }
-    let prev = i
-      .checked_sub(1)
-      .and_then(|p| b.get(p))
-      .copied()
-      .unwrap_or(b' ');
+    let prev = i.checked_sub(1).map_or(b' ', |p| b[p]);
     let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
     let boundary = c.is_ascii_uppercase()
       && ((prev.is_ascii_lowercase() || prev.is_ascii_digit())
@@ -85,7 +83,7 @@ mod tests {
     }
     names.sort_unstable();
     names.dedup();
-    assert_eq!(names.len(), 15, "{names:?}");
+    assert_eq!(names.len(), 18, "{names:?}");
     for name in names {
       assert!(
         !list(name).is_empty(),

@@ -16,6 +16,10 @@
 //! code point is written as a visible escape wherever a person or a model is shown the text.
 #![forbid(unsafe_code)]
 
+use std::borrow::Cow;
+use std::fmt::Write;
+
+use rustc_hash::FxHashSet;
 use unicode_normalization::char::is_combining_mark;
 
 /// Most hidden code points out of context a text may hold: a stray byte order mark or zero-width
@@ -34,9 +38,10 @@ pub fn is_hidden(c: char) -> bool {
     | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
 }
 
-/// What a hidden code point is, for a warning a person can act on.
-pub fn name(c: char) -> &'static str {
+/// What a hidden code point (or a control character) is, for a warning a person can act on.
+fn name(c: char) -> &'static str {
   match c {
+    _ if c.is_control() => "control",
     '\u{00AD}' => "soft hyphen",
     '\u{200B}' => "zero-width space",
     '\u{200C}' => "zero-width non-joiner",
@@ -55,6 +60,19 @@ pub fn name(c: char) -> &'static str {
     '\u{FFF9}'..='\u{FFFB}' => "interlinear annotation mark",
     _ => "invisible format character",
   }
+}
+
+/// The distinct code points of `chars` as a warning names them (`U+200B zero-width space`), the
+/// first `max` of them, and `, …` when there are more.
+pub fn names(chars: impl IntoIterator<Item = char>, max: usize) -> String {
+  let mut seen = FxHashSet::default();
+  let kinds: Vec<char> = chars.into_iter().filter(|c| seen.insert(*c)).collect();
+  let named = kinds
+    .iter()
+    .take(max)
+    .map(|c| format!("U+{:04X} {}", *c as u32, name(*c)));
+  let more = if kinds.len() > max { ", …" } else { "" };
+  format!("{}{more}", named.collect::<Vec<_>>().join(", "))
 }
 
 /// Emoji that take presentation selectors and joiners (`Extended_Pictographic`, in blocks).
@@ -145,11 +163,8 @@ pub fn out_of_context(text: &str) -> Vec<(usize, char)> {
   }
   let chars: Vec<char> = text.chars().collect();
   let ok = in_context(&chars);
-  let hidden = chars
-    .iter()
-    .enumerate()
-    .filter(|(i, c)| is_hidden(**c) && !ok[*i]);
-  hidden.map(|(i, c)| (i, *c)).collect()
+  let hidden = chars.into_iter().enumerate();
+  hidden.filter(|(i, c)| is_hidden(*c) && !ok[*i]).collect()
 }
 
 /// The hidden code points of `text` out of context (char positions, 0-based), when there are
@@ -160,26 +175,21 @@ pub fn too_many(text: &str) -> Option<Vec<(usize, char)>> {
 
 /// `text` with `escape(c)` true of a character written as `\u{…}`, and every hidden code point
 /// out of context escaped too: what a person is shown.
-pub fn escaped(text: &str, escape: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
-  let any_hidden = text.chars().any(is_hidden);
-  if !any_hidden && !text.chars().any(&escape) {
-    return std::borrow::Cow::Borrowed(text);
+pub fn escaped(text: &str, escape: impl Fn(char) -> bool) -> Cow<'_, str> {
+  let hidden = out_of_context(text);
+  if hidden.is_empty() && !text.chars().any(&escape) {
+    return Cow::Borrowed(text);
   }
-  let chars: Vec<char> = text.chars().collect();
-  let ok = if any_hidden {
-    in_context(&chars)
-  } else {
-    vec![false; chars.len()]
-  };
+  let mut hidden = hidden.into_iter().map(|(i, _)| i).peekable();
   let mut out = String::with_capacity(text.len() + 8);
-  for (i, c) in chars.into_iter().enumerate() {
-    if escape(c) || (is_hidden(c) && !ok[i]) {
-      out.push_str(&format!("\\u{{{:x}}}", c as u32));
+  for (i, c) in text.chars().enumerate() {
+    if hidden.next_if_eq(&i).is_some() || escape(c) {
+      let _ = write!(out, "\\u{{{:x}}}", c as u32);
     } else {
       out.push(c);
     }
   }
-  std::borrow::Cow::Owned(out)
+  Cow::Owned(out)
 }
 
 #[cfg(test)]

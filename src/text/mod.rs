@@ -80,21 +80,12 @@ pub fn refuse_unseen(what: &str, text: &str, multiline: bool) -> Result<()> {
   let Some(found) = hidden::too_many(text) else {
     return Ok(());
   };
-  let mut names: Vec<String> = Vec::new();
-  for (_, c) in &found {
-    let name = format!("U+{:04X} {}", *c as u32, hidden::name(*c));
-    if !names.contains(&name) {
-      names.push(name);
-    }
-  }
-  let more = if names.len() > 3 { ", …" } else { "" };
-  names.truncate(3);
+  let names = hidden::names(found.iter().map(|(_, c)| *c), 3);
   Err(MemoryError::InvalidInput {
     message: format!(
-      "{what} holds {} invisible characters, the first at character {} ({}{more}): they show nothing a person can read and are how hidden text is spelled, so nothing was written; remove them (an emoji's own selector or joiner is fine)",
+      "{what} holds {} invisible characters, the first at character {} ({names}): they show nothing a person can read and are how hidden text is spelled, so nothing was written; remove them (an emoji's own selector or joiner is fine)",
       found.len(),
       found[0].0 + 1,
-      names.join(", ")
     ),
     reason: Some("hidden".into()),
     index: None,
@@ -114,22 +105,15 @@ fn breaks_line(c: char) -> bool {
 pub fn line_breaks(text: &str) -> impl Iterator<Item = &str> {
   let mut rest = Some(text);
   std::iter::from_fn(move || {
-    let s = rest?;
-    match s.char_indices().find(|(_, c)| breaks_line(*c)) {
-      None => {
-        rest = None;
-        Some(s)
-      }
-      Some((at, c)) => {
-        let skip = if s[at..].starts_with("\r\n") {
-          2
-        } else {
-          c.len_utf8()
-        };
-        rest = Some(&s[at + skip..]);
-        Some(&s[..at])
-      }
-    }
+    let s = rest.take()?;
+    let Some(at) = s.find(breaks_line) else {
+      return Some(s);
+    };
+    let after = &s[at..];
+    rest = after
+      .strip_prefix("\r\n")
+      .or(after.strip_prefix(breaks_line));
+    Some(&s[..at])
   })
 }
 
@@ -156,13 +140,12 @@ pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>> {
     if tag.is_empty() {
       return Err(MemoryError::invalid("entry tags must be non-empty strings"));
     }
+    let what = format!("entry tag {}", visible(&json_str(tag)));
     if tag.chars().any(|c| c.is_control()) {
-      return Err(MemoryError::invalid(format!(
-        "entry tag {} contains control characters",
-        visible(&json_str(tag))
-      )));
+      let message = format!("{what} contains control characters");
+      return Err(MemoryError::invalid(message));
     }
-    refuse_unseen(&format!("entry tag {}", visible(&json_str(tag))), tag, true)?;
+    refuse_unseen(&what, tag, true)?;
     if units(tag) as usize > MAX_TAG_LENGTH {
       let head = excerpt(tag, 20);
       let head = head.strip_suffix('…').unwrap_or(&head);
