@@ -88,8 +88,9 @@ fn bare_userinfo(t: &str) -> Option<Range<usize>> {
     // Back to the start of the userinfo, within 128 bytes.
     let from = floor(t, at.saturating_sub(128));
     let boundary = |c: char| c.is_whitespace() || "@/\"'`([{<>,;=|".contains(c);
-    let start = match t[from..at].rfind(boundary) {
-      Some(i) => from + i + 1,
+    // Past the boundary character, which may be wider than a byte (U+2028, U+0085).
+    let start = match t[from..at].char_indices().rev().find(|&(_, c)| boundary(c)) {
+      Some((i, c)) => from + i + c.len_utf8(),
       None if from == 0 => 0,
       None => return None,
     };
@@ -242,6 +243,18 @@ pub(super) fn auth_header(t: &str) -> Option<(&'static str, Range<usize>)> {
 #[cfg(test)]
 mod tests {
   use super::*;
+
+  #[test]
+  fn a_password_after_a_wide_line_separator_is_found_without_a_panic() {
+    for sep in ["\u{2028}", "\u{85}", "\u{1680}"] {
+      let text = format!("x{sep}root:Tr0ub4dor@10.0.3.7");
+      let found = bare_userinfo(&text).map(|r| &text[r]);
+      assert!(
+        found.is_some_and(|p| p.contains("Tr0ub4dor")),
+        "{sep:?}: {found:?}"
+      );
+    }
+  }
 
   #[test]
   fn armour_tells_private_keys_from_public_blocks() {
