@@ -21,8 +21,10 @@ const HINTS: usize = 3;
 /// Search terms, and candidates found by them, one new text is compared with in a large layer.
 const TERMS: usize = 6;
 const CANDIDATES: usize = 12;
-/// Profiles kept between calls (a layer's are computed once, not on every write), bounded: one
-/// is a few KB, and a large layer's candidates would otherwise be kept by the thousand.
+/// Profiles kept between calls (a layer's are computed once, not on every write), in two
+/// generations of this many (the older one is dropped when the newer fills, and what it holds
+/// that is used again moves up): one is a few KB, and a large layer's candidates would otherwise
+/// be kept by the thousand.
 const PROFILES: usize = 1_024;
 
 /// A stored entry's text and profile, shared by every comparison with it.
@@ -38,6 +40,7 @@ pub struct Known {
 #[derive(Debug, Default)]
 struct Profiles {
   by_id: FxHashMap<String, Arc<Known>>,
+  older: FxHashMap<String, Arc<Known>>,
   planned: FxHashMap<String, Profile>,
 }
 
@@ -49,13 +52,18 @@ impl Profiles {
       return k.clone();
     }
     if self.by_id.len() >= PROFILES {
-      self.by_id.clear();
+      self.older = std::mem::take(&mut self.by_id);
     }
-    let profile = self.planned.remove(text);
-    let k = Arc::new(Known {
-      id: id.to_string(),
-      text: text.to_string(),
-      profile: profile.unwrap_or_else(|| Profile::of(text)),
+    let kept = self.older.remove(id).filter(|k| k.text == text);
+    let k = kept.unwrap_or_else(|| {
+      Arc::new(Known {
+        id: id.to_string(),
+        text: text.to_string(),
+        profile: self
+          .planned
+          .remove(text)
+          .unwrap_or_else(|| Profile::of(text)),
+      })
     });
     self.by_id.insert(id.to_string(), k.clone());
     k
@@ -86,10 +94,9 @@ impl Memory {
     self.known.profiles.known(id, text)
   }
 
-  /// The entries of `e`'s layer as `agent` sees them that a new text is compared with, and
-  /// whether that is the whole layer (when it is small; else the ones sharing the most of `e`'s
-  /// search terms).
-  fn pool(&mut self, e: &Entry, agent: &str) -> Result<(Pool, bool)> {
+  /// The entries of `e`'s layer as `agent` sees them that a new text is compared with: the whole
+  /// layer when it is small, else the ones sharing the most of `e`'s search terms.
+  fn pool(&mut self, e: &Entry, agent: &str) -> Result<Pool> {
     let key: LayerKey = (
       e.track,
       e.scope,
@@ -106,7 +113,7 @@ impl Memory {
       cache.large.clear();
     }
     if let Some(pool) = cache.pools.get(&key) {
-      return Ok((pool.clone(), true));
+      return Ok(pool.clone());
     }
     if !cache.large.contains_key(&key) {
       let rows = stored::all(conn, &layer_of(&key)).map_err(|x| self.fail(x))?;
@@ -115,7 +122,7 @@ impl Memory {
         let all = rows.iter().map(|(id, text)| cache.profiles.known(id, text));
         let pool = Arc::new(all.collect::<Vec<_>>());
         cache.pools.insert(key, pool.clone());
-        return Ok((pool, true));
+        return Ok(pool);
       }
       cache.large.insert(key.clone(), Grams::of(rows));
     }
@@ -126,7 +133,7 @@ impl Memory {
     let found = large.get(&key).map(|g| g.found(&terms, CANDIDATES));
     let found = found.unwrap_or_default().into_iter();
     let found = found.map(|(id, text)| profiles.known(id, text));
-    Ok((Arc::new(found.collect()), false))
+    Ok(Arc::new(found.collect()))
   }
 
   /// Brings the layers kept up to date with a write this connection committed.
@@ -152,6 +159,10 @@ impl Memory {
       gone.iter().for_each(|id| grams.remove(id));
       for e in new.iter().filter(|e| layer.holds(e)) {
         grams.push(e.id.clone(), e.text.clone());
+        // The newest entries are the likeliest candidates of the next write.
+        if profiles.planned.contains_key(&e.text) {
+          profiles.known(&e.id, &e.text);
+        }
       }
     }
     // A layer that became small is read whole again.
@@ -183,7 +194,7 @@ impl Memory {
     let mut out = Vec::new();
     self.known.profiles.planned.clear();
     for (index, new) in news {
-      let (pool, whole) = self.pool(new, agent)?;
+      let pool = self.pool(new, agent)?;
       let profile = Profile::of(&new.text);
       let mut found: Vec<Similar> = Vec::new();
       for old in pool.iter().filter(|k| Some(k.id.as_str()) != skip) {
@@ -201,9 +212,9 @@ impl Memory {
       found.sort_by(|a, b| b.score.total_cmp(&a.score));
       found.truncate(HINTS);
       out.extend(found);
-      // Kept for the layer read whole, which the commit patches with it.
+      // Kept for the commit, which adds it to the layer's pool or to the profiles kept.
       let planned = &mut self.known.profiles.planned;
-      if whole && planned.len() < PROFILES {
+      if planned.len() < PROFILES {
         planned.insert(new.text.clone(), profile);
       }
     }

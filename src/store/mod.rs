@@ -83,7 +83,7 @@ impl Store {
       let attempt = conn
         .execute_batch(
           "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;
-           PRAGMA cache_size = -32768; PRAGMA journal_size_limit = 4194304;",
+           PRAGMA cache_size = -32768; PRAGMA journal_size_limit = 4194304; PRAGMA wal_autocheckpoint = 4000;",
         )
         .map_err(|e| schema::failed_check(&shown, e))
         .and_then(|()| schema::migrate(&mut conn, &shown));
