@@ -193,17 +193,16 @@ impl Overlap<'_> {
 pub(super) fn shared(new: (&[u64], &[Tok]), old: (&[u64], &[Tok])) -> f32 {
   let (mut i, mut j, mut shared) = (0, 0, 0.0);
   let ((ka, ta), (kb, tb)) = (new, old);
-  while let (Some(a), Some(b)) = (ka.get(i), kb.get(j)) {
-    match a.cmp(b) {
-      std::cmp::Ordering::Less => i += 1,
-      std::cmp::Ordering::Greater => j += 1,
-      std::cmp::Ordering::Equal => {
-        if let (Some(x), Some(y)) = (ta.get(i), tb.get(j)) {
-          shared += x.weight.min(y.weight);
-        }
-        (i, j) = (i + 1, j + 1);
+  while let (Some(&a), Some(&b)) = (ka.get(i), kb.get(j)) {
+    if a == b {
+      if let (Some(x), Some(y)) = (ta.get(i), tb.get(j)) {
+        shared += x.weight.min(y.weight);
       }
     }
+    // Both steps from comparisons, not a three-way branch: which side is behind is a coin toss
+    // the CPU cannot predict.
+    i += usize::from(a <= b);
+    j += usize::from(b <= a);
   }
   shared
 }
