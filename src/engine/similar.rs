@@ -89,11 +89,6 @@ pub struct Cache {
 }
 
 impl Memory {
-  /// The profile of entry `id` with this `text`, computed once per text.
-  fn profile(&mut self, id: &str, text: &str) -> Arc<Known> {
-    self.known.profiles.known(id, text)
-  }
-
   /// The entries of `e`'s layer as `agent` sees them that a new text is compared with: the whole
   /// layer when it is small, else the ones sharing the most of `e`'s search terms.
   fn pool(&mut self, e: &Entry, agent: &str) -> Result<Pool> {
@@ -224,28 +219,18 @@ impl Memory {
   /// `err` with its `suggestions` when it is a `BUDGET_EXCEEDED` of `e`'s layer (as `agent`
   /// sees it): near-duplicate groups to consolidate, then the entries least worth keeping
   /// (never or least recalled, oldest) to remove, until they free what the write lacks.
-  pub(super) fn with_room(&mut self, err: MemoryError, e: &Entry, agent: &str) -> MemoryError {
-    let MemoryError::BudgetExceeded {
-      track,
-      scope,
-      used,
-      limit,
-      needed,
-      suggestions: _,
-    } = err
-    else {
-      return err;
-    };
-    let short = needed.saturating_sub(limit);
-    let suggestions = self.room(e, agent, short).unwrap_or_default();
-    MemoryError::BudgetExceeded {
-      track,
-      scope,
-      used,
+  pub(super) fn with_room(&mut self, mut err: MemoryError, e: &Entry, agent: &str) -> MemoryError {
+    if let MemoryError::BudgetExceeded {
       limit,
       needed,
       suggestions,
+      ..
+    } = &mut err
+    {
+      let short = needed.saturating_sub(*limit);
+      *suggestions = self.room(e, agent, short).unwrap_or_default();
     }
+    err
   }
 
   /// Writes that free at least `short` units in `e`'s layer (fewer when it does not hold that
@@ -310,7 +295,11 @@ impl Memory {
   /// The groups of `layer`'s entries that are near-duplicates or updates of each other (by
   /// index), each with the strongest relation found in it, largest first.
   pub(super) fn similar_groups(&mut self, layer: &[Entry]) -> Vec<(Vec<usize>, Relation)> {
-    let known: Vec<Arc<Known>> = layer.iter().map(|e| self.profile(&e.id, &e.text)).collect();
+    let profiles = &mut self.known.profiles;
+    let known: Vec<Arc<Known>> = layer
+      .iter()
+      .map(|e| profiles.known(&e.id, &e.text))
+      .collect();
     let profiles: Vec<&Profile> = known.iter().map(|k| &k.profile).collect();
     let mut pairs = Vec::new();
     for i in 0..layer.len() {
