@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // dsh-memento benchmark: µs/op of every memory operation through the
 // provider factory contract, next to a FLOOR — the same SQL work done by plain rusqlite
-// (examples/floor/) — in the same run, and for the large-layers shape next to the JS plugin,
-// measured in the same run too. See bench/README.md.
+// (examples/floor/) — in the same run, and next to the JS plugin, measured in the same run too,
+// in every shape. See bench/README.md.
 //
 //   node bench/run.mjs [--quick] [--provider ./factory.mjs] [--json out.json] [--results FILE|none]
 //                      [--scales 10000,100000] [--large 10000] [--audit-rows 1000000]
@@ -21,7 +21,7 @@ import os, { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { fileBytes, fmt, log, stats } from './common.mjs'
-import { OPS, largeTable, largeVerdicts, targetOf, workspacesTable } from './report.mjs'
+import { shapeTable, verdicts } from './report.mjs'
 import { SHAPES } from './workload.mjs'
 import { currentPlatform } from '../lib/platform.mjs'
 
@@ -223,7 +223,7 @@ async function runStore(job, run) {
   }
   const go = runners(cfg, sub)
   const { runWorker, runFloor } = go
-  const js = shape === 'large-layers' ? jsPlugin(job, run) : null
+  const js = jsPlugin(job, run)
   const t0 = performance.now()
   log(`${tag} provider${js?.go ? ', the JS plugin beside it' : ''}…`)
   const [ours, jsSide] = reads([runWorker, js?.go?.runWorker].filter(Boolean), job, tag, {
@@ -459,7 +459,7 @@ async function main() {
   }
   // The workspaces stores (the first one also gets the big audit table), then the large layers.
   const jobs = [
-    ...scales.map((n, k) => ({ shape: 'workspaces', n, auditRows: k === 0 ? auditRows : 0, snapshot: true, firstSamples: 0 })),
+    ...scales.map((n, k) => ({ shape: 'workspaces', n, auditRows: k === 0 ? auditRows : 0, snapshot: true, firstSamples: quick ? 3 : 10 })),
     ...(large > 0 ? [{ shape: 'large-layers', n: large, auditRows: 0, snapshot: false, firstSamples: quick ? 3 : 10 }] : []),
   ]
   log(
@@ -495,7 +495,7 @@ async function main() {
   })
   const seconds = (performance.now() - t0) / 1000
   const text = [
-    ...results.map((r) => (r.shape === 'large-layers' ? largeTable(r) : workspacesTable(r))),
+    ...results.map(shapeTable),
     hints.status === 0 ? hints.stdout : '\n(similar-write hints bench failed: see above)\n',
     undo.status === 0 ? undo.stdout : '\n(undo bench failed: see above)\n',
   ].join('\n')
@@ -508,10 +508,6 @@ async function main() {
     log(`wrote ${path.relative(process.cwd(), resultsFile)}`)
   }
   if (args.json) {
-    const verdicts = (r) =>
-      r.shape === 'large-layers'
-        ? { goals: largeVerdicts(r) }
-        : { targets: Object.fromEntries(OPS.map(([op]) => [op, targetOf(op, r.n, r.big, r)])) }
     const hinted = existsSync(hintsOut) ? JSON.parse(readFileSync(hintsOut, 'utf8')) : null
     const out = {
       date: new Date().toISOString(),
@@ -522,7 +518,7 @@ async function main() {
       iters,
       provider,
       seconds,
-      results: results.map((r) => ({ ...r, ...verdicts(r) })),
+      results: results.map((r) => ({ ...r, goals: verdicts(r) })),
       hints: hinted,
       undo: existsSync(undoOut) ? JSON.parse(readFileSync(undoOut, 'utf8')) : null,
     }

@@ -5,7 +5,7 @@
 //   node bench/worker.mjs <cfg.json>
 //
 // Phases: `build` (seed the store), `measure` (the reads), `writes` (one round of the writes),
-// `filled` (a large audit table), `first` (one fresh process's open + first query).
+// `filled` (a large audit table), `first` (one fresh process's open, snapshot and first query).
 import { spawnSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
@@ -90,13 +90,28 @@ async function build() {
   done({ buildSeconds })
 }
 
-/** The time to the first answer of a fresh process: open + one rare query (default options). */
+/**
+ * The time to the first answer of a fresh process, as a session starts: open, the snapshot it is
+ * shown (the provider's own, else the plugin's path), then one rare query (default options).
+ */
 async function first() {
   const needle = plan.rare[cfg.sample % plan.rare.length]
+  const { renderSnapshot, isVisible } = await import('./snapshot-path.mjs')
+  const s = plan.session
   const t0 = process.hrtime.bigint()
   const p = open()
+  const shown =
+    typeof p.snapshot === 'function'
+      ? String(p.snapshot(s))
+      : renderSnapshot(
+          p.listEntries({ agentKey: s.agentKey, workspaceKey: s.workspaceKey }).filter((e) => isVisible(e, s)),
+          p.budgets({ workspaceKey: s.workspaceKey }),
+          [],
+          'en',
+        )
   const r = p.query({ text: needle, limit: LIMIT })
   const us = since(t0)
+  check(shown.length > 0, 'first: a snapshot')
   check(r.total >= 1 && r.entries.every((e) => e.text.toLowerCase().includes(needle)), `first query ${needle}: total ${r.total}`)
   p.close()
   done({ us, importMs })
