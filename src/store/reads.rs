@@ -13,10 +13,10 @@
 use std::cmp::Reverse;
 use std::collections::HashMap;
 
-use rusqlite::{Connection, Row};
+use rusqlite::{params, Connection, Row};
 
 use super::entries::{entry_and_rowid, Only, Visibility, ADMITS, ENTRY_COLUMNS};
-use super::sql::{named_rows, named_value, rows, Named};
+use super::sql::{named_rows, named_value, one, rows, Named};
 use crate::protocol::model::Entry;
 
 /// Which entries to read.
@@ -118,14 +118,14 @@ const PHRASE_ROWS: i64 = 256;
 const NUL_MATCHES: &str = "(SELECT fts_id FROM entries WHERE instr(text, char(0)) > 0
   AND instr(lower(text), :needle) > 0)";
 
-/// How a needle is matched: by the FTS index, unless it matches `PHRASE_ROWS` entries or more
-/// there; then, like a needle the index cannot hold, by a scan.
-fn needle_for(conn: &Connection, folded: Option<&str>) -> rusqlite::Result<Needle> {
+/// How a needle is matched: by the FTS index, unless it matches `rows` entries or more there;
+/// then, like a needle the index cannot hold, by a scan.
+fn needle_for(conn: &Connection, folded: Option<&str>, rows: i64) -> rusqlite::Result<Needle> {
   let needle = Needle::of(folded);
   let (Some(n), Some(indexed)) = (folded, needle.indexed()) else {
     return Ok(needle);
   };
-  let probe = format!("SELECT count(*) >= {PHRASE_ROWS} FROM ({indexed} LIMIT {PHRASE_ROWS})");
+  let probe = format!("SELECT count(*) >= {rows} FROM ({indexed} LIMIT {rows})");
   let pattern = needle.pattern(n);
   let common: bool = named_value(
     conn,
@@ -215,6 +215,24 @@ fn admits_much(conn: &Connection, f: &Filter<'_>, vis: &Visibility) -> rusqlite:
   named_value(conn, &sql, &bind(f, vis, None, None))
 }
 
+/// A session's layers together hold at most this many units: about twice the default budgets.
+const SESSION_UNITS: i64 = 24_000;
+/// From this many matches on, a scan of a small session's rows beats joining the matches.
+const SESSION_ROWS: i64 = 32;
+
+/// Whether `vis` is a session's whose layers (the user-global ones and its workspace's, every
+/// agent's rows counted) hold at most [`SESSION_UNITS`].
+fn small_session(conn: &Connection, vis: &Visibility) -> rusqlite::Result<bool> {
+  let Some(workspace) = vis.workspace_key.as_deref() else {
+    return Ok(false);
+  };
+  let sql = "SELECT coalesce(sum(used), 0) <= ?2 FROM layer_usage
+    WHERE track IN ('user', 'agent') AND (scope = 'user-global' AND workspace_key = ''
+      OR scope = 'workspace' AND workspace_key = ?1)";
+  let small = one(conn, sql, params![workspace, SESSION_UNITS], |r| r.get(0))?;
+  Ok(small.unwrap_or(false))
+}
+
 /// The rows a filter matches by `needle`, each mapped by `map` from `columns` (of `entries AS
 /// e`): the FTS index drives a needle it holds (matching fewer than `PHRASE_ROWS` entries); a
 /// scan reads the groups the filter admits, each a range of `entries_layer`. A text with a NUL
@@ -265,9 +283,15 @@ pub fn ranked_page(
   limit: usize,
 ) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
   let vis = f.visibility.cloned().unwrap_or_default();
-  let needle = needle_for(conn, f.folded)?;
+  // A session's few rows are scanned unless the needle is rarer than they are many.
+  let small = small_session(conn, &vis)?;
+  let rows = if small { SESSION_ROWS } else { PHRASE_ROWS };
+  let needle = needle_for(conn, f.folded, rows)?;
   // A common needle: one the index holds that is scanned for.
-  if let Some(folded) = f.folded.filter(|_| needle != Needle::of(f.folded)) {
+  if let Some(folded) = f
+    .folded
+    .filter(|_| !small && needle != Needle::of(f.folded))
+  {
     if admits_much(conn, f, &vis)? {
       return common_page(conn, f, &vis, folded, limit);
     }
@@ -356,7 +380,7 @@ fn in_order(conn: &Connection, page: &[(Rank, i64)]) -> rusqlite::Result<Vec<(i6
 /// # Errors
 /// SQLite failures.
 pub fn oldest_first(conn: &Connection, f: &Filter<'_>) -> rusqlite::Result<Vec<Entry>> {
-  let needle = needle_for(conn, f.folded)?;
+  let needle = needle_for(conn, f.folded, PHRASE_ROWS)?;
   let columns = format!("{ENTRY_COLUMNS}, rowid");
   let mut rows = select(conn, f, needle, &columns, entry_and_rowid)?;
   rows.sort_by_key(|(rowid, e)| (e.created_at, *rowid));
