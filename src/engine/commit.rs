@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 use super::plan::check_batch;
+use super::revert::Step;
 use rusqlite::Connection;
 
 use super::*;
@@ -161,19 +162,10 @@ impl Commit<'_> {
   fn refind(&self, vis: &Visibility, t: &Target) -> Result<Entry> {
     match store::get_visible(self.tx, &t.shown.id, vis).map_err(|e| self.fail(e))? {
       Some(e) if t.holds(&e) => Ok(e),
-      Some(e) => Err(MemoryError::EntryNotFound {
-        track: t.track.as_str().into(),
-        scope: t.scope.as_str().into(),
-        r#match: t.needle.clone(),
-        changed: Some(Box::new(Changed {
-          id: e.id,
-          approved_version: t.shown.version,
-          version: e.version,
-          text: e.text,
-          reverting: self.reverts,
-        })),
-      }),
-      None => Err(target_error(t.track, t.scope, &t.needle, &[])),
+      now => {
+        let changed = now.map(|e| (e, t.shown.version, self.reverts));
+        Err(not_found(t.track, t.scope, &t.needle, changed))
+      }
     }
   }
 
@@ -183,6 +175,12 @@ impl Commit<'_> {
     e.created_at = self.now;
     e.updated_at = self.now;
     e
+  }
+
+  /// `e` rewritten (or put back) now by this session.
+  fn touch(&self, e: &mut Entry) {
+    e.updated_at = self.now.max(e.created_at);
+    e.session_id = Some(self.session.to_string());
   }
 
   fn insert(&self, new: Entry) -> Result<(Entry, Usage)> {
@@ -222,8 +220,7 @@ impl Commit<'_> {
       entry.tags = tags;
     }
     entry.version += 1;
-    entry.updated_at = self.now.max(entry.created_at);
-    entry.session_id = Some(self.session.to_string());
+    self.touch(&mut entry);
     store::update_entry(self.tx, &entry).map_err(|e| self.fail(e))?;
     self.audit("replace", &entry)?;
     Ok(Written::Replace {
@@ -284,89 +281,49 @@ impl Commit<'_> {
 
   /// Apply a revert's steps in order, each re-checked at the version the approver saw; the
   /// layers it fills are re-checked against their limits first.
-  fn revert(&self, reverts: i64, vis: &Visibility, steps: Vec<revert::Step>) -> Result<Written> {
-    use revert::Step;
-    let mut changes = Vec::with_capacity(steps.len());
-    let mut layers: Vec<(Entry, i64)> = Vec::new();
-    let mut grow =
-      |e: &Entry, delta: i64| match layers.iter_mut().find(|(o, _)| plan::same_layer(o, e)) {
-        Some((_, d)) => *d += delta,
-        None => layers.push((e.clone(), delta)),
-      };
+  fn revert(&self, reverts: i64, vis: &Visibility, steps: Vec<Step>) -> Result<Written> {
+    // Each step's entry as it is now; a restored one must still be gone.
     let mut found = Vec::with_capacity(steps.len());
     for step in &steps {
-      match step {
-        Step::Remove(t) => {
-          let e = self.refind(vis, t)?;
-          grow(&e, -(units(&e.text) as i64));
-          found.push(Some(e));
-        }
-        Step::Rewrite(t, (text, ..)) => {
-          let e = self.refind(vis, t)?;
-          grow(&e, units(text) as i64 - units(&e.text) as i64);
-          found.push(Some(e));
-        }
+      found.push(match step {
+        Step::Remove(t) | Step::Rewrite(t, _) => Some(self.refind(vis, t)?),
         Step::Restore(e) => {
-          if let Some(now) =
-            store::get_visible(self.tx, &e.id, &Visibility::default()).map_err(|x| self.fail(x))?
-          {
-            return Err(MemoryError::EntryNotFound {
-              track: e.track.as_str().into(),
-              scope: e.scope.as_str().into(),
-              r#match: e.id.clone(),
-              changed: Some(Box::new(Changed {
-                id: now.id,
-                approved_version: 0,
-                version: now.version,
-                text: now.text,
-                reverting: Some(reverts),
-              })),
-            });
+          let anyone = Visibility::default();
+          let now = store::get_visible(self.tx, &e.id, &anyone).map_err(|x| self.fail(x))?;
+          if let Some(now) = now {
+            let changed = Some((now, 0, Some(reverts)));
+            return Err(not_found(e.track, e.scope, &e.id, changed));
           }
-          grow(e, units(&e.text) as i64);
-          found.push(None);
+          None
         }
-      }
+      });
     }
-    for (e, delta) in &layers {
-      if *delta > 0 {
-        self.recheck(e, Some(*delta))?;
-      }
+    for (e, delta) in revert::filled(&steps, &found) {
+      self.recheck(e, Some(delta))?;
     }
+    let mut changes = Vec::with_capacity(steps.len());
     for (step, now) in steps.into_iter().zip(found) {
       let f = |x| self.fail(x);
-      match (step, now) {
+      let (action, entry) = match (step, now) {
         (Step::Remove(_), Some(e)) => {
           store::delete_entry(self.tx, &e.id).map_err(f)?;
-          self.audit("remove", &e)?;
-          changes.push(Reverted {
-            action: "remove",
-            entry: e,
-          });
+          ("remove", e)
         }
         (Step::Rewrite(_, (text, tags, version)), Some(mut e)) => {
           (e.text, e.tags, e.version) = (text, tags, version);
-          e.updated_at = self.now.max(e.created_at);
-          e.session_id = Some(self.session.to_string());
+          self.touch(&mut e);
           store::update_entry(self.tx, &e).map_err(f)?;
-          self.audit("replace", &e)?;
-          changes.push(Reverted {
-            action: "replace",
-            entry: e,
-          });
+          ("replace", e)
         }
         (Step::Restore(mut e), _) => {
-          e.updated_at = self.now.max(e.created_at);
-          e.session_id = Some(self.session.to_string());
+          self.touch(&mut e);
           store::insert_entries(self.tx, std::slice::from_ref(&e)).map_err(f)?;
-          self.audit("add", &e)?;
-          changes.push(Reverted {
-            action: "restore",
-            entry: e,
-          });
+          ("restore", e)
         }
-        _ => {}
-      }
+        _ => continue,
+      };
+      self.audit(if action == "restore" { "add" } else { action }, &entry)?;
+      changes.push(Reverted { action, entry });
     }
     Ok(Written::Revert {
       reverted: reverts,

@@ -446,22 +446,28 @@ fn usage_after(
   })
 }
 
-fn target_error(track: Track, scope: Scope, needle: &str, hits: &[Entry]) -> MemoryError {
-  if hits.is_empty() {
-    MemoryError::EntryNotFound {
-      track: track.as_str().into(),
-      scope: scope.as_str().into(),
-      r#match: needle.into(),
-      changed: None,
-    }
-  } else {
-    MemoryError::AmbiguousMatch {
-      track: track.as_str().into(),
-      scope: scope.as_str().into(),
-      r#match: needle.into(),
-      candidates: hits.len() as u64,
-      sample: hits.iter().map(|e| excerpt(&e.text, 200)).collect(),
-    }
+/// `ENTRY_NOT_FOUND` of `needle` in a layer; with `changed`, the entry it names changed since
+/// the approval: the entry as it is now, the version the approval showed and the `seq` a revert
+/// undoes.
+fn not_found(
+  track: Track,
+  scope: Scope,
+  needle: &str,
+  changed: Option<(Entry, i64, Option<i64>)>,
+) -> MemoryError {
+  MemoryError::EntryNotFound {
+    track: track.as_str().into(),
+    scope: scope.as_str().into(),
+    r#match: needle.into(),
+    changed: changed.map(|(e, approved_version, reverting)| {
+      Box::new(Changed {
+        id: e.id,
+        approved_version,
+        version: e.version,
+        text: e.text,
+        reverting,
+      })
+    }),
   }
 }
 

@@ -83,11 +83,17 @@ impl Memory {
       only: None,
     };
     let mut hits = reads::oldest_first(self.store.conn(), &filter).map_err(|e| self.fail(e))?;
-    if hits.len() != 1 {
-      return Err(target_error(track, scope, needle, &hits));
+    match hits.len() {
+      0 => Err(not_found(track, scope, needle, None)),
+      1 => Ok((Target::of(&hits[0], needle), hits.remove(0))),
+      n => Err(MemoryError::AmbiguousMatch {
+        track: track.as_str().into(),
+        scope: scope.as_str().into(),
+        r#match: needle.into(),
+        candidates: n as u64,
+        sample: hits.iter().map(|e| excerpt(&e.text, 200)).collect(),
+      }),
     }
-    let entry = hits.remove(0);
-    Ok((Target::of(&entry, needle), entry))
   }
 
   /// Who writes, as the policy's `source:` keys name it: the write context's source, else the

@@ -82,17 +82,12 @@ impl Memory {
         "nothing of change #{seq} is left to revert: every entry it added is gone"
       )));
     }
-    let (before, after) = self.shown(&steps)?;
-    let deltas = layer_deltas(&steps, |id| {
-      before.iter().find(|b| b.id.as_deref() == Some(id))
-    });
-    for (e, delta) in &deltas {
-      if *delta > 0 {
-        self
-          .precheck(e, *delta)
-          .map_err(|x| self.with_room(x, e, &writer.agent_key))?;
-      }
+    let now = self.stored(&steps)?;
+    for (e, delta) in filled(&steps, &now) {
+      let checked = self.precheck(e, delta);
+      checked.map_err(|x| self.with_room(x, e, &writer.agent_key))?;
     }
+    let (before, after) = shown(&steps, &now);
     let touched = before
       .iter()
       .chain(&after)
@@ -143,21 +138,14 @@ impl Memory {
     // The entry as the row left it, and as it was before the row.
     let left = versions.iter().find(|v| v.seq == row.seq);
     let before = versions.iter().rev().find(|v| v.seq < row.seq);
-    let (track, scope) = (parse_track(row)?, parse_scope(row)?);
-    let changed = |e: &Entry, left: i64| MemoryError::EntryNotFound {
-      track: track.as_str().into(),
-      scope: scope.as_str().into(),
-      r#match: id.clone(),
-      changed: Some(Box::new(Changed {
-        id: e.id.clone(),
-        approved_version: left,
-        version: e.version,
-        text: e.text.clone(),
-        reverting: Some(seq),
-      })),
-    };
+    let bad = |what| MemoryError::invalid(format!("audit row {} names no {what}", row.seq));
+    let track = row.track.as_deref().and_then(Track::parse);
+    let track = track.ok_or_else(|| bad("track"))?;
+    let scope = row.scope.as_deref().and_then(Scope::parse);
+    let scope = scope.ok_or_else(|| bad("scope"))?;
+    let changed = |e: Entry, left: i64| not_found(track, scope, &id, Some((e, left, Some(seq))));
     if ENDS.contains(&row.action.as_str()) {
-      if let Some(e) = &now {
+      if let Some(e) = now {
         return Err(changed(e, 0));
       }
       let fields = RowFields::parse(row.fields.as_deref()).ok_or_else(|| {
@@ -185,7 +173,7 @@ impl Memory {
         session_id: None,
       };
       if !vis.sees(scope.as_str(), &restored.workspace_key, &restored.agent_key) {
-        return Err(target_error(track, scope, &restored.id, &[]));
+        return Err(not_found(track, scope, &restored.id, None));
       }
       return Ok(Some(Step::Restore(restored)));
     }
@@ -193,11 +181,11 @@ impl Memory {
       None if batch => return Ok(None),
       // Named by its text as the change left it: its id means nothing to a person.
       None => {
-        return Err(target_error(
+        return Err(not_found(
           track,
           scope,
           row.text.as_deref().unwrap_or(&id),
-          &[],
+          None,
         ))
       }
       Some(e) => e,
@@ -206,7 +194,7 @@ impl Memory {
     let unchanged =
       left.is_some_and(|v| (v.version, &v.text, &v.tags) == (e.version, &e.text, &e.tags));
     if !unchanged {
-      return Err(changed(&e, left.map_or(0, |v| v.version)));
+      return Err(changed(e, left.map_or(0, |v| v.version)));
     }
     let target = Target::of(&e, &e.id);
     if row.action != "replace" {
@@ -224,41 +212,34 @@ impl Memory {
     )))
   }
 
-  /// Every entry the steps remove or rewrite as it is now, and every entry they leave.
-  fn shown(&self, steps: &[Step]) -> Result<(Vec<Shown>, Vec<Shown>)> {
-    let conn = self.store.conn();
-    let (mut before, mut after) = (Vec::new(), Vec::new());
-    for step in steps {
-      let stored = |t: &Target| {
-        let found = store::get_visible(conn, &t.shown.id, &Visibility::default());
-        found
-          .map_err(|e| self.fail(e))?
-          .ok_or_else(|| target_error(t.track, t.scope, &t.needle, &[]))
-      };
-      match step {
-        Step::Remove(t) => before.push(Shown::stored(&stored(t)?)),
-        Step::Restore(e) => after.push(Shown::stored(e)),
-        Step::Rewrite(t, (text, tags, version)) => {
-          let e = stored(t)?;
-          let mut to = Shown::stored(&e);
-          (to.version, to.text, to.tags) = (Some(*version), text.clone(), tags.clone());
-          before.push(Shown::stored(&e));
-          after.push(to);
-        }
-      }
-    }
-    Ok((before, after))
+  /// Each step's entry as it is now (none for a restore).
+  fn stored(&self, steps: &[Step]) -> Result<Vec<Option<Entry>>> {
+    let stored = |t: &Target| {
+      let found = store::get_visible(self.store.conn(), &t.shown.id, &Visibility::default());
+      let found = found.map_err(|e| self.fail(e))?;
+      found.ok_or_else(|| not_found(t.track, t.scope, &t.needle, None))
+    };
+    let now = steps.iter().map(|step| match step {
+      Step::Remove(t) | Step::Rewrite(t, _) => stored(t).map(Some),
+      Step::Restore(_) => Ok(None),
+    });
+    now.collect()
   }
 }
 
-fn parse_track(row: &AuditRow) -> Result<Track> {
-  let bad = || MemoryError::invalid(format!("audit row {} names no track", row.seq));
-  row.track.as_deref().and_then(Track::parse).ok_or_else(bad)
-}
-
-fn parse_scope(row: &AuditRow) -> Result<Scope> {
-  let bad = || MemoryError::invalid(format!("audit row {} names no scope", row.seq));
-  row.scope.as_deref().and_then(Scope::parse).ok_or_else(bad)
+/// Every entry the steps remove or rewrite as it is `now`, and every entry they leave.
+fn shown(steps: &[Step], now: &[Option<Entry>]) -> (Vec<Shown>, Vec<Shown>) {
+  let before = now.iter().flatten().map(Shown::stored).collect();
+  let after = steps.iter().zip(now).filter_map(|step| match step {
+    (Step::Restore(e), _) => Some(Shown::stored(e)),
+    (Step::Rewrite(_, (text, tags, version)), Some(e)) => {
+      let mut to = Shown::stored(e);
+      (to.version, to.text, to.tags) = (Some(*version), text.clone(), tags.clone());
+      Some(to)
+    }
+    _ => None,
+  });
+  (before, after.collect())
 }
 
 /// `undo the consolidate`, `undo the seed`, `undo the replace`, …: what the change was.
@@ -272,51 +253,22 @@ fn summary(batch: bool, actions: &[&str]) -> String {
   format!("undo the {kind}")
 }
 
-/// Each layer the steps change, by one entry of it, with the units they add (less what they
-/// free); `stored(id)` is an entry as it is now.
-fn layer_deltas<'a>(
-  steps: &'a [Step],
-  stored: impl Fn(&str) -> Option<&'a Shown>,
-) -> Vec<(Entry, i64)> {
-  let mut out: Vec<(Entry, i64)> = Vec::new();
-  for step in steps {
-    let (e, delta) = match step {
-      Step::Restore(e) => (e.clone(), units(&e.text) as i64),
-      Step::Remove(t) | Step::Rewrite(t, _) => {
-        let Some(now) = stored(&t.shown.id) else {
-          continue;
-        };
-        let to = match step {
-          Step::Rewrite(_, (text, ..)) => units(text) as i64,
-          _ => 0,
-        };
-        (shown_entry(now), to - units(&now.text) as i64)
-      }
+/// The layers the steps fill, each by one entry of it, with the units they add there less what
+/// they free; `now`: each step's entry as it is (none for a restore).
+pub(super) fn filled<'a>(steps: &'a [Step], now: &'a [Option<Entry>]) -> Vec<(&'a Entry, i64)> {
+  let mut layers: Vec<(&Entry, i64)> = Vec::new();
+  for (step, now) in steps.iter().zip(now) {
+    let (e, delta) = match (step, now) {
+      (Step::Restore(e), _) => (e, units(&e.text) as i64),
+      (Step::Remove(_), Some(e)) => (e, -(units(&e.text) as i64)),
+      (Step::Rewrite(_, (text, ..)), Some(e)) => (e, units(text) as i64 - units(&e.text) as i64),
+      _ => continue,
     };
-    match out.iter_mut().find(|(o, _)| plan::same_layer(o, &e)) {
+    match layers.iter_mut().find(|(o, _)| plan::same_layer(o, e)) {
       Some((_, d)) => *d += delta,
-      None => out.push((e, delta)),
+      None => layers.push((e, delta)),
     }
   }
-  out
-}
-
-/// An entry with the layer and keys of `s` (what a budget check reads of it).
-fn shown_entry(s: &Shown) -> Entry {
-  Entry {
-    id: s.id.clone().unwrap_or_default(),
-    track: s.track,
-    scope: s.scope,
-    workspace_key: s.workspace_key.clone(),
-    agent_key: s.agent_key.clone(),
-    text: s.text.clone(),
-    source: s.source.clone(),
-    tags: s.tags.clone(),
-    version: s.version.unwrap_or(1),
-    created_at: 0,
-    updated_at: 0,
-    last_recalled: None,
-    recall_count: 0,
-    session_id: None,
-  }
+  layers.retain(|(_, d)| *d > 0);
+  layers
 }
