@@ -132,17 +132,9 @@ impl Memory {
     checked.map_err(|e| self.with_room(e, &entry, agent))?;
     let similar = self.hints([(None, &entry)], agent, None)?;
     let decided = self.decide([&entry], self.writer_source(&writer, Some(&entry.source)));
-    let (text, source) = (entry.text.clone(), Some(entry.source.clone()));
-    let after = vec![Shown::new(&entry)];
-    let notes = (warnings, similar);
-    let payload = build(
-      "add",
-      Some(text),
-      source,
-      (Vec::new(), after),
-      notes,
-      decided,
-    );
+    let (text, source) = (Some(entry.text.clone()), Some(entry.source.clone()));
+    let change = (Vec::new(), vec![Shown::new(&entry)]);
+    let payload = build("add", text, source, change, (warnings, similar), decided);
     Ok(Plan::new(writer, payload, Op::Add(entry)))
   }
 
@@ -199,10 +191,9 @@ impl Memory {
     // The writer's source decides, never the removed entry's (which an import may have set).
     let by = self.writer_source(&writer, writer_source.as_deref());
     let decided = self.config.policies.decide(track, scope, by);
-    let (text, source) = (entry.text.clone(), Some(entry.source.clone()));
+    let (text, source) = (Some(entry.text.clone()), Some(entry.source.clone()));
     let change = (vec![Shown::stored(&entry)], Vec::new());
-    let notes = (Vec::new(), Vec::new());
-    let payload = build("remove", Some(text), source, change, notes, decided);
+    let payload = build("remove", text, source, change, Default::default(), decided);
     Ok(Plan::new(writer, payload, Op::Remove { vis, target }))
   }
 
@@ -249,15 +240,11 @@ impl Memory {
       found.iter().map(Shown::stored).collect(),
       vec![Shown::new(&new)],
     );
-    let source = Some(new.source.clone());
+    let (text, source) = (Some(parts.join("\n")), Some(new.source.clone()));
     let notes = (warnings, Vec::new());
-    let text = Some(parts.join("\n"));
     let payload = build("consolidate", text, source, change, notes, decided);
-    Ok(Plan::new(
-      writer,
-      payload,
-      Op::Consolidate { vis, targets, new },
-    ))
+    let op = Op::Consolidate { vis, targets, new };
+    Ok(Plan::new(writer, payload, op))
   }
 
   /// Plan a `seed`: every input validated and the whole batch budget-checked before approval.
@@ -281,7 +268,7 @@ impl Memory {
     }
     // An import's entries keep the sources their file gives them; who imports decides.
     let decided = self.decide(&entries, self.writer_source(&writer, None));
-    let after: Vec<Shown> = entries.iter().map(Shown::new).collect();
+    let after = entries.iter().map(Shown::new).collect();
     let news = entries.iter().enumerate().map(|(i, e)| (Some(i), e));
     let similar = self.hints(news, &writer.agent_key, None)?;
     let notes = (warnings, similar);
@@ -325,17 +312,16 @@ pub(super) fn check_batch(
   entries: &[Entry],
   path: &str,
 ) -> Result<(), (usize, MemoryError)> {
+  // Each layer's first entry and the units the batch adds there.
   let mut layers: Vec<(usize, i64)> = Vec::new();
   let mut index: std::collections::HashMap<(Track, Scope, &str), usize> = Default::default();
   for (i, e) in entries.iter().enumerate() {
     let key = (e.track, e.scope, layer_key(e.scope, &e.workspace_key));
-    match index.get(&key) {
-      Some(&at) => layers[at].1 += units(&e.text) as i64,
-      None => {
-        index.insert(key, layers.len());
-        layers.push((i, units(&e.text) as i64));
-      }
-    }
+    let at = *index.entry(key).or_insert_with(|| {
+      layers.push((i, 0));
+      layers.len() - 1
+    });
+    layers[at].1 += units(&e.text) as i64;
   }
   for (first, delta) in layers {
     let checked = usage_after(conn, budgets, (&entries[first], delta, true), path);
