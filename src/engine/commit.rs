@@ -93,22 +93,18 @@ impl Memory {
         budgets,
         now: now_ms(),
         reverts: match &op {
-          Op::Revert { reverts, .. } => Some(*reverts),
+          Op::Revert(reverts, _) => Some(*reverts),
           _ => None,
         },
       };
       match op {
         Op::Add(new) => c.add(new),
-        Op::Approve { proposal_id, new } => c.approve(&proposal_id, new),
-        Op::Replace { vis, target, to } => c.replace(&vis, &target, to),
-        Op::Remove { vis, target } => c.remove(&vis, &target),
-        Op::Consolidate { vis, targets, new } => c.consolidate(&vis, &targets, new),
+        Op::Approve(proposal_id, new) => c.approve(&proposal_id, new),
+        Op::Replace(target, to) => c.replace(&target, to),
+        Op::Remove(target) => c.remove(&target),
+        Op::Consolidate(targets, new) => c.consolidate(&targets, new),
         Op::Seed(news) => c.seed(news, &payload.text, source_label),
-        Op::Revert {
-          reverts,
-          vis,
-          steps,
-        } => c.revert(reverts, &vis, steps),
+        Op::Revert(reverts, steps) => c.revert(reverts, steps),
       }
     })
   }
@@ -159,8 +155,8 @@ impl Commit<'_> {
 
   /// The approved id at the approved version: exactly the text the approver saw. A target
   /// rewritten meanwhile is reported with its current text, so the write can be re-planned.
-  fn refind(&self, vis: &Visibility, t: &Target) -> Result<Entry> {
-    match store::get_visible(self.tx, &t.shown.id, vis).map_err(|e| self.fail(e))? {
+  fn refind(&self, t: &Target) -> Result<Entry> {
+    match store::get_visible(self.tx, &t.shown.id, &t.vis).map_err(|e| self.fail(e))? {
       Some(e) if t.holds(&e) => Ok(e),
       now => {
         let changed = now.map(|e| (e, t.shown.version, self.reverts));
@@ -210,8 +206,8 @@ impl Commit<'_> {
     })
   }
 
-  fn replace(&self, vis: &Visibility, t: &Target, (text, tags): Change) -> Result<Written> {
-    let previous = self.refind(vis, t)?;
+  fn replace(&self, t: &Target, (text, tags): Change) -> Result<Written> {
+    let previous = self.refind(t)?;
     let delta = units(&text) as i64 - units(&previous.text) as i64;
     let usage = self.recheck(&previous, Some(delta))?;
     let mut entry = previous.clone();
@@ -230,18 +226,18 @@ impl Commit<'_> {
     })
   }
 
-  fn remove(&self, vis: &Visibility, target: &Target) -> Result<Written> {
-    let entry = self.refind(vis, target)?;
+  fn remove(&self, target: &Target) -> Result<Written> {
+    let entry = self.refind(target)?;
     store::delete_entry(self.tx, &entry.id).map_err(|e| self.fail(e))?;
     self.audit("remove", &entry)?;
     let usage = self.recheck(&entry, None)?;
     Ok(Written::Remove { entry, usage })
   }
 
-  fn consolidate(&self, vis: &Visibility, targets: &[Target], new: Entry) -> Result<Written> {
+  fn consolidate(&self, targets: &[Target], new: Entry) -> Result<Written> {
     let mut removed = Vec::with_capacity(targets.len());
     for t in targets {
-      let entry = self.refind(vis, t)?;
+      let entry = self.refind(t)?;
       store::delete_entry(self.tx, &entry.id).map_err(|e| self.fail(e))?;
       removed.push(entry);
     }
@@ -281,12 +277,12 @@ impl Commit<'_> {
 
   /// Apply a revert's steps in order, each re-checked at the version the approver saw; the
   /// layers it fills are re-checked against their limits first.
-  fn revert(&self, reverts: i64, vis: &Visibility, steps: Vec<Step>) -> Result<Written> {
+  fn revert(&self, reverts: i64, steps: Vec<Step>) -> Result<Written> {
     // Each step's entry as it is now; a restored one must still be gone.
     let mut found = Vec::with_capacity(steps.len());
     for step in &steps {
       found.push(match step {
-        Step::Remove(t) | Step::Rewrite(t, _) => Some(self.refind(vis, t)?),
+        Step::Remove(t) | Step::Rewrite(t, _) => Some(self.refind(t)?),
         Step::Restore(e) => {
           let anyone = Visibility::default();
           let now = store::get_visible(self.tx, &e.id, &anyone).map_err(|x| self.fail(x))?;

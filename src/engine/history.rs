@@ -213,7 +213,7 @@ impl Memory {
       }
     };
     let rows = ledger::of_entry(conn, &id).map_err(|e| self.fail(e))?;
-    let now = store::get_visible(conn, &id, &Visibility::default()).map_err(|e| self.fail(e))?;
+    let now = self.entry(&id)?;
     let (versions, complete) = versions_of(&rows, now.as_ref());
     let last = versions.last();
     let seen = match (&now, last) {

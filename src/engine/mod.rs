@@ -149,11 +149,13 @@ struct Target {
   shown: Version,
   seen: (String, Vec<String>),
   needle: String,
+  /// The visible set it was found in: the commit re-finds it there.
+  vis: Visibility,
 }
 
 impl Target {
-  /// The target an approval shows of `e`, found by `needle`.
-  fn of(e: &Entry, needle: &str) -> Self {
+  /// The target an approval shows of `e`, found by `needle` in `vis`.
+  fn of(e: &Entry, needle: &str, vis: &Visibility) -> Self {
     Target {
       track: e.track,
       scope: e.scope,
@@ -163,6 +165,7 @@ impl Target {
       },
       seen: (e.text.clone(), e.tags.clone()),
       needle: needle.to_string(),
+      vis: vis.clone(),
     }
   }
 
@@ -178,30 +181,15 @@ type Change = (String, Option<Vec<String>>);
 #[derive(Debug)]
 enum Op {
   Add(Entry),
-  Replace {
-    vis: Visibility,
-    target: Target,
-    to: Change,
-  },
-  Remove {
-    vis: Visibility,
-    target: Target,
-  },
-  Consolidate {
-    vis: Visibility,
-    targets: Vec<Target>,
-    new: Entry,
-  },
+  Replace(Target, Change),
+  Remove(Target),
+  /// The entries merged, and the one they become.
+  Consolidate(Vec<Target>, Entry),
   Seed(Vec<Entry>),
-  Approve {
-    proposal_id: String,
-    new: Entry,
-  },
-  Revert {
-    reverts: i64,
-    vis: Visibility,
-    steps: Vec<revert::Step>,
-  },
+  /// The proposal's id, and the entry it adds.
+  Approve(String, Entry),
+  /// The `seq` of the change undone, and how.
+  Revert(i64, Vec<revert::Step>),
 }
 
 /// A checked write waiting for its approval ([`Memory::finish`] consumes it).

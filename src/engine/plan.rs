@@ -85,7 +85,7 @@ impl Memory {
     let mut hits = reads::oldest_first(self.store.conn(), &filter).map_err(|e| self.fail(e))?;
     match hits.len() {
       0 => Err(not_found(track, scope, needle, None)),
-      1 => Ok((Target::of(&hits[0], needle), hits.remove(0))),
+      1 => Ok((Target::of(&hits[0], needle, vis), hits.remove(0))),
       n => Err(MemoryError::AmbiguousMatch {
         track: track.as_str().into(),
         scope: scope.as_str().into(),
@@ -173,7 +173,7 @@ impl Memory {
     let notes = (warnings, similar);
     let payload = build("replace", Some(shows), Some(source), change, notes, decided);
     let to = (i.text, i.tags);
-    Ok(Plan::new(writer, payload, Op::Replace { vis, target, to }))
+    Ok(Plan::new(writer, payload, Op::Replace(target, to)))
   }
 
   /// Plan a `remove`.
@@ -194,7 +194,7 @@ impl Memory {
     let (text, source) = (Some(entry.text.clone()), Some(entry.source.clone()));
     let change = (vec![Shown::stored(&entry)], Vec::new());
     let payload = build("remove", text, source, change, Default::default(), decided);
-    Ok(Plan::new(writer, payload, Op::Remove { vis, target }))
+    Ok(Plan::new(writer, payload, Op::Remove(target)))
   }
 
   /// Plan a `consolidate`. Two matches naming the same entry fail here, before approval.
@@ -243,8 +243,7 @@ impl Memory {
     let (text, source) = (Some(parts.join("\n")), Some(new.source.clone()));
     let notes = (warnings, Vec::new());
     let payload = build("consolidate", text, source, change, notes, decided);
-    let op = Op::Consolidate { vis, targets, new };
-    Ok(Plan::new(writer, payload, op))
+    Ok(Plan::new(writer, payload, Op::Consolidate(targets, new)))
   }
 
   /// Plan a `seed`: every input validated and the whole batch budget-checked before approval.
@@ -290,10 +289,7 @@ impl Memory {
     let Op::Add(new) = plan.op else {
       return Err(MemoryError::invalid("proposal approval must plan an add"));
     };
-    plan.op = Op::Approve {
-      proposal_id: proposal.id,
-      new,
-    };
+    plan.op = Op::Approve(proposal.id, new);
     Ok(plan)
   }
 }

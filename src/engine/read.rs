@@ -145,7 +145,7 @@ impl Memory {
   ///
   /// # Errors
   /// `STORE_CORRUPT`.
-  pub fn entry(&mut self, id: &str) -> Result<Option<Entry>> {
+  pub fn entry(&self, id: &str) -> Result<Option<Entry>> {
     let anyone = Visibility::default();
     store::get_visible(self.store.conn(), id, &anyone).map_err(|e| self.fail(e))
   }

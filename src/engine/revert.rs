@@ -54,10 +54,8 @@ impl Memory {
     let rows = ledger::change_of(conn, seq).map_err(|e| self.fail(e))?;
     let first = rows.first().ok_or_else(|| no_row(seq))?;
     let batch = first.action == "seed";
-    let changes: Vec<&AuditRow> = rows
-      .iter()
-      .filter(|r| INVERTIBLE.contains(&r.action.as_str()))
-      .collect();
+    let invertible = |r: &&AuditRow| INVERTIBLE.contains(&r.action.as_str());
+    let changes: Vec<&AuditRow> = rows.iter().filter(invertible).collect();
     if changes.is_empty() {
       return Err(MemoryError::invalid(format!(
         "audit row {seq} is a {} row, not a landed change: only an add, replace, remove, consolidate, seed, import, approved proposal or revert can be reverted",
@@ -65,13 +63,12 @@ impl Memory {
       )));
     }
     let vis = Self::visible(None, None, &writer);
-    let mut steps = Vec::with_capacity(changes.len());
     // Inverted newest first: a change that touched one entry twice is undone in reverse.
-    for row in changes.iter().rev() {
-      if let Some(step) = self.invert(row, &vis, batch, seq)? {
-        steps.push(step);
-      }
-    }
+    let steps = changes
+      .iter()
+      .rev()
+      .map(|r| self.invert(r, &vis, batch, seq));
+    let mut steps: Vec<Step> = steps.filter_map(Result::transpose).collect::<Result<_>>()?;
     // Entries put back side by side go back in their first order, so a list shows them as it
     // did (entries of one millisecond are listed in the order they were stored).
     for run in steps.chunk_by_mut(|a, b| matches!((a, b), (Step::Restore(_), Step::Restore(_)))) {
@@ -88,37 +85,17 @@ impl Memory {
       checked.map_err(|x| self.with_room(x, e, &writer.agent_key))?;
     }
     let (before, after) = shown(&steps, &now);
-    let touched = before
-      .iter()
-      .chain(&after)
-      .map(|s| (s.track, s.scope, self.writer_source(&writer, None)));
+    let by = self.writer_source(&writer, None);
+    let touched = before.iter().chain(&after).map(|s| (s.track, s.scope, by));
     let decided = self.config.policies.decide_all(touched);
-    let what = changes
-      .iter()
-      .map(|r| r.action.as_str())
-      .collect::<Vec<_>>();
-    let (mut payload, policy) = build(
-      "revert",
-      None,
-      None,
-      (before, after),
-      (Vec::new(), Vec::new()),
-      decided,
-    );
-    let header = format!(
-      "{REASON_MARKER} revert of change #{seq} ({})",
-      summary(batch, &what)
-    );
+    let change = (before, after);
+    let (mut payload, policy) = build("revert", None, None, change, Default::default(), decided);
+    let header = header(seq, batch, &changes);
     if let Some((_, rest)) = payload.reason.split_once('\n') {
       payload.reason = format!("{header}\n{rest}");
     }
     payload.reverts = Some(seq);
-    let op = Op::Revert {
-      reverts: seq,
-      vis,
-      steps,
-    };
-    Ok(Plan::new(writer, (payload, policy), op))
+    Ok(Plan::new(writer, (payload, policy), Op::Revert(seq, steps)))
   }
 
   /// The step that inverts `row`, checked against the store as it is now; `None` for an entry
@@ -133,7 +110,7 @@ impl Memory {
     let conn = self.store.conn();
     let id = row.entry_id.clone().unwrap_or_default();
     let history = ledger::of_entry(conn, &id).map_err(|e| self.fail(e))?;
-    let now = store::get_visible(conn, &id, &Visibility::default()).map_err(|e| self.fail(e))?;
+    let now = self.entry(&id)?;
     let (versions, _) = versions_of(&history, now.as_ref());
     // The entry as the row left it, and as it was before the row.
     let left = versions.iter().find(|v| v.seq == row.seq);
@@ -177,17 +154,11 @@ impl Memory {
       }
       return Ok(Some(Step::Restore(restored)));
     }
+    // Named by its text as the change left it: its id means nothing to a person.
+    let named = row.text.as_deref().unwrap_or(&id);
     let e = match now.filter(|e| vis.sees(e.scope.as_str(), &e.workspace_key, &e.agent_key)) {
       None if batch => return Ok(None),
-      // Named by its text as the change left it: its id means nothing to a person.
-      None => {
-        return Err(not_found(
-          track,
-          scope,
-          row.text.as_deref().unwrap_or(&id),
-          None,
-        ))
-      }
+      None => return Err(not_found(track, scope, named, None)),
       Some(e) => e,
     };
     // Exactly as the row left it, or it changed since.
@@ -196,7 +167,7 @@ impl Memory {
     if !unchanged {
       return Err(changed(e, left.map_or(0, |v| v.version)));
     }
-    let target = Target::of(&e, &e.id);
+    let target = Target::of(&e, &e.id, vis);
     if row.action != "replace" {
       return Ok(Some(Step::Remove(target)));
     }
@@ -206,17 +177,14 @@ impl Memory {
         row.seq
       ))
     })?;
-    Ok(Some(Step::Rewrite(
-      target,
-      (before.text.clone(), before.tags.clone(), before.version),
-    )))
+    let to = (before.text.clone(), before.tags.clone(), before.version);
+    Ok(Some(Step::Rewrite(target, to)))
   }
 
   /// Each step's entry as it is now (none for a restore).
   fn stored(&self, steps: &[Step]) -> Result<Vec<Option<Entry>>> {
     let stored = |t: &Target| {
-      let found = store::get_visible(self.store.conn(), &t.shown.id, &Visibility::default());
-      let found = found.map_err(|e| self.fail(e))?;
+      let found = self.entry(&t.shown.id)?;
       found.ok_or_else(|| not_found(t.track, t.scope, &t.needle, None))
     };
     let now = steps.iter().map(|step| match step {
@@ -242,15 +210,16 @@ fn shown(steps: &[Step], now: &[Option<Entry>]) -> (Vec<Shown>, Vec<Shown>) {
   (before, after.collect())
 }
 
-/// `undo the consolidate`, `undo the seed`, `undo the replace`, …: what the change was.
-fn summary(batch: bool, actions: &[&str]) -> String {
-  let kind = match (batch, actions) {
+/// The first line of the reason of the revert of change `seq`, naming what the change was:
+/// `undo the consolidate`, `undo the seed or import`, `undo the replace`, ….
+fn header(seq: i64, batch: bool, changes: &[&AuditRow]) -> String {
+  let kind = match (batch, changes) {
     (true, _) => "seed or import",
-    (_, [one]) => one,
-    (_, many) if many.iter().any(|a| a.starts_with("consolidate")) => "consolidate",
+    (_, [one]) => one.action.as_str(),
+    (_, many) if many.iter().any(|r| r.action.starts_with("consolidate")) => "consolidate",
     _ => "revert",
   };
-  format!("undo the {kind}")
+  format!("{REASON_MARKER} revert of change #{seq} (undo the {kind})")
 }
 
 /// The layers the steps fill, each by one entry of it, with the units they add there less what
