@@ -23,12 +23,7 @@ impl Memory {
     via: Via,
     aborted: bool,
   ) -> Result<Finished> {
-    let Plan {
-      writer,
-      payload,
-      op,
-      policy: _,
-    } = plan;
+    let (writer, payload, op) = (plan.writer, plan.payload, plan.op);
     let unavailable = |why: String| ("unavailable".to_string(), Some(why));
     let (outcome, detail) = match answer {
       GateAnswer::Outcome(o) if o == "allowed-once" => {
@@ -179,6 +174,21 @@ impl Commit<'_> {
     e.session_id = Some(self.session.to_string());
   }
 
+  /// Delete `e`, audited as `action`.
+  fn delete(&self, e: &Entry, action: &str) -> Result<()> {
+    store::delete_entry(self.tx, &e.id).map_err(|x| self.fail(x))?;
+    self.audit(action, e)
+  }
+
+  /// Store `e` rewritten by this session to a text, tags and version, audited as a `replace`.
+  fn rewrite(&self, mut e: Entry, to: (String, Vec<String>, i64)) -> Result<Entry> {
+    (e.text, e.tags, e.version) = to;
+    self.touch(&mut e);
+    store::update_entry(self.tx, &e).map_err(|x| self.fail(x))?;
+    self.audit("replace", &e)?;
+    Ok(e)
+  }
+
   fn insert(&self, new: Entry) -> Result<(Entry, Usage)> {
     let usage = self.recheck(&new, Some(units(&new.text) as i64))?;
     let entry = self.stamp(new);
@@ -210,15 +220,8 @@ impl Commit<'_> {
     let previous = self.refind(t)?;
     let delta = units(&text) as i64 - units(&previous.text) as i64;
     let usage = self.recheck(&previous, Some(delta))?;
-    let mut entry = previous.clone();
-    entry.text = text;
-    if let Some(tags) = tags {
-      entry.tags = tags;
-    }
-    entry.version += 1;
-    self.touch(&mut entry);
-    store::update_entry(self.tx, &entry).map_err(|e| self.fail(e))?;
-    self.audit("replace", &entry)?;
+    let tags = tags.unwrap_or_else(|| previous.tags.clone());
+    let entry = self.rewrite(previous.clone(), (text, tags, previous.version + 1))?;
     Ok(Written::Replace {
       previous,
       entry,
@@ -228,23 +231,18 @@ impl Commit<'_> {
 
   fn remove(&self, target: &Target) -> Result<Written> {
     let entry = self.refind(target)?;
-    store::delete_entry(self.tx, &entry.id).map_err(|e| self.fail(e))?;
-    self.audit("remove", &entry)?;
+    self.delete(&entry, "remove")?;
     let usage = self.recheck(&entry, None)?;
     Ok(Written::Remove { entry, usage })
   }
 
   fn consolidate(&self, targets: &[Target], new: Entry) -> Result<Written> {
-    let mut removed = Vec::with_capacity(targets.len());
-    for t in targets {
-      let entry = self.refind(t)?;
-      store::delete_entry(self.tx, &entry.id).map_err(|e| self.fail(e))?;
-      removed.push(entry);
-    }
+    let removed = targets.iter().map(|t| {
+      let old = self.refind(t)?;
+      self.delete(&old, "consolidate-remove").map(|()| old)
+    });
+    let removed = removed.collect::<Result<Vec<_>>>()?;
     let (entry, usage) = self.insert(new)?;
-    for old in &removed {
-      self.audit("consolidate-remove", old)?;
-    }
     self.audit("consolidate-add", &entry)?;
     Ok(Written::Consolidate {
       removed,
@@ -302,23 +300,18 @@ impl Commit<'_> {
       let f = |x| self.fail(x);
       let (action, entry) = match (step, now) {
         (Step::Remove(_), Some(e)) => {
-          store::delete_entry(self.tx, &e.id).map_err(f)?;
+          self.delete(&e, "remove")?;
           ("remove", e)
         }
-        (Step::Rewrite(_, (text, tags, version)), Some(mut e)) => {
-          (e.text, e.tags, e.version) = (text, tags, version);
-          self.touch(&mut e);
-          store::update_entry(self.tx, &e).map_err(f)?;
-          ("replace", e)
-        }
+        (Step::Rewrite(_, to), Some(e)) => ("replace", self.rewrite(e, to)?),
         (Step::Restore(mut e), _) => {
           self.touch(&mut e);
           store::insert_entries(self.tx, std::slice::from_ref(&e)).map_err(f)?;
+          self.audit("add", &e)?;
           ("restore", e)
         }
         _ => continue,
       };
-      self.audit(if action == "restore" { "add" } else { action }, &entry)?;
       changes.push(Reverted { action, entry });
     }
     Ok(Written::Revert {
