@@ -155,7 +155,7 @@ impl Commit<'_> {
       Some(e) if t.holds(&e) => Ok(e),
       now => {
         let changed = now.map(|e| (e, t.shown.version, self.reverts));
-        Err(not_found(t.track, t.scope, &t.needle, changed))
+        Err(not_found(t.shown.track, t.shown.scope, &t.needle, changed))
       }
     }
   }

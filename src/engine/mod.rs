@@ -142,12 +142,9 @@ pub struct Version {
 
 #[derive(Debug, Clone)]
 struct Target {
-  track: Track,
-  scope: Scope,
-  /// The id and version the approval payload showed: the commit lands only on that version,
-  /// holding the text and tags it showed (a revert can bring a version number back).
-  shown: Version,
-  seen: (String, Vec<String>),
+  /// The entry as the approval payload showed it: the commit lands only on its id at that
+  /// version, holding the text and tags it showed (a revert can bring a version number back).
+  shown: Entry,
   needle: String,
   /// The visible set it was found in: the commit re-finds it there.
   vis: Visibility,
@@ -157,13 +154,7 @@ impl Target {
   /// The target an approval shows of `e`, found by `needle` in `vis`.
   fn of(e: &Entry, needle: &str, vis: &Visibility) -> Self {
     Target {
-      track: e.track,
-      scope: e.scope,
-      shown: Version {
-        id: e.id.clone(),
-        version: e.version,
-      },
-      seen: (e.text.clone(), e.tags.clone()),
+      shown: e.clone(),
       needle: needle.to_string(),
       vis: vis.clone(),
     }
@@ -171,7 +162,8 @@ impl Target {
 
   /// Whether `e` is this target as the approval showed it.
   fn holds(&self, e: &Entry) -> bool {
-    e.version == self.shown.version && (&e.text, &e.tags) == (&self.seen.0, &self.seen.1)
+    let s = &self.shown;
+    (e.version, &e.text, &e.tags) == (s.version, &s.text, &s.tags)
   }
 }
 

@@ -159,17 +159,18 @@ impl Memory {
       self.config.policies.decide(i.track, i.scope, by)
     };
     let source = i.source.unwrap_or_else(|| self.config.source_label.clone());
-    let mut after = Shown::stored(&initial);
-    after.version = Some(initial.version + 1);
-    after.text.clone_from(&i.text);
-    if let Some(tags) = &i.tags {
-      after.tags.clone_from(tags);
-    }
-    // What else the new text is like, besides the entry it rewrites.
+    // The entry as the replace leaves it: what the approver sees, and what else it is like.
     let mut rewritten = initial.clone();
+    rewritten.version += 1;
     rewritten.text.clone_from(&i.text);
+    if let Some(tags) = &i.tags {
+      rewritten.tags.clone_from(tags);
+    }
     let similar = self.hints([(None, &rewritten)], agent, Some(&initial.id))?;
-    let change = (vec![Shown::stored(&initial)], vec![after]);
+    let change = (
+      vec![Shown::stored(&initial)],
+      vec![Shown::stored(&rewritten)],
+    );
     let notes = (warnings, similar);
     let payload = build("replace", Some(shows), Some(source), change, notes, decided);
     let to = (i.text, i.tags);
@@ -222,11 +223,8 @@ impl Memory {
       targets.push(target);
       found.push(entry);
     }
-    let freed: u64 = found
-      .iter()
-      .filter(|e| same_layer(e, &new))
-      .map(|e| units(&e.text))
-      .sum();
+    let in_layer = found.iter().filter(|e| same_layer(e, &new));
+    let freed: u64 = in_layer.map(|e| units(&e.text)).sum();
     let checked = self.precheck(&new, units(&new.text) as i64 - freed as i64);
     checked.map_err(|e| self.with_room(e, &new, &writer.agent_key))?;
     let mut parts: Vec<String> = targets
@@ -236,10 +234,8 @@ impl Memory {
       .collect();
     parts.push(format!("new text: {}", new.text));
     let decided = self.decide([&new], self.writer_source(&writer, Some(&new.source)));
-    let change = (
-      found.iter().map(Shown::stored).collect(),
-      vec![Shown::new(&new)],
-    );
+    let before = found.iter().map(Shown::stored).collect();
+    let change = (before, vec![Shown::new(&new)]);
     let (text, source) = (Some(parts.join("\n")), Some(new.source.clone()));
     let notes = (warnings, Vec::new());
     let payload = build("consolidate", text, source, change, notes, decided);

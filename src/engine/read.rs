@@ -2,6 +2,8 @@
 #![forbid(unsafe_code)]
 
 use super::*;
+use crate::protocol::pending;
+use crate::protocol::snapshot::{self, Labels};
 
 /// How many pending proposals are scanned for a session's visible ones.
 const PROPOSALS_SCANNED: u64 = 1000;
@@ -87,16 +89,13 @@ impl Memory {
     let layers = Track::ALL
       .into_iter()
       .flat_map(|t| Scope::ALL.into_iter().map(move |s| (t, s)));
-    let rows = layers
-      .zip(used)
-      .map(|((track, scope), used)| Usage {
-        track,
-        scope,
-        used,
-        limit: self.config.budgets.limit(track, scope),
-      })
-      .collect();
-    Ok(rows)
+    let rows = layers.zip(used).map(|((track, scope), used)| Usage {
+      track,
+      scope,
+      used,
+      limit: self.config.budgets.limit(track, scope),
+    });
+    Ok(rows.collect())
   }
 
   /// The stored entries an add of `input` (`{track, scope, text, workspaceKey?, agentKey?}`)
@@ -162,7 +161,7 @@ impl Memory {
     labels: &Value,
     max: u64,
   ) -> Result<String> {
-    let labels = crate::protocol::snapshot::Labels::from_json(labels)?;
+    let labels = Labels::from_json(labels)?;
     let text = self.snapshot(vis, &labels)?;
     let pending = match max {
       0 => Vec::new(),
@@ -172,12 +171,7 @@ impl Memory {
       .iter()
       .filter(|p| vis.sees(&p.scope, &p.workspace_key, &p.agent_key))
       .collect();
-    Ok(crate::protocol::pending::append(
-      text,
-      &seen,
-      max > 0,
-      &labels,
-    ))
+    Ok(pending::append(text, &seen, max > 0, &labels))
   }
 
   /// The frozen-snapshot text of a session's visible set (not recorded: see
@@ -185,18 +179,14 @@ impl Memory {
   ///
   /// # Errors
   /// `STORE_CORRUPT`.
-  pub fn snapshot(
-    &self,
-    vis: &Visibility,
-    labels: &crate::protocol::snapshot::Labels,
-  ) -> Result<String> {
+  pub fn snapshot(&self, vis: &Visibility, labels: &Labels) -> Result<String> {
     let filter = Filter {
       visibility: Some(vis),
       ..Filter::default()
     };
     let entries = reads::oldest_first(self.store.conn(), &filter).map_err(|e| self.fail(e))?;
     let usage = self.budgets(vis.workspace_key.as_deref())?;
-    Ok(crate::protocol::snapshot::render(&entries, &usage, labels))
+    Ok(snapshot::render(&entries, &usage, labels))
   }
 
   /// The newest `limit` audit rows.

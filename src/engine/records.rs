@@ -83,7 +83,7 @@ impl Memory {
         return Ok(None);
       }
       let row = proposal_row(&proposal, "proposal", "pending");
-      chain::append(tx, &row).map_err(|e| fail_at(path, e))?;
+      chain::append(tx, &row).map_err(f)?;
       Ok(Some(proposal.clone()))
     })
   }
@@ -118,19 +118,16 @@ impl Memory {
       let seen = |k: Option<&str>| k.unwrap_or_default().to_string();
       let fields = model::approved_fields(&seen(keys[0]), &seen(keys[1]), &[]);
       let reference = format!("{}{hash}", chain::SNAPSHOT_REF);
-      chain::append(
-        tx,
-        &NewAudit {
-          action: "snapshot",
-          text: Some(&reference),
-          outcome: Some("ok"),
-          source: Some(&source),
-          session_id: Some(session_id),
-          fields: (keys != [None, None]).then_some(fields),
-          ..NewAudit::default()
-        },
-      )
-      .map_err(f)?;
+      let row = NewAudit {
+        action: "snapshot",
+        text: Some(&reference),
+        outcome: Some("ok"),
+        source: Some(&source),
+        session_id: Some(session_id),
+        fields: (keys != [None, None]).then_some(fields),
+        ..NewAudit::default()
+      };
+      chain::append(tx, &row).map_err(f)?;
       Ok(text.to_string())
     })
   }

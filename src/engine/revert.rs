@@ -185,7 +185,7 @@ impl Memory {
   fn stored(&self, steps: &[Step]) -> Result<Vec<Option<Entry>>> {
     let stored = |t: &Target| {
       let found = self.entry(&t.shown.id)?;
-      found.ok_or_else(|| not_found(t.track, t.scope, &t.needle, None))
+      found.ok_or_else(|| not_found(t.shown.track, t.shown.scope, &t.needle, None))
     };
     let now = steps.iter().map(|step| match step {
       Step::Remove(t) | Step::Rewrite(t, _) => stored(t).map(Some),
