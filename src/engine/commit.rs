@@ -87,10 +87,7 @@ impl Memory {
         session: &writer.session_id,
         budgets,
         now: now_ms(),
-        reverts: match &op {
-          Op::Revert(reverts, _) => Some(*reverts),
-          _ => None,
-        },
+        reverts: payload.reverts,
       };
       match op {
         Op::Add(new) => c.add(new),

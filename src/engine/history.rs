@@ -192,7 +192,7 @@ impl Memory {
         track,
         scope,
         needle,
-      } => self.resolve(*track, *scope, vis, needle)?.1.id,
+      } => self.resolve(*track, *scope, vis, needle)?.shown.id,
       HistoryTarget::Seq(seq) => {
         let row = ledger::row(conn, *seq).map_err(|e| self.fail(e))?;
         let row = row.ok_or_else(|| no_row(*seq))?;

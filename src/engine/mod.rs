@@ -151,10 +151,10 @@ struct Target {
 }
 
 impl Target {
-  /// The target an approval shows of `e`, found by `needle` in `vis`.
-  fn of(e: &Entry, needle: &str, vis: &Visibility) -> Self {
+  /// The target an approval shows of `shown`, found by `needle` in `vis`.
+  fn of(shown: Entry, needle: &str, vis: &Visibility) -> Self {
     Target {
-      shown: e.clone(),
+      shown,
       needle: needle.to_string(),
       vis: vis.clone(),
     }
@@ -478,15 +478,13 @@ impl Memory {
   /// # Errors
   /// Whatever `plan` returns, or `STORE_CORRUPT` when the transaction cannot begin or end.
   pub fn planned(&mut self, plan: impl FnOnce(&mut Self) -> Result<Plan>) -> Result<Plan> {
-    let began = self.store.conn().is_autocommit();
+    if !self.store.conn().is_autocommit() {
+      return plan(self);
+    }
     let batch = |m: &Self, sql| m.store.conn().execute_batch(sql).map_err(|e| m.fail(e));
-    if began {
-      batch(self, "BEGIN")?;
-    }
+    batch(self, "BEGIN")?;
     let planned = plan(self);
-    if began {
-      batch(self, "COMMIT")?;
-    }
+    batch(self, "COMMIT")?;
     planned
   }
 }

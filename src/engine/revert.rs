@@ -167,7 +167,7 @@ impl Memory {
     if !unchanged {
       return Err(changed(e, left.map_or(0, |v| v.version)));
     }
-    let target = Target::of(&e, &e.id, vis);
+    let target = Target::of(e.clone(), &e.id, vis);
     if row.action != "replace" {
       return Ok(Some(Step::Remove(target)));
     }
@@ -225,19 +225,15 @@ fn header(seq: i64, batch: bool, changes: &[&AuditRow]) -> String {
 /// The layers the steps fill, each by one entry of it, with the units they add there less what
 /// they free; `now`: each step's entry as it is (none for a restore).
 pub(super) fn filled<'a>(steps: &'a [Step], now: &'a [Option<Entry>]) -> Vec<(&'a Entry, i64)> {
-  let mut layers: Vec<(&Entry, i64)> = Vec::new();
-  for (step, now) in steps.iter().zip(now) {
-    let (e, delta) = match (step, now) {
-      (Step::Restore(e), _) => (e, units(&e.text) as i64),
-      (Step::Remove(_), Some(e)) => (e, -(units(&e.text) as i64)),
-      (Step::Rewrite(_, (text, ..)), Some(e)) => (e, units(text) as i64 - units(&e.text) as i64),
-      _ => continue,
-    };
-    match layers.iter_mut().find(|(o, _)| plan::same_layer(o, e)) {
-      Some((_, d)) => *d += delta,
-      None => layers.push((e, delta)),
+  let changes = steps.iter().zip(now).filter_map(|step| match step {
+    (Step::Restore(e), _) => Some((e, units(&e.text) as i64)),
+    (Step::Remove(_), Some(e)) => Some((e, -(units(&e.text) as i64))),
+    (Step::Rewrite(_, (text, ..)), Some(e)) => {
+      Some((e, units(text) as i64 - units(&e.text) as i64))
     }
-  }
+    _ => None,
+  });
+  let mut layers = plan::per_layer(changes);
   layers.retain(|(_, d)| *d > 0);
   layers
 }
