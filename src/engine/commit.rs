@@ -186,25 +186,25 @@ impl Commit<'_> {
     Ok(e)
   }
 
-  fn insert(&self, new: Entry) -> Result<(Entry, Usage)> {
+  /// Insert a new entry, audited as `action`, and its layer's usage after.
+  fn insert(&self, new: Entry, action: &str) -> Result<(Entry, Usage)> {
     let usage = self.recheck(&new, Some(units(&new.text) as i64))?;
     let entry = self.stamp(new);
     store::insert_entries(self.tx, std::slice::from_ref(&entry)).map_err(|e| self.fail(e))?;
+    self.audit(action, &entry)?;
     Ok((entry, usage))
   }
 
   fn add(&self, new: Entry) -> Result<Written> {
-    let (entry, usage) = self.insert(new)?;
-    self.audit("add", &entry)?;
+    let (entry, usage) = self.insert(new, "add")?;
     Ok(Written::Add { entry, usage })
   }
 
   fn approve(&self, proposal_id: &str, new: Entry) -> Result<Written> {
     super::records::pending_proposal(self.tx, proposal_id, self.path)?;
-    let (entry, usage) = self.insert(new)?;
+    let (entry, usage) = self.insert(new, "add")?;
     let f = |e| self.fail(e);
     store::decide_proposal(self.tx, proposal_id, "approved", self.now).map_err(f)?;
-    self.audit("add", &entry)?;
     let proposal = store::get_proposal(self.tx, proposal_id).map_err(f)?;
     Ok(Written::Approve {
       proposal,
@@ -239,8 +239,7 @@ impl Commit<'_> {
       self.delete(&old, "consolidate-remove").map(|()| old)
     });
     let removed = removed.collect::<Result<Vec<_>>>()?;
-    let (entry, usage) = self.insert(new)?;
-    self.audit("consolidate-add", &entry)?;
+    let (entry, usage) = self.insert(new, "consolidate-add")?;
     Ok(Written::Consolidate {
       removed,
       entry,

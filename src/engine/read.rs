@@ -33,9 +33,8 @@ impl Memory {
     };
     let (page, total) =
       reads::ranked_page(self.store.conn(), &search, limit).map_err(|e| self.fail(e))?;
-    let recalled = page.iter().filter(|_| opts.count_recall);
-    let bump: Vec<i64> = recalled.map(|(rowid, _)| *rowid).collect();
-    let entries: Vec<Entry> = page.into_iter().map(|(_, e)| e).collect();
+    let (bump, entries): (Vec<i64>, Vec<Entry>) = page.into_iter().unzip();
+    let bump = if opts.count_recall { bump } else { Vec::new() };
     // A query is not screened (it writes no memory), but its audit row must not keep a
     // credential someone pasted into a search.
     let raw_text = string("text").map(|t| match screen::secret_kind(t) {
@@ -63,10 +62,10 @@ impl Memory {
         let asked = [row.track, row.scope, row.text];
         let last = chain::last_recall(tx, session).map_err(f)?;
         let last = last.map(|r| [r.track, r.scope, r.text]);
-        if last.is_some_and(|l| l.iter().map(Option::as_deref).eq(asked)) {
-          return Ok(()); // a session repeating its last recall is already evidenced
+        // A session repeating its last recall is already evidenced.
+        if !last.is_some_and(|l| l.iter().map(Option::as_deref).eq(asked)) {
+          chain::append(tx, &row).map_err(f)?;
         }
-        chain::append(tx, &row).map_err(f)?;
         Ok(())
       })?;
     }

@@ -79,7 +79,14 @@ impl Memory {
         "nothing of change #{seq} is left to revert: every entry it added is gone"
       )));
     }
-    let now = self.stored(&steps)?;
+    // Each step's entry as it is now (none for a restore): as its target was just found.
+    let now: Vec<Option<Entry>> = steps
+      .iter()
+      .map(|step| match step {
+        Step::Remove(t) | Step::Rewrite(t, _) => Some(t.shown.clone()),
+        Step::Restore(_) => None,
+      })
+      .collect();
     for (e, delta) in filled(&steps, &now) {
       let checked = self.precheck(e, delta);
       checked.map_err(|x| self.with_room(x, e, &writer.agent_key))?;
@@ -179,19 +186,6 @@ impl Memory {
     })?;
     let to = (before.text.clone(), before.tags.clone(), before.version);
     Ok(Some(Step::Rewrite(target, to)))
-  }
-
-  /// Each step's entry as it is now (none for a restore).
-  fn stored(&self, steps: &[Step]) -> Result<Vec<Option<Entry>>> {
-    let stored = |t: &Target| {
-      let found = self.entry(&t.shown.id)?;
-      found.ok_or_else(|| not_found(t.shown.track, t.shown.scope, &t.needle, None))
-    };
-    let now = steps.iter().map(|step| match step {
-      Step::Remove(t) | Step::Rewrite(t, _) => stored(t).map(Some),
-      Step::Restore(_) => Ok(None),
-    });
-    now.collect()
   }
 }
 
