@@ -33,20 +33,17 @@ impl Memory {
           self.record(&writer, &payload, "aborted", &note)?;
           return Ok(Finished::Aborted);
         }
-        return match self.commit(&writer, &payload, op, &label) {
-          Ok(written) => {
-            self.committed(&written);
-            Ok(Finished::Written(Box::new(written)))
-          }
-          Err(e) => {
-            // Approved but not committed (the target changed, the budget filled, the store
-            // failed): the approval must not vanish from the ledger. Best effort — a store
-            // that just failed may fail again.
-            let note = format!("{label}; approved but not committed: {}: {e}", e.code());
-            let _ = self.record(&writer, &payload, "failed", &note);
-            Err(e)
-          }
-        };
+        let written = self.commit(&writer, &payload, op, &label);
+        if let Err(e) = &written {
+          // Approved but not committed (the target changed, the budget filled, the store
+          // failed): the approval must not vanish from the ledger. Best effort — a store
+          // that just failed may fail again.
+          let note = format!("{label}; approved but not committed: {}: {e}", e.code());
+          let _ = self.record(&writer, &payload, "failed", &note);
+        }
+        let written = written?;
+        self.committed(&written);
+        return Ok(Finished::Written(Box::new(written)));
       }
       GateAnswer::Outcome(o) => (o, None),
       GateAnswer::NotAString(what) => unavailable(format!("approval gate returned {what}")),

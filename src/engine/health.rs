@@ -72,25 +72,22 @@ impl Memory {
   /// `STORE_CORRUPT`.
   pub fn health(&mut self, opts: &HealthOptions) -> Result<Health> {
     let all = self.list_entries(Some(&opts.visibility))?;
-    let mut layers: BTreeMap<(&'static str, &'static str, String, String), Vec<Entry>> =
-      BTreeMap::new();
-    for e in &all {
+    let checked = all.len() as u64;
+    let mut layers = BTreeMap::<_, Vec<Entry>>::new();
+    for e in all {
       let key = (
         e.track.as_str(),
         e.scope.as_str(),
         layer_key(e.scope, &e.workspace_key).to_string(),
         e.agent_key.clone(),
       );
-      layers.entry(key).or_default().push(e.clone());
+      layers.entry(key).or_default().push(e);
     }
     let mut findings = Vec::new();
     for layer in layers.values() {
       findings.extend(self.layer_health(layer, opts)?);
     }
-    Ok(Health {
-      checked: all.len() as u64,
-      findings,
-    })
+    Ok(Health { checked, findings })
   }
 
   fn layer_health(&mut self, layer: &[Entry], opts: &HealthOptions) -> Result<Vec<Finding>> {

@@ -3,8 +3,6 @@
 #![forbid(unsafe_code)]
 
 use super::*;
-use crate::protocol::model::RowFields;
-use crate::store::history::{self as ledger, ENDS, SETS};
 
 /// Most sessions one listing returns unless told.
 const SESSIONS: u64 = 50;

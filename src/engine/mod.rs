@@ -20,22 +20,22 @@ use uuid::Uuid;
 use crate::error::{json_str, Changed, MemoryError, Result};
 use crate::protocol::change::{self, LayerShare, Shown, Similar, REASON_MARKER};
 use crate::protocol::model::{
-  self, as_object, AuditRow, Budgets, Entry, EntryInput, Proposal, Scope, Track, Usage, Writer,
-  MAX_QUERY_LIMIT,
+  self, as_object, AuditRow, Budgets, Entry, EntryInput, Proposal, RowFields, Scope, Track, Usage,
+  Writer, MAX_QUERY_LIMIT,
 };
 use crate::screen;
 use crate::store::chain::{self, NewAudit};
 use crate::store::entries::Only;
+use crate::store::history::{self as ledger, ENDS, SETS};
 use crate::store::ledger::Verification;
 use crate::store::reads::{self, Filter};
 use crate::store::{self, fail_at, now_ms, Store, Visibility};
-use crate::text::{excerpt, fold, units};
+use crate::text::{excerpt, fold, units, visible};
 pub use health::{Finding, Health, HealthOptions};
 pub use history::{Ended, EntryVersion, History, HistoryTarget, SessionRecord};
 pub use revert::Reverted;
 
 pub use crate::protocol::policy::{Decision, Policies, WritePolicy};
-use crate::text::visible;
 
 /// What to do with text that looks like a credential.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -166,10 +166,8 @@ impl Memory {
       0 => Vec::new(),
       _ => self.proposal_list(Some("pending"), PROPOSALS_SCANNED)?,
     };
-    let seen: Vec<&Proposal> = pending
-      .iter()
-      .filter(|p| vis.sees(&p.scope, &p.workspace_key, &p.agent_key))
-      .collect();
+    let sees = |p: &&Proposal| vis.sees(&p.scope, &p.workspace_key, &p.agent_key);
+    let seen: Vec<&Proposal> = pending.iter().filter(sees).collect();
     Ok(pending::append(text, &seen, max > 0, &labels))
   }
 

@@ -8,8 +8,6 @@
 use super::history::{no_row, versions_of};
 use super::plan::build;
 use super::*;
-use crate::protocol::model::RowFields;
-use crate::store::history::{self as ledger, ENDS};
 
 /// One step of a revert: the inverse of one row of the change it undoes.
 #[derive(Debug)]
