@@ -113,18 +113,16 @@ pub struct SessionRecord {
 /// before versions were recorded, an `add` is 1 and each `replace` one more, counted forward
 /// and, from the entry as it is now, backward. `complete` when the first row created it.
 pub(super) fn versions_of(rows: &[AuditRow], now: Option<&Entry>) -> (Vec<EntryVersion>, bool) {
-  let sets: Vec<&AuditRow> = rows
+  // Each row that set a version, with the fields it recorded.
+  let sets: Vec<(&AuditRow, Option<RowFields>)> = rows
     .iter()
     .filter(|r| SETS.contains(&r.action.as_str()))
+    .map(|r| (r, RowFields::parse(r.fields.as_deref())))
     .collect();
-  let fields: Vec<Option<RowFields>> = sets
-    .iter()
-    .map(|r| RowFields::parse(r.fields.as_deref()))
-    .collect();
-  let reverts = |i: usize| fields[i].as_ref().and_then(|f| f.reverts);
-  let mut numbers: Vec<Option<i64>> = fields.iter().map(|f| f.as_ref()?.version).collect();
+  let reverts = |i: usize| sets[i].1.as_ref().and_then(|f| f.reverts);
+  let mut numbers: Vec<Option<i64>> = sets.iter().map(|(_, f)| f.as_ref()?.version).collect();
   for i in 0..sets.len() {
-    let counted = match sets[i].action.as_str() {
+    let counted = match sets[i].0.action.as_str() {
       "add" | "consolidate-add" => Some(1),
       "replace" => i.checked_sub(1).and_then(|p| numbers[p]).map(|v| v + 1),
       _ => None,
@@ -136,10 +134,10 @@ pub(super) fn versions_of(rows: &[AuditRow], now: Option<&Entry>) -> (Vec<EntryV
   }
   for i in (0..sets.len().saturating_sub(1)).rev() {
     // A replace, and a restore, are one version past the row before them.
-    let step = i64::from(sets[i + 1].action == "replace" || reverts(i + 1).is_some());
+    let step = i64::from(sets[i + 1].0.action == "replace" || reverts(i + 1).is_some());
     numbers[i] = numbers[i].or(numbers[i + 1].map(|v| v - step));
   }
-  let created = sets.first().is_some_and(|r| {
+  let created = sets.first().is_some_and(|(r, _)| {
     matches!(r.action.as_str(), "add" | "consolidate-add") && reverts(0).is_none()
   });
   let complete = created && numbers.iter().all(Option::is_some);
@@ -151,8 +149,8 @@ pub(super) fn versions_of(rows: &[AuditRow], now: Option<&Entry>) -> (Vec<EntryV
     ..RowFields::default()
   });
   let mut out: Vec<EntryVersion> = Vec::with_capacity(sets.len());
-  for (i, r) in sets.iter().enumerate().rev() {
-    known = fields[i].clone().or(known);
+  for (i, (r, fields)) in sets.iter().enumerate().rev() {
+    known = fields.clone().or(known);
     let f = known.clone().unwrap_or_default();
     out.push(EntryVersion {
       version: numbers[i].unwrap_or(i as i64 + 1),
@@ -203,8 +201,7 @@ impl Memory {
     let rows = ledger::of_entry(conn, &id).map_err(|e| self.fail(e))?;
     let now = self.entry(&id)?;
     let (versions, complete) = versions_of(&rows, now.as_ref());
-    let last = versions.last();
-    let seen = match (&now, last) {
+    let seen = match (&now, versions.last()) {
       (Some(e), _) => vis.sees(e.scope.as_str(), &e.workspace_key, &e.agent_key),
       (None, Some(v)) => vis.sees(&v.scope, &v.workspace_key, &v.agent_key),
       (None, None) => false,

@@ -396,6 +396,11 @@ fn layer_key(scope: Scope, workspace_key: &str) -> &str {
   }
 }
 
+/// The layer `e` counts against: its track, scope and workspace (none for user-global).
+fn layer_of(e: &Entry) -> (Track, Scope, &str) {
+  (e.track, e.scope, layer_key(e.scope, &e.workspace_key))
+}
+
 /// The usage of `e`'s layer once `delta` more units are written, refused with
 /// `BUDGET_EXCEEDED` past the limit when `check`.
 fn usage_after(

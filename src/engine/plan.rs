@@ -211,7 +211,7 @@ impl Memory {
       targets.push(target);
     }
     let found: Vec<&Entry> = targets.iter().map(|t| &t.shown).collect();
-    let in_layer = found.iter().filter(|e| same_layer(e, &new));
+    let in_layer = found.iter().filter(|e| layer_of(e) == layer_of(&new));
     let freed: u64 = in_layer.map(|e| units(&e.text)).sum();
     let checked = self.precheck(&new, units(&new.text) as i64 - freed as i64);
     checked.map_err(|e| self.with_room(e, &new, &writer.agent_key))?;
@@ -280,12 +280,6 @@ impl Memory {
   }
 }
 
-pub(super) fn same_layer(a: &Entry, b: &Entry) -> bool {
-  a.track == b.track
-    && a.scope == b.scope
-    && layer_key(a.scope, &a.workspace_key) == layer_key(b.scope, &b.workspace_key)
-}
-
 /// Each layer `changes` touch, by its first entry, with the units they add there (less what they
 /// free), in first-appearance order. Linear in the changes, however many layers (workspaces) they
 /// spread over.
@@ -295,8 +289,7 @@ pub(super) fn per_layer<'a>(
   let mut layers: Vec<(&Entry, i64)> = Vec::new();
   let mut index: std::collections::HashMap<(Track, Scope, &str), usize> = Default::default();
   for (e, delta) in changes {
-    let key = (e.track, e.scope, layer_key(e.scope, &e.workspace_key));
-    let at = *index.entry(key).or_insert_with(|| {
+    let at = *index.entry(layer_of(e)).or_insert_with(|| {
       layers.push((e, 0));
       layers.len() - 1
     });
