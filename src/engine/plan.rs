@@ -104,9 +104,12 @@ impl Memory {
     writer.source.as_deref().or(given).unwrap_or(label)
   }
 
-  pub(super) fn precheck(&self, e: &Entry, delta: i64) -> Result<Usage> {
+  /// Pre-check that `delta` more units fit `e`'s layer; a refusal suggests what would make room
+  /// there, as `agent` sees it.
+  pub(super) fn precheck(&mut self, e: &Entry, delta: i64, agent: &str) -> Result<()> {
     let (conn, budgets) = (self.store.conn(), &self.config.budgets);
-    usage_after(conn, budgets, (e, delta, true), self.path())
+    let checked = usage_after(conn, budgets, (e, delta, true), self.path());
+    checked.map(drop).map_err(|x| self.with_room(x, e, agent))
   }
 
   /// Plan an `add`.
@@ -118,8 +121,7 @@ impl Memory {
     let entry = self.new_entry(input, &writer);
     let warnings = self.screen(entry_strings(&entry))?;
     let agent = writer.agent_key.as_str();
-    let checked = self.precheck(&entry, units(&entry.text) as i64);
-    checked.map_err(|e| self.with_room(e, &entry, agent))?;
+    self.precheck(&entry, units(&entry.text) as i64, agent)?;
     let similar = self.hints([(None, &entry)], agent, None)?;
     let by = self.writer_source(&writer, Some(&entry.source));
     let decided = self.config.policies.decide(entry.track, entry.scope, by);
@@ -143,8 +145,7 @@ impl Memory {
     let initial = &target.shown;
     let agent = writer.agent_key.as_str();
     let delta = units(&i.text) as i64 - units(&initial.text) as i64;
-    let checked = self.precheck(initial, delta);
-    checked.map_err(|e| self.with_room(e, initial, agent))?;
+    self.precheck(initial, delta, agent)?;
     let shows = format!("from:\n{}\n\nto:\n{}", initial.text, i.text);
     let by = self.writer_source(&writer, i.source.as_deref());
     let decided = self.config.policies.decide(i.track, i.scope, by);
@@ -213,8 +214,8 @@ impl Memory {
     let found: Vec<&Entry> = targets.iter().map(|t| &t.shown).collect();
     let in_layer = found.iter().filter(|e| layer_of(e) == layer_of(&new));
     let freed: u64 = in_layer.map(|e| units(&e.text)).sum();
-    let checked = self.precheck(&new, units(&new.text) as i64 - freed as i64);
-    checked.map_err(|e| self.with_room(e, &new, &writer.agent_key))?;
+    let delta = units(&new.text) as i64 - freed as i64;
+    self.precheck(&new, delta, &writer.agent_key)?;
     let mut parts: Vec<String> = targets
       .iter()
       .map(|t| format!("remove: {}\n{}", t.needle, excerpt(&t.shown.text, 300)))

@@ -86,8 +86,7 @@ impl Memory {
       })
       .collect();
     for (e, delta) in filled(&steps, &now) {
-      let checked = self.precheck(e, delta);
-      checked.map_err(|x| self.with_room(x, e, &writer.agent_key))?;
+      self.precheck(e, delta, &writer.agent_key)?;
     }
     let (before, after) = shown(&steps, &now);
     let by = self.writer_source(&writer, None);
