@@ -75,12 +75,9 @@ impl Memory {
     let checked = all.len() as u64;
     let mut layers = BTreeMap::<_, Vec<Entry>>::new();
     for e in all {
-      let key = (
-        e.track.as_str(),
-        e.scope.as_str(),
-        layer_key(e.scope, &e.workspace_key).to_string(),
-        e.agent_key.clone(),
-      );
+      let (track, scope, workspace) = layer_of(&e);
+      let layer = (track.as_str(), scope.as_str(), workspace.to_string());
+      let key = (layer, e.agent_key.clone());
       layers.entry(key).or_default().push(e);
     }
     let mut findings = Vec::new();

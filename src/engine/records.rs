@@ -154,21 +154,18 @@ impl Memory {
     let pending = pending_proposal(self.store.conn(), id, self.store.path())?;
     self.store.write(|tx, path| {
       let f = |e: rusqlite::Error| fail_at(path, e);
+      let gone = |detail: Option<&str>| MemoryError::ProposalNotFound {
+        id: id.into(),
+        detail: detail.map(Into::into),
+      };
       if !store::decide_proposal(tx, id, "dismissed", now_ms()).map_err(f)? {
-        return Err(MemoryError::ProposalNotFound {
-          id: id.into(),
-          detail: Some("decided meanwhile".into()),
-        });
+        return Err(gone(Some("decided meanwhile")));
       }
       let mut row = proposal_row(&pending, "proposal-dismissed", "dismissed");
       row.session_id = Some(&writer.session_id);
       chain::append(tx, &row).map_err(f)?;
-      store::get_proposal(tx, id)
-        .map_err(f)?
-        .ok_or_else(|| MemoryError::ProposalNotFound {
-          id: id.into(),
-          detail: None,
-        })
+      let dismissed = store::get_proposal(tx, id).map_err(f)?;
+      dismissed.ok_or_else(|| gone(None))
     })
   }
 }
