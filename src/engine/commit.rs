@@ -87,8 +87,8 @@ impl Memory {
         reverts: payload.reverts,
       };
       match op {
-        Op::Add(new) => c.add(new),
-        Op::Approve(proposal_id, new) => c.approve(&proposal_id, new),
+        Op::Add(new, None) => c.add(new),
+        Op::Add(new, Some(proposal_id)) => c.approve(&proposal_id, new),
         Op::Replace(target, to) => c.replace(&target, to),
         Op::Remove(target) => c.remove(&target),
         Op::Consolidate(targets, new) => c.consolidate(&targets, new),

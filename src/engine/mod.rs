@@ -172,14 +172,13 @@ type Change = (String, Option<Vec<String>>);
 
 #[derive(Debug)]
 enum Op {
-  Add(Entry),
+  /// The new entry, and the id of the pending proposal it approves, if it does.
+  Add(Entry, Option<String>),
   Replace(Target, Change),
   Remove(Target),
   /// The entries merged, and the one they become.
   Consolidate(Vec<Target>, Entry),
   Seed(Vec<Entry>),
-  /// The proposal's id, and the entry it adds.
-  Approve(String, Entry),
   /// The `seq` of the change undone, and how.
   Revert(i64, Vec<revert::Step>),
 }
@@ -336,10 +335,8 @@ impl Written {
       Written::Revert { changes, .. } => {
         let gone = changes.iter().filter(|c| c.action != "restore");
         let left = changes.iter().filter(|c| c.action != "remove");
-        (
-          gone.map(|c| c.entry.id.as_str()).collect(),
-          left.map(|c| &c.entry).collect(),
-        )
+        let ids = gone.map(|c| c.entry.id.as_str()).collect();
+        (ids, left.map(|c| &c.entry).collect())
       }
     }
   }

@@ -128,7 +128,7 @@ impl Memory {
     let (text, source) = (Some(entry.text.clone()), Some(entry.source.clone()));
     let change = (Vec::new(), vec![Shown::new(&entry)]);
     let payload = build("add", text, source, change, (warnings, similar), decided);
-    Ok(Plan::new(writer, payload, Op::Add(entry)))
+    Ok(Plan::new(writer, payload, Op::Add(entry, None)))
   }
 
   /// Plan a `replace`.
@@ -211,8 +211,8 @@ impl Memory {
       }
       targets.push(target);
     }
-    let found: Vec<&Entry> = targets.iter().map(|t| &t.shown).collect();
-    let in_layer = found.iter().filter(|e| layer_of(e) == layer_of(&new));
+    let found = targets.iter().map(|t| &t.shown);
+    let in_layer = found.clone().filter(|e| layer_of(e) == layer_of(&new));
     let freed: u64 = in_layer.map(|e| units(&e.text)).sum();
     let delta = units(&new.text) as i64 - freed as i64;
     self.precheck(&new, delta, &writer.agent_key)?;
@@ -223,7 +223,7 @@ impl Memory {
     parts.push(format!("new text: {}", new.text));
     let by = self.writer_source(&writer, Some(&new.source));
     let decided = self.config.policies.decide(track, scope, by);
-    let before = found.into_iter().map(Shown::stored).collect();
+    let before = found.map(Shown::stored).collect();
     let change = (before, vec![Shown::new(&new)]);
     let (text, source) = (Some(parts.join("\n")), Some(new.source.clone()));
     let notes = (warnings, Vec::new());
@@ -273,10 +273,9 @@ impl Memory {
       "workspaceKey": proposal.workspace_key, "agentKey": proposal.agent_key,
     });
     let mut plan = self.plan_add(&input, writer)?;
-    let Op::Add(new) = plan.op else {
-      return Err(MemoryError::invalid("proposal approval must plan an add"));
-    };
-    plan.op = Op::Approve(proposal.id, new);
+    if let Op::Add(_, approves) = &mut plan.op {
+      *approves = Some(proposal.id);
+    }
     Ok(plan)
   }
 }
