@@ -270,21 +270,19 @@ impl Commit<'_> {
   /// layers it fills are re-checked against their limits first.
   fn revert(&self, reverts: i64, steps: Vec<Step>) -> Result<Written> {
     // Each step's entry as it is now; a restored one must still be gone.
-    let mut found = Vec::with_capacity(steps.len());
-    for step in &steps {
-      found.push(match step {
-        Step::Remove(t) | Step::Rewrite(t, _) => Some(self.refind(t)?),
-        Step::Restore(e) => {
-          let anyone = Visibility::default();
-          let now = store::get_visible(self.tx, &e.id, &anyone).map_err(|x| self.fail(x))?;
-          if let Some(now) = now {
-            let changed = Some((now, 0, Some(reverts)));
-            return Err(not_found(e.track, e.scope, &e.id, changed));
-          }
-          None
+    let found = steps.iter().map(|step| match step {
+      Step::Remove(t) | Step::Rewrite(t, _) => self.refind(t).map(Some),
+      Step::Restore(e) => {
+        let anyone = Visibility::default();
+        let now = store::get_visible(self.tx, &e.id, &anyone).map_err(|x| self.fail(x))?;
+        if let Some(now) = now {
+          let changed = Some((now, 0, Some(reverts)));
+          return Err(not_found(e.track, e.scope, &e.id, changed));
         }
-      });
-    }
+        Ok(None)
+      }
+    });
+    let found: Vec<Option<Entry>> = found.collect::<Result<_>>()?;
     for (e, delta) in revert::filled(&steps, &found) {
       self.recheck(e, Some(delta))?;
     }

@@ -119,7 +119,7 @@ impl Memory {
   ///
   /// # Errors
   /// `STORE_CORRUPT`.
-  pub fn list_entries(&mut self, visibility: Option<&Visibility>) -> Result<Vec<Entry>> {
+  pub fn list_entries(&self, visibility: Option<&Visibility>) -> Result<Vec<Entry>> {
     self.list(visibility, &Only::default())
   }
 
@@ -128,7 +128,7 @@ impl Memory {
   ///
   /// # Errors
   /// `STORE_CORRUPT`.
-  pub fn list(&mut self, visibility: Option<&Visibility>, only: &Only) -> Result<Vec<Entry>> {
+  pub fn list(&self, visibility: Option<&Visibility>, only: &Only) -> Result<Vec<Entry>> {
     let filter = Filter {
       track: only.track.as_deref(),
       scope: only.scope.as_deref(),
@@ -177,11 +177,7 @@ impl Memory {
   /// # Errors
   /// `STORE_CORRUPT`.
   pub fn snapshot(&self, vis: &Visibility, labels: &Labels) -> Result<String> {
-    let filter = Filter {
-      visibility: Some(vis),
-      ..Filter::default()
-    };
-    let entries = reads::oldest_first(self.store.conn(), &filter).map_err(|e| self.fail(e))?;
+    let entries = self.list_entries(Some(vis))?;
     let usage = self.budgets(vis.workspace_key.as_deref())?;
     Ok(snapshot::render(&entries, &usage, labels))
   }
