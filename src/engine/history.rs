@@ -263,7 +263,7 @@ impl Memory {
 }
 
 /// Whether a row of `action` names an entry: it sets or ends one.
-fn names_entry(action: &str) -> bool {
+pub(super) fn names_entry(action: &str) -> bool {
   SETS.contains(&action) || ENDS.contains(&action)
 }
 

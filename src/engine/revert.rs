@@ -5,7 +5,7 @@
 //! overwritten: such a revert is refused before anyone is asked.
 #![forbid(unsafe_code)]
 
-use super::history::{no_row, versions_of};
+use super::history::{names_entry, no_row, versions_of};
 use super::plan::build;
 use super::*;
 
@@ -30,15 +30,6 @@ pub struct Reverted {
   pub entry: Entry,
 }
 
-/// The actions a change's rows may have that a revert inverts.
-const INVERTIBLE: [&str; 5] = [
-  "add",
-  "replace",
-  "remove",
-  "consolidate-add",
-  "consolidate-remove",
-];
-
 impl Memory {
   /// Plan the revert of the change audit row `seq` belongs to: every row of a consolidate, a
   /// seed's or import's batch (by its `seed` row), one entry's own row, a revert's rows (a redo).
@@ -52,7 +43,8 @@ impl Memory {
     let rows = ledger::change_of(conn, seq).map_err(|e| self.fail(e))?;
     let first = rows.first().ok_or_else(|| no_row(seq))?;
     let batch = first.action == "seed";
-    let invertible = |r: &&AuditRow| INVERTIBLE.contains(&r.action.as_str());
+    // Every row that sets or ends an entry, but the adopt rows a migration wrote (no change).
+    let invertible = |r: &&AuditRow| r.action != "adopt" && names_entry(&r.action);
     let changes: Vec<&AuditRow> = rows.iter().filter(invertible).collect();
     if changes.is_empty() {
       return Err(MemoryError::invalid(format!(
@@ -94,7 +86,15 @@ impl Memory {
     let decided = self.config.policies.decide_all(touched);
     let change = (before, after);
     let (mut payload, policy) = build("revert", None, None, change, Default::default(), decided);
-    let header = header(seq, batch, &changes);
+    // The reason's first line names what the change was: `undo the consolidate`, `undo the
+    // seed or import`, `undo the replace`, ….
+    let kind = match (batch, changes.as_slice()) {
+      (true, _) => "seed or import",
+      (_, [one]) => one.action.as_str(),
+      (_, many) if many.iter().any(|r| r.action.starts_with("consolidate")) => "consolidate",
+      _ => "revert",
+    };
+    let header = format!("{REASON_MARKER} revert of change #{seq} (undo the {kind})");
     if let Some((_, rest)) = payload.reason.split_once('\n') {
       payload.reason = format!("{header}\n{rest}");
     }
@@ -199,18 +199,6 @@ fn shown(steps: &[Step], now: &[Option<Entry>]) -> (Vec<Shown>, Vec<Shown>) {
     _ => None,
   });
   (before, after.collect())
-}
-
-/// The first line of the reason of the revert of change `seq`, naming what the change was:
-/// `undo the consolidate`, `undo the seed or import`, `undo the replace`, ….
-fn header(seq: i64, batch: bool, changes: &[&AuditRow]) -> String {
-  let kind = match (batch, changes) {
-    (true, _) => "seed or import",
-    (_, [one]) => one.action.as_str(),
-    (_, many) if many.iter().any(|r| r.action.starts_with("consolidate")) => "consolidate",
-    _ => "revert",
-  };
-  format!("{REASON_MARKER} revert of change #{seq} (undo the {kind})")
 }
 
 /// The layers the steps fill, each by one entry of it, with the units they add there less what
