@@ -182,11 +182,8 @@ impl Memory {
   /// [`Memory::similar_groups`] of a large layer: each entry against the candidates the layer's
   /// trigram index finds for it, not against every other entry.
   fn similar_groups_indexed(&mut self, layer: &[Entry]) -> Result<Vec<(Vec<usize>, Relation)>> {
-    let index: std::collections::HashMap<&str, usize> = layer
-      .iter()
-      .enumerate()
-      .map(|(i, e)| (e.id.as_str(), i))
-      .collect();
+    let ids = layer.iter().enumerate().map(|(i, e)| (e.id.as_str(), i));
+    let index: std::collections::HashMap<&str, usize> = ids.collect();
     let mut pairs = Vec::new();
     for (i, e) in layer.iter().enumerate() {
       let found = self.similar_to([(None, e)], &e.agent_key, Some(&e.id))?;
