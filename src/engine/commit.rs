@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 use super::plan::check_batch;
+use super::revert::Step;
 use rusqlite::Connection;
 
 use super::*;
@@ -22,12 +23,7 @@ impl Memory {
     via: Via,
     aborted: bool,
   ) -> Result<Finished> {
-    let Plan {
-      writer,
-      payload,
-      op,
-      policy: _,
-    } = plan;
+    let (writer, payload, op) = (plan.writer, plan.payload, plan.op);
     let unavailable = |why: String| ("unavailable".to_string(), Some(why));
     let (outcome, detail) = match answer {
       GateAnswer::Outcome(o) if o == "allowed-once" => {
@@ -37,20 +33,17 @@ impl Memory {
           self.record(&writer, &payload, "aborted", &note)?;
           return Ok(Finished::Aborted);
         }
-        return match self.commit(&writer, &payload, op, &label) {
-          Ok(written) => {
-            self.committed(&written);
-            Ok(Finished::Written(Box::new(written)))
-          }
-          Err(e) => {
-            // Approved but not committed (the target changed, the budget filled, the store
-            // failed): the approval must not vanish from the ledger. Best effort — a store
-            // that just failed may fail again.
-            let note = format!("{label}; approved but not committed: {}: {e}", e.code());
-            let _ = self.record(&writer, &payload, "failed", &note);
-            Err(e)
-          }
-        };
+        let written = self.commit(&writer, &payload, op, &label);
+        if let Err(e) = &written {
+          // Approved but not committed (the target changed, the budget filled, the store
+          // failed): the approval must not vanish from the ledger. Best effort — a store
+          // that just failed may fail again.
+          let note = format!("{label}; approved but not committed: {}: {e}", e.code());
+          let _ = self.record(&writer, &payload, "failed", &note);
+        }
+        let written = written?;
+        self.committed(&written);
+        return Ok(Finished::Written(Box::new(written)));
       }
       GateAnswer::Outcome(o) => (o, None),
       GateAnswer::NotAString(what) => unavailable(format!("approval gate returned {what}")),
@@ -91,23 +84,16 @@ impl Memory {
         session: &writer.session_id,
         budgets,
         now: now_ms(),
-        reverts: match &op {
-          Op::Revert { reverts, .. } => Some(*reverts),
-          _ => None,
-        },
+        reverts: payload.reverts,
       };
       match op {
-        Op::Add(new) => c.add(new),
-        Op::Approve { proposal_id, new } => c.approve(&proposal_id, new),
-        Op::Replace { vis, target, to } => c.replace(&vis, &target, to),
-        Op::Remove { vis, target } => c.remove(&vis, &target),
-        Op::Consolidate { vis, targets, new } => c.consolidate(&vis, &targets, new),
+        Op::Add(new, None) => c.add(new),
+        Op::Add(new, Some(proposal_id)) => c.approve(&proposal_id, new),
+        Op::Replace(target, to) => c.replace(&target, to),
+        Op::Remove(target) => c.remove(&target),
+        Op::Consolidate(targets, new) => c.consolidate(&targets, new),
         Op::Seed(news) => c.seed(news, &payload.text, source_label),
-        Op::Revert {
-          reverts,
-          vis,
-          steps,
-        } => c.revert(reverts, &vis, steps),
+        Op::Revert(reverts, steps) => c.revert(reverts, steps),
       }
     })
   }
@@ -158,22 +144,13 @@ impl Commit<'_> {
 
   /// The approved id at the approved version: exactly the text the approver saw. A target
   /// rewritten meanwhile is reported with its current text, so the write can be re-planned.
-  fn refind(&self, vis: &Visibility, t: &Target) -> Result<Entry> {
-    match store::get_visible(self.tx, &t.shown.id, vis).map_err(|e| self.fail(e))? {
+  fn refind(&self, t: &Target) -> Result<Entry> {
+    match store::get_visible(self.tx, &t.shown.id, &t.vis).map_err(|e| self.fail(e))? {
       Some(e) if t.holds(&e) => Ok(e),
-      Some(e) => Err(MemoryError::EntryNotFound {
-        track: t.track.as_str().into(),
-        scope: t.scope.as_str().into(),
-        r#match: t.needle.clone(),
-        changed: Some(Box::new(Changed {
-          id: e.id,
-          approved_version: t.shown.version,
-          version: e.version,
-          text: e.text,
-          reverting: self.reverts,
-        })),
-      }),
-      None => Err(target_error(t.track, t.scope, &t.needle, &[])),
+      now => {
+        let changed = now.map(|e| (e, t.shown.version, self.reverts));
+        Err(not_found(t.shown.track, t.shown.scope, &t.needle, changed))
+      }
     }
   }
 
@@ -185,25 +162,46 @@ impl Commit<'_> {
     e
   }
 
-  fn insert(&self, new: Entry) -> Result<(Entry, Usage)> {
+  /// `e` rewritten (or put back) now by this session.
+  fn touch(&self, e: &mut Entry) {
+    e.updated_at = self.now.max(e.created_at);
+    e.session_id = Some(self.session.to_string());
+  }
+
+  /// Delete `e`, audited as `action`.
+  fn delete(&self, e: &Entry, action: &str) -> Result<()> {
+    store::delete_entry(self.tx, &e.id).map_err(|x| self.fail(x))?;
+    self.audit(action, e)
+  }
+
+  /// Store `e` rewritten by this session to a text, tags and version, audited as a `replace`.
+  fn rewrite(&self, mut e: Entry, to: (String, Vec<String>, i64)) -> Result<Entry> {
+    (e.text, e.tags, e.version) = to;
+    self.touch(&mut e);
+    store::update_entry(self.tx, &e).map_err(|x| self.fail(x))?;
+    self.audit("replace", &e)?;
+    Ok(e)
+  }
+
+  /// Insert a new entry, audited as `action`, and its layer's usage after.
+  fn insert(&self, new: Entry, action: &str) -> Result<(Entry, Usage)> {
     let usage = self.recheck(&new, Some(units(&new.text) as i64))?;
     let entry = self.stamp(new);
     store::insert_entries(self.tx, std::slice::from_ref(&entry)).map_err(|e| self.fail(e))?;
+    self.audit(action, &entry)?;
     Ok((entry, usage))
   }
 
   fn add(&self, new: Entry) -> Result<Written> {
-    let (entry, usage) = self.insert(new)?;
-    self.audit("add", &entry)?;
+    let (entry, usage) = self.insert(new, "add")?;
     Ok(Written::Add { entry, usage })
   }
 
   fn approve(&self, proposal_id: &str, new: Entry) -> Result<Written> {
     super::records::pending_proposal(self.tx, proposal_id, self.path)?;
-    let (entry, usage) = self.insert(new)?;
+    let (entry, usage) = self.insert(new, "add")?;
     let f = |e| self.fail(e);
     store::decide_proposal(self.tx, proposal_id, "approved", self.now).map_err(f)?;
-    self.audit("add", &entry)?;
     let proposal = store::get_proposal(self.tx, proposal_id).map_err(f)?;
     Ok(Written::Approve {
       proposal,
@@ -212,20 +210,12 @@ impl Commit<'_> {
     })
   }
 
-  fn replace(&self, vis: &Visibility, t: &Target, (text, tags): Change) -> Result<Written> {
-    let previous = self.refind(vis, t)?;
+  fn replace(&self, t: &Target, (text, tags): Change) -> Result<Written> {
+    let previous = self.refind(t)?;
     let delta = units(&text) as i64 - units(&previous.text) as i64;
     let usage = self.recheck(&previous, Some(delta))?;
-    let mut entry = previous.clone();
-    entry.text = text;
-    if let Some(tags) = tags {
-      entry.tags = tags;
-    }
-    entry.version += 1;
-    entry.updated_at = self.now.max(entry.created_at);
-    entry.session_id = Some(self.session.to_string());
-    store::update_entry(self.tx, &entry).map_err(|e| self.fail(e))?;
-    self.audit("replace", &entry)?;
+    let tags = tags.unwrap_or_else(|| previous.tags.clone());
+    let entry = self.rewrite(previous.clone(), (text, tags, previous.version + 1))?;
     Ok(Written::Replace {
       previous,
       entry,
@@ -233,26 +223,20 @@ impl Commit<'_> {
     })
   }
 
-  fn remove(&self, vis: &Visibility, target: &Target) -> Result<Written> {
-    let entry = self.refind(vis, target)?;
-    store::delete_entry(self.tx, &entry.id).map_err(|e| self.fail(e))?;
-    self.audit("remove", &entry)?;
+  fn remove(&self, target: &Target) -> Result<Written> {
+    let entry = self.refind(target)?;
+    self.delete(&entry, "remove")?;
     let usage = self.recheck(&entry, None)?;
     Ok(Written::Remove { entry, usage })
   }
 
-  fn consolidate(&self, vis: &Visibility, targets: &[Target], new: Entry) -> Result<Written> {
-    let mut removed = Vec::with_capacity(targets.len());
-    for t in targets {
-      let entry = self.refind(vis, t)?;
-      store::delete_entry(self.tx, &entry.id).map_err(|e| self.fail(e))?;
-      removed.push(entry);
-    }
-    let (entry, usage) = self.insert(new)?;
-    for old in &removed {
-      self.audit("consolidate-remove", old)?;
-    }
-    self.audit("consolidate-add", &entry)?;
+  fn consolidate(&self, targets: &[Target], new: Entry) -> Result<Written> {
+    let removed = targets.iter().map(|t| {
+      let old = self.refind(t)?;
+      self.delete(&old, "consolidate-remove").map(|()| old)
+    });
+    let removed = removed.collect::<Result<Vec<_>>>()?;
+    let (entry, usage) = self.insert(new, "consolidate-add")?;
     Ok(Written::Consolidate {
       removed,
       entry,
@@ -284,89 +268,42 @@ impl Commit<'_> {
 
   /// Apply a revert's steps in order, each re-checked at the version the approver saw; the
   /// layers it fills are re-checked against their limits first.
-  fn revert(&self, reverts: i64, vis: &Visibility, steps: Vec<revert::Step>) -> Result<Written> {
-    use revert::Step;
+  fn revert(&self, reverts: i64, steps: Vec<Step>) -> Result<Written> {
+    // Each step's entry as it is now; a restored one must still be gone.
+    let found = steps.iter().map(|step| match step {
+      Step::Remove(t) | Step::Rewrite(t, _) => self.refind(t).map(Some),
+      Step::Restore(e) => {
+        let anyone = Visibility::default();
+        let now = store::get_visible(self.tx, &e.id, &anyone).map_err(|x| self.fail(x))?;
+        if let Some(now) = now {
+          let changed = Some((now, 0, Some(reverts)));
+          return Err(not_found(e.track, e.scope, &e.id, changed));
+        }
+        Ok(None)
+      }
+    });
+    let found: Vec<Option<Entry>> = found.collect::<Result<_>>()?;
+    for (e, delta) in revert::filled(&steps, &found) {
+      self.recheck(e, Some(delta))?;
+    }
     let mut changes = Vec::with_capacity(steps.len());
-    let mut layers: Vec<(Entry, i64)> = Vec::new();
-    let mut grow =
-      |e: &Entry, delta: i64| match layers.iter_mut().find(|(o, _)| plan::same_layer(o, e)) {
-        Some((_, d)) => *d += delta,
-        None => layers.push((e.clone(), delta)),
-      };
-    let mut found = Vec::with_capacity(steps.len());
-    for step in &steps {
-      match step {
-        Step::Remove(t) => {
-          let e = self.refind(vis, t)?;
-          grow(&e, -(units(&e.text) as i64));
-          found.push(Some(e));
-        }
-        Step::Rewrite(t, (text, ..)) => {
-          let e = self.refind(vis, t)?;
-          grow(&e, units(text) as i64 - units(&e.text) as i64);
-          found.push(Some(e));
-        }
-        Step::Restore(e) => {
-          if let Some(now) =
-            store::get_visible(self.tx, &e.id, &Visibility::default()).map_err(|x| self.fail(x))?
-          {
-            return Err(MemoryError::EntryNotFound {
-              track: e.track.as_str().into(),
-              scope: e.scope.as_str().into(),
-              r#match: e.id.clone(),
-              changed: Some(Box::new(Changed {
-                id: now.id,
-                approved_version: 0,
-                version: now.version,
-                text: now.text,
-                reverting: Some(reverts),
-              })),
-            });
-          }
-          grow(e, units(&e.text) as i64);
-          found.push(None);
-        }
-      }
-    }
-    for (e, delta) in &layers {
-      if *delta > 0 {
-        self.recheck(e, Some(*delta))?;
-      }
-    }
     for (step, now) in steps.into_iter().zip(found) {
       let f = |x| self.fail(x);
-      match (step, now) {
+      let (action, entry) = match (step, now) {
         (Step::Remove(_), Some(e)) => {
-          store::delete_entry(self.tx, &e.id).map_err(f)?;
-          self.audit("remove", &e)?;
-          changes.push(Reverted {
-            action: "remove",
-            entry: e,
-          });
+          self.delete(&e, "remove")?;
+          ("remove", e)
         }
-        (Step::Rewrite(_, (text, tags, version)), Some(mut e)) => {
-          (e.text, e.tags, e.version) = (text, tags, version);
-          e.updated_at = self.now.max(e.created_at);
-          e.session_id = Some(self.session.to_string());
-          store::update_entry(self.tx, &e).map_err(f)?;
-          self.audit("replace", &e)?;
-          changes.push(Reverted {
-            action: "replace",
-            entry: e,
-          });
-        }
+        (Step::Rewrite(_, to), Some(e)) => ("replace", self.rewrite(e, to)?),
         (Step::Restore(mut e), _) => {
-          e.updated_at = self.now.max(e.created_at);
-          e.session_id = Some(self.session.to_string());
+          self.touch(&mut e);
           store::insert_entries(self.tx, std::slice::from_ref(&e)).map_err(f)?;
           self.audit("add", &e)?;
-          changes.push(Reverted {
-            action: "restore",
-            entry: e,
-          });
+          ("restore", e)
         }
-        _ => {}
-      }
+        _ => continue,
+      };
+      changes.push(Reverted { action, entry });
     }
     Ok(Written::Revert {
       reverted: reverts,

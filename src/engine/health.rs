@@ -72,25 +72,19 @@ impl Memory {
   /// `STORE_CORRUPT`.
   pub fn health(&mut self, opts: &HealthOptions) -> Result<Health> {
     let all = self.list_entries(Some(&opts.visibility))?;
-    let mut layers: BTreeMap<(&'static str, &'static str, String, String), Vec<Entry>> =
-      BTreeMap::new();
-    for e in &all {
-      let key = (
-        e.track.as_str(),
-        e.scope.as_str(),
-        layer_key(e.scope, &e.workspace_key).to_string(),
-        e.agent_key.clone(),
-      );
-      layers.entry(key).or_default().push(e.clone());
+    let checked = all.len() as u64;
+    let mut layers = BTreeMap::<_, Vec<Entry>>::new();
+    for e in all {
+      let (track, scope, workspace) = layer_of(&e);
+      let layer = (track.as_str(), scope.as_str(), workspace.to_string());
+      let key = (layer, e.agent_key.clone());
+      layers.entry(key).or_default().push(e);
     }
     let mut findings = Vec::new();
     for layer in layers.values() {
       findings.extend(self.layer_health(layer, opts)?);
     }
-    Ok(Health {
-      checked: all.len() as u64,
-      findings,
-    })
+    Ok(Health { checked, findings })
   }
 
   fn layer_health(&mut self, layer: &[Entry], opts: &HealthOptions) -> Result<Vec<Finding>> {
@@ -130,78 +124,56 @@ impl Memory {
         _ => "duplicates",
       };
       let fix = consolidation(layer, group, *relation);
+      let n = group.len();
       let detail = match &fix {
-        Some(f) if f.entries.len() < group.len() && f.action == "consolidate" => format!(
-          "{} entries say one fact; a consolidate takes {} of them at a time and this one frees {} chars",
-          group.len(),
+        Some(f) if f.entries.len() < n && f.action == "consolidate" => format!(
+          "{n} entries say one fact; a consolidate takes {} of them at a time and this one frees {} chars",
           f.entries.len(),
           f.frees
         ),
-        Some(f) => format!(
-          "{} entries say one fact; {} frees {} chars",
-          group.len(),
-          f.action,
-          f.frees
-        ),
-        None => format!("{} entries say one fact", group.len()),
+        Some(f) => format!("{n} entries say one fact; {} frees {} chars", f.action, f.frees),
+        None => format!("{n} entries say one fact"),
       };
       out.push(finding(kind, group, detail, fix));
     }
-    let workspace_here =
-      first.scope == Scope::Workspace && Path::new(&first.workspace_key).is_dir();
+    let workspace = Path::new(&first.workspace_key);
+    let workspace_here = first.scope == Scope::Workspace && workspace.is_dir();
     for (i, e) in layer.iter().enumerate() {
-      let removal = |why: &str| removal(layer, i, why);
       let age = (opts.now - e.last_recalled.unwrap_or(e.created_at)) / DAY_MS;
-      if age >= opts.stale_days as i64 {
-        let detail = match e.last_recalled {
-          None => format!("never recalled in the {age} days since it was written"),
-          Some(_) => format!("not recalled for {age} days"),
-        };
-        out.push(finding("stale", &[i], detail, removal("stale")));
-      }
-      let missing: Vec<String> = match workspace_here {
-        true => paths::named(&e.text)
-          .into_iter()
-          .filter(|p| {
-            !Path::new(&first.workspace_key)
-              .join(p.trim_start_matches("./"))
-              .exists()
-          })
-          .collect(),
-        false => Vec::new(),
-      };
-      if !missing.is_empty() {
-        let detail = format!(
-          "names {} that no longer exist{} under {}",
-          missing.join(", "),
-          if missing.len() > 1 { "" } else { "s" },
-          first.workspace_key
-        );
-        out.push(finding(
-          "missing-path",
-          &[i],
-          detail,
-          removal("names files that no longer exist"),
-        ));
-      }
+      let stale = (age >= opts.stale_days as i64).then(|| match e.last_recalled {
+        None => format!("never recalled in the {age} days since it was written"),
+        Some(_) => format!("not recalled for {age} days"),
+      });
+      let named = workspace_here.then(|| paths::named(&e.text));
+      let gone = |p: &String| !workspace.join(p.trim_start_matches("./")).exists();
+      let missing: Vec<String> = named.into_iter().flatten().filter(gone).collect();
+      let missing = (!missing.is_empty()).then(|| {
+        let s = if missing.len() > 1 { "" } else { "s" };
+        let (names, ws) = (missing.join(", "), &first.workspace_key);
+        format!("names {names} that no longer exist{s} under {ws}")
+      });
       let fields = screen::entry_fields(&e.text, Some(&e.source), &e.tags);
-      if let Some((field, kind)) = fields
-        .into_iter()
-        .find_map(|(f, s)| Some((f, screen::secret_kind(s)?)))
-      {
-        let detail =
-          format!("its {field} looks like it holds {kind}: memory is injected into every prompt");
-        out.push(finding(
-          "secret",
-          &[i],
-          detail,
-          removal("looks like a credential"),
-        ));
-      }
+      let secret = fields.into_iter().find_map(|(field, s)| {
+        let kind = screen::secret_kind(s)?;
+        Some(format!(
+          "its {field} looks like it holds {kind}: memory is injected into every prompt"
+        ))
+      });
       let size = units(&e.text);
-      if size * 4 > limit {
-        let detail = format!("{size} chars: more than a quarter of the layer's {limit}; split it, shorten it, or remove it");
-        out.push(finding("oversized", &[i], detail, removal("oversized")));
+      let oversized = (size * 4 > limit).then(|| {
+        format!("{size} chars: more than a quarter of the layer's {limit}; split it, shorten it, or remove it")
+      });
+      // Each check's kind, the reason its fix gives, and what it found.
+      let checks = [
+        ("stale", "stale", stale),
+        ("missing-path", "names files that no longer exist", missing),
+        ("secret", "looks like a credential", secret),
+        ("oversized", "oversized", oversized),
+      ];
+      for (kind, why, detail) in checks {
+        if let Some(detail) = detail {
+          out.push(finding(kind, &[i], detail, removal(layer, i, why)));
+        }
       }
     }
     Ok(out)
@@ -210,22 +182,16 @@ impl Memory {
   /// [`Memory::similar_groups`] of a large layer: each entry against the candidates the layer's
   /// trigram index finds for it, not against every other entry.
   fn similar_groups_indexed(&mut self, layer: &[Entry]) -> Result<Vec<(Vec<usize>, Relation)>> {
-    let index: std::collections::HashMap<&str, usize> = layer
-      .iter()
-      .enumerate()
-      .map(|(i, e)| (e.id.as_str(), i))
-      .collect();
+    let ids = layer.iter().enumerate().map(|(i, e)| (e.id.as_str(), i));
+    let index: std::collections::HashMap<&str, usize> = ids.collect();
     let mut pairs = Vec::new();
     for (i, e) in layer.iter().enumerate() {
       let found = self.similar_to([(None, e)], &e.agent_key, Some(&e.id))?;
-      for s in found
-        .into_iter()
-        .filter(|s| s.relation != Relation::Related)
-      {
-        if let Some(&j) = index.get(s.id.as_str()) {
-          pairs.push((i.min(j), i.max(j), s.relation));
-        }
-      }
+      let like = found.iter().filter(|s| s.relation != Relation::Related);
+      pairs.extend(like.filter_map(|s| {
+        let j = *index.get(s.id.as_str())?;
+        Some((i.min(j), i.max(j), s.relation))
+      }));
     }
     Ok(groups_of(layer.len(), &pairs, |i| units(&layer[i].text)))
   }

@@ -3,8 +3,6 @@
 #![forbid(unsafe_code)]
 
 use super::*;
-use crate::protocol::model::RowFields;
-use crate::store::history::{self as ledger, ENDS, SETS};
 
 /// Most sessions one listing returns unless told.
 const SESSIONS: u64 = 50;
@@ -115,39 +113,32 @@ pub struct SessionRecord {
 /// before versions were recorded, an `add` is 1 and each `replace` one more, counted forward
 /// and, from the entry as it is now, backward. `complete` when the first row created it.
 pub(super) fn versions_of(rows: &[AuditRow], now: Option<&Entry>) -> (Vec<EntryVersion>, bool) {
-  let sets: Vec<&AuditRow> = rows
+  // Each row that set a version, with the fields it recorded.
+  let sets: Vec<(&AuditRow, Option<RowFields>)> = rows
     .iter()
     .filter(|r| SETS.contains(&r.action.as_str()))
+    .map(|r| (r, RowFields::parse(r.fields.as_deref())))
     .collect();
-  let fields: Vec<Option<RowFields>> = sets
-    .iter()
-    .map(|r| RowFields::parse(r.fields.as_deref()))
-    .collect();
-  let mut numbers: Vec<Option<i64>> = fields
-    .iter()
-    .map(|f| f.as_ref().and_then(|f| f.version))
-    .collect();
+  let reverts = |i: usize| sets[i].1.as_ref().and_then(|f| f.reverts);
+  let mut numbers: Vec<Option<i64>> = sets.iter().map(|(_, f)| f.as_ref()?.version).collect();
   for i in 0..sets.len() {
-    if numbers[i].is_none() {
-      numbers[i] = match sets[i].action.as_str() {
-        "add" | "consolidate-add" => Some(1),
-        "replace" => i.checked_sub(1).and_then(|p| numbers[p]).map(|v| v + 1),
-        _ => None,
-      };
-    }
+    let counted = match sets[i].0.action.as_str() {
+      "add" | "consolidate-add" => Some(1),
+      "replace" => i.checked_sub(1).and_then(|p| numbers[p]).map(|v| v + 1),
+      _ => None,
+    };
+    numbers[i] = numbers[i].or(counted);
   }
   if let (Some(last), Some(e)) = (numbers.last_mut(), now) {
     last.get_or_insert(e.version);
   }
   for i in (0..sets.len().saturating_sub(1)).rev() {
     // A replace, and a restore, are one version past the row before them.
-    let restores = fields[i + 1].as_ref().and_then(|f| f.reverts).is_some();
-    let step = i64::from(sets[i + 1].action == "replace" || restores);
+    let step = i64::from(sets[i + 1].0.action == "replace" || reverts(i + 1).is_some());
     numbers[i] = numbers[i].or(numbers[i + 1].map(|v| v - step));
   }
-  let created = sets.first().is_some_and(|r| {
-    let restored = fields[0].as_ref().and_then(|f| f.reverts).is_some();
-    matches!(r.action.as_str(), "add" | "consolidate-add") && !restored
+  let created = sets.first().is_some_and(|(r, _)| {
+    matches!(r.action.as_str(), "add" | "consolidate-add") && reverts(0).is_none()
   });
   let complete = created && numbers.iter().all(Option::is_some);
   // What a row before v11 did not record (keys, tags) is the next known version's.
@@ -158,8 +149,8 @@ pub(super) fn versions_of(rows: &[AuditRow], now: Option<&Entry>) -> (Vec<EntryV
     ..RowFields::default()
   });
   let mut out: Vec<EntryVersion> = Vec::with_capacity(sets.len());
-  for (i, r) in sets.iter().enumerate().rev() {
-    known = fields[i].clone().or(known);
+  for (i, (r, fields)) in sets.iter().enumerate().rev() {
+    known = fields.clone().or(known);
     let f = known.clone().unwrap_or_default();
     out.push(EntryVersion {
       version: numbers[i].unwrap_or(i as i64 + 1),
@@ -175,7 +166,7 @@ pub(super) fn versions_of(rows: &[AuditRow], now: Option<&Entry>) -> (Vec<EntryV
       action: r.action.clone(),
       outcome: r.outcome.clone(),
       session_id: r.session_id.clone(),
-      reverts: fields[i].as_ref().and_then(|f| f.reverts),
+      reverts: reverts(i),
     });
   }
   out.reverse();
@@ -197,26 +188,20 @@ impl Memory {
         track,
         scope,
         needle,
-      } => self.resolve(*track, *scope, vis, needle)?.1.id,
+      } => self.resolve(*track, *scope, vis, needle)?.shown.id,
       HistoryTarget::Seq(seq) => {
         let row = ledger::row(conn, *seq).map_err(|e| self.fail(e))?;
         let row = row.ok_or_else(|| no_row(*seq))?;
-        row
-          .entry_id
-          .filter(|_| SETS.contains(&row.action.as_str()) || ENDS.contains(&row.action.as_str()))
-          .ok_or_else(|| {
-            MemoryError::invalid(format!(
-              "audit row {seq} is a {} row: it names no entry",
-              row.action
-            ))
-          })?
+        let action = row.action;
+        let bad = || format!("audit row {seq} is a {action} row: it names no entry");
+        let id = row.entry_id.filter(|_| names_entry(&action));
+        id.ok_or_else(|| MemoryError::invalid(bad()))?
       }
     };
     let rows = ledger::of_entry(conn, &id).map_err(|e| self.fail(e))?;
-    let now = store::get_visible(conn, &id, &Visibility::default()).map_err(|e| self.fail(e))?;
+    let now = self.entry(&id)?;
     let (versions, complete) = versions_of(&rows, now.as_ref());
-    let last = versions.last();
-    let seen = match (&now, last) {
+    let seen = match (&now, versions.last()) {
       (Some(e), _) => vis.sees(e.scope.as_str(), &e.workspace_key, &e.agent_key),
       (None, Some(v)) => vis.sees(&v.scope, &v.workspace_key, &v.agent_key),
       (None, None) => false,
@@ -227,25 +212,19 @@ impl Memory {
         json_str(&id)
       )));
     }
-    let end = rows
-      .iter()
-      .rev()
-      .find(|r| SETS.contains(&r.action.as_str()) || ENDS.contains(&r.action.as_str()));
-    let ended = match end.filter(|r| now.is_none() && ENDS.contains(&r.action.as_str())) {
-      None => None,
-      Some(r) => {
-        let merged = match r.action.as_str() {
-          "consolidate-remove" => ledger::merged_after(conn, r.seq).map_err(|e| self.fail(e))?,
-          _ => None,
-        };
-        Some(Ended {
-          seq: r.seq,
-          ts: r.ts,
-          action: r.action.clone(),
-          into: merged.and_then(|m| m.entry_id),
-        })
-      }
+    let end = rows.iter().rev().find(|r| names_entry(&r.action));
+    let end = end.filter(|r| now.is_none() && ENDS.contains(&r.action.as_str()));
+    let merged = match end {
+      Some(r) if r.action == "consolidate-remove" => ledger::merged_after(conn, r.seq),
+      _ => Ok(None),
     };
+    let into = merged.map_err(|e| self.fail(e))?.and_then(|m| m.entry_id);
+    let ended = end.map(|r| Ended {
+      seq: r.seq,
+      ts: r.ts,
+      action: r.action.clone(),
+      into,
+    });
     Ok(History {
       entry_id: id,
       complete,
@@ -271,19 +250,21 @@ impl Memory {
     let shown = found.into_iter().filter(|s| {
       admits(&vis.workspace_key, &s.workspace_key) && admits(&vis.agent_key, &s.agent_key)
     });
-    Ok(
-      shown
-        .map(|s| SessionRecord {
-          chars: units(&s.text),
-          text: session_id.map(|_| s.text),
-          session_id: s.session_id,
-          ts: s.ts,
-          workspace_key: s.workspace_key,
-          agent_key: s.agent_key,
-        })
-        .collect(),
-    )
+    let records = shown.map(|s| SessionRecord {
+      chars: units(&s.text),
+      text: session_id.map(|_| s.text),
+      session_id: s.session_id,
+      ts: s.ts,
+      workspace_key: s.workspace_key,
+      agent_key: s.agent_key,
+    });
+    Ok(records.collect())
   }
+}
+
+/// Whether a row of `action` names an entry: it sets or ends one.
+pub(super) fn names_entry(action: &str) -> bool {
+  SETS.contains(&action) || ENDS.contains(&action)
 }
 
 /// The refusal of a `seq` the ledger does not hold.

@@ -20,22 +20,22 @@ use uuid::Uuid;
 use crate::error::{json_str, Changed, MemoryError, Result};
 use crate::protocol::change::{self, LayerShare, Shown, Similar, REASON_MARKER};
 use crate::protocol::model::{
-  self, as_object, AuditRow, Budgets, Entry, EntryInput, Proposal, Scope, Track, Usage, Writer,
-  MAX_QUERY_LIMIT,
+  self, as_object, AuditRow, Budgets, Entry, EntryInput, Proposal, RowFields, Scope, Track, Usage,
+  Writer, MAX_QUERY_LIMIT,
 };
 use crate::screen;
 use crate::store::chain::{self, NewAudit};
 use crate::store::entries::Only;
+use crate::store::history::{self as ledger, ENDS, SETS};
 use crate::store::ledger::Verification;
 use crate::store::reads::{self, Filter};
 use crate::store::{self, fail_at, now_ms, Store, Visibility};
-use crate::text::{excerpt, fold, units};
+use crate::text::{excerpt, fold, units, visible};
 pub use health::{Finding, Health, HealthOptions};
 pub use history::{Ended, EntryVersion, History, HistoryTarget, SessionRecord};
 pub use revert::Reverted;
 
 pub use crate::protocol::policy::{Decision, Policies, WritePolicy};
-use crate::text::visible;
 
 /// What to do with text that looks like a credential.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,33 +142,28 @@ pub struct Version {
 
 #[derive(Debug, Clone)]
 struct Target {
-  track: Track,
-  scope: Scope,
-  /// The id and version the approval payload showed: the commit lands only on that version,
-  /// holding the text and tags it showed (a revert can bring a version number back).
-  shown: Version,
-  seen: (String, Vec<String>),
+  /// The entry as the approval payload showed it: the commit lands only on its id at that
+  /// version, holding the text and tags it showed (a revert can bring a version number back).
+  shown: Entry,
   needle: String,
+  /// The visible set it was found in: the commit re-finds it there.
+  vis: Visibility,
 }
 
 impl Target {
-  /// The target an approval shows of `e`, found by `needle`.
-  fn of(e: &Entry, needle: &str) -> Self {
+  /// The target an approval shows of `shown`, found by `needle` in `vis`.
+  fn of(shown: Entry, needle: &str, vis: &Visibility) -> Self {
     Target {
-      track: e.track,
-      scope: e.scope,
-      shown: Version {
-        id: e.id.clone(),
-        version: e.version,
-      },
-      seen: (e.text.clone(), e.tags.clone()),
+      shown,
       needle: needle.to_string(),
+      vis: vis.clone(),
     }
   }
 
   /// Whether `e` is this target as the approval showed it.
   fn holds(&self, e: &Entry) -> bool {
-    e.version == self.shown.version && (&e.text, &e.tags) == (&self.seen.0, &self.seen.1)
+    let s = &self.shown;
+    (e.version, &e.text, &e.tags) == (s.version, &s.text, &s.tags)
   }
 }
 
@@ -177,31 +172,15 @@ type Change = (String, Option<Vec<String>>);
 
 #[derive(Debug)]
 enum Op {
-  Add(Entry),
-  Replace {
-    vis: Visibility,
-    target: Target,
-    to: Change,
-  },
-  Remove {
-    vis: Visibility,
-    target: Target,
-  },
-  Consolidate {
-    vis: Visibility,
-    targets: Vec<Target>,
-    new: Entry,
-  },
+  /// The new entry, and the id of the pending proposal it approves, if it does.
+  Add(Entry, Option<String>),
+  Replace(Target, Change),
+  Remove(Target),
+  /// The entries merged, and the one they become.
+  Consolidate(Vec<Target>, Entry),
   Seed(Vec<Entry>),
-  Approve {
-    proposal_id: String,
-    new: Entry,
-  },
-  Revert {
-    reverts: i64,
-    vis: Visibility,
-    steps: Vec<revert::Step>,
-  },
+  /// The `seq` of the change undone, and how.
+  Revert(i64, Vec<revert::Step>),
 }
 
 /// A checked write waiting for its approval ([`Memory::finish`] consumes it).
@@ -356,10 +335,8 @@ impl Written {
       Written::Revert { changes, .. } => {
         let gone = changes.iter().filter(|c| c.action != "restore");
         let left = changes.iter().filter(|c| c.action != "remove");
-        (
-          gone.map(|c| c.entry.id.as_str()).collect(),
-          left.map(|c| &c.entry).collect(),
-        )
+        let ids = gone.map(|c| c.entry.id.as_str()).collect();
+        (ids, left.map(|c| &c.entry).collect())
       }
     }
   }
@@ -416,6 +393,11 @@ fn layer_key(scope: Scope, workspace_key: &str) -> &str {
   }
 }
 
+/// The layer `e` counts against: its track, scope and workspace (none for user-global).
+fn layer_of(e: &Entry) -> (Track, Scope, &str) {
+  (e.track, e.scope, layer_key(e.scope, &e.workspace_key))
+}
+
 /// The usage of `e`'s layer once `delta` more units are written, refused with
 /// `BUDGET_EXCEEDED` past the limit when `check`.
 fn usage_after(
@@ -446,22 +428,28 @@ fn usage_after(
   })
 }
 
-fn target_error(track: Track, scope: Scope, needle: &str, hits: &[Entry]) -> MemoryError {
-  if hits.is_empty() {
-    MemoryError::EntryNotFound {
-      track: track.as_str().into(),
-      scope: scope.as_str().into(),
-      r#match: needle.into(),
-      changed: None,
-    }
-  } else {
-    MemoryError::AmbiguousMatch {
-      track: track.as_str().into(),
-      scope: scope.as_str().into(),
-      r#match: needle.into(),
-      candidates: hits.len() as u64,
-      sample: hits.iter().map(|e| excerpt(&e.text, 200)).collect(),
-    }
+/// `ENTRY_NOT_FOUND` of `needle` in a layer; with `changed`, the entry it names changed since
+/// the approval: the entry as it is now, the version the approval showed and the `seq` a revert
+/// undoes.
+fn not_found(
+  track: Track,
+  scope: Scope,
+  needle: &str,
+  changed: Option<(Entry, i64, Option<i64>)>,
+) -> MemoryError {
+  MemoryError::EntryNotFound {
+    track: track.as_str().into(),
+    scope: scope.as_str().into(),
+    r#match: needle.into(),
+    changed: changed.map(|(e, approved_version, reverting)| {
+      Box::new(Changed {
+        id: e.id,
+        approved_version,
+        version: e.version,
+        text: e.text,
+        reverting,
+      })
+    }),
   }
 }
 
@@ -492,15 +480,13 @@ impl Memory {
   /// # Errors
   /// Whatever `plan` returns, or `STORE_CORRUPT` when the transaction cannot begin or end.
   pub fn planned(&mut self, plan: impl FnOnce(&mut Self) -> Result<Plan>) -> Result<Plan> {
-    let began = self.store.conn().is_autocommit();
+    if !self.store.conn().is_autocommit() {
+      return plan(self);
+    }
     let batch = |m: &Self, sql| m.store.conn().execute_batch(sql).map_err(|e| m.fail(e));
-    if began {
-      batch(self, "BEGIN")?;
-    }
+    batch(self, "BEGIN")?;
     let planned = plan(self);
-    if began {
-      batch(self, "COMMIT")?;
-    }
+    batch(self, "COMMIT")?;
     planned
   }
 }

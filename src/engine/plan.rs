@@ -73,7 +73,7 @@ impl Memory {
     scope: Scope,
     vis: &Visibility,
     needle: &str,
-  ) -> Result<(Target, Entry)> {
+  ) -> Result<Target> {
     let folded = fold(needle);
     let filter = Filter {
       track: Some(track.as_str()),
@@ -83,11 +83,17 @@ impl Memory {
       only: None,
     };
     let mut hits = reads::oldest_first(self.store.conn(), &filter).map_err(|e| self.fail(e))?;
-    if hits.len() != 1 {
-      return Err(target_error(track, scope, needle, &hits));
+    match hits.len() {
+      0 => Err(not_found(track, scope, needle, None)),
+      1 => Ok(Target::of(hits.remove(0), needle, vis)),
+      n => Err(MemoryError::AmbiguousMatch {
+        track: track.as_str().into(),
+        scope: scope.as_str().into(),
+        r#match: needle.into(),
+        candidates: n as u64,
+        sample: hits.iter().map(|e| excerpt(&e.text, 200)).collect(),
+      }),
     }
-    let entry = hits.remove(0);
-    Ok((Target::of(&entry, needle), entry))
   }
 
   /// Who writes, as the policy's `source:` keys name it: the write context's source, else the
@@ -98,19 +104,12 @@ impl Memory {
     writer.source.as_deref().or(given).unwrap_or(label)
   }
 
-  /// The policy deciding a write to the layers of `entries` by `source`.
-  fn decide<'e>(
-    &self,
-    entries: impl IntoIterator<Item = &'e Entry>,
-    source: &str,
-  ) -> (WritePolicy, Decision) {
-    let writes = entries.into_iter().map(|e| (e.track, e.scope, source));
-    self.config.policies.decide_all(writes)
-  }
-
-  pub(super) fn precheck(&self, e: &Entry, delta: i64) -> Result<Usage> {
+  /// Pre-check that `delta` more units fit `e`'s layer; a refusal suggests what would make room
+  /// there, as `agent` sees it.
+  pub(super) fn precheck(&mut self, e: &Entry, delta: i64, agent: &str) -> Result<()> {
     let (conn, budgets) = (self.store.conn(), &self.config.budgets);
-    usage_after(conn, budgets, (e, delta, true), self.path())
+    let checked = usage_after(conn, budgets, (e, delta, true), self.path());
+    checked.map(drop).map_err(|x| self.with_room(x, e, agent))
   }
 
   /// Plan an `add`.
@@ -122,22 +121,14 @@ impl Memory {
     let entry = self.new_entry(input, &writer);
     let warnings = self.screen(entry_strings(&entry))?;
     let agent = writer.agent_key.as_str();
-    let checked = self.precheck(&entry, units(&entry.text) as i64);
-    checked.map_err(|e| self.with_room(e, &entry, agent))?;
+    self.precheck(&entry, units(&entry.text) as i64, agent)?;
     let similar = self.hints([(None, &entry)], agent, None)?;
-    let decided = self.decide([&entry], self.writer_source(&writer, Some(&entry.source)));
-    let (text, source) = (entry.text.clone(), Some(entry.source.clone()));
-    let after = vec![Shown::new(&entry)];
-    let notes = (warnings, similar);
-    let payload = build(
-      "add",
-      Some(text),
-      source,
-      (Vec::new(), after),
-      notes,
-      decided,
-    );
-    Ok(Plan::new(writer, payload, Op::Add(entry)))
+    let by = self.writer_source(&writer, Some(&entry.source));
+    let decided = self.config.policies.decide(entry.track, entry.scope, by);
+    let (text, source) = (Some(entry.text.clone()), Some(entry.source.clone()));
+    let change = (Vec::new(), vec![Shown::new(&entry)]);
+    let payload = build("add", text, source, change, (warnings, similar), decided);
+    Ok(Plan::new(writer, payload, Op::Add(entry, None)))
   }
 
   /// Plan a `replace`.
@@ -150,32 +141,29 @@ impl Memory {
     let tags = i.tags.as_deref().unwrap_or(&[]);
     let fields = screen::entry_fields(&i.text, i.source.as_deref(), tags);
     let warnings = self.screen(fields.map(|(_, s)| s))?;
-    let (target, initial) = self.resolve(i.track, i.scope, &vis, &needle)?;
+    let target = self.resolve(i.track, i.scope, &vis, &needle)?;
+    let initial = &target.shown;
     let agent = writer.agent_key.as_str();
     let delta = units(&i.text) as i64 - units(&initial.text) as i64;
-    let checked = self.precheck(&initial, delta);
-    checked.map_err(|e| self.with_room(e, &initial, agent))?;
+    self.precheck(initial, delta, agent)?;
     let shows = format!("from:\n{}\n\nto:\n{}", initial.text, i.text);
-    let decided = {
-      let by = self.writer_source(&writer, i.source.as_deref());
-      self.config.policies.decide(i.track, i.scope, by)
-    };
+    let by = self.writer_source(&writer, i.source.as_deref());
+    let decided = self.config.policies.decide(i.track, i.scope, by);
     let source = i.source.unwrap_or_else(|| self.config.source_label.clone());
-    let mut after = Shown::stored(&initial);
-    after.version = Some(initial.version + 1);
-    after.text.clone_from(&i.text);
-    if let Some(tags) = &i.tags {
-      after.tags.clone_from(tags);
-    }
-    // What else the new text is like, besides the entry it rewrites.
+    // The entry as the replace leaves it: what the approver sees, and what else it is like.
     let mut rewritten = initial.clone();
+    rewritten.version += 1;
     rewritten.text.clone_from(&i.text);
+    if let Some(tags) = &i.tags {
+      rewritten.tags.clone_from(tags);
+    }
     let similar = self.hints([(None, &rewritten)], agent, Some(&initial.id))?;
-    let change = (vec![Shown::stored(&initial)], vec![after]);
+    let (before, after) = (Shown::stored(initial), Shown::stored(&rewritten));
+    let change = (vec![before], vec![after]);
     let notes = (warnings, similar);
     let payload = build("replace", Some(shows), Some(source), change, notes, decided);
     let to = (i.text, i.tags);
-    Ok(Plan::new(writer, payload, Op::Replace { vis, target, to }))
+    Ok(Plan::new(writer, payload, Op::Replace(target, to)))
   }
 
   /// Plan a `remove`.
@@ -189,15 +177,15 @@ impl Memory {
     let writer_source = model::parse_source(&obj)?;
     let (ws, agent) = model::parse_keys(&obj)?;
     let vis = Self::visible(ws.as_deref(), agent.as_deref(), &writer);
-    let (target, entry) = self.resolve(track, scope, &vis, &needle)?;
+    let target = self.resolve(track, scope, &vis, &needle)?;
+    let entry = &target.shown;
     // The writer's source decides, never the removed entry's (which an import may have set).
     let by = self.writer_source(&writer, writer_source.as_deref());
     let decided = self.config.policies.decide(track, scope, by);
-    let (text, source) = (entry.text.clone(), Some(entry.source.clone()));
-    let change = (vec![Shown::stored(&entry)], Vec::new());
-    let notes = (Vec::new(), Vec::new());
-    let payload = build("remove", Some(text), source, change, notes, decided);
-    Ok(Plan::new(writer, payload, Op::Remove { vis, target }))
+    let (text, source) = (Some(entry.text.clone()), Some(entry.source.clone()));
+    let change = (vec![Shown::stored(entry)], Vec::new());
+    let payload = build("remove", text, source, change, Default::default(), decided);
+    Ok(Plan::new(writer, payload, Op::Remove(target)))
   }
 
   /// Plan a `consolidate`. Two matches naming the same entry fail here, before approval.
@@ -212,9 +200,8 @@ impl Memory {
     let (track, scope) = (new.track, new.scope);
     let warnings = self.screen(entry_strings(&new))?;
     let mut targets: Vec<Target> = Vec::with_capacity(matches.len());
-    let mut found: Vec<Entry> = Vec::with_capacity(matches.len());
     for needle in &matches {
-      let (target, entry) = self.resolve(track, scope, &vis, needle)?;
+      let target = self.resolve(track, scope, &vis, needle)?;
       if let Some(i) = targets.iter().position(|t| t.shown.id == target.shown.id) {
         return Err(MemoryError::invalid(format!(
           "consolidate matches {} and {} name the same entry; give each entry once",
@@ -223,35 +210,25 @@ impl Memory {
         )));
       }
       targets.push(target);
-      found.push(entry);
     }
-    let freed: u64 = found
-      .iter()
-      .filter(|e| same_layer(e, &new))
-      .map(|e| units(&e.text))
-      .sum();
-    let checked = self.precheck(&new, units(&new.text) as i64 - freed as i64);
-    checked.map_err(|e| self.with_room(e, &new, &writer.agent_key))?;
+    let found = targets.iter().map(|t| &t.shown);
+    let in_layer = found.clone().filter(|e| layer_of(e) == layer_of(&new));
+    let freed: u64 = in_layer.map(|e| units(&e.text)).sum();
+    let delta = units(&new.text) as i64 - freed as i64;
+    self.precheck(&new, delta, &writer.agent_key)?;
     let mut parts: Vec<String> = targets
       .iter()
-      .zip(&found)
-      .map(|(t, e)| format!("remove: {}\n{}", t.needle, excerpt(&e.text, 300)))
+      .map(|t| format!("remove: {}\n{}", t.needle, excerpt(&t.shown.text, 300)))
       .collect();
     parts.push(format!("new text: {}", new.text));
-    let decided = self.decide([&new], self.writer_source(&writer, Some(&new.source)));
-    let change = (
-      found.iter().map(Shown::stored).collect(),
-      vec![Shown::new(&new)],
-    );
-    let source = Some(new.source.clone());
+    let by = self.writer_source(&writer, Some(&new.source));
+    let decided = self.config.policies.decide(track, scope, by);
+    let before = found.map(Shown::stored).collect();
+    let change = (before, vec![Shown::new(&new)]);
+    let (text, source) = (Some(parts.join("\n")), Some(new.source.clone()));
     let notes = (warnings, Vec::new());
-    let text = Some(parts.join("\n"));
     let payload = build("consolidate", text, source, change, notes, decided);
-    Ok(Plan::new(
-      writer,
-      payload,
-      Op::Consolidate { vis, targets, new },
-    ))
+    Ok(Plan::new(writer, payload, Op::Consolidate(targets, new)))
   }
 
   /// Plan a `seed`: every input validated and the whole batch budget-checked before approval.
@@ -270,12 +247,14 @@ impl Memory {
     }
     let warnings = self.screen(entries.iter().flat_map(entry_strings))?;
     let (conn, budgets) = (self.store.conn(), &self.config.budgets);
-    if let Err((at, e)) = check_batch(conn, budgets, &entries, self.path()) {
-      return Err(self.with_room(e, &entries[at], &writer.agent_key));
+    if let Err((first, e)) = check_batch(conn, budgets, &entries, self.path()) {
+      return Err(self.with_room(e, first, &writer.agent_key));
     }
     // An import's entries keep the sources their file gives them; who imports decides.
-    let decided = self.decide(&entries, self.writer_source(&writer, None));
-    let after: Vec<Shown> = entries.iter().map(Shown::new).collect();
+    let by = self.writer_source(&writer, None);
+    let writes = entries.iter().map(|e| (e.track, e.scope, by));
+    let decided = self.config.policies.decide_all(writes);
+    let after = entries.iter().map(Shown::new).collect();
     let news = entries.iter().enumerate().map(|(i, e)| (Some(i), e));
     let similar = self.hints(news, &writer.agent_key, None)?;
     let notes = (warnings, similar);
@@ -294,45 +273,41 @@ impl Memory {
       "workspaceKey": proposal.workspace_key, "agentKey": proposal.agent_key,
     });
     let mut plan = self.plan_add(&input, writer)?;
-    let Op::Add(new) = plan.op else {
-      return Err(MemoryError::invalid("proposal approval must plan an add"));
-    };
-    plan.op = Op::Approve {
-      proposal_id: proposal.id,
-      new,
-    };
+    if let Op::Add(_, approves) = &mut plan.op {
+      *approves = Some(proposal.id);
+    }
     Ok(plan)
   }
 }
 
-pub(super) fn same_layer(a: &Entry, b: &Entry) -> bool {
-  a.track == b.track
-    && a.scope == b.scope
-    && layer_key(a.scope, &a.workspace_key) == layer_key(b.scope, &b.workspace_key)
+/// Each layer `changes` touch, by its first entry, with the units they add there (less what they
+/// free), in first-appearance order. Linear in the changes, however many layers (workspaces) they
+/// spread over.
+pub(super) fn per_layer<'a>(
+  changes: impl IntoIterator<Item = (&'a Entry, i64)>,
+) -> Vec<(&'a Entry, i64)> {
+  let mut layers: Vec<(&Entry, i64)> = Vec::new();
+  let mut index: std::collections::HashMap<(Track, Scope, &str), usize> = Default::default();
+  for (e, delta) in changes {
+    let at = *index.entry(layer_of(e)).or_insert_with(|| {
+      layers.push((e, 0));
+      layers.len() - 1
+    });
+    layers[at].1 += delta;
+  }
+  layers
 }
 
-/// Per layer, in first-appearance order: used + Σ new units ≤ limit. Linear in the batch, however
-/// many layers (workspaces) it spreads over. A refusal names the first entry of its layer.
-pub(super) fn check_batch(
+/// Per layer, in first-appearance order: used + Σ new units ≤ limit. A refusal names the first
+/// entry of its layer.
+pub(super) fn check_batch<'a>(
   conn: &rusqlite::Connection,
   budgets: &Budgets,
-  entries: &[Entry],
+  entries: &'a [Entry],
   path: &str,
-) -> Result<(), (usize, MemoryError)> {
-  let mut layers: Vec<(usize, i64)> = Vec::new();
-  let mut index: std::collections::HashMap<(Track, Scope, &str), usize> = Default::default();
-  for (i, e) in entries.iter().enumerate() {
-    let key = (e.track, e.scope, layer_key(e.scope, &e.workspace_key));
-    match index.get(&key) {
-      Some(&at) => layers[at].1 += units(&e.text) as i64,
-      None => {
-        index.insert(key, layers.len());
-        layers.push((i, units(&e.text) as i64));
-      }
-    }
-  }
-  for (first, delta) in layers {
-    let checked = usage_after(conn, budgets, (&entries[first], delta, true), path);
+) -> Result<(), (&'a Entry, MemoryError)> {
+  for (first, delta) in per_layer(entries.iter().map(|e| (e, units(&e.text) as i64))) {
+    let checked = usage_after(conn, budgets, (first, delta, true), path);
     checked.map_err(|e| (first, e))?;
   }
   Ok(())

@@ -2,6 +2,8 @@
 #![forbid(unsafe_code)]
 
 use super::*;
+use crate::protocol::pending;
+use crate::protocol::snapshot::{self, Labels};
 
 /// How many pending proposals are scanned for a session's visible ones.
 const PROPOSALS_SCANNED: u64 = 1000;
@@ -31,9 +33,8 @@ impl Memory {
     };
     let (page, total) =
       reads::ranked_page(self.store.conn(), &search, limit).map_err(|e| self.fail(e))?;
-    let recalled = page.iter().filter(|_| opts.count_recall);
-    let bump: Vec<i64> = recalled.map(|(rowid, _)| *rowid).collect();
-    let entries: Vec<Entry> = page.into_iter().map(|(_, e)| e).collect();
+    let (bump, entries): (Vec<i64>, Vec<Entry>) = page.into_iter().unzip();
+    let bump = if opts.count_recall { bump } else { Vec::new() };
     // A query is not screened (it writes no memory), but its audit row must not keep a
     // credential someone pasted into a search.
     let raw_text = string("text").map(|t| match screen::secret_kind(t) {
@@ -61,10 +62,10 @@ impl Memory {
         let asked = [row.track, row.scope, row.text];
         let last = chain::last_recall(tx, session).map_err(f)?;
         let last = last.map(|r| [r.track, r.scope, r.text]);
-        if last.is_some_and(|l| l.iter().map(Option::as_deref).eq(asked)) {
-          return Ok(()); // a session repeating its last recall is already evidenced
+        // A session repeating its last recall is already evidenced.
+        if !last.is_some_and(|l| l.iter().map(Option::as_deref).eq(asked)) {
+          chain::append(tx, &row).map_err(f)?;
         }
-        chain::append(tx, &row).map_err(f)?;
         Ok(())
       })?;
     }
@@ -87,16 +88,13 @@ impl Memory {
     let layers = Track::ALL
       .into_iter()
       .flat_map(|t| Scope::ALL.into_iter().map(move |s| (t, s)));
-    let rows = layers
-      .zip(used)
-      .map(|((track, scope), used)| Usage {
-        track,
-        scope,
-        used,
-        limit: self.config.budgets.limit(track, scope),
-      })
-      .collect();
-    Ok(rows)
+    let rows = layers.zip(used).map(|((track, scope), used)| Usage {
+      track,
+      scope,
+      used,
+      limit: self.config.budgets.limit(track, scope),
+    });
+    Ok(rows.collect())
   }
 
   /// The stored entries an add of `input` (`{track, scope, text, workspaceKey?, agentKey?}`)
@@ -121,7 +119,7 @@ impl Memory {
   ///
   /// # Errors
   /// `STORE_CORRUPT`.
-  pub fn list_entries(&mut self, visibility: Option<&Visibility>) -> Result<Vec<Entry>> {
+  pub fn list_entries(&self, visibility: Option<&Visibility>) -> Result<Vec<Entry>> {
     self.list(visibility, &Only::default())
   }
 
@@ -130,7 +128,7 @@ impl Memory {
   ///
   /// # Errors
   /// `STORE_CORRUPT`.
-  pub fn list(&mut self, visibility: Option<&Visibility>, only: &Only) -> Result<Vec<Entry>> {
+  pub fn list(&self, visibility: Option<&Visibility>, only: &Only) -> Result<Vec<Entry>> {
     let filter = Filter {
       track: only.track.as_deref(),
       scope: only.scope.as_deref(),
@@ -145,7 +143,7 @@ impl Memory {
   ///
   /// # Errors
   /// `STORE_CORRUPT`.
-  pub fn entry(&mut self, id: &str) -> Result<Option<Entry>> {
+  pub fn entry(&self, id: &str) -> Result<Option<Entry>> {
     let anyone = Visibility::default();
     store::get_visible(self.store.conn(), id, &anyone).map_err(|e| self.fail(e))
   }
@@ -162,22 +160,15 @@ impl Memory {
     labels: &Value,
     max: u64,
   ) -> Result<String> {
-    let labels = crate::protocol::snapshot::Labels::from_json(labels)?;
+    let labels = Labels::from_json(labels)?;
     let text = self.snapshot(vis, &labels)?;
     let pending = match max {
       0 => Vec::new(),
       _ => self.proposal_list(Some("pending"), PROPOSALS_SCANNED)?,
     };
-    let seen: Vec<&Proposal> = pending
-      .iter()
-      .filter(|p| vis.sees(&p.scope, &p.workspace_key, &p.agent_key))
-      .collect();
-    Ok(crate::protocol::pending::append(
-      text,
-      &seen,
-      max > 0,
-      &labels,
-    ))
+    let sees = |p: &&Proposal| vis.sees(&p.scope, &p.workspace_key, &p.agent_key);
+    let seen: Vec<&Proposal> = pending.iter().filter(sees).collect();
+    Ok(pending::append(text, &seen, max > 0, &labels))
   }
 
   /// The frozen-snapshot text of a session's visible set (not recorded: see
@@ -185,18 +176,10 @@ impl Memory {
   ///
   /// # Errors
   /// `STORE_CORRUPT`.
-  pub fn snapshot(
-    &self,
-    vis: &Visibility,
-    labels: &crate::protocol::snapshot::Labels,
-  ) -> Result<String> {
-    let filter = Filter {
-      visibility: Some(vis),
-      ..Filter::default()
-    };
-    let entries = reads::oldest_first(self.store.conn(), &filter).map_err(|e| self.fail(e))?;
+  pub fn snapshot(&self, vis: &Visibility, labels: &Labels) -> Result<String> {
+    let entries = self.list_entries(Some(vis))?;
     let usage = self.budgets(vis.workspace_key.as_deref())?;
-    Ok(crate::protocol::snapshot::render(&entries, &usage, labels))
+    Ok(snapshot::render(&entries, &usage, labels))
   }
 
   /// The newest `limit` audit rows.

@@ -83,7 +83,7 @@ impl Memory {
         return Ok(None);
       }
       let row = proposal_row(&proposal, "proposal", "pending");
-      chain::append(tx, &row).map_err(|e| fail_at(path, e))?;
+      chain::append(tx, &row).map_err(f)?;
       Ok(Some(proposal.clone()))
     })
   }
@@ -118,19 +118,16 @@ impl Memory {
       let seen = |k: Option<&str>| k.unwrap_or_default().to_string();
       let fields = model::approved_fields(&seen(keys[0]), &seen(keys[1]), &[]);
       let reference = format!("{}{hash}", chain::SNAPSHOT_REF);
-      chain::append(
-        tx,
-        &NewAudit {
-          action: "snapshot",
-          text: Some(&reference),
-          outcome: Some("ok"),
-          source: Some(&source),
-          session_id: Some(session_id),
-          fields: (keys != [None, None]).then_some(fields),
-          ..NewAudit::default()
-        },
-      )
-      .map_err(f)?;
+      let row = NewAudit {
+        action: "snapshot",
+        text: Some(&reference),
+        outcome: Some("ok"),
+        source: Some(&source),
+        session_id: Some(session_id),
+        fields: (keys != [None, None]).then_some(fields),
+        ..NewAudit::default()
+      };
+      chain::append(tx, &row).map_err(f)?;
       Ok(text.to_string())
     })
   }
@@ -157,21 +154,18 @@ impl Memory {
     let pending = pending_proposal(self.store.conn(), id, self.store.path())?;
     self.store.write(|tx, path| {
       let f = |e: rusqlite::Error| fail_at(path, e);
+      let gone = |detail: Option<&str>| MemoryError::ProposalNotFound {
+        id: id.into(),
+        detail: detail.map(Into::into),
+      };
       if !store::decide_proposal(tx, id, "dismissed", now_ms()).map_err(f)? {
-        return Err(MemoryError::ProposalNotFound {
-          id: id.into(),
-          detail: Some("decided meanwhile".into()),
-        });
+        return Err(gone(Some("decided meanwhile")));
       }
       let mut row = proposal_row(&pending, "proposal-dismissed", "dismissed");
       row.session_id = Some(&writer.session_id);
       chain::append(tx, &row).map_err(f)?;
-      store::get_proposal(tx, id)
-        .map_err(f)?
-        .ok_or_else(|| MemoryError::ProposalNotFound {
-          id: id.into(),
-          detail: None,
-        })
+      let dismissed = store::get_proposal(tx, id).map_err(f)?;
+      dismissed.ok_or_else(|| gone(None))
     })
   }
 }

@@ -5,11 +5,9 @@
 //! overwritten: such a revert is refused before anyone is asked.
 #![forbid(unsafe_code)]
 
-use super::history::{no_row, versions_of};
+use super::history::{names_entry, no_row, versions_of};
 use super::plan::build;
 use super::*;
-use crate::protocol::model::RowFields;
-use crate::store::history::{self as ledger, ENDS};
 
 /// One step of a revert: the inverse of one row of the change it undoes.
 #[derive(Debug)]
@@ -32,15 +30,6 @@ pub struct Reverted {
   pub entry: Entry,
 }
 
-/// The actions a change's rows may have that a revert inverts.
-const INVERTIBLE: [&str; 5] = [
-  "add",
-  "replace",
-  "remove",
-  "consolidate-add",
-  "consolidate-remove",
-];
-
 impl Memory {
   /// Plan the revert of the change audit row `seq` belongs to: every row of a consolidate, a
   /// seed's or import's batch (by its `seed` row), one entry's own row, a revert's rows (a redo).
@@ -54,10 +43,9 @@ impl Memory {
     let rows = ledger::change_of(conn, seq).map_err(|e| self.fail(e))?;
     let first = rows.first().ok_or_else(|| no_row(seq))?;
     let batch = first.action == "seed";
-    let changes: Vec<&AuditRow> = rows
-      .iter()
-      .filter(|r| INVERTIBLE.contains(&r.action.as_str()))
-      .collect();
+    // Every row that sets or ends an entry, but the adopt rows a migration wrote (no change).
+    let invertible = |r: &&AuditRow| r.action != "adopt" && names_entry(&r.action);
+    let changes: Vec<&AuditRow> = rows.iter().filter(invertible).collect();
     if changes.is_empty() {
       return Err(MemoryError::invalid(format!(
         "audit row {seq} is a {} row, not a landed change: only an add, replace, remove, consolidate, seed, import, approved proposal or revert can be reverted",
@@ -65,13 +53,12 @@ impl Memory {
       )));
     }
     let vis = Self::visible(None, None, &writer);
-    let mut steps = Vec::with_capacity(changes.len());
     // Inverted newest first: a change that touched one entry twice is undone in reverse.
-    for row in changes.iter().rev() {
-      if let Some(step) = self.invert(row, &vis, batch, seq)? {
-        steps.push(step);
-      }
-    }
+    let steps = changes
+      .iter()
+      .rev()
+      .map(|r| self.invert(r, &vis, batch, seq));
+    let mut steps: Vec<Step> = steps.filter_map(Result::transpose).collect::<Result<_>>()?;
     // Entries put back side by side go back in their first order, so a list shows them as it
     // did (entries of one millisecond are listed in the order they were stored).
     for run in steps.chunk_by_mut(|a, b| matches!((a, b), (Step::Restore(_), Step::Restore(_)))) {
@@ -82,48 +69,37 @@ impl Memory {
         "nothing of change #{seq} is left to revert: every entry it added is gone"
       )));
     }
-    let (before, after) = self.shown(&steps)?;
-    let deltas = layer_deltas(&steps, |id| {
-      before.iter().find(|b| b.id.as_deref() == Some(id))
-    });
-    for (e, delta) in &deltas {
-      if *delta > 0 {
-        self
-          .precheck(e, *delta)
-          .map_err(|x| self.with_room(x, e, &writer.agent_key))?;
-      }
+    // Each step's entry as it is now (none for a restore): as its target was just found.
+    let now: Vec<Option<Entry>> = steps
+      .iter()
+      .map(|step| match step {
+        Step::Remove(t) | Step::Rewrite(t, _) => Some(t.shown.clone()),
+        Step::Restore(_) => None,
+      })
+      .collect();
+    for (e, delta) in filled(&steps, &now) {
+      self.precheck(e, delta, &writer.agent_key)?;
     }
-    let touched = before
-      .iter()
-      .chain(&after)
-      .map(|s| (s.track, s.scope, self.writer_source(&writer, None)));
+    let (before, after) = shown(&steps, &now);
+    let by = self.writer_source(&writer, None);
+    let touched = before.iter().chain(&after).map(|s| (s.track, s.scope, by));
     let decided = self.config.policies.decide_all(touched);
-    let what = changes
-      .iter()
-      .map(|r| r.action.as_str())
-      .collect::<Vec<_>>();
-    let (mut payload, policy) = build(
-      "revert",
-      None,
-      None,
-      (before, after),
-      (Vec::new(), Vec::new()),
-      decided,
-    );
-    let header = format!(
-      "{REASON_MARKER} revert of change #{seq} ({})",
-      summary(batch, &what)
-    );
+    let change = (before, after);
+    let (mut payload, policy) = build("revert", None, None, change, Default::default(), decided);
+    // The reason's first line names what the change was: `undo the consolidate`, `undo the
+    // seed or import`, `undo the replace`, ….
+    let kind = match (batch, changes.as_slice()) {
+      (true, _) => "seed or import",
+      (_, [one]) => one.action.as_str(),
+      (_, many) if many.iter().any(|r| r.action.starts_with("consolidate")) => "consolidate",
+      _ => "revert",
+    };
+    let header = format!("{REASON_MARKER} revert of change #{seq} (undo the {kind})");
     if let Some((_, rest)) = payload.reason.split_once('\n') {
       payload.reason = format!("{header}\n{rest}");
     }
     payload.reverts = Some(seq);
-    let op = Op::Revert {
-      reverts: seq,
-      vis,
-      steps,
-    };
-    Ok(Plan::new(writer, (payload, policy), op))
+    Ok(Plan::new(writer, (payload, policy), Op::Revert(seq, steps)))
   }
 
   /// The step that inverts `row`, checked against the store as it is now; `None` for an entry
@@ -138,26 +114,19 @@ impl Memory {
     let conn = self.store.conn();
     let id = row.entry_id.clone().unwrap_or_default();
     let history = ledger::of_entry(conn, &id).map_err(|e| self.fail(e))?;
-    let now = store::get_visible(conn, &id, &Visibility::default()).map_err(|e| self.fail(e))?;
+    let now = self.entry(&id)?;
     let (versions, _) = versions_of(&history, now.as_ref());
     // The entry as the row left it, and as it was before the row.
     let left = versions.iter().find(|v| v.seq == row.seq);
     let before = versions.iter().rev().find(|v| v.seq < row.seq);
-    let (track, scope) = (parse_track(row)?, parse_scope(row)?);
-    let changed = |e: &Entry, left: i64| MemoryError::EntryNotFound {
-      track: track.as_str().into(),
-      scope: scope.as_str().into(),
-      r#match: id.clone(),
-      changed: Some(Box::new(Changed {
-        id: e.id.clone(),
-        approved_version: left,
-        version: e.version,
-        text: e.text.clone(),
-        reverting: Some(seq),
-      })),
-    };
+    let bad = |what| MemoryError::invalid(format!("audit row {} names no {what}", row.seq));
+    let track = row.track.as_deref().and_then(Track::parse);
+    let track = track.ok_or_else(|| bad("track"))?;
+    let scope = row.scope.as_deref().and_then(Scope::parse);
+    let scope = scope.ok_or_else(|| bad("scope"))?;
+    let changed = |e: Entry, left: i64| not_found(track, scope, &id, Some((e, left, Some(seq))));
     if ENDS.contains(&row.action.as_str()) {
-      if let Some(e) = &now {
+      if let Some(e) = now {
         return Err(changed(e, 0));
       }
       let fields = RowFields::parse(row.fields.as_deref()).ok_or_else(|| {
@@ -185,30 +154,24 @@ impl Memory {
         session_id: None,
       };
       if !vis.sees(scope.as_str(), &restored.workspace_key, &restored.agent_key) {
-        return Err(target_error(track, scope, &restored.id, &[]));
+        return Err(not_found(track, scope, &restored.id, None));
       }
       return Ok(Some(Step::Restore(restored)));
     }
+    // Named by its text as the change left it: its id means nothing to a person.
+    let named = row.text.as_deref().unwrap_or(&id);
     let e = match now.filter(|e| vis.sees(e.scope.as_str(), &e.workspace_key, &e.agent_key)) {
       None if batch => return Ok(None),
-      // Named by its text as the change left it: its id means nothing to a person.
-      None => {
-        return Err(target_error(
-          track,
-          scope,
-          row.text.as_deref().unwrap_or(&id),
-          &[],
-        ))
-      }
+      None => return Err(not_found(track, scope, named, None)),
       Some(e) => e,
     };
     // Exactly as the row left it, or it changed since.
     let unchanged =
       left.is_some_and(|v| (v.version, &v.text, &v.tags) == (e.version, &e.text, &e.tags));
     if !unchanged {
-      return Err(changed(&e, left.map_or(0, |v| v.version)));
+      return Err(changed(e, left.map_or(0, |v| v.version)));
     }
-    let target = Target::of(&e, &e.id);
+    let target = Target::of(e.clone(), &e.id, vis);
     if row.action != "replace" {
       return Ok(Some(Step::Remove(target)));
     }
@@ -218,105 +181,38 @@ impl Memory {
         row.seq
       ))
     })?;
-    Ok(Some(Step::Rewrite(
-      target,
-      (before.text.clone(), before.tags.clone(), before.version),
-    )))
+    let to = (before.text.clone(), before.tags.clone(), before.version);
+    Ok(Some(Step::Rewrite(target, to)))
   }
+}
 
-  /// Every entry the steps remove or rewrite as it is now, and every entry they leave.
-  fn shown(&self, steps: &[Step]) -> Result<(Vec<Shown>, Vec<Shown>)> {
-    let conn = self.store.conn();
-    let (mut before, mut after) = (Vec::new(), Vec::new());
-    for step in steps {
-      let stored = |t: &Target| {
-        let found = store::get_visible(conn, &t.shown.id, &Visibility::default());
-        found
-          .map_err(|e| self.fail(e))?
-          .ok_or_else(|| target_error(t.track, t.scope, &t.needle, &[]))
-      };
-      match step {
-        Step::Remove(t) => before.push(Shown::stored(&stored(t)?)),
-        Step::Restore(e) => after.push(Shown::stored(e)),
-        Step::Rewrite(t, (text, tags, version)) => {
-          let e = stored(t)?;
-          let mut to = Shown::stored(&e);
-          (to.version, to.text, to.tags) = (Some(*version), text.clone(), tags.clone());
-          before.push(Shown::stored(&e));
-          after.push(to);
-        }
-      }
+/// Every entry the steps remove or rewrite as it is `now`, and every entry they leave.
+fn shown(steps: &[Step], now: &[Option<Entry>]) -> (Vec<Shown>, Vec<Shown>) {
+  let before = now.iter().flatten().map(Shown::stored).collect();
+  let after = steps.iter().zip(now).filter_map(|step| match step {
+    (Step::Restore(e), _) => Some(Shown::stored(e)),
+    (Step::Rewrite(_, (text, tags, version)), Some(e)) => {
+      let mut to = Shown::stored(e);
+      (to.version, to.text, to.tags) = (Some(*version), text.clone(), tags.clone());
+      Some(to)
     }
-    Ok((before, after))
-  }
+    _ => None,
+  });
+  (before, after.collect())
 }
 
-fn parse_track(row: &AuditRow) -> Result<Track> {
-  let bad = || MemoryError::invalid(format!("audit row {} names no track", row.seq));
-  row.track.as_deref().and_then(Track::parse).ok_or_else(bad)
-}
-
-fn parse_scope(row: &AuditRow) -> Result<Scope> {
-  let bad = || MemoryError::invalid(format!("audit row {} names no scope", row.seq));
-  row.scope.as_deref().and_then(Scope::parse).ok_or_else(bad)
-}
-
-/// `undo the consolidate`, `undo the seed`, `undo the replace`, …: what the change was.
-fn summary(batch: bool, actions: &[&str]) -> String {
-  let kind = match (batch, actions) {
-    (true, _) => "seed or import",
-    (_, [one]) => one,
-    (_, many) if many.iter().any(|a| a.starts_with("consolidate")) => "consolidate",
-    _ => "revert",
-  };
-  format!("undo the {kind}")
-}
-
-/// Each layer the steps change, by one entry of it, with the units they add (less what they
-/// free); `stored(id)` is an entry as it is now.
-fn layer_deltas<'a>(
-  steps: &'a [Step],
-  stored: impl Fn(&str) -> Option<&'a Shown>,
-) -> Vec<(Entry, i64)> {
-  let mut out: Vec<(Entry, i64)> = Vec::new();
-  for step in steps {
-    let (e, delta) = match step {
-      Step::Restore(e) => (e.clone(), units(&e.text) as i64),
-      Step::Remove(t) | Step::Rewrite(t, _) => {
-        let Some(now) = stored(&t.shown.id) else {
-          continue;
-        };
-        let to = match step {
-          Step::Rewrite(_, (text, ..)) => units(text) as i64,
-          _ => 0,
-        };
-        (shown_entry(now), to - units(&now.text) as i64)
-      }
-    };
-    match out.iter_mut().find(|(o, _)| plan::same_layer(o, &e)) {
-      Some((_, d)) => *d += delta,
-      None => out.push((e, delta)),
+/// The layers the steps fill, each by one entry of it, with the units they add there less what
+/// they free; `now`: each step's entry as it is (none for a restore).
+pub(super) fn filled<'a>(steps: &'a [Step], now: &'a [Option<Entry>]) -> Vec<(&'a Entry, i64)> {
+  let changes = steps.iter().zip(now).filter_map(|step| match step {
+    (Step::Restore(e), _) => Some((e, units(&e.text) as i64)),
+    (Step::Remove(_), Some(e)) => Some((e, -(units(&e.text) as i64))),
+    (Step::Rewrite(_, (text, ..)), Some(e)) => {
+      Some((e, units(text) as i64 - units(&e.text) as i64))
     }
-  }
-  out
-}
-
-/// An entry with the layer and keys of `s` (what a budget check reads of it).
-fn shown_entry(s: &Shown) -> Entry {
-  Entry {
-    id: s.id.clone().unwrap_or_default(),
-    track: s.track,
-    scope: s.scope,
-    workspace_key: s.workspace_key.clone(),
-    agent_key: s.agent_key.clone(),
-    text: s.text.clone(),
-    source: s.source.clone(),
-    tags: s.tags.clone(),
-    version: s.version.unwrap_or(1),
-    created_at: 0,
-    updated_at: 0,
-    last_recalled: None,
-    recall_count: 0,
-    session_id: None,
-  }
+    _ => None,
+  });
+  let mut layers = plan::per_layer(changes);
+  layers.retain(|(_, d)| *d > 0);
+  layers
 }
