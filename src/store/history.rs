@@ -9,10 +9,7 @@ use super::chain::{audit_from_row, AUDIT_COLUMNS};
 use super::sql::{one, rows};
 use crate::protocol::model::AuditRow;
 
-/// The actions that set an entry's content (a version), and those that end it.
-pub const SETS: [&str; 4] = ["add", "replace", "consolidate-add", "adopt"];
-/// The actions that end an entry.
-pub const ENDS: [&str; 2] = ["remove", "consolidate-remove"];
+pub use super::ledger::{ENDS, SETS};
 
 /// Every row that names entry `id`, oldest first.
 pub fn of_entry(conn: &Connection, id: &str) -> rusqlite::Result<Vec<AuditRow>> {

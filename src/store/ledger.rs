@@ -19,9 +19,11 @@ use super::sql::meta;
 use crate::protocol::model::{approved_fields, AuditRow, RowFields};
 use crate::text::{hex_digest, units};
 
-/// Actions whose row holds what an entry was approved with; and those that removed one.
-const SETS_ENTRY: [&str; 4] = ["add", "replace", "consolidate-add", "adopt"];
-const REMOVES: [&str; 2] = ["remove", "consolidate-remove"];
+/// The actions that set an entry's content (a version): their row holds what it was approved
+/// with.
+pub const SETS: [&str; 4] = ["add", "replace", "consolidate-add", "adopt"];
+/// The actions that end an entry.
+pub const ENDS: [&str; 2] = ["remove", "consolidate-remove"];
 
 /// The stored records checked against the ledger.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -94,16 +96,12 @@ impl Approved {
   /// Whether the record `stored` is what this row approved (its version too, when the row
   /// recorded one).
   fn admits(&self, stored: &Approved) -> bool {
-    let record = |a: &Approved| {
-      (
-        a.track.clone(),
-        a.scope.clone(),
-        a.text.clone(),
-        a.source.clone(),
-        a.fields.clone(),
-      )
-    };
-    record(self) == record(stored) && self.version.is_none_or(|v| stored.version == Some(v))
+    let version = self.version.and(stored.version);
+    *self
+      == Approved {
+        version,
+        ..stored.clone()
+      }
   }
 }
 
@@ -142,9 +140,9 @@ impl Ledger {
       return;
     };
     let action = row.action.as_str();
-    if SETS_ENTRY.contains(&action) {
+    if SETS.contains(&action) {
       self.entries.insert(id, (row.seq, Some(Approved::of(row))));
-    } else if REMOVES.contains(&action) {
+    } else if ENDS.contains(&action) {
       self.entries.insert(id, (row.seq, None));
     } else if action == "proposal" {
       self.proposals.insert(id, (row.seq, Approved::of(row)));
@@ -265,45 +263,34 @@ impl Ledger {
 
 /// Every entry, in insertion order.
 fn stored_entries(conn: &Connection) -> rusqlite::Result<Vec<Stored>> {
-  let sql = "SELECT id, track, scope, text, units, source, workspace_key, agent_key, tags, created_at, version FROM entries ORDER BY rowid";
-  super::sql::rows(conn, sql, [], |r| {
-    let tags: String = r.get(8)?;
-    let tags: Vec<String> = serde_json::from_str(&tags).unwrap_or_default();
-    let (workspace_key, agent_key): (String, String) = (r.get(6)?, r.get(7)?);
-    Ok(Stored {
-      id: r.get(0)?,
-      created_at: r.get(9)?,
-      units: r.get(4)?,
-      approved: Approved {
-        track: r.get(1)?,
-        scope: r.get(2)?,
-        text: r.get(3)?,
-        source: r.get(5)?,
-        fields: Some(approved_fields(&workspace_key, &agent_key, &tags)),
-        version: Some(r.get(10)?),
-      },
-    })
-  })
+  let sql = "SELECT id, track, scope, text, source, workspace_key, agent_key, created_at, units, tags, version FROM entries ORDER BY rowid";
+  super::sql::rows(conn, sql, [], stored_from_row)
 }
 
 /// Every pending proposal (what the snapshot's notice shows).
 fn pending_proposals(conn: &Connection) -> rusqlite::Result<Vec<Stored>> {
-  let sql = "SELECT id, track, scope, text, source, workspace_key, agent_key, created_at FROM proposals WHERE status = 'pending'";
-  super::sql::rows(conn, sql, [], |r| {
-    let (workspace_key, agent_key): (String, String) = (r.get(5)?, r.get(6)?);
-    Ok(Stored {
-      id: r.get(0)?,
-      created_at: r.get(7)?,
-      units: 0,
-      approved: Approved {
-        track: r.get(1)?,
-        scope: r.get(2)?,
-        text: r.get(3)?,
-        source: r.get(4)?,
-        fields: Some(approved_fields(&workspace_key, &agent_key, &[])),
-        version: None,
-      },
-    })
+  let sql = "SELECT id, track, scope, text, source, workspace_key, agent_key, created_at, 0, '[]', NULL FROM proposals WHERE status = 'pending'";
+  super::sql::rows(conn, sql, [], stored_from_row)
+}
+
+/// A record of `id, track, scope, text, source, workspace_key, agent_key, created_at, units,
+/// tags, version`.
+fn stored_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Stored> {
+  let tags: String = r.get(9)?;
+  let tags: Vec<String> = serde_json::from_str(&tags).unwrap_or_default();
+  let (workspace_key, agent_key): (String, String) = (r.get(5)?, r.get(6)?);
+  Ok(Stored {
+    id: r.get(0)?,
+    created_at: r.get(7)?,
+    units: r.get(8)?,
+    approved: Approved {
+      track: r.get(1)?,
+      scope: r.get(2)?,
+      text: r.get(3)?,
+      source: r.get(4)?,
+      fields: Some(approved_fields(&workspace_key, &agent_key, &tags)),
+      version: r.get(10)?,
+    },
   })
 }
 
@@ -350,31 +337,25 @@ pub(super) fn stale_usage(conn: &Connection) -> rusqlite::Result<Vec<StaleUsage>
   let recorded = super::sql::rows(conn, sql, [], |r| {
     Ok(((r.get(0)?, r.get(1)?, r.get(2)?), r.get::<_, i64>(3)?))
   })?;
-  let mut stale = Vec::new();
-  for (key, used) in recorded {
-    let sum = actual.remove(&key).unwrap_or(0);
-    if sum != used {
-      stale.push((key, used, sum));
-    }
-  }
-  stale.extend(
-    actual
-      .into_iter()
-      .filter(|(_, sum)| *sum != 0)
-      .map(|(key, sum)| (key, 0, sum)),
-  );
-  let stale =
-    stale.into_iter().map(
-      |((track, scope, workspace_key), recorded, actual)| StaleUsage {
-        track,
-        scope,
-        workspace_key,
-        recorded,
-        actual,
-      },
-    );
-  Ok(stale.collect())
+  let stale = |(track, scope, workspace_key), recorded, actual| StaleUsage {
+    track,
+    scope,
+    workspace_key,
+    recorded,
+    actual,
+  };
+  let mut out: Vec<StaleUsage> = recorded
+    .into_iter()
+    .filter_map(|(key, used)| {
+      let sum = actual.remove(&key).unwrap_or(0);
+      (sum != used).then(|| stale(key, used, sum))
+    })
+    .collect();
+  let unrecorded = actual.into_iter().filter(|(_, sum)| *sum != 0);
+  out.extend(unrecorded.map(|(key, sum)| stale(key, 0, sum)));
+  Ok(out)
 }
+
 /// The result of walking the chain.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
