@@ -69,10 +69,6 @@ pub fn row_hash(prev: &str, row: &AuditRow) -> String {
   hex_digest(canonical.to_string().as_bytes())
 }
 
-fn chain_start(conn: &Connection) -> rusqlite::Result<String> {
-  Ok(meta(conn, CHECKPOINT_KEY)?.unwrap_or_default())
-}
-
 /// The hash the next row chains to, and the `seq` it will get: one past the highest ever used
 /// (`AUTOINCREMENT` keeps it in `sqlite_sequence` even when the tail rows are gone), as SQLite
 /// itself would assign it.
@@ -157,21 +153,19 @@ pub(super) fn sequence(conn: &Connection) -> rusqlite::Result<i64> {
 /// Record the chain's head as it stands: its newest row, or — every row pruned — the highest
 /// `seq` handed out with the checkpoint. Part of the migration that introduced heads.
 pub fn record_head(conn: &Connection) -> rusqlite::Result<()> {
-  let newest = one(
-    conn,
-    "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1",
-    [],
-    |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?)),
-  )?;
+  let sql = "SELECT seq, coalesce(hash, '') FROM audit ORDER BY seq DESC LIMIT 1";
+  let newest = one(conn, sql, [], |r| {
+    Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+  })?;
   let head = match newest {
-    Some((seq, hash)) => Some((seq, hash.unwrap_or_default())),
-    None => meta(conn, CHECKPOINT_KEY)?.map(|hash| (0, hash)),
+    Some((seq, hash)) if seq != 0 => format!("{seq} {hash}"),
+    Some((_, hash)) => format!("{} {hash}", sequence(conn)?),
+    None => match meta(conn, CHECKPOINT_KEY)? {
+      Some(hash) => format!("{} {hash}", sequence(conn)?),
+      None => return Ok(()),
+    },
   };
-  match head {
-    Some((0, hash)) => put_meta(conn, HEAD_KEY, &format!("{} {hash}", sequence(conn)?)),
-    Some((seq, hash)) => put_meta(conn, HEAD_KEY, &format!("{seq} {hash}")),
-    None => Ok(()),
-  }
+  put_meta(conn, HEAD_KEY, &head)
 }
 
 /// Every row, oldest first.
@@ -256,16 +250,14 @@ pub fn backfill(conn: &Connection) -> rusqlite::Result<()> {
   let sql = format!("SELECT {columns} FROM audit ORDER BY seq");
   let rows = super::sql::rows(conn, &sql, [], audit_from_row)?;
   let mut update = conn.prepare("UPDATE audit SET prev_hash = ?2, hash = ?3 WHERE seq = ?1")?;
-  let mut prev = chain_start(conn)?;
-  let mut last = None;
-  for row in rows {
-    let hash = row_hash(&prev, &row);
+  let mut prev = meta(conn, CHECKPOINT_KEY)?.unwrap_or_default();
+  for row in &rows {
+    let hash = row_hash(&prev, row);
     update.execute(params![row.seq, prev, hash])?;
     prev = hash;
-    last = Some(row.seq);
   }
-  match last {
-    Some(seq) => put_meta(conn, HEAD_KEY, &format!("{seq} {prev}")),
+  match rows.last() {
+    Some(row) => put_meta(conn, HEAD_KEY, &format!("{} {prev}", row.seq)),
     None => Ok(()),
   }
 }
