@@ -74,40 +74,41 @@ fn around(
   before: impl Fn(&AuditRow) -> bool,
   after: impl Fn(&AuditRow) -> bool,
 ) -> rusqlite::Result<Vec<AuditRow>> {
-  let mut back: Vec<AuditRow> = Vec::new();
-  let mut low = seq;
-  'back: loop {
-    let page = span(conn, (low - PAGE).max(1), low - 1)?;
-    let full = page.len() as i64 == PAGE;
-    for r in page.into_iter().rev() {
-      if !before(&r) {
-        break 'back;
-      }
-      low = r.seq;
-      back.push(r);
-    }
-    if !full || low <= 1 {
-      break;
-    }
-  }
-  back.reverse();
-  let mut rows = back;
-  let mut high = seq;
-  'forward: loop {
-    let page = span(conn, high, high + PAGE - 1)?;
-    let full = page.len() as i64 == PAGE;
-    for r in page {
-      if r.seq != seq && !after(&r) {
-        break 'forward;
-      }
-      high = r.seq + 1;
-      rows.push(r);
-    }
-    if !full {
-      break;
-    }
-  }
+  let mut rows = walk(conn, seq - 1, true, before)?;
+  rows.reverse();
+  rows.extend(walk(conn, seq, false, |r| r.seq == seq || after(r))?);
   Ok(rows)
+}
+
+/// The rows from `from` on, down (`back`) or up, while `keep` admits them, read in pages.
+fn walk(
+  conn: &Connection,
+  from: i64,
+  back: bool,
+  mut keep: impl FnMut(&AuditRow) -> bool,
+) -> rusqlite::Result<Vec<AuditRow>> {
+  let mut out = Vec::new();
+  let mut next = from;
+  loop {
+    let mut page = match back {
+      true => span(conn, (next - PAGE + 1).max(1), next)?,
+      false => span(conn, next, next + PAGE - 1)?,
+    };
+    let full = page.len() as i64 == PAGE;
+    if back {
+      page.reverse();
+    }
+    for r in page {
+      if !keep(&r) {
+        return Ok(out);
+      }
+      next = if back { r.seq - 1 } else { r.seq + 1 };
+      out.push(r);
+    }
+    if !full || next < 1 {
+      return Ok(out);
+    }
+  }
 }
 
 /// A seed row and the `add` rows its transaction appended after it: as many as it recorded
@@ -119,24 +120,15 @@ fn seed_batch(conn: &Connection, at: &AuditRow) -> rusqlite::Result<Vec<AuditRow
     .as_deref()
     .and_then(|f| serde_json::from_str::<serde_json::Value>(f).ok())
     .and_then(|f| f["entries"].as_i64());
+  let mut taken = 0;
+  let more = |r: &AuditRow| {
+    taken += 1;
+    let same = r.action == "add" && r.session_id == at.session_id && r.outcome == at.outcome;
+    recorded.is_none_or(|n| taken <= n) && same
+  };
   let mut out = vec![at.clone()];
-  let mut high = at.seq + 1;
-  loop {
-    let page = span(conn, high, high + PAGE - 1)?;
-    let full = page.len() as i64 == PAGE;
-    for r in page {
-      let counted = recorded.is_some_and(|n| (out.len() as i64) > n);
-      let same = r.action == "add" && r.session_id == at.session_id && r.outcome == at.outcome;
-      if counted || !same {
-        return Ok(out);
-      }
-      high = r.seq + 1;
-      out.push(r);
-    }
-    if !full {
-      return Ok(out);
-    }
-  }
+  out.extend(walk(conn, at.seq + 1, false, more)?);
+  Ok(out)
 }
 
 /// The first `consolidate-add` row after `seq`: the entry a consolidate merged its targets into.
@@ -182,4 +174,51 @@ pub fn sessions(
       text: r.get(4)?,
     })
   })
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use crate::store::chain::{append, NewAudit};
+
+  #[test]
+  fn a_change_is_read_across_pages_both_ways() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let mut store = crate::store::Store::open(&dir.path().join("memory.db"), 0)?;
+    let row = |action, session, fields: Option<&str>| NewAudit {
+      action,
+      session_id: Some(session),
+      fields: fields.map(str::to_string),
+      ..NewAudit::default()
+    };
+    store.write(|tx, path| {
+      let put = |a: NewAudit<'_>| append(tx, &a).map_err(|e| crate::store::fail_at(path, e));
+      put(row("note", "s", None))?;
+      // seq 2: a seed of 100 entries followed by 150 adds of its session.
+      put(row("seed", "s", Some(r#"{"entries": 100}"#)))?;
+      for _ in 0..150 {
+        put(row("add", "s", None))?;
+      }
+      // seq 153: a seed that did not record its size, then 70 adds; then another session's.
+      put(row("seed", "t", None))?;
+      for _ in 0..70 {
+        put(row("add", "t", None))?;
+      }
+      put(row("add", "u", None))?;
+      // seq 225..=354: a consolidate's 130 removals, then its addition, then another one's.
+      for _ in 0..130 {
+        put(row("consolidate-remove", "c", None))?;
+      }
+      put(row("consolidate-add", "c", None))?;
+      put(row("consolidate-remove", "c", None))?;
+      Ok(())
+    })?;
+    let conn = store.conn();
+    let seqs = |rows: Vec<AuditRow>| rows.iter().map(|r| r.seq).collect::<Vec<_>>();
+    assert_eq!(seqs(change_of(conn, 2)?), (2..=102).collect::<Vec<_>>());
+    assert_eq!(seqs(change_of(conn, 153)?), (153..=223).collect::<Vec<_>>());
+    assert_eq!(seqs(change_of(conn, 300)?), (225..=355).collect::<Vec<_>>());
+    assert_eq!(seqs(change_of(conn, 355)?), (225..=355).collect::<Vec<_>>());
+    Ok(())
+  }
 }
