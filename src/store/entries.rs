@@ -47,10 +47,9 @@ pub struct Visibility {
 impl Visibility {
   /// The visibility parameters of a statement ([`Named`]): any track and scope.
   pub(crate) fn named(&self) -> Named<'_> {
-    let (agent, workspace) = (self.agent_key.as_deref(), self.workspace_key.as_deref());
     Named {
-      agent,
-      workspace,
+      agent: self.agent_key.as_deref(),
+      workspace: self.workspace_key.as_deref(),
       ..Named::default()
     }
   }
@@ -234,11 +233,9 @@ fn tags_json(tags: &[String]) -> String {
 
 /// Count a query hit on each of these rows: `recall_count + 1`, `last_recalled` at least `at`.
 pub fn bump_recalls(conn: &Connection, rowids: &[i64], at: i64) -> rusqlite::Result<()> {
-  let mut stmt = conn.prepare_cached(
-    "UPDATE entries SET recall_count = recall_count + 1, last_recalled = max(coalesce(last_recalled, 0), ?2) WHERE rowid = ?1",
-  )?;
+  let sql = "UPDATE entries SET recall_count = recall_count + 1, last_recalled = max(coalesce(last_recalled, 0), ?2) WHERE rowid = ?1";
   for rowid in rowids {
-    stmt.execute(params![rowid, at])?;
+    exec(conn, sql, params![rowid, at])?;
   }
   Ok(())
 }

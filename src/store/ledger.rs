@@ -124,15 +124,6 @@ pub(super) struct Ledger {
 }
 
 impl Ledger {
-  /// The ledger as it stands (rows read in order).
-  fn read(conn: &Connection) -> rusqlite::Result<Self> {
-    let mut ledger = Self::default();
-    for row in rows_in_order(conn)? {
-      ledger.note(&row);
-    }
-    Ok(ledger)
-  }
-
   /// Take one row, in `seq` order.
   pub(super) fn note(&mut self, row: &AuditRow) {
     self.first.get_or_insert((row.seq, row.ts));
@@ -299,7 +290,10 @@ fn stored_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Stored> {
 /// entry the ledger does not account for was written around the provider. Run by the migration
 /// that introduced it: a store is adopted as it was when it was upgraded.
 pub fn adopt_entries(conn: &Connection) -> rusqlite::Result<()> {
-  let ledger = Ledger::read(conn)?;
+  let mut ledger = Ledger::default();
+  for row in rows_in_order(conn)? {
+    ledger.note(&row);
+  }
   let unaccounted: Vec<Stored> = stored_entries(conn)?
     .into_iter()
     .filter(|e| ledger.differs(e).is_some())
@@ -316,8 +310,8 @@ pub fn adopt_entries(conn: &Connection) -> rusqlite::Result<()> {
         text: a.text.as_deref(),
         outcome: Some("stored when this store was upgraded, before its ledger recorded every entry in full (adopted as it was)"),
         source: a.source.as_deref(),
-        session_id: None,
         fields: a.fields.clone(),
+        ..NewAudit::default()
       }
     })
     .collect();

@@ -28,8 +28,10 @@ fn proposal_from_row(row: &Row<'_>) -> rusqlite::Result<Proposal> {
 
 /// Insert a pending proposal; `false` when the session already has a pending one of this kind.
 pub fn insert_proposal(conn: &Connection, p: &Proposal) -> rusqlite::Result<bool> {
-  let sql = "INSERT OR IGNORE INTO proposals (id, kind, track, scope, workspace_key, agent_key, text, source, session_id, status, created_at, decided_at)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'pending', ?10, NULL)";
+  let sql = format!(
+    "INSERT OR IGNORE INTO proposals ({PROPOSAL_COLUMNS})
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'pending', ?10, NULL)"
+  );
   let args = params![
     p.id,
     p.kind,
@@ -42,7 +44,7 @@ pub fn insert_proposal(conn: &Connection, p: &Proposal) -> rusqlite::Result<bool
     p.session_id,
     p.created_at
   ];
-  Ok(exec(conn, sql, args)? == 1)
+  Ok(exec(conn, &sql, args)? == 1)
 }
 
 /// One proposal by id.
@@ -64,8 +66,8 @@ pub fn list_proposals(
 /// How many proposals are pending.
 pub fn pending_proposals(conn: &Connection) -> rusqlite::Result<u64> {
   let sql = "SELECT count(*) FROM proposals WHERE status = 'pending'";
-  let n: i64 = conn.prepare_cached(sql)?.query_row([], |r| r.get(0))?;
-  Ok(n.unsigned_abs())
+  let n: Option<i64> = one(conn, sql, [], |r| r.get(0))?;
+  Ok(n.unwrap_or(0).unsigned_abs())
 }
 
 /// Mark a pending proposal decided; `false` if it was not pending.

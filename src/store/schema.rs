@@ -131,7 +131,6 @@ pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
     }
     // A store at 5–9 (unreleased builds) fails step 10's first ALTER and is refused.
     let next = match version {
-      0..=3 => version + 1,
       4..=9 => 10,
       _ => version + 1,
     };

@@ -159,13 +159,11 @@ pub fn failed(path: &str, what: &str, e: rusqlite::Error) -> MemoryError {
 /// happened (locked, disk full, read-only, corrupt row) and what to do.
 pub fn fail_at(path: &str, e: rusqlite::Error) -> MemoryError {
   let what = match reason_of(&e) {
-    StoreReason::Busy => {
-      format!("memory database at {path} stayed locked by another process for {BUSY_TIMEOUT_MS} ms")
-    }
-    StoreReason::Full => format!("memory database at {path} cannot be written (disk full)"),
-    StoreReason::Readonly => format!("memory database at {path} is read-only"),
-    StoreReason::Corrupt => format!("memory database at {path} has a corrupt row or schema"),
-    StoreReason::Closed | StoreReason::Io => format!("memory database at {path} failed"),
+    StoreReason::Busy => format!("stayed locked by another process for {BUSY_TIMEOUT_MS} ms"),
+    StoreReason::Full => "cannot be written (disk full)".into(),
+    StoreReason::Readonly => "is read-only".into(),
+    StoreReason::Corrupt => "has a corrupt row or schema".into(),
+    StoreReason::Closed | StoreReason::Io => "failed".into(),
   };
-  failed(path, &what, e)
+  failed(path, &format!("memory database at {path} {what}"), e)
 }
