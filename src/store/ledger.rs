@@ -187,8 +187,7 @@ impl Ledger {
           None
         }
         Some(None) => Some("no audit row approved it: it was inserted around the provider".into()),
-        Some(Some(reason)) => Some(reason),
-        None => None,
+        other => other.flatten(),
       };
       checked += u64::from(self.entries.remove(&e.id).is_some() || found.is_some());
       let actual = units(e.approved.text.as_deref().unwrap_or("")) as i64;
@@ -215,27 +214,21 @@ impl Ledger {
       mismatch("entries", &id, format!("the ledger approved it (seq {seq}) and no row removed it, but it is gone: it was deleted around the provider"));
     }
     for p in pending_proposals(conn)? {
-      let Some((seq, recorded)) = self.proposals.get(&p.id) else {
-        if self.must_be_named(sequence, p.created_at) {
-          checked += 1;
-          mismatch(
-            "proposals",
-            &p.id,
-            "no audit row recorded it: it was inserted around the provider".into(),
-          );
-        } else {
+      let found = match self.proposals.get(&p.id) {
+        None if !self.must_be_named(sequence, p.created_at) => {
           unverifiable += 1;
+          continue;
         }
-        continue;
+        None => Some("no audit row recorded it: it was inserted around the provider".into()),
+        Some((seq, recorded)) => {
+          // A row written before proposals recorded their keys is compared without them.
+          let fields = recorded.fields.as_ref().and(p.approved.fields);
+          (*recorded != Approved { fields, ..p.approved }).then(|| format!("it is not the proposal its row recorded (seq {seq}): it was changed around the provider"))
+        }
       };
       checked += 1;
-      // A row written before proposals recorded their keys is compared without them.
-      let mut stored = p.approved;
-      if recorded.fields.is_none() {
-        stored.fields = None;
-      }
-      if *recorded != stored {
-        mismatch("proposals", &p.id, format!("it is not the proposal its row recorded (seq {seq}): it was changed around the provider"));
+      if let Some(reason) = found {
+        mismatch("proposals", &p.id, reason);
       }
     }
     for (hash, text) in super::sql::rows(conn, "SELECT hash, text FROM snapshot_texts", [], |r| {
@@ -397,30 +390,27 @@ pub fn verify(conn: &Connection) -> rusqlite::Result<Verification> {
     let prev: Option<String> = r.get(11)?;
     let hash: Option<String> = r.get(12)?;
     checked += 1;
-    let broken = |reason: &str| BrokenRow {
-      seq: row.seq,
-      reason: reason.to_string(),
-    };
-    if prev.as_deref() != Some(expected_prev.as_str()) {
-      first_broken = Some(broken("prev_hash does not match the previous row: a row before it was removed, inserted or re-chained"));
-      break;
-    }
     let actual = row_hash(&expected_prev, &row);
-    if hash.as_deref() != Some(actual.as_str()) {
-      first_broken = Some(broken(
-        "the row's content does not match its hash: it was changed after it was written",
-      ));
-      break;
-    }
-    expected_prev = actual;
-    last_seq = row.seq;
-    ledger.note(&row);
+    let reason = if prev.as_deref() != Some(expected_prev.as_str()) {
+      "prev_hash does not match the previous row: a row before it was removed, inserted or re-chained"
+    } else if hash.as_deref() != Some(actual.as_str()) {
+      "the row's content does not match its hash: it was changed after it was written"
+    } else {
+      (expected_prev, last_seq) = (actual, row.seq);
+      ledger.note(&row);
+      continue;
+    };
+    first_broken = Some(BrokenRow {
+      seq: row.seq,
+      reason: reason.into(),
+    });
+    break;
   }
   drop(rows);
   let last = (checked > 0).then(|| (last_seq, expected_prev.clone()));
   let first_broken = match first_broken {
-    Some(b) => Some(b),
     None => tail_broken(conn, last.as_ref(), checkpoint.as_deref())?,
+    broken => broken,
   };
   let records = ledger.check(conn, sequence(conn)?)?;
   let layers = stale_usage(conn)?;
