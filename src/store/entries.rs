@@ -105,11 +105,8 @@ pub fn get_visible(
     id: Some(id),
     ..vis.named()
   };
-  Ok(
-    named_rows(conn, &sql, &args, entry_from_row)?
-      .into_iter()
-      .next(),
-  )
+  let found = named_rows(conn, &sql, &args, entry_from_row)?;
+  Ok(found.into_iter().next())
 }
 
 /// A `used` value as units (none or negative: 0).

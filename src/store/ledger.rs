@@ -436,22 +436,14 @@ fn tail_broken(
     (None, None) if sequence == 0 => None,
     (None, _) => broken(sequence, format!("the ledger's recorded head is missing and SQLite has handed out seq {sequence}: its newest rows or its head were deleted")),
     (Some((seq, _)), None) if sequence > seq => broken(sequence, format!("the ledger is empty and SQLite has handed out seq {sequence}, past its head (seq {seq}): rows were deleted")),
-    (Some((seq, hash)), None) => (checkpoint != Some(hash.as_str())).then(|| BrokenRow {
-      seq,
-      reason: format!("the ledger is empty but its head is seq {seq} and no pruning accounts for it: every row was deleted"),
-    }),
-    (Some((seq, hash)), Some((last, last_hash))) => {
-      if *last < seq.max(sequence) {
-        let head = seq.max(sequence);
-        broken(head, format!("the ledger ends at seq {last} but its head is seq {head}: the newest rows were deleted"))
-      } else if *last > seq {
-        broken(*last, format!("rows after the recorded head (seq {seq}) were written around the provider"))
-      } else if *last_hash != hash {
-        broken(*last, "the newest row is not the one the head recorded: it was rewritten".into())
-      } else {
-        None
-      }
+    (Some((seq, hash)), None) if checkpoint != Some(hash.as_str()) => broken(seq, format!("the ledger is empty but its head is seq {seq} and no pruning accounts for it: every row was deleted")),
+    (Some((seq, _)), Some((last, _))) if *last < seq.max(sequence) => {
+      let head = seq.max(sequence);
+      broken(head, format!("the ledger ends at seq {last} but its head is seq {head}: the newest rows were deleted"))
     }
+    (Some((seq, _)), Some((last, _))) if *last > seq => broken(*last, format!("rows after the recorded head (seq {seq}) were written around the provider")),
+    (Some((_, hash)), Some((last, last_hash))) if *last_hash != hash => broken(*last, "the newest row is not the one the head recorded: it was rewritten".into()),
+    (Some(_), _) => None,
   };
   Ok(found)
 }
