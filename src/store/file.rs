@@ -15,6 +15,10 @@ const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 /// that is not SQLite before SQLite ever touches it. Windows has no modes: there the file
 /// inherits its folder's ACL (under the user's profile: the user, SYSTEM and Administrators).
 pub(super) fn prepare_file(path: &Path, shown: &str) -> Result<()> {
+  let fail = |reason, what: &str, cause| {
+    let what = format!("cannot open memory database at {shown}: {what}");
+    MemoryError::store(shown, reason, &what, cause)
+  };
   let io = |what: &str, e: std::io::Error| {
     use std::io::ErrorKind::{PermissionDenied, ReadOnlyFilesystem, StorageFull};
     let reason = match e.kind() {
@@ -22,8 +26,7 @@ pub(super) fn prepare_file(path: &Path, shown: &str) -> Result<()> {
       StorageFull => StoreReason::Full,
       _ => StoreReason::Io,
     };
-    let what = format!("cannot open memory database at {shown}: {what}");
-    MemoryError::store(shown, reason, &what, Some(e.into()))
+    fail(reason, what, Some(e.into()))
   };
   if let Some(dir) = path
     .parent()
@@ -42,14 +45,8 @@ pub(super) fn prepare_file(path: &Path, shown: &str) -> Result<()> {
       let mut head = [0u8; 16];
       let read = file.read(&mut head).map_err(|e| io("cannot read", e))?;
       if read > 0 && (read < 16 || &head != SQLITE_MAGIC) {
-        return Err(MemoryError::store(
-          shown,
-          StoreReason::Corrupt,
-          &format!(
-            "cannot open memory database at {shown}: file is not a database (left untouched)"
-          ),
-          None,
-        ));
+        let what = "file is not a database (left untouched)";
+        return Err(fail(StoreReason::Corrupt, what, None));
       }
     }
     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -57,12 +54,11 @@ pub(super) fn prepare_file(path: &Path, shown: &str) -> Result<()> {
       options.write(true).create_new(true);
       #[cfg(unix)]
       std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-      match options.open(path) {
-        // A concurrent opener created it first: an empty file, for whichever of us migrates.
-        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
-          return Err(io("cannot create", e))
+      // A concurrent opener created it first: an empty file, for whichever of us migrates.
+      if let Err(e) = options.open(path) {
+        if e.kind() != std::io::ErrorKind::AlreadyExists {
+          return Err(io("cannot create", e));
         }
-        _ => {}
       }
     }
     Err(e) => return Err(io("cannot read", e)),
