@@ -190,12 +190,10 @@ impl Ledger {
         other => other.flatten(),
       };
       checked += u64::from(self.entries.remove(&e.id).is_some() || found.is_some());
+      let recorded = e.units;
       let actual = units(e.approved.text.as_deref().unwrap_or("")) as i64;
-      let stale = (actual != e.units).then(|| {
-        format!(
-          "its recorded length is {} but its text is {actual} characters long",
-          e.units
-        )
+      let stale = (actual != recorded).then(|| {
+        format!("its recorded length is {recorded} but its text is {actual} characters long")
       });
       if let Some(reason) = found.or(stale) {
         mismatch("entries", &e.id, reason);
