@@ -127,14 +127,11 @@ fn needle_for(conn: &Connection, folded: Option<&str>, rows: i64) -> rusqlite::R
   };
   let probe = format!("SELECT count(*) >= {rows} FROM ({indexed} LIMIT {rows})");
   let pattern = needle.pattern(n);
-  let common: bool = named_value(
-    conn,
-    &probe,
-    &Named {
-      pattern: Some(&pattern),
-      ..Named::default()
-    },
-  )?;
+  let args = Named {
+    pattern: Some(&pattern),
+    ..Named::default()
+  };
+  let common: bool = named_value(conn, &probe, &args)?;
   Ok(if common { Needle::scan(n) } else { needle })
 }
 
@@ -349,12 +346,8 @@ fn common_page(
     let walk = format!(
       "{ranks} INDEXED BY entries_rank WHERE {ADMITS} AND {test} {BEST_FIRST} LIMIT {limit}"
     );
-    named_rows(
-      conn,
-      &walk,
-      &bind(f, vis, Some(&pattern), Some(folded)),
-      rank_and_rowid,
-    )?
+    let args = bind(f, vis, Some(&pattern), Some(folded));
+    named_rows(conn, &walk, &args, rank_and_rowid)?
   };
   Ok((in_order(conn, &page)?, total.max(0) as u64))
 }

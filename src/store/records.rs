@@ -1,7 +1,7 @@
 //! Proposal and frozen-snapshot rows.
 #![forbid(unsafe_code)]
 
-use rusqlite::{params, Connection, Row};
+use rusqlite::{params, types::Type, Connection, Row};
 
 use super::sql::{exec, one, rows};
 use crate::protocol::model::Proposal;
@@ -95,11 +95,7 @@ pub fn snapshot_of(conn: &Connection, session_id: &str) -> rusqlite::Result<Opti
     Some((hash, text)) if crate::text::hex_digest(text.as_bytes()) != hash => {
       let what =
         format!("the frozen snapshot of session {session_id} does not match its hash (rewritten)");
-      Err(rusqlite::Error::InvalidColumnType(
-        1,
-        what,
-        rusqlite::types::Type::Text,
-      ))
+      Err(rusqlite::Error::InvalidColumnType(1, what, Type::Text))
     }
     found => Ok(found.map(|(_, text)| text)),
   }
