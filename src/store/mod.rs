@@ -163,11 +163,8 @@ impl Store {
 }
 
 fn prune_audit(conn: &Connection, days: u64, batch: Option<i64>) -> rusqlite::Result<usize> {
-  chain::prune(
-    conn,
-    now_ms() - (days as i64).saturating_mul(86_400_000),
-    batch,
-  )
+  let cutoff = now_ms() - (days as i64).saturating_mul(86_400_000);
+  chain::prune(conn, cutoff, batch)
 }
 
 #[cfg(test)]

@@ -111,9 +111,8 @@ pub(crate) fn exec(conn: &Connection, sql: &str, args: impl Params) -> rusqlite:
 
 /// A value of the `meta` table.
 pub(crate) fn meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
-  one(conn, "SELECT value FROM meta WHERE key = ?1", [key], |r| {
-    r.get(0)
-  })
+  let sql = "SELECT value FROM meta WHERE key = ?1";
+  one(conn, sql, [key], |r| r.get(0))
 }
 
 /// Set a value of the `meta` table.
