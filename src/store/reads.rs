@@ -150,11 +150,10 @@ fn bind<'a>(
   pattern: Option<&'a str>,
   needle: Option<&'a str>,
 ) -> Named<'a> {
-  let (track, scope) = (f.track, f.scope);
   let only = |key: fn(&'a Only) -> &'a Option<String>| f.only.and_then(|o| key(o).as_deref());
   Named {
-    track,
-    scope,
+    track: f.track,
+    scope: f.scope,
     pattern,
     needle,
     only_workspace: only(|o| &o.workspace_key),
