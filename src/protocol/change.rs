@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::protocol::model::{Entry, Scope, Track};
+use crate::protocol::model::{layer_name, Entry, Scope, Track};
 use crate::similar::Relation;
 use crate::text::{hex_digest, line_breaks, visible};
 
@@ -66,10 +66,6 @@ impl Shown {
     }
   }
 
-  fn layer(&self) -> String {
-    format!("{}/{}", self.track.as_str(), self.scope.as_str())
-  }
-
   /// `user/workspace · workspace /p · every agent · source cli · tags ["a"]`
   fn fields(&self) -> String {
     let place = match (self.scope, self.workspace_key.as_str()) {
@@ -94,7 +90,7 @@ impl Shown {
     let source = label(&self.source);
     format!(
       "{} · {place} · {agent} · source {source} · {tags}",
-      self.layer()
+      layer_name(self.track, self.scope)
     )
   }
 
@@ -200,23 +196,18 @@ pub fn layer_shares(entries: &[Shown]) -> Vec<LayerShare> {
     } else {
       ""
     };
-    let chars = crate::text::units(&e.text);
-    match index.get(&(e.track, e.scope, key)) {
-      Some(&at) => {
-        shares[at].entries += 1;
-        shares[at].chars += chars;
-      }
-      None => {
-        index.insert((e.track, e.scope, key), shares.len());
-        shares.push(LayerShare {
-          track: e.track,
-          scope: e.scope,
-          workspace_key: key.to_string(),
-          entries: 1,
-          chars,
-        });
-      }
-    }
+    let at = *index.entry((e.track, e.scope, key)).or_insert_with(|| {
+      shares.push(LayerShare {
+        track: e.track,
+        scope: e.scope,
+        workspace_key: key.to_string(),
+        entries: 0,
+        chars: 0,
+      });
+      shares.len() - 1
+    });
+    shares[at].entries += 1;
+    shares[at].chars += crate::text::units(&e.text);
   }
   shares
 }
@@ -232,14 +223,14 @@ pub fn reason(
   warnings: &[String],
 ) -> String {
   let first = before.first().or(after.first());
-  let layer = first.map_or_else(String::new, Shown::layer);
+  let layer = first.map_or_else(String::new, |e| layer_name(e.track, e.scope));
   let mut out = match action {
     "seed" => {
       let shares = layer_shares(after);
       let parts: Vec<String> = shares
         .iter()
         .map(|s| {
-          let layer = format!("{}/{}", s.track.as_str(), s.scope.as_str());
+          let layer = layer_name(s.track, s.scope);
           match s.scope {
             Scope::Workspace => format!("{layer} ({}) ×{}", visible(&s.workspace_key), s.entries),
             Scope::UserGlobal => format!("{layer} ×{}", s.entries),
@@ -259,13 +250,8 @@ pub fn reason(
         }
       }
       if let (Some(b), Some(a)) = (before.first(), after.first()) {
-        let mut changed = Vec::new();
-        if b.text != a.text {
-          changed.push("text");
-        }
-        if b.tags != a.tags {
-          changed.push("tags");
-        }
+        let differs = [("text", b.text != a.text), ("tags", b.tags != a.tags)];
+        let changed: Vec<&str> = differs.iter().filter(|d| d.1).map(|d| d.0).collect();
         let changed = if changed.is_empty() {
           "nothing".to_string()
         } else {

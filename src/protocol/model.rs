@@ -71,6 +71,11 @@ impl Scope {
   }
 }
 
+/// A layer's name, `track/scope` (`user/workspace`).
+pub fn layer_name(track: Track, scope: Scope) -> String {
+  format!("{}/{}", track.as_str(), scope.as_str())
+}
+
 /// A memory entry as the protocol emits it (key order matters for byte compatibility).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

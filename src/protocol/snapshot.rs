@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::error::{MemoryError, Result};
-use crate::protocol::model::{Entry, Scope, Track, Usage};
+use crate::protocol::model::{layer_name, Entry, Scope, Track, Usage};
 use crate::text::{line_breaks, visible};
 
 /// The layers in snapshot order.
@@ -74,7 +74,7 @@ impl Labels {
       labels.proposals_header = p.clone();
     }
     for ((track, scope), slot) in ORDER.iter().zip(labels.groups.iter_mut()) {
-      let key = format!("{}/{}", track.as_str(), scope.as_str());
+      let key = layer_name(*track, *scope);
       set(slot, value.get("groups").and_then(|g| g.get(&key)), &key)?;
     }
     Ok(labels)
@@ -85,12 +85,7 @@ impl Labels {
   pub fn to_json(&self) -> Value {
     let groups = ORDER.iter().zip(&self.groups);
     let groups: serde_json::Map<String, Value> = groups
-      .map(|((t, s), title)| {
-        (
-          format!("{}/{}", t.as_str(), s.as_str()),
-          title.as_str().into(),
-        )
-      })
+      .map(|((t, s), title)| (layer_name(*t, *s), title.as_str().into()))
       .collect();
     serde_json::json!({
       "header": self.header,
