@@ -264,11 +264,7 @@ pub enum StoreReason {
 impl StoreReason {
   /// The reason's details: `{reason, retryable}`.
   fn details<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeMap;
-    let mut map = s.serialize_map(Some(2))?;
-    map.serialize_entry("reason", self)?;
-    map.serialize_entry("retryable", &self.retryable())?;
-    map.end()
+    json!({ "reason": self, "retryable": self.retryable() }).serialize(s)
   }
 
   /// Whether the same call may succeed if simply tried again.
@@ -327,16 +323,13 @@ pub struct Changed {
 /// Details `{reason: "changed", approvedVersion, current: {id, version, text}, reverts?}`.
 impl Serialize for Changed {
   fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeMap;
     let current = json!({ "id": self.id, "version": self.version, "text": self.text });
-    let mut map = s.serialize_map(None)?;
-    map.serialize_entry("reason", "changed")?;
-    map.serialize_entry("approvedVersion", &self.approved_version)?;
-    map.serialize_entry("current", &current)?;
+    let mut details =
+      json!({ "reason": "changed", "approvedVersion": self.approved_version, "current": current });
     if let Some(seq) = self.reverting {
-      map.serialize_entry("reverts", &seq)?;
+      details["reverts"] = seq.into();
     }
-    map.end()
+    details.serialize(s)
   }
 }
 

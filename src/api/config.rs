@@ -169,24 +169,17 @@ pub fn resolve(raw: &Value) -> Result<Value> {
 pub fn provider(options: &Value) -> Result<ProviderOptions> {
   let given = |name: &str| options.get(name).filter(|v| !v.is_null());
   let engine = Config::default();
-  let limit = |v| integer(v, "defaultQueryLimit", 1);
+  let count = |name: &str, default| given(name).map_or(Ok(default), |v| integer(v, name, 1));
   let config = Config {
     budgets: Budgets::from_config(given("budgets").filter(|b| *b != RECORDED))?,
     policies: Policies::parse(
       given("writePolicy").map_or(Ok(engine.policies.global()), write_policy)?,
       given("writePolicies").unwrap_or(&Value::Null),
     )?,
-    proposal_max_chars: given("proposalMaxChars")
-      .map_or(Ok(engine.proposal_max_chars as u64), |v| {
-        integer(v, "proposalMaxChars", 1)
-      })? as usize,
-    proposal_max_pending: given("proposalMaxPending")
-      .map_or(Ok(engine.proposal_max_pending), |v| {
-        integer(v, "proposalMaxPending", 1)
-      })?,
+    proposal_max_chars: count("proposalMaxChars", engine.proposal_max_chars as u64)? as usize,
+    proposal_max_pending: count("proposalMaxPending", engine.proposal_max_pending)?,
     secret_policy: given("secretPolicy").map_or(Ok(engine.secret_policy), secret_policy)?,
-    default_query_limit: given("defaultQueryLimit")
-      .map_or(Ok(engine.default_query_limit), limit)?,
+    default_query_limit: count("defaultQueryLimit", engine.default_query_limit)?,
     similar_hints: match given("similarHints") {
       None => engine.similar_hints,
       Some(Value::Bool(b)) => *b,

@@ -2,7 +2,7 @@
 //! parsing of caller input (JSON values) into validated structs with the protocol's messages.
 #![forbid(unsafe_code)]
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::{MemoryError, Result};
@@ -440,10 +440,7 @@ pub fn required(obj: &Map<String, Value>, key: &str, message: &str) -> Result<St
 fn parse_tags(obj: &Map<String, Value>) -> Result<Option<Vec<String>>> {
   let tags = match obj.get("tags") {
     None | Some(Value::Null) => return Ok(None),
-    Some(v) => v.as_array().and_then(|items| {
-      let strings = items.iter().map(|t| t.as_str().map(str::to_string));
-      strings.collect::<Option<Vec<String>>>()
-    }),
+    Some(v) => Vec::<String>::deserialize(v).ok(),
   };
   let tags = tags.ok_or_else(|| MemoryError::invalid("entry tags must be an array of strings"))?;
   normalize_tags(&tags).map(Some)
@@ -528,15 +525,12 @@ pub fn parse_match(obj: &Map<String, Value>) -> Result<String> {
 pub fn parse_matches(obj: &Map<String, Value>) -> Result<Vec<String>> {
   let bad =
     || MemoryError::invalid("consolidate matches must be an array of 1..20 non-empty strings");
-  let items = obj.get("matches").and_then(Value::as_array);
-  let items = items
-    .filter(|m| (1..=MAX_CONSOLIDATE_MATCHES).contains(&m.len()))
-    .ok_or_else(bad)?;
-  let each = items.iter().map(|m| m.as_str().filter(|s| !s.is_empty()));
-  each
-    .map(|m| m.map(str::to_string))
-    .collect::<Option<_>>()
-    .ok_or_else(bad)
+  let matches = obj
+    .get("matches")
+    .and_then(|m| Vec::<String>::deserialize(m).ok());
+  let named = |m: &Vec<String>| m.iter().all(|s| !s.is_empty());
+  let bounded = |m: &Vec<String>| (1..=MAX_CONSOLIDATE_MATCHES).contains(&m.len());
+  matches.filter(|m| bounded(m) && named(m)).ok_or_else(bad)
 }
 
 /// Parse the keys a targeting input may carry to pick the visible set.
