@@ -82,6 +82,13 @@ pub(crate) fn integer(value: &Value, name: &str, min: u64) -> Result<u64> {
   value.as_u64().filter(|n| *n >= min).ok_or_else(bad)
 }
 
+/// A `dbPath`: absent or `null` is `''` (the default store), else a string.
+pub(crate) fn db_path(value: Option<&Value>) -> Result<&str> {
+  let given = value.filter(|v| !v.is_null());
+  let bad = || MemoryError::invalid("dbPath must be a string");
+  given.map_or(Ok(""), |v| v.as_str().ok_or_else(bad))
+}
+
 fn write_policy(value: &Value) -> Result<WritePolicy> {
   let text = value
     .as_str()
@@ -180,26 +187,16 @@ pub fn provider(options: &Value) -> Result<ProviderOptions> {
     proposal_max_pending: count("proposalMaxPending", engine.proposal_max_pending)?,
     secret_policy: given("secretPolicy").map_or(Ok(engine.secret_policy), secret_policy)?,
     default_query_limit: count("defaultQueryLimit", engine.default_query_limit)?,
-    similar_hints: match given("similarHints") {
-      None => engine.similar_hints,
-      Some(Value::Bool(b)) => *b,
-      Some(_) => return Err(MemoryError::invalid("similarHints must be a boolean")),
-    },
-    source_label: match given("sourceLabel") {
-      None => engine.source_label,
-      Some(Value::String(s)) if !s.is_empty() => s.clone(),
-      Some(_) => {
-        return Err(MemoryError::invalid(
-          "sourceLabel must be a non-empty string",
-        ))
-      }
-    },
+    similar_hints: given("similarHints").map_or(Ok(engine.similar_hints), |v| {
+      v.as_bool()
+        .ok_or_else(|| MemoryError::invalid("similarHints must be a boolean"))
+    })?,
+    source_label: given("sourceLabel").map_or(Ok(engine.source_label), |v| {
+      let label = v.as_str().filter(|s| !s.is_empty()).map(str::to_string);
+      label.ok_or_else(|| MemoryError::invalid("sourceLabel must be a non-empty string"))
+    })?,
   };
-  let db_path = match given("dbPath") {
-    None => "",
-    Some(Value::String(s)) => s,
-    Some(_) => return Err(MemoryError::invalid("dbPath must be a string")),
-  };
+  let db_path = db_path(given("dbPath"))?;
   let retention =
     given("auditRetentionDays").map_or(Ok(0), |v| integer(v, "auditRetentionDays", 0));
   Ok(ProviderOptions {

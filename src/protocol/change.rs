@@ -222,26 +222,11 @@ pub fn reason(
   similar: &[Similar],
   warnings: &[String],
 ) -> String {
-  let first = before.first().or(after.first());
-  let layer = first.map_or_else(String::new, |e| layer_name(e.track, e.scope));
-  let mut out = match action {
-    "seed" => {
-      let shares = layer_shares(after);
-      let parts: Vec<String> = shares
-        .iter()
-        .map(|s| {
-          let layer = layer_name(s.track, s.scope);
-          match s.scope {
-            Scope::Workspace => format!("{layer} ({}) ×{}", visible(&s.workspace_key), s.entries),
-            Scope::UserGlobal => format!("{layer} ×{}", s.entries),
-          }
-        })
-        .collect();
-      let n = after.len();
-      format!("{REASON_MARKER} seed ({n} entries) {}", parts.join(", "))
-    }
-    _ => format!("{REASON_MARKER} {action} {layer}"),
-  };
+  let mut out = format!("{REASON_MARKER} {action} ");
+  if action != "seed" {
+    let first = before.first().or(after.first());
+    out.push_str(&first.map_or_else(String::new, |e| layer_name(e.track, e.scope)));
+  }
   match action {
     "replace" => {
       for (label, e) in [("from:", before.first()), ("to:", after.first())] {
@@ -261,6 +246,17 @@ pub fn reason(
       }
     }
     "seed" => {
+      let parts: Vec<String> = layer_shares(after)
+        .iter()
+        .map(|s| {
+          let layer = layer_name(s.track, s.scope);
+          match s.scope {
+            Scope::Workspace => format!("{layer} ({}) ×{}", visible(&s.workspace_key), s.entries),
+            Scope::UserGlobal => format!("{layer} ×{}", s.entries),
+          }
+        })
+        .collect();
+      out.push_str(&format!("({} entries) {}", after.len(), parts.join(", ")));
       for (i, e) in after.iter().enumerate() {
         e.render(&format!("{}.", i + 1), &mut out);
       }

@@ -54,7 +54,7 @@ impl Labels {
   /// `INVALID_INPUT` when a given field is not a string.
   pub fn from_json(value: &Value) -> Result<Labels> {
     let mut labels = Labels::default();
-    let set = |slot: &mut String, v: Option<&Value>, name: &str| match v {
+    let set = |slot: &mut String, object: &Value, name: &str| match object.get(name) {
       None | Some(Value::Null) => Ok(()),
       Some(Value::String(s)) => {
         slot.clone_from(s);
@@ -64,18 +64,14 @@ impl Labels {
         "snapshot labels: {name} must be a string"
       ))),
     };
-    set(&mut labels.header, value.get("header"), "header")?;
-    set(
-      &mut labels.usage_suffix,
-      value.get("usageSuffix"),
-      "usageSuffix",
-    )?;
+    set(&mut labels.header, value, "header")?;
+    set(&mut labels.usage_suffix, value, "usageSuffix")?;
     if let Some(Value::String(p)) = value.get("proposalsHeader") {
       labels.proposals_header = p.clone();
     }
     for ((track, scope), slot) in ORDER.iter().zip(labels.groups.iter_mut()) {
       let key = layer_name(*track, *scope);
-      set(slot, value.get("groups").and_then(|g| g.get(&key)), &key)?;
+      set(slot, &value["groups"], &key)?;
     }
     Ok(labels)
   }
