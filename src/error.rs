@@ -205,17 +205,15 @@ impl MemoryError {
 
   /// This refusal as one of entry `index` of a batch: `entry {index}: {message}`, with the
   /// index in its details (other errors unchanged).
-  pub fn at_entry(self, index: usize) -> Self {
-    match self {
-      Self::InvalidInput {
-        message, reason, ..
-      } => Self::InvalidInput {
-        message: format!("entry {index}: {message}"),
-        reason,
-        index: Some(index),
-      },
-      other => other,
+  pub fn at_entry(mut self, index: usize) -> Self {
+    if let Self::InvalidInput {
+      message, index: at, ..
+    } = &mut self
+    {
+      *message = format!("entry {index}: {message}");
+      *at = Some(index);
     }
+    self
   }
 
   /// A `STORE_CORRUPT` for a failure of the store at `path`: `what` happened, `cause` is the

@@ -82,13 +82,6 @@ pub(crate) fn integer(value: &Value, name: &str, min: u64) -> Result<u64> {
   value.as_u64().filter(|n| *n >= min).ok_or_else(bad)
 }
 
-/// A `dbPath`: absent or `null` is `''` (the default store), else a string.
-pub(crate) fn db_path(value: Option<&Value>) -> Result<&str> {
-  let given = value.filter(|v| !v.is_null());
-  let bad = || MemoryError::invalid("dbPath must be a string");
-  given.map_or(Ok(""), |v| v.as_str().ok_or_else(bad))
-}
-
 fn write_policy(value: &Value) -> Result<WritePolicy> {
   let text = value
     .as_str()
@@ -196,12 +189,12 @@ pub fn provider(options: &Value) -> Result<ProviderOptions> {
       label.ok_or_else(|| MemoryError::invalid("sourceLabel must be a non-empty string"))
     })?,
   };
-  let db_path = db_path(given("dbPath"))?;
+  let db_path = super::calls::opt_string(&options["dbPath"], "dbPath")?;
   let retention =
     given("auditRetentionDays").map_or(Ok(0), |v| integer(v, "auditRetentionDays", 0));
   Ok(ProviderOptions {
     config,
-    db_path: keys::store_path(db_path),
+    db_path: keys::store_path(db_path.unwrap_or_default()),
     audit_retention_days: retention?,
   })
 }
