@@ -96,14 +96,9 @@ impl Shown {
 
   /// This entry under `label`: its fields on one line, then its text, every line quoted.
   fn render(&self, label: &str, out: &mut String) {
-    out.push('\n');
-    out.push_str(label);
-    out.push(' ');
-    out.push_str(&self.fields());
+    out.push_str(&format!("\n{label} {}", self.fields()));
     for line in line_breaks(&self.text) {
-      out.push('\n');
-      out.push_str(QUOTE);
-      out.push_str(&visible(line));
+      out.push_str(&format!("\n{QUOTE}{}", visible(line)));
     }
   }
 }
@@ -115,10 +110,12 @@ fn label(value: &str) -> String {
     && value.trim() == value
     && !value.contains(['·', '"', '│'])
     && !value.chars().any(char::is_whitespace);
-  match plain {
-    true => visible(value).into_owned(),
-    false => visible(&crate::error::json_str(value)).into_owned(),
-  }
+  let shown = if plain {
+    value.to_string()
+  } else {
+    crate::error::json_str(value)
+  };
+  visible(&shown).into_owned()
 }
 
 /// A stored entry a new text resembles (an approval payload's `similar`).
@@ -295,8 +292,7 @@ pub fn reason(
     }
   }
   for s in similar {
-    out.push('\n');
-    out.push_str(&s.line(action));
+    out.push_str(&format!("\n{}", s.line(action)));
   }
   if !warnings.is_empty() {
     out.push('\n');
