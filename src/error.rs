@@ -324,8 +324,8 @@ impl Serialize for Changed {
     let current = json!({ "id": self.id, "version": self.version, "text": self.text });
     let mut details =
       json!({ "reason": "changed", "approvedVersion": self.approved_version, "current": current });
-    if let Some(seq) = self.reverting {
-      details["reverts"] = seq.into();
+    if let (Some(seq), Some(map)) = (self.reverting, details.as_object_mut()) {
+      map.insert("reverts".into(), seq.into());
     }
     details.serialize(s)
   }
