@@ -290,27 +290,24 @@ impl Budgets {
   /// `INVALID_INPUT` when a limit is not a positive integer.
   pub fn from_config(value: Option<&Value>) -> Result<Self> {
     let mut budgets = Self::default();
-    let Some(value) = value.filter(|v| !v.is_null()) else {
-      return Ok(budgets);
-    };
-    let Some(obj) = value.as_object() else {
+    let value = value.unwrap_or(&Value::Null);
+    if !value.is_null() && !value.is_object() {
       return Err(MemoryError::invalid("budgets must be an object like {user:{userGlobal,workspace}, agent:{userGlobal,workspace}}"));
-    };
+    }
     for track in Track::ALL {
-      let Some(per) = obj.get(track.as_str()).filter(|v| !v.is_null()) else {
-        continue;
-      };
       let t = track.as_str();
-      let per = per
-        .as_object()
-        .ok_or_else(|| MemoryError::invalid(format!("budgets.{t} must be an object")))?;
+      let per = &value[t];
+      if !per.is_null() && !per.is_object() {
+        return Err(MemoryError::invalid(format!(
+          "budgets.{t} must be an object"
+        )));
+      }
       for (scope, key) in Scope::ALL.into_iter().zip(["userGlobal", "workspace"]) {
-        let Some(limit) = per.get(key).filter(|v| !v.is_null()) else {
-          continue;
-        };
         let bad = || MemoryError::invalid(format!("budgets.{t}.{key} must be a positive integer"));
-        budgets.limits[track as usize][scope as usize] =
-          limit.as_u64().filter(|n| *n > 0).ok_or_else(bad)?;
+        if !per[key].is_null() {
+          budgets.limits[track as usize][scope as usize] =
+            per[key].as_u64().filter(|n| *n > 0).ok_or_else(bad)?;
+        }
       }
     }
     Ok(budgets)
