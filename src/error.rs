@@ -205,17 +205,15 @@ impl MemoryError {
 
   /// This refusal as one of entry `index` of a batch: `entry {index}: {message}`, with the
   /// index in its details (other errors unchanged).
-  pub fn at_entry(self, index: usize) -> Self {
-    match self {
-      Self::InvalidInput {
-        message, reason, ..
-      } => Self::InvalidInput {
-        message: format!("entry {index}: {message}"),
-        reason,
-        index: Some(index),
-      },
-      other => other,
+  pub fn at_entry(mut self, index: usize) -> Self {
+    if let Self::InvalidInput {
+      message, index: at, ..
+    } = &mut self
+    {
+      *message = format!("entry {index}: {message}");
+      *at = Some(index);
     }
+    self
   }
 
   /// A `STORE_CORRUPT` for a failure of the store at `path`: `what` happened, `cause` is the
@@ -264,11 +262,7 @@ pub enum StoreReason {
 impl StoreReason {
   /// The reason's details: `{reason, retryable}`.
   fn details<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeMap;
-    let mut map = s.serialize_map(Some(2))?;
-    map.serialize_entry("reason", self)?;
-    map.serialize_entry("retryable", &self.retryable())?;
-    map.end()
+    json!({ "reason": self, "retryable": self.retryable() }).serialize(s)
   }
 
   /// Whether the same call may succeed if simply tried again.
@@ -327,16 +321,13 @@ pub struct Changed {
 /// Details `{reason: "changed", approvedVersion, current: {id, version, text}, reverts?}`.
 impl Serialize for Changed {
   fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeMap;
     let current = json!({ "id": self.id, "version": self.version, "text": self.text });
-    let mut map = s.serialize_map(None)?;
-    map.serialize_entry("reason", "changed")?;
-    map.serialize_entry("approvedVersion", &self.approved_version)?;
-    map.serialize_entry("current", &current)?;
-    if let Some(seq) = self.reverting {
-      map.serialize_entry("reverts", &seq)?;
+    let mut details =
+      json!({ "reason": "changed", "approvedVersion": self.approved_version, "current": current });
+    if let (Some(seq), Some(map)) = (self.reverting, details.as_object_mut()) {
+      map.insert("reverts".into(), seq.into());
     }
-    map.end()
+    details.serialize(s)
   }
 }
 

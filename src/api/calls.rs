@@ -16,6 +16,18 @@ fn string(opts: &Value, key: &str) -> Option<String> {
   opts[key].as_str().map(str::to_string)
 }
 
+/// An optional string argument: absent (`null`), else a string.
+///
+/// # Errors
+/// `INVALID_INPUT` (`{what} must be a string`) for anything else.
+pub fn opt_string<'a>(value: &'a Value, what: &str) -> Result<Option<&'a str>> {
+  match value {
+    Value::Null => Ok(None),
+    Value::String(s) => Ok(Some(s)),
+    _ => Err(MemoryError::invalid(format!("{what} must be a string"))),
+  }
+}
+
 /// A positive count, else `default`.
 pub fn count(value: &Value, default: u64) -> u64 {
   value.as_u64().filter(|n| *n > 0).unwrap_or(default)

@@ -169,49 +169,32 @@ pub fn resolve(raw: &Value) -> Result<Value> {
 pub fn provider(options: &Value) -> Result<ProviderOptions> {
   let given = |name: &str| options.get(name).filter(|v| !v.is_null());
   let engine = Config::default();
-  let limit = |v| integer(v, "defaultQueryLimit", 1);
+  let count = |name: &str, default| given(name).map_or(Ok(default), |v| integer(v, name, 1));
   let config = Config {
     budgets: Budgets::from_config(given("budgets").filter(|b| *b != RECORDED))?,
     policies: Policies::parse(
       given("writePolicy").map_or(Ok(engine.policies.global()), write_policy)?,
       given("writePolicies").unwrap_or(&Value::Null),
     )?,
-    proposal_max_chars: given("proposalMaxChars")
-      .map_or(Ok(engine.proposal_max_chars as u64), |v| {
-        integer(v, "proposalMaxChars", 1)
-      })? as usize,
-    proposal_max_pending: given("proposalMaxPending")
-      .map_or(Ok(engine.proposal_max_pending), |v| {
-        integer(v, "proposalMaxPending", 1)
-      })?,
+    proposal_max_chars: count("proposalMaxChars", engine.proposal_max_chars as u64)? as usize,
+    proposal_max_pending: count("proposalMaxPending", engine.proposal_max_pending)?,
     secret_policy: given("secretPolicy").map_or(Ok(engine.secret_policy), secret_policy)?,
-    default_query_limit: given("defaultQueryLimit")
-      .map_or(Ok(engine.default_query_limit), limit)?,
-    similar_hints: match given("similarHints") {
-      None => engine.similar_hints,
-      Some(Value::Bool(b)) => *b,
-      Some(_) => return Err(MemoryError::invalid("similarHints must be a boolean")),
-    },
-    source_label: match given("sourceLabel") {
-      None => engine.source_label,
-      Some(Value::String(s)) if !s.is_empty() => s.clone(),
-      Some(_) => {
-        return Err(MemoryError::invalid(
-          "sourceLabel must be a non-empty string",
-        ))
-      }
-    },
+    default_query_limit: count("defaultQueryLimit", engine.default_query_limit)?,
+    similar_hints: given("similarHints").map_or(Ok(engine.similar_hints), |v| {
+      v.as_bool()
+        .ok_or_else(|| MemoryError::invalid("similarHints must be a boolean"))
+    })?,
+    source_label: given("sourceLabel").map_or(Ok(engine.source_label), |v| {
+      let label = v.as_str().filter(|s| !s.is_empty()).map(str::to_string);
+      label.ok_or_else(|| MemoryError::invalid("sourceLabel must be a non-empty string"))
+    })?,
   };
-  let db_path = match given("dbPath") {
-    None => "",
-    Some(Value::String(s)) => s,
-    Some(_) => return Err(MemoryError::invalid("dbPath must be a string")),
-  };
+  let db_path = super::calls::opt_string(&options["dbPath"], "dbPath")?;
   let retention =
     given("auditRetentionDays").map_or(Ok(0), |v| integer(v, "auditRetentionDays", 0));
   Ok(ProviderOptions {
     config,
-    db_path: keys::store_path(db_path),
+    db_path: keys::store_path(db_path.unwrap_or_default()),
     audit_retention_days: retention?,
   })
 }

@@ -29,15 +29,6 @@ pub const READS: [&str; 13] = [
   "proposalList",
 ];
 
-/// An optional string argument: absent (`null`), else a string, else `INVALID_INPUT`.
-fn opt_string<'a>(value: &'a Value, what: &str) -> Result<Option<&'a str>> {
-  match value {
-    Value::Null => Ok(None),
-    Value::String(s) => Ok(Some(s)),
-    _ => Err(MemoryError::invalid(format!("{what} must be a string"))),
-  }
-}
-
 /// The read `name` with `args`, answered as JSON.
 ///
 /// # Errors
@@ -73,7 +64,7 @@ pub fn read(m: &mut Memory, name: &str, args: &[Value]) -> Result<String> {
     "health" => to_json(&m.health(&calls::health_options(arg(0), now_ms())?)?),
     "proposalAdd" => to_json(&m.proposal_add(calls::proposal_input(arg(0).clone()))?),
     "proposalList" => {
-      let status = opt_string(arg(0), "proposal status")?;
+      let status = calls::opt_string(arg(0), "proposal status")?;
       to_json(&m.proposal_list(status, count(arg(1), 100))?)
     }
     _ => Err(MemoryError::invalid(format!(

@@ -50,11 +50,10 @@ pub fn rule(name: &str, input: &Value) -> Result<String> {
     "rules" => to_json(&protocol()),
     "resolveConfig" => to_json(&config::resolve(input)?),
     "screenEntries" => to_json(&inputs::screen(input)?),
-    "resolveDbPath" => match input {
-      Value::Null => to_json(&keys::store_path("")),
-      Value::String(path) => to_json(&keys::store_path(path)),
-      _ => Err(MemoryError::invalid("dbPath must be a string")),
-    },
+    "resolveDbPath" => {
+      let path = super::calls::opt_string(input, "dbPath")?;
+      to_json(&keys::store_path(path.unwrap_or_default()))
+    }
     "dshHome" => to_json(&keys::host_dsh_home()),
     "workspaceKeyOf" => to_json(&keys::workspace_key_of(input.as_str())),
     "agentKeyOf" => to_json(&keys::agent_key_of(input.as_str())),

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::protocol::model::{Entry, Scope, Track};
+use crate::protocol::model::{layer_name, Entry, Scope, Track};
 use crate::similar::Relation;
 use crate::text::{hex_digest, line_breaks, visible};
 
@@ -66,10 +66,6 @@ impl Shown {
     }
   }
 
-  fn layer(&self) -> String {
-    format!("{}/{}", self.track.as_str(), self.scope.as_str())
-  }
-
   /// `user/workspace · workspace /p · every agent · source cli · tags ["a"]`
   fn fields(&self) -> String {
     let place = match (self.scope, self.workspace_key.as_str()) {
@@ -94,20 +90,15 @@ impl Shown {
     let source = label(&self.source);
     format!(
       "{} · {place} · {agent} · source {source} · {tags}",
-      self.layer()
+      layer_name(self.track, self.scope)
     )
   }
 
   /// This entry under `label`: its fields on one line, then its text, every line quoted.
   fn render(&self, label: &str, out: &mut String) {
-    out.push('\n');
-    out.push_str(label);
-    out.push(' ');
-    out.push_str(&self.fields());
+    out.push_str(&format!("\n{label} {}", self.fields()));
     for line in line_breaks(&self.text) {
-      out.push('\n');
-      out.push_str(QUOTE);
-      out.push_str(&visible(line));
+      out.push_str(&format!("\n{QUOTE}{}", visible(line)));
     }
   }
 }
@@ -119,10 +110,12 @@ fn label(value: &str) -> String {
     && value.trim() == value
     && !value.contains(['·', '"', '│'])
     && !value.chars().any(char::is_whitespace);
-  match plain {
-    true => visible(value).into_owned(),
-    false => visible(&crate::error::json_str(value)).into_owned(),
-  }
+  let shown = if plain {
+    value.to_string()
+  } else {
+    crate::error::json_str(value)
+  };
+  visible(&shown).into_owned()
 }
 
 /// A stored entry a new text resembles (an approval payload's `similar`).
@@ -200,23 +193,18 @@ pub fn layer_shares(entries: &[Shown]) -> Vec<LayerShare> {
     } else {
       ""
     };
-    let chars = crate::text::units(&e.text);
-    match index.get(&(e.track, e.scope, key)) {
-      Some(&at) => {
-        shares[at].entries += 1;
-        shares[at].chars += chars;
-      }
-      None => {
-        index.insert((e.track, e.scope, key), shares.len());
-        shares.push(LayerShare {
-          track: e.track,
-          scope: e.scope,
-          workspace_key: key.to_string(),
-          entries: 1,
-          chars,
-        });
-      }
-    }
+    let at = *index.entry((e.track, e.scope, key)).or_insert_with(|| {
+      shares.push(LayerShare {
+        track: e.track,
+        scope: e.scope,
+        workspace_key: key.to_string(),
+        entries: 0,
+        chars: 0,
+      });
+      shares.len() - 1
+    });
+    shares[at].entries += 1;
+    shares[at].chars += crate::text::units(&e.text);
   }
   shares
 }
@@ -231,26 +219,11 @@ pub fn reason(
   similar: &[Similar],
   warnings: &[String],
 ) -> String {
-  let first = before.first().or(after.first());
-  let layer = first.map_or_else(String::new, Shown::layer);
-  let mut out = match action {
-    "seed" => {
-      let shares = layer_shares(after);
-      let parts: Vec<String> = shares
-        .iter()
-        .map(|s| {
-          let layer = format!("{}/{}", s.track.as_str(), s.scope.as_str());
-          match s.scope {
-            Scope::Workspace => format!("{layer} ({}) ×{}", visible(&s.workspace_key), s.entries),
-            Scope::UserGlobal => format!("{layer} ×{}", s.entries),
-          }
-        })
-        .collect();
-      let n = after.len();
-      format!("{REASON_MARKER} seed ({n} entries) {}", parts.join(", "))
-    }
-    _ => format!("{REASON_MARKER} {action} {layer}"),
-  };
+  let mut out = format!("{REASON_MARKER} {action} ");
+  if action != "seed" {
+    let first = before.first().or(after.first());
+    out.push_str(&first.map_or_else(String::new, |e| layer_name(e.track, e.scope)));
+  }
   match action {
     "replace" => {
       for (label, e) in [("from:", before.first()), ("to:", after.first())] {
@@ -259,13 +232,8 @@ pub fn reason(
         }
       }
       if let (Some(b), Some(a)) = (before.first(), after.first()) {
-        let mut changed = Vec::new();
-        if b.text != a.text {
-          changed.push("text");
-        }
-        if b.tags != a.tags {
-          changed.push("tags");
-        }
+        let differs = [("text", b.text != a.text), ("tags", b.tags != a.tags)];
+        let changed: Vec<&str> = differs.iter().filter(|d| d.1).map(|d| d.0).collect();
         let changed = if changed.is_empty() {
           "nothing".to_string()
         } else {
@@ -275,6 +243,17 @@ pub fn reason(
       }
     }
     "seed" => {
+      let parts: Vec<String> = layer_shares(after)
+        .iter()
+        .map(|s| {
+          let layer = layer_name(s.track, s.scope);
+          match s.scope {
+            Scope::Workspace => format!("{layer} ({}) ×{}", visible(&s.workspace_key), s.entries),
+            Scope::UserGlobal => format!("{layer} ×{}", s.entries),
+          }
+        })
+        .collect();
+      out.push_str(&format!("({} entries) {}", after.len(), parts.join(", ")));
       for (i, e) in after.iter().enumerate() {
         e.render(&format!("{}.", i + 1), &mut out);
       }
@@ -313,8 +292,7 @@ pub fn reason(
     }
   }
   for s in similar {
-    out.push('\n');
-    out.push_str(&s.line(action));
+    out.push_str(&format!("\n{}", s.line(action)));
   }
   if !warnings.is_empty() {
     out.push('\n');

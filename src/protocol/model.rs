@@ -2,7 +2,7 @@
 //! parsing of caller input (JSON values) into validated structs with the protocol's messages.
 #![forbid(unsafe_code)]
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::{MemoryError, Result};
@@ -69,6 +69,11 @@ impl Scope {
   pub fn parse(s: &str) -> Option<Self> {
     Self::ALL.into_iter().find(|t| t.as_str() == s)
   }
+}
+
+/// A layer's name, `track/scope` (`user/workspace`).
+pub fn layer_name(track: Track, scope: Scope) -> String {
+  format!("{}/{}", track.as_str(), scope.as_str())
 }
 
 /// A memory entry as the protocol emits it (key order matters for byte compatibility).
@@ -285,27 +290,24 @@ impl Budgets {
   /// `INVALID_INPUT` when a limit is not a positive integer.
   pub fn from_config(value: Option<&Value>) -> Result<Self> {
     let mut budgets = Self::default();
-    let Some(value) = value.filter(|v| !v.is_null()) else {
-      return Ok(budgets);
-    };
-    let Some(obj) = value.as_object() else {
+    let value = value.unwrap_or(&Value::Null);
+    if !value.is_null() && !value.is_object() {
       return Err(MemoryError::invalid("budgets must be an object like {user:{userGlobal,workspace}, agent:{userGlobal,workspace}}"));
-    };
+    }
     for track in Track::ALL {
-      let Some(per) = obj.get(track.as_str()).filter(|v| !v.is_null()) else {
-        continue;
-      };
       let t = track.as_str();
-      let per = per
-        .as_object()
-        .ok_or_else(|| MemoryError::invalid(format!("budgets.{t} must be an object")))?;
+      let per = &value[t];
+      if !per.is_null() && !per.is_object() {
+        return Err(MemoryError::invalid(format!(
+          "budgets.{t} must be an object"
+        )));
+      }
       for (scope, key) in Scope::ALL.into_iter().zip(["userGlobal", "workspace"]) {
-        let Some(limit) = per.get(key).filter(|v| !v.is_null()) else {
-          continue;
-        };
         let bad = || MemoryError::invalid(format!("budgets.{t}.{key} must be a positive integer"));
-        budgets.limits[track as usize][scope as usize] =
-          limit.as_u64().filter(|n| *n > 0).ok_or_else(bad)?;
+        if !per[key].is_null() {
+          budgets.limits[track as usize][scope as usize] =
+            per[key].as_u64().filter(|n| *n > 0).ok_or_else(bad)?;
+        }
       }
     }
     Ok(budgets)
@@ -435,10 +437,7 @@ pub fn required(obj: &Map<String, Value>, key: &str, message: &str) -> Result<St
 fn parse_tags(obj: &Map<String, Value>) -> Result<Option<Vec<String>>> {
   let tags = match obj.get("tags") {
     None | Some(Value::Null) => return Ok(None),
-    Some(v) => v.as_array().and_then(|items| {
-      let strings = items.iter().map(|t| t.as_str().map(str::to_string));
-      strings.collect::<Option<Vec<String>>>()
-    }),
+    Some(v) => Vec::<String>::deserialize(v).ok(),
   };
   let tags = tags.ok_or_else(|| MemoryError::invalid("entry tags must be an array of strings"))?;
   normalize_tags(&tags).map(Some)
@@ -523,15 +522,12 @@ pub fn parse_match(obj: &Map<String, Value>) -> Result<String> {
 pub fn parse_matches(obj: &Map<String, Value>) -> Result<Vec<String>> {
   let bad =
     || MemoryError::invalid("consolidate matches must be an array of 1..20 non-empty strings");
-  let items = obj.get("matches").and_then(Value::as_array);
-  let items = items
-    .filter(|m| (1..=MAX_CONSOLIDATE_MATCHES).contains(&m.len()))
-    .ok_or_else(bad)?;
-  let each = items.iter().map(|m| m.as_str().filter(|s| !s.is_empty()));
-  each
-    .map(|m| m.map(str::to_string))
-    .collect::<Option<_>>()
-    .ok_or_else(bad)
+  let matches = obj
+    .get("matches")
+    .and_then(|m| Vec::<String>::deserialize(m).ok());
+  let named = |m: &Vec<String>| m.iter().all(|s| !s.is_empty());
+  let bounded = |m: &Vec<String>| (1..=MAX_CONSOLIDATE_MATCHES).contains(&m.len());
+  matches.filter(|m| bounded(m) && named(m)).ok_or_else(bad)
 }
 
 /// Parse the keys a targeting input may carry to pick the visible set.

@@ -33,18 +33,13 @@ pub fn append(text: String, seen: &[&Proposal], shown: bool, labels: &Labels) ->
   }
   kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
   let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
-  let mut out = if text.is_empty() {
-    labels.header.clone()
+  let head = if text.is_empty() {
+    &labels.header
   } else {
-    text
+    &text
   };
-  out.push_str(&format!(
-    "\n\n## {} ({}: {})",
-    labels.proposals_header,
-    seen.len(),
-    kinds.join(", ")
-  ));
-  out
+  let (header, n) = (&labels.proposals_header, seen.len());
+  format!("{head}\n\n## {header} ({n}: {})", kinds.join(", "))
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{json_str, MemoryError, Result};
-use crate::protocol::model::{Scope, Track};
+use crate::protocol::model::{layer_name, Scope, Track};
 
 /// A write policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -152,19 +152,13 @@ impl Policies {
       .iter()
       .find(|(k, _)| by_source(k))
       .or_else(|| self.overrides.iter().find(|(k, _)| by_layer(k)));
-    let (policy, setting) = match found {
-      Some((Key::Source(s), p)) => (*p, format!("writePolicies[\"source:{s}\"]")),
-      Some((Key::Layer(t, s), p)) => (
-        *p,
-        format!("writePolicies[\"{}/{}\"]", t.as_str(), s.as_str()),
-      ),
-      None => (self.global, "writePolicy".to_string()),
-    };
-    let decision = Decision {
-      policy: policy.as_str(),
-      setting,
-    };
-    (policy, decision)
+    match found {
+      Some((Key::Source(s), p)) => decided(*p, format!("writePolicies[\"source:{s}\"]")),
+      Some((Key::Layer(t, s), p)) => {
+        decided(*p, format!("writePolicies[\"{}\"]", layer_name(*t, *s)))
+      }
+      None => decided(self.global, "writePolicy".into()),
+    }
   }
 
   /// The strictest decision over the layers a write touches, each with its writer's source
@@ -173,20 +167,20 @@ impl Policies {
     &self,
     writes: impl IntoIterator<Item = (Track, Scope, &'a str)>,
   ) -> (WritePolicy, Decision) {
-    let first_strictest =
-      |best: Option<(WritePolicy, Decision)>, next: (WritePolicy, Decision)| match best {
-        Some(b) if b.0 >= next.0 => Some(b),
-        _ => Some(next),
-      };
     let decisions = writes.into_iter().map(|(t, s, src)| self.decide(t, s, src));
-    decisions.fold(None, first_strictest).unwrap_or_else(|| {
-      let decision = Decision {
-        policy: self.global.as_str(),
-        setting: "writePolicy".into(),
-      };
-      (self.global, decision)
-    })
+    decisions
+      .reduce(|best, next| if best.0 >= next.0 { best } else { next })
+      .unwrap_or_else(|| decided(self.global, "writePolicy".into()))
   }
+}
+
+/// `policy`, as `setting` decided it.
+fn decided(policy: WritePolicy, setting: String) -> (WritePolicy, Decision) {
+  let decision = Decision {
+    policy: policy.as_str(),
+    setting,
+  };
+  (policy, decision)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::error::{MemoryError, Result};
-use crate::protocol::model::{Entry, Scope, Track, Usage};
+use crate::protocol::model::{layer_name, Entry, Scope, Track, Usage};
 use crate::text::{line_breaks, visible};
 
 /// The layers in snapshot order.
@@ -54,7 +54,7 @@ impl Labels {
   /// `INVALID_INPUT` when a given field is not a string.
   pub fn from_json(value: &Value) -> Result<Labels> {
     let mut labels = Labels::default();
-    let set = |slot: &mut String, v: Option<&Value>, name: &str| match v {
+    let set = |slot: &mut String, object: &Value, name: &str| match object.get(name) {
       None | Some(Value::Null) => Ok(()),
       Some(Value::String(s)) => {
         slot.clone_from(s);
@@ -64,18 +64,14 @@ impl Labels {
         "snapshot labels: {name} must be a string"
       ))),
     };
-    set(&mut labels.header, value.get("header"), "header")?;
-    set(
-      &mut labels.usage_suffix,
-      value.get("usageSuffix"),
-      "usageSuffix",
-    )?;
+    set(&mut labels.header, value, "header")?;
+    set(&mut labels.usage_suffix, value, "usageSuffix")?;
     if let Some(Value::String(p)) = value.get("proposalsHeader") {
       labels.proposals_header = p.clone();
     }
     for ((track, scope), slot) in ORDER.iter().zip(labels.groups.iter_mut()) {
-      let key = format!("{}/{}", track.as_str(), scope.as_str());
-      set(slot, value.get("groups").and_then(|g| g.get(&key)), &key)?;
+      let key = layer_name(*track, *scope);
+      set(slot, &value["groups"], &key)?;
     }
     Ok(labels)
   }
@@ -85,12 +81,7 @@ impl Labels {
   pub fn to_json(&self) -> Value {
     let groups = ORDER.iter().zip(&self.groups);
     let groups: serde_json::Map<String, Value> = groups
-      .map(|((t, s), title)| {
-        (
-          format!("{}/{}", t.as_str(), s.as_str()),
-          title.as_str().into(),
-        )
-      })
+      .map(|((t, s), title)| (layer_name(*t, *s), title.as_str().into()))
       .collect();
     serde_json::json!({
       "header": self.header,
