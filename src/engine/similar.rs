@@ -26,6 +26,11 @@ const CANDIDATES: usize = 12;
 /// that is used again moves up): one is a few KB, and a large layer's candidates would otherwise
 /// be kept by the thousand.
 const PROFILES: usize = 1_024;
+/// Entries kept in the small layers read whole, and large layers' trigram indexes kept: a seed
+/// or import across many workspaces touches many layers, and keeping each would hold a copy of
+/// the whole store.
+const POOLED: usize = 2 * PROFILES;
+const LARGE: usize = 2;
 
 /// A stored entry's text and profile, shared by every comparison with it.
 #[derive(Debug)]
@@ -88,6 +93,14 @@ pub struct Cache {
   large: HashMap<LayerKey, Grams>,
 }
 
+#[cfg(test)]
+impl Cache {
+  /// The entries kept in layers read whole, and the large layers kept.
+  pub(super) fn kept(&self) -> (usize, usize) {
+    (self.pools.values().map(|p| p.len()).sum(), self.large.len())
+  }
+}
+
 impl Memory {
   /// The entries of `e`'s layer as `agent` sees them that a new text is compared with: the whole
   /// layer when it is small, else the ones sharing the most of `e`'s search terms.
@@ -114,10 +127,16 @@ impl Memory {
       let rows = stored::all(conn, &layer_of(&key)).map_err(|x| self.fail(x))?;
       let cache = &mut self.known;
       if stored::is_small(rows.len()) {
+        if cache.pools.values().map(|p| p.len()).sum::<usize>() + rows.len() > POOLED {
+          cache.pools.clear();
+        }
         let all = rows.iter().map(|(id, text)| cache.profiles.known(id, text));
         let pool = Arc::new(all.collect::<Vec<_>>());
         cache.pools.insert(key, pool.clone());
         return Ok(pool);
+      }
+      if cache.large.len() >= LARGE {
+        cache.large.clear();
       }
       cache.large.insert(key.clone(), Grams::of(rows));
     }

@@ -41,6 +41,34 @@ fn hints_in_a_layer_too_large_to_compare_whole_follow_every_write() -> TestResul
   hints_follow(m, &dir)
 }
 
+#[test]
+fn hints_keep_a_bounded_share_of_the_layers_a_seed_touches() -> TestResult {
+  // A seed or import across many workspaces must not keep a copy of every layer it touched,
+  // and a layer no longer kept is read again, with the same hints.
+  let (mut m, _dir) = memory(json!({"user": {"workspace": 1_000_000}}))?;
+  for k in 0..30 {
+    let texts: Vec<Value> = (0..100)
+      .map(|i| json!({"track": "user", "scope": "workspace", "text": format!("Workspace {k} keeps note {i} on topic{i}x{k}")}))
+      .collect();
+    let plan = m.plan_seed(&Value::Array(texts), writer("", &format!("/w{k}")));
+    approve(&mut m, plan)?;
+  }
+  let (pooled, large) = m.known.kept();
+  assert!(
+    pooled <= 2_048 && large <= 2,
+    "{pooled} entries and {large} large layers kept"
+  );
+  let input =
+    json!({"track": "user", "scope": "workspace", "text": "Workspace 0 keeps note 7 on topic7x0"});
+  let plan = m.plan_add(&input, writer("", "/w0"))?;
+  let similar = &plan.payload().similar;
+  assert_eq!(
+    similar.first().map(|s| s.text.as_str()),
+    Some("Workspace 0 keeps note 7 on topic7x0")
+  );
+  Ok(())
+}
+
 /// Hints before and after each kind of write, by this connection and by another.
 fn hints_follow(mut m: Memory, dir: &tempfile::TempDir) -> TestResult {
   let w = || writer("", "/w");
