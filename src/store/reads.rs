@@ -7,7 +7,7 @@
 //! that the index matches often is a `LIKE` over the groups the filter admits (an entry's
 //! group: its track, scope, workspace key and agent key), each one range of `entries_layer`,
 //! which covers what a search reads; its total is counted in the index, whose rowids carry
-//! their group.
+//! their group. A search reads one snapshot of the store, and the index once.
 #![forbid(unsafe_code)]
 
 use std::cmp::Reverse;
@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use rusqlite::{params, Connection, Row};
 
 use super::entries::{entry_and_rowid, Only, Visibility, ADMITS, ENTRY_COLUMNS};
-use super::sql::{named_rows, named_value, one, rows, Named};
+use super::sql::{named_rows, named_value, one, one_snapshot, rows, Named};
 use crate::protocol::model::Entry;
 
 /// Which entries to read.
@@ -118,21 +118,30 @@ const PHRASE_ROWS: i64 = 256;
 const NUL_MATCHES: &str = "(SELECT fts_id FROM entries WHERE instr(text, char(0)) > 0
   AND instr(lower(text), :needle) > 0)";
 
-/// How a needle is matched: by the FTS index, unless it matches `rows` entries or more there;
-/// then, like a needle the index cannot hold, by a scan.
-fn needle_for(conn: &Connection, folded: Option<&str>, rows: i64) -> rusqlite::Result<Needle> {
+/// How a needle is matched, with the FTS rowids it matches (a JSON list) when the index holds
+/// it and it matches fewer than `rows` entries there; otherwise, like a needle the index cannot
+/// hold, by a scan. The index is searched once: its matches are what the rows are read by.
+fn needle_for(
+  conn: &Connection,
+  folded: Option<&str>,
+  rows: i64,
+) -> rusqlite::Result<(Needle, Option<String>)> {
   let needle = Needle::of(folded);
   let (Some(n), Some(indexed)) = (folded, needle.indexed()) else {
-    return Ok(needle);
+    return Ok((needle, None));
   };
-  let probe = format!("SELECT count(*) >= {rows} FROM ({indexed} LIMIT {rows})");
   let pattern = needle.pattern(n);
   let args = Named {
     pattern: Some(&pattern),
     ..Named::default()
   };
-  let common: bool = named_value(conn, &probe, &args)?;
-  Ok(if common { Needle::scan(n) } else { needle })
+  let found: Vec<i64> = named_rows(conn, &format!("{indexed} LIMIT {rows}"), &args, |r| {
+    r.get(0)
+  })?;
+  Ok(match found.len() as i64 >= rows {
+    true => (Needle::scan(n), None),
+    false => (needle, serde_json::to_string(&found).ok()),
+  })
 }
 
 /// The rows of one group (its `:track`, `:scope`, `:agent` key and `:workspace` key): one range
@@ -182,21 +191,25 @@ fn in_group<'a>(g: &'a Group, pattern: Option<&'a str>, needle: Option<&'a str>)
 /// The groups a filter admits, by the unique index of `entry_groups`: each track's
 /// user-global groups, and its workspace groups (of the visibility's workspace, if it has one).
 fn groups(conn: &Connection, f: &Filter<'_>, vis: &Visibility) -> rusqlite::Result<Vec<Group>> {
+  named_rows(conn, &admitted(vis), &bind(f, vis, None, None), |r| {
+    Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?])
+  })
+}
+
+/// The statement of [`groups`].
+fn admitted(vis: &Visibility) -> String {
   let workspace = match vis.workspace_key {
     Some(_) => "e.workspace_key = :workspace",
     None => ":workspace IS NULL",
   };
   let of = |scope: &str| {
     format!(
-      "SELECT e.track, e.scope, e.agent_key, e.workspace_key FROM entry_groups AS e
-       WHERE e.track IN ('user', 'agent') AND e.scope = '{scope}' AND {ADMITS}"
+      "SELECT e.track AS g_track, e.scope AS g_scope, e.agent_key AS g_agent,
+         e.workspace_key AS g_workspace FROM entry_groups AS e WHERE e.track IN ('user', 'agent') AND e.scope = '{scope}' AND {ADMITS}"
     )
   };
   let (global, local) = (of("user-global"), of("workspace"));
-  let sql = format!("{global} UNION ALL {local} AND {workspace}");
-  named_rows(conn, &sql, &bind(f, vis, None, None), |r| {
-    Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?])
-  })
+  format!("{global} UNION ALL {local} AND {workspace}")
 }
 
 /// Whether a filter admits a quarter of the store's text or more (by the layers' usage, which
@@ -230,34 +243,40 @@ fn small_session(conn: &Connection, vis: &Visibility) -> rusqlite::Result<bool> 
 }
 
 /// The rows a filter matches by `needle`, each mapped by `map` from `columns` (of `entries AS
-/// e`): the FTS index drives a needle it holds (matching fewer than `PHRASE_ROWS` entries); a
-/// scan reads the groups the filter admits, each a range of `entries_layer`. A text with a NUL
-/// is tested exactly.
+/// e`): those of the FTS matches [`needle_for`] found, or a scan of the groups the filter
+/// admits, in one statement, each group a range of `entries_layer`. A text with a NUL is
+/// tested exactly.
 fn select<T>(
   conn: &Connection,
   f: &Filter<'_>,
-  needle: Needle,
+  (needle, found): (Needle, Option<String>),
   columns: &str,
-  mut map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+  map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<Vec<T>> {
   let vis = f.visibility.cloned().unwrap_or_default();
   let pattern = f.folded.map(|n| needle.pattern(n));
   let all = bind(f, &vis, pattern.as_deref(), f.folded);
   let from = |condition: &str| format!("SELECT {columns} FROM entries AS e WHERE {condition}");
-  if let Some(indexed) = needle.indexed() {
+  if let Some(found) = &found {
     let sql = from(&format!(
-      "{ADMITS} AND (e.fts_id IN ({indexed}) AND instr(e.text, char(0)) = 0
-         OR e.fts_id IN {NUL_MATCHES})"
+      "{ADMITS} AND (e.fts_id IN (SELECT value FROM json_each(:pattern))
+         AND instr(e.text, char(0)) = 0 OR e.fts_id IN {NUL_MATCHES})"
     ));
-    return named_rows(conn, &sql, &all, map);
+    let args = Named {
+      pattern: Some(found),
+      ..all
+    };
+    return named_rows(conn, &sql, &args, map);
   }
-  let mut out = Vec::new();
-  let seek = from(&format!("{IN_GROUP} AND {}", needle.test()));
-  for group in groups(conn, f, &vis)? {
-    let args = in_group(&group, pattern.as_deref(), f.folded);
-    out.extend(named_rows(conn, &seek, &args, &mut map)?);
-  }
-  Ok(out)
+  // Each admitted group is one range of `entries_layer`, read in the order of the groups.
+  let sql = format!(
+    "SELECT {columns} FROM ({}) AS g CROSS JOIN entries AS e
+     WHERE e.track = g_track AND e.scope = g_scope AND e.workspace_key = g_workspace
+       AND e.agent_key = g_agent AND {}",
+    admitted(&vis),
+    needle.test()
+  );
+  named_rows(conn, &sql, &all, map)
 }
 
 /// A matching entry's ranking keys, best first: recall count DESC, updated_at DESC, id ASC.
@@ -278,6 +297,14 @@ pub fn ranked_page(
   f: &Filter<'_>,
   limit: usize,
 ) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
+  one_snapshot(conn, || page_of(conn, f, limit))
+}
+
+fn page_of(
+  conn: &Connection,
+  f: &Filter<'_>,
+  limit: usize,
+) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
   let vis = f.visibility.cloned().unwrap_or_default();
   // A session's few rows are scanned unless the needle is rarer than they are many.
   let small = small_session(conn, &vis)?;
@@ -286,7 +313,7 @@ pub fn ranked_page(
   // A common needle: one the index holds that is scanned for.
   if let Some(folded) = f
     .folded
-    .filter(|_| !small && needle != Needle::of(f.folded))
+    .filter(|_| !small && needle.0 != Needle::of(f.folded))
   {
     if admits_much(conn, f, &vis)? {
       return common_page(conn, f, &vis, folded, limit);
@@ -372,9 +399,11 @@ fn in_order(conn: &Connection, page: &[(Rank, i64)]) -> rusqlite::Result<Vec<(i6
 /// # Errors
 /// SQLite failures.
 pub fn oldest_first(conn: &Connection, f: &Filter<'_>) -> rusqlite::Result<Vec<Entry>> {
-  let needle = needle_for(conn, f.folded, PHRASE_ROWS)?;
   let columns = format!("{ENTRY_COLUMNS}, rowid");
-  let mut rows = select(conn, f, needle, &columns, entry_and_rowid)?;
+  let mut rows = one_snapshot(conn, || {
+    let needle = needle_for(conn, f.folded, PHRASE_ROWS)?;
+    select(conn, f, needle, &columns, entry_and_rowid)
+  })?;
   rows.sort_by_key(|(rowid, e)| (e.created_at, *rowid));
   Ok(rows.into_iter().map(|(_, e)| e).collect())
 }

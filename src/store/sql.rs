@@ -50,6 +50,20 @@ impl<'a> Named<'a> {
   }
 }
 
+/// `f`'s reads on one snapshot of the store: in a read transaction, unless one is open.
+pub(crate) fn one_snapshot<T>(
+  conn: &Connection,
+  f: impl FnOnce() -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+  if !conn.is_autocommit() {
+    return f();
+  }
+  let tx = conn.unchecked_transaction()?;
+  let value = f()?;
+  tx.commit()?;
+  Ok(value)
+}
+
 /// Every row of a statement with [`Named`] parameters (by a cached statement), each mapped by
 /// `map`.
 pub(crate) fn named_rows<T>(
