@@ -26,10 +26,9 @@ const CANDIDATES: usize = 12;
 /// that is used again moves up): one is a few KB, and a large layer's candidates would otherwise
 /// be kept by the thousand.
 const PROFILES: usize = 1_024;
-/// Entries kept in the small layers read whole, and large layers' trigram indexes kept: a seed
-/// or import across many workspaces touches many layers, and keeping each would hold a copy of
-/// the whole store.
-const POOLED: usize = 2 * PROFILES;
+/// Small layers (read whole) and large layers (their trigram indexes) kept: a seed or import
+/// across many workspaces touches many layers, and keeping each would hold a copy of the store.
+const SMALL: usize = 8;
 const LARGE: usize = 2;
 
 /// A stored entry's text and profile, shared by every comparison with it.
@@ -127,7 +126,7 @@ impl Memory {
       let rows = stored::all(conn, &layer_of(&key)).map_err(|x| self.fail(x))?;
       let cache = &mut self.known;
       if stored::is_small(rows.len()) {
-        if cache.pools.values().map(|p| p.len()).sum::<usize>() + rows.len() > POOLED {
+        if cache.pools.len() >= SMALL {
           cache.pools.clear();
         }
         let all = rows.iter().map(|(id, text)| cache.profiles.known(id, text));

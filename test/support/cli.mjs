@@ -8,29 +8,13 @@ import { fileURLToPath } from 'node:url'
 
 export const BIN = fileURLToPath(new URL('../../bin/dsh-memento.mjs', import.meta.url))
 
-// Under Wine (test/platforms/wine.sh), creating a process now and then fails before the child
-// runs, and node.exe now and then dies in Wine itself — `wine: Unhandled page fault …` on the
-// session's stderr, exit status 0xC0000005 — before it prints anything. Neither is our code
-// (the same run passes alone; a crash of ours would repeat), so such a child is run again, at
-// most twice, and said so on stderr. Elsewhere nothing is retried.
-const UNDER_WINE = process.platform === 'win32' && process.env.MEMENTO_UNDER_WINE === '1'
-const ACCESS_VIOLATION = 0xc0000005
-const neverRan = (r) => (r.error && r.error.code !== 'ETIMEDOUT') || (r.status === ACCESS_VIOLATION && r.stdout === '')
-
 /**
  * Run `dsh-memento ...args` to completion. `input` is its stdin (no terminal: `--yes` is its
  * approval). Returns the exit code, stdout, stderr and `json()`, which parses stdout or says
  * what the child printed instead.
  */
 export function runCli(args, { cwd, env, input = '' } = {}) {
-  const spawn = () => spawnSync(process.execPath, [BIN, ...args], { cwd, env, input, encoding: 'utf8' })
-  let r = spawn()
-  for (let i = 0; i < 2 && UNDER_WINE && neverRan(r); i++) {
-    process.stderr.write(
-      `# wine: dsh-memento ${args.join(' ')} never ran (${r.error?.code ?? `status 0x${r.status.toString(16)}`}); again\n`,
-    )
-    r = spawn()
-  }
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env, input, encoding: 'utf8' })
   if (r.error) throw new Error(`spawning dsh-memento ${args.join(' ')} failed: ${r.error.message}`, { cause: r.error })
   const json = () => {
     try {
