@@ -26,10 +26,11 @@ const CANDIDATES: usize = 12;
 /// that is used again moves up): one is a few KB, and a large layer's candidates would otherwise
 /// be kept by the thousand.
 const PROFILES: usize = 1_024;
-/// Small layers (read whole) and large layers (their trigram indexes) kept: a seed or import
-/// across many workspaces touches many layers, and keeping each would hold a copy of the store.
+/// Small layers (read whole) kept, and the entries kept in large layers' trigram indexes (about
+/// a KB each): a seed or import across many workspaces touches many layers, and keeping each
+/// would hold a copy of the store; a run of writes across a few large layers keeps them all.
 const SMALL: usize = 8;
-const LARGE: usize = 2;
+const LARGE_ROWS: usize = 16_384;
 
 /// A stored entry's text and profile, shared by every comparison with it.
 #[derive(Debug)]
@@ -94,9 +95,10 @@ pub struct Cache {
 
 #[cfg(test)]
 impl Cache {
-  /// The entries kept in layers read whole, and the large layers kept.
+  /// The entries kept in layers read whole, and in large layers' indexes.
   pub(super) fn kept(&self) -> (usize, usize) {
-    (self.pools.values().map(|p| p.len()).sum(), self.large.len())
+    let large = self.large.values().map(Grams::len).sum();
+    (self.pools.values().map(|p| p.len()).sum(), large)
   }
 }
 
@@ -134,7 +136,8 @@ impl Memory {
         cache.pools.insert(key, pool.clone());
         return Ok(pool);
       }
-      if cache.large.len() >= LARGE {
+      let kept: usize = cache.large.values().map(Grams::len).sum();
+      if kept + rows.len() > LARGE_ROWS {
         cache.large.clear();
       }
       cache.large.insert(key.clone(), Grams::of(rows));
