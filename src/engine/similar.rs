@@ -93,12 +93,19 @@ pub struct Cache {
   large: HashMap<LayerKey, Grams>,
 }
 
-#[cfg(test)]
 impl Cache {
+  /// The entries kept in large layers' indexes.
+  fn large_rows(&self) -> usize {
+    self.large.values().map(Grams::len).sum()
+  }
+
   /// The entries kept in layers read whole, and in large layers' indexes.
+  #[cfg(test)]
   pub(super) fn kept(&self) -> (usize, usize) {
-    let large = self.large.values().map(Grams::len).sum();
-    (self.pools.values().map(|p| p.len()).sum(), large)
+    (
+      self.pools.values().map(|p| p.len()).sum(),
+      self.large_rows(),
+    )
   }
 }
 
@@ -136,8 +143,7 @@ impl Memory {
         cache.pools.insert(key, pool.clone());
         return Ok(pool);
       }
-      let kept: usize = cache.large.values().map(Grams::len).sum();
-      if kept + rows.len() > LARGE_ROWS {
+      if cache.large_rows() + rows.len() > LARGE_ROWS {
         cache.large.clear();
       }
       cache.large.insert(key.clone(), Grams::of(rows));
