@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 
-use super::config::{integer, STALE_DAYS};
+use super::config::STALE_DAYS;
+use super::values::integer;
 use crate::engine::{HealthOptions, HistoryTarget, ProposalInput, QueryOptions};
 use crate::error::{MemoryError, Result};
 use crate::protocol::model;
@@ -14,18 +15,6 @@ use crate::store::Visibility;
 /// `opts[key]` when it is a string.
 fn string(opts: &Value, key: &str) -> Option<String> {
   opts[key].as_str().map(str::to_string)
-}
-
-/// An optional string argument: absent (`null`), else a string.
-///
-/// # Errors
-/// `INVALID_INPUT` (`{what} must be a string`) for anything else.
-pub fn opt_string<'a>(value: &'a Value, what: &str) -> Result<Option<&'a str>> {
-  match value {
-    Value::Null => Ok(None),
-    Value::String(s) => Ok(Some(s)),
-    _ => Err(MemoryError::invalid(format!("{what} must be a string"))),
-  }
 }
 
 /// A positive count, else `default`.

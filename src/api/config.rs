@@ -5,6 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::values::{integer, opt_string};
 use crate::engine::{Config, Policies, SecretPolicy, WritePolicy};
 use crate::error::{MemoryError, Result};
 use crate::protocol::keys;
@@ -73,13 +74,6 @@ pub fn defaults() -> Value {
     "proposals": { "enabled": true, "maxChars": engine.proposal_max_chars, "maxPending": engine.proposal_max_pending },
     "health": { "staleDays": STALE_DAYS },
   })
-}
-
-/// `value` as a count of at least `min` (0 or 1).
-pub(crate) fn integer(value: &Value, name: &str, min: u64) -> Result<u64> {
-  let what = if min == 0 { "non-negative" } else { "positive" };
-  let bad = || MemoryError::invalid(format!("{name} must be a {what} integer"));
-  value.as_u64().filter(|n| *n >= min).ok_or_else(bad)
 }
 
 fn write_policy(value: &Value) -> Result<WritePolicy> {
@@ -189,7 +183,7 @@ pub fn provider(options: &Value) -> Result<ProviderOptions> {
       label.ok_or_else(|| MemoryError::invalid("sourceLabel must be a non-empty string"))
     })?,
   };
-  let db_path = super::calls::opt_string(&options["dbPath"], "dbPath")?;
+  let db_path = opt_string(&options["dbPath"], "dbPath")?;
   let retention =
     given("auditRetentionDays").map_or(Ok(0), |v| integer(v, "auditRetentionDays", 0));
   Ok(ProviderOptions {

@@ -8,6 +8,7 @@ pub mod inputs;
 pub mod open;
 pub mod reads;
 pub mod rules;
+pub mod values;
 pub mod writes;
 
 use serde::Serialize;

@@ -64,7 +64,7 @@ pub fn read(m: &mut Memory, name: &str, args: &[Value]) -> Result<String> {
     "health" => to_json(&m.health(&calls::health_options(arg(0), now_ms())?)?),
     "proposalAdd" => to_json(&m.proposal_add(calls::proposal_input(arg(0).clone()))?),
     "proposalList" => {
-      let status = calls::opt_string(arg(0), "proposal status")?;
+      let status = super::values::opt_string(arg(0), "proposal status")?;
       to_json(&m.proposal_list(status, count(arg(1), 100))?)
     }
     _ => Err(MemoryError::invalid(format!(

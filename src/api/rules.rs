@@ -51,7 +51,7 @@ pub fn rule(name: &str, input: &Value) -> Result<String> {
     "resolveConfig" => to_json(&config::resolve(input)?),
     "screenEntries" => to_json(&inputs::screen(input)?),
     "resolveDbPath" => {
-      let path = super::calls::opt_string(input, "dbPath")?;
+      let path = super::values::opt_string(input, "dbPath")?;
       to_json(&keys::store_path(path.unwrap_or_default()))
     }
     "dshHome" => to_json(&keys::host_dsh_home()),
