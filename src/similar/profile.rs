@@ -233,8 +233,12 @@ fn fold_phrases(text: Cow<'_, str>) -> Cow<'_, str> {
   let boundary = |i: usize| b.get(i).is_none_or(|c| !c.is_ascii_alphanumeric());
   let (mut out, mut copied) = (String::new(), 0);
   for i in (0..b.len()).filter(|&i| b[i].is_ascii_alphabetic() && (i == 0 || boundary(i - 1))) {
+    let first = b[i].to_ascii_lowercase();
     let found = synonyms::PHRASES.iter().find(|(phrase, _)| {
       let end = i + phrase.len();
+      if phrase.as_bytes().first() != Some(&first) {
+        return false;
+      }
       let same = text
         .get(i..end)
         .is_some_and(|s| s.eq_ignore_ascii_case(phrase));

@@ -7,7 +7,7 @@
 //! siblings say two facts of the same kind, both true at once, not one fact and its update.
 #![forbid(unsafe_code)]
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
 /// A group of words with one meaning.
@@ -72,8 +72,8 @@ fn parse() -> Vec<(Group, Vec<&'static str>)> {
 fn index() -> &'static Index {
   static INDEX: OnceLock<Index> = OnceLock::new();
   INDEX.get_or_init(|| {
-    let mut ascii = HashMap::new();
-    let mut cjk: HashMap<char, Vec<(&'static str, usize)>> = HashMap::new();
+    let mut ascii = HashMap::default();
+    let mut cjk: HashMap<char, Vec<(&'static str, usize)>> = HashMap::default();
     let mut groups = Vec::new();
     for (i, (group, words)) in parse().into_iter().enumerate() {
       for word in words {
