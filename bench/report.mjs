@@ -218,7 +218,7 @@ function floorNotes(res, extra) {
     notes.push(`floor common-word page alone, without the exact total: ${fmt(fi['query.common.pageOnly'].median)} µs`)
   if (fi?.['add.noFts'])
     notes.push(
-      `floor without the provider's FTS triggers: add ${fmt(fi['add.noFts'].median)} µs, seed ${fmt(fi['seed.batch100.noFts'].median)} µs per 100 (the index maintenance is the rest of the write floor)`,
+      `floor without writing the provider's FTS index: add ${fmt(fi['add.noFts'].median)} µs, seed ${fmt(fi['seed.batch100.noFts'].median)} µs per 100 (the index maintenance is the rest of the write floor)`,
     )
   if (fi?.fts) notes.push(`floor FTS: ${fi.fts}`)
   const lines = notes.map((e) => `- ${e}`)

@@ -12,8 +12,8 @@
 //! ```
 //! (`cargo build --release --example floor`; the binary is `target/<host>/release/examples/floor`.)
 //!
-//! `bench` copies `--template` (an empty store created by the provider, so the tables, indexes
-//! and triggers are exactly the provider's, whatever version it is at) to `DIR/floor.db`, loads
+//! `bench` copies `--template` (an empty store created by the provider, so the tables and indexes
+//! are exactly the provider's) to `DIR/floor.db`, loads
 //! the dataset (one EntryInput JSON per line) in seed-like transactions of 1,000, writes the ids
 //! to `DIR/floor-ids.json` and measures the reads, µs per operation (median, p95, mean):
 //!
@@ -25,9 +25,8 @@
 //!   as the provider's query does by default (`countRecall`); the winning plan is reported. The
 //!   floor builds its two FTS tables (`floor_fts`, `floor_fold`) and, unless the provider's
 //!   schema has one, a ranking index (`floor_rank`, dropped before the writes) once, after
-//!   loading and before the queries, with no triggers; the provider's own FTS tables, if its
-//!   schema has any, are kept by its triggers, which fire in every floor write exactly as in the
-//!   provider's writes.
+//!   loading and before the queries, and not kept by the writes; the provider's own FTS index and
+//!   usage counters are kept in every floor write as the provider's store keeps them.
 //! - `budgets`: one read of the four `layer_usage` counters of a session.
 //! - `auditList.base`: the newest 100 audit rows at the dataset's audit size, after 100 filler
 //!   rows like those `filled` appends (so that both listings read the same kind of rows).
@@ -38,7 +37,7 @@
 //! `first` times one fresh process's open + first rare query (run after `bench`, which builds
 //! the index it reads). `writes` runs one round of the writes (see [`writes`]) and prints the raw samples; `filled`
 //! fills the audit table to `--to` rows and measures `auditList` again; `no-fts` times add and
-//! seed without the provider's FTS triggers (it drops them: the bench runs it last).
+//! seed without writing the provider's FTS index (the bench runs it last).
 //!
 //! `fill-audit` appends plain audit rows (half `recalled`, half `add`-like with an entry-sized
 //! text) to an existing store until its audit table holds `--to` rows (or `--add` more); the
@@ -542,28 +541,20 @@ fn snapshot(conn: &Connection, agent: &str, ws: &str) -> Res<String> {
   Ok(out)
 }
 
-/// The provider's own FTS5 tables and whether triggers on `entries` keep them (then every floor
-/// write pays for them too, exactly as the provider's writes do).
+/// The provider's own FTS5 tables, which every floor write keeps as the provider's writes do.
 fn provider_fts(conn: &Connection) -> Res<String> {
-  let mut stmt = conn.prepare(
-    "SELECT name, (SELECT count(*) FROM sqlite_master t WHERE t.type = 'trigger' AND t.tbl_name = 'entries' AND t.sql LIKE '%' || m.name || '%')
-     FROM sqlite_master m WHERE type = 'table' AND sql LIKE '%USING fts5%'",
-  )?;
+  let mut stmt = conn
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%USING fts5%'")?;
   let tables = stmt
-    .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?
+    .query_map([], |r| r.get::<_, String>(0))?
     .collect::<rusqlite::Result<Vec<_>>>()?;
-  if tables.is_empty() {
-    return Ok("the provider's schema has no FTS5 table".into());
-  }
-  Ok(
-    tables
-      .iter()
-      .map(|(name, triggers)| {
-        format!("provider table {name} kept by {triggers} trigger(s) on entries, which fire in every floor write too")
-      })
-      .collect::<Vec<_>>()
-      .join("; "),
-  )
+  Ok(match tables.is_empty() {
+    true => "the provider's schema has no FTS5 table".into(),
+    false => format!(
+      "provider tables {}: kept in every floor write, as in the provider's writes",
+      tables.join(", ")
+    ),
+  })
 }
 
 fn file_size(path: &Path) -> u64 {
@@ -715,7 +706,7 @@ fn bench(args: &[String]) -> Res<Value> {
   fs::write(dir.join("floor-ids.json"), serde_json::to_string(&ids)?)?;
 
   // The floor's own read-only indexes for its query plans, built once after loading (the
-  // provider's FTS tables, if any, are kept by its triggers in every floor write).
+  // provider's FTS index is kept in every floor write).
   let provider = provider_fts(&conn)?;
   let t = Instant::now();
   conn.execute_batch(

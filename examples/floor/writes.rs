@@ -106,6 +106,35 @@ impl Target {
 /// Set by [`without_fts`]: the provider's FTS index is not written.
 static NO_FTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// Entry `id`'s share of its layer's usage, added (`?2` = 1) or taken out (-1).
+const KEEP_USAGE: &str = "INSERT INTO layer_usage (track, scope, workspace_key, used)
+  SELECT track, scope, CASE scope WHEN 'workspace' THEN workspace_key ELSE '' END, ?2 * units
+  FROM entries WHERE id = ?1 AND true
+  ON CONFLICT (track, scope, workspace_key) DO UPDATE SET used = used + excluded.used";
+const DELETE_FTS: &str =
+  "DELETE FROM entries_fts WHERE rowid = (SELECT fts_id FROM entries WHERE id = ?1)";
+
+/// The provider's bookkeeping of entry `id`, as its store's writes do it: the layer's usage and
+/// the FTS index row, added (`sign` 1: after an insert or a rewrite) or taken out (-1: before a
+/// rewrite or a delete). A schema without the FTS index (before v10) keeps neither.
+fn keep(conn: &Connection, id: &str, sign: i64) -> Res<()> {
+  if super::PROVIDER_FTS.get() != Some(&true) {
+    return Ok(());
+  }
+  conn
+    .prepare_cached(KEEP_USAGE)?
+    .execute(params![id, sign])?;
+  if !NO_FTS.load(std::sync::atomic::Ordering::Relaxed) {
+    let index = if sign > 0 {
+      super::INSERT_FTS
+    } else {
+      DELETE_FTS
+    };
+    conn.prepare_cached(index)?.execute([id])?;
+  }
+  Ok(())
+}
+
 fn insert_entry(conn: &Connection, id: &str, e: &Input, at: i64, session: &str) -> Res<()> {
   let grouped = super::INSERT_ENTRY.get() == Some(&super::INSERT_ENTRY_FTS_ID);
   if grouped {
@@ -132,10 +161,7 @@ fn insert_entry(conn: &Connection, id: &str, e: &Input, at: i64, session: &str) 
       session,
       units(&e.text)
     ])?;
-  if grouped && !NO_FTS.load(std::sync::atomic::Ordering::Relaxed) {
-    conn.prepare_cached(super::INSERT_FTS)?.execute([id])?;
-  }
-  Ok(())
+  keep(conn, id, 1)
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -274,6 +300,7 @@ fn refind(conn: &Connection, t: &Target, id: &str, st: Statements) -> Res<()> {
 }
 
 fn delete(conn: &Connection, id: &str) -> Res<()> {
+  keep(conn, id, -1)?;
   let n = conn
     .prepare_cached("DELETE FROM entries WHERE id = ?1")?
     .execute([id])?;
@@ -355,6 +382,7 @@ fn replace(
   target_usage(&tx, t, st)?;
   refind(&tx, t, id, st)?;
   target_usage(&tx, t, st)?;
+  keep(&tx, id, -1)?;
   let n = tx
     .prepare_cached(
       "UPDATE entries SET text = ?2, tags = ?3, version = version + 1, updated_at = ?4, session_id = ?5, units = ?6 WHERE id = ?1",
@@ -363,6 +391,7 @@ fn replace(
   if n != 1 {
     return Err("replace: no row".into());
   }
+  keep(&tx, id, 1)?;
   audit(&tx, entry_audit("replace", id, new, session), st)?;
   tx.commit()?;
   Ok(())
@@ -598,21 +627,11 @@ pub fn round(
   Ok(Value::Object(out))
 }
 
-/// Information: the minimal add and seed without the provider's FTS triggers (what keeping its
-/// FTS index in every write transaction costs). Drops the triggers: run it last.
+/// Information: the minimal add and seed without writing the provider's FTS index (what keeping
+/// it in every write transaction costs). Leaves the index behind: run it last.
 pub fn without_fts(conn: &mut Connection, plan: &Value) -> Res<Value> {
-  let triggers: Vec<String> = conn
-    .prepare(
-      "SELECT t.name FROM sqlite_master t WHERE t.type = 'trigger' AND t.tbl_name = 'entries'
-         AND EXISTS (SELECT 1 FROM sqlite_master m WHERE m.type = 'table' AND m.sql LIKE '%USING fts5%' AND t.sql LIKE '%' || m.name || '%')",
-    )?
-    .query_map([], |r| r.get(0))?
-    .collect::<rusqlite::Result<_>>()?;
-  if triggers.is_empty() {
+  if super::PROVIDER_FTS.get() != Some(&true) {
     return Ok(json!({}));
-  }
-  for t in &triggers {
-    conn.execute_batch(&format!("DROP TRIGGER \"{}\"", t.replace('"', "\"\"")))?;
   }
   NO_FTS.store(true, std::sync::atomic::Ordering::Relaxed);
   let mut adds = Samples::default();

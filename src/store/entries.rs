@@ -201,7 +201,31 @@ pub fn insert_entries(conn: &Connection, entries: &[Entry]) -> rusqlite::Result<
   let index = "INSERT INTO entries_fts (rowid, folded)
     SELECT fts_id, lower(text) || char(1, 1) FROM entries
     WHERE id IN (SELECT value ->> 0 FROM json_each(?1)) ORDER BY fts_id";
-  exec(conn, index, [rows]).map(drop)
+  exec(conn, index, [&rows])?;
+  // The batch's units, per layer.
+  let usage = "INSERT INTO layer_usage (track, scope, workspace_key, used)
+    SELECT value ->> 1, value ->> 2, CASE value ->> 2 WHEN 'workspace' THEN value ->> 3 ELSE '' END,
+      sum(value ->> 14) FROM json_each(?1) WHERE true GROUP BY 1, 2, 3
+    ON CONFLICT (track, scope, workspace_key) DO UPDATE SET used = used + excluded.used";
+  exec(conn, usage, [rows]).map(drop)
+}
+
+/// Add entry `id`, as it is now, to its layer's usage and to the FTS index (`sign` 1), or take
+/// it out (`sign` -1): the store's own bookkeeping around a rewrite or a delete.
+fn account(conn: &Connection, id: &str, sign: i64) -> rusqlite::Result<()> {
+  let usage = "UPDATE layer_usage SET used = used + ?2 * e.units
+    FROM (SELECT track, scope, CASE scope WHEN 'workspace' THEN workspace_key ELSE '' END AS layer,
+            units FROM entries WHERE id = ?1) AS e
+    WHERE layer_usage.track = e.track AND layer_usage.scope = e.scope AND workspace_key = e.layer";
+  exec(conn, usage, params![id, sign])?;
+  let index = match sign {
+    1 => {
+      "INSERT INTO entries_fts (rowid, folded)
+      SELECT fts_id, lower(text) || char(1, 1) FROM entries WHERE id = ?1"
+    }
+    _ => "DELETE FROM entries_fts WHERE rowid = (SELECT fts_id FROM entries WHERE id = ?1)",
+  };
+  exec(conn, index, [id]).map(drop)
 }
 
 /// Rewrite an entry's text/tags/version/updated_at/session (replace).
@@ -216,11 +240,14 @@ pub fn update_entry(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
     e.session_id,
     crate::text::units(&e.text) as i64
   ];
-  exec(conn, sql, args).map(drop)
+  account(conn, &e.id, -1)?;
+  exec(conn, sql, args)?;
+  account(conn, &e.id, 1)
 }
 
 /// Delete an entry by id.
 pub fn delete_entry(conn: &Connection, id: &str) -> rusqlite::Result<()> {
+  account(conn, id, -1)?;
   exec(conn, "DELETE FROM entries WHERE id = ?1", [id]).map(drop)
 }
 

@@ -49,7 +49,7 @@ fn seed_is_prechecked_whole_and_atomic() -> TestResult {
 }
 
 #[test]
-fn maintained_usage_always_equals_a_recount() -> TestResult {
+fn maintained_usage_and_index_always_equal_a_recount() -> TestResult {
   let big = json!({"workspace": 100000, "userGlobal": 100000});
   let (mut m, _dir) = memory(json!({"user": big, "agent": big}))?;
   let mut seed = 7u64;
@@ -72,23 +72,46 @@ fn maintained_usage_always_equals_a_recount() -> TestResult {
       0 | 1 => {
         add(&mut m, track, scope, &text, writer("", ws))?;
       }
-      2 => {
-        if let Ok(plan) = m.plan_replace(&json!({"track": track, "scope": scope, "match": format!("entry {}", i / 2), "text": text}), writer("", ws)) {
-          m.finish(plan, allow(), Via::default(), false)?;
-        }
-      }
-      _ => {
-        if let Ok(plan) = m.plan_remove(
-          &json!({"track": track, "scope": scope, "match": format!("entry {}", i / 3)}),
-          writer("", ws),
-        ) {
-          m.finish(plan, allow(), Via::default(), false)?;
-        }
+      kind => {
+        // Rewrite or remove an entry that exists, through its own layer.
+        let all = m.list_entries(None)?;
+        let Some(e) = all.get((seed >> 8) as usize % all.len().max(1)) else {
+          continue;
+        };
+        let target = e.text.split(" 😀").next().unwrap_or_default();
+        let mut input =
+          json!({"track": e.track.as_str(), "scope": e.scope.as_str(), "match": target});
+        let w = writer("", &e.workspace_key);
+        let plan = match kind {
+          2 => {
+            input["text"] = json!(text);
+            m.plan_replace(&input, w)?
+          }
+          _ => m.plan_remove(&input, w)?,
+        };
+        m.finish(plan, allow(), Via::default(), false)?;
       }
     }
   }
   let recounted = recount(&m)?;
   assert_eq!(maintained(&m)?, recounted);
+  // The FTS index holds one document per entry, at its `fts_id`, and the text as it is now.
+  let conn = m.store.conn();
+  let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0));
+  let docs = "SELECT count(*) FROM entries_fts_docsize";
+  let at_ids = "SELECT count(*) FROM entries_fts_docsize WHERE id IN (SELECT fts_id FROM entries)";
+  assert_eq!(
+    (count(docs)?, count(at_ids)?),
+    (count("SELECT count(*) FROM entries")?, count(docs)?)
+  );
+  let replaced = "SELECT count(*) FROM entries WHERE version > 1 AND fts_id NOT IN
+    (SELECT rowid FROM entries_fts WHERE entries_fts MATCH '\"' || lower(text) || '\"')";
+  assert!(count("SELECT count(*) FROM entries WHERE version > 1")? > 0);
+  assert_eq!(
+    count(replaced)?,
+    0,
+    "a replaced entry is found by its new text"
+  );
   // What budgets() reports for a session is what the recount says of its four layers.
   for ws in ["/a", "/b", "", "/never-written"] {
     let reported: Vec<i64> = m.budgets(Some(ws))?.iter().map(|u| u.used as i64).collect();
