@@ -31,6 +31,8 @@ const PROFILES: usize = 1_024;
 /// would hold a copy of the store; a run of writes across a few large layers keeps them all.
 const SMALL: usize = 8;
 const LARGE_ROWS: usize = 16_384;
+/// New texts of a batch whose candidates are profiled together.
+const AHEAD: usize = 32;
 
 /// A stored entry's text and profile, shared by every comparison with it.
 #[derive(Debug)]
@@ -73,10 +75,56 @@ impl Profiles {
     self.by_id.insert(id.to_string(), k.clone());
     k
   }
+
+  /// Makes the profiles of `rows` (`(id, text)`) that are not kept yet, all at once and on two
+  /// threads when the machine has them; [`Profiles::known`] and the planning of a new text then
+  /// take them.
+  fn ahead<'a>(&mut self, rows: impl Iterator<Item = (&'a str, &'a str)>) {
+    let kept = |id: &str, text: &str| {
+      let k = self.by_id.get(id).or_else(|| self.older.get(id));
+      k.is_some_and(|k| k.text == text) || self.planned.contains_key(text)
+    };
+    let mut texts: Vec<&str> = rows
+      .filter(|(id, text)| !kept(id, text))
+      .map(|(_, t)| t)
+      .collect();
+    texts.sort_unstable();
+    texts.dedup();
+    for (text, profile) in texts.iter().zip(profiles_of(&texts)) {
+      self.planned.insert(text.to_string(), profile);
+    }
+  }
+}
+
+/// The profiles of `texts`, in order: half of them on a second thread when there are enough to
+/// be worth one (and the machine has a second core and lets it be made).
+pub(super) fn profiles_of(texts: &[&str]) -> Vec<Profile> {
+  let one = |texts: &[&str]| texts.iter().map(|t| Profile::of(t)).collect::<Vec<_>>();
+  let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+  if texts.len() < 16 || cores < 2 {
+    return one(texts);
+  }
+  let (first, second) = texts.split_at(texts.len() / 2);
+  std::thread::scope(|s| {
+    let other = std::thread::Builder::new().spawn_scoped(s, || one(second));
+    let mut out = one(first);
+    match other.map(|h| h.join()) {
+      Ok(Ok(rest)) => out.extend(rest),
+      _ => out.extend(one(second)),
+    }
+    out
+  })
 }
 
 /// The entries of one layer a new text is compared with.
 type Pool = Arc<Vec<Arc<Known>>>;
+
+/// What a new text is compared with: a small layer's entries, or the rows of a large layer
+/// found for it, to be profiled.
+enum Candidates {
+  Pool(Pool),
+  Rows(Vec<(String, String)>),
+}
 
 /// A layer as one agent sees it: track, scope, layer key (`''` for user-global), agent.
 type LayerKey = (Track, Scope, String, String);
@@ -111,8 +159,9 @@ impl Cache {
 
 impl Memory {
   /// The entries of `e`'s layer as `agent` sees them that a new text is compared with: the whole
-  /// layer when it is small, else the ones sharing the most of `e`'s search terms.
-  fn pool(&mut self, e: &Entry, agent: &str) -> Result<Pool> {
+  /// layer when it is small (profiled as it is read), else the rows sharing the most of `e`'s
+  /// search terms.
+  fn candidates(&mut self, e: &Entry, agent: &str) -> Result<Candidates> {
     let key: LayerKey = (
       e.track,
       e.scope,
@@ -129,7 +178,7 @@ impl Memory {
       cache.large.clear();
     }
     if let Some(pool) = cache.pools.get(&key) {
-      return Ok(pool.clone());
+      return Ok(Candidates::Pool(pool.clone()));
     }
     if !cache.large.contains_key(&key) {
       let rows = stored::all(conn, &layer_of(&key)).map_err(|x| self.fail(x))?;
@@ -138,24 +187,27 @@ impl Memory {
         if cache.pools.len() >= SMALL {
           cache.pools.clear();
         }
-        let all = rows.iter().map(|(id, text)| cache.profiles.known(id, text));
+        let profiles = &mut cache.profiles;
+        profiles.ahead(rows.iter().map(|(id, text)| (id.as_str(), text.as_str())));
+        let all = rows.iter().map(|(id, text)| profiles.known(id, text));
         let pool = Arc::new(all.collect::<Vec<_>>());
         cache.pools.insert(key, pool.clone());
-        return Ok(pool);
+        return Ok(Candidates::Pool(pool));
       }
       if cache.large_rows() + rows.len() > LARGE_ROWS {
         cache.large.clear();
       }
       cache.large.insert(key.clone(), Grams::of(rows));
     }
-    let Cache {
-      profiles, large, ..
-    } = &mut self.known;
     let terms = similar::search_terms(&e.text, TERMS);
-    let found = large.get(&key).map(|g| g.found(&terms, CANDIDATES));
-    let found = found.unwrap_or_default().into_iter();
-    let found = found.map(|(id, text)| profiles.known(id, text));
-    Ok(Arc::new(found.collect()))
+    let found = self
+      .known
+      .large
+      .get(&key)
+      .map(|g| g.found(&terms, CANDIDATES));
+    let rows = found.unwrap_or_default().into_iter();
+    let rows = rows.map(|(id, text)| (id.to_string(), text.to_string()));
+    Ok(Candidates::Rows(rows.collect()))
   }
 
   /// Brings the layers kept up to date with a write this connection committed.
@@ -213,31 +265,57 @@ impl Memory {
     agent: &str,
     skip: Option<&str>,
   ) -> Result<Vec<Similar>> {
+    let news: Vec<(Option<usize>, &Entry)> = news.into_iter().collect();
     let mut out = Vec::new();
     self.known.profiles.planned.clear();
-    for (index, new) in news {
-      let pool = self.pool(new, agent)?;
-      let profile = Profile::of(&new.text);
-      let mut found: Vec<Similar> = Vec::new();
-      for old in pool.iter().filter(|k| Some(k.id.as_str()) != skip) {
-        if let Some(h) = similar::compare(&profile, &old.profile) {
-          found.push(Similar {
-            entry: index,
-            id: old.id.clone(),
-            text: old.text.clone(),
-            score: h.score,
-            relation: h.relation,
-            reason: h.reason,
-          });
-        }
+    // The new texts of a batch and the stored ones they are compared with are profiled a few
+    // dozen texts at a time, all at once (`Profiles::ahead`).
+    for chunk in news.chunks(AHEAD) {
+      let mut pools = Vec::with_capacity(chunk.len());
+      for (_, new) in chunk {
+        pools.push(self.candidates(new, agent)?);
       }
-      found.sort_by(|a, b| b.score.total_cmp(&a.score));
-      found.truncate(HINTS);
-      out.extend(found);
-      // Kept for the commit, which adds it to the layer's pool or to the profiles kept.
-      let planned = &mut self.known.profiles.planned;
-      if planned.len() < PROFILES {
-        planned.insert(new.text.clone(), profile);
+      let rows = pools.iter().flat_map(|c| match c {
+        Candidates::Rows(rows) => rows.as_slice(),
+        Candidates::Pool(_) => &[],
+      });
+      let rows = rows.map(|(id, text)| (id.as_str(), text.as_str()));
+      let texts = chunk.iter().map(|(_, new)| ("", new.text.as_str()));
+      self.known.profiles.ahead(rows.chain(texts));
+      for ((index, new), pool) in chunk.iter().zip(pools) {
+        let profiles = &mut self.known.profiles;
+        let pool = match pool {
+          Candidates::Pool(pool) => pool,
+          Candidates::Rows(rows) => Arc::new(
+            rows
+              .iter()
+              .map(|(id, text)| profiles.known(id, text))
+              .collect(),
+          ),
+        };
+        let planned = profiles.planned.remove(&new.text);
+        let profile = planned.unwrap_or_else(|| Profile::of(&new.text));
+        let mut found: Vec<Similar> = Vec::new();
+        for old in pool.iter().filter(|k| Some(k.id.as_str()) != skip) {
+          if let Some(h) = similar::compare(&profile, &old.profile) {
+            found.push(Similar {
+              entry: *index,
+              id: old.id.clone(),
+              text: old.text.clone(),
+              score: h.score,
+              relation: h.relation,
+              reason: h.reason,
+            });
+          }
+        }
+        found.sort_by(|a, b| b.score.total_cmp(&a.score));
+        found.truncate(HINTS);
+        out.extend(found);
+        // Kept for the commit, which adds it to the layer's pool or to the profiles kept.
+        let planned = &mut self.known.profiles.planned;
+        if planned.len() < PROFILES {
+          planned.insert(new.text.clone(), profile);
+        }
       }
     }
     Ok(out)

@@ -213,17 +213,16 @@ pub fn insert_entries(conn: &Connection, entries: &[Entry]) -> rusqlite::Result<
 /// Add entry `id`, as it is now, to its layer's usage and to the FTS index (`sign` 1), or take
 /// it out (`sign` -1): the store's own bookkeeping around a rewrite or a delete.
 fn account(conn: &Connection, id: &str, sign: i64) -> rusqlite::Result<()> {
-  let usage = "UPDATE layer_usage SET used = used + ?2 * e.units
-    FROM (SELECT track, scope, CASE scope WHEN 'workspace' THEN workspace_key ELSE '' END AS layer,
-            units FROM entries WHERE id = ?1) AS e
-    WHERE layer_usage.track = e.track AND layer_usage.scope = e.scope AND workspace_key = e.layer";
+  let usage = "INSERT INTO layer_usage (track, scope, workspace_key, used)
+    SELECT track, scope, CASE scope WHEN 'workspace' THEN workspace_key ELSE '' END, ?2 * units
+    FROM entries WHERE id = ?1 AND true
+    ON CONFLICT (track, scope, workspace_key) DO UPDATE SET used = used + excluded.used";
   exec(conn, usage, params![id, sign])?;
-  let index = match sign {
-    1 => {
-      "INSERT INTO entries_fts (rowid, folded)
+  let index = if sign > 0 {
+    "INSERT INTO entries_fts (rowid, folded)
       SELECT fts_id, lower(text) || char(1, 1) FROM entries WHERE id = ?1"
-    }
-    _ => "DELETE FROM entries_fts WHERE rowid = (SELECT fts_id FROM entries WHERE id = ?1)",
+  } else {
+    "DELETE FROM entries_fts WHERE rowid = (SELECT fts_id FROM entries WHERE id = ?1)"
   };
   exec(conn, index, [id]).map(drop)
 }

@@ -305,3 +305,25 @@ fn a_look_alike_is_similar_without_advice_and_a_full_layer_never_consolidates_it
   }
   Ok(())
 }
+
+/// Profiles made ahead on two threads are each text's own, in the order of the texts.
+#[test]
+fn profiles_made_on_two_threads_are_each_texts_own_in_order() {
+  let texts: Vec<String> = (0..40)
+    .map(|i| {
+      format!(
+        "service {i} listens on port {} and 部署在 cluster-{i}",
+        8000 + i
+      )
+    })
+    .collect();
+  let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+  let made = crate::engine::similar::profiles_of(&texts);
+  assert_eq!(made.len(), texts.len());
+  for (text, profile) in texts.iter().zip(&made) {
+    assert_eq!(
+      format!("{profile:?}"),
+      format!("{:?}", crate::similar::Profile::of(text))
+    );
+  }
+}
