@@ -5,7 +5,7 @@
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rustc_hash::FxHashMap;
 
@@ -100,8 +100,10 @@ impl Profiles {
 /// be worth one (and the machine has a second core and lets it be made).
 pub(super) fn profiles_of(texts: &[&str]) -> Vec<Profile> {
   let one = |texts: &[&str]| texts.iter().map(|t| Profile::of(t)).collect::<Vec<_>>();
-  let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-  if texts.len() < 16 || cores < 2 {
+  // Asked once: the answer reads the process's CPU quota and affinity from the system.
+  static CORES: OnceLock<usize> = OnceLock::new();
+  let cores = || *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+  if texts.len() < 16 || cores() < 2 {
     return one(texts);
   }
   let (first, second) = texts.split_at(texts.len() / 2);
