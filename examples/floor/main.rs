@@ -13,9 +13,9 @@
 //! (`cargo build --release --example floor`; the binary is `target/<host>/release/examples/floor`.)
 //!
 //! `bench` copies `--template` (an empty store created by the provider, so the tables and indexes
-//! are exactly the provider's) to `DIR/floor.db`, loads
-//! the dataset (one EntryInput JSON per line) in seed-like transactions of 1,000, writes the ids
-//! to `DIR/floor-ids.json` and measures the reads, µs per operation (median, p95, mean):
+//! are exactly the provider's) to `DIR/floor.db`, loads the dataset (one EntryInput JSON per
+//! line) in seed-like transactions of 1,000, writes the ids to `DIR/floor-ids.json` and measures
+//! the reads, µs per operation (median, p95, mean):
 //!
 //! - `query.*`: the cheapest of several exact plans (instr scan; FTS5 trigram candidates re-checked
 //!   by `instr`; a rank-order walk + an FTS count; a contentless case-sensitive trigram index over

@@ -33,6 +33,8 @@ const SMALL: usize = 8;
 const LARGE_ROWS: usize = 16_384;
 /// New texts of a batch whose candidates are profiled together.
 const AHEAD: usize = 32;
+/// Texts to profile at once that are worth a second thread: fewer cost less than starting one.
+const TWO_THREADS: usize = 16;
 
 /// A stored entry's text and profile, shared by every comparison with it.
 #[derive(Debug)]
@@ -103,7 +105,7 @@ pub(super) fn profiles_of(texts: &[&str]) -> Vec<Profile> {
   // Asked once: the answer reads the process's CPU quota and affinity from the system.
   static CORES: OnceLock<usize> = OnceLock::new();
   let cores = || *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-  if texts.len() < 16 || cores() < 2 {
+  if texts.len() < TWO_THREADS || cores() < 2 {
     return one(texts);
   }
   let (first, second) = texts.split_at(texts.len() / 2);
