@@ -154,9 +154,7 @@ pub(super) fn sequence(conn: &Connection) -> rusqlite::Result<i64> {
 /// `seq` handed out with the checkpoint. Part of the migration that introduced heads.
 pub fn record_head(conn: &Connection) -> rusqlite::Result<()> {
   let sql = "SELECT seq, coalesce(hash, '') FROM audit ORDER BY seq DESC LIMIT 1";
-  let newest = one(conn, sql, [], |r| {
-    Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
-  })?;
+  let newest: Option<(i64, String)> = one(conn, sql, [], |r| r.try_into())?;
   let head = match newest {
     Some((seq, hash)) if seq != 0 => format!("{seq} {hash}"),
     Some((_, hash)) => format!("{} {hash}", sequence(conn)?),

@@ -15,7 +15,7 @@ use super::chain::{
   append_all, audit_from_row, head, row_hash, rows_in_order, sequence, NewAudit, AUDIT_COLUMNS,
   CHECKPOINT_KEY,
 };
-use super::sql::meta;
+use super::sql::{meta, rows};
 use crate::protocol::model::{approved_fields, AuditRow, RowFields};
 use crate::text::{hex_digest, units};
 
@@ -203,8 +203,7 @@ impl Ledger {
     let mut gone: Vec<(i64, String)> = self
       .entries
       .drain()
-      .filter(|(_, (_, a))| a.is_some())
-      .map(|(id, (seq, _))| (seq, id))
+      .filter_map(|(id, (seq, a))| a.map(|_| (seq, id)))
       .collect();
     gone.sort();
     for (seq, id) in gone {
@@ -229,9 +228,9 @@ impl Ledger {
         mismatch("proposals", &p.id, reason);
       }
     }
-    for (hash, text) in super::sql::rows(conn, "SELECT hash, text FROM snapshot_texts", [], |r| {
-      Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-    })? {
+    let sql = "SELECT hash, text FROM snapshot_texts";
+    let texts: Vec<(String, String)> = rows(conn, sql, [], |r| r.try_into())?;
+    for (hash, text) in texts {
       checked += 1;
       if hex_digest(text.as_bytes()) != hash {
         mismatch("snapshot_texts", &hash, "a frozen snapshot's text does not match its hash: it was rewritten, and a resumed session would read it".into());
@@ -246,13 +245,13 @@ impl Ledger {
 /// Every entry, in insertion order.
 fn stored_entries(conn: &Connection) -> rusqlite::Result<Vec<Stored>> {
   let sql = "SELECT id, track, scope, text, source, workspace_key, agent_key, created_at, units, tags, version FROM entries ORDER BY rowid";
-  super::sql::rows(conn, sql, [], stored_from_row)
+  rows(conn, sql, [], stored_from_row)
 }
 
 /// Every pending proposal (what the snapshot's notice shows).
 fn pending_proposals(conn: &Connection) -> rusqlite::Result<Vec<Stored>> {
   let sql = "SELECT id, track, scope, text, source, workspace_key, agent_key, created_at, 0, '[]', NULL FROM proposals WHERE status = 'pending'";
-  super::sql::rows(conn, sql, [], stored_from_row)
+  rows(conn, sql, [], stored_from_row)
 }
 
 /// A record of `id, track, scope, text, source, workspace_key, agent_key, created_at, units,
@@ -313,15 +312,12 @@ pub fn adopt_entries(conn: &Connection) -> rusqlite::Result<()> {
 pub(super) fn stale_usage(conn: &Connection) -> rusqlite::Result<Vec<StaleUsage>> {
   let mut actual: BTreeMap<(String, String, String), i64> = BTreeMap::new();
   let sql = "SELECT track, scope, CASE scope WHEN 'workspace' THEN workspace_key ELSE '' END, text FROM entries";
-  for (t, s, w, text) in super::sql::rows(conn, sql, [], |r| {
-    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, String>(3)?))
-  })? {
+  let texts: Vec<(String, String, String, String)> = rows(conn, sql, [], |r| r.try_into())?;
+  for (t, s, w, text) in texts {
     *actual.entry((t, s, w)).or_default() += units(&text) as i64;
   }
   let sql = "SELECT track, scope, workspace_key, used FROM layer_usage";
-  let recorded = super::sql::rows(conn, sql, [], |r| {
-    Ok(((r.get(0)?, r.get(1)?, r.get(2)?), r.get::<_, i64>(3)?))
-  })?;
+  let recorded: Vec<(String, String, String, i64)> = rows(conn, sql, [], |r| r.try_into())?;
   let stale = |(track, scope, workspace_key), recorded, actual| StaleUsage {
     track,
     scope,
@@ -331,7 +327,8 @@ pub(super) fn stale_usage(conn: &Connection) -> rusqlite::Result<Vec<StaleUsage>
   };
   let mut out: Vec<StaleUsage> = recorded
     .into_iter()
-    .filter_map(|(key, used)| {
+    .filter_map(|(t, s, w, used)| {
+      let key = (t, s, w);
       let sum = actual.remove(&key).unwrap_or(0);
       (sum != used).then(|| stale(key, used, sum))
     })
@@ -375,18 +372,14 @@ pub struct BrokenRow {
 pub fn verify(conn: &Connection) -> rusqlite::Result<Verification> {
   let checkpoint = meta(conn, CHECKPOINT_KEY)?;
   let mut expected_prev = checkpoint.clone().unwrap_or_default();
-  let mut stmt = conn.prepare(&format!(
-    "SELECT {AUDIT_COLUMNS}, prev_hash, hash FROM audit ORDER BY seq"
-  ))?;
-  let mut rows = stmt.query([])?;
+  let sql = format!("SELECT {AUDIT_COLUMNS}, prev_hash, hash FROM audit ORDER BY seq");
+  let mut stmt = conn.prepare(&sql)?;
   let mut checked = 0u64;
   let mut last_seq = 0;
   let mut ledger = Ledger::default();
   let mut first_broken = None;
-  while let Some(r) = rows.next()? {
-    let row = audit_from_row(r)?;
-    let prev: Option<String> = r.get(11)?;
-    let hash: Option<String> = r.get(12)?;
+  for found in stmt.query_map([], |r| Ok((audit_from_row(r)?, r.get(11)?, r.get(12)?)))? {
+    let (row, prev, hash): (AuditRow, Option<String>, Option<String>) = found?;
     checked += 1;
     let actual = row_hash(&expected_prev, &row);
     let reason = if prev.as_deref() != Some(expected_prev.as_str()) {
@@ -404,7 +397,6 @@ pub fn verify(conn: &Connection) -> rusqlite::Result<Verification> {
     });
     break;
   }
-  drop(rows);
   let last = (checked > 0).then(|| (last_seq, expected_prev.clone()));
   let first_broken = match first_broken {
     None => tail_broken(conn, last.as_ref(), checkpoint.as_deref())?,

@@ -135,9 +135,8 @@ fn needle_for(
     pattern: Some(&pattern),
     ..Named::default()
   };
-  let found: Vec<i64> = named_rows(conn, &format!("{indexed} LIMIT {rows}"), &args, |r| {
-    r.get(0)
-  })?;
+  let sql = format!("{indexed} LIMIT {rows}");
+  let found: Vec<i64> = named_rows(conn, &sql, &args, |r| r.get(0))?;
   Ok(match found.len() as i64 >= rows {
     true => (Needle::scan(n), None),
     false => (needle, serde_json::to_string(&found).ok()),
@@ -172,27 +171,13 @@ fn bind<'a>(
 }
 
 /// A group of entries: track, scope, agent key and workspace key.
-type Group = [String; 4];
-
-/// The parameters of one group's rows ([`IN_GROUP`]) and what they are searched for.
-fn in_group<'a>(g: &'a Group, pattern: Option<&'a str>, needle: Option<&'a str>) -> Named<'a> {
-  let [track, scope, agent, workspace] = g;
-  Named {
-    track: Some(track),
-    scope: Some(scope),
-    agent: Some(agent),
-    workspace: Some(workspace),
-    pattern,
-    needle,
-    ..Named::default()
-  }
-}
+type Group = (String, String, String, String);
 
 /// The groups a filter admits, by the unique index of `entry_groups`: each track's
 /// user-global groups, and its workspace groups (of the visibility's workspace, if it has one).
 fn groups(conn: &Connection, f: &Filter<'_>, vis: &Visibility) -> rusqlite::Result<Vec<Group>> {
   named_rows(conn, &admitted(vis), &bind(f, vis, None, None), |r| {
-    Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?])
+    r.try_into()
   })
 }
 
@@ -297,35 +282,27 @@ pub fn ranked_page(
   f: &Filter<'_>,
   limit: usize,
 ) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
-  one_snapshot(conn, || page_of(conn, f, limit))
-}
-
-fn page_of(
-  conn: &Connection,
-  f: &Filter<'_>,
-  limit: usize,
-) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
   let vis = f.visibility.cloned().unwrap_or_default();
-  // A session's few rows are scanned unless the needle is rarer than they are many.
-  let small = small_session(conn, &vis)?;
-  let rows = if small { SESSION_ROWS } else { PHRASE_ROWS };
-  let needle = needle_for(conn, f.folded, rows)?;
-  // A common needle: one the index holds that is scanned for.
-  if let Some(folded) = f
-    .folded
-    .filter(|_| !small && needle.0 != Needle::of(f.folded))
-  {
-    if admits_much(conn, f, &vis)? {
-      return common_page(conn, f, &vis, folded, limit);
+  one_snapshot(conn, || {
+    // A session's few rows are scanned unless the needle is rarer than they are many.
+    let small = small_session(conn, &vis)?;
+    let rows = if small { SESSION_ROWS } else { PHRASE_ROWS };
+    let needle = needle_for(conn, f.folded, rows)?;
+    // A common needle: one the index holds that is scanned for.
+    let common = !small && needle.0 != Needle::of(f.folded);
+    if let Some(folded) = f.folded.filter(|_| common) {
+      if admits_much(conn, f, &vis)? {
+        return common_page(conn, f, &vis, folded, limit);
+      }
     }
-  }
-  // Few matches, or few admitted rows, or a needle the index cannot hold: rank them all.
-  let columns = "e.recall_count, e.updated_at, e.id, e.rowid";
-  let mut page = select(conn, f, needle, columns, rank_and_rowid)?;
-  let total = page.len() as u64;
-  page.sort_unstable();
-  page.truncate(limit);
-  Ok((in_order(conn, &page)?, total))
+    // Few matches, or few admitted rows, or a needle the index cannot hold: rank them all.
+    let columns = "e.recall_count, e.updated_at, e.id, e.rowid";
+    let mut page = select(conn, f, needle, columns, rank_and_rowid)?;
+    let total = page.len() as u64;
+    page.sort_unstable();
+    page.truncate(limit);
+    Ok((in_order(conn, &page)?, total))
+  })
 }
 
 /// [`ranked_page`] of a common indexed needle over much of the store: the total counted in the
@@ -361,8 +338,17 @@ fn common_page(
   let page = if vis.agent_key.is_some() && vis.workspace_key.is_some() {
     let best = format!("{ranks} WHERE {IN_GROUP} AND {test} {BEST_FIRST} LIMIT {limit}");
     let mut page = Vec::new();
-    for group in groups(conn, f, vis)? {
-      let args = in_group(&group, Some(&pattern), Some(folded));
+    for (track, scope, agent, workspace) in groups(conn, f, vis)? {
+      // The parameters of one group's rows ([`IN_GROUP`]) and what they are searched for.
+      let args = Named {
+        track: Some(&track),
+        scope: Some(&scope),
+        agent: Some(&agent),
+        workspace: Some(&workspace),
+        pattern: Some(&pattern),
+        needle: Some(folded),
+        ..Named::default()
+      };
       page.extend(named_rows(conn, &best, &args, rank_and_rowid)?);
     }
     page.sort_unstable();

@@ -88,9 +88,7 @@ pub fn decide_proposal(
 /// a system prompt.
 pub fn snapshot_of(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<String>> {
   let sql = "SELECT t.hash, t.text FROM snapshots s JOIN snapshot_texts t ON t.hash = s.hash WHERE s.session_id = ?1";
-  let found = one(conn, sql, [session_id], |r| {
-    Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-  })?;
+  let found: Option<(String, String)> = one(conn, sql, [session_id], |r| r.try_into())?;
   match found {
     Some((hash, text)) if crate::text::hex_digest(text.as_bytes()) != hash => {
       let what =

@@ -24,27 +24,7 @@ pub struct Layer<'a> {
 }
 
 impl Layer<'_> {
-  /// The layer's rows of a table aliased `e`, by equality on the prefix of its layer index (the
-  /// `:track IS NULL OR …` form of the general filter scans every layer), and their parameters.
-  fn rows(&self) -> (&'static str, Named<'_>) {
-    let args = Named {
-      track: Some(self.track),
-      scope: Some(self.scope),
-      agent: Some(self.agent_key),
-      workspace: Some(self.workspace_key),
-      ..Named::default()
-    };
-    let sql = match self.scope {
-      "workspace" => {
-        "e.track = :track AND e.scope = :scope AND e.workspace_key = :workspace
-        AND e.agent_key IN ('', :agent)"
-      }
-      _ => "e.track = :track AND e.scope = :scope AND e.agent_key IN ('', :agent)",
-    };
-    (sql, args)
-  }
-
-  /// Whether `e` is one of the layer's rows: the rule of its SQL, for an entry in hand.
+  /// Whether `e` is one of the layer's rows: the rule of [`all`]'s SQL, for an entry in hand.
   pub fn holds(&self, e: &Entry) -> bool {
     let vis = Visibility {
       agent_key: Some(self.agent_key.to_string()),
@@ -70,9 +50,24 @@ pub fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
 /// # Errors
 /// SQLite failures.
 pub fn all(conn: &Connection, layer: &Layer<'_>) -> rusqlite::Result<Vec<(String, String)>> {
-  let (rows, args) = layer.rows();
-  let sql = format!("SELECT e.id, e.text FROM entries AS e WHERE {rows}");
-  named_rows(conn, &sql, &args, |r| Ok((r.get(0)?, r.get(1)?)))
+  // By equality on the prefix of its layer index (the `:track IS NULL OR …` form of the general
+  // filter scans every layer).
+  let workspace = match layer.scope {
+    "workspace" => "AND e.workspace_key = :workspace",
+    _ => "",
+  };
+  let sql = format!(
+    "SELECT e.id, e.text FROM entries AS e WHERE e.track = :track AND e.scope = :scope
+       {workspace} AND e.agent_key IN ('', :agent)"
+  );
+  let args = Named {
+    track: Some(layer.track),
+    scope: Some(layer.scope),
+    agent: Some(layer.agent_key),
+    workspace: Some(layer.workspace_key),
+    ..Named::default()
+  };
+  named_rows(conn, &sql, &args, |r| r.try_into())
 }
 
 /// Whether a layer of `n` entries is small enough to be compared whole.

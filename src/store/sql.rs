@@ -70,7 +70,7 @@ pub(crate) fn named_rows<T>(
   conn: &Connection,
   sql: &str,
   args: &Named<'_>,
-  mut map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+  map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<Vec<T>> {
   let mut stmt = conn.prepare_cached(sql)?;
   for (name, value) in args.pairs() {
@@ -78,12 +78,7 @@ pub(crate) fn named_rows<T>(
       stmt.raw_bind_parameter(i, value)?;
     }
   }
-  let mut rows = stmt.raw_query();
-  let mut out = Vec::new();
-  while let Some(row) = rows.next()? {
-    out.push(map(row)?);
-  }
-  Ok(out)
+  stmt.raw_query().mapped(map).collect()
 }
 
 /// The one row of an aggregate with [`Named`] parameters.
@@ -92,10 +87,8 @@ pub(crate) fn named_value<T: rusqlite::types::FromSql>(
   sql: &str,
   args: &Named<'_>,
 ) -> rusqlite::Result<T> {
-  let first = named_rows(conn, sql, args, |r| r.get(0))?
-    .into_iter()
-    .next();
-  first.ok_or(rusqlite::Error::QueryReturnedNoRows)
+  let mut found = named_rows(conn, sql, args, |r| r.get(0))?.into_iter();
+  found.next().ok_or(rusqlite::Error::QueryReturnedNoRows)
 }
 
 /// Every row of a query (by a cached statement), each mapped by `map`.
