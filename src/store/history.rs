@@ -7,7 +7,7 @@ use rusqlite::{params, Connection};
 
 use super::chain::{audit_from_row, AUDIT_COLUMNS};
 use super::sql::{one, rows};
-use crate::protocol::model::AuditRow;
+use crate::protocol::model::{AuditRow, RowFields};
 
 pub use super::ledger::{ENDS, SETS};
 
@@ -40,12 +40,9 @@ pub fn change_of(conn: &Connection, seq: i64) -> rusqlite::Result<Vec<AuditRow>>
   let Some(at) = row(conn, seq)? else {
     return Ok(Vec::new());
   };
-  let fields = crate::protocol::model::RowFields::parse(at.fields.as_deref());
-  if let Some(reverts) = fields.as_ref().and_then(|f| f.reverts) {
-    let same = |r: &AuditRow| {
-      let f = crate::protocol::model::RowFields::parse(r.fields.as_deref());
-      f.and_then(|f| f.reverts) == Some(reverts) && r.session_id == at.session_id
-    };
+  let reverts = |r: &AuditRow| RowFields::parse(r.fields.as_deref())?.reverts;
+  if let Some(n) = reverts(&at) {
+    let same = |r: &AuditRow| reverts(r) == Some(n) && r.session_id == at.session_id;
     return around(conn, seq, same, same);
   }
   let consolidate =

@@ -3,7 +3,6 @@
 
 use rusqlite::Connection;
 
-use super::entries::Visibility;
 use super::sql::{named_rows, Named};
 use crate::protocol::model::Entry;
 
@@ -26,12 +25,9 @@ pub struct Layer<'a> {
 impl Layer<'_> {
   /// Whether `e` is one of the layer's rows: the rule of [`all`]'s SQL, for an entry in hand.
   pub fn holds(&self, e: &Entry) -> bool {
-    let vis = Visibility {
-      agent_key: Some(self.agent_key.to_string()),
-      workspace_key: Some(self.workspace_key.to_string()),
-    };
     let layer = e.track.as_str() == self.track && e.scope.as_str() == self.scope;
-    layer && vis.sees(e.scope.as_str(), &e.workspace_key, &e.agent_key)
+    let workspace = e.scope.as_str() != "workspace" || e.workspace_key == self.workspace_key;
+    layer && workspace && (e.agent_key.is_empty() || e.agent_key == self.agent_key)
   }
 }
 
