@@ -34,6 +34,12 @@ pub struct Filter<'a> {
   pub only: Option<&'a Only>,
 }
 
+/// The visibility of a filter without one: every entry.
+static ANYONE: Visibility = Visibility {
+  agent_key: None,
+  workspace_key: None,
+};
+
 /// How a filter's needle is matched.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Needle {
@@ -152,12 +158,7 @@ const IN_GROUP: &str =
 const BEST_FIRST: &str = "ORDER BY e.recall_count DESC, e.updated_at DESC, e.id";
 
 /// A statement's parameters: a filter's track, scope and visibility keys, and what it searches.
-fn bind<'a>(
-  f: &Filter<'a>,
-  vis: &'a Visibility,
-  pattern: Option<&'a str>,
-  needle: Option<&'a str>,
-) -> Named<'a> {
+fn bind<'a>(f: &Filter<'a>, pattern: Option<&'a str>, needle: Option<&'a str>) -> Named<'a> {
   let only = |key: fn(&'a Only) -> &'a Option<String>| f.only.and_then(|o| key(o).as_deref());
   Named {
     track: f.track,
@@ -166,7 +167,7 @@ fn bind<'a>(
     needle,
     only_workspace: only(|o| &o.workspace_key),
     only_agent: only(|o| &o.agent_key),
-    ..vis.named()
+    ..f.visibility.unwrap_or(&ANYONE).named()
   }
 }
 
@@ -175,15 +176,13 @@ type Group = (String, String, String, String);
 
 /// The groups a filter admits, by the unique index of `entry_groups`: each track's
 /// user-global groups, and its workspace groups (of the visibility's workspace, if it has one).
-fn groups(conn: &Connection, f: &Filter<'_>, vis: &Visibility) -> rusqlite::Result<Vec<Group>> {
-  named_rows(conn, &admitted(vis), &bind(f, vis, None, None), |r| {
-    r.try_into()
-  })
+fn groups(conn: &Connection, f: &Filter<'_>) -> rusqlite::Result<Vec<Group>> {
+  named_rows(conn, &admitted(f), &bind(f, None, None), |r| r.try_into())
 }
 
 /// The statement of [`groups`].
-fn admitted(vis: &Visibility) -> String {
-  let workspace = match vis.workspace_key {
+fn admitted(f: &Filter<'_>) -> String {
+  let workspace = match f.visibility.unwrap_or(&ANYONE).workspace_key {
     Some(_) => "e.workspace_key = :workspace",
     None => ":workspace IS NULL",
   };
@@ -201,12 +200,12 @@ fn admitted(vis: &Visibility) -> String {
 /// counts every agent's rows as shared): then counting a common needle's matches in the FTS
 /// index, visible or not, beats testing each admitted row, which costs about four times as
 /// much per row.
-fn admits_much(conn: &Connection, f: &Filter<'_>, vis: &Visibility) -> rusqlite::Result<bool> {
+fn admits_much(conn: &Connection, f: &Filter<'_>) -> rusqlite::Result<bool> {
   let sql = format!(
     "SELECT 4 * coalesce(sum(used) FILTER (WHERE {ADMITS}), 0) >= coalesce(sum(used), 0)
      FROM (SELECT track, scope, workspace_key, '' AS agent_key, used FROM layer_usage) AS e"
   );
-  named_value(conn, &sql, &bind(f, vis, None, None))
+  named_value(conn, &sql, &bind(f, None, None))
 }
 
 /// A session's layers together hold at most this many units: about twice the default budgets.
@@ -238,9 +237,8 @@ fn select<T>(
   columns: &str,
   map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<Vec<T>> {
-  let vis = f.visibility.cloned().unwrap_or_default();
   let pattern = f.folded.map(|n| needle.pattern(n));
-  let all = bind(f, &vis, pattern.as_deref(), f.folded);
+  let all = bind(f, pattern.as_deref(), f.folded);
   let from = |condition: &str| format!("SELECT {columns} FROM entries AS e WHERE {condition}");
   if let Some(found) = &found {
     let sql = from(&format!(
@@ -258,7 +256,7 @@ fn select<T>(
     "SELECT {columns} FROM ({}) AS g CROSS JOIN entries AS e
      WHERE e.track = g_track AND e.scope = g_scope AND e.workspace_key = g_workspace
        AND e.agent_key = g_agent AND {}",
-    admitted(&vis),
+    admitted(f),
     needle.test()
   );
   named_rows(conn, &sql, &all, map)
@@ -282,17 +280,17 @@ pub fn ranked_page(
   f: &Filter<'_>,
   limit: usize,
 ) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
-  let vis = f.visibility.cloned().unwrap_or_default();
+  let vis = f.visibility.unwrap_or(&ANYONE);
   one_snapshot(conn, || {
     // A session's few rows are scanned unless the needle is rarer than they are many.
-    let small = small_session(conn, &vis)?;
+    let small = small_session(conn, vis)?;
     let rows = if small { SESSION_ROWS } else { PHRASE_ROWS };
     let needle = needle_for(conn, f.folded, rows)?;
     // A common needle: one the index holds that is scanned for.
     let common = !small && needle.0 != Needle::of(f.folded);
     if let Some(folded) = f.folded.filter(|_| common) {
-      if admits_much(conn, f, &vis)? {
-        return common_page(conn, f, &vis, folded, limit);
+      if admits_much(conn, f)? {
+        return common_page(conn, f, vis, folded, limit);
       }
     }
     // Few matches, or few admitted rows, or a needle the index cannot hold: rank them all.
@@ -329,7 +327,7 @@ fn common_page(
     indexed.indexed().unwrap_or_default(),
   );
   let phrase = indexed.pattern(folded);
-  let total: i64 = named_value(conn, &count, &bind(f, vis, Some(&phrase), Some(folded)))?;
+  let total: i64 = named_value(conn, &count, &bind(f, Some(&phrase), Some(folded)))?;
   let scan = Needle::scan(folded);
   let (pattern, test) = (scan.pattern(folded), scan.test());
   let ranks = "SELECT e.recall_count, e.updated_at, e.id, e.rowid FROM entries AS e";
@@ -338,7 +336,7 @@ fn common_page(
   let page = if vis.agent_key.is_some() && vis.workspace_key.is_some() {
     let best = format!("{ranks} WHERE {IN_GROUP} AND {test} {BEST_FIRST} LIMIT {limit}");
     let mut page = Vec::new();
-    for (track, scope, agent, workspace) in groups(conn, f, vis)? {
+    for (track, scope, agent, workspace) in groups(conn, f)? {
       // The parameters of one group's rows ([`IN_GROUP`]) and what they are searched for.
       let args = Named {
         track: Some(&track),
@@ -358,7 +356,7 @@ fn common_page(
     let walk = format!(
       "{ranks} INDEXED BY entries_rank WHERE {ADMITS} AND {test} {BEST_FIRST} LIMIT {limit}"
     );
-    let args = bind(f, vis, Some(&pattern), Some(folded));
+    let args = bind(f, Some(&pattern), Some(folded));
     named_rows(conn, &walk, &args, rank_and_rowid)?
   };
   Ok((in_order(conn, &page)?, total.max(0) as u64))
