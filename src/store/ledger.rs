@@ -284,10 +284,8 @@ pub fn adopt_entries(conn: &Connection) -> rusqlite::Result<()> {
   for row in rows_in_order(conn)? {
     ledger.note(&row);
   }
-  let unaccounted: Vec<Stored> = stored_entries(conn)?
-    .into_iter()
-    .filter(|e| ledger.differs(e).is_some())
-    .collect();
+  let mut unaccounted = stored_entries(conn)?;
+  unaccounted.retain(|e| ledger.differs(e).is_some());
   let rows: Vec<NewAudit<'_>> = unaccounted
     .iter()
     .map(|e| {

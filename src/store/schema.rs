@@ -54,11 +54,8 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
 /// `STORE_CORRUPT` (with SQLite's reason: busy, corrupt, …) for a step of opening that reads or
 /// changes the schema.
 pub fn failed_check(path: &str, e: rusqlite::Error) -> MemoryError {
-  sql::failed(
-    path,
-    &format!("memory database at {path} failed schema validation"),
-    e,
-  )
+  let what = format!("memory database at {path} failed schema validation");
+  sql::failed(path, &what, e)
 }
 
 /// The version a store is at: `0` for an empty file, the `meta` row when present, and — for a
@@ -72,7 +69,9 @@ fn current_version(conn: &Connection, path: &str) -> Result<i64> {
   if tables.is_empty() {
     return Ok(0);
   }
-  if !tables.iter().any(|t| t == "meta") {
+  let table = |name: &str| tables.iter().any(|t| t == name);
+  let has = |name, column| has_column(conn, name, column).map_err(storage);
+  if !table("meta") {
     return Err(corrupt(format!("memory database at {path} is not a dsh-memento store (it has tables but no meta table); refusing to adopt it")));
   }
   match sql::meta(conn, "schema_version").map_err(storage)? {
@@ -82,24 +81,13 @@ fn current_version(conn: &Connection, path: &str) -> Result<i64> {
         "memory database at {path} has invalid schema_version {raw:?}"
       ))),
     },
-    None => {
-      let shape = if has_column(conn, "snapshots", "agent_key").map_err(storage)? {
-        12
-      } else if has_column(conn, "audit", "fields").map_err(storage)? {
-        11
-      } else if tables.iter().any(|t| t == "entries_fts") {
-        10
-      } else if has_column(conn, "entries", "tags").map_err(storage)? {
-        4
-      } else if has_column(conn, "entries", "agent_key").map_err(storage)? {
-        3
-      } else if tables.iter().any(|t| t == "proposals") {
-        2
-      } else {
-        1
-      };
-      Ok(shape)
-    }
+    None if has("snapshots", "agent_key")? => Ok(12),
+    None if has("audit", "fields")? => Ok(11),
+    None if table("entries_fts") => Ok(10),
+    None if has("entries", "tags")? => Ok(4),
+    None if has("entries", "agent_key")? => Ok(3),
+    None if table("proposals") => Ok(2),
+    None => Ok(1),
   }
 }
 
