@@ -246,7 +246,7 @@ pub fn backfill(conn: &Connection) -> rusqlite::Result<()> {
     false => AUDIT_COLUMNS.replace(", fields", ", NULL"),
   };
   let sql = format!("SELECT {columns} FROM audit ORDER BY seq");
-  let rows = super::sql::rows(conn, &sql, [], audit_from_row)?;
+  let rows: Vec<AuditRow> = super::sql::rows(conn, &sql, [], audit_from_row)?;
   let mut update = conn.prepare("UPDATE audit SET prev_hash = ?2, hash = ?3 WHERE seq = ?1")?;
   let mut prev = meta(conn, CHECKPOINT_KEY)?.unwrap_or_default();
   for row in &rows {

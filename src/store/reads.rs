@@ -369,9 +369,7 @@ fn in_order(conn: &Connection, page: &[(Rank, i64)]) -> rusqlite::Result<Vec<(i6
   let sql = format!(
     "SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE rowid IN (SELECT value FROM json_each(?1))"
   );
-  let mut found: HashMap<i64, Entry> = rows(conn, &sql, [list], entry_and_rowid)?
-    .into_iter()
-    .collect();
+  let mut found: HashMap<i64, Entry> = rows(conn, &sql, [list], entry_and_rowid)?;
   let page = rowids
     .iter()
     .filter_map(|id| Some((*id, found.remove(id)?)));

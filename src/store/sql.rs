@@ -91,13 +91,13 @@ pub(crate) fn named_value<T: rusqlite::types::FromSql>(
   found.next().ok_or(rusqlite::Error::QueryReturnedNoRows)
 }
 
-/// Every row of a query (by a cached statement), each mapped by `map`.
-pub(crate) fn rows<T>(
+/// Every row of a query (by a cached statement), each mapped by `map`, collected.
+pub(crate) fn rows<T, C: FromIterator<T>>(
   conn: &Connection,
   sql: &str,
   args: impl Params,
   map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
-) -> rusqlite::Result<Vec<T>> {
+) -> rusqlite::Result<C> {
   conn.prepare_cached(sql)?.query_map(args, map)?.collect()
 }
 
