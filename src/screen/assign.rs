@@ -16,7 +16,7 @@
 
 use std::ops::Range;
 
-use super::{alnum_or, floor, has, tokens, words};
+use super::{alnum_or, ends_with_ci, floor, has, only, tokens, words};
 
 /// How much a name says about its value.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -33,9 +33,10 @@ pub(super) enum Strength {
 
 use Strength::{Aws, Connection, Strong, Weak};
 
-/// The names of list `name` of `words.txt` with their strengths (`secret access key = aws`).
-fn named_by(name: &str) -> impl Iterator<Item = (&'static str, Strength)> {
-  words::table(name).filter_map(|fields| {
+/// The strength of the first name of list `list` of `words.txt` that `is` accepts (`secret
+/// access key = aws`).
+fn named_by(list: &str, is: impl Fn(&str) -> bool) -> Option<Strength> {
+  words::table(list).find_map(|fields| {
     let strength = match *fields.get(1)? {
       "aws" => Aws,
       "connection" => Connection,
@@ -43,17 +44,15 @@ fn named_by(name: &str) -> impl Iterator<Item = (&'static str, Strength)> {
       "weak" => Weak,
       _ => return None,
     };
-    Some((fields[0], strength))
+    is(fields[0]).then_some(strength)
   })
 }
 
 /// A name's strength, from its last words (ASCII) or its ending (CJK).
 pub(super) fn strength(ident: &str) -> Option<Strength> {
-  if let Some((_, s)) = named_by("cjk-names").find(|(n, _)| ident.ends_with(n)) {
-    return Some(s);
-  }
-  if foreign(ident) {
-    return Some(Strong);
+  let cjk = named_by("cjk-names", |n| ident.ends_with(n));
+  if cjk.is_some() || foreign(ident) {
+    return cjk.or(Some(Strong));
   }
   // Only the ASCII words at the end count: `数据库token` is a token, `token数据` is not.
   let ascii_end = ident.chars().next_back().is_some_and(|c| c.is_ascii());
@@ -61,26 +60,18 @@ pub(super) fn strength(ident: &str) -> Option<Strength> {
     return None;
   }
   let words = words::split(ident);
-  let named = named_by("names").find(|(name, _)| {
+  let last = words.last()?.as_bytes();
+  let named = named_by("names", |name| {
     let mut ends = words.iter().rev().zip(name.rsplit(' '));
     name.split(' ').count() <= words.len() && ends.all(|(w, n)| w.eq_ignore_ascii_case(n))
   });
-  if let Some((_, s)) = named {
-    return Some(s);
-  }
-  let last = words.last()?.to_ascii_lowercase();
-  named_by("endings")
-    .find(|(end, _)| last.ends_with(end))
-    .map(|(_, s)| s)
+  named.or_else(|| named_by("endings", |end| ends_with_ci(last, end)))
 }
 
 /// Whether `ident` ends in a name of [`FOREIGN_NAMES`]: its last run of letters (any script), or
 /// its last camel-case word (`dbSenha`).
 fn foreign(ident: &str) -> bool {
-  let run = ident
-    .rsplit(|c: char| !c.is_alphanumeric())
-    .next()
-    .unwrap_or("");
+  let run = &ident[ident.trim_end_matches(char::is_alphanumeric).len()..];
   if run.len() < 5 || run.len() > 64 {
     return false;
   }
@@ -126,8 +117,8 @@ fn name_before(t: &str, end: usize) -> Option<(usize, Strength)> {
 /// The strength of `name`, which starts at `start` in `t`: as [`strength`] says, or strong for
 /// the `passe` of French `mot de passe`.
 fn named(t: &str, start: usize, name: &str) -> Option<Strength> {
-  let head = &t.as_bytes()[start.saturating_sub(7)..start];
-  let french = name.eq_ignore_ascii_case("passe") && head.eq_ignore_ascii_case(b"mot de ");
+  let french =
+    name.eq_ignore_ascii_case("passe") && ends_with_ci(&t.as_bytes()[..start], "mot de ");
   strength(name).or(french.then_some(Strong))
 }
 
@@ -159,15 +150,8 @@ fn linked_name(t: &str, end: usize) -> Option<(usize, Strength)> {
   };
   // Back from the marker over plain words: at least one, then the link, then the name.
   let mut words = head.split_whitespace().rev().take(7).enumerate();
-  let name = loop {
-    let (i, w) = words.next()?;
-    if !plain(w) {
-      return None;
-    }
-    if i > 0 && link(w) {
-      break words.next()?.1;
-    }
-  };
+  let (_, stop) = words.find(|(i, w)| !plain(w) || (*i > 0 && link(w)))?;
+  let (_, name) = words.next().filter(|_| plain(stop))?;
   let name = name.trim_start_matches(|c: char| !ident_char(c));
   // `name` is a slice of `head`: where it starts in `t`.
   let start = end - head.len() + (name.as_ptr() as usize - head.as_ptr() as usize);
@@ -253,7 +237,7 @@ pub(super) fn redacted(v: &str) -> bool {
 /// `*default`, `&default`), a flag (`--password-stdin`), or a redacted value. A random value
 /// may start with the same symbols (`$0k…`, `%9v#…`): what follows the symbol tells them apart.
 pub(super) fn placeholder(v: &str) -> bool {
-  let word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_');
+  let word = |s: &str| !s.is_empty() && only(s, u8::is_ascii_alphabetic, b"_");
   let rest = |p: char| v.strip_prefix(p).unwrap_or("");
   let variable =
     rest('$').starts_with(|c: char| c.is_ascii_alphabetic() || matches!(c, '_' | '{' | '('));
@@ -262,7 +246,7 @@ pub(super) fn placeholder(v: &str) -> bool {
   let yaml = word(rest('!')) || word(rest('*')) || word(rest('&'));
   let flag = v
     .strip_prefix('-')
-    .is_some_and(|f| f.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-'));
+    .is_some_and(|f| only(f, u8::is_ascii_alphabetic, b"-"));
   v.starts_with(['{', '<']) || variable || percent || yaml || flag || redacted(v) || stand_in(v)
 }
 
@@ -273,10 +257,7 @@ pub(super) fn placeholder(v: &str) -> bool {
 fn stand_in(v: &str) -> bool {
   let v = v.trim_matches(['"', '\'']);
   let lower = v.to_ascii_lowercase();
-  let wordy = !v.is_empty()
-    && v
-      .bytes()
-      .all(|b| b.is_ascii_alphabetic() || b"-_".contains(&b));
+  let wordy = !v.is_empty() && only(v, u8::is_ascii_alphabetic, b"-_");
   let addressed = lower.starts_with("your") || lower.ends_with("-here") || lower.ends_with("_here");
   words::list("stand-ins").contains(&lower.as_str()) || (wordy && addressed)
 }
@@ -284,9 +265,7 @@ fn stand_in(v: &str) -> bool {
 /// A password manager named where secrets are kept (`シークレットは1Passwordに保管`, `the
 /// password is in Bitwarden`): where the credential is, not the credential.
 fn secret_store(v: &str) -> bool {
-  words::list("secret-stores")
-    .iter()
-    .any(|s| v.eq_ignore_ascii_case(s))
+  words::in_list("secret-stores", v)
 }
 
 /// An environment variable's name (`TELEGRAM_BOT_TOKEN`, `process.env.DB_PASSWORD`): it says
@@ -334,10 +313,7 @@ fn prose(v: &str) -> bool {
   let after = v.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
   let word = &v[..v.len() - after.len()];
   let ends = after.is_empty() || after.starts_with([' ', '(', '<', '[', ',']);
-  let mut known = words::list("prose")
-    .iter()
-    .chain(words::list("foreign-prose"));
-  ends && known.any(|p| word.eq_ignore_ascii_case(p))
+  ends && (words::in_list("prose", word) || words::in_list("foreign-prose", word))
 }
 
 /// Digits, symbols or mixed case: what today's passwords and tokens have and words lack.
@@ -351,8 +327,8 @@ fn shaped(v: &str) -> bool {
 /// lowercase words and numbers joined by separators, with a real word and no long random chunk.
 fn name_shaped(v: &str) -> bool {
   let segments = || v.split(['-', '_', '.']);
-  v.bytes()
-    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'_' | b'.'))
+  alnum_or(v, b"-_.")
+    && !has(v, u8::is_ascii_uppercase)
     && v.contains(['-', '_', '.'])
     && segments().any(|s| s.len() >= 3 && s.bytes().all(|b| b.is_ascii_lowercase()))
     && segments().all(|s| s.len() < 16)
@@ -362,13 +338,10 @@ fn name_shaped(v: &str) -> bool {
 /// all three classes, a long chunk of evenly mixed case, or a password-like mix with a symbol.
 fn random(v: &str) -> bool {
   let mixed_chunk = v.split(['-', '_', '.', ':', '/', '+', '=']).any(|s| {
-    let (upper, lower) = (
-      s.bytes().filter(u8::is_ascii_uppercase).count(),
-      s.bytes().filter(u8::is_ascii_lowercase).count(),
-    );
-    let alnum = s.bytes().all(|b| b.is_ascii_alphanumeric());
+    let upper = s.bytes().filter(u8::is_ascii_uppercase).count();
+    let lower = s.bytes().filter(u8::is_ascii_lowercase).count();
     (s.len() >= 8 && has(s, u8::is_ascii_alphabetic) && has(s, u8::is_ascii_digit))
-      || (alnum && s.len() >= 16 && upper * 4 >= s.len() && lower * 4 >= s.len())
+      || (alnum_or(s, b"") && s.len() >= 16 && upper * 4 >= s.len() && lower * 4 >= s.len())
   });
   let symbol = v.bytes().any(|b| b"!@#$%^&*?~+=".contains(&b));
   mixed_chunk || (has(v, u8::is_ascii_alphabetic) && has(v, u8::is_ascii_digit) && symbol)

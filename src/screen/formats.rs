@@ -25,13 +25,8 @@ fn lines(t: &str) -> Option<(&'static str, Range<usize>)> {
   }
   t.lines().find_map(|line| {
     let offset = line.as_ptr() as usize - t.as_ptr() as usize;
-    let netrc = || {
-      Some(line)
-        .filter(|l| l.contains("password "))
-        .and_then(netrc)
-    };
     let keyed = || {
-      let found = netrc().or_else(|| Some(line).filter(colons).and_then(pgpass))?;
+      let found = netrc(line).or_else(|| Some(line).filter(colons).and_then(pgpass))?;
       Some((judge(&line[found.clone()], Strong, false, "")?, found))
     };
     let (kind, found) = keyed().or_else(|| Some(line).filter(flag).and_then(tool))?;
@@ -41,6 +36,10 @@ fn lines(t: &str) -> Option<(&'static str, Range<usize>)> {
 
 /// The password of a `.netrc` entry (`machine h login u password p`, or `login u password p`).
 fn netrc(line: &str) -> Option<Range<usize>> {
+  // Most lines hold no `password `: they are not split into words.
+  if !line.contains("password ") {
+    return None;
+  }
   let words: Vec<&str> = line.split_whitespace().collect();
   let at = words.iter().position(|w| *w == "password")?;
   let value = words.get(at + 1)?;

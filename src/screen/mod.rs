@@ -80,10 +80,19 @@ fn floor(t: &str, at: usize) -> usize {
   (0..=at).rev().find(|i| t.is_char_boundary(*i)).unwrap_or(0)
 }
 
+/// Whether `s` holds only bytes of a class (`u8::is_ascii_digit`, …) and the bytes of `extra`.
+fn only(s: &str, class: fn(&u8) -> bool, extra: &[u8]) -> bool {
+  s.bytes().all(|b| class(&b) || extra.contains(&b))
+}
+
 /// Whether `s` holds only ASCII alphanumerics and the bytes of `extra`.
 fn alnum_or(s: &str, extra: &[u8]) -> bool {
-  s.bytes()
-    .all(|b| b.is_ascii_alphanumeric() || extra.contains(&b))
+  only(s, u8::is_ascii_alphanumeric, extra)
+}
+
+/// Whether `s` ends with `end`, ASCII case ignored.
+fn ends_with_ci(s: &[u8], end: &str) -> bool {
+  s.len() >= end.len() && s[s.len() - end.len()..].eq_ignore_ascii_case(end.as_bytes())
 }
 
 /// Whether `s` holds a byte of a class (`u8::is_ascii_digit`, …).

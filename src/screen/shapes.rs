@@ -6,7 +6,7 @@
 use std::ops::Range;
 
 use super::assign::{judge, placeholder, redacted, Strength};
-use super::{alnum_or, floor, host_name, words};
+use super::{alnum_or, ends_with_ci, floor, has, host_name, only, words};
 
 /// What armour blocks a text holds: the first private key, and every public block
 /// (certificates, public keys, signatures), whose base64 body is no secret.
@@ -22,21 +22,17 @@ pub(super) struct Armour {
 /// quoted in prose) is not a key.
 pub(super) fn armour(t: &str) -> Armour {
   let mut found = Armour::default();
-  // Where the next `-----END` is at or after a position, found once for all the BEGINs before it
-  // (so many BEGINs without an END stay linear).
-  let mut next_end: Option<Option<usize>> = None;
+  // Every `-----END`, in order, passed once (so many BEGINs without an END stay linear).
+  let mut ends = t.match_indices("-----END").map(|(e, _)| e).peekable();
   let mut from = 0;
   while let Some(at) = t[from..].find("-----BEGIN").map(|i| from + i) {
     let label_end = at + 10;
     let line_end = t[label_end..].find('\n').map_or(t.len(), |n| label_end + n);
     let label = &t[label_end..floor(t, line_end.min(label_end + 64))];
     let label = label.split("-----").next().unwrap_or("");
-    let end_at = match next_end {
-      Some(Some(e)) if e >= label_end => Some(e),
-      Some(None) => None,
-      _ => t[label_end..].find("-----END").map(|i| label_end + i),
-    };
-    next_end = Some(end_at);
+    // The first `-----END` after the label.
+    while ends.next_if(|e| *e < label_end).is_some() {}
+    let end_at = ends.peek().copied();
     let block_end = end_at.map_or(t.len(), |e| t[e..].find('\n').map_or(t.len(), |n| e + n));
     let body_start = (label_end + label.len() + 5).min(block_end);
     let body = t
@@ -83,7 +79,6 @@ pub(super) fn url_password(t: &str) -> Option<Range<usize>> {
 /// (`node:20-alpine@sha256:…`), package versions (`npm:lodash-es@4.17.21`), times
 /// (`12:30@home`) and ratios (`a:b@c`).
 fn bare_userinfo(t: &str) -> Option<Range<usize>> {
-  let user_char = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-');
   t.match_indices('@').find_map(|(at, _)| {
     // Back to the start of the userinfo, within 128 bytes.
     let from = floor(t, at.saturating_sub(128));
@@ -95,20 +90,15 @@ fn bare_userinfo(t: &str) -> Option<Range<usize>> {
       None => return None,
     };
     let (user, pass) = t[start..at].split_once(':')?;
-    let user_ok = !user.is_empty() && user.len() <= 64 && user.bytes().all(user_char);
+    let user_ok = !user.is_empty() && user.len() <= 64 && alnum_or(user, b"._-");
     if !user_ok || pass.contains(':') || pass.bytes().any(|b| b.is_ascii_control()) {
       return None;
     }
     let (dotted, port) = host_at(t, at + 1)?;
     judge(pass, Strength::Strong, false, "")?;
-    let letter = pass.bytes().any(|b| b.is_ascii_alphabetic());
-    let shaped = pass.bytes().any(|b| {
-      b.is_ascii_digit()
-        || b.is_ascii_uppercase()
-        || !(b.is_ascii_alphanumeric() || b".-_+".contains(&b))
-    });
-    let labels = words::list("address-labels");
-    let label = labels.iter().any(|l| user.eq_ignore_ascii_case(l));
+    let letter = has(pass, u8::is_ascii_alphabetic);
+    let shaped = !only(pass, u8::is_ascii_lowercase, b".-_+");
+    let label = words::in_list("address-labels", user);
     let real = port || (dotted && letter && shaped && !label);
     real.then(|| at - pass.len()..at)
   })
@@ -233,8 +223,7 @@ pub(super) fn auth_header(t: &str) -> Option<(&'static str, Range<usize>)> {
       return (value.len() >= 20 && !placeholder(value)).then_some(("a bearer token", token));
     }
     let head = t[..i].trim_end_matches([' ', '\t']).as_bytes();
-    let header =
-      head.len() >= 14 && head[head.len() - 14..].eq_ignore_ascii_case(b"authorization:");
+    let header = ends_with_ci(head, "authorization:");
     let base64 = value.len() >= 8 && alnum_or(value, b"+/=");
     (header && base64 && !placeholder(value)).then_some(("a basic-auth credential", token))
   })

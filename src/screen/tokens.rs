@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use super::{alnum_or, floor, has, host_name, plain_word, words};
+use super::{alnum_or, ends_with_ci, floor, has, host_name, only, plain_word, words};
 
 /// What a Mailgun private API key (`key-` and 32 lowercase letters and digits) is called.
 const MAILGUN: &str = "a Mailgun API key";
@@ -52,15 +52,10 @@ fn prefixed(token: &str) -> Option<&'static str> {
       "dotted" => alnum_or(rest, b"-_.") && !rest.contains("..") && random,
       "padded" => alnum_or(rest, b"-_=") && random,
       "upper" => {
-        let upper = rest
-          .bytes()
-          .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
-        upper && (digit || token.len() == 20)
+        alnum_or(rest, b"") && !has(rest, u8::is_ascii_lowercase) && (digit || token.len() == 20)
       }
       "lower" => {
-        let lower = rest
-          .bytes()
-          .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+        let lower = alnum_or(rest, b"") && !has(rest, u8::is_ascii_uppercase);
         let past_f = rest.bytes().any(|b| b.is_ascii_lowercase() && b > b'f');
         rest.len() == n && lower && digit && past_f
       }
@@ -106,22 +101,19 @@ fn wordish(segment: &str) -> bool {
   segment.len() <= 3 || plain_word(segment) || segment.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// The class of an ASCII character: lowercase, uppercase, digit or other.
-fn class(b: u8) -> u8 {
-  match b {
-    b'a'..=b'z' => 0,
-    b'A'..=b'Z' => 1,
-    b'0'..=b'9' => 2,
-    _ => 3,
-  }
-}
-
 /// Whether the pieces of a path (between `/`, `-`, `_`, `.` and the like) read as random rather
 /// than as names: 24+ characters outside hashes (all-hex pieces are names), one piece at least
 /// mixing lowercase, uppercase and digits, and the class changing between 35% or more of
 /// neighbouring characters (random base64 changes at about two in three; words and CamelCase
 /// at word boundaries only).
 fn random_pieces<'a>(pieces: impl Iterator<Item = &'a str>) -> bool {
+  // The class of an ASCII character: lowercase, uppercase, digit or other.
+  let class = |b: u8| match b {
+    b'a'..=b'z' => 0,
+    b'A'..=b'Z' => 1,
+    b'0'..=b'9' => 2,
+    _ => 3,
+  };
   let (mut chars, mut pairs, mut changes, mut mixed) = (0, 0, 0, false);
   for p in pieces.filter(|p| !p.bytes().all(|b| b.is_ascii_hexdigit())) {
     let b = p.as_bytes();
@@ -166,10 +158,9 @@ pub(super) fn path(token: &str) -> bool {
 /// an id (Stripe, Anthropic and OpenAI object ids), more are judged like any token.
 fn high_entropy(token: &str) -> bool {
   let t = token.trim_matches(ENDS);
-  let lower = |l: &str| l.bytes().all(|b| b.is_ascii_lowercase());
   let label = t
     .find(['_', '-'])
-    .filter(|at| (2..=10).contains(at) && lower(&t[..*at]));
+    .filter(|at| (2..=10).contains(at) && only(&t[..*at], u8::is_ascii_lowercase, b""));
   let body = label.map_or(t, |at| &t[at + 1..]);
   let secret = |at: usize| words::list("secret-labels").contains(&&t[..at]);
   let typed_id = label.is_some_and(|at| body.len() <= 32 && !secret(at));
@@ -221,11 +212,9 @@ fn encoded_armour(token: &str) -> Option<bool> {
 
 /// A Subresource Integrity hash (`sha512-<base64>`), as in lockfiles and `<script integrity>`.
 fn integrity(token: &str) -> bool {
-  let hash = |b: &str| alnum_or(b, b"+/");
   let prefixes = ["sha1-", "sha256-", "sha384-", "sha512-"];
-  prefixes
-    .iter()
-    .any(|p| token.strip_prefix(p).is_some_and(hash))
+  let hash = prefixes.iter().find_map(|p| token.strip_prefix(p));
+  hash.is_some_and(|h| alnum_or(h, b"+/"))
 }
 
 /// The payload of a media data URI (`data:image/png;base64,…`): an inlined picture or font.
@@ -252,9 +241,7 @@ fn digest(t: &str, start: usize) -> bool {
     "sha1", "sha-1", "sha256", "sha-256", "sha384", "sha-384", "sha512", "sha-512", "md5", "h1",
   ];
   let labelled = match word.split_last() {
-    Some((b':' | b'=', name)) => labels
-      .iter()
-      .any(|a| name.to_ascii_lowercase().ends_with(a.as_bytes())),
+    Some((b':' | b'=', name)) => labels.iter().any(|a| ends_with_ci(name, a)),
     _ => false,
   };
   let crypt = ["$2a$", "$2b$", "$2y$", "$argon2"];

@@ -108,9 +108,7 @@ fn modifier(c: char) -> bool {
 fn in_context(chars: &[char]) -> Vec<bool> {
   let mut ok = vec![false; chars.len()];
   let at = |i: usize| chars.get(i).copied();
-  let mut i = 0;
-  while i < chars.len() {
-    let c = chars[i];
+  for (i, &c) in chars.iter().enumerate() {
     let prev = i.checked_sub(1).and_then(at);
     let next = at(i + 1);
     match c {
@@ -119,9 +117,7 @@ fn in_context(chars: &[char]) -> Vec<bool> {
         let tag = |c: char| matches!(c, '\u{E0030}'..='\u{E0039}' | '\u{E0061}'..='\u{E007A}');
         let run = chars[i..].iter().take_while(|c| tag(**c)).count();
         if (2..=6).contains(&run) && at(i + run) == Some('\u{E007F}') {
-          ok[i..=i + run].iter_mut().for_each(|b| *b = true);
-          i += run + 1;
-          continue;
+          ok[i..=i + run].fill(true);
         }
       }
       '\u{FE0E}' | '\u{FE0F}' => {
@@ -150,7 +146,6 @@ fn in_context(chars: &[char]) -> Vec<bool> {
       }
       _ => {}
     }
-    i += 1;
   }
   ok
 }

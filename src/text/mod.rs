@@ -23,9 +23,8 @@ pub fn units(text: &str) -> u64 {
 /// surrogate pair (the reference can; a lone surrogate cannot be stored as UTF-8).
 pub fn excerpt(text: &str, max: usize) -> String {
   let mut taken = 0;
-  let mut widths = text.char_indices().map(|(at, ch)| (at, ch.len_utf16()));
-  let cut = widths.find(|(_, width)| {
-    taken += width;
+  let cut = text.char_indices().find(|(_, ch)| {
+    taken += ch.len_utf16();
     taken > max
   });
   cut.map_or_else(|| text.to_string(), |(at, _)| format!("{}…", &text[..at]))
@@ -106,9 +105,7 @@ pub fn line_breaks(text: &str) -> impl Iterator<Item = &str> {
   let mut rest = Some(text);
   std::iter::from_fn(move || {
     let s = rest.take()?;
-    let Some(at) = s.find(breaks_line) else {
-      return Some(s);
-    };
+    let at = s.find(breaks_line).unwrap_or(s.len());
     let after = &s[at..];
     rest = after
       .strip_prefix("\r\n")
