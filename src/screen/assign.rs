@@ -36,15 +36,15 @@ use Strength::{Aws, Connection, Strong, Weak};
 /// The strength of the first name of list `list` of `words.txt` that `is` accepts (`secret
 /// access key = aws`).
 fn named_by(list: &str, is: impl Fn(&str) -> bool) -> Option<Strength> {
-  words::table(list).find_map(|fields| {
-    let strength = match *fields.get(1)? {
+  words::table(list).find_map(|[name, strength]| {
+    let strength = match strength {
       "aws" => Aws,
       "connection" => Connection,
       "strong" => Strong,
       "weak" => Weak,
       _ => return None,
     };
-    is(fields[0]).then_some(strength)
+    is(name).then_some(strength)
   })
 }
 
@@ -77,9 +77,8 @@ fn foreign(ident: &str) -> bool {
   }
   let lower = run.to_lowercase();
   let camel = words::split(run).last().map(|w| w.to_ascii_lowercase());
-  words::table("foreign-names").any(|fields| {
-    let (name, compound) = (fields[0], fields.get(1) == Some(&"compound"));
-    lower == name || (compound && lower.ends_with(name)) || camel.as_deref() == Some(name)
+  words::table("foreign-names").any(|[name, how]| {
+    lower == name || (how == "compound" && lower.ends_with(name)) || camel.as_deref() == Some(name)
   })
 }
 

@@ -70,10 +70,7 @@ fn pgpass(line: &str) -> Option<Range<usize>> {
 /// (`commands = flags = attached|spaced|either`): `attached` right after the flag
 /// (`-pSecret`, and a flag alone asks for it), `spaced` in the next word (`-a Secret`).
 fn tool_of(command: &str) -> Option<(Vec<&'static str>, &'static str)> {
-  words::table("tools").find_map(|fields| {
-    let [names, flags, how] = fields[..] else {
-      return None;
-    };
+  words::table("tools").find_map(|[names, flags, how]| {
     let named = names.split(' ').any(|n| n == command);
     named.then(|| (flags.split(' ').collect(), how))
   })

@@ -38,10 +38,7 @@ fn three_classes(s: &str) -> bool {
 /// body, `key-` and an MD5 as cache keys are written, is judged by [`find`] on its context);
 /// `hex n`: exactly `n` lowercase hex digits and an optional `-<digit>` (Databricks).
 fn prefixed(token: &str) -> Option<&'static str> {
-  words::table("prefixes").find_map(|fields| {
-    let [prefixes, min, body, what] = fields[..] else {
-      return None;
-    };
+  words::table("prefixes").find_map(|[prefixes, min, body, what]| {
     let (body, n) = body.split_once(' ').unwrap_or((body, "0"));
     let (min, n): (usize, usize) = (min.parse().ok()?, n.parse().ok()?);
     let rest = prefixes.split(' ').find_map(|p| token.strip_prefix(p))?;

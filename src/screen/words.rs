@@ -31,9 +31,11 @@ pub(super) fn in_list(name: &str, word: &str) -> bool {
   list(name).iter().any(|w| word.eq_ignore_ascii_case(w))
 }
 
-/// The items of list `name` as their fields, split at ` = `.
-pub(super) fn table(name: &str) -> impl Iterator<Item = Vec<&'static str>> {
-  list(name).iter().map(|item| item.split(" = ").collect())
+/// The items of list `name` as their `N` fields, split at ` = ` (an item with more or fewer is
+/// left out).
+pub(super) fn table<const N: usize>(name: &str) -> impl Iterator<Item = [&'static str; N]> {
+  let fields = |item: &&'static str| item.split(" = ").collect::<Vec<_>>().try_into().ok();
+  list(name).iter().filter_map(fields)
 }
 
 /// The last of `ident`'s words ([`split`]), or `""`.
