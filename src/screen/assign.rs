@@ -125,17 +125,16 @@ fn named(t: &str, start: usize, name: &str) -> Option<Strength> {
 /// linked by a word of [`LINKS`].
 fn linked_name(t: &str, end: usize) -> Option<(usize, Strength)> {
   // The word before the marker must be plain: a cheap test before the words are looked at.
-  let before = t[..end].trim_end_matches(' ').chars().next_back();
-  if !before.is_some_and(char::is_alphanumeric) {
+  if !t[..end]
+    .trim_end_matches(' ')
+    .ends_with(char::is_alphanumeric)
+  {
     return None;
   }
   let from = floor(t, end.saturating_sub(80));
   let head = &t[from..end];
   let head = head.rfind('\n').map_or(head, |n| &head[n + 1..]);
-  let plain = |w: &str| {
-    w.chars()
-      .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_'))
-  };
+  let plain = |w: &str| w.chars().all(|c| c.is_alphanumeric() || "-_".contains(c));
   // Links are short: a longer word is none. An ASCII word is compared without case folding, any
   // other only with the links of its script and length (their capitals are as long).
   let link = |w: &str| {
@@ -166,11 +165,8 @@ fn markers(t: &str) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
   let b = t.as_bytes();
   b.iter().enumerate().filter_map(move |(at, &c)| match c {
     b':' | b'=' => Some((at, 1, false)),
-    b' ' if at > 0 && !b[at - 1].is_ascii() => {
-      let prev = t[..at].chars().next_back();
-      prev
-        .is_some_and(char::is_alphabetic)
-        .then_some((at, 1, true))
+    b' ' if at > 0 && !b[at - 1].is_ascii() && t[..at].ends_with(char::is_alphabetic) => {
+      Some((at, 1, true))
     }
     b'i' | b'w' | b'e' | b'j' | 0xC3 if at > 0 && b[at - 1] == b' ' => words::list("copulas")
       .iter()
@@ -271,10 +267,9 @@ fn secret_store(v: &str) -> bool {
 /// where a credential lives, not what it is.
 fn env_name(v: &str) -> bool {
   let name = v.rsplit('.').next().unwrap_or(v);
-  let upper = |b: u8| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_';
   name.contains('_')
     && name.starts_with(|c: char| c.is_ascii_uppercase())
-    && name.bytes().all(upper)
+    && !has(name, u8::is_ascii_lowercase)
     && alnum_or(v, b"_.")
 }
 
@@ -353,13 +348,8 @@ pub(super) fn judge(v: &str, s: Strength, copular: bool, word: &str) -> Option<&
   if s == Aws && v.len() == 40 && alnum_or(v, b"/+") {
     return Some("an AWS secret access key");
   }
-  let variable = v.eq_ignore_ascii_case(word);
-  if variable
-    || !v.bytes().any(|b| b.is_ascii_alphanumeric())
-    || placeholder(v)
-    || reference(v)
-    || secret_store(v)
-  {
+  let variable = v.eq_ignore_ascii_case(word) || !has(v, u8::is_ascii_alphanumeric);
+  if variable || placeholder(v) || reference(v) || secret_store(v) {
     return None;
   }
   let len = v.chars().count();
@@ -393,10 +383,7 @@ pub(super) fn find(t: &str) -> Option<(&'static str, Range<usize>)> {
     }
     // After a copula, lowercase words are prose (`the password is quite long`, `la contraseña
     // es muy larga`): only a label's value grows into a passphrase.
-    let range = match copular {
-      true => range,
-      false => passphrase(t, range, s, quoted),
-    };
+    let range = passphrase(t, range, s, quoted || copular);
     // In a `;`-separated connection string, `Pwd=` is a password.
     let in_connection = before == Some(';') || t[range.end..].starts_with(';');
     let last = words::last(&t[start..at]);
@@ -436,9 +423,13 @@ fn next_line(t: &str, at: usize, s: Strength) -> Option<(Range<usize>, bool)> {
 
 /// A strong name's unquoted passphrase written with spaces after a label (`passphrase: maple
 /// river orbit`): the value grows from its first word to the line's end when the line holds
-/// nothing but a few lowercase words, so a redacted line hides all of it.
-fn passphrase(t: &str, value: Range<usize>, s: Strength, quoted: bool) -> Range<usize> {
+/// nothing but a few lowercase words, so a redacted line hides all of it. A `fixed` value (quoted,
+/// or after a copula) stays as it is.
+fn passphrase(t: &str, value: Range<usize>, s: Strength, fixed: bool) -> Range<usize> {
   let lower = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase());
+  if s != Strong || fixed || !lower(&t[value.clone()]) {
+    return value;
+  }
   let rest = &t[value.end..];
   // Only a short line is looked at (a long one is no passphrase and must not cost a scan).
   let window = &rest[..floor(rest, 121)];
@@ -446,14 +437,9 @@ fn passphrase(t: &str, value: Range<usize>, s: Strength, quoted: bool) -> Range<
     .find('\n')
     .or((window.len() == rest.len()).then_some(window.len()));
   let line = &window[..end.unwrap_or(0)];
-  let words: Vec<&str> = line.split(' ').skip(1).collect();
-  let more =
-    line.starts_with(' ') && (1..=5).contains(&words.len()) && words.iter().all(|w| lower(w));
-  if s == Strong && !quoted && lower(&t[value.clone()]) && more {
-    value.start..value.end + line.len()
-  } else {
-    value
-  }
+  let mut words = line.split(' ').skip(1);
+  let more = line.starts_with(' ') && (1..=5).contains(&words.clone().count()) && words.all(lower);
+  value.start..value.end + if more { line.len() } else { 0 }
 }
 
 #[cfg(test)]
