@@ -257,12 +257,6 @@ fn stand_in(v: &str) -> bool {
   words::list("stand-ins").contains(&lower.as_str()) || (wordy && addressed)
 }
 
-/// A password manager named where secrets are kept (`シークレットは1Passwordに保管`, `the
-/// password is in Bitwarden`): where the credential is, not the credential.
-fn secret_store(v: &str) -> bool {
-  words::in_list("secret-stores", v)
-}
-
 /// An environment variable's name (`TELEGRAM_BOT_TOKEN`, `process.env.DB_PASSWORD`): it says
 /// where a credential lives, not what it is.
 fn env_name(v: &str) -> bool {
@@ -312,9 +306,8 @@ fn prose(v: &str) -> bool {
 
 /// Digits, symbols or mixed case: what today's passwords and tokens have and words lack.
 fn shaped(v: &str) -> bool {
-  v.chars().any(|c| c.is_ascii_digit())
-    || v.chars().any(|c| !c.is_alphanumeric())
-    || (v.chars().any(|c| c.is_ascii_uppercase()) && v.chars().any(|c| c.is_ascii_lowercase()))
+  let mixed = has(v, u8::is_ascii_uppercase) && has(v, u8::is_ascii_lowercase);
+  has(v, u8::is_ascii_digit) || v.contains(|c: char| !c.is_alphanumeric()) || mixed
 }
 
 /// A resource or file name (`my-app-tls-2024`, `api-7d9f8b6c4-x2x7z`, `db_creds_v2`):
@@ -349,7 +342,9 @@ pub(super) fn judge(v: &str, s: Strength, copular: bool, word: &str) -> Option<&
     return Some("an AWS secret access key");
   }
   let variable = v.eq_ignore_ascii_case(word) || !has(v, u8::is_ascii_alphanumeric);
-  if variable || placeholder(v) || reference(v) || secret_store(v) {
+  // A password manager named where secrets are kept (`シークレットは1Passwordに保管`, `the
+  // password is in Bitwarden`) is where the credential is, not the credential.
+  if variable || placeholder(v) || reference(v) || words::in_list("secret-stores", v) {
     return None;
   }
   let len = v.chars().count();

@@ -145,9 +145,7 @@ pub fn secret_kind(text: &str) -> Option<&'static str> {
 pub fn redacted_line(text: &str) -> Option<(&'static str, String)> {
   let (kind, at) = secret_match(text)?;
   let start = text[..at.start].rfind('\n').map_or(0, |n| n + 1);
-  let end = text[at.start..]
-    .find('\n')
-    .map_or(text.len(), |n| at.start + n);
+  let end = at.start + text[at.start..].find('\n').unwrap_or(text.len() - at.start);
   let mut line = text[start..end].to_string();
   let mut at = Some(at.start - start..at.end.min(end) - start);
   // A line holds few credentials; one that is still flagged after a few is shown as none of it.

@@ -109,15 +109,13 @@ fn bare_userinfo(t: &str) -> Option<Range<usize>> {
 /// is letters) and whether a port follows it. `None` for neither.
 fn host_at(t: &str, at: usize) -> Option<(bool, bool)> {
   let rest = &t[at..floor(t, t.len().min(at + 264))];
-  let len = run(rest, |b| b.is_ascii_alphanumeric() || b".-".contains(&b));
+  let len = run(rest, |b| b.is_ascii_alphanumeric() || b".-".contains(b));
   if len == 0 || len > 253 {
     return None;
   }
   let host = rest[..len].trim_end_matches('.');
   let after = &rest[host.len()..];
-  let digits = after
-    .strip_prefix(':')
-    .map_or(0, |p| run(p, |b| b.is_ascii_digit()));
+  let digits = run(after.strip_prefix(':').unwrap_or(""), u8::is_ascii_digit);
   // A port ends the address: what follows is not more of a name, a version or a time.
   let port = (1..=5).contains(&digits) && {
     let next = after.as_bytes().get(1 + digits..).unwrap_or(&[]);
@@ -135,8 +133,8 @@ fn host_at(t: &str, at: usize) -> Option<(bool, bool)> {
 }
 
 /// The length of the run of `t` from its start whose characters `keep` accepts.
-fn run(t: &str, keep: impl Fn(u8) -> bool) -> usize {
-  t.bytes().position(|b| !keep(b)).unwrap_or(t.len())
+fn run(t: &str, keep: impl Fn(&u8) -> bool) -> usize {
+  t.bytes().position(|b| !keep(&b)).unwrap_or(t.len())
 }
 
 /// A Slack, Discord or Microsoft Teams webhook URL's secret path: anyone holding it can post to
@@ -146,7 +144,7 @@ pub(super) fn webhook(t: &str) -> Option<(&'static str, Range<usize>)> {
   if !t.contains("hook") {
     return None;
   }
-  let path_char = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'_' | b'-');
+  let path_char = |b: &u8| b.is_ascii_alphanumeric() || matches!(*b, b'/' | b'_' | b'-');
   let slack = t.match_indices("hooks.slack.com/").find_map(|(at, host)| {
     let from = at + host.len();
     let path = &t[from..from + run(&t[from..], path_char)];
@@ -171,9 +169,9 @@ pub(super) fn webhook(t: &str) -> Option<(&'static str, Range<usize>)> {
         .iter()
         .any(|d| host.strip_suffix(d).is_some_and(sub));
       let from = at + hooks.len();
-      let id = run(&t[from..], |b| b.is_ascii_digit());
+      let id = run(&t[from..], u8::is_ascii_digit);
       let token_from = from + id + 1;
-      let key = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-');
+      let key = |b: &u8| b.is_ascii_alphanumeric() || matches!(*b, b'_' | b'-');
       let token = t.get(token_from..).map_or(0, |r| run(r, key));
       let shaped = id >= 15 && t[from + id..].starts_with('/') && token >= 30;
       (api && discord && shaped).then(|| ("a Discord webhook URL", from..token_from + token))
@@ -186,7 +184,7 @@ pub(super) fn webhook(t: &str) -> Option<(&'static str, Range<usize>)> {
 /// id>@<tenant id>/IncomingWebhook/<id>/<owner id>[/V2<key>]`, or the older
 /// `outlook.office.com/webhook/…`: its path is the secret.
 fn teams(t: &str) -> Option<(&'static str, Range<usize>)> {
-  let path_char = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'_' | b'-' | b'@');
+  let path_char = |b: &u8| b.is_ascii_alphanumeric() || matches!(*b, b'/' | b'_' | b'-' | b'@');
   [
     "webhook.office.com/webhookb2/",
     "outlook.office.com/webhook/",
@@ -216,7 +214,7 @@ pub(super) fn auth_header(t: &str) -> Option<(&'static str, Range<usize>)> {
     let rest = &t[i + if bearer { 7 } else { 6 }..];
     let start = t.len() - rest.trim_start_matches([' ', '\t']).len();
     // Tokens are ASCII: a Japanese or Chinese word after `Bearer` is prose.
-    let graphic = |b: u8| b.is_ascii_graphic() && !matches!(b, b'"' | b'\'' | b',' | b';');
+    let graphic = |b: &u8| b.is_ascii_graphic() && !matches!(*b, b'"' | b'\'' | b',' | b';');
     let token = start..start + run(&t[start..], graphic);
     let value = &t[token.clone()];
     if bearer {

@@ -67,12 +67,10 @@ fn name(c: char) -> &'static str {
 pub fn names(chars: impl IntoIterator<Item = char>, max: usize) -> String {
   let mut seen = FxHashSet::default();
   let kinds: Vec<char> = chars.into_iter().filter(|c| seen.insert(*c)).collect();
-  let named = kinds
-    .iter()
-    .take(max)
-    .map(|c| format!("U+{:04X} {}", *c as u32, name(*c)));
+  let label = |c: &char| format!("U+{:04X} {}", *c as u32, name(*c));
+  let named: Vec<String> = kinds.iter().take(max).map(label).collect();
   let more = if kinds.len() > max { ", …" } else { "" };
-  format!("{}{more}", named.collect::<Vec<_>>().join(", "))
+  format!("{}{more}", named.join(", "))
 }
 
 /// Emoji that take presentation selectors and joiners (`Extended_Pictographic`, in blocks).

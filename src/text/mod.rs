@@ -139,8 +139,9 @@ pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>> {
     }
     let what = format!("entry tag {}", visible(&json_str(tag)));
     if tag.chars().any(|c| c.is_control()) {
-      let message = format!("{what} contains control characters");
-      return Err(MemoryError::invalid(message));
+      return Err(MemoryError::invalid(format!(
+        "{what} contains control characters"
+      )));
     }
     refuse_unseen(&what, tag, true)?;
     if units(tag) as usize > MAX_TAG_LENGTH {
