@@ -86,11 +86,7 @@ fn foreign(ident: &str) -> bool {
 /// words are split (most markers follow `https`, `id`, `port` and the like).
 fn may_name(ident: &str) -> bool {
   let tail = &ident.as_bytes()[ident.len().saturating_sub(12)..];
-  let holds = |w: &&str| {
-    tail
-      .windows(w.len())
-      .any(|x| x.eq_ignore_ascii_case(w.as_bytes()))
-  };
+  let holds = |w: &&str| (0..=tail.len()).any(|i| ends_with_ci(&tail[..i], w));
   words::list("name-fragments").iter().any(holds)
 }
 

@@ -320,14 +320,10 @@ pub(super) fn find(
     }
     // Judged line by line where a line split was joined.
     let first = joins.partition_point(|j| *j <= whole.start);
-    let cuts = joins[first..]
-      .iter()
-      .copied()
-      .take_while(|j| *j < whole.end);
-    let lines = std::iter::once(whole.start).chain(cuts.clone());
-    let mut parts = lines
-      .zip(cuts.chain([whole.end]))
-      .map(|(a, b)| trimmed(t, a..b, &ENDS));
+    let cuts = joins[first..].iter().take_while(|j| **j < whole.end);
+    let starts = std::iter::once(&whole.start).chain(cuts.clone());
+    let ends = cuts.chain([&whole.end]);
+    let mut parts = starts.zip(ends).map(|(a, b)| trimmed(t, *a..*b, &ENDS));
     let Some(part) = parts.find(|p| high_entropy(&t[p.clone()])) else {
       continue;
     };

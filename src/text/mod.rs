@@ -80,11 +80,10 @@ pub fn refuse_unseen(what: &str, text: &str, multiline: bool) -> Result<()> {
     return Ok(());
   };
   let names = hidden::names(found.iter().map(|(_, c)| *c), 3);
+  let (count, first) = (found.len(), found[0].0 + 1);
   Err(MemoryError::InvalidInput {
     message: format!(
-      "{what} holds {} invisible characters, the first at character {} ({names}): they show nothing a person can read and are how hidden text is spelled, so nothing was written; remove them (an emoji's own selector or joiner is fine)",
-      found.len(),
-      found[0].0 + 1,
+      "{what} holds {count} invisible characters, the first at character {first} ({names}): they show nothing a person can read and are how hidden text is spelled, so nothing was written; remove them (an emoji's own selector or joiner is fine)"
     ),
     reason: Some("hidden".into()),
     index: None,
@@ -139,9 +138,8 @@ pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>> {
     }
     let what = format!("entry tag {}", visible(&json_str(tag)));
     if tag.chars().any(|c| c.is_control()) {
-      return Err(MemoryError::invalid(format!(
-        "{what} contains control characters"
-      )));
+      let message = format!("{what} contains control characters");
+      return Err(MemoryError::invalid(message));
     }
     refuse_unseen(&what, tag, true)?;
     if units(tag) as usize > MAX_TAG_LENGTH {
