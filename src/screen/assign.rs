@@ -333,7 +333,6 @@ fn random(v: &str) -> bool {
 /// The kind of credential `v` is as the value of a name of strength `s` whose last word is
 /// `word`, if it is one. A value that is the name's own word is a variable (`password=password`).
 pub(super) fn judge(v: &str, s: Strength, copular: bool, word: &str) -> Option<&'static str> {
-  const ASSIGNMENT: &str = "a password or token assignment";
   if s == Aws && v.len() == 40 && alnum_or(v, b"/+") {
     return Some("an AWS secret access key");
   }
@@ -347,12 +346,9 @@ pub(super) fn judge(v: &str, s: Strength, copular: bool, word: &str) -> Option<&
   match s {
     Aws | Strong | Connection if len < 6 || prose(v) || (copular && !shaped(v)) => None,
     Strong if path(v) => None,
+    Weak if len < 8 || path(v) || tokens::path(v) || name_shaped(v) || !random(v) => None,
     Connection => Some("a connection string key"),
-    Aws | Strong => Some(ASSIGNMENT),
-    Weak => {
-      let credential = len >= 8 && !path(v) && !tokens::path(v) && !name_shaped(v) && random(v);
-      credential.then_some(ASSIGNMENT)
-    }
+    Aws | Strong | Weak => Some("a password or token assignment"),
   }
 }
 

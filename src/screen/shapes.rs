@@ -39,13 +39,11 @@ pub(super) fn armour(t: &str) -> Armour {
       .get(body_start..end_at.unwrap_or(t.len()).max(body_start))
       .unwrap_or("");
     let body = body.trim_matches(|c: char| c.is_whitespace() || c == '-');
-    if label.contains("PRIVATE KEY") {
-      if !body.is_empty() && !redacted(body) {
-        found.private = Some(at..block_end);
-        break;
-      }
-    } else {
+    if !label.contains("PRIVATE KEY") {
       found.public.push(at..block_end);
+    } else if !body.is_empty() && !redacted(body) {
+      found.private = Some(at..block_end);
+      break;
     }
     from = block_end.max(label_end);
   }

@@ -124,10 +124,8 @@ fn in_context(chars: &[char]) -> Vec<bool> {
       }
       '\u{200D}' => {
         // The emoji before a joiner may carry its selector or skin tone.
-        let base = chars[..i]
-          .iter()
-          .rev()
-          .find(|p| **p != '\u{FE0F}' && !modifier(**p));
+        let selector_or_tone = |p: &&char| **p == '\u{FE0F}' || modifier(**p);
+        let base = chars[..i].iter().rfind(|p| !selector_or_tone(p));
         let emoji = base.is_some_and(|b| pictographic(*b)) && next.is_some_and(pictographic);
         ok[i] = emoji || (prev.is_some_and(joining) && next.is_some_and(joining));
       }
