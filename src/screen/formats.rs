@@ -125,8 +125,7 @@ fn flags(t: &str) -> Option<(&'static str, Range<usize>)> {
 /// Maven's `settings.xml` and .NET configs.
 fn element(t: &str) -> Option<(&'static str, Range<usize>)> {
   t.match_indices("</").find_map(|(close, _)| {
-    let name_len = t[close + 2..].find('>')?;
-    let name = &t[close + 2..close + 2 + name_len];
+    let (name, _) = t[close + 2..].split_once('>')?;
     let open = format!("<{name}>");
     let head = &t[floor(t, close.saturating_sub(256 + open.len()))..close];
     let start = close - head.len() + head.rfind(&open)? + open.len();

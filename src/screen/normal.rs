@@ -121,10 +121,8 @@ impl Builder<'_> {
   fn copy(&mut self, at: usize, s: &str) {
     self.track(s);
     let Some(out) = &mut self.out else { return };
-    let contiguous = self
-      .pieces
-      .last()
-      .is_some_and(|p| p.replaced == 0 && p.orig + (out.len() - p.norm) == at);
+    let last = self.pieces.last();
+    let contiguous = last.is_some_and(|p| p.replaced == 0 && p.orig + (out.len() - p.norm) == at);
     if !contiguous {
       self.pieces.push(Piece {
         norm: out.len(),
@@ -189,10 +187,8 @@ pub(super) fn normalise(text: &str) -> Normal<'_> {
   while let Some(c) = text[at..].chars().next() {
     // Plain ASCII up to a line break or a non-ASCII character is copied in one go; the ASCII
     // character before a non-ASCII one is left to the cluster step (a combining mark may follow).
-    let stop = bytes[at..]
-      .iter()
-      .position(|b| !b.is_ascii() || matches!(b, b'\n' | b'\r'))
-      .map_or(bytes.len(), |i| at + i);
+    let plain = |b: &&u8| b.is_ascii() && !matches!(b, b'\n' | b'\r');
+    let stop = at + bytes[at..].iter().take_while(plain).count();
     let end = match bytes.get(stop) {
       Some(b) if !b.is_ascii() => stop.saturating_sub(1).max(at),
       _ => stop,
@@ -217,10 +213,8 @@ pub(super) fn normalise(text: &str) -> Normal<'_> {
     }
     // A cluster: the character and the combining marks that compose with it. ASCII, CJK
     // ideographs and kana alone are their own NFKC form.
-    let marks = text[at + len..]
-      .chars()
-      .take_while(|m| is_combining_mark(*m) && !ignorable(*m));
-    let end = at + len + marks.map(char::len_utf8).sum::<usize>();
+    let mark = |m: char| is_combining_mark(m) && !ignorable(m);
+    let end = text.len() - text[at + len..].trim_start_matches(mark).len();
     let unit = &text[at..end];
     let own = c.is_ascii()
       || matches!(c, '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}' | '\u{4E00}'..='\u{9FFF}');

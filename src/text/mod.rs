@@ -144,11 +144,9 @@ pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>> {
     refuse_unseen(&what, tag, true)?;
     if units(tag) as usize > MAX_TAG_LENGTH {
       let head = excerpt(tag, 20);
-      let head = head.strip_suffix('…').unwrap_or(&head);
-      return Err(MemoryError::invalid(format!(
-        "entry tag {}… exceeds {MAX_TAG_LENGTH} chars",
-        json_str(head)
-      )));
+      let head = json_str(head.strip_suffix('…').unwrap_or(&head));
+      let message = format!("entry tag {head}… exceeds {MAX_TAG_LENGTH} chars");
+      return Err(MemoryError::invalid(message));
     }
     if !out.iter().any(|t| t == tag) {
       out.push(tag.to_string());
