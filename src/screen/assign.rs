@@ -235,9 +235,7 @@ pub(super) fn placeholder(v: &str) -> bool {
   let percent_name = |n: &str| alnum_or(n, b"_");
   let percent = rest('%').starts_with('(') || rest('%').strip_suffix('%').is_some_and(percent_name);
   let yaml = word(rest('!')) || word(rest('*')) || word(rest('&'));
-  let flag = v
-    .strip_prefix('-')
-    .is_some_and(|f| only(f, u8::is_ascii_alphabetic, b"-"));
+  let flag = v.starts_with('-') && only(v, u8::is_ascii_alphabetic, b"-");
   v.starts_with(['{', '<']) || variable || percent || yaml || flag || redacted(v) || stand_in(v)
 }
 
@@ -280,9 +278,8 @@ fn reference(v: &str) -> bool {
       && alnum_or(f, b"_.")
       && (args.is_empty() || args.starts_with(['"', '\'']) || args.ends_with(')'))
   });
-  let referenced = words::list("references")
-    .iter()
-    .any(|r| lower.starts_with(r));
+  let references = words::list("references");
+  let referenced = references.iter().any(|r| lower.starts_with(r));
   referenced || code || call || v.contains("://") || env_name(v)
 }
 
@@ -420,9 +417,8 @@ fn passphrase(t: &str, value: Range<usize>, s: Strength, fixed: bool) -> Range<u
   let rest = &t[value.end..];
   // Only a short line is looked at (a long one is no passphrase and must not cost a scan).
   let window = &rest[..floor(rest, 121)];
-  let end = window
-    .find('\n')
-    .or((window.len() == rest.len()).then_some(window.len()));
+  let whole = window.len() == rest.len();
+  let end = window.find('\n').or(whole.then_some(window.len()));
   let line = &window[..end.unwrap_or(0)];
   let mut words = line.split(' ').skip(1);
   let more = line.starts_with(' ') && (1..=5).contains(&words.clone().count()) && words.all(lower);

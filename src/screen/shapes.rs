@@ -35,9 +35,8 @@ pub(super) fn armour(t: &str) -> Armour {
     let end_at = ends.peek().copied();
     let block_end = end_at.map_or(t.len(), |e| t[e..].find('\n').map_or(t.len(), |n| e + n));
     let body_start = (label_end + label.len() + 5).min(block_end);
-    let body = t
-      .get(body_start..end_at.unwrap_or(t.len()).max(body_start))
-      .unwrap_or("");
+    let body_end = end_at.unwrap_or(t.len()).max(body_start);
+    let body = t.get(body_start..body_end).unwrap_or("");
     let body = body.trim_matches(|c: char| c.is_whitespace() || c == '-');
     if !label.contains("PRIVATE KEY") {
       found.public.push(at..block_end);
@@ -163,9 +162,8 @@ pub(super) fn webhook(t: &str) -> Option<(&'static str, Range<usize>)> {
       let version = |(_, v): (&str, &str)| v.bytes().all(|b| b.is_ascii_digit());
       let api = head.ends_with("/api") || head.rsplit_once("/api/v").is_some_and(version);
       let sub = |s: &str| s.is_empty() || s.ends_with('.');
-      let discord = ["discord.com", "discordapp.com"]
-        .iter()
-        .any(|d| host.strip_suffix(d).is_some_and(sub));
+      let hosts = ["discord.com", "discordapp.com"];
+      let discord = hosts.iter().any(|d| host.strip_suffix(d).is_some_and(sub));
       let from = at + hooks.len();
       let id = run(&t[from..], u8::is_ascii_digit);
       let token_from = from + id + 1;

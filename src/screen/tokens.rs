@@ -155,9 +155,8 @@ pub(super) fn path(token: &str) -> bool {
 /// an id (Stripe, Anthropic and OpenAI object ids), more are judged like any token.
 fn high_entropy(token: &str) -> bool {
   let t = token.trim_matches(ENDS);
-  let label = t
-    .find(['_', '-'])
-    .filter(|at| (2..=10).contains(at) && only(&t[..*at], u8::is_ascii_lowercase, b""));
+  let lower = |at: &usize| (2..=10).contains(at) && only(&t[..*at], u8::is_ascii_lowercase, b"");
+  let label = t.find(['_', '-']).filter(lower);
   let body = label.map_or(t, |at| &t[at + 1..]);
   let secret = |at: usize| words::list("secret-labels").contains(&&t[..at]);
   let typed_id = label.is_some_and(|at| body.len() <= 32 && !secret(at));
@@ -177,9 +176,8 @@ fn decoded_head(token: &str, chars: usize) -> Option<Vec<u8>> {
   let head = token.as_bytes().get(..chars)?;
   let mut bytes = Vec::with_capacity(chars / 4 * 3);
   for quad in head.chunks(4) {
-    let n = quad
-      .iter()
-      .try_fold(0u32, |n, b| Some(n << 6 | sextet(b)?))?;
+    let push = |n: u32, b: &u8| Some(n << 6 | sextet(b)?);
+    let n = quad.iter().try_fold(0, push)?;
     bytes.extend_from_slice(&n.to_be_bytes()[1..]);
   }
   Some(bytes)

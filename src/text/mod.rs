@@ -105,11 +105,10 @@ pub fn line_breaks(text: &str) -> impl Iterator<Item = &str> {
   std::iter::from_fn(move || {
     let s = rest.take()?;
     let at = s.find(breaks_line).unwrap_or(s.len());
-    let after = &s[at..];
-    rest = after
-      .strip_prefix("\r\n")
-      .or(after.strip_prefix(breaks_line));
-    Some(&s[..at])
+    let (line, after) = s.split_at(at);
+    let crlf = after.strip_prefix("\r\n");
+    rest = crlf.or(after.strip_prefix(breaks_line));
+    Some(line)
   })
 }
 
