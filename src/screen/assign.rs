@@ -16,7 +16,7 @@
 
 use std::ops::Range;
 
-use super::{alnum_or, floor, has, tokens, words};
+use super::{alnum_or, ends_with_ci, floor, has, only, tokens, words};
 
 /// How much a name says about its value.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -33,27 +33,26 @@ pub(super) enum Strength {
 
 use Strength::{Aws, Connection, Strong, Weak};
 
-/// The names of list `name` of `words.txt` with their strengths (`secret access key = aws`).
-fn named_by(name: &str) -> impl Iterator<Item = (&'static str, Strength)> {
-  words::table(name).filter_map(|fields| {
-    let strength = match *fields.get(1)? {
+/// The strength of the first name of list `list` of `words.txt` that `is` accepts (`secret
+/// access key = aws`).
+fn named_by(list: &str, is: impl Fn(&str) -> bool) -> Option<Strength> {
+  words::table(list).find_map(|[name, strength]| {
+    let strength = match strength {
       "aws" => Aws,
       "connection" => Connection,
       "strong" => Strong,
       "weak" => Weak,
       _ => return None,
     };
-    Some((fields[0], strength))
+    is(name).then_some(strength)
   })
 }
 
 /// A name's strength, from its last words (ASCII) or its ending (CJK).
 pub(super) fn strength(ident: &str) -> Option<Strength> {
-  if let Some((_, s)) = named_by("cjk-names").find(|(n, _)| ident.ends_with(n)) {
-    return Some(s);
-  }
-  if foreign(ident) {
-    return Some(Strong);
+  let cjk = named_by("cjk-names", |n| ident.ends_with(n));
+  if cjk.is_some() || foreign(ident) {
+    return cjk.or(Some(Strong));
   }
   // Only the ASCII words at the end count: `数据库token` is a token, `token数据` is not.
   let ascii_end = ident.chars().next_back().is_some_and(|c| c.is_ascii());
@@ -61,34 +60,25 @@ pub(super) fn strength(ident: &str) -> Option<Strength> {
     return None;
   }
   let words = words::split(ident);
-  let named = named_by("names").find(|(name, _)| {
+  let last = words.last()?.as_bytes();
+  let named = named_by("names", |name| {
     let mut ends = words.iter().rev().zip(name.rsplit(' '));
     name.split(' ').count() <= words.len() && ends.all(|(w, n)| w.eq_ignore_ascii_case(n))
   });
-  if let Some((_, s)) = named {
-    return Some(s);
-  }
-  let last = words.last()?.to_ascii_lowercase();
-  named_by("endings")
-    .find(|(end, _)| last.ends_with(end))
-    .map(|(_, s)| s)
+  named.or_else(|| named_by("endings", |end| ends_with_ci(last, end)))
 }
 
 /// Whether `ident` ends in a name of [`FOREIGN_NAMES`]: its last run of letters (any script), or
 /// its last camel-case word (`dbSenha`).
 fn foreign(ident: &str) -> bool {
-  let run = ident
-    .rsplit(|c: char| !c.is_alphanumeric())
-    .next()
-    .unwrap_or("");
+  let run = &ident[ident.trim_end_matches(char::is_alphanumeric).len()..];
   if run.len() < 5 || run.len() > 64 {
     return false;
   }
   let lower = run.to_lowercase();
   let camel = words::split(run).last().map(|w| w.to_ascii_lowercase());
-  words::table("foreign-names").any(|fields| {
-    let (name, compound) = (fields[0], fields.get(1) == Some(&"compound"));
-    lower == name || (compound && lower.ends_with(name)) || camel.as_deref() == Some(name)
+  words::table("foreign-names").any(|[name, how]| {
+    lower == name || (how == "compound" && lower.ends_with(name)) || camel.as_deref() == Some(name)
   })
 }
 
@@ -96,11 +86,7 @@ fn foreign(ident: &str) -> bool {
 /// words are split (most markers follow `https`, `id`, `port` and the like).
 fn may_name(ident: &str) -> bool {
   let tail = &ident.as_bytes()[ident.len().saturating_sub(12)..];
-  let holds = |w: &&str| {
-    tail
-      .windows(w.len())
-      .any(|x| x.eq_ignore_ascii_case(w.as_bytes()))
-  };
+  let holds = |w: &&str| (0..=tail.len()).any(|i| ends_with_ci(&tail[..i], w));
   words::list("name-fragments").iter().any(holds)
 }
 
@@ -126,8 +112,8 @@ fn name_before(t: &str, end: usize) -> Option<(usize, Strength)> {
 /// The strength of `name`, which starts at `start` in `t`: as [`strength`] says, or strong for
 /// the `passe` of French `mot de passe`.
 fn named(t: &str, start: usize, name: &str) -> Option<Strength> {
-  let head = &t.as_bytes()[start.saturating_sub(7)..start];
-  let french = name.eq_ignore_ascii_case("passe") && head.eq_ignore_ascii_case(b"mot de ");
+  let french =
+    name.eq_ignore_ascii_case("passe") && ends_with_ci(&t.as_bytes()[..start], "mot de ");
   strength(name).or(french.then_some(Strong))
 }
 
@@ -135,17 +121,16 @@ fn named(t: &str, start: usize, name: &str) -> Option<Strength> {
 /// linked by a word of [`LINKS`].
 fn linked_name(t: &str, end: usize) -> Option<(usize, Strength)> {
   // The word before the marker must be plain: a cheap test before the words are looked at.
-  let before = t[..end].trim_end_matches(' ').chars().next_back();
-  if !before.is_some_and(char::is_alphanumeric) {
+  if !t[..end]
+    .trim_end_matches(' ')
+    .ends_with(char::is_alphanumeric)
+  {
     return None;
   }
   let from = floor(t, end.saturating_sub(80));
   let head = &t[from..end];
   let head = head.rfind('\n').map_or(head, |n| &head[n + 1..]);
-  let plain = |w: &str| {
-    w.chars()
-      .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_'))
-  };
+  let plain = |w: &str| w.chars().all(|c| c.is_alphanumeric() || "-_".contains(c));
   // Links are short: a longer word is none. An ASCII word is compared without case folding, any
   // other only with the links of its script and length (their capitals are as long).
   let link = |w: &str| {
@@ -159,15 +144,8 @@ fn linked_name(t: &str, end: usize) -> Option<(usize, Strength)> {
   };
   // Back from the marker over plain words: at least one, then the link, then the name.
   let mut words = head.split_whitespace().rev().take(7).enumerate();
-  let name = loop {
-    let (i, w) = words.next()?;
-    if !plain(w) {
-      return None;
-    }
-    if i > 0 && link(w) {
-      break words.next()?.1;
-    }
-  };
+  let (_, stop) = words.find(|(i, w)| !plain(w) || (*i > 0 && link(w)))?;
+  let (_, name) = words.next().filter(|_| plain(stop))?;
   let name = name.trim_start_matches(|c: char| !ident_char(c));
   // `name` is a slice of `head`: where it starts in `t`.
   let start = end - head.len() + (name.as_ptr() as usize - head.as_ptr() as usize);
@@ -183,11 +161,8 @@ fn markers(t: &str) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
   let b = t.as_bytes();
   b.iter().enumerate().filter_map(move |(at, &c)| match c {
     b':' | b'=' => Some((at, 1, false)),
-    b' ' if at > 0 && !b[at - 1].is_ascii() => {
-      let prev = t[..at].chars().next_back();
-      prev
-        .is_some_and(char::is_alphabetic)
-        .then_some((at, 1, true))
+    b' ' if at > 0 && !b[at - 1].is_ascii() && t[..at].ends_with(char::is_alphabetic) => {
+      Some((at, 1, true))
     }
     b'i' | b'w' | b'e' | b'j' | 0xC3 if at > 0 && b[at - 1] == b' ' => words::list("copulas")
       .iter()
@@ -253,16 +228,14 @@ pub(super) fn redacted(v: &str) -> bool {
 /// `*default`, `&default`), a flag (`--password-stdin`), or a redacted value. A random value
 /// may start with the same symbols (`$0k…`, `%9v#…`): what follows the symbol tells them apart.
 pub(super) fn placeholder(v: &str) -> bool {
-  let word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_');
+  let word = |s: &str| !s.is_empty() && only(s, u8::is_ascii_alphabetic, b"_");
   let rest = |p: char| v.strip_prefix(p).unwrap_or("");
   let variable =
     rest('$').starts_with(|c: char| c.is_ascii_alphabetic() || matches!(c, '_' | '{' | '('));
   let percent_name = |n: &str| alnum_or(n, b"_");
   let percent = rest('%').starts_with('(') || rest('%').strip_suffix('%').is_some_and(percent_name);
   let yaml = word(rest('!')) || word(rest('*')) || word(rest('&'));
-  let flag = v
-    .strip_prefix('-')
-    .is_some_and(|f| f.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-'));
+  let flag = v.starts_with('-') && only(v, u8::is_ascii_alphabetic, b"-");
   v.starts_with(['{', '<']) || variable || percent || yaml || flag || redacted(v) || stand_in(v)
 }
 
@@ -273,30 +246,18 @@ pub(super) fn placeholder(v: &str) -> bool {
 fn stand_in(v: &str) -> bool {
   let v = v.trim_matches(['"', '\'']);
   let lower = v.to_ascii_lowercase();
-  let wordy = !v.is_empty()
-    && v
-      .bytes()
-      .all(|b| b.is_ascii_alphabetic() || b"-_".contains(&b));
+  let wordy = !v.is_empty() && only(v, u8::is_ascii_alphabetic, b"-_");
   let addressed = lower.starts_with("your") || lower.ends_with("-here") || lower.ends_with("_here");
   words::list("stand-ins").contains(&lower.as_str()) || (wordy && addressed)
-}
-
-/// A password manager named where secrets are kept (`シークレットは1Passwordに保管`, `the
-/// password is in Bitwarden`): where the credential is, not the credential.
-fn secret_store(v: &str) -> bool {
-  words::list("secret-stores")
-    .iter()
-    .any(|s| v.eq_ignore_ascii_case(s))
 }
 
 /// An environment variable's name (`TELEGRAM_BOT_TOKEN`, `process.env.DB_PASSWORD`): it says
 /// where a credential lives, not what it is.
 fn env_name(v: &str) -> bool {
   let name = v.rsplit('.').next().unwrap_or(v);
-  let upper = |b: u8| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_';
   name.contains('_')
     && name.starts_with(|c: char| c.is_ascii_uppercase())
-    && name.bytes().all(upper)
+    && !has(name, u8::is_ascii_lowercase)
     && alnum_or(v, b"_.")
 }
 
@@ -317,9 +278,8 @@ fn reference(v: &str) -> bool {
       && alnum_or(f, b"_.")
       && (args.is_empty() || args.starts_with(['"', '\'']) || args.ends_with(')'))
   });
-  let referenced = words::list("references")
-    .iter()
-    .any(|r| lower.starts_with(r));
+  let references = words::list("references");
+  let referenced = references.iter().any(|r| lower.starts_with(r));
   referenced || code || call || v.contains("://") || env_name(v)
 }
 
@@ -334,25 +294,21 @@ fn prose(v: &str) -> bool {
   let after = v.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
   let word = &v[..v.len() - after.len()];
   let ends = after.is_empty() || after.starts_with([' ', '(', '<', '[', ',']);
-  let mut known = words::list("prose")
-    .iter()
-    .chain(words::list("foreign-prose"));
-  ends && known.any(|p| word.eq_ignore_ascii_case(p))
+  ends && (words::in_list("prose", word) || words::in_list("foreign-prose", word))
 }
 
 /// Digits, symbols or mixed case: what today's passwords and tokens have and words lack.
 fn shaped(v: &str) -> bool {
-  v.chars().any(|c| c.is_ascii_digit())
-    || v.chars().any(|c| !c.is_alphanumeric())
-    || (v.chars().any(|c| c.is_ascii_uppercase()) && v.chars().any(|c| c.is_ascii_lowercase()))
+  let mixed = has(v, u8::is_ascii_uppercase) && has(v, u8::is_ascii_lowercase);
+  has(v, u8::is_ascii_digit) || v.contains(|c: char| !c.is_alphanumeric()) || mixed
 }
 
 /// A resource or file name (`my-app-tls-2024`, `api-7d9f8b6c4-x2x7z`, `db_creds_v2`):
 /// lowercase words and numbers joined by separators, with a real word and no long random chunk.
 fn name_shaped(v: &str) -> bool {
   let segments = || v.split(['-', '_', '.']);
-  v.bytes()
-    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'_' | b'.'))
+  alnum_or(v, b"-_.")
+    && !has(v, u8::is_ascii_uppercase)
     && v.contains(['-', '_', '.'])
     && segments().any(|s| s.len() >= 3 && s.bytes().all(|b| b.is_ascii_lowercase()))
     && segments().all(|s| s.len() < 16)
@@ -362,13 +318,10 @@ fn name_shaped(v: &str) -> bool {
 /// all three classes, a long chunk of evenly mixed case, or a password-like mix with a symbol.
 fn random(v: &str) -> bool {
   let mixed_chunk = v.split(['-', '_', '.', ':', '/', '+', '=']).any(|s| {
-    let (upper, lower) = (
-      s.bytes().filter(u8::is_ascii_uppercase).count(),
-      s.bytes().filter(u8::is_ascii_lowercase).count(),
-    );
-    let alnum = s.bytes().all(|b| b.is_ascii_alphanumeric());
+    let upper = s.bytes().filter(u8::is_ascii_uppercase).count();
+    let lower = s.bytes().filter(u8::is_ascii_lowercase).count();
     (s.len() >= 8 && has(s, u8::is_ascii_alphabetic) && has(s, u8::is_ascii_digit))
-      || (alnum && s.len() >= 16 && upper * 4 >= s.len() && lower * 4 >= s.len())
+      || (alnum_or(s, b"") && s.len() >= 16 && upper * 4 >= s.len() && lower * 4 >= s.len())
   });
   let symbol = v.bytes().any(|b| b"!@#$%^&*?~+=".contains(&b));
   mixed_chunk || (has(v, u8::is_ascii_alphabetic) && has(v, u8::is_ascii_digit) && symbol)
@@ -377,29 +330,22 @@ fn random(v: &str) -> bool {
 /// The kind of credential `v` is as the value of a name of strength `s` whose last word is
 /// `word`, if it is one. A value that is the name's own word is a variable (`password=password`).
 pub(super) fn judge(v: &str, s: Strength, copular: bool, word: &str) -> Option<&'static str> {
-  const ASSIGNMENT: &str = "a password or token assignment";
   if s == Aws && v.len() == 40 && alnum_or(v, b"/+") {
     return Some("an AWS secret access key");
   }
-  let variable = v.eq_ignore_ascii_case(word);
-  if variable
-    || !v.bytes().any(|b| b.is_ascii_alphanumeric())
-    || placeholder(v)
-    || reference(v)
-    || secret_store(v)
-  {
+  let variable = v.eq_ignore_ascii_case(word) || !has(v, u8::is_ascii_alphanumeric);
+  // A password manager named where secrets are kept (`シークレットは1Passwordに保管`, `the
+  // password is in Bitwarden`) is where the credential is, not the credential.
+  if variable || placeholder(v) || reference(v) || words::in_list("secret-stores", v) {
     return None;
   }
   let len = v.chars().count();
   match s {
     Aws | Strong | Connection if len < 6 || prose(v) || (copular && !shaped(v)) => None,
     Strong if path(v) => None,
+    Weak if len < 8 || path(v) || tokens::path(v) || name_shaped(v) || !random(v) => None,
     Connection => Some("a connection string key"),
-    Aws | Strong => Some(ASSIGNMENT),
-    Weak => {
-      let credential = len >= 8 && !path(v) && !tokens::path(v) && !name_shaped(v) && random(v);
-      credential.then_some(ASSIGNMENT)
-    }
+    Aws | Strong | Weak => Some("a password or token assignment"),
   }
 }
 
@@ -421,10 +367,7 @@ pub(super) fn find(t: &str) -> Option<(&'static str, Range<usize>)> {
     }
     // After a copula, lowercase words are prose (`the password is quite long`, `la contraseña
     // es muy larga`): only a label's value grows into a passphrase.
-    let range = match copular {
-      true => range,
-      false => passphrase(t, range, s, quoted),
-    };
+    let range = passphrase(t, range, s, quoted || copular);
     // In a `;`-separated connection string, `Pwd=` is a password.
     let in_connection = before == Some(';') || t[range.end..].starts_with(';');
     let last = words::last(&t[start..at]);
@@ -464,24 +407,22 @@ fn next_line(t: &str, at: usize, s: Strength) -> Option<(Range<usize>, bool)> {
 
 /// A strong name's unquoted passphrase written with spaces after a label (`passphrase: maple
 /// river orbit`): the value grows from its first word to the line's end when the line holds
-/// nothing but a few lowercase words, so a redacted line hides all of it.
-fn passphrase(t: &str, value: Range<usize>, s: Strength, quoted: bool) -> Range<usize> {
+/// nothing but a few lowercase words, so a redacted line hides all of it. A `fixed` value (quoted,
+/// or after a copula) stays as it is.
+fn passphrase(t: &str, value: Range<usize>, s: Strength, fixed: bool) -> Range<usize> {
   let lower = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase());
+  if s != Strong || fixed || !lower(&t[value.clone()]) {
+    return value;
+  }
   let rest = &t[value.end..];
   // Only a short line is looked at (a long one is no passphrase and must not cost a scan).
   let window = &rest[..floor(rest, 121)];
-  let end = window
-    .find('\n')
-    .or((window.len() == rest.len()).then_some(window.len()));
+  let whole = window.len() == rest.len();
+  let end = window.find('\n').or(whole.then_some(window.len()));
   let line = &window[..end.unwrap_or(0)];
-  let words: Vec<&str> = line.split(' ').skip(1).collect();
-  let more =
-    line.starts_with(' ') && (1..=5).contains(&words.len()) && words.iter().all(|w| lower(w));
-  if s == Strong && !quoted && lower(&t[value.clone()]) && more {
-    value.start..value.end + line.len()
-  } else {
-    value
-  }
+  let mut words = line.split(' ').skip(1);
+  let more = line.starts_with(' ') && (1..=5).contains(&words.clone().count()) && words.all(lower);
+  value.start..value.end + if more { line.len() } else { 0 }
 }
 
 #[cfg(test)]

@@ -25,13 +25,8 @@ fn lines(t: &str) -> Option<(&'static str, Range<usize>)> {
   }
   t.lines().find_map(|line| {
     let offset = line.as_ptr() as usize - t.as_ptr() as usize;
-    let netrc = || {
-      Some(line)
-        .filter(|l| l.contains("password "))
-        .and_then(netrc)
-    };
     let keyed = || {
-      let found = netrc().or_else(|| Some(line).filter(colons).and_then(pgpass))?;
+      let found = netrc(line).or_else(|| Some(line).filter(colons).and_then(pgpass))?;
       Some((judge(&line[found.clone()], Strong, false, "")?, found))
     };
     let (kind, found) = keyed().or_else(|| Some(line).filter(flag).and_then(tool))?;
@@ -41,15 +36,16 @@ fn lines(t: &str) -> Option<(&'static str, Range<usize>)> {
 
 /// The password of a `.netrc` entry (`machine h login u password p`, or `login u password p`).
 fn netrc(line: &str) -> Option<Range<usize>> {
+  // Most lines hold no `password `: they are not split into words.
+  if !line.contains("password ") {
+    return None;
+  }
   let words: Vec<&str> = line.split_whitespace().collect();
   let at = words.iter().position(|w| *w == "password")?;
   let value = words.get(at + 1)?;
   // `login <user> password <pass>`, or a `machine`/`default` entry.
   let login = at >= 2 && words[at - 2] == "login";
-  let keyed = login
-    || words[..at]
-      .iter()
-      .any(|w| matches!(*w, "machine" | "default"));
+  let keyed = login || words[..at].contains(&"machine") || words[..at].contains(&"default");
   let start = value.as_ptr() as usize - line.as_ptr() as usize;
   keyed.then_some(start..start + value.len())
 }
@@ -67,26 +63,15 @@ fn pgpass(line: &str) -> Option<Range<usize>> {
   ok.then(|| line.len() - pass.len()..line.len())
 }
 
-/// The password flags of tool `command` and how they take it, from list `tools` of `words.txt`
-/// (`commands = flags = attached|spaced|either`): `attached` right after the flag
-/// (`-pSecret`, and a flag alone asks for it), `spaced` in the next word (`-a Secret`).
-fn tool_of(command: &str) -> Option<(Vec<&'static str>, &'static str)> {
-  words::table("tools").find_map(|fields| {
-    let [names, flags, how] = fields[..] else {
-      return None;
-    };
-    let named = names.split(' ').any(|n| n == command);
-    named.then(|| (flags.split(' ').collect(), how))
-  })
-}
-
 /// The password of a tool's short flag in a command line (`mysql -p<password>`, `sshpass -p
 /// '<password>'`, `redis-cli -a <password>`): a flag after the tool's name, up to the next tool.
 /// A password right after the flag is judged as a strong name's value; one in the next word
 /// must also look like a password, unless it is quoted (`zip -P followed by the password` is
-/// prose).
+/// prose). The tools' password flags and how they take it are list `tools` of `words.txt`
+/// (`commands = flags = attached|spaced|either`): `attached` right after the flag (`-pSecret`,
+/// and a flag alone asks for it), `spaced` in the next word (`-a Secret`).
 fn tool(line: &str) -> Option<(&'static str, Range<usize>)> {
-  let mut current: Option<(Vec<&str>, &str)> = None;
+  let mut current: Option<[&str; 3]> = None;
   line.split_whitespace().find_map(|word| {
     let at = word.as_ptr() as usize - line.as_ptr() as usize;
     if matches!(word, "|" | "||" | "&&" | ";") {
@@ -95,15 +80,16 @@ fn tool(line: &str) -> Option<(&'static str, Range<usize>)> {
     }
     let command = word.trim_start_matches(['"', '\'', '`', '(', '$']);
     let command = command.rsplit('/').next().unwrap_or(command);
-    if let Some(found) = tool_of(command) {
+    let named = |[names, ..]: &[&str; 3]| names.split(' ').any(|n| n == command);
+    if let Some(found) = words::table("tools").find(named) {
       current = Some(found);
       return None;
     }
-    let (flags, how) = current.as_ref()?;
-    let flag = flags.iter().find(|f| word.starts_with(**f))?;
+    let [_, flags, how] = current?;
+    let flag = flags.split(' ').find(|f| word.starts_with(f))?;
     let spaced = word.len() == flag.len();
-    let attached = !(word[flag.len()..].starts_with('=') || *how == "spaced");
-    if (spaced && *how == "attached") || !(spaced || attached) {
+    let attached = !(word[flag.len()..].starts_with('=') || how == "spaced");
+    if (spaced && how == "attached") || !(spaced || attached) {
       return None;
     }
     let (range, quoted) = value_at(line, at + flag.len(), false)?;
@@ -130,10 +116,7 @@ fn flags(t: &str) -> Option<(&'static str, Range<usize>)> {
       let start = range.end - pass.len();
       return judge(pass, Strong, false, "").map(|k| (k, start..range.end));
     }
-    let s = name
-      .strip_prefix("--")
-      .filter(|_| sep == b' ')
-      .and_then(strength)?;
+    let s = strength(name.strip_prefix("--").filter(|_| sep == b' ')?)?;
     judge(value, s, false, words::last(name)).map(|k| (k, range))
   })
 }
@@ -142,8 +125,7 @@ fn flags(t: &str) -> Option<(&'static str, Range<usize>)> {
 /// Maven's `settings.xml` and .NET configs.
 fn element(t: &str) -> Option<(&'static str, Range<usize>)> {
   t.match_indices("</").find_map(|(close, _)| {
-    let name_len = t[close + 2..].find('>')?;
-    let name = &t[close + 2..close + 2 + name_len];
+    let (name, _) = t[close + 2..].split_once('>')?;
     let open = format!("<{name}>");
     let head = &t[floor(t, close.saturating_sub(256 + open.len()))..close];
     let start = close - head.len() + head.rfind(&open)? + open.len();

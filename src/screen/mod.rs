@@ -80,10 +80,19 @@ fn floor(t: &str, at: usize) -> usize {
   (0..=at).rev().find(|i| t.is_char_boundary(*i)).unwrap_or(0)
 }
 
+/// Whether `s` holds only bytes of a class (`u8::is_ascii_digit`, …) and the bytes of `extra`.
+fn only(s: &str, class: fn(&u8) -> bool, extra: &[u8]) -> bool {
+  s.bytes().all(|b| class(&b) || extra.contains(&b))
+}
+
 /// Whether `s` holds only ASCII alphanumerics and the bytes of `extra`.
 fn alnum_or(s: &str, extra: &[u8]) -> bool {
-  s.bytes()
-    .all(|b| b.is_ascii_alphanumeric() || extra.contains(&b))
+  only(s, u8::is_ascii_alphanumeric, extra)
+}
+
+/// Whether `s` ends with `end`, ASCII case ignored.
+fn ends_with_ci(s: &[u8], end: &str) -> bool {
+  s.len() >= end.len() && s[s.len() - end.len()..].eq_ignore_ascii_case(end.as_bytes())
 }
 
 /// Whether `s` holds a byte of a class (`u8::is_ascii_digit`, …).
@@ -136,9 +145,7 @@ pub fn secret_kind(text: &str) -> Option<&'static str> {
 pub fn redacted_line(text: &str) -> Option<(&'static str, String)> {
   let (kind, at) = secret_match(text)?;
   let start = text[..at.start].rfind('\n').map_or(0, |n| n + 1);
-  let end = text[at.start..]
-    .find('\n')
-    .map_or(text.len(), |n| at.start + n);
+  let end = at.start + text[at.start..].find('\n').unwrap_or(text.len() - at.start);
   let mut line = text[start..end].to_string();
   let mut at = Some(at.start - start..at.end.min(end) - start);
   // A line holds few credentials; one that is still flagged after a few is shown as none of it.

@@ -103,14 +103,6 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-  /// Start writing the output: everything before `at` is copied unchanged.
-  fn materialise(&mut self, at: usize) -> &mut String {
-    let text = self.text;
-    self
-      .out
-      .get_or_insert_with(|| String::with_capacity(text.len()) + &text[..at])
-  }
-
   /// Follow the run of token characters at the end of the output past `s`: only the run at the
   /// end of `s` counts, and whether it continues the one before.
   fn track(&mut self, s: &str) {
@@ -129,10 +121,8 @@ impl Builder<'_> {
   fn copy(&mut self, at: usize, s: &str) {
     self.track(s);
     let Some(out) = &mut self.out else { return };
-    let contiguous = self
-      .pieces
-      .last()
-      .is_some_and(|p| p.replaced == 0 && p.orig + (out.len() - p.norm) == at);
+    let last = self.pieces.last();
+    let contiguous = last.is_some_and(|p| p.replaced == 0 && p.orig + (out.len() - p.norm) == at);
     if !contiguous {
       self.pieces.push(Piece {
         norm: out.len(),
@@ -144,19 +134,19 @@ impl Builder<'_> {
   }
 
   /// Drop the original text from `at` on (the caller says how much): the next copy starts a
-  /// new piece.
-  fn skip(&mut self, at: usize) {
+  /// new piece. The output, which everything before `at` starts unchanged the first time.
+  fn skip(&mut self, at: usize) -> &mut String {
     if self.out.is_none() {
-      self.materialise(at);
+      self.out = Some(String::with_capacity(self.text.len()) + &self.text[..at]);
       self.pieces.push(Piece::default());
     }
+    self.out.get_or_insert_default()
   }
 
   /// Write `s` for the unit `text[at..end]`.
   fn replace(&mut self, at: usize, end: usize, s: &str) {
-    self.skip(at);
     self.track(s);
-    let out = self.materialise(at);
+    let out = self.skip(at);
     let norm = out.len();
     out.push_str(s);
     self.pieces.push(Piece {
@@ -171,21 +161,15 @@ impl Builder<'_> {
   /// ending a sentence or base64 padding) and the next line goes on with more token characters
   /// that are not an ordinary word.
   fn wrapped(&self, at: usize) -> Option<usize> {
-    let tail_ok = self.run >= WRAPPED_HEAD
-      && self.run_digit
-      && self.run_alpha
-      && !matches!(self.last, '.' | '=' | ',');
-    if !tail_ok {
-      return None;
-    }
     let rest = &self.text[at..];
     let after_break = rest.strip_prefix('\r').unwrap_or(rest).strip_prefix('\n')?;
+    let tail_ok = self.run >= WRAPPED_HEAD && self.run_digit && self.run_alpha;
+    if !tail_ok || matches!(self.last, '.' | '=' | ',') {
+      return None;
+    }
     let next = after_break.trim_start_matches([' ', '\t']);
-    let len = next
-      .bytes()
-      .take(LOOK_AHEAD)
-      .take_while(|b| run_char((*b).into()));
-    let run = &next[..len.count()];
+    let window = &next[..super::floor(next, LOOK_AHEAD)];
+    let run = &window[..window.find(|c| !run_char(c)).unwrap_or(window.len())];
     let starts = run.starts_with(|c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '/'));
     // A line that starts with an ordinary word goes on with prose, not with the rest of a token.
     (starts && run.len() >= 4 && !super::plain_word(run)).then(|| rest.len() - next.len())
@@ -203,10 +187,8 @@ pub(super) fn normalise(text: &str) -> Normal<'_> {
   while let Some(c) = text[at..].chars().next() {
     // Plain ASCII up to a line break or a non-ASCII character is copied in one go; the ASCII
     // character before a non-ASCII one is left to the cluster step (a combining mark may follow).
-    let stop = bytes[at..]
-      .iter()
-      .position(|b| !b.is_ascii() || matches!(b, b'\n' | b'\r'))
-      .map_or(bytes.len(), |i| at + i);
+    let plain = |b: &&u8| b.is_ascii() && !matches!(b, b'\n' | b'\r');
+    let stop = at + bytes[at..].iter().take_while(plain).count();
     let end = match bytes.get(stop) {
       Some(b) if !b.is_ascii() => stop.saturating_sub(1).max(at),
       _ => stop,
@@ -217,14 +199,12 @@ pub(super) fn normalise(text: &str) -> Normal<'_> {
       continue;
     }
     let len = c.len_utf8();
-    if c == '\n' || c == '\r' {
-      if let Some(skip) = b.wrapped(at) {
-        b.skip(at);
-        let norm = b.materialise(at).len();
-        b.joins.push(norm);
-        at += skip;
-        continue;
-      }
+    // A line break that splits a token is dropped.
+    if let Some(skip) = b.wrapped(at) {
+      let norm = b.skip(at).len();
+      b.joins.push(norm);
+      at += skip;
+      continue;
     }
     if ignorable(c) {
       b.skip(at);
@@ -233,10 +213,8 @@ pub(super) fn normalise(text: &str) -> Normal<'_> {
     }
     // A cluster: the character and the combining marks that compose with it. ASCII, CJK
     // ideographs and kana alone are their own NFKC form.
-    let marks = text[at + len..]
-      .chars()
-      .take_while(|m| is_combining_mark(*m) && !ignorable(*m));
-    let end = at + len + marks.map(char::len_utf8).sum::<usize>();
+    let mark = |m: char| is_combining_mark(m) && !ignorable(m);
+    let end = text.len() - text[at + len..].trim_start_matches(mark).len();
     let unit = &text[at..end];
     let own = c.is_ascii()
       || matches!(c, '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}' | '\u{4E00}'..='\u{9FFF}');

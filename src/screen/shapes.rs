@@ -6,7 +6,7 @@
 use std::ops::Range;
 
 use super::assign::{judge, placeholder, redacted, Strength};
-use super::{alnum_or, floor, host_name, words};
+use super::{alnum_or, ends_with_ci, floor, has, host_name, only, words};
 
 /// What armour blocks a text holds: the first private key, and every public block
 /// (certificates, public keys, signatures), whose base64 body is no secret.
@@ -22,34 +22,27 @@ pub(super) struct Armour {
 /// quoted in prose) is not a key.
 pub(super) fn armour(t: &str) -> Armour {
   let mut found = Armour::default();
-  // Where the next `-----END` is at or after a position, found once for all the BEGINs before it
-  // (so many BEGINs without an END stay linear).
-  let mut next_end: Option<Option<usize>> = None;
+  // Every `-----END`, in order, passed once (so many BEGINs without an END stay linear).
+  let mut ends = t.match_indices("-----END").map(|(e, _)| e).peekable();
   let mut from = 0;
   while let Some(at) = t[from..].find("-----BEGIN").map(|i| from + i) {
     let label_end = at + 10;
     let line_end = t[label_end..].find('\n').map_or(t.len(), |n| label_end + n);
     let label = &t[label_end..floor(t, line_end.min(label_end + 64))];
     let label = label.split("-----").next().unwrap_or("");
-    let end_at = match next_end {
-      Some(Some(e)) if e >= label_end => Some(e),
-      Some(None) => None,
-      _ => t[label_end..].find("-----END").map(|i| label_end + i),
-    };
-    next_end = Some(end_at);
+    // The first `-----END` after the label.
+    while ends.next_if(|e| *e < label_end).is_some() {}
+    let end_at = ends.peek().copied();
     let block_end = end_at.map_or(t.len(), |e| t[e..].find('\n').map_or(t.len(), |n| e + n));
     let body_start = (label_end + label.len() + 5).min(block_end);
-    let body = t
-      .get(body_start..end_at.unwrap_or(t.len()).max(body_start))
-      .unwrap_or("");
+    let body_end = end_at.unwrap_or(t.len()).max(body_start);
+    let body = t.get(body_start..body_end).unwrap_or("");
     let body = body.trim_matches(|c: char| c.is_whitespace() || c == '-');
-    if label.contains("PRIVATE KEY") {
-      if !body.is_empty() && !redacted(body) {
-        found.private = Some(at..block_end);
-        break;
-      }
-    } else {
+    if !label.contains("PRIVATE KEY") {
       found.public.push(at..block_end);
+    } else if !body.is_empty() && !redacted(body) {
+      found.private = Some(at..block_end);
+      break;
     }
     from = block_end.max(label_end);
   }
@@ -83,7 +76,6 @@ pub(super) fn url_password(t: &str) -> Option<Range<usize>> {
 /// (`node:20-alpine@sha256:…`), package versions (`npm:lodash-es@4.17.21`), times
 /// (`12:30@home`) and ratios (`a:b@c`).
 fn bare_userinfo(t: &str) -> Option<Range<usize>> {
-  let user_char = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-');
   t.match_indices('@').find_map(|(at, _)| {
     // Back to the start of the userinfo, within 128 bytes.
     let from = floor(t, at.saturating_sub(128));
@@ -95,20 +87,15 @@ fn bare_userinfo(t: &str) -> Option<Range<usize>> {
       None => return None,
     };
     let (user, pass) = t[start..at].split_once(':')?;
-    let user_ok = !user.is_empty() && user.len() <= 64 && user.bytes().all(user_char);
+    let user_ok = !user.is_empty() && user.len() <= 64 && alnum_or(user, b"._-");
     if !user_ok || pass.contains(':') || pass.bytes().any(|b| b.is_ascii_control()) {
       return None;
     }
     let (dotted, port) = host_at(t, at + 1)?;
     judge(pass, Strength::Strong, false, "")?;
-    let letter = pass.bytes().any(|b| b.is_ascii_alphabetic());
-    let shaped = pass.bytes().any(|b| {
-      b.is_ascii_digit()
-        || b.is_ascii_uppercase()
-        || !(b.is_ascii_alphanumeric() || b".-_+".contains(&b))
-    });
-    let labels = words::list("address-labels");
-    let label = labels.iter().any(|l| user.eq_ignore_ascii_case(l));
+    let letter = has(pass, u8::is_ascii_alphabetic);
+    let shaped = !only(pass, u8::is_ascii_lowercase, b".-_+");
+    let label = words::in_list("address-labels", user);
     let real = port || (dotted && letter && shaped && !label);
     real.then(|| at - pass.len()..at)
   })
@@ -119,15 +106,13 @@ fn bare_userinfo(t: &str) -> Option<Range<usize>> {
 /// is letters) and whether a port follows it. `None` for neither.
 fn host_at(t: &str, at: usize) -> Option<(bool, bool)> {
   let rest = &t[at..floor(t, t.len().min(at + 264))];
-  let len = run(rest, |b| b.is_ascii_alphanumeric() || b".-".contains(&b));
+  let len = run(rest, |b| b.is_ascii_alphanumeric() || b".-".contains(b));
   if len == 0 || len > 253 {
     return None;
   }
   let host = rest[..len].trim_end_matches('.');
   let after = &rest[host.len()..];
-  let digits = after
-    .strip_prefix(':')
-    .map_or(0, |p| run(p, |b| b.is_ascii_digit()));
+  let digits = run(after.strip_prefix(':').unwrap_or(""), u8::is_ascii_digit);
   // A port ends the address: what follows is not more of a name, a version or a time.
   let port = (1..=5).contains(&digits) && {
     let next = after.as_bytes().get(1 + digits..).unwrap_or(&[]);
@@ -145,8 +130,8 @@ fn host_at(t: &str, at: usize) -> Option<(bool, bool)> {
 }
 
 /// The length of the run of `t` from its start whose characters `keep` accepts.
-fn run(t: &str, keep: impl Fn(u8) -> bool) -> usize {
-  t.bytes().position(|b| !keep(b)).unwrap_or(t.len())
+fn run(t: &str, keep: impl Fn(&u8) -> bool) -> usize {
+  t.bytes().position(|b| !keep(&b)).unwrap_or(t.len())
 }
 
 /// A Slack, Discord or Microsoft Teams webhook URL's secret path: anyone holding it can post to
@@ -156,7 +141,7 @@ pub(super) fn webhook(t: &str) -> Option<(&'static str, Range<usize>)> {
   if !t.contains("hook") {
     return None;
   }
-  let path_char = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'_' | b'-');
+  let path_char = |b: &u8| b.is_ascii_alphanumeric() || matches!(*b, b'/' | b'_' | b'-');
   let slack = t.match_indices("hooks.slack.com/").find_map(|(at, host)| {
     let from = at + host.len();
     let path = &t[from..from + run(&t[from..], path_char)];
@@ -177,13 +162,12 @@ pub(super) fn webhook(t: &str) -> Option<(&'static str, Range<usize>)> {
       let version = |(_, v): (&str, &str)| v.bytes().all(|b| b.is_ascii_digit());
       let api = head.ends_with("/api") || head.rsplit_once("/api/v").is_some_and(version);
       let sub = |s: &str| s.is_empty() || s.ends_with('.');
-      let discord = ["discord.com", "discordapp.com"]
-        .iter()
-        .any(|d| host.strip_suffix(d).is_some_and(sub));
+      let hosts = ["discord.com", "discordapp.com"];
+      let discord = hosts.iter().any(|d| host.strip_suffix(d).is_some_and(sub));
       let from = at + hooks.len();
-      let id = run(&t[from..], |b| b.is_ascii_digit());
+      let id = run(&t[from..], u8::is_ascii_digit);
       let token_from = from + id + 1;
-      let key = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-');
+      let key = |b: &u8| b.is_ascii_alphanumeric() || matches!(*b, b'_' | b'-');
       let token = t.get(token_from..).map_or(0, |r| run(r, key));
       let shaped = id >= 15 && t[from + id..].starts_with('/') && token >= 30;
       (api && discord && shaped).then(|| ("a Discord webhook URL", from..token_from + token))
@@ -196,7 +180,7 @@ pub(super) fn webhook(t: &str) -> Option<(&'static str, Range<usize>)> {
 /// id>@<tenant id>/IncomingWebhook/<id>/<owner id>[/V2<key>]`, or the older
 /// `outlook.office.com/webhook/…`: its path is the secret.
 fn teams(t: &str) -> Option<(&'static str, Range<usize>)> {
-  let path_char = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'_' | b'-' | b'@');
+  let path_char = |b: &u8| b.is_ascii_alphanumeric() || matches!(*b, b'/' | b'_' | b'-' | b'@');
   [
     "webhook.office.com/webhookb2/",
     "outlook.office.com/webhook/",
@@ -226,15 +210,14 @@ pub(super) fn auth_header(t: &str) -> Option<(&'static str, Range<usize>)> {
     let rest = &t[i + if bearer { 7 } else { 6 }..];
     let start = t.len() - rest.trim_start_matches([' ', '\t']).len();
     // Tokens are ASCII: a Japanese or Chinese word after `Bearer` is prose.
-    let graphic = |b: u8| b.is_ascii_graphic() && !matches!(b, b'"' | b'\'' | b',' | b';');
+    let graphic = |b: &u8| b.is_ascii_graphic() && !matches!(*b, b'"' | b'\'' | b',' | b';');
     let token = start..start + run(&t[start..], graphic);
     let value = &t[token.clone()];
     if bearer {
       return (value.len() >= 20 && !placeholder(value)).then_some(("a bearer token", token));
     }
     let head = t[..i].trim_end_matches([' ', '\t']).as_bytes();
-    let header =
-      head.len() >= 14 && head[head.len() - 14..].eq_ignore_ascii_case(b"authorization:");
+    let header = ends_with_ci(head, "authorization:");
     let base64 = value.len() >= 8 && alnum_or(value, b"+/=");
     (header && base64 && !placeholder(value)).then_some(("a basic-auth credential", token))
   })

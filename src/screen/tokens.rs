@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use super::{alnum_or, floor, has, host_name, plain_word, words};
+use super::{alnum_or, ends_with_ci, floor, has, host_name, only, plain_word, words};
 
 /// What a Mailgun private API key (`key-` and 32 lowercase letters and digits) is called.
 const MAILGUN: &str = "a Mailgun API key";
@@ -38,10 +38,7 @@ fn three_classes(s: &str) -> bool {
 /// body, `key-` and an MD5 as cache keys are written, is judged by [`find`] on its context);
 /// `hex n`: exactly `n` lowercase hex digits and an optional `-<digit>` (Databricks).
 fn prefixed(token: &str) -> Option<&'static str> {
-  words::table("prefixes").find_map(|fields| {
-    let [prefixes, min, body, what] = fields[..] else {
-      return None;
-    };
+  words::table("prefixes").find_map(|[prefixes, min, body, what]| {
     let (body, n) = body.split_once(' ').unwrap_or((body, "0"));
     let (min, n): (usize, usize) = (min.parse().ok()?, n.parse().ok()?);
     let rest = prefixes.split(' ').find_map(|p| token.strip_prefix(p))?;
@@ -52,15 +49,10 @@ fn prefixed(token: &str) -> Option<&'static str> {
       "dotted" => alnum_or(rest, b"-_.") && !rest.contains("..") && random,
       "padded" => alnum_or(rest, b"-_=") && random,
       "upper" => {
-        let upper = rest
-          .bytes()
-          .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
-        upper && (digit || token.len() == 20)
+        alnum_or(rest, b"") && !has(rest, u8::is_ascii_lowercase) && (digit || token.len() == 20)
       }
       "lower" => {
-        let lower = rest
-          .bytes()
-          .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+        let lower = alnum_or(rest, b"") && !has(rest, u8::is_ascii_uppercase);
         let past_f = rest.bytes().any(|b| b.is_ascii_lowercase() && b > b'f');
         rest.len() == n && lower && digit && past_f
       }
@@ -106,22 +98,19 @@ fn wordish(segment: &str) -> bool {
   segment.len() <= 3 || plain_word(segment) || segment.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// The class of an ASCII character: lowercase, uppercase, digit or other.
-fn class(b: u8) -> u8 {
-  match b {
-    b'a'..=b'z' => 0,
-    b'A'..=b'Z' => 1,
-    b'0'..=b'9' => 2,
-    _ => 3,
-  }
-}
-
 /// Whether the pieces of a path (between `/`, `-`, `_`, `.` and the like) read as random rather
 /// than as names: 24+ characters outside hashes (all-hex pieces are names), one piece at least
 /// mixing lowercase, uppercase and digits, and the class changing between 35% or more of
 /// neighbouring characters (random base64 changes at about two in three; words and CamelCase
 /// at word boundaries only).
 fn random_pieces<'a>(pieces: impl Iterator<Item = &'a str>) -> bool {
+  // The class of an ASCII character: lowercase, uppercase, digit or other.
+  let class = |b: u8| match b {
+    b'a'..=b'z' => 0,
+    b'A'..=b'Z' => 1,
+    b'0'..=b'9' => 2,
+    _ => 3,
+  };
   let (mut chars, mut pairs, mut changes, mut mixed) = (0, 0, 0, false);
   for p in pieces.filter(|p| !p.bytes().all(|b| b.is_ascii_hexdigit())) {
     let b = p.as_bytes();
@@ -166,10 +155,8 @@ pub(super) fn path(token: &str) -> bool {
 /// an id (Stripe, Anthropic and OpenAI object ids), more are judged like any token.
 fn high_entropy(token: &str) -> bool {
   let t = token.trim_matches(ENDS);
-  let lower = |l: &str| l.bytes().all(|b| b.is_ascii_lowercase());
-  let label = t
-    .find(['_', '-'])
-    .filter(|at| (2..=10).contains(at) && lower(&t[..*at]));
+  let lower = |at: &usize| (2..=10).contains(at) && only(&t[..*at], u8::is_ascii_lowercase, b"");
+  let label = t.find(['_', '-']).filter(lower);
   let body = label.map_or(t, |at| &t[at + 1..]);
   let secret = |at: usize| words::list("secret-labels").contains(&&t[..at]);
   let typed_id = label.is_some_and(|at| body.len() <= 32 && !secret(at));
@@ -189,9 +176,8 @@ fn decoded_head(token: &str, chars: usize) -> Option<Vec<u8>> {
   let head = token.as_bytes().get(..chars)?;
   let mut bytes = Vec::with_capacity(chars / 4 * 3);
   for quad in head.chunks(4) {
-    let n = quad
-      .iter()
-      .try_fold(0u32, |n, b| Some(n << 6 | sextet(b)?))?;
+    let push = |n: u32, b: &u8| Some(n << 6 | sextet(b)?);
+    let n = quad.iter().try_fold(0, push)?;
     bytes.extend_from_slice(&n.to_be_bytes()[1..]);
   }
   Some(bytes)
@@ -221,11 +207,9 @@ fn encoded_armour(token: &str) -> Option<bool> {
 
 /// A Subresource Integrity hash (`sha512-<base64>`), as in lockfiles and `<script integrity>`.
 fn integrity(token: &str) -> bool {
-  let hash = |b: &str| alnum_or(b, b"+/");
   let prefixes = ["sha1-", "sha256-", "sha384-", "sha512-"];
-  prefixes
-    .iter()
-    .any(|p| token.strip_prefix(p).is_some_and(hash))
+  let hash = prefixes.iter().find_map(|p| token.strip_prefix(p));
+  hash.is_some_and(|h| alnum_or(h, b"+/"))
 }
 
 /// The payload of a media data URI (`data:image/png;base64,…`): an inlined picture or font.
@@ -252,9 +236,7 @@ fn digest(t: &str, start: usize) -> bool {
     "sha1", "sha-1", "sha256", "sha-256", "sha384", "sha-384", "sha512", "sha-512", "md5", "h1",
   ];
   let labelled = match word.split_last() {
-    Some((b':' | b'=', name)) => labels
-      .iter()
-      .any(|a| name.to_ascii_lowercase().ends_with(a.as_bytes())),
+    Some((b':' | b'=', name)) => labels.iter().any(|a| ends_with_ci(name, a)),
     _ => false,
   };
   let crypt = ["$2a$", "$2b$", "$2y$", "$argon2"];
@@ -336,14 +318,10 @@ pub(super) fn find(
     }
     // Judged line by line where a line split was joined.
     let first = joins.partition_point(|j| *j <= whole.start);
-    let cuts = joins[first..]
-      .iter()
-      .copied()
-      .take_while(|j| *j < whole.end);
-    let lines = std::iter::once(whole.start).chain(cuts.clone());
-    let mut parts = lines
-      .zip(cuts.chain([whole.end]))
-      .map(|(a, b)| trimmed(t, a..b, &ENDS));
+    let cuts = joins[first..].iter().take_while(|j| **j < whole.end);
+    let starts = std::iter::once(&whole.start).chain(cuts.clone());
+    let ends = cuts.chain([&whole.end]);
+    let mut parts = starts.zip(ends).map(|(a, b)| trimmed(t, *a..*b, &ENDS));
     let Some(part) = parts.find(|p| high_entropy(&t[p.clone()])) else {
       continue;
     };

@@ -26,9 +26,16 @@ pub(super) fn list(name: &str) -> &'static [&'static str] {
   lists().get(name).map_or(&[], Vec::as_slice)
 }
 
-/// The items of list `name` as their fields, split at ` = `.
-pub(super) fn table(name: &str) -> impl Iterator<Item = Vec<&'static str>> {
-  list(name).iter().map(|item| item.split(" = ").collect())
+/// Whether list `name` holds `word`, ASCII case ignored.
+pub(super) fn in_list(name: &str, word: &str) -> bool {
+  list(name).iter().any(|w| word.eq_ignore_ascii_case(w))
+}
+
+/// The items of list `name` as their `N` fields, split at ` = ` (an item with more or fewer is
+/// left out).
+pub(super) fn table<const N: usize>(name: &str) -> impl Iterator<Item = [&'static str; N]> {
+  let fields = |item: &&'static str| item.split(" = ").collect::<Vec<_>>().try_into().ok();
+  list(name).iter().filter_map(fields)
 }
 
 /// The last of `ident`'s words ([`split`]), or `""`.
@@ -39,26 +46,21 @@ pub(super) fn last(ident: &str) -> &str {
 /// `ident`'s ASCII words, split at `_`, `-`, `.`, any other non-alphanumeric character and
 /// camel-case boundaries (`APIKey` is `API`, `Key`; `OAuth2Token` ends in `Token`).
 pub(super) fn split(ident: &str) -> Vec<&str> {
-  let b = ident.as_bytes();
   let mut out = Vec::new();
-  let mut start: Option<usize> = None;
-  for (i, &c) in b.iter().enumerate() {
-    if !c.is_ascii_alphanumeric() {
-      out.extend(start.take().and_then(|s| ident.get(s..i)));
-      continue;
+  for word in ident.split(|c: char| !c.is_ascii_alphanumeric()) {
+    let b = word.as_bytes();
+    // A capital starts a word after a lowercase letter or a digit, or ends a run of capitals.
+    let boundary = |i: &usize| {
+      let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+      b[*i].is_ascii_uppercase() && (!b[i - 1].is_ascii_uppercase() || next_lower)
+    };
+    let mut start = 0;
+    for i in (1..b.len()).filter(boundary) {
+      out.push(&word[start..i]);
+      start = i;
     }
-    let prev = i.checked_sub(1).map_or(b' ', |p| b[p]);
-    let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
-    let boundary = c.is_ascii_uppercase()
-      && ((prev.is_ascii_lowercase() || prev.is_ascii_digit())
-        || (prev.is_ascii_uppercase() && next_lower));
-    if let Some(s) = start.filter(|_| boundary) {
-      out.extend(ident.get(s..i));
-      start = Some(i);
-    }
-    start.get_or_insert(i);
+    out.extend(Some(&word[start..]).filter(|w| !w.is_empty()));
   }
-  out.extend(start.and_then(|s| ident.get(s..)));
   out
 }
 

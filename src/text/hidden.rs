@@ -67,12 +67,10 @@ fn name(c: char) -> &'static str {
 pub fn names(chars: impl IntoIterator<Item = char>, max: usize) -> String {
   let mut seen = FxHashSet::default();
   let kinds: Vec<char> = chars.into_iter().filter(|c| seen.insert(*c)).collect();
-  let named = kinds
-    .iter()
-    .take(max)
-    .map(|c| format!("U+{:04X} {}", *c as u32, name(*c)));
+  let label = |c: &char| format!("U+{:04X} {}", *c as u32, name(*c));
+  let named: Vec<String> = kinds.iter().take(max).map(label).collect();
   let more = if kinds.len() > max { ", …" } else { "" };
-  format!("{}{more}", named.collect::<Vec<_>>().join(", "))
+  format!("{}{more}", named.join(", "))
 }
 
 /// Emoji that take presentation selectors and joiners (`Extended_Pictographic`, in blocks).
@@ -108,9 +106,7 @@ fn modifier(c: char) -> bool {
 fn in_context(chars: &[char]) -> Vec<bool> {
   let mut ok = vec![false; chars.len()];
   let at = |i: usize| chars.get(i).copied();
-  let mut i = 0;
-  while i < chars.len() {
-    let c = chars[i];
+  for (i, &c) in chars.iter().enumerate() {
     let prev = i.checked_sub(1).and_then(at);
     let next = at(i + 1);
     match c {
@@ -119,9 +115,7 @@ fn in_context(chars: &[char]) -> Vec<bool> {
         let tag = |c: char| matches!(c, '\u{E0030}'..='\u{E0039}' | '\u{E0061}'..='\u{E007A}');
         let run = chars[i..].iter().take_while(|c| tag(**c)).count();
         if (2..=6).contains(&run) && at(i + run) == Some('\u{E007F}') {
-          ok[i..=i + run].iter_mut().for_each(|b| *b = true);
-          i += run + 1;
-          continue;
+          ok[i..=i + run].fill(true);
         }
       }
       '\u{FE0E}' | '\u{FE0F}' => {
@@ -130,10 +124,8 @@ fn in_context(chars: &[char]) -> Vec<bool> {
       }
       '\u{200D}' => {
         // The emoji before a joiner may carry its selector or skin tone.
-        let base = chars[..i]
-          .iter()
-          .rev()
-          .find(|p| **p != '\u{FE0F}' && !modifier(**p));
+        let selector_or_tone = |p: &&char| **p == '\u{FE0F}' || modifier(**p);
+        let base = chars[..i].iter().rfind(|p| !selector_or_tone(p));
         let emoji = base.is_some_and(|b| pictographic(*b)) && next.is_some_and(pictographic);
         ok[i] = emoji || (prev.is_some_and(joining) && next.is_some_and(joining));
       }
@@ -150,7 +142,6 @@ fn in_context(chars: &[char]) -> Vec<bool> {
       }
       _ => {}
     }
-    i += 1;
   }
   ok
 }

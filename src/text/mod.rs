@@ -23,9 +23,8 @@ pub fn units(text: &str) -> u64 {
 /// surrogate pair (the reference can; a lone surrogate cannot be stored as UTF-8).
 pub fn excerpt(text: &str, max: usize) -> String {
   let mut taken = 0;
-  let mut widths = text.char_indices().map(|(at, ch)| (at, ch.len_utf16()));
-  let cut = widths.find(|(_, width)| {
-    taken += width;
+  let cut = text.char_indices().find(|(_, ch)| {
+    taken += ch.len_utf16();
     taken > max
   });
   cut.map_or_else(|| text.to_string(), |(at, _)| format!("{}…", &text[..at]))
@@ -81,11 +80,10 @@ pub fn refuse_unseen(what: &str, text: &str, multiline: bool) -> Result<()> {
     return Ok(());
   };
   let names = hidden::names(found.iter().map(|(_, c)| *c), 3);
+  let (count, first) = (found.len(), found[0].0 + 1);
   Err(MemoryError::InvalidInput {
     message: format!(
-      "{what} holds {} invisible characters, the first at character {} ({names}): they show nothing a person can read and are how hidden text is spelled, so nothing was written; remove them (an emoji's own selector or joiner is fine)",
-      found.len(),
-      found[0].0 + 1,
+      "{what} holds {count} invisible characters, the first at character {first} ({names}): they show nothing a person can read and are how hidden text is spelled, so nothing was written; remove them (an emoji's own selector or joiner is fine)"
     ),
     reason: Some("hidden".into()),
     index: None,
@@ -106,14 +104,11 @@ pub fn line_breaks(text: &str) -> impl Iterator<Item = &str> {
   let mut rest = Some(text);
   std::iter::from_fn(move || {
     let s = rest.take()?;
-    let Some(at) = s.find(breaks_line) else {
-      return Some(s);
-    };
-    let after = &s[at..];
-    rest = after
-      .strip_prefix("\r\n")
-      .or(after.strip_prefix(breaks_line));
-    Some(&s[..at])
+    let at = s.find(breaks_line).unwrap_or(s.len());
+    let (line, after) = s.split_at(at);
+    let crlf = after.strip_prefix("\r\n");
+    rest = crlf.or(after.strip_prefix(breaks_line));
+    Some(line)
   })
 }
 
@@ -148,11 +143,9 @@ pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>> {
     refuse_unseen(&what, tag, true)?;
     if units(tag) as usize > MAX_TAG_LENGTH {
       let head = excerpt(tag, 20);
-      let head = head.strip_suffix('…').unwrap_or(&head);
-      return Err(MemoryError::invalid(format!(
-        "entry tag {}… exceeds {MAX_TAG_LENGTH} chars",
-        json_str(head)
-      )));
+      let head = json_str(head.strip_suffix('…').unwrap_or(&head));
+      let message = format!("entry tag {head}… exceeds {MAX_TAG_LENGTH} chars");
+      return Err(MemoryError::invalid(message));
     }
     if !out.iter().any(|t| t == tag) {
       out.push(tag.to_string());
