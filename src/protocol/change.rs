@@ -141,10 +141,9 @@ impl Similar {
   /// related entry is only similar, and gets no advice: replacing it could lose a fact that
   /// holds.
   pub fn line(&self, action: &str) -> String {
-    let of = match self.entry {
-      Some(i) => format!("entry {} ", i + 1),
-      None => String::new(),
-    };
+    let of = self
+      .entry
+      .map_or(String::new(), |i| format!("entry {} ", i + 1));
     let what = match self.relation {
       Relation::Duplicate => "likely a duplicate of",
       Relation::Update => "likely an update of",
@@ -154,17 +153,14 @@ impl Similar {
       (Relation::Related, _) | (_, "replace") => "",
       _ => ": consider replace instead",
     };
-    let text = visible(&crate::text::excerpt(&one_line(&self.text), 120)).into_owned();
+    // On one line: its line breaks as ` ⏎ `.
+    let one_line = line_breaks(&self.text).collect::<Vec<_>>().join(" ⏎ ");
+    let text = visible(&crate::text::excerpt(&one_line, 120)).into_owned();
     format!(
       "≈ {of}{what} \"{text}\" ({:.2}, {}){advice}",
       self.score, self.reason
     )
   }
-}
-
-/// `text` on one line: its line breaks as ` ⏎ `.
-fn one_line(text: &str) -> String {
-  line_breaks(text).collect::<Vec<_>>().join(" ⏎ ")
 }
 
 /// How many entries of a batch go to one layer (one workspace's, for a workspace layer).

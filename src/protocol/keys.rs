@@ -41,8 +41,8 @@ impl Paths {
     match self {
       Paths::Posix => path.starts_with('/'),
       Paths::Windows => {
-        let root = WindowsRoot::of(path);
-        root.absolute && !root.device.is_empty()
+        let (device, absolute, _) = windows_root(path);
+        absolute && !device.is_empty()
       }
     }
   }
@@ -99,48 +99,34 @@ fn fold_segments<'a>(tail: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
   out
 }
 
-/// The root of a win32 path, as Node's `path.win32` parses it.
-struct WindowsRoot<'a> {
-  /// `C:` or `\\server\share` (separators normalized), `''` for none.
-  device: String,
-  /// Whether the path starts at its root (`C:\x`, `\x`, UNC) rather than drive-relative.
-  absolute: bool,
-  /// What follows the root.
-  rest: &'a str,
-}
-
-impl<'a> WindowsRoot<'a> {
-  fn of(p: &'a str) -> WindowsRoot<'a> {
-    let root = |device: String, absolute, rest| WindowsRoot {
-      device,
-      absolute,
-      rest,
-    };
-    let mut chars = p.chars();
-    let (first, second) = (chars.next(), chars.next());
-    let sep = first.is_some_and(is_sep);
-    if sep && second.is_some_and(is_sep) {
-      // `\\server\share\rest`: both names are needed for a UNC root.
-      let mut names = p[2..].splitn(3, is_sep);
-      let (server, share) = (names.next().unwrap_or(""), names.next().unwrap_or(""));
-      if !server.is_empty() && !share.is_empty() {
-        let device = format!("\\\\{server}\\{share}");
-        return root(device, true, names.next().unwrap_or(""));
-      }
+/// The root of a win32 path, as Node's `path.win32` parses it: its device (`C:` or
+/// `\\server\share`, separators normalized; `''` for none), whether the path starts at its root
+/// (`C:\x`, `\x`, UNC) rather than drive-relative, and what follows the root.
+fn windows_root(p: &str) -> (String, bool, &str) {
+  let mut chars = p.chars();
+  let (first, second) = (chars.next(), chars.next());
+  let sep = first.is_some_and(is_sep);
+  if sep && second.is_some_and(is_sep) {
+    // `\\server\share\rest`: both names are needed for a UNC root.
+    let mut names = p[2..].splitn(3, is_sep);
+    let (server, share) = (names.next().unwrap_or(""), names.next().unwrap_or(""));
+    if !server.is_empty() && !share.is_empty() {
+      let device = format!("\\\\{server}\\{share}");
+      return (device, true, names.next().unwrap_or(""));
     }
-    if sep {
-      return root(String::new(), true, &p[1..]);
-    }
-    if first.is_some_and(|c| c.is_ascii_alphabetic()) && second == Some(':') {
-      let absolute = p[2..].starts_with(is_sep);
-      return root(
-        p[..2].to_string(),
-        absolute,
-        &p[2 + usize::from(absolute)..],
-      );
-    }
-    root(String::new(), false, p)
   }
+  if sep {
+    return (String::new(), true, &p[1..]);
+  }
+  if first.is_some_and(|c| c.is_ascii_alphabetic()) && second == Some(':') {
+    let absolute = p[2..].starts_with(is_sep);
+    return (
+      p[..2].to_string(),
+      absolute,
+      &p[2 + usize::from(absolute)..],
+    );
+  }
+  (String::new(), false, p)
 }
 
 /// Node's `path.win32.resolve(base, path)`: the rightmost path that has both a device and an
@@ -150,16 +136,16 @@ fn resolve_windows(base: &str, path: &str) -> String {
   let mut tail = String::new();
   let mut absolute = false;
   for p in [path, base] {
-    let root = WindowsRoot::of(p);
-    if !root.device.is_empty() && !device.is_empty() && !root.device.eq_ignore_ascii_case(&device) {
+    let (root, rooted, rest) = windows_root(p);
+    if !root.is_empty() && !device.is_empty() && !root.eq_ignore_ascii_case(&device) {
       continue;
     }
     if device.is_empty() {
-      device = root.device;
+      device = root;
     }
     if !absolute {
-      tail = format!("{}\\{tail}", root.rest);
-      absolute = root.absolute;
+      tail = format!("{rest}\\{tail}");
+      absolute = rooted;
     }
     if absolute && !device.is_empty() {
       break;

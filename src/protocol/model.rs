@@ -39,37 +39,28 @@ pub enum Scope {
   Workspace,
 }
 
-impl Track {
-  /// All tracks in protocol order.
-  pub const ALL: [Track; 2] = [Track::User, Track::Agent];
-  /// The wire name.
-  pub fn as_str(self) -> &'static str {
-    match self {
-      Track::User => "user",
-      Track::Agent => "agent",
+/// A wire enum's names: `ALL` in protocol order, `as_str` and `parse`.
+macro_rules! wire_names {
+  ($ty:ident { $($variant:ident => $name:literal),+ }) => {
+    impl $ty {
+      /// All values in protocol order.
+      pub const ALL: [$ty; 2] = [$($ty::$variant),+];
+      /// The wire name.
+      pub fn as_str(self) -> &'static str {
+        match self {
+          $($ty::$variant => $name),+
+        }
+      }
+      /// Parse a wire name.
+      pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == s)
+      }
     }
-  }
-  /// Parse a wire name.
-  pub fn parse(s: &str) -> Option<Self> {
-    Self::ALL.into_iter().find(|t| t.as_str() == s)
-  }
+  };
 }
 
-impl Scope {
-  /// All scopes in protocol order.
-  pub const ALL: [Scope; 2] = [Scope::UserGlobal, Scope::Workspace];
-  /// The wire name.
-  pub fn as_str(self) -> &'static str {
-    match self {
-      Scope::UserGlobal => "user-global",
-      Scope::Workspace => "workspace",
-    }
-  }
-  /// Parse a wire name.
-  pub fn parse(s: &str) -> Option<Self> {
-    Self::ALL.into_iter().find(|t| t.as_str() == s)
-  }
-}
+wire_names!(Track { User => "user", Agent => "agent" });
+wire_names!(Scope { UserGlobal => "user-global", Workspace => "workspace" });
 
 /// A layer's name, `track/scope` (`user/workspace`).
 pub fn layer_name(track: Track, scope: Scope) -> String {

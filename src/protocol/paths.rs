@@ -16,13 +16,6 @@ fn outside(c: char) -> bool {
 
 /// Whether `token` is shaped like a path to a file or directory.
 fn path_like(token: &str) -> bool {
-  let token = token.trim_end_matches([':', '.', '!', '?']);
-  if token.len() < 3 || token.contains("://") || token.contains(['*', '?', '$', '@', '=', '%']) {
-    return false;
-  }
-  if !token.contains('/') {
-    return false;
-  }
   const MIME: [&str; 7] = [
     "application/",
     "text/",
@@ -32,7 +25,12 @@ fn path_like(token: &str) -> bool {
     "font/",
     "multipart/",
   ];
-  if MIME.iter().any(|m| token.starts_with(m)) {
+  if token.len() < 3
+    || !token.contains('/')
+    || token.contains("://")
+    || token.contains(['*', '?', '$', '@', '=', '%'])
+    || MIME.iter().any(|m| token.starts_with(m))
+  {
     return false;
   }
   let anchored = token.starts_with("./") || token.starts_with("../") || token.starts_with('/');

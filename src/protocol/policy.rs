@@ -15,12 +15,13 @@ use serde_json::Value;
 use crate::error::{json_str, MemoryError, Result};
 use crate::protocol::model::{layer_name, Scope, Track};
 
-/// A write policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// A write policy (`ask` unless configured).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum WritePolicy {
   /// Approved without asking a person (the transport still records its approval pair).
   Auto,
   /// Ask the approval transport.
+  #[default]
   Ask,
   /// Refuse without asking.
   Off,
@@ -60,16 +61,10 @@ enum Key {
 }
 
 /// The global policy and the per-layer / per-source overrides.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Policies {
   global: WritePolicy,
   overrides: Vec<(Key, WritePolicy)>,
-}
-
-impl Default for Policies {
-  fn default() -> Self {
-    Self::new(WritePolicy::Ask)
-  }
 }
 
 /// The policy that decides a write and the setting it came from (`writePolicy`,
@@ -90,14 +85,6 @@ impl Decision {
 }
 
 impl Policies {
-  /// Only a global policy.
-  pub fn new(global: WritePolicy) -> Self {
-    Self {
-      global,
-      overrides: Vec::new(),
-    }
-  }
-
   /// The global policy.
   pub fn global(&self) -> WritePolicy {
     self.global
@@ -109,10 +96,8 @@ impl Policies {
   /// # Errors
   /// `INVALID_INPUT` naming the first bad key or value.
   pub fn parse(global: WritePolicy, table: &Value) -> Result<Self> {
-    if table.is_null() {
-      return Ok(Self::new(global));
-    }
-    let Some(table) = table.as_object() else {
+    let none = serde_json::Map::new();
+    let Some(table) = table.as_object().or(table.is_null().then_some(&none)) else {
       return Err(MemoryError::invalid(
         "writePolicies must be an object with keys like \"user/workspace\" or \"source:claude\"",
       ));
