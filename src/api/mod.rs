@@ -13,9 +13,18 @@ pub mod writes;
 
 use serde::Serialize;
 
-use crate::error::{MemoryError, Result};
+use crate::error::{json_str, MemoryError, Result};
 
 /// A read's or a rule's answer as the JSON text the binding hands to V8.
 fn to_json(value: &impl Serialize) -> Result<String> {
   serde_json::to_string(value).map_err(|e| MemoryError::invalid(e.to_string()))
+}
+
+/// The refusal of a call by a name that is none of `names`: `no {what} is named "…"; the
+/// {what}s are …`.
+fn unknown(what: &str, name: &str, names: &[&str]) -> MemoryError {
+  let (name, names) = (json_str(name), names.join(", "));
+  MemoryError::invalid(format!(
+    "no {what} is named {name}; the {what}s are {names}"
+  ))
 }

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::calls::{self, count, visibility};
-use super::to_json;
+use super::{to_json, unknown};
 use crate::engine::Memory;
 use crate::error::{MemoryError, Result};
 use crate::store::now_ms;
@@ -67,10 +67,6 @@ pub fn read(m: &mut Memory, name: &str, args: &[Value]) -> Result<String> {
       let status = super::values::opt_string(arg(0), "proposal status")?;
       to_json(&m.proposal_list(status, count(arg(1), 100))?)
     }
-    _ => Err(MemoryError::invalid(format!(
-      "no read is named {}; the reads are {}",
-      crate::error::json_str(name),
-      READS.join(", ")
-    ))),
+    _ => Err(unknown("read", name, &READS)),
   }
 }

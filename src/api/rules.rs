@@ -5,8 +5,8 @@
 
 use serde_json::{json, Value};
 
-use super::{config, inputs, to_json};
-use crate::error::{json_str, MemoryError, Result};
+use super::{config, inputs, to_json, unknown};
+use crate::error::{MemoryError, Result};
 use crate::protocol::model::{self, Scope, Track};
 use crate::protocol::policy::WritePolicy;
 use crate::protocol::{keys, snapshot};
@@ -57,10 +57,6 @@ pub fn rule(name: &str, input: &Value) -> Result<String> {
     "dshHome" => to_json(&keys::host_dsh_home()),
     "workspaceKeyOf" => to_json(&keys::workspace_key_of(input.as_str())),
     "agentKeyOf" => to_json(&keys::agent_key_of(input.as_str())),
-    _ => Err(MemoryError::invalid(format!(
-      "no rule is named {}; the rules are {}",
-      json_str(name),
-      RULES.join(", ")
-    ))),
+    _ => Err(unknown("rule", name, &RULES)),
   }
 }
