@@ -2,6 +2,7 @@
 //! each group headed by its usage, each entry a list item whose further lines are quoted.
 #![forbid(unsafe_code)]
 
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{MemoryError, Result};
@@ -16,12 +17,16 @@ pub const ORDER: [(Track, Scope); 4] = [
   (Track::Agent, Scope::Workspace),
 ];
 
-/// The words of a snapshot (the plugin passes its language's; the default is English).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The words of a snapshot (the plugin passes its language's; the default is English); they
+/// serialize in the shape [`Labels::from_json`] reads (the English ones are the strings table's,
+/// which takes them from here).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Labels {
   /// The first line.
   pub header: String,
-  /// Group titles, in [`ORDER`].
+  /// Group titles, in [`ORDER`] (serialized by layer name).
+  #[serde(serialize_with = "by_layer")]
   pub groups: [String; 4],
   /// After `used/limit`.
   pub usage_suffix: String,
@@ -70,26 +75,15 @@ impl Labels {
       labels.proposals_header = p.clone();
     }
     for ((track, scope), slot) in ORDER.iter().zip(labels.groups.iter_mut()) {
-      let key = layer_name(*track, *scope);
-      set(slot, &value["groups"], &key)?;
+      set(slot, &value["groups"], &layer_name(*track, *scope))?;
     }
     Ok(labels)
   }
+}
 
-  /// The labels in the shape [`Labels::from_json`] reads (the English ones are the strings
-  /// table's, which takes them from here).
-  pub fn to_json(&self) -> Value {
-    let groups = ORDER.iter().zip(&self.groups);
-    let groups: serde_json::Map<String, Value> = groups
-      .map(|((t, s), title)| (layer_name(*t, *s), title.as_str().into()))
-      .collect();
-    serde_json::json!({
-      "header": self.header,
-      "groups": groups,
-      "usageSuffix": self.usage_suffix,
-      "proposalsHeader": self.proposals_header,
-    })
-  }
+/// Group titles as `{'user/user-global': …, …}`.
+fn by_layer<S: serde::Serializer>(groups: &[String; 4], s: S) -> Result<S::Ok, S::Error> {
+  s.collect_map(ORDER.iter().map(|(t, sc)| layer_name(*t, *sc)).zip(groups))
 }
 
 /// The snapshot of `entries` (a session's visible set) with the usage enforced for its
