@@ -3,7 +3,7 @@
 //! the plugin passes on (`budgets`, policies, limits, store path).
 #![forbid(unsafe_code)]
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::values::{integer, opt_string};
 use crate::engine::{Config, Policies, SecretPolicy, WritePolicy};
@@ -125,14 +125,13 @@ fn check(key: &str, value: &Value, default: &Value) -> Result<()> {
 fn merge(defaults: &Value, value: Option<&Value>) -> Value {
   match (defaults, value) {
     (Value::Object(d), Some(Value::Object(v))) => {
+      // Unknown keys are kept after the known ones, in their given order.
       let merged = d
         .iter()
         .map(|(key, def)| (key.clone(), merge(def, v.get(key))));
-      let mut out: Map<String, Value> = merged.collect();
-      for (key, given) in v {
-        out.entry(key.clone()).or_insert_with(|| given.clone());
-      }
-      Value::Object(out)
+      let unknown = v.iter().filter(|(key, _)| !d.contains_key(*key));
+      let unknown = unknown.map(|(key, given)| (key.clone(), given.clone()));
+      Value::Object(merged.chain(unknown).collect())
     }
     (_, given) => given.unwrap_or(defaults).clone(),
   }

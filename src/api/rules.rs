@@ -31,7 +31,7 @@ fn protocol() -> Value {
     "maxConsolidateMatches": model::MAX_CONSOLIDATE_MATCHES,
     "maxQueryLimit": model::MAX_QUERY_LIMIT,
     "errorCodes": MemoryError::CODES,
-    "snapshotLabels": snapshot::Labels::default().to_json(),
+    "snapshotLabels": snapshot::Labels::default(),
     "protocol": model::PROTOCOL,
     "defaultLayer": { "track": model::DEFAULT_LAYER.0.as_str(), "scope": model::DEFAULT_LAYER.1.as_str() },
     "maxTagsPerEntry": crate::text::MAX_TAGS_PER_ENTRY,
