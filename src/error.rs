@@ -220,7 +220,7 @@ impl MemoryError {
   /// error underneath (its `source()`); the message ends with the reason's advice.
   pub fn store(path: &str, reason: StoreReason, what: &str, cause: Option<Cause>) -> Self {
     let under = cause.as_ref().map_or(String::new(), |c| format!(": {c}"));
-    let message = format!("{what}{under}; {}", reason.advice());
+    let message = format!("{what}{under}; nothing was changed; {}", reason.advice());
     Self::StoreFailed {
       message,
       path: path.to_string(),
@@ -270,17 +270,15 @@ impl StoreReason {
     self == Self::Busy
   }
 
-  /// What a person can do about it.
+  /// What a person can do about it (nothing was changed).
   fn advice(self) -> &'static str {
     match self {
-      Self::Corrupt => {
-        "nothing was changed; restore the file from a backup or move it aside to start a new store"
-      }
-      Self::Busy => "nothing was changed; another process holds the store, retry",
-      Self::Closed => "nothing was changed; open a new provider",
-      Self::Readonly => "nothing was changed; make the file and its folder writable",
-      Self::Full => "nothing was changed; free disk space, then retry",
-      Self::Io => "nothing was changed; check the disk and the file's permissions, then retry",
+      Self::Corrupt => "restore the file from a backup or move it aside to start a new store",
+      Self::Busy => "another process holds the store, retry",
+      Self::Closed => "open a new provider",
+      Self::Readonly => "make the file and its folder writable",
+      Self::Full => "free disk space, then retry",
+      Self::Io => "check the disk and the file's permissions, then retry",
     }
   }
 }
