@@ -153,39 +153,39 @@ pub enum MemoryError {
 /// The crate's result type.
 pub type Result<T, E = MemoryError> = std::result::Result<T, E>;
 
-impl MemoryError {
-  /// Every protocol code, in the protocol's order: what [`MemoryError::code`] can return.
-  pub const CODES: [&'static str; 11] = [
-    "INVALID_INPUT",
-    "WRITE_REQUIRES_AGENT",
-    "BUDGET_EXCEEDED",
-    "ENTRY_NOT_FOUND",
-    "AMBIGUOUS_MATCH",
-    "WRITE_DENIED",
-    "PROPOSAL_NOT_FOUND",
-    "STORE_CORRUPT",
-    "STORE_UNSUPPORTED_VERSION",
-    "ADAPTER_NOT_FOUND",
-    "ADAPTER_PAYLOAD",
-  ];
+/// [`MemoryError::CODES`] and [`MemoryError::code`] from one list: each variant's code, in the
+/// protocol's order.
+macro_rules! codes {
+  ($($variant:ident => $code:literal,)+) => {
+    impl MemoryError {
+      /// Every protocol code, in the protocol's order: what [`MemoryError::code`] can return.
+      pub const CODES: [&'static str; 11] = [$($code),+];
 
-  /// The stable protocol code (`BUDGET_EXCEEDED`, …).
-  pub fn code(&self) -> &'static str {
-    match self {
-      Self::InvalidInput { .. } => "INVALID_INPUT",
-      Self::WriteRequiresAgent => "WRITE_REQUIRES_AGENT",
-      Self::BudgetExceeded { .. } => "BUDGET_EXCEEDED",
-      Self::EntryNotFound { .. } => "ENTRY_NOT_FOUND",
-      Self::AmbiguousMatch { .. } => "AMBIGUOUS_MATCH",
-      Self::WriteDenied { .. } => "WRITE_DENIED",
-      Self::ProposalNotFound { .. } => "PROPOSAL_NOT_FOUND",
-      Self::StoreFailed { .. } => "STORE_CORRUPT",
-      Self::StoreUnsupportedVersion { .. } => "STORE_UNSUPPORTED_VERSION",
-      Self::AdapterNotFound { .. } => "ADAPTER_NOT_FOUND",
-      Self::AdapterPayload { .. } => "ADAPTER_PAYLOAD",
+      /// The stable protocol code (`BUDGET_EXCEEDED`, …).
+      pub fn code(&self) -> &'static str {
+        match self {
+          $(Self::$variant { .. } => $code,)+
+        }
+      }
     }
-  }
+  };
+}
 
+codes! {
+  InvalidInput => "INVALID_INPUT",
+  WriteRequiresAgent => "WRITE_REQUIRES_AGENT",
+  BudgetExceeded => "BUDGET_EXCEEDED",
+  EntryNotFound => "ENTRY_NOT_FOUND",
+  AmbiguousMatch => "AMBIGUOUS_MATCH",
+  WriteDenied => "WRITE_DENIED",
+  ProposalNotFound => "PROPOSAL_NOT_FOUND",
+  StoreFailed => "STORE_CORRUPT",
+  StoreUnsupportedVersion => "STORE_UNSUPPORTED_VERSION",
+  AdapterNotFound => "ADAPTER_NOT_FOUND",
+  AdapterPayload => "ADAPTER_PAYLOAD",
+}
+
+impl MemoryError {
   /// The JSON-safe `details` object of the protocol (§3): the variant's serialized fields.
   pub fn details(&self) -> Value {
     match serde_json::to_value(self) {
