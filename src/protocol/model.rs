@@ -3,7 +3,7 @@
 #![forbid(unsafe_code)]
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use crate::error::{MemoryError, Result};
 use crate::text::{normalize_tags, refuse_unseen};
@@ -154,15 +154,13 @@ pub struct AuditRow {
 /// The fields of an entry an audit row records besides its layer, text and source:
 /// `{"workspaceKey", "agentKey", "tags"}` as canonical JSON.
 pub fn approved_fields(workspace_key: &str, agent_key: &str, tags: &[String]) -> String {
-  let fields =
-    serde_json::json!({ "workspaceKey": workspace_key, "agentKey": agent_key, "tags": tags });
-  fields.to_string()
+  json!({ "workspaceKey": workspace_key, "agentKey": agent_key, "tags": tags }).to_string()
 }
 
 /// The fields a row of a landed change records of its entry: [`approved_fields`] and the
 /// entry's version, and on a row of a revert the `seq` it reverts.
 pub fn row_fields(e: &Entry, reverts: Option<i64>) -> String {
-  let mut fields = serde_json::json!({
+  let mut fields = json!({
     "workspaceKey": e.workspace_key, "agentKey": e.agent_key, "tags": e.tags, "version": e.version,
   });
   if let (Some(seq), Some(map)) = (reverts, fields.as_object_mut()) {
@@ -380,10 +378,9 @@ pub struct EntryInput {
 /// Reads a JSON value as an object; anything else reads as an empty object so that the field
 /// checks report the first missing field, as the reference does.
 pub fn as_object(value: &Value) -> std::borrow::Cow<'_, Map<String, Value>> {
-  value.as_object().map_or_else(
-    || std::borrow::Cow::Owned(Map::new()),
-    std::borrow::Cow::Borrowed,
-  )
+  value
+    .as_object()
+    .map_or_else(std::borrow::Cow::default, std::borrow::Cow::Borrowed)
 }
 
 /// `JSON.stringify` of a field, `undefined` when absent (as the reference prints it).

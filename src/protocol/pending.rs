@@ -3,6 +3,8 @@
 //! not memory until a person approves it, so none of its words reach the prompt.
 #![forbid(unsafe_code)]
 
+use std::collections::BTreeMap;
+
 use crate::protocol::model::Proposal;
 use crate::protocol::snapshot::Labels;
 
@@ -23,15 +25,13 @@ pub fn append(text: String, seen: &[&Proposal], shown: bool, labels: &Labels) ->
   if seen.is_empty() || !shown {
     return text;
   }
-  let mut kinds: Vec<(&str, usize)> = Vec::new();
+  let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
   for p in seen {
-    let kind = kind_name(&p.kind);
-    match kinds.iter_mut().find(|(k, _)| *k == kind) {
-      Some((_, n)) => *n += 1,
-      None => kinds.push((kind, 1)),
-    }
+    *counts.entry(kind_name(&p.kind)).or_default() += 1;
   }
-  kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+  // By name, then (a stable sort) the most frequent first.
+  let mut kinds: Vec<(&str, usize)> = counts.into_iter().collect();
+  kinds.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
   let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
   let head = if text.is_empty() {
     &labels.header
