@@ -120,11 +120,10 @@ pub fn history_target(target: &Value) -> Result<HistoryTarget> {
       layer.entry("track").or_insert(track.as_str().into());
       layer.entry("scope").or_insert(scope.as_str().into());
       let (track, scope) = model::parse_layer(&layer)?;
-      let needle = model::parse_match(&layer)?;
       Ok(HistoryTarget::Match {
         track,
         scope,
-        needle,
+        needle: model::parse_match(&layer)?,
       })
     }
     _ => Err(bad()),
