@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::values::{integer, opt_string};
 use crate::engine::{Config, Policies, SecretPolicy, WritePolicy};
-use crate::error::{MemoryError, Result};
+use crate::error::{json_str, MemoryError, Result};
 use crate::protocol::keys;
 use crate::protocol::model::{Budgets, Scope, Track};
 
@@ -80,7 +80,11 @@ fn write_policy(value: &Value) -> Result<WritePolicy> {
   let text = value
     .as_str()
     .map_or_else(|| value.to_string(), str::to_string);
-  WritePolicy::parse(&text)
+  let bad = || {
+    let got = json_str(&text);
+    MemoryError::invalid(format!("invalid writePolicy {got} (one of ask|auto|off)"))
+  };
+  WritePolicy::parse(&text).ok_or_else(bad)
 }
 
 fn secret_policy(value: &Value) -> Result<SecretPolicy> {

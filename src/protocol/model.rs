@@ -44,7 +44,7 @@ macro_rules! wire_names {
   ($ty:ident { $($variant:ident => $name:literal),+ }) => {
     impl $ty {
       /// All values in protocol order.
-      pub const ALL: [$ty; 2] = [$($ty::$variant),+];
+      pub const ALL: [$ty; [$($name),+].len()] = [$($ty::$variant),+];
       /// The wire name.
       pub fn as_str(self) -> &'static str {
         match self {
@@ -58,6 +58,8 @@ macro_rules! wire_names {
     }
   };
 }
+
+pub(crate) use wire_names;
 
 wire_names!(Track { User => "user", Agent => "agent" });
 wire_names!(Scope { UserGlobal => "user-global", Workspace => "workspace" });

@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{json_str, MemoryError, Result};
-use crate::protocol::model::{layer_name, Scope, Track};
+use crate::protocol::model::{layer_name, wire_names, Scope, Track};
 
 /// A write policy (`ask` unless configured).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -27,31 +27,7 @@ pub enum WritePolicy {
   Off,
 }
 
-impl WritePolicy {
-  /// Every policy, in the order the config lists them.
-  pub const ALL: [WritePolicy; 3] = [Self::Ask, Self::Auto, Self::Off];
-
-  /// Parse `ask|auto|off`.
-  ///
-  /// # Errors
-  /// `INVALID_INPUT` (`invalid writePolicy …`).
-  pub fn parse(value: &str) -> Result<Self> {
-    let found = Self::ALL.into_iter().find(|p| p.as_str() == value);
-    found.ok_or_else(|| {
-      let got = json_str(value);
-      MemoryError::invalid(format!("invalid writePolicy {got} (one of ask|auto|off)"))
-    })
-  }
-
-  /// The wire name.
-  pub fn as_str(self) -> &'static str {
-    match self {
-      Self::Ask => "ask",
-      Self::Auto => "auto",
-      Self::Off => "off",
-    }
-  }
-}
+wire_names!(WritePolicy { Ask => "ask", Auto => "auto", Off => "off" });
 
 /// A `writePolicies` key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,7 +94,7 @@ impl Policies {
         let expected = "(expected \"track/scope\" or \"source:<name>\")";
         return Err(bad(format!("key {key_text} {expected}")));
       };
-      let Some(Ok(policy)) = value.as_str().map(WritePolicy::parse) else {
+      let Some(policy) = value.as_str().and_then(WritePolicy::parse) else {
         return Err(bad(format!(
           "value for {key_text}: {value} (one of ask|auto|off)"
         )));
