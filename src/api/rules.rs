@@ -55,8 +55,8 @@ pub fn rule(name: &str, input: &Value) -> Result<String> {
       to_json(&keys::store_path(path.unwrap_or_default()))
     }
     "dshHome" => to_json(&keys::host_dsh_home()),
-    "workspaceKeyOf" => to_json(&keys::workspace_key_of(input.as_str())),
-    "agentKeyOf" => to_json(&keys::agent_key_of(input.as_str())),
+    "workspaceKeyOf" => to_json(&keys::Paths::HOST.workspace_key_of(input.as_str())),
+    "agentKeyOf" => to_json(&keys::Paths::HOST.agent_key_of(input.as_str())),
     _ => Err(unknown("rule", name, &RULES)),
   }
 }

@@ -228,12 +228,11 @@ pub fn reason(
         }
       }
       if let (Some(b), Some(a)) = (before.first(), after.first()) {
-        let differs = [("text", b.text != a.text), ("tags", b.tags != a.tags)];
-        let changed: Vec<&str> = differs.iter().filter(|d| d.1).map(|d| d.0).collect();
-        let changed = if changed.is_empty() {
-          "nothing".to_string()
-        } else {
-          changed.join(", ")
+        let changed = match (b.text != a.text, b.tags != a.tags) {
+          (true, true) => "text, tags",
+          (true, false) => "text",
+          (false, true) => "tags",
+          (false, false) => "nothing",
         };
         out.push_str(&format!("\nchanges: {changed}"));
       }

@@ -157,16 +157,6 @@ fn resolve_windows(base: &str, path: &str) -> String {
   format!("{device}\\{tail}")
 }
 
-/// Workspace key of a session cwd under the host's rules.
-pub fn workspace_key_of(cwd: Option<&str>) -> String {
-  Paths::HOST.workspace_key_of(cwd)
-}
-
-/// Agent key of a session's agent preset under the host's rules.
-pub fn agent_key_of(preset: Option<&str>) -> String {
-  Paths::HOST.agent_key_of(preset)
-}
-
 /// The dsh home: `$DSH_HOME` when set and non-empty, otherwise `.dsh` in the user's home
 /// directory (`os.homedir()`: `$HOME` on POSIX, `%USERPROFILE%` on Windows).
 pub fn dsh_home(paths: Paths, dsh_home_env: Option<&str>, user_home: Option<&str>) -> String {

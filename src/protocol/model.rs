@@ -332,8 +332,8 @@ impl Writer {
     match session_id {
       Some(id) if !id.is_empty() => Ok(Self {
         session_id: id.to_string(),
-        workspace_key: crate::protocol::keys::workspace_key_of(cwd),
-        agent_key: crate::protocol::keys::agent_key_of(agent_preset),
+        workspace_key: crate::protocol::keys::Paths::HOST.workspace_key_of(cwd),
+        agent_key: crate::protocol::keys::Paths::HOST.agent_key_of(agent_preset),
         source: None,
       }),
       _ => Err(MemoryError::WriteRequiresAgent),
