@@ -80,10 +80,8 @@ fn write_policy(value: &Value) -> Result<WritePolicy> {
   let text = value
     .as_str()
     .map_or_else(|| value.to_string(), str::to_string);
-  let bad = || {
-    let got = json_str(&text);
-    MemoryError::invalid(format!("invalid writePolicy {got} (one of ask|auto|off)"))
-  };
+  let got = json_str(&text);
+  let bad = || MemoryError::invalid(format!("invalid writePolicy {got} (one of ask|auto|off)"));
   WritePolicy::parse(&text).ok_or_else(bad)
 }
 
