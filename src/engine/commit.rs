@@ -288,7 +288,6 @@ impl Commit<'_> {
     }
     let mut changes = Vec::with_capacity(steps.len());
     for (step, now) in steps.into_iter().zip(found) {
-      let f = |x| self.fail(x);
       let (action, entry) = match (step, now) {
         (Step::Remove(_), Some(e)) => {
           self.delete(&e, "remove")?;
@@ -297,7 +296,7 @@ impl Commit<'_> {
         (Step::Rewrite(_, to), Some(e)) => ("replace", self.rewrite(e, to)?),
         (Step::Restore(mut e), _) => {
           self.touch(&mut e);
-          store::insert_entries(self.tx, std::slice::from_ref(&e)).map_err(f)?;
+          store::insert_entries(self.tx, std::slice::from_ref(&e)).map_err(|x| self.fail(x))?;
           self.audit("add", &e)?;
           ("restore", e)
         }

@@ -94,10 +94,8 @@ impl Memory {
     let limit = self.config.budgets.limit(first.track, first.scope);
     let mut out = Vec::new();
     let finding = |kind, indexes: &[usize], detail: String, fix: Option<Suggestion>| {
-      let entries = indexes.iter().map(|&i| {
-        let e = &layer[i];
-        json!({ "id": e.id, "version": e.version, "text": e.text })
-      });
+      let entries = indexes.iter().map(|&i| &layer[i]);
+      let entries = entries.map(|e| json!({ "id": e.id, "version": e.version, "text": e.text }));
       // The finding's kind and entries, and its fix: two findings of one entry (oversized and
       // naming a missing file) share a fix, never an id.
       let ids: Vec<&str> = indexes.iter().map(|&i| layer[i].id.as_str()).collect();
@@ -107,7 +105,7 @@ impl Memory {
         kind,
         track: first.track,
         scope: first.scope,
-        workspace_key: layer_key(first.scope, &first.workspace_key).to_string(),
+        workspace_key: layer_of(first).2.to_string(),
         agent_key: first.agent_key.clone(),
         entries: entries.collect(),
         detail,

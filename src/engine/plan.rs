@@ -6,11 +6,10 @@ use super::*;
 
 impl Memory {
   pub(super) fn new_entry(&self, input: EntryInput, writer: &Writer) -> Entry {
+    let own = || writer.workspace_key.clone();
     let workspace_key = match input.scope {
       Scope::UserGlobal => String::new(),
-      Scope::Workspace => input
-        .workspace_key
-        .unwrap_or_else(|| writer.workspace_key.clone()),
+      Scope::Workspace => input.workspace_key.unwrap_or_else(own),
     };
     Entry {
       id: String::new(),
@@ -340,10 +339,9 @@ pub(super) fn build(
     Some(Version { id, version })
   });
   let reason = change::reason(action, &before, &after, &similar, &warnings);
-  let text = text.unwrap_or_else(|| {
-    let listing = reason.split_once('\n').map_or("", |(_, rest)| rest);
-    listing.to_string()
-  });
+  let listing = reason.split_once('\n').map_or("", |(_, rest)| rest);
+  let text = text.unwrap_or_else(|| listing.to_string());
+  let layers = seed.then(|| change::layer_shares(&after));
   let payload = Payload {
     action,
     track: track.into(),
@@ -352,11 +350,7 @@ pub(super) fn build(
     source,
     count: seed.then_some(after.len()),
     targets: targets.collect(),
-    layers: if seed {
-      change::layer_shares(&after)
-    } else {
-      Vec::new()
-    },
+    layers: layers.unwrap_or_default(),
     reason,
     digest: change::digest(action, &before, &after),
     reverts: None,
