@@ -100,10 +100,8 @@ impl Grams {
     let mut ranked: Vec<(usize, u32)> = hits.into_iter().map(|(s, n)| (n, s)).collect();
     ranked.sort_unstable_by(|a, b| b.cmp(a));
     ranked.truncate(limit);
-    let rows = ranked.into_iter().map(|(_, s)| &self.rows[s as usize]);
-    rows
-      .map(|(id, text)| (id.as_str(), text.as_str()))
-      .collect()
+    let rows = ranked.iter().map(|&(_, s)| &self.rows[s as usize]);
+    rows.map(|(id, t)| (id.as_str(), t.as_str())).collect()
   }
 }
 

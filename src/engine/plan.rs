@@ -7,6 +7,7 @@ use super::*;
 impl Memory {
   pub(super) fn new_entry(&self, input: EntryInput, writer: &Writer) -> Entry {
     let own = || writer.workspace_key.clone();
+    let label = || self.config.source_label.clone();
     let workspace_key = match input.scope {
       Scope::UserGlobal => String::new(),
       Scope::Workspace => input.workspace_key.unwrap_or_else(own),
@@ -18,9 +19,7 @@ impl Memory {
       workspace_key,
       agent_key: input.agent_key.unwrap_or_else(|| writer.agent_key.clone()),
       text: input.text,
-      source: input
-        .source
-        .unwrap_or_else(|| self.config.source_label.clone()),
+      source: input.source.unwrap_or_else(label),
       tags: input.tags.unwrap_or_default(),
       version: 1,
       created_at: 0,
@@ -215,10 +214,8 @@ impl Memory {
     let freed: u64 = in_layer.map(|e| units(&e.text)).sum();
     let delta = units(&new.text) as i64 - freed as i64;
     self.precheck(&new, delta, &writer.agent_key)?;
-    let mut parts: Vec<String> = targets
-      .iter()
-      .map(|t| format!("remove: {}\n{}", t.needle, excerpt(&t.shown.text, 300)))
-      .collect();
+    let part = |t: &Target| format!("remove: {}\n{}", t.needle, excerpt(&t.shown.text, 300));
+    let mut parts: Vec<String> = targets.iter().map(part).collect();
     parts.push(format!("new text: {}", new.text));
     let by = self.writer_source(&writer, Some(&new.source));
     let decided = self.config.policies.decide(track, scope, by);

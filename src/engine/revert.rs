@@ -54,10 +54,8 @@ impl Memory {
     }
     let vis = Self::visible(None, None, &writer);
     // Inverted newest first: a change that touched one entry twice is undone in reverse.
-    let steps = changes
-      .iter()
-      .rev()
-      .map(|r| self.invert(r, &vis, batch, seq));
+    let invert = |r: &&AuditRow| self.invert(r, &vis, batch, seq);
+    let steps = changes.iter().rev().map(invert);
     let mut steps: Vec<Step> = steps.filter_map(Result::transpose).collect::<Result<_>>()?;
     // Entries put back side by side go back in their first order, so a list shows them as it
     // did (entries of one millisecond are listed in the order they were stored).
@@ -70,13 +68,11 @@ impl Memory {
       )));
     }
     // Each step's entry as it is now (none for a restore): as its target was just found.
-    let now: Vec<Option<Entry>> = steps
-      .iter()
-      .map(|step| match step {
-        Step::Remove(t) | Step::Rewrite(t, _) => Some(t.shown.clone()),
-        Step::Restore(_) => None,
-      })
-      .collect();
+    let now = steps.iter().map(|step| match step {
+      Step::Remove(t) | Step::Rewrite(t, _) => Some(t.shown.clone()),
+      Step::Restore(_) => None,
+    });
+    let now: Vec<Option<Entry>> = now.collect();
     for (e, delta) in filled(&steps, &now) {
       self.precheck(e, delta, &writer.agent_key)?;
     }

@@ -92,15 +92,12 @@ impl Profiles {
       let k = self.by_id.get(id).or_else(|| self.older.get(id));
       k.is_some_and(|k| k.text == text) || self.planned.contains_key(text)
     };
-    let mut texts: Vec<&str> = rows
-      .filter(|(id, text)| !kept(id, text))
-      .map(|(_, t)| t)
-      .collect();
+    let texts = rows.filter(|(id, text)| !kept(id, text));
+    let mut texts: Vec<&str> = texts.map(|(_, t)| t).collect();
     texts.sort_unstable();
     texts.dedup();
-    for (text, profile) in texts.iter().zip(profiles_of(&texts)) {
-      self.planned.insert(text.to_string(), profile);
-    }
+    let texts = texts.iter().map(|t| t.to_string()).zip(profiles_of(&texts));
+    self.planned.extend(texts);
   }
 }
 
@@ -339,8 +336,7 @@ impl Memory {
       track: Some(e.track.as_str()),
       scope: Some(e.scope.as_str()),
       visibility: Some(&vis),
-      folded: None,
-      only: None,
+      ..Default::default()
     };
     let layer = reads::oldest_first(self.store.conn(), &filter).map_err(|x| self.fail(x))?;
     let mut out = Vec::new();
@@ -483,9 +479,8 @@ pub(super) fn consolidation(
     Relation::Update => "updates of one fact: keep the newest",
     _ => "near-duplicates: keep the newest wording",
   };
-  let keep = *group
-    .iter()
-    .max_by_key(|&&i| (layer[i].updated_at, units(&layer[i].text)))?;
+  let newest = |&&i: &&usize| (layer[i].updated_at, units(&layer[i].text));
+  let keep = *group.iter().max_by_key(newest)?;
   // One consolidate takes at most 20 entries: the kept one and the 19 largest others (a larger
   // group takes more than one, each suggested again once this one is done).
   let mut others: Vec<usize> = group.iter().copied().filter(|&i| i != keep).collect();
