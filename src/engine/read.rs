@@ -112,7 +112,7 @@ impl Memory {
       source: None,
     };
     let entry = self.new_entry(input, &asker);
-    self.similar_to([(None, &entry)], &entry.agent_key.clone(), None)
+    self.similar_to([(None, &entry)], &entry.agent_key, None)
   }
 
   /// Every entry (or every entry a session can see), oldest first.

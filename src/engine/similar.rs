@@ -509,12 +509,9 @@ pub(super) fn consolidation(
       }),
     });
   }
-  let ([gone], 2) = (targetable.as_slice(), group.len()) else {
-    return None;
-  };
-  removal(
-    layer,
-    *gone,
-    "says what the other says: the other's text is inside this one's, so only this one can be named",
-  )
+  let why = "says what the other says: the other's text is inside this one's, so only this one can be named";
+  match (targetable.as_slice(), group.len()) {
+    ([gone], 2) => removal(layer, *gone, why),
+    _ => None,
+  }
 }
