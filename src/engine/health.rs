@@ -150,12 +150,10 @@ impl Memory {
         let (names, ws) = (missing.join(", "), &first.workspace_key);
         format!("names {names} that no longer exist{s} under {ws}")
       });
-      let fields = screen::entry_fields(&e.text, Some(&e.source), &e.tags);
-      let secret = fields.into_iter().find_map(|(field, s)| {
-        let kind = screen::secret_kind(s)?;
-        Some(format!(
-          "its {field} looks like it holds {kind}: memory is injected into every prompt"
-        ))
+      let mut fields = screen::entry_fields(&e.text, Some(&e.source), &e.tags);
+      let secret = fields.find_map(|(field, s)| Some((field, screen::secret_kind(s)?)));
+      let secret = secret.map(|(field, kind)| {
+        format!("its {field} looks like it holds {kind}: memory is injected into every prompt")
       });
       let size = units(&e.text);
       let oversized = (size * 4 > limit).then(|| {

@@ -42,7 +42,6 @@ impl Memory {
       None => t.to_string(),
     });
     if !bump.is_empty() || opts.session_id.is_some() {
-      let source = self.config.source_label.clone();
       self.store.write(|tx, path| {
         let f = |e| fail_at(path, e);
         store::bump_recalls(tx, &bump, now_ms()).map_err(f)?;
@@ -55,7 +54,7 @@ impl Memory {
           scope,
           text: raw_text.as_deref(),
           outcome: Some("ok"),
-          source: Some(&source),
+          source: Some(&self.config.source_label),
           session_id: Some(session),
           ..NewAudit::default()
         };

@@ -74,10 +74,9 @@ impl Memory {
       created_at: now_ms(),
       decided_at: None,
     };
-    let max_pending = self.config.proposal_max_pending;
     self.store.write(|tx, path| {
       let f = |e| fail_at(path, e);
-      if store::pending_proposals(tx).map_err(f)? >= max_pending
+      if store::pending_proposals(tx).map_err(f)? >= self.config.proposal_max_pending
         || !store::insert_proposal(tx, &proposal).map_err(f)?
       {
         return Ok(None);
@@ -106,7 +105,6 @@ impl Memory {
         "snapshot session id must be a non-empty string",
       ));
     }
-    let source = self.config.source_label.clone();
     self.store.write(|tx, path| {
       let f = |e: rusqlite::Error| fail_at(path, e);
       if let Some(frozen) = store::snapshot_of(tx, session_id).map_err(f)? {
@@ -122,7 +120,7 @@ impl Memory {
         action: "snapshot",
         text: Some(&reference),
         outcome: Some("ok"),
-        source: Some(&source),
+        source: Some(&self.config.source_label),
         session_id: Some(session_id),
         fields: (keys != [None, None]).then_some(fields),
         ..NewAudit::default()
