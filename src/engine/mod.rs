@@ -13,6 +13,7 @@
 //! holds the types they share.
 #![forbid(unsafe_code)]
 
+use rusqlite::Connection;
 use serde::Serialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -398,7 +399,7 @@ fn layer_of(e: &Entry) -> (Track, Scope, &str) {
 /// The usage of `e`'s layer once `delta` more units are written, refused with
 /// `BUDGET_EXCEEDED` past the limit when `check`.
 fn usage_after(
-  conn: &rusqlite::Connection,
+  conn: &Connection,
   budgets: &Budgets,
   (e, delta, check): (&Entry, i64, bool),
   path: &str,

@@ -297,7 +297,7 @@ pub(super) fn per_layer<'a>(
 /// Per layer, in first-appearance order: used + Σ new units ≤ limit. A refusal names the first
 /// entry of its layer.
 pub(super) fn check_batch<'a>(
-  conn: &rusqlite::Connection,
+  conn: &Connection,
   budgets: &Budgets,
   entries: &'a [Entry],
   path: &str,

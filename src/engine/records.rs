@@ -5,11 +5,7 @@
 use super::*;
 
 /// Proposal `id` if it is still pending (read on `conn`: the store, or a write transaction).
-pub(super) fn pending_proposal(
-  conn: &rusqlite::Connection,
-  id: &str,
-  path: &str,
-) -> Result<Proposal> {
+pub(super) fn pending_proposal(conn: &Connection, id: &str, path: &str) -> Result<Proposal> {
   match store::get_proposal(conn, id).map_err(|e| fail_at(path, e))? {
     Some(p) if p.status == "pending" => Ok(p),
     p => Err(MemoryError::ProposalNotFound {

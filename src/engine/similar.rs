@@ -115,10 +115,8 @@ pub(super) fn profiles_of(texts: &[&str]) -> Vec<Profile> {
   std::thread::scope(|s| {
     let other = std::thread::Builder::new().spawn_scoped(s, || one(second));
     let mut out = one(first);
-    match other.map(|h| h.join()) {
-      Ok(Ok(rest)) => out.extend(rest),
-      _ => out.extend(one(second)),
-    }
+    let rest = other.ok().and_then(|h| h.join().ok());
+    out.extend(rest.unwrap_or_else(|| one(second)));
     out
   })
 }
