@@ -4,7 +4,6 @@
 
 use super::plan::check_batch;
 use super::revert::Step;
-use rusqlite::Connection;
 
 use super::*;
 
