@@ -167,9 +167,7 @@ impl Memory {
         ("oversized", "oversized", oversized),
       ];
       for (kind, why, detail) in checks {
-        if let Some(detail) = detail {
-          out.push(finding(kind, &[i], detail, removal(layer, i, why)));
-        }
+        out.extend(detail.map(|d| finding(kind, &[i], d, removal(layer, i, why))));
       }
     }
     Ok(out)

@@ -82,8 +82,7 @@ impl Memory {
   /// # Errors
   /// `STORE_CORRUPT`.
   pub fn budgets(&self, workspace_key: Option<&str>) -> Result<Vec<Usage>> {
-    let conn = self.store.conn();
-    let used = store::usage(conn, workspace_key).map_err(|e| self.fail(e))?;
+    let used = store::usage(self.store.conn(), workspace_key).map_err(|e| self.fail(e))?;
     let layers = Track::ALL
       .into_iter()
       .flat_map(|t| Scope::ALL.into_iter().map(move |s| (t, s)));

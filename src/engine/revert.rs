@@ -39,8 +39,7 @@ impl Memory {
   /// it would restore); `ENTRY_NOT_FOUND` (an entry gone, or changed since: details name its
   /// current version and text); `BUDGET_EXCEEDED` (a restore that does not fit).
   pub fn plan_revert(&mut self, seq: i64, writer: Writer) -> Result<Plan> {
-    let conn = self.store.conn();
-    let rows = ledger::change_of(conn, seq).map_err(|e| self.fail(e))?;
+    let rows = ledger::change_of(self.store.conn(), seq).map_err(|e| self.fail(e))?;
     let first = rows.first().ok_or_else(|| no_row(seq))?;
     let batch = first.action == "seed";
     // Every row that sets or ends an entry, but the adopt rows a migration wrote (no change).
@@ -107,9 +106,8 @@ impl Memory {
     batch: bool,
     seq: i64,
   ) -> Result<Option<Step>> {
-    let conn = self.store.conn();
     let id = row.entry_id.clone().unwrap_or_default();
-    let history = ledger::of_entry(conn, &id).map_err(|e| self.fail(e))?;
+    let history = ledger::of_entry(self.store.conn(), &id).map_err(|e| self.fail(e))?;
     let now = self.entry(&id)?;
     let (versions, _) = versions_of(&history, now.as_ref());
     // The entry as the row left it, and as it was before the row.
