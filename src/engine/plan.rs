@@ -115,8 +115,7 @@ impl Memory {
   /// # Errors
   /// `INVALID_INPUT`, `BUDGET_EXCEEDED` (pre-check).
   pub fn plan_add(&mut self, input: &Value, writer: Writer) -> Result<Plan> {
-    let input = model::parse_entry_input(input)?;
-    let entry = self.new_entry(input, &writer);
+    let entry = self.new_entry(model::parse_entry_input(input)?, &writer);
     let warnings = self.screen(entry_strings(&entry))?;
     let agent = writer.agent_key.as_str();
     self.precheck(&entry, units(&entry.text) as i64, agent)?;
