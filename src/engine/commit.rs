@@ -4,7 +4,6 @@
 
 use super::plan::check_batch;
 use super::revert::Step;
-use rusqlite::Connection;
 
 use super::*;
 
@@ -74,15 +73,13 @@ impl Memory {
 
   /// Commit an approved write in one `BEGIN IMMEDIATE` transaction.
   fn commit(&mut self, writer: &Writer, payload: &Payload, op: Op, label: &str) -> Result<Written> {
-    let budgets = self.config.budgets;
-    let source_label = self.config.source_label.as_str();
     self.store.write(|tx, path| {
       let c = Commit {
         tx,
         path,
         label,
         session: &writer.session_id,
-        budgets,
+        budgets: self.config.budgets,
         now: now_ms(),
         reverts: payload.reverts,
       };
@@ -92,7 +89,7 @@ impl Memory {
         Op::Replace(target, to) => c.replace(&target, to),
         Op::Remove(target) => c.remove(&target),
         Op::Consolidate(targets, new) => c.consolidate(&targets, new),
-        Op::Seed(news) => c.seed(news, &payload.text, source_label),
+        Op::Seed(news) => c.seed(news, &payload.text, &self.config.source_label),
         Op::Revert(reverts, steps) => c.revert(reverts, steps),
       }
     })
@@ -288,16 +285,12 @@ impl Commit<'_> {
     }
     let mut changes = Vec::with_capacity(steps.len());
     for (step, now) in steps.into_iter().zip(found) {
-      let f = |x| self.fail(x);
       let (action, entry) = match (step, now) {
-        (Step::Remove(_), Some(e)) => {
-          self.delete(&e, "remove")?;
-          ("remove", e)
-        }
+        (Step::Remove(_), Some(e)) => self.delete(&e, "remove").map(|()| ("remove", e))?,
         (Step::Rewrite(_, to), Some(e)) => ("replace", self.rewrite(e, to)?),
         (Step::Restore(mut e), _) => {
           self.touch(&mut e);
-          store::insert_entries(self.tx, std::slice::from_ref(&e)).map_err(f)?;
+          store::insert_entries(self.tx, std::slice::from_ref(&e)).map_err(|x| self.fail(x))?;
           self.audit("add", &e)?;
           ("restore", e)
         }

@@ -74,10 +74,8 @@ impl Grams {
   /// the entries that contain it, and the rare text holding those trigrams apart, which only
   /// adds a candidate — unless more than [`TERM_ROWS`] do.
   fn containing(&self, term: &str) -> Option<Vec<u32>> {
-    let mut lists: Vec<&[u32]> = Vec::new();
-    for gram in grams(term) {
-      lists.push(self.postings.get(&gram).map_or(&[], Vec::as_slice));
-    }
+    let lists = grams(term).map(|g| self.postings.get(&g).map_or(&[][..], Vec::as_slice));
+    let mut lists: Vec<&[u32]> = lists.collect();
     lists.sort_by_key(|l| l.len());
     let (first, rest) = lists.split_first()?;
     if first.len() > COMMON {
@@ -96,18 +94,14 @@ impl Grams {
   /// among equals.
   pub fn found(&self, terms: &[String], limit: usize) -> Vec<(&str, &str)> {
     let mut hits: FxHashMap<u32, usize> = FxHashMap::default();
-    for slots in terms.iter().filter_map(|t| self.containing(t)) {
-      slots
-        .into_iter()
-        .for_each(|s| *hits.entry(s).or_default() += 1);
+    for slot in terms.iter().filter_map(|t| self.containing(t)).flatten() {
+      *hits.entry(slot).or_default() += 1;
     }
     let mut ranked: Vec<(usize, u32)> = hits.into_iter().map(|(s, n)| (n, s)).collect();
     ranked.sort_unstable_by(|a, b| b.cmp(a));
     ranked.truncate(limit);
-    let rows = ranked.into_iter().map(|(_, s)| &self.rows[s as usize]);
-    rows
-      .map(|(id, text)| (id.as_str(), text.as_str()))
-      .collect()
+    let rows = ranked.iter().map(|&(_, s)| &self.rows[s as usize]);
+    rows.map(|(id, t)| (id.as_str(), t.as_str())).collect()
   }
 }
 

@@ -94,10 +94,8 @@ impl Memory {
     let limit = self.config.budgets.limit(first.track, first.scope);
     let mut out = Vec::new();
     let finding = |kind, indexes: &[usize], detail: String, fix: Option<Suggestion>| {
-      let entries = indexes.iter().map(|&i| {
-        let e = &layer[i];
-        json!({ "id": e.id, "version": e.version, "text": e.text })
-      });
+      let entries = indexes.iter().map(|&i| &layer[i]);
+      let entries = entries.map(|e| json!({ "id": e.id, "version": e.version, "text": e.text }));
       // The finding's kind and entries, and its fix: two findings of one entry (oversized and
       // naming a missing file) share a fix, never an id.
       let ids: Vec<&str> = indexes.iter().map(|&i| layer[i].id.as_str()).collect();
@@ -107,7 +105,7 @@ impl Memory {
         kind,
         track: first.track,
         scope: first.scope,
-        workspace_key: layer_key(first.scope, &first.workspace_key).to_string(),
+        workspace_key: layer_of(first).2.to_string(),
         agent_key: first.agent_key.clone(),
         entries: entries.collect(),
         detail,
@@ -152,12 +150,10 @@ impl Memory {
         let (names, ws) = (missing.join(", "), &first.workspace_key);
         format!("names {names} that no longer exist{s} under {ws}")
       });
-      let fields = screen::entry_fields(&e.text, Some(&e.source), &e.tags);
-      let secret = fields.into_iter().find_map(|(field, s)| {
-        let kind = screen::secret_kind(s)?;
-        Some(format!(
-          "its {field} looks like it holds {kind}: memory is injected into every prompt"
-        ))
+      let mut fields = screen::entry_fields(&e.text, Some(&e.source), &e.tags);
+      let secret = fields.find_map(|(field, s)| Some((field, screen::secret_kind(s)?)));
+      let secret = secret.map(|(field, kind)| {
+        format!("its {field} looks like it holds {kind}: memory is injected into every prompt")
       });
       let size = units(&e.text);
       let oversized = (size * 4 > limit).then(|| {
@@ -171,9 +167,7 @@ impl Memory {
         ("oversized", "oversized", oversized),
       ];
       for (kind, why, detail) in checks {
-        if let Some(detail) = detail {
-          out.push(finding(kind, &[i], detail, removal(layer, i, why)));
-        }
+        out.extend(detail.map(|d| finding(kind, &[i], d, removal(layer, i, why))));
       }
     }
     Ok(out)

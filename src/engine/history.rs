@@ -114,11 +114,9 @@ pub struct SessionRecord {
 /// and, from the entry as it is now, backward. `complete` when the first row created it.
 pub(super) fn versions_of(rows: &[AuditRow], now: Option<&Entry>) -> (Vec<EntryVersion>, bool) {
   // Each row that set a version, with the fields it recorded.
-  let sets: Vec<(&AuditRow, Option<RowFields>)> = rows
-    .iter()
-    .filter(|r| SETS.contains(&r.action.as_str()))
-    .map(|r| (r, RowFields::parse(r.fields.as_deref())))
-    .collect();
+  let sets = rows.iter().filter(|r| SETS.contains(&r.action.as_str()));
+  let sets = sets.map(|r| (r, RowFields::parse(r.fields.as_deref())));
+  let sets: Vec<(&AuditRow, Option<RowFields>)> = sets.collect();
   let reverts = |i: usize| sets[i].1.as_ref().and_then(|f| f.reverts);
   let mut numbers: Vec<Option<i64>> = sets.iter().map(|(_, f)| f.as_ref()?.version).collect();
   for i in 0..sets.len() {

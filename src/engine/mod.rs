@@ -13,6 +13,7 @@
 //! holds the types they share.
 #![forbid(unsafe_code)]
 
+use rusqlite::Connection;
 use serde::Serialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -386,28 +387,25 @@ pub struct Memory {
   known: similar::Cache,
 }
 
-fn layer_key(scope: Scope, workspace_key: &str) -> &str {
-  match scope {
-    Scope::Workspace => workspace_key,
-    Scope::UserGlobal => "",
-  }
-}
-
 /// The layer `e` counts against: its track, scope and workspace (none for user-global).
 fn layer_of(e: &Entry) -> (Track, Scope, &str) {
-  (e.track, e.scope, layer_key(e.scope, &e.workspace_key))
+  let key = match e.scope {
+    Scope::Workspace => e.workspace_key.as_str(),
+    Scope::UserGlobal => "",
+  };
+  (e.track, e.scope, key)
 }
 
 /// The usage of `e`'s layer once `delta` more units are written, refused with
 /// `BUDGET_EXCEEDED` past the limit when `check`.
 fn usage_after(
-  conn: &rusqlite::Connection,
+  conn: &Connection,
   budgets: &Budgets,
   (e, delta, check): (&Entry, i64, bool),
   path: &str,
 ) -> Result<Usage> {
-  let key = layer_key(e.scope, &e.workspace_key);
-  let used = store::layer_used(conn, e.track, e.scope, key).map_err(|x| fail_at(path, x))?;
+  let (track, scope, key) = layer_of(e);
+  let used = store::layer_used(conn, track, scope, key).map_err(|x| fail_at(path, x))?;
   let limit = budgets.limit(e.track, e.scope);
   let needed = used.saturating_add_signed(delta);
   if check && needed > limit {

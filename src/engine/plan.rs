@@ -6,11 +6,11 @@ use super::*;
 
 impl Memory {
   pub(super) fn new_entry(&self, input: EntryInput, writer: &Writer) -> Entry {
+    let own = || writer.workspace_key.clone();
+    let label = || self.config.source_label.clone();
     let workspace_key = match input.scope {
       Scope::UserGlobal => String::new(),
-      Scope::Workspace => input
-        .workspace_key
-        .unwrap_or_else(|| writer.workspace_key.clone()),
+      Scope::Workspace => input.workspace_key.unwrap_or_else(own),
     };
     Entry {
       id: String::new(),
@@ -19,9 +19,7 @@ impl Memory {
       workspace_key,
       agent_key: input.agent_key.unwrap_or_else(|| writer.agent_key.clone()),
       text: input.text,
-      source: input
-        .source
-        .unwrap_or_else(|| self.config.source_label.clone()),
+      source: input.source.unwrap_or_else(label),
       tags: input.tags.unwrap_or_default(),
       version: 1,
       created_at: 0,
@@ -117,8 +115,7 @@ impl Memory {
   /// # Errors
   /// `INVALID_INPUT`, `BUDGET_EXCEEDED` (pre-check).
   pub fn plan_add(&mut self, input: &Value, writer: Writer) -> Result<Plan> {
-    let input = model::parse_entry_input(input)?;
-    let entry = self.new_entry(input, &writer);
+    let entry = self.new_entry(model::parse_entry_input(input)?, &writer);
     let warnings = self.screen(entry_strings(&entry))?;
     let agent = writer.agent_key.as_str();
     self.precheck(&entry, units(&entry.text) as i64, agent)?;
@@ -216,10 +213,8 @@ impl Memory {
     let freed: u64 = in_layer.map(|e| units(&e.text)).sum();
     let delta = units(&new.text) as i64 - freed as i64;
     self.precheck(&new, delta, &writer.agent_key)?;
-    let mut parts: Vec<String> = targets
-      .iter()
-      .map(|t| format!("remove: {}\n{}", t.needle, excerpt(&t.shown.text, 300)))
-      .collect();
+    let part = |t: &Target| format!("remove: {}\n{}", t.needle, excerpt(&t.shown.text, 300));
+    let mut parts: Vec<String> = targets.iter().map(part).collect();
     parts.push(format!("new text: {}", new.text));
     let by = self.writer_source(&writer, Some(&new.source));
     let decided = self.config.policies.decide(track, scope, by);
@@ -301,7 +296,7 @@ pub(super) fn per_layer<'a>(
 /// Per layer, in first-appearance order: used + Σ new units ≤ limit. A refusal names the first
 /// entry of its layer.
 pub(super) fn check_batch<'a>(
-  conn: &rusqlite::Connection,
+  conn: &Connection,
   budgets: &Budgets,
   entries: &'a [Entry],
   path: &str,
@@ -340,10 +335,9 @@ pub(super) fn build(
     Some(Version { id, version })
   });
   let reason = change::reason(action, &before, &after, &similar, &warnings);
-  let text = text.unwrap_or_else(|| {
-    let listing = reason.split_once('\n').map_or("", |(_, rest)| rest);
-    listing.to_string()
-  });
+  let listing = reason.split_once('\n').map_or("", |(_, rest)| rest);
+  let text = text.unwrap_or_else(|| listing.to_string());
+  let layers = seed.then(|| change::layer_shares(&after));
   let payload = Payload {
     action,
     track: track.into(),
@@ -352,11 +346,7 @@ pub(super) fn build(
     source,
     count: seed.then_some(after.len()),
     targets: targets.collect(),
-    layers: if seed {
-      change::layer_shares(&after)
-    } else {
-      Vec::new()
-    },
+    layers: layers.unwrap_or_default(),
     reason,
     digest: change::digest(action, &before, &after),
     reverts: None,

@@ -42,7 +42,6 @@ impl Memory {
       None => t.to_string(),
     });
     if !bump.is_empty() || opts.session_id.is_some() {
-      let source = self.config.source_label.clone();
       self.store.write(|tx, path| {
         let f = |e| fail_at(path, e);
         store::bump_recalls(tx, &bump, now_ms()).map_err(f)?;
@@ -55,7 +54,7 @@ impl Memory {
           scope,
           text: raw_text.as_deref(),
           outcome: Some("ok"),
-          source: Some(&source),
+          source: Some(&self.config.source_label),
           session_id: Some(session),
           ..NewAudit::default()
         };
@@ -83,8 +82,7 @@ impl Memory {
   /// # Errors
   /// `STORE_CORRUPT`.
   pub fn budgets(&self, workspace_key: Option<&str>) -> Result<Vec<Usage>> {
-    let conn = self.store.conn();
-    let used = store::usage(conn, workspace_key).map_err(|e| self.fail(e))?;
+    let used = store::usage(self.store.conn(), workspace_key).map_err(|e| self.fail(e))?;
     let layers = Track::ALL
       .into_iter()
       .flat_map(|t| Scope::ALL.into_iter().map(move |s| (t, s)));
@@ -104,15 +102,14 @@ impl Memory {
   /// # Errors
   /// `INVALID_INPUT` (the add's own checks of its input); `STORE_CORRUPT`.
   pub fn similar(&mut self, input: &Value) -> Result<Vec<Similar>> {
-    let input = model::parse_entry_input(input)?;
     let asker = Writer {
       session_id: String::new(),
       workspace_key: String::new(),
       agent_key: String::new(),
       source: None,
     };
-    let entry = self.new_entry(input, &asker);
-    self.similar_to([(None, &entry)], &entry.agent_key.clone(), None)
+    let entry = self.new_entry(model::parse_entry_input(input)?, &asker);
+    self.similar_to([(None, &entry)], &entry.agent_key, None)
   }
 
   /// Every entry (or every entry a session can see), oldest first.

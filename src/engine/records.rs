@@ -5,11 +5,7 @@
 use super::*;
 
 /// Proposal `id` if it is still pending (read on `conn`: the store, or a write transaction).
-pub(super) fn pending_proposal(
-  conn: &rusqlite::Connection,
-  id: &str,
-  path: &str,
-) -> Result<Proposal> {
+pub(super) fn pending_proposal(conn: &Connection, id: &str, path: &str) -> Result<Proposal> {
   match store::get_proposal(conn, id).map_err(|e| fail_at(path, e))? {
     Some(p) if p.status == "pending" => Ok(p),
     p => Err(MemoryError::ProposalNotFound {
@@ -74,10 +70,9 @@ impl Memory {
       created_at: now_ms(),
       decided_at: None,
     };
-    let max_pending = self.config.proposal_max_pending;
     self.store.write(|tx, path| {
       let f = |e| fail_at(path, e);
-      if store::pending_proposals(tx).map_err(f)? >= max_pending
+      if store::pending_proposals(tx).map_err(f)? >= self.config.proposal_max_pending
         || !store::insert_proposal(tx, &proposal).map_err(f)?
       {
         return Ok(None);
@@ -106,7 +101,6 @@ impl Memory {
         "snapshot session id must be a non-empty string",
       ));
     }
-    let source = self.config.source_label.clone();
     self.store.write(|tx, path| {
       let f = |e: rusqlite::Error| fail_at(path, e);
       if let Some(frozen) = store::snapshot_of(tx, session_id).map_err(f)? {
@@ -122,7 +116,7 @@ impl Memory {
         action: "snapshot",
         text: Some(&reference),
         outcome: Some("ok"),
-        source: Some(&source),
+        source: Some(&self.config.source_label),
         session_id: Some(session_id),
         fields: (keys != [None, None]).then_some(fields),
         ..NewAudit::default()

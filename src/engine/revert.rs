@@ -39,8 +39,7 @@ impl Memory {
   /// it would restore); `ENTRY_NOT_FOUND` (an entry gone, or changed since: details name its
   /// current version and text); `BUDGET_EXCEEDED` (a restore that does not fit).
   pub fn plan_revert(&mut self, seq: i64, writer: Writer) -> Result<Plan> {
-    let conn = self.store.conn();
-    let rows = ledger::change_of(conn, seq).map_err(|e| self.fail(e))?;
+    let rows = ledger::change_of(self.store.conn(), seq).map_err(|e| self.fail(e))?;
     let first = rows.first().ok_or_else(|| no_row(seq))?;
     let batch = first.action == "seed";
     // Every row that sets or ends an entry, but the adopt rows a migration wrote (no change).
@@ -54,10 +53,8 @@ impl Memory {
     }
     let vis = Self::visible(None, None, &writer);
     // Inverted newest first: a change that touched one entry twice is undone in reverse.
-    let steps = changes
-      .iter()
-      .rev()
-      .map(|r| self.invert(r, &vis, batch, seq));
+    let invert = |r: &&AuditRow| self.invert(r, &vis, batch, seq);
+    let steps = changes.iter().rev().map(invert);
     let mut steps: Vec<Step> = steps.filter_map(Result::transpose).collect::<Result<_>>()?;
     // Entries put back side by side go back in their first order, so a list shows them as it
     // did (entries of one millisecond are listed in the order they were stored).
@@ -70,13 +67,11 @@ impl Memory {
       )));
     }
     // Each step's entry as it is now (none for a restore): as its target was just found.
-    let now: Vec<Option<Entry>> = steps
-      .iter()
-      .map(|step| match step {
-        Step::Remove(t) | Step::Rewrite(t, _) => Some(t.shown.clone()),
-        Step::Restore(_) => None,
-      })
-      .collect();
+    let now = steps.iter().map(|step| match step {
+      Step::Remove(t) | Step::Rewrite(t, _) => Some(t.shown.clone()),
+      Step::Restore(_) => None,
+    });
+    let now: Vec<Option<Entry>> = now.collect();
     for (e, delta) in filled(&steps, &now) {
       self.precheck(e, delta, &writer.agent_key)?;
     }
@@ -111,9 +106,8 @@ impl Memory {
     batch: bool,
     seq: i64,
   ) -> Result<Option<Step>> {
-    let conn = self.store.conn();
     let id = row.entry_id.clone().unwrap_or_default();
-    let history = ledger::of_entry(conn, &id).map_err(|e| self.fail(e))?;
+    let history = ledger::of_entry(self.store.conn(), &id).map_err(|e| self.fail(e))?;
     let now = self.entry(&id)?;
     let (versions, _) = versions_of(&history, now.as_ref());
     // The entry as the row left it, and as it was before the row.

@@ -65,17 +65,23 @@ impl Profiles {
     }
     let kept = self.older.remove(id).filter(|k| k.text == text);
     let k = kept.unwrap_or_else(|| {
-      Arc::new(Known {
-        id: id.to_string(),
-        text: text.to_string(),
-        profile: self
-          .planned
-          .remove(text)
-          .unwrap_or_else(|| Profile::of(text)),
-      })
+      let profile = self.take(text);
+      let (id, text) = (id.to_string(), text.to_string());
+      Arc::new(Known { id, text, profile })
     });
     self.by_id.insert(id.to_string(), k.clone());
     k
+  }
+
+  /// The kept profiles of stored `rows` (`(id, text)`), as one pool.
+  fn pool<'a>(&mut self, rows: impl IntoIterator<Item = (&'a str, &'a str)>) -> Pool {
+    Arc::new(rows.into_iter().map(|(id, t)| self.known(id, t)).collect())
+  }
+
+  /// The profile of new text `text`: made ahead, or now.
+  fn take(&mut self, text: &str) -> Profile {
+    let planned = self.planned.remove(text);
+    planned.unwrap_or_else(|| Profile::of(text))
   }
 
   /// Makes the profiles of `rows` (`(id, text)`) that are not kept yet, all at once and on two
@@ -86,15 +92,12 @@ impl Profiles {
       let k = self.by_id.get(id).or_else(|| self.older.get(id));
       k.is_some_and(|k| k.text == text) || self.planned.contains_key(text)
     };
-    let mut texts: Vec<&str> = rows
-      .filter(|(id, text)| !kept(id, text))
-      .map(|(_, t)| t)
-      .collect();
+    let texts = rows.filter(|(id, text)| !kept(id, text));
+    let mut texts: Vec<&str> = texts.map(|(_, t)| t).collect();
     texts.sort_unstable();
     texts.dedup();
-    for (text, profile) in texts.iter().zip(profiles_of(&texts)) {
-      self.planned.insert(text.to_string(), profile);
-    }
+    let texts = texts.iter().map(|t| t.to_string()).zip(profiles_of(&texts));
+    self.planned.extend(texts);
   }
 }
 
@@ -112,10 +115,8 @@ pub(super) fn profiles_of(texts: &[&str]) -> Vec<Profile> {
   std::thread::scope(|s| {
     let other = std::thread::Builder::new().spawn_scoped(s, || one(second));
     let mut out = one(first);
-    match other.map(|h| h.join()) {
-      Ok(Ok(rest)) => out.extend(rest),
-      _ => out.extend(one(second)),
-    }
+    let rest = other.ok().and_then(|h| h.join().ok());
+    out.extend(rest.unwrap_or_else(|| one(second)));
     out
   })
 }
@@ -166,12 +167,8 @@ impl Memory {
   /// layer when it is small (profiled as it is read), else the rows sharing the most of `e`'s
   /// search terms.
   fn candidates(&mut self, e: &Entry, agent: &str) -> Result<Candidates> {
-    let key: LayerKey = (
-      e.track,
-      e.scope,
-      layer_key(e.scope, &e.workspace_key).to_string(),
-      agent.to_string(),
-    );
+    let (track, scope, workspace) = super::layer_of(e);
+    let key: LayerKey = (track, scope, workspace.to_string(), agent.to_string());
     let conn = self.store.conn();
     // Read before the rows: a write landing in between then only costs a re-read.
     let version = stored::data_version(conn).map_err(|x| self.fail(x))?;
@@ -185,16 +182,15 @@ impl Memory {
       return Ok(Candidates::Pool(pool.clone()));
     }
     if !cache.large.contains_key(&key) {
-      let rows = stored::all(conn, &layer_of(&key)).map_err(|x| self.fail(x))?;
+      let rows = stored::all(conn, &stored_layer(&key)).map_err(|x| self.fail(x))?;
       let cache = &mut self.known;
       if stored::is_small(rows.len()) {
         if cache.pools.len() >= SMALL {
           cache.pools.clear();
         }
-        let profiles = &mut cache.profiles;
-        profiles.ahead(rows.iter().map(|(id, text)| (id.as_str(), text.as_str())));
-        let all = rows.iter().map(|(id, text)| profiles.known(id, text));
-        let pool = Arc::new(all.collect::<Vec<_>>());
+        let rows = rows.iter().map(|(id, text)| (id.as_str(), text.as_str()));
+        cache.profiles.ahead(rows.clone());
+        let pool = cache.profiles.pool(rows);
         cache.pools.insert(key, pool.clone());
         return Ok(Candidates::Pool(pool));
       }
@@ -204,12 +200,9 @@ impl Memory {
       cache.large.insert(key.clone(), Grams::of(rows));
     }
     let terms = similar::search_terms(&e.text, TERMS);
-    let found = self
-      .known
-      .large
-      .get(&key)
-      .map(|g| g.found(&terms, CANDIDATES));
-    let rows = found.unwrap_or_default().into_iter();
+    let large = self.known.large.get(&key);
+    let found = large.map(|g| g.found(&terms, CANDIDATES));
+    let rows = found.into_iter().flatten();
     let rows = rows.map(|(id, text)| (id.to_string(), text.to_string()));
     Ok(Candidates::Rows(rows.collect()))
   }
@@ -217,34 +210,29 @@ impl Memory {
   /// Brings the layers kept up to date with a write this connection committed.
   pub(super) fn committed(&mut self, written: &Written) {
     let (gone, new) = written.changes();
-    let Cache {
-      profiles,
-      pools,
-      large,
-      ..
-    } = &mut self.known;
-    for (key, pool) in pools.iter_mut() {
-      let layer = layer_of(key);
+    let cache = &mut self.known;
+    for (key, pool) in cache.pools.iter_mut() {
+      let layer = stored_layer(key);
       let pool = Arc::make_mut(pool);
       pool.retain(|k| !gone.contains(&k.id.as_str()));
       for e in new.iter().filter(|e| layer.holds(e)) {
-        pool.push(profiles.known(&e.id, &e.text));
+        pool.push(cache.profiles.known(&e.id, &e.text));
       }
     }
-    pools.retain(|_, pool| stored::is_small(pool.len()));
-    for (key, grams) in large.iter_mut() {
-      let layer = layer_of(key);
+    cache.pools.retain(|_, pool| stored::is_small(pool.len()));
+    for (key, grams) in cache.large.iter_mut() {
+      let layer = stored_layer(key);
       gone.iter().for_each(|id| grams.remove(id));
       for e in new.iter().filter(|e| layer.holds(e)) {
         grams.push(e.id.clone(), e.text.clone());
         // The newest entries are the likeliest candidates of the next write.
-        if profiles.planned.contains_key(&e.text) {
-          profiles.known(&e.id, &e.text);
+        if cache.profiles.planned.contains_key(&e.text) {
+          cache.profiles.known(&e.id, &e.text);
         }
       }
     }
     // A layer that became small is read whole again.
-    large.retain(|_, grams| !stored::is_small(grams.len()));
+    cache.large.retain(|_, g| !stored::is_small(g.len()));
   }
 
   /// A write's hints ([`Memory::similar_to`]), unless the provider was opened without them.
@@ -290,31 +278,24 @@ impl Memory {
         let profiles = &mut self.known.profiles;
         let pool = match pool {
           Candidates::Pool(pool) => pool,
-          Candidates::Rows(rows) => Arc::new(
-            rows
-              .iter()
-              .map(|(id, text)| profiles.known(id, text))
-              .collect(),
-          ),
-        };
-        let planned = profiles.planned.remove(&new.text);
-        let profile = planned.unwrap_or_else(|| Profile::of(&new.text));
-        let mut found: Vec<Similar> = Vec::new();
-        for old in pool.iter().filter(|k| Some(k.id.as_str()) != skip) {
-          if let Some(h) = similar::compare(&profile, &old.profile) {
-            found.push(Similar {
-              entry: *index,
-              id: old.id.clone(),
-              text: old.text.clone(),
-              score: h.score,
-              relation: h.relation,
-              reason: h.reason,
-            });
+          Candidates::Rows(rows) => {
+            profiles.pool(rows.iter().map(|(id, t)| (id.as_str(), t.as_str())))
           }
-        }
-        found.sort_by(|a, b| b.score.total_cmp(&a.score));
-        found.truncate(HINTS);
-        out.extend(found);
+        };
+        let profile = profiles.take(&new.text);
+        let others = pool.iter().filter(|k| Some(k.id.as_str()) != skip);
+        let hints = others.filter_map(|old| Some((similar::compare(&profile, &old.profile)?, old)));
+        let mut found: Vec<_> = hints.collect();
+        // Best first; only the hints kept copy their entry's id and text.
+        found.sort_by(|(a, _), (b, _)| b.score.total_cmp(&a.score));
+        out.extend(found.into_iter().take(HINTS).map(|(h, old)| Similar {
+          entry: *index,
+          id: old.id.clone(),
+          text: old.text.clone(),
+          score: h.score,
+          relation: h.relation,
+          reason: h.reason,
+        }));
         // Kept for the commit, which adds it to the layer's pool or to the profiles kept.
         let planned = &mut self.known.profiles.planned;
         if planned.len() < PROFILES {
@@ -353,8 +334,7 @@ impl Memory {
       track: Some(e.track.as_str()),
       scope: Some(e.scope.as_str()),
       visibility: Some(&vis),
-      folded: None,
-      only: None,
+      ..Default::default()
     };
     let layer = reads::oldest_first(self.store.conn(), &filter).map_err(|x| self.fail(x))?;
     let mut out = Vec::new();
@@ -370,13 +350,11 @@ impl Memory {
       }
       if let Some(s) = consolidation(&layer, &group, relation) {
         // What the write leaves (the kept text) may still be removed below, as a last resort.
-        let left = group
-          .iter()
-          .find(|&&i| Some(layer[i].text.as_str()) == s.input["text"].as_str());
-        group
-          .iter()
-          .filter(|&i| Some(i) != left)
-          .for_each(|&i| used[i] = true);
+        let kept = &s.input["text"];
+        let left = group.iter().find(|&&i| *kept == layer[i].text);
+        for &i in group.iter().filter(|&i| Some(i) != left) {
+          used[i] = true;
+        }
         freed += s.frees;
         out.push(s);
       }
@@ -404,16 +382,12 @@ impl Memory {
   /// The groups of `layer`'s entries that are near-duplicates or updates of each other (by
   /// index), each with the strongest relation found in it, largest first.
   pub(super) fn similar_groups(&mut self, layer: &[Entry]) -> Vec<(Vec<usize>, Relation)> {
-    let profiles = &mut self.known.profiles;
-    let known: Vec<Arc<Known>> = layer
-      .iter()
-      .map(|e| profiles.known(&e.id, &e.text))
-      .collect();
-    let profiles: Vec<&Profile> = known.iter().map(|k| &k.profile).collect();
+    let rows = layer.iter().map(|e| (e.id.as_str(), e.text.as_str()));
+    let known = self.known.profiles.pool(rows);
     let mut pairs = Vec::new();
     for i in 0..layer.len() {
       for j in i + 1..layer.len() {
-        let hint = similar::compare(profiles[j], profiles[i]);
+        let hint = similar::compare(&known[j].profile, &known[i].profile);
         if let Some(h) = hint.filter(|h| h.relation != Relation::Related) {
           pairs.push((i, j, h.relation));
         }
@@ -424,7 +398,7 @@ impl Memory {
 }
 
 /// The layer of `key` for the store's queries.
-fn layer_of(key: &LayerKey) -> stored::Layer<'_> {
+fn stored_layer(key: &LayerKey) -> stored::Layer<'_> {
   stored::Layer {
     track: key.0.as_str(),
     scope: key.1.as_str(),
@@ -452,32 +426,18 @@ pub(super) fn groups_of(
     let (a, b) = (root(&mut parent, i), root(&mut parent, j));
     parent[b] = a;
   }
-  let mut groups: HashMap<usize, (Vec<usize>, Relation)> = HashMap::new();
+  // Each item's group under its root.
+  let mut groups = vec![(Vec::new(), Relation::Update); n];
   for i in 0..n {
-    let r = root(&mut parent, i);
-    groups
-      .entry(r)
-      .or_insert_with(|| (Vec::new(), Relation::Update))
-      .0
-      .push(i);
+    groups[root(&mut parent, i)].0.push(i);
   }
-  for &(i, _, relation) in pairs {
-    if relation == Relation::Duplicate {
-      let r = root(&mut parent, i);
-      if let Some(g) = groups.get_mut(&r) {
-        g.1 = Relation::Duplicate;
-      }
-    }
+  for &(i, ..) in pairs.iter().filter(|p| p.2 == Relation::Duplicate) {
+    groups[root(&mut parent, i)].1 = Relation::Duplicate;
   }
-  let mut out: Vec<(Vec<usize>, Relation)> =
-    groups.into_values().filter(|(g, _)| g.len() > 1).collect();
-  out.sort_by_key(|(g, _)| {
-    (
-      std::cmp::Reverse(g.iter().map(|&i| size(i)).sum::<u64>()),
-      g[0],
-    )
-  });
-  out
+  groups.retain(|(g, _)| g.len() > 1);
+  let weight = |g: &[usize]| g.iter().map(|&i| size(i)).sum::<u64>();
+  groups.sort_by_key(|(g, _)| (std::cmp::Reverse(weight(g)), g[0]));
+  groups
 }
 
 /// `{id, text}` of an entry.
@@ -501,10 +461,8 @@ pub(super) fn removal(layer: &[Entry], i: usize, why: &str) -> Option<Suggestion
 /// write can target it by that text.
 fn unique_in(layer: &[Entry], i: usize) -> bool {
   let needle = fold(&layer[i].text);
-  let others = layer.iter().enumerate().filter(|(j, _)| *j != i);
-  !others
-    .map(|(_, e)| fold(&e.text))
-    .any(|t| t.contains(&needle))
+  let mut others = layer.iter().enumerate().filter(|(j, _)| *j != i);
+  !others.any(|(_, e)| fold(&e.text).contains(&needle))
 }
 
 /// One write that leaves a group of alike entries as one: a consolidation into its newest entry
@@ -519,9 +477,8 @@ pub(super) fn consolidation(
     Relation::Update => "updates of one fact: keep the newest",
     _ => "near-duplicates: keep the newest wording",
   };
-  let keep = *group
-    .iter()
-    .max_by_key(|&&i| (layer[i].updated_at, units(&layer[i].text)))?;
+  let newest = |&&i: &&usize| (layer[i].updated_at, units(&layer[i].text));
+  let keep = *group.iter().max_by_key(newest)?;
   // One consolidate takes at most 20 entries: the kept one and the 19 largest others (a larger
   // group takes more than one, each suggested again once this one is done).
   let mut others: Vec<usize> = group.iter().copied().filter(|&i| i != keep).collect();
@@ -534,11 +491,8 @@ pub(super) fn consolidation(
   };
   let group = group.as_slice();
   let total: u64 = group.iter().map(|&i| units(&layer[i].text)).sum();
-  let targetable: Vec<usize> = group
-    .iter()
-    .copied()
-    .filter(|&i| unique_in(layer, i))
-    .collect();
+  let mut targetable = group.to_vec();
+  targetable.retain(|&i| unique_in(layer, i));
   if targetable.len() == group.len() {
     let kept = &layer[keep];
     return Some(Suggestion {
@@ -553,12 +507,9 @@ pub(super) fn consolidation(
       }),
     });
   }
-  let ([gone], 2) = (targetable.as_slice(), group.len()) else {
-    return None;
-  };
-  removal(
-    layer,
-    *gone,
-    "says what the other says: the other's text is inside this one's, so only this one can be named",
-  )
+  let why = "says what the other says: the other's text is inside this one's, so only this one can be named";
+  match (targetable.as_slice(), group.len()) {
+    ([gone], 2) => removal(layer, *gone, why),
+    _ => None,
+  }
 }
