@@ -90,7 +90,7 @@ pub(super) struct Phrase {
   pub(super) flags: u8,
   /// As [`Tok::part_of`].
   pub(super) part_of: u16,
-  /// The index of its token in [`Parts::toks`].
+  /// The index of its token in [`Profile::toks`].
   pub(super) tok: u32,
 }
 
@@ -150,9 +150,10 @@ pub(super) struct Value {
   pub(super) at: u32,
 }
 
-/// Everything [`super::compare`] reads of one text.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Parts {
+/// What comparing needs of one text, computed once (tokens, n-grams, values…): everything
+/// [`super::compare`] reads of it.
+#[derive(Debug, Clone)]
+pub struct Profile {
   /// Sorted by key, one per key (the highest weight; the flags of every occurrence).
   pub(super) toks: Vec<Tok>,
   /// The keys of `toks`, apart: what the first look at a pair reads.
@@ -171,7 +172,12 @@ pub(super) struct Parts {
   pub(super) transition: bool,
 }
 
-impl Parts {
+impl Profile {
+  /// The profile of `text`.
+  pub fn of(text: &str) -> Profile {
+    build(text)
+  }
+
   /// Whether the text holds `key` as a token or a value.
   pub(super) fn holds(&self, key: u64) -> bool {
     self.value_keys.binary_search(&key).is_ok() || self.keys.binary_search(&key).is_ok()
@@ -179,7 +185,7 @@ impl Parts {
 }
 
 /// The parts of `text`.
-pub(super) fn build(text: &str) -> Parts {
+pub(super) fn build(text: &str) -> Profile {
   // Most texts are NFKC already (the quick check answers for almost every character).
   let norm = match is_nfkc_quick(text.chars()) {
     IsNormalized::Yes => fold_phrases(Cow::Borrowed(text)),
@@ -205,15 +211,8 @@ pub(super) fn build(text: &str) -> Parts {
     // A span never starts inside another: only words are inside one.
     (b.flags, b.part_of) = if inside { (VALUE, span_of) } else { (0, 0) };
     match piece.kind {
-      Kind::Code | Kind::Quoted => {
-        let kind = match piece.kind {
-          Kind::Code => ValueKind::Code,
-          _ => ValueKind::Quoted,
-        };
-        b.parts_of_one();
-        b.span(kind, s.trim());
-        span_of = b.part_of;
-      }
+      Kind::Code => span_of = b.span(ValueKind::Code, s.trim()),
+      Kind::Quoted => span_of = b.span(ValueKind::Quoted, s.trim()),
       Kind::Ascii => b.ascii(s, piece.span.start, piece.span.end),
       Kind::Cjk => b.cjk(s, piece.span.start),
     }
@@ -233,12 +232,8 @@ fn fold_phrases(text: Cow<'_, str>) -> Cow<'_, str> {
   let boundary = |i: usize| b.get(i).is_none_or(|c| !c.is_ascii_alphanumeric());
   let (mut out, mut copied) = (String::new(), 0);
   for i in (0..b.len()).filter(|&i| b[i].is_ascii_alphabetic() && (i == 0 || boundary(i - 1))) {
-    let first = b[i].to_ascii_lowercase();
     let found = synonyms::PHRASES.iter().find(|(phrase, _)| {
       let end = i + phrase.len();
-      if phrase.as_bytes().first() != Some(&first) {
-        return false;
-      }
       let same = text
         .get(i..end)
         .is_some_and(|s| s.eq_ignore_ascii_case(phrase));
@@ -347,8 +342,11 @@ impl Builder<'_> {
       // What stands before a colon is its topic, like that of `は`: "CI: …" speaks of CI, it
       // does not say that something is CI.
       let copula = marks.any(|c| matches!(c, ':' | '：' | '='));
-      let topic = AFTER_COPULA | AFTER_TOPIC;
-      self.end_phrase(if copula { topic } else { 0 });
+      self.end_phrase(if copula {
+        AFTER_COPULA | AFTER_TOPIC
+      } else {
+        0
+      });
     }
   }
 
@@ -364,22 +362,24 @@ impl Builder<'_> {
       return;
     }
     let key = key.unwrap_or_else(|| hash(&shown.to_ascii_lowercase()));
-    let label = self.label.clone();
     self.values.push(Value {
       key,
       kind,
       shown: shown.into(),
-      label,
+      label: self.label.clone(),
       at: self.at,
     });
   }
 
   /// A code or quoted span: a value, and a token of its own, since the same command or name
-  /// written again is strong evidence of the same fact (its words count as well).
-  fn span(&mut self, kind: ValueKind, inner: &str) {
+  /// written again is strong evidence of the same fact (its words count as well, as parts of the
+  /// value numbered what this returns).
+  fn span(&mut self, kind: ValueKind, inner: &str) -> u16 {
+    self.parts_of_one();
     let key = format!("`{}", inner.to_ascii_lowercase());
     self.tok(&key, 1.0, inner, VALUE);
     self.value(kind, inner, None);
+    self.part_of
   }
 
   /// An ASCII run at `start..end` of the text.
@@ -431,10 +431,8 @@ impl Builder<'_> {
       return;
     }
     // In CJK text an ASCII word is a name or code (`any`, `main`), not English grammar.
-    let weight = match self.cjk_text {
-      true => lexicon::word_weight(word).max(0.8),
-      false => lexicon::word_weight(word),
-    };
+    let floor = if self.cjk_text { 0.8 } else { 0.0 };
+    let weight = lexicon::word_weight(word).max(floor);
     let key = stem(word);
     let heavy = weight >= 0.5;
     self.tok(key, weight, shown, if heavy { name } else { 0 });
@@ -447,10 +445,10 @@ impl Builder<'_> {
     if !heavy || copula {
       self.end_phrase(if copula { AFTER_COPULA } else { 0 });
     }
-    if heavy && named {
-      self.value(ValueKind::Name, shown, Some(hash(key)));
-    }
     if heavy {
+      if named {
+        self.value(ValueKind::Name, shown, Some(hash(key)));
+      }
       self.label = Some((hash(key), shown.into()));
     }
   }
@@ -504,30 +502,23 @@ impl Builder<'_> {
   fn cjk(&mut self, run: &str, start: usize) {
     self.negated |= lexicon::has_cjk_negation(run);
     self.transition |= lexicon::has_cjk_transition(run);
-    let chars = run
-      .char_indices()
-      .zip(weak_mask(run))
-      .map(|((at, c), weak)| {
-        let place = Place {
+    let chars = run.char_indices().zip(weak_mask(run));
+    let mut chars: Vec<Ch> = chars
+      .map(|((at, c), weak)| Ch {
+        c,
+        script: scan::script(c),
+        weak,
+        word: 0,
+        place: Place {
           at: offset(start + at),
           ..Place::default()
-        };
-        let script = scan::script(c);
-        Ch {
-          c,
-          script,
-          weak,
-          word: 0,
-          place,
-        }
-      });
-    let mut chars: Vec<Ch> = chars.collect();
+        },
+      })
+      .collect();
     let found = cjk_groups(run, &mut chars);
     self.places(&mut chars);
-    let set_phrases = lexicon::cjk_set_verbs(run).filter_map(|i| chars.get(i));
-    self
-      .set_phrases
-      .extend(set_phrases.map(|ch| ch.place.phrase));
+    let set_phrases = lexicon::cjk_set_verbs(run).filter_map(|i| Some(chars.get(i)?.place.phrase));
+    self.set_phrases.extend(set_phrases);
     let after = (self.phrase, self.after, self.ended);
     let first = self.toks.len();
     for (i, group, shown) in found {
@@ -559,26 +550,25 @@ impl Builder<'_> {
   /// except a lone `的` or `の`, which joins a noun to the one it qualifies (`测试环境的地址`,
   /// `注文画面の表示`).
   fn places(&mut self, chars: &mut [Ch]) {
-    // Outside the run (before its first character, after its last) is no grammar of it.
-    let weak_at =
-      |chars: &[Ch], i: Option<usize>| i.and_then(|i| chars.get(i)).is_some_and(|n| n.weak);
     for i in 0..chars.len() {
       let ch = chars[i];
-      let lone = !weak_at(chars, i.checked_sub(1)) && !weak_at(chars, Some(i + 1));
+      // Outside the run (before its first character, after its last) is no grammar of it.
+      let (prev, next) = (
+        i.checked_sub(1).and_then(|j| chars.get(j)),
+        chars.get(i + 1),
+      );
+      let lone = !prev.is_some_and(|n| n.weak) && !next.is_some_and(|n| n.weak);
       let joins = lone && matches!(ch.c, '的' | 'の');
       // A content character no bigram covers (`写` of `VS Code 写 Java`, `跑` between two
       // names) is a word of its own, most often a verb: it ends a phrase as grammar does; not
       // before `的` or `の`, where it closes a modifier (`Gitee 上的账号`).
-      let han = |j: Option<usize>| {
-        let n = j.and_then(|j| chars.get(j));
-        n.is_some_and(|n| n.script == ch.script && !n.weak)
-      };
+      let han = |n: Option<&Ch>| n.is_some_and(|n| n.script == ch.script && !n.weak);
       let single = !ch.weak
         && ch.word == 0
         && matches!(ch.script, Some(Script::Han | Script::Hangul))
-        && !han(i.checked_sub(1))
-        && !han(Some(i + 1))
-        && !chars.get(i + 1).is_some_and(|n| matches!(n.c, '的' | 'の'));
+        && !han(prev)
+        && !han(next)
+        && !next.is_some_and(|n| matches!(n.c, '的' | 'の'));
       if single {
         self.end_phrase(0);
       }
@@ -624,9 +614,7 @@ impl Builder<'_> {
       return;
     }
     let word: String = sub.iter().map(|ch| ch.c).collect();
-    if let Some(ch) = sub.first() {
-      self.locate(ch.place);
-    }
+    self.locate(sub[0].place);
     let weight = match (sub.iter().all(|ch| ch.weak), sub.len()) {
       (true, _) => 0.3,
       (false, 0 | 1) => 0.1,
@@ -675,7 +663,7 @@ impl Builder<'_> {
     }
   }
 
-  fn finish(mut self) -> Parts {
+  fn finish(mut self) -> Profile {
     let heavy = self.toks.iter().filter(|t| t.weight >= 0.5);
     let mut seq: Vec<Phrase> = heavy
       .map(|t| Phrase {
@@ -709,7 +697,7 @@ impl Builder<'_> {
     value_keys.sort_unstable();
     self.set_phrases.sort_unstable();
     self.set_phrases.dedup();
-    Parts {
+    Profile {
       keys: self.toks.iter().map(|t| t.key).collect(),
       toks: self.toks,
       seq,

@@ -8,7 +8,7 @@
 #![forbid(unsafe_code)]
 
 use super::overlap::{Bits, Overlap};
-use super::profile::{Parts, Phrase, AFTER_COPULA, AFTER_TOPIC, GRAM, QUANTITY, VALUE};
+use super::profile::{Phrase, Profile, AFTER_COPULA, AFTER_TOPIC, GRAM, QUANTITY, VALUE};
 
 /// The least weight of a word of its own that says something the other text does not: a real
 /// content word, as for a subject.
@@ -106,8 +106,8 @@ impl Diff {
 /// One text of a pair, read against the other: which of its tokens the other shares, and which
 /// of its bigrams are seams.
 struct Side<'a> {
-  parts: &'a Parts,
-  other: &'a Parts,
+  parts: &'a Profile,
+  other: &'a Profile,
   /// By the index of a token in `parts.toks`: whether the other text has it, and whether it is a
   /// seam (see [`seams`]).
   shared: &'a Bits,
@@ -116,7 +116,7 @@ struct Side<'a> {
 
 impl<'a> Side<'a> {
   /// `a` against `b`, whose shared tokens the overlap marked: one pass over `a`'s phrases.
-  fn of(a: &'a Parts, b: &'a Parts, shared: &'a Bits) -> Side<'a> {
+  fn of(a: &'a Profile, b: &'a Profile, shared: &'a Bits) -> Side<'a> {
     Side {
       parts: a,
       other: b,
@@ -148,7 +148,7 @@ impl<'a> Side<'a> {
 /// segmenter, such a bigram joins a word both say to one only `a` says, and is no word of `a`'s
 /// own; `华东` against `华北` is one, as no neighbour of it is shared. A bigram that is a seam in
 /// one place and a word in another is a word.
-fn seams(a: &Parts, shared: &Bits) -> Bits {
+fn seams(a: &Profile, shared: &Bits) -> Bits {
   let seq: &[Phrase] = &a.seq;
   let (mut seams, mut words) = (Bits::new(a.keys.len()), Bits::new(a.keys.len()));
   let shares = |t: &Phrase| shared.contains(t.tok as usize);
@@ -173,7 +173,7 @@ fn seams(a: &Parts, shared: &Bits) -> Bits {
 }
 
 /// How `new` and `old` differ, from their overlap: a few passes over each one's phrases.
-pub(super) fn diff(new: &Parts, old: &Parts, o: &Overlap<'_>) -> Diff {
+pub(super) fn diff(new: &Profile, old: &Profile, o: &Overlap<'_>) -> Diff {
   let (a, b) = (
     Side::of(new, old, &o.new.shared),
     Side::of(old, new, &o.old.shared),

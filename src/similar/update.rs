@@ -3,7 +3,7 @@
 #![forbid(unsafe_code)]
 
 use super::overlap::{Overlap, Top};
-use super::profile::{Parts, Value};
+use super::profile::{Profile, Value};
 use super::slots::{Diff, Subject};
 
 /// The most values of each side looked at for a changed pair: enough for any entry, and it
@@ -12,8 +12,8 @@ const MAX_VALUES: usize = 24;
 
 /// A value of the stored text replaced by one of the new text: each is absent from the other
 /// text; same label first (then `true`), else the first pair of compatible kinds.
-fn changed_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a Value, bool)> {
-  let only = |a: &'a Parts, b: &'a Parts| -> Vec<&'a Value> {
+fn changed_value<'a>(new: &'a Profile, old: &'a Profile) -> Option<(&'a Value, &'a Value, bool)> {
+  let only = |a: &'a Profile, b: &'a Profile| -> Vec<&'a Value> {
     let vals = a.values.iter().filter(|v| !b.holds(v.key));
     vals.take(MAX_VALUES).collect()
   };
@@ -47,8 +47,8 @@ pub(super) struct Update {
 /// changed ("now", "moved to", `改为`, `に変更`) — naming the old value, then the new one, or
 /// swapping a content word of a pair scored [`super::CHANGE_MIN`] or more.
 pub(super) fn update_reason(
-  new: &Parts,
-  old: &Parts,
+  new: &Profile,
+  old: &Profile,
   o: &Overlap<'_>,
   d: &Diff,
   score: f64,
@@ -110,7 +110,7 @@ pub(super) fn update_reason(
 
 /// In a text that says it changed: a value of the stored text the new one still names (`jest`
 /// in "moved from jest to vitest"), before a new value of the same kind that follows it.
-fn moved_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a Value)> {
+fn moved_value<'a>(new: &'a Profile, old: &'a Profile) -> Option<(&'a Value, &'a Value)> {
   let came = new
     .values
     .iter()
@@ -126,8 +126,8 @@ fn moved_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a Val
 /// Whether changed values are all that differs: every content word only one text has is part
 /// of a value of that text the other lacks ("Grafana Loki" → "Datadog"; not "written in Rust"
 /// → "deployed on Fly.io", where the verbs differ too).
-fn explains(o: &Overlap<'_>, new: &Parts, old: &Parts) -> bool {
-  let within = |top: &Top<'_>, a: &Parts, b: &Parts| {
+fn explains(o: &Overlap<'_>, new: &Profile, old: &Profile) -> bool {
+  let within = |top: &Top<'_>, a: &Profile, b: &Profile| {
     let values: Vec<_> = a
       .values
       .iter()
