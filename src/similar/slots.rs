@@ -128,19 +128,6 @@ impl<'a> Side<'a> {
   fn shares(&self, t: &Phrase) -> bool {
     self.shared.contains(t.tok as usize)
   }
-
-  fn seam(&self, t: &Phrase) -> bool {
-    self.seam.contains(t.tok as usize)
-  }
-
-  /// The weight of the token a phrase token stands for.
-  fn weight(&self, t: &Phrase) -> f32 {
-    self
-      .parts
-      .toks
-      .get(t.tok as usize)
-      .map_or(0.0, |x| x.weight)
-  }
 }
 
 /// The indexes of `a`'s tokens that are bigrams and seams against the text whose tokens `shared`
@@ -158,10 +145,7 @@ fn seams(a: &Profile, shared: &Bits) -> Bits {
     }
     // A CJK character is at most 4 bytes: the bigram one character away starts within 4.
     let shared_next_to = |n: &Phrase| n.flags & GRAM != 0 && n.at.abs_diff(t.at) <= 4 && shares(n);
-    let before = i
-      .checked_sub(1)
-      .and_then(|j| seq.get(j))
-      .is_some_and(shared_next_to);
+    let before = seq[..i].last().is_some_and(shared_next_to);
     let after = seq.get(i + 1).is_some_and(shared_next_to);
     match before || after {
       true => seams.insert(t.tok as usize),
@@ -181,15 +165,13 @@ pub(super) fn diff(new: &Profile, old: &Profile, o: &Overlap<'_>) -> Diff {
   let (new_opening, old_opening) = (opening(&a), opening(&b));
   // The lone word before a copula is the copula's value ("Kofi is the tech lead for …"), a
   // name even where a capital only opens the sentence.
-  let inverted = |side: &Side<'_>, s: Option<Opening>| match s {
-    Some(Opening::Copula) => side.parts.seq.first().map(|t| t.tok),
-    _ => None,
+  let inverted = |side: &Side<'_>, s: Option<Opening>| {
+    let first = side.parts.seq.first().map(|t| t.tok);
+    first.filter(|_| s == Some(Opening::Copula))
   };
   let (new_qualifies, old_qualifies) = (qualifies(&a), qualifies(&b));
-  let qualified = match (new_qualifies, old_qualifies) {
-    (Some(x), Some(y)) => Some(Qualified { leading: x && y }),
-    _ => None,
-  };
+  let qualified = new_qualifies.zip(old_qualifies);
+  let qualified = qualified.map(|(x, y)| Qualified { leading: x && y });
   Diff {
     new: own(&a, inverted(&a, new_opening)),
     old: own(&b, inverted(&b, old_opening)),
@@ -309,32 +291,28 @@ fn subject(new: Option<Opening>, old: Option<Opening>) -> Subject {
 /// Whether the first phrase of one text holds a content word the other lacks (no value, no
 /// seam).
 fn head_words(side: &Side<'_>) -> bool {
-  let seq = &side.parts.seq;
-  let Some(first) = seq.first().map(|t| t.phrase) else {
-    return false;
-  };
-  let mut phrase = seq.iter().take_while(|t| t.phrase == first);
+  let (seq, toks) = (&side.parts.seq, &side.parts.toks);
+  let first = seq.first().map(|t| t.phrase);
+  let mut phrase = seq.iter().take_while(|t| Some(t.phrase) == first);
   phrase.any(|t| {
-    let heavy = side.weight(t) >= OWN_WORD;
-    heavy && t.flags & VALUE == 0 && !side.shares(t) && !side.seam(t)
+    let heavy = toks
+      .get(t.tok as usize)
+      .is_some_and(|x| x.weight >= OWN_WORD);
+    let seam = side.seam.contains(t.tok as usize);
+    heavy && t.flags & VALUE == 0 && !side.shares(t) && !seam
   })
 }
 
 /// Whether one text has names of its own (no amounts: "requires Node 20" / "… Node 18" is a new
 /// version), all in a phrase next to one that holds a verb of an attribute with many values.
 fn members(side: &Side<'_>) -> bool {
-  let a = side.parts;
+  let (seq, sets) = (&side.parts.seq, &side.parts.set_phrases);
   // Phrases are numbered in the order of the text, and `set_phrases` is in that order too.
   let near = |p: u16| {
-    let from = a.set_phrases.partition_point(|s| *s < p.saturating_sub(1));
-    a.set_phrases
-      .get(from)
-      .is_some_and(|s| *s <= p.saturating_add(1))
+    let from = sets.partition_point(|s| *s < p.saturating_sub(1));
+    sets.get(from).is_some_and(|s| *s <= p.saturating_add(1))
   };
-  let mut names = a
-    .seq
-    .iter()
-    .filter(|t| t.flags & (VALUE | QUANTITY) == VALUE && !side.shares(t))
-    .peekable();
+  let own_name = |t: &&Phrase| t.flags & (VALUE | QUANTITY) == VALUE && !side.shares(t);
+  let mut names = seq.iter().filter(own_name).peekable();
   names.peek().is_some() && names.all(|t| near(t.phrase))
 }

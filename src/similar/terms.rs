@@ -89,12 +89,8 @@ fn ascii(
     if weight >= 0.5 {
       let st = stem(s);
       let term = if st.len() >= 4 { st } else { s };
-      push(
-        found,
-        term,
-        weight + 0.02 * s.len().min(12) as f32,
-        span.start,
-      );
+      let rank = weight + 0.02 * s.len().min(12) as f32;
+      push(found, term, rank, span.start);
     }
     return;
   }

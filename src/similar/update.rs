@@ -152,11 +152,7 @@ fn value_reason(o: &Overlap<'_>, gone: &Value, came: &Value, explained: bool) ->
     (Some(g), Some(c)) if g.0 == c.0 && gone.kind.group() == 0 => format!("{} ", c.1),
     _ => String::new(),
   };
-  let kind = if gone.kind == came.kind {
-    came.kind.describe()
-  } else {
-    gone.kind.describe()
-  };
+  let kind = gone.kind.describe();
   let change = format!("{label}{} → {} ({kind})", gone.shown, came.shown);
   if explained {
     format!("same words but {change}")
