@@ -126,15 +126,13 @@ pub(super) fn stem(word: &str) -> &str {
   if b[n - 1] == b'y' && !b"aeiou".contains(&b[n - 2]) {
     return &word[..n - 1];
   }
-  let mut s = word;
-  for suffix in ["ing", "ed", "es", "s"] {
-    if let Some(rest) = s.strip_suffix(suffix) {
-      if rest.len() >= 3 && !(suffix == "s" && (rest.ends_with('s') || rest.ends_with('u'))) {
-        s = rest;
-        break;
-      }
-    }
-  }
+  let stripped = ["ing", "ed", "es", "s"].into_iter().find_map(|suffix| {
+    let rest = word.strip_suffix(suffix)?;
+    // `class`, `status`: a final `s` after `s` or `u` is no plural.
+    let kept_s = suffix == "s" && rest.ends_with(['s', 'u']);
+    (rest.len() >= 3 && !kept_s).then_some(rest)
+  });
+  let mut s = stripped.unwrap_or(word);
   // `used` → `us` was refused above as too short: `d` alone leaves `use`.
   if s == word && word.ends_with("ed") {
     s = &word[..word.len() - 1];
@@ -181,8 +179,7 @@ fn starting<'a>(
 /// per word).
 fn found<'a>(run: &'a str, by_first: &'static ByFirst) -> impl Iterator<Item = usize> + 'a {
   let found = run.char_indices().enumerate();
-  let found = found.filter(move |(_, (at, _))| starting(&run[*at..], by_first).next().is_some());
-  found.map(|(i, _)| i)
+  found.filter_map(move |(i, (at, _))| starting(&run[at..], by_first).next().map(|_| i))
 }
 
 /// The length in characters of the longest CJK frame word at the start of `run`, or 0.

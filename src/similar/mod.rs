@@ -159,7 +159,7 @@ pub fn compare(new: &Profile, old: &Profile) -> Option<Hint> {
   };
   // Most stored entries share little with a new text: a bare merge of the keys rules them out
   // before the full overlap, which keeps what reasons need.
-  if score(overlap::shared((&a.keys, &a.toks), (&b.keys, &b.toks))) < UPDATE_MIN {
+  if score(overlap::shared(a, b)) < UPDATE_MIN {
     return None;
   }
   let o = overlap(&a.toks, &b.toks);

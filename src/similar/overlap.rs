@@ -4,7 +4,7 @@
 //! (for reasons).
 #![forbid(unsafe_code)]
 
-use super::profile::Tok;
+use super::profile::{Profile, Tok};
 
 /// The least weight of a token that names a subject: a real content word (a CJK bigram of two
 /// content characters, a word of three letters or more), not a common one (`run`, `make`).
@@ -190,12 +190,11 @@ impl Overlap<'_> {
 /// The shared weight of two token lists alone ([`Overlap::shared`], without the rest), from
 /// their keys: most stored entries share little with a new text, and this merge of two compact
 /// arrays rules them out before anything else of theirs is read.
-pub(super) fn shared(new: (&[u64], &[Tok]), old: (&[u64], &[Tok])) -> f32 {
+pub(super) fn shared(new: &Profile, old: &Profile) -> f32 {
   let (mut i, mut j, mut shared) = (0, 0, 0.0);
-  let ((ka, ta), (kb, tb)) = (new, old);
-  while let (Some(&a), Some(&b)) = (ka.get(i), kb.get(j)) {
+  while let (Some(&a), Some(&b)) = (new.keys.get(i), old.keys.get(j)) {
     if a == b {
-      if let (Some(x), Some(y)) = (ta.get(i), tb.get(j)) {
+      if let (Some(x), Some(y)) = (new.toks.get(i), old.toks.get(j)) {
         shared += x.weight.min(y.weight);
       }
     }

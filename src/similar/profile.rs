@@ -536,11 +536,8 @@ impl Builder<'_> {
     (self.phrase, self.after, self.ended) = after;
     // The label of what follows is the run's last content token in the text (group words were
     // read before the bigrams around them).
-    let last = self.toks[first..]
-      .iter()
-      .filter(|t| t.weight >= 0.5)
-      .max_by_key(|t| t.at);
-    if let Some(t) = last {
+    let heavy = self.toks[first..].iter().filter(|t| t.weight >= 0.5);
+    if let Some(t) = heavy.max_by_key(|t| t.at) {
       self.label = Some((t.key, t.shown.clone()));
     }
   }
@@ -598,10 +595,8 @@ impl Builder<'_> {
   /// Numerals with a counter (`三周`, `两个人`): numbers, as values.
   fn numerals(&mut self, chars: &[Ch]) {
     for pair in chars.windows(2) {
-      if let (Some(number), true) = (
-        lexicon::cjk_numeral(pair[0].c),
-        lexicon::is_counter(pair[1].c),
-      ) {
+      let number = lexicon::cjk_numeral(pair[0].c).filter(|_| lexicon::is_counter(pair[1].c));
+      if let Some(number) = number {
         let shown: String = [pair[0].c, pair[1].c].iter().collect();
         self.value(ValueKind::Number, &shown, Some(hash(number)));
       }
@@ -783,12 +778,9 @@ fn classify(lower: &str, raw: &str) -> Option<ValueKind> {
   if is_version(b) {
     return Some(ValueKind::Version);
   }
-  if digits == b.len() {
-    return Some(ValueKind::Number);
-  }
-  if digits > 0 && b[0].is_ascii_digit() && letters <= 3 && b.iter().all(u8::is_ascii_alphanumeric)
-  {
-    // A quantity with its unit: 30s, 512mb, 4gb, 2x.
+  // A number, or a quantity with its unit: 30s, 512mb, 4gb, 2x.
+  let quantity = b.first().is_some_and(u8::is_ascii_digit) && letters <= 3;
+  if digits == b.len() || (quantity && b.iter().all(u8::is_ascii_alphanumeric)) {
     return Some(ValueKind::Number);
   }
   let camel = raw
