@@ -24,12 +24,16 @@ fn words(name: &str) -> impl Iterator<Item = &'static str> {
 /// Words by their first character.
 type ByFirst = HashMap<char, Vec<&'static str>>;
 
-struct Sets {
+/// The lists of `lexicon.txt`, as sets; the ASCII words are lowercase.
+pub(super) struct Sets {
   /// Each listed English word's weight.
   weights: HashMap<&'static str, f32>,
-  negations: HashSet<&'static str>,
-  copulas: HashSet<&'static str>,
-  cjk_copulas: HashSet<char>,
+  /// ASCII words that negate.
+  pub(super) negations: HashSet<&'static str>,
+  /// ASCII copulas: what follows one is the value of "X is Y".
+  pub(super) copulas: HashSet<&'static str>,
+  /// CJK characters that are copulas (`是`, `は`).
+  pub(super) cjk_copulas: HashSet<char>,
   /// The stems of the English set verbs, and the CJK ones by their first character.
   set_verbs: HashSet<&'static str>,
   cjk_set_verbs: ByFirst,
@@ -39,13 +43,18 @@ struct Sets {
   cjk_frame: ByFirst,
   cjk_negations: ByFirst,
   cjk_transitions: ByFirst,
-  zh_stop: HashSet<char>,
-  versioned: HashSet<&'static str>,
-  port_labels: HashSet<&'static str>,
-  tlds: HashSet<&'static str>,
+  /// Chinese grammar characters.
+  pub(super) zh_stop: HashSet<char>,
+  /// Labels that make a bare number after them a version (`Node 20`).
+  pub(super) versioned: HashSet<&'static str>,
+  /// Labels that make a bare number after them a port.
+  pub(super) port_labels: HashSet<&'static str>,
+  /// Top-level domains common enough that `name.tld` is a host, not a file.
+  pub(super) tlds: HashSet<&'static str>,
 }
 
-fn sets() -> &'static Sets {
+/// The lists, read once.
+pub(super) fn sets() -> &'static Sets {
   static SETS: OnceLock<Sets> = OnceLock::new();
   SETS.get_or_init(|| {
     let mut weights = HashMap::default();
@@ -149,11 +158,6 @@ pub(super) fn stem(word: &str) -> &str {
   }
 }
 
-/// Whether `c` is a Chinese grammar character.
-pub(super) fn is_zh_stop(c: char) -> bool {
-  sets().zh_stop.contains(&c)
-}
-
 /// The words of a list by their first character.
 fn by_first_char(list: &str) -> ByFirst {
   let mut map = ByFirst::default();
@@ -186,21 +190,6 @@ fn found<'a>(run: &'a str, by_first: &'static ByFirst) -> impl Iterator<Item = u
 pub(super) fn cjk_frame_at(run: &str) -> usize {
   let found = starting(run, &sets().cjk_frame);
   found.map(|w| w.chars().count()).max().unwrap_or(0)
-}
-
-/// Whether an ASCII word (lowercase) negates.
-pub(super) fn is_negation(word: &str) -> bool {
-  sets().negations.contains(word)
-}
-
-/// Whether an ASCII word (lowercase) is a copula: what follows it is the value of "X is Y".
-pub(super) fn is_copula(word: &str) -> bool {
-  sets().copulas.contains(word)
-}
-
-/// Whether a CJK character is a copula (`是`, `は`).
-pub(super) fn is_cjk_copula(c: char) -> bool {
-  sets().cjk_copulas.contains(&c)
 }
 
 /// Whether an ASCII word (lowercase) is a verb of an attribute that holds many values.
@@ -257,21 +246,6 @@ pub(super) fn cjk_numeral(c: char) -> Option<&'static str> {
     .chars()
     .position(|n| n == c)
     .map(|i| DIGITS[i])
-}
-
-/// Whether a lowercase label makes a bare number after it a version (`Node 20`).
-pub(super) fn is_versioned(label: &str) -> bool {
-  sets().versioned.contains(label)
-}
-
-/// Whether a lowercase label makes a bare number after it a port.
-pub(super) fn is_port_label(label: &str) -> bool {
-  sets().port_labels.contains(label)
-}
-
-/// Whether `tld` is a top-level domain common enough that `name.tld` is a host, not a file.
-pub(super) fn is_tld(tld: &str) -> bool {
-  sets().tlds.contains(tld)
 }
 
 /// A character that counts what a numeral before it numbers (`三周`, `两个人`): only then is the

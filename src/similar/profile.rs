@@ -234,10 +234,8 @@ fn fold_phrases(text: Cow<'_, str>) -> Cow<'_, str> {
   for i in (0..b.len()).filter(|&i| b[i].is_ascii_alphabetic() && (i == 0 || boundary(i - 1))) {
     let found = synonyms::PHRASES.iter().find(|(phrase, _)| {
       let end = i + phrase.len();
-      let same = text
-        .get(i..end)
-        .is_some_and(|s| s.eq_ignore_ascii_case(phrase));
-      i >= copied && boundary(end) && same
+      let s = text.get(i..end).unwrap_or_default();
+      i >= copied && boundary(end) && s.eq_ignore_ascii_case(phrase)
     });
     if let Some((phrase, word)) = found {
       out.push_str(&text[copied..i]);
@@ -413,7 +411,7 @@ impl Builder<'_> {
 
   /// One word (lowercase) as written.
   fn word(&mut self, word: &str, shown: &str, sentence_start: bool) {
-    self.negated |= lexicon::is_negation(word);
+    self.negated |= lexicon::sets().negations.contains(word);
     if let Some(number) = lexicon::number_word(word) {
       self.number(number, shown);
       self.value(ValueKind::Number, shown, Some(hash(number)));
@@ -441,7 +439,7 @@ impl Builder<'_> {
     }
     // A grammar or frame word ends a noun phrase ("the EU cluster | runs"), a copula opens the
     // value slot ("the default branch is | called | trunk").
-    let copula = lexicon::is_copula(word);
+    let copula = lexicon::sets().copulas.contains(word);
     if !heavy || copula {
       self.end_phrase(if copula { AFTER_COPULA } else { 0 });
     }
@@ -461,8 +459,8 @@ impl Builder<'_> {
     );
     let label_word = self.label.as_ref().map(|(_, w)| w.to_ascii_lowercase());
     let kind = match (kind, label_word.as_deref()) {
-      (ValueKind::Number, Some(l)) if lexicon::is_port_label(l) => ValueKind::Port,
-      (ValueKind::Number, Some(l)) if lexicon::is_versioned(l) => ValueKind::Version,
+      (ValueKind::Number, Some(l)) if lexicon::sets().port_labels.contains(l) => ValueKind::Port,
+      (ValueKind::Number, Some(l)) if lexicon::sets().versioned.contains(l) => ValueKind::Version,
       _ => kind,
     };
     if single {
@@ -571,7 +569,8 @@ impl Builder<'_> {
       }
       if ch.weak && !joins {
         // Only a lone `は` marks the topic of "X は Y" (`には`, `では` mark a place).
-        let marks = match (lone && lexicon::is_cjk_copula(ch.c), ch.c == 'は') {
+        let copula = lone && lexicon::sets().cjk_copulas.contains(&ch.c);
+        let marks = match (copula, ch.c == 'は') {
           (true, true) => AFTER_COPULA | AFTER_TOPIC,
           (true, false) => AFTER_COPULA,
           (false, _) => 0,
@@ -756,7 +755,7 @@ pub(super) fn weak_mask(run: &str) -> Vec<bool> {
   let chars = run.char_indices().enumerate();
   let weak = chars.map(|(i, (at, c))| {
     cover = cover.max(i + lexicon::cjk_frame_at(&run[at..]));
-    i < cover || lexicon::is_zh_stop(c) || scan::script(c) == Some(Script::Hiragana)
+    i < cover || lexicon::sets().zh_stop.contains(&c) || scan::script(c) == Some(Script::Hiragana)
   });
   weak.collect()
 }
@@ -798,7 +797,7 @@ fn is_host(s: &str) -> bool {
   let Some((rest, tld)) = s.rsplit_once('.') else {
     return false;
   };
-  lexicon::is_tld(tld) && rest.split('.').all(label)
+  lexicon::sets().tlds.contains(tld) && rest.split('.').all(label)
 }
 
 /// `2024-05-01`, `2024/5/1`, `2024-05`.
