@@ -108,14 +108,15 @@ pub(super) fn update_reason(
   moved().or_else(|| (score >= super::CHANGE_MIN).then(swapped).flatten())
 }
 
+/// The values of `a` (of its first [`MAX_VALUES`]) that `b` lacks.
+fn lacked<'a>(a: &'a Profile, b: &'a Profile) -> impl Iterator<Item = &'a Value> {
+  a.values.iter().take(MAX_VALUES).filter(|v| !b.holds(v.key))
+}
+
 /// In a text that says it changed: a value of the stored text the new one still names (`jest`
 /// in "moved from jest to vitest"), before a new value of the same kind that follows it.
 fn moved_value<'a>(new: &'a Profile, old: &'a Profile) -> Option<(&'a Value, &'a Value)> {
-  let came = new
-    .values
-    .iter()
-    .take(MAX_VALUES)
-    .find(|v| !old.holds(v.key))?;
+  let came = lacked(new, old).next()?;
   let kept = old.values.iter().take(MAX_VALUES).find(|v| {
     let named_before = new.values.iter().find(|n| n.key == v.key);
     v.kind.group() == came.kind.group() && named_before.is_some_and(|n| n.at < came.at)
@@ -128,13 +129,7 @@ fn moved_value<'a>(new: &'a Profile, old: &'a Profile) -> Option<(&'a Value, &'a
 /// → "deployed on Fly.io", where the verbs differ too).
 fn explains(o: &Overlap<'_>, new: &Profile, old: &Profile) -> bool {
   let within = |top: &Top<'_>, a: &Profile, b: &Profile| {
-    let values: Vec<_> = a
-      .values
-      .iter()
-      .take(MAX_VALUES)
-      .filter(|v| !b.holds(v.key))
-      .map(|v| v.shown.to_ascii_lowercase())
-      .collect();
+    let values: Vec<_> = lacked(a, b).map(|v| v.shown.to_ascii_lowercase()).collect();
     let mut words = top.0.iter().flatten();
     words.all(|t| {
       let word = t.shown.to_ascii_lowercase();
@@ -154,10 +149,9 @@ fn value_reason(o: &Overlap<'_>, gone: &Value, came: &Value, explained: bool) ->
   };
   let kind = gone.kind.describe();
   let change = format!("{label}{} → {} ({kind})", gone.shown, came.shown);
-  if explained {
-    format!("same words but {change}")
-  } else {
-    subject(o, &change)
+  match explained {
+    true => format!("same words but {change}"),
+    false => subject(o, &change),
   }
 }
 
