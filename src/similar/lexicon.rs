@@ -211,10 +211,8 @@ pub(super) fn has_cjk_negation(run: &str) -> bool {
 /// Whether an ASCII word (lowercase), followed by `rest` of the text, says a fact changed.
 pub(super) fn is_transition(word: &str, rest: &str) -> bool {
   let to = || {
-    let next = rest
-      .trim_start()
-      .split(|c: char| !c.is_ascii_alphabetic())
-      .next();
+    let rest = rest.trim_start();
+    let next = rest.split(|c: char| !c.is_ascii_alphabetic()).next();
     next.is_some_and(|w| w.eq_ignore_ascii_case("to") || w.eq_ignore_ascii_case("from"))
   };
   sets().transitions.contains(word) || (sets().transitions_to.contains(word) && to())
@@ -242,10 +240,8 @@ pub(super) fn number_word(word: &str) -> Option<&'static str> {
 /// A Chinese or Japanese numeral (one character, 一 to 十 and 两) as its number.
 pub(super) fn cjk_numeral(c: char) -> Option<&'static str> {
   let c = if c == '两' { '二' } else { c };
-  "一二三四五六七八九十"
-    .chars()
-    .position(|n| n == c)
-    .map(|i| DIGITS[i])
+  let i = "一二三四五六七八九十".chars().position(|n| n == c)?;
+  Some(DIGITS[i])
 }
 
 /// A character that counts what a numeral before it numbers (`三周`, `两个人`): only then is the

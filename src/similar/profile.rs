@@ -782,10 +782,8 @@ fn classify(lower: &str, raw: &str) -> Option<ValueKind> {
   if digits == b.len() || (quantity && b.iter().all(u8::is_ascii_alphanumeric)) {
     return Some(ValueKind::Number);
   }
-  let camel = raw
-    .as_bytes()
-    .windows(2)
-    .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+  let hump = |w: &[u8]| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase();
+  let camel = raw.as_bytes().windows(2).any(hump);
   let dotted = lower.split('.').filter(|p| p.len() >= 2).count() >= 2;
   let marked = lower.contains(['_', '@', '#', '=', ':', '+', '%']);
   (digits > 0 || camel || dotted || marked).then_some(ValueKind::Ident)
@@ -803,10 +801,8 @@ fn is_host(s: &str) -> bool {
 /// `2024-05-01`, `2024/5/1`, `2024-05`.
 fn is_date(b: &[u8]) -> bool {
   let groups: Vec<&[u8]> = b.split(|c| matches!(c, b'-' | b'/' | b'.')).collect();
-  let numeric = groups
-    .iter()
-    .all(|g| !g.is_empty() && g.iter().all(u8::is_ascii_digit));
-  numeric
+  let number = |g: &&[u8]| !g.is_empty() && g.iter().all(u8::is_ascii_digit);
+  groups.iter().all(number)
     && (2..=3).contains(&groups.len())
     && groups[0].len() == 4
     && groups[1..].iter().all(|g| g.len() <= 2)

@@ -156,10 +156,8 @@ fn spans(text: &str) -> Vec<Piece> {
     let inner = open + c.len_utf8();
     let close = closer(c).and_then(|end| {
       let window = &text[inner..floor(text, inner + MAX_SPAN)];
-      let stop = window.find('\n').unwrap_or(window.len());
-      window[..stop]
-        .find(end)
-        .map(|j| (inner + j, end.len_utf8()))
+      let line = window.split('\n').next().unwrap_or_default();
+      line.find(end).map(|j| (inner + j, end.len_utf8()))
     });
     match close {
       Some((end, width)) if end > inner => {

@@ -37,6 +37,7 @@ pub(super) const PHRASES: &[(&str, &str)] = &[
   ("code review", "review"),
 ];
 
+#[derive(Default)]
 struct Index {
   ascii: HashMap<&'static str, usize>,
   /// CJK words by their first character, longest first.
@@ -72,23 +73,21 @@ fn parse() -> Vec<(Group, Vec<&'static str>)> {
 fn index() -> &'static Index {
   static INDEX: OnceLock<Index> = OnceLock::new();
   INDEX.get_or_init(|| {
-    let mut ascii = HashMap::default();
-    let mut cjk: HashMap<char, Vec<(&'static str, usize)>> = HashMap::default();
-    let mut groups = Vec::new();
+    let mut index = Index::default();
     for (i, (group, words)) in parse().into_iter().enumerate() {
       for word in words {
         // A word of the file is never empty.
         match word.chars().next().filter(|c| !c.is_ascii()) {
-          Some(first) => cjk.entry(first).or_default().push((word, i)),
-          None => _ = ascii.insert(word, i),
+          Some(first) => index.cjk.entry(first).or_default().push((word, i)),
+          None => _ = index.ascii.insert(word, i),
         }
       }
-      groups.push(group);
+      index.groups.push(group);
     }
-    for words in cjk.values_mut() {
+    for words in index.cjk.values_mut() {
       words.sort_by_key(|(w, _)| std::cmp::Reverse(w.len()));
     }
-    Index { ascii, cjk, groups }
+    index
   })
 }
 
