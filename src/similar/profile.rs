@@ -331,11 +331,8 @@ impl Builder<'_> {
   /// What stands between two pieces: punctuation ends a phrase (a colon as a copula: "Staging
   /// DB: Postgres 15"); spaces, apostrophes and quotation marks do not.
   fn punctuation(&mut self, gap: &str) {
-    let quote = |c: char| "'’`\"“”「」『』".contains(c);
-    let mut marks = gap
-      .chars()
-      .filter(|c| !c.is_whitespace() && !quote(*c))
-      .peekable();
+    let mark = |c: &char| !c.is_whitespace() && !"'’`\"“”「」『』".contains(*c);
+    let mut marks = gap.chars().filter(mark).peekable();
     if marks.peek().is_some() {
       // What stands before a colon is its topic, like that of `は`: "CI: …" speaks of CI, it
       // does not say that something is CI.

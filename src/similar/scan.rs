@@ -148,10 +148,8 @@ fn closer(c: char) -> Option<char> {
 fn spans(text: &str) -> Vec<Piece> {
   let mut out = Vec::new();
   let mut at = 0;
-  while let Some((i, c)) = text[at..]
-    .char_indices()
-    .find(|(_, c)| closer(*c).is_some())
-  {
+  let opens = |(_, c): &(usize, char)| closer(*c).is_some();
+  while let Some((i, c)) = text[at..].char_indices().find(opens) {
     let open = at + i;
     let inner = open + c.len_utf8();
     let close = closer(c).and_then(|end| {

@@ -35,14 +35,6 @@ impl Own {
   }
 }
 
-/// Both texts have a word of their own that qualifies a noun both share.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Qualified {
-  /// In both texts the word comes before anything they share: the subject itself differs ("the
-  /// EU cluster …" / "the US cluster …"), which no change word makes one fact.
-  pub(super) leading: bool,
-}
-
 /// Whether two texts speak of one subject, read from the first phrase of each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(super) enum Subject {
@@ -67,7 +59,10 @@ pub(super) struct Diff {
   /// Each text has a word of its own that qualifies a noun both share ("the EU cluster" / "the
   /// US cluster", "CSV export" / "PDF export", `华东集群` / `华北集群`): they speak of two things
   /// of one kind (two subjects, two attributes, two members of a set), not of one thing twice.
-  pub(super) qualified: Option<Qualified>,
+  /// `Some(true)` when in both texts the word comes before anything they share: the subject
+  /// itself differs ("the EU cluster …" / "the US cluster …"), which no change word makes one
+  /// fact.
+  pub(super) qualified: Option<bool>,
   /// Each text has names of its own, all next to a verb of an attribute that holds many values
   /// ("accepts Visa" / "accepts Mastercard", `Excelに対応`): another member of a set.
   pub(super) member_swap: bool,
@@ -170,8 +165,7 @@ pub(super) fn diff(new: &Profile, old: &Profile, o: &Overlap<'_>) -> Diff {
     first.filter(|_| s == Some(Opening::Copula))
   };
   let (new_qualifies, old_qualifies) = (qualifies(&a), qualifies(&b));
-  let qualified = new_qualifies.zip(old_qualifies);
-  let qualified = qualified.map(|(x, y)| Qualified { leading: x && y });
+  let qualified = new_qualifies.zip(old_qualifies).map(|(x, y)| x && y);
   Diff {
     new: own(&a, inverted(&a, new_opening)),
     old: own(&b, inverted(&b, old_opening)),

@@ -76,9 +76,7 @@ fn push(found: &mut Vec<Candidate>, term: &str, rank: f32, at: usize) {
 /// word before it.
 fn ascii(found: &mut Vec<Candidate>, lower: &str, span: Range<usize>, context: Option<usize>) {
   let s = &lower[span.clone()];
-  let digits = s.bytes().filter(u8::is_ascii_digit).count();
-  let plain = s.bytes().all(|b| b.is_ascii_alphabetic());
-  if plain {
+  if s.bytes().all(|b| b.is_ascii_alphabetic()) {
     let weight = lexicon::word_weight(s);
     if weight >= 0.5 {
       let st = stem(s);
@@ -88,7 +86,7 @@ fn ascii(found: &mut Vec<Candidate>, lower: &str, span: Range<usize>, context: O
     }
     return;
   }
-  if digits > 0 && s.chars().count() < 3 {
+  if s.bytes().any(|b| b.is_ascii_digit()) && s.chars().count() < 3 {
     // `20` alone is too short for the index: `node 20` is what was written.
     if let Some(from) = context {
       push(found, &lower[from..span.end], 1.6, from);

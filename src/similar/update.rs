@@ -56,7 +56,7 @@ pub(super) fn update_reason(
   // Two things of one kind: another subject never, another attribute or member unless the new
   // text says it changed (in `由小李审查` / `由小王负责审查` the new name qualifies the verb).
   match d.qualified {
-    Some(q) if q.leading || !new.transition => return None,
+    Some(leading) if leading || !new.transition => return None,
     _ if (d.head_swap || d.member_swap) && !new.transition => return None,
     _ => {}
   }
@@ -64,9 +64,8 @@ pub(super) fn update_reason(
   // the subject says.
   let moved = || {
     let (kept, came) = moved_value(new, old).filter(|_| new.transition)?;
-    let reason = value_reason(o, kept, came, false);
     Some(Update {
-      reason,
+      reason: value_reason(o, kept, came, false),
       strong: true,
     })
   };
@@ -91,9 +90,8 @@ pub(super) fn update_reason(
   // The heaviest word of each side's own, the one replacing the other.
   let swapped = || {
     let (gone, came) = (o.old.top.0[0]?, o.new.top.0[0]?);
-    let reason = subject(o, &format!("{} → {}", gone.shown, came.shown));
     Some(Update {
-      reason,
+      reason: subject(o, &format!("{} → {}", gone.shown, came.shown)),
       strong: fact,
     })
   };
