@@ -29,12 +29,6 @@ pub(super) struct Own {
   after_copula: bool,
 }
 
-impl Own {
-  pub(super) fn any(self) -> bool {
-    self.word || self.value
-  }
-}
-
 /// Whether two texts speak of one subject, read from the first phrase of each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(super) enum Subject {
@@ -79,7 +73,8 @@ pub(super) struct Diff {
 impl Diff {
   /// Whether both texts say something the other does not.
   pub(super) fn swap(&self) -> bool {
-    self.new.any() && self.old.any()
+    let any = |o: Own| o.word || o.value;
+    any(self.new) && any(self.old)
   }
 
   /// Whether what differs is one word on each side in the value slot of "X is Y" ("the default
@@ -153,10 +148,8 @@ fn seams(a: &Profile, shared: &Bits) -> Bits {
 
 /// How `new` and `old` differ, from their overlap: a few passes over each one's phrases.
 pub(super) fn diff(new: &Profile, old: &Profile, o: &Overlap<'_>) -> Diff {
-  let (a, b) = (
-    Side::of(new, old, &o.new.shared),
-    Side::of(old, new, &o.old.shared),
-  );
+  let a = Side::of(new, old, &o.new.shared);
+  let b = Side::of(old, new, &o.old.shared);
   let (new_opening, old_opening) = (opening(&a), opening(&b));
   // The lone word before a copula is the copula's value ("Kofi is the tech lead for …"), a
   // name even where a capital only opens the sentence.
@@ -230,12 +223,10 @@ fn qualifies(side: &Side<'_>) -> Option<bool> {
       next_shared = Some(t);
       continue;
     }
-    if t.flags & QUANTITY != 0 {
-      continue;
-    }
     // A part of a path or a code span qualifies nothing: its next part is the same value.
     let same_value = |n: &Phrase| t.part_of != 0 && n.part_of == t.part_of;
-    if next_shared.is_some_and(|n| n.flags & QUANTITY == 0 && !same_value(n)) {
+    let qualified = |n: &Phrase| n.flags & QUANTITY == 0 && !same_value(n);
+    if t.flags & QUANTITY == 0 && next_shared.is_some_and(qualified) {
       found = Some(i);
     }
   }

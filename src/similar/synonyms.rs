@@ -100,8 +100,7 @@ pub(super) fn of_word(word: &str) -> Option<&'static Group> {
 /// The longest CJK group word at the start of `run`, and its length in characters.
 pub(super) fn cjk_at(run: &str) -> Option<(&'static Group, usize)> {
   let index = index();
-  let first = run.chars().next()?;
-  let words = index.cjk.get(&first)?;
+  let words = index.cjk.get(&run.chars().next()?)?;
   let (word, i) = words.iter().find(|(w, _)| run.starts_with(w))?;
   Some((&index.groups[*i], word.chars().count()))
 }

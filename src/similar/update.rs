@@ -22,10 +22,8 @@ fn changed_value<'a>(new: &'a Profile, old: &'a Profile) -> Option<(&'a Value, &
   let pair = |same_label: bool| {
     gone.iter().find_map(|g| {
       let labelled = |c: &Value| !same_label || (label(c).is_some() && label(c) == label(g));
-      let c = came
-        .iter()
-        .find(|c| labelled(c) && c.kind.group() == g.kind.group())?;
-      Some((*g, *c, same_label))
+      let fits = |c: &&Value| labelled(c) && c.kind.group() == g.kind.group();
+      Some((*g, came.iter().copied().find(fits)?, same_label))
     })
   };
   pair(true).or_else(|| pair(false))
