@@ -234,8 +234,8 @@ fn fold_phrases(text: Cow<'_, str>) -> Cow<'_, str> {
   for i in (0..b.len()).filter(|&i| b[i].is_ascii_alphabetic() && (i == 0 || boundary(i - 1))) {
     let found = synonyms::PHRASES.iter().find(|(phrase, _)| {
       let end = i + phrase.len();
-      let s = text.get(i..end).unwrap_or_default();
-      i >= copied && boundary(end) && s.eq_ignore_ascii_case(phrase)
+      let same = |s: &str| s.eq_ignore_ascii_case(phrase);
+      i >= copied && boundary(end) && text.get(i..end).is_some_and(same)
     });
     if let Some((phrase, word)) = found {
       out.push_str(&text[copied..i]);
