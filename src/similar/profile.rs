@@ -337,11 +337,8 @@ impl Builder<'_> {
       // What stands before a colon is its topic, like that of `は`: "CI: …" speaks of CI, it
       // does not say that something is CI.
       let copula = marks.any(|c| matches!(c, ':' | '：' | '='));
-      self.end_phrase(if copula {
-        AFTER_COPULA | AFTER_TOPIC
-      } else {
-        0
-      });
+      let topic = AFTER_COPULA | AFTER_TOPIC;
+      self.end_phrase(if copula { topic } else { 0 });
     }
   }
 
@@ -545,10 +542,7 @@ impl Builder<'_> {
     for i in 0..chars.len() {
       let ch = chars[i];
       // Outside the run (before its first character, after its last) is no grammar of it.
-      let (prev, next) = (
-        i.checked_sub(1).and_then(|j| chars.get(j)),
-        chars.get(i + 1),
-      );
+      let (prev, next) = (chars[..i].last(), chars.get(i + 1));
       let lone = !prev.is_some_and(|n| n.weak) && !next.is_some_and(|n| n.weak);
       let joins = lone && matches!(ch.c, '的' | 'の');
       // A content character no bigram covers (`写` of `VS Code 写 Java`, `跑` between two

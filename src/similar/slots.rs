@@ -280,9 +280,8 @@ fn head_words(side: &Side<'_>) -> bool {
   let first = seq.first().map(|t| t.phrase);
   let mut phrase = seq.iter().take_while(|t| Some(t.phrase) == first);
   phrase.any(|t| {
-    let heavy = toks
-      .get(t.tok as usize)
-      .is_some_and(|x| x.weight >= OWN_WORD);
+    let tok = toks.get(t.tok as usize);
+    let heavy = tok.is_some_and(|x| x.weight >= OWN_WORD);
     let seam = side.seam.contains(t.tok as usize);
     heavy && t.flags & VALUE == 0 && !side.shares(t) && !seam
   })
