@@ -24,12 +24,16 @@ fn words(name: &str) -> impl Iterator<Item = &'static str> {
 /// Words by their first character.
 type ByFirst = HashMap<char, Vec<&'static str>>;
 
-struct Sets {
+/// The lists of `lexicon.txt`, as sets; the ASCII words are lowercase.
+pub(super) struct Sets {
   /// Each listed English word's weight.
   weights: HashMap<&'static str, f32>,
-  negations: HashSet<&'static str>,
-  copulas: HashSet<&'static str>,
-  cjk_copulas: HashSet<char>,
+  /// ASCII words that negate.
+  pub(super) negations: HashSet<&'static str>,
+  /// ASCII copulas: what follows one is the value of "X is Y".
+  pub(super) copulas: HashSet<&'static str>,
+  /// CJK characters that are copulas (`是`, `は`).
+  pub(super) cjk_copulas: HashSet<char>,
   /// The stems of the English set verbs, and the CJK ones by their first character.
   set_verbs: HashSet<&'static str>,
   cjk_set_verbs: ByFirst,
@@ -39,13 +43,18 @@ struct Sets {
   cjk_frame: ByFirst,
   cjk_negations: ByFirst,
   cjk_transitions: ByFirst,
-  zh_stop: HashSet<char>,
-  versioned: HashSet<&'static str>,
-  port_labels: HashSet<&'static str>,
-  tlds: HashSet<&'static str>,
+  /// Chinese grammar characters.
+  pub(super) zh_stop: HashSet<char>,
+  /// Labels that make a bare number after them a version (`Node 20`).
+  pub(super) versioned: HashSet<&'static str>,
+  /// Labels that make a bare number after them a port.
+  pub(super) port_labels: HashSet<&'static str>,
+  /// Top-level domains common enough that `name.tld` is a host, not a file.
+  pub(super) tlds: HashSet<&'static str>,
 }
 
-fn sets() -> &'static Sets {
+/// The lists, read once.
+pub(super) fn sets() -> &'static Sets {
   static SETS: OnceLock<Sets> = OnceLock::new();
   SETS.get_or_init(|| {
     let mut weights = HashMap::default();
@@ -126,15 +135,13 @@ pub(super) fn stem(word: &str) -> &str {
   if b[n - 1] == b'y' && !b"aeiou".contains(&b[n - 2]) {
     return &word[..n - 1];
   }
-  let mut s = word;
-  for suffix in ["ing", "ed", "es", "s"] {
-    if let Some(rest) = s.strip_suffix(suffix) {
-      if rest.len() >= 3 && !(suffix == "s" && (rest.ends_with('s') || rest.ends_with('u'))) {
-        s = rest;
-        break;
-      }
-    }
-  }
+  let stripped = ["ing", "ed", "es", "s"].into_iter().find_map(|suffix| {
+    let rest = word.strip_suffix(suffix)?;
+    // `class`, `status`: a final `s` after `s` or `u` is no plural.
+    let kept_s = suffix == "s" && rest.ends_with(['s', 'u']);
+    (rest.len() >= 3 && !kept_s).then_some(rest)
+  });
+  let mut s = stripped.unwrap_or(word);
   // `used` → `us` was refused above as too short: `d` alone leaves `use`.
   if s == word && word.ends_with("ed") {
     s = &word[..word.len() - 1];
@@ -149,11 +156,6 @@ pub(super) fn stem(word: &str) -> &str {
     Some(rest) if rest.len() >= 3 => rest,
     _ => s,
   }
-}
-
-/// Whether `c` is a Chinese grammar character.
-pub(super) fn is_zh_stop(c: char) -> bool {
-  sets().zh_stop.contains(&c)
 }
 
 /// The words of a list by their first character.
@@ -181,29 +183,13 @@ fn starting<'a>(
 /// per word).
 fn found<'a>(run: &'a str, by_first: &'static ByFirst) -> impl Iterator<Item = usize> + 'a {
   let found = run.char_indices().enumerate();
-  let found = found.filter(move |(_, (at, _))| starting(&run[*at..], by_first).next().is_some());
-  found.map(|(i, _)| i)
+  found.filter_map(move |(i, (at, _))| starting(&run[at..], by_first).next().map(|_| i))
 }
 
 /// The length in characters of the longest CJK frame word at the start of `run`, or 0.
 pub(super) fn cjk_frame_at(run: &str) -> usize {
   let found = starting(run, &sets().cjk_frame);
   found.map(|w| w.chars().count()).max().unwrap_or(0)
-}
-
-/// Whether an ASCII word (lowercase) negates.
-pub(super) fn is_negation(word: &str) -> bool {
-  sets().negations.contains(word)
-}
-
-/// Whether an ASCII word (lowercase) is a copula: what follows it is the value of "X is Y".
-pub(super) fn is_copula(word: &str) -> bool {
-  sets().copulas.contains(word)
-}
-
-/// Whether a CJK character is a copula (`是`, `は`).
-pub(super) fn is_cjk_copula(c: char) -> bool {
-  sets().cjk_copulas.contains(&c)
 }
 
 /// Whether an ASCII word (lowercase) is a verb of an attribute that holds many values.
@@ -225,10 +211,8 @@ pub(super) fn has_cjk_negation(run: &str) -> bool {
 /// Whether an ASCII word (lowercase), followed by `rest` of the text, says a fact changed.
 pub(super) fn is_transition(word: &str, rest: &str) -> bool {
   let to = || {
-    let next = rest
-      .trim_start()
-      .split(|c: char| !c.is_ascii_alphabetic())
-      .next();
+    let rest = rest.trim_start();
+    let next = rest.split(|c: char| !c.is_ascii_alphabetic()).next();
     next.is_some_and(|w| w.eq_ignore_ascii_case("to") || w.eq_ignore_ascii_case("from"))
   };
   sets().transitions.contains(word) || (sets().transitions_to.contains(word) && to())
@@ -256,25 +240,8 @@ pub(super) fn number_word(word: &str) -> Option<&'static str> {
 /// A Chinese or Japanese numeral (one character, 一 to 十 and 两) as its number.
 pub(super) fn cjk_numeral(c: char) -> Option<&'static str> {
   let c = if c == '两' { '二' } else { c };
-  "一二三四五六七八九十"
-    .chars()
-    .position(|n| n == c)
-    .map(|i| DIGITS[i])
-}
-
-/// Whether a lowercase label makes a bare number after it a version (`Node 20`).
-pub(super) fn is_versioned(label: &str) -> bool {
-  sets().versioned.contains(label)
-}
-
-/// Whether a lowercase label makes a bare number after it a port.
-pub(super) fn is_port_label(label: &str) -> bool {
-  sets().port_labels.contains(label)
-}
-
-/// Whether `tld` is a top-level domain common enough that `name.tld` is a host, not a file.
-pub(super) fn is_tld(tld: &str) -> bool {
-  sets().tlds.contains(tld)
+  let i = "一二三四五六七八九十".chars().position(|n| n == c)?;
+  Some(DIGITS[i])
 }
 
 /// A character that counts what a numeral before it numbers (`三周`, `两个人`): only then is the

@@ -89,9 +89,9 @@ mod terms;
 mod update;
 
 use overlap::{overlap, Overlap};
-use profile::Parts;
 use update::update_reason;
 
+pub use profile::Profile;
 pub use terms::search_terms;
 
 /// How much of the score is the Dice coefficient (the rest is containment).
@@ -141,21 +141,6 @@ pub struct Hint {
   pub reason: String,
 }
 
-/// What comparing needs of one text, computed once (tokens, n-grams, values…).
-#[derive(Debug, Clone)]
-pub struct Profile {
-  parts: Parts,
-}
-
-impl Profile {
-  /// The profile of `text`.
-  pub fn of(text: &str) -> Profile {
-    Profile {
-      parts: profile::build(text),
-    }
-  }
-}
-
 /// `Some(hint)` when `new` is similar enough to `old` to name to an approver; `None` otherwise.
 ///
 /// Named: a strong update from [`UPDATE_MIN`]; any other pair from [`NAME_MIN`] when it shares
@@ -163,7 +148,7 @@ impl Profile {
 /// when the texts differ by siblings (`frontend` / `backend`). Cheap: one merge of two sorted
 /// token lists, plus a bounded look at the values.
 pub fn compare(new: &Profile, old: &Profile) -> Option<Hint> {
-  let (a, b) = (&new.parts, &old.parts);
+  let (a, b) = (new, old);
   if a.total <= 0.0 || b.total <= 0.0 {
     return None;
   }
@@ -174,7 +159,7 @@ pub fn compare(new: &Profile, old: &Profile) -> Option<Hint> {
   };
   // Most stored entries share little with a new text: a bare merge of the keys rules them out
   // before the full overlap, which keeps what reasons need.
-  if score(overlap::shared((&a.keys, &a.toks), (&b.keys, &b.toks))) < UPDATE_MIN {
+  if score(overlap::shared(a, b)) < UPDATE_MIN {
     return None;
   }
   let o = overlap(&a.toks, &b.toks);

@@ -4,7 +4,7 @@
 //! (for reasons).
 #![forbid(unsafe_code)]
 
-use super::profile::Tok;
+use super::profile::{Profile, Tok};
 
 /// The least weight of a token that names a subject: a real content word (a CJK bigram of two
 /// content characters, a word of three letters or more), not a common one (`run`, `make`).
@@ -28,38 +28,34 @@ pub(super) struct Overlap<'a> {
 
 /// A set of token indexes: inline for a text of up to 256 tokens (almost every memory entry),
 /// so that reading a pair allocates nothing.
-#[derive(Debug, Clone)]
-pub(super) enum Bits {
-  Inline([u64; 4]),
-  Heap(Vec<u64>),
-}
-
-impl Default for Bits {
-  fn default() -> Self {
-    Bits::Inline([0; 4])
-  }
+#[derive(Debug, Clone, Default)]
+pub(super) struct Bits {
+  inline: [u64; 4],
+  /// The words of a larger set (empty, unallocated, for a small one).
+  heap: Vec<u64>,
 }
 
 impl Bits {
   /// An empty set for indexes below `n`.
   pub(super) fn new(n: usize) -> Bits {
-    match n <= 256 {
-      true => Bits::Inline([0; 4]),
-      false => Bits::Heap(vec![0; n.div_ceil(64)]),
+    let heap = vec![0; if n <= 256 { 0 } else { n.div_ceil(64) }];
+    Bits {
+      inline: [0; 4],
+      heap,
     }
   }
 
   fn words(&self) -> &[u64] {
-    match self {
-      Bits::Inline(w) => w,
-      Bits::Heap(w) => w,
+    match self.heap.is_empty() {
+      true => &self.inline,
+      false => &self.heap,
     }
   }
 
   fn words_mut(&mut self) -> &mut [u64] {
-    match self {
-      Bits::Inline(w) => w,
-      Bits::Heap(w) => w,
+    match self.heap.is_empty() {
+      true => &mut self.inline,
+      false => &mut self.heap,
     }
   }
 
@@ -76,10 +72,8 @@ impl Bits {
   }
 
   pub(super) fn contains(&self, i: usize) -> bool {
-    self
-      .words()
-      .get(i / 64)
-      .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    let word = self.words().get(i / 64);
+    word.is_some_and(|w| w & (1 << (i % 64)) != 0)
   }
 }
 
@@ -190,12 +184,11 @@ impl Overlap<'_> {
 /// The shared weight of two token lists alone ([`Overlap::shared`], without the rest), from
 /// their keys: most stored entries share little with a new text, and this merge of two compact
 /// arrays rules them out before anything else of theirs is read.
-pub(super) fn shared(new: (&[u64], &[Tok]), old: (&[u64], &[Tok])) -> f32 {
+pub(super) fn shared(new: &Profile, old: &Profile) -> f32 {
   let (mut i, mut j, mut shared) = (0, 0, 0.0);
-  let ((ka, ta), (kb, tb)) = (new, old);
-  while let (Some(&a), Some(&b)) = (ka.get(i), kb.get(j)) {
+  while let (Some(&a), Some(&b)) = (new.keys.get(i), old.keys.get(j)) {
     if a == b {
-      if let (Some(x), Some(y)) = (ta.get(i), tb.get(j)) {
+      if let (Some(x), Some(y)) = (new.toks.get(i), old.toks.get(j)) {
         shared += x.weight.min(y.weight);
       }
     }
@@ -220,9 +213,7 @@ pub(super) fn overlap<'a>(new: &'a [Tok], old: &'a [Tok]) -> Overlap<'a> {
       (Some(a), Some(b)) if a.key == b.key => {
         let w = a.weight.min(b.weight);
         o.shared += w;
-        if w >= 0.5 {
-          o.shared_words += 1;
-        }
+        o.shared_words += usize::from(w >= 0.5);
         if w >= SUBJECT_TOKEN {
           o.subject += w;
         }

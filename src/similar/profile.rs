@@ -90,7 +90,7 @@ pub(super) struct Phrase {
   pub(super) flags: u8,
   /// As [`Tok::part_of`].
   pub(super) part_of: u16,
-  /// The index of its token in [`Parts::toks`].
+  /// The index of its token in [`Profile::toks`].
   pub(super) tok: u32,
 }
 
@@ -150,9 +150,10 @@ pub(super) struct Value {
   pub(super) at: u32,
 }
 
-/// Everything [`super::compare`] reads of one text.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Parts {
+/// What comparing needs of one text, computed once (tokens, n-grams, values…): everything
+/// [`super::compare`] reads of it.
+#[derive(Debug, Clone)]
+pub struct Profile {
   /// Sorted by key, one per key (the highest weight; the flags of every occurrence).
   pub(super) toks: Vec<Tok>,
   /// The keys of `toks`, apart: what the first look at a pair reads.
@@ -171,7 +172,12 @@ pub(super) struct Parts {
   pub(super) transition: bool,
 }
 
-impl Parts {
+impl Profile {
+  /// The profile of `text`.
+  pub fn of(text: &str) -> Profile {
+    build(text)
+  }
+
   /// Whether the text holds `key` as a token or a value.
   pub(super) fn holds(&self, key: u64) -> bool {
     self.value_keys.binary_search(&key).is_ok() || self.keys.binary_search(&key).is_ok()
@@ -179,7 +185,7 @@ impl Parts {
 }
 
 /// The parts of `text`.
-pub(super) fn build(text: &str) -> Parts {
+pub(super) fn build(text: &str) -> Profile {
   // Most texts are NFKC already (the quick check answers for almost every character).
   let norm = match is_nfkc_quick(text.chars()) {
     IsNormalized::Yes => fold_phrases(Cow::Borrowed(text)),
@@ -205,15 +211,8 @@ pub(super) fn build(text: &str) -> Parts {
     // A span never starts inside another: only words are inside one.
     (b.flags, b.part_of) = if inside { (VALUE, span_of) } else { (0, 0) };
     match piece.kind {
-      Kind::Code | Kind::Quoted => {
-        let kind = match piece.kind {
-          Kind::Code => ValueKind::Code,
-          _ => ValueKind::Quoted,
-        };
-        b.parts_of_one();
-        b.span(kind, s.trim());
-        span_of = b.part_of;
-      }
+      Kind::Code => span_of = b.span(ValueKind::Code, s.trim()),
+      Kind::Quoted => span_of = b.span(ValueKind::Quoted, s.trim()),
       Kind::Ascii => b.ascii(s, piece.span.start, piece.span.end),
       Kind::Cjk => b.cjk(s, piece.span.start),
     }
@@ -233,16 +232,10 @@ fn fold_phrases(text: Cow<'_, str>) -> Cow<'_, str> {
   let boundary = |i: usize| b.get(i).is_none_or(|c| !c.is_ascii_alphanumeric());
   let (mut out, mut copied) = (String::new(), 0);
   for i in (0..b.len()).filter(|&i| b[i].is_ascii_alphabetic() && (i == 0 || boundary(i - 1))) {
-    let first = b[i].to_ascii_lowercase();
     let found = synonyms::PHRASES.iter().find(|(phrase, _)| {
       let end = i + phrase.len();
-      if phrase.as_bytes().first() != Some(&first) {
-        return false;
-      }
-      let same = text
-        .get(i..end)
-        .is_some_and(|s| s.eq_ignore_ascii_case(phrase));
-      i >= copied && boundary(end) && same
+      let same = |s: &str| s.eq_ignore_ascii_case(phrase);
+      i >= copied && boundary(end) && text.get(i..end).is_some_and(same)
     });
     if let Some((phrase, word)) = found {
       out.push_str(&text[copied..i]);
@@ -338,11 +331,8 @@ impl Builder<'_> {
   /// What stands between two pieces: punctuation ends a phrase (a colon as a copula: "Staging
   /// DB: Postgres 15"); spaces, apostrophes and quotation marks do not.
   fn punctuation(&mut self, gap: &str) {
-    let quote = |c: char| "'’`\"“”「」『』".contains(c);
-    let mut marks = gap
-      .chars()
-      .filter(|c| !c.is_whitespace() && !quote(*c))
-      .peekable();
+    let mark = |c: &char| !c.is_whitespace() && !"'’`\"“”「」『』".contains(*c);
+    let mut marks = gap.chars().filter(mark).peekable();
     if marks.peek().is_some() {
       // What stands before a colon is its topic, like that of `は`: "CI: …" speaks of CI, it
       // does not say that something is CI.
@@ -364,22 +354,24 @@ impl Builder<'_> {
       return;
     }
     let key = key.unwrap_or_else(|| hash(&shown.to_ascii_lowercase()));
-    let label = self.label.clone();
     self.values.push(Value {
       key,
       kind,
       shown: shown.into(),
-      label,
+      label: self.label.clone(),
       at: self.at,
     });
   }
 
   /// A code or quoted span: a value, and a token of its own, since the same command or name
-  /// written again is strong evidence of the same fact (its words count as well).
-  fn span(&mut self, kind: ValueKind, inner: &str) {
+  /// written again is strong evidence of the same fact (its words count as well, as parts of the
+  /// value numbered what this returns).
+  fn span(&mut self, kind: ValueKind, inner: &str) -> u16 {
+    self.parts_of_one();
     let key = format!("`{}", inner.to_ascii_lowercase());
     self.tok(&key, 1.0, inner, VALUE);
     self.value(kind, inner, None);
+    self.part_of
   }
 
   /// An ASCII run at `start..end` of the text.
@@ -413,7 +405,7 @@ impl Builder<'_> {
 
   /// One word (lowercase) as written.
   fn word(&mut self, word: &str, shown: &str, sentence_start: bool) {
-    self.negated |= lexicon::is_negation(word);
+    self.negated |= lexicon::sets().negations.contains(word);
     if let Some(number) = lexicon::number_word(word) {
       self.number(number, shown);
       self.value(ValueKind::Number, shown, Some(hash(number)));
@@ -431,10 +423,8 @@ impl Builder<'_> {
       return;
     }
     // In CJK text an ASCII word is a name or code (`any`, `main`), not English grammar.
-    let weight = match self.cjk_text {
-      true => lexicon::word_weight(word).max(0.8),
-      false => lexicon::word_weight(word),
-    };
+    let floor = if self.cjk_text { 0.8 } else { 0.0 };
+    let weight = lexicon::word_weight(word).max(floor);
     let key = stem(word);
     let heavy = weight >= 0.5;
     self.tok(key, weight, shown, if heavy { name } else { 0 });
@@ -443,14 +433,14 @@ impl Builder<'_> {
     }
     // A grammar or frame word ends a noun phrase ("the EU cluster | runs"), a copula opens the
     // value slot ("the default branch is | called | trunk").
-    let copula = lexicon::is_copula(word);
+    let copula = lexicon::sets().copulas.contains(word);
     if !heavy || copula {
       self.end_phrase(if copula { AFTER_COPULA } else { 0 });
     }
-    if heavy && named {
-      self.value(ValueKind::Name, shown, Some(hash(key)));
-    }
     if heavy {
+      if named {
+        self.value(ValueKind::Name, shown, Some(hash(key)));
+      }
       self.label = Some((hash(key), shown.into()));
     }
   }
@@ -463,8 +453,8 @@ impl Builder<'_> {
     );
     let label_word = self.label.as_ref().map(|(_, w)| w.to_ascii_lowercase());
     let kind = match (kind, label_word.as_deref()) {
-      (ValueKind::Number, Some(l)) if lexicon::is_port_label(l) => ValueKind::Port,
-      (ValueKind::Number, Some(l)) if lexicon::is_versioned(l) => ValueKind::Version,
+      (ValueKind::Number, Some(l)) if lexicon::sets().port_labels.contains(l) => ValueKind::Port,
+      (ValueKind::Number, Some(l)) if lexicon::sets().versioned.contains(l) => ValueKind::Version,
       _ => kind,
     };
     if single {
@@ -504,30 +494,23 @@ impl Builder<'_> {
   fn cjk(&mut self, run: &str, start: usize) {
     self.negated |= lexicon::has_cjk_negation(run);
     self.transition |= lexicon::has_cjk_transition(run);
-    let chars = run
-      .char_indices()
-      .zip(weak_mask(run))
-      .map(|((at, c), weak)| {
-        let place = Place {
+    let chars = run.char_indices().zip(weak_mask(run));
+    let mut chars: Vec<Ch> = chars
+      .map(|((at, c), weak)| Ch {
+        c,
+        script: scan::script(c),
+        weak,
+        word: 0,
+        place: Place {
           at: offset(start + at),
           ..Place::default()
-        };
-        let script = scan::script(c);
-        Ch {
-          c,
-          script,
-          weak,
-          word: 0,
-          place,
-        }
-      });
-    let mut chars: Vec<Ch> = chars.collect();
+        },
+      })
+      .collect();
     let found = cjk_groups(run, &mut chars);
     self.places(&mut chars);
-    let set_phrases = lexicon::cjk_set_verbs(run).filter_map(|i| chars.get(i));
-    self
-      .set_phrases
-      .extend(set_phrases.map(|ch| ch.place.phrase));
+    let set_phrases = lexicon::cjk_set_verbs(run).filter_map(|i| Some(chars.get(i)?.place.phrase));
+    self.set_phrases.extend(set_phrases);
     let after = (self.phrase, self.after, self.ended);
     let first = self.toks.len();
     for (i, group, shown) in found {
@@ -545,11 +528,8 @@ impl Builder<'_> {
     (self.phrase, self.after, self.ended) = after;
     // The label of what follows is the run's last content token in the text (group words were
     // read before the bigrams around them).
-    let last = self.toks[first..]
-      .iter()
-      .filter(|t| t.weight >= 0.5)
-      .max_by_key(|t| t.at);
-    if let Some(t) = last {
+    let heavy = self.toks[first..].iter().filter(|t| t.weight >= 0.5);
+    if let Some(t) = heavy.max_by_key(|t| t.at) {
       self.label = Some((t.key, t.shown.clone()));
     }
   }
@@ -559,32 +539,29 @@ impl Builder<'_> {
   /// except a lone `的` or `の`, which joins a noun to the one it qualifies (`测试环境的地址`,
   /// `注文画面の表示`).
   fn places(&mut self, chars: &mut [Ch]) {
-    // Outside the run (before its first character, after its last) is no grammar of it.
-    let weak_at =
-      |chars: &[Ch], i: Option<usize>| i.and_then(|i| chars.get(i)).is_some_and(|n| n.weak);
     for i in 0..chars.len() {
       let ch = chars[i];
-      let lone = !weak_at(chars, i.checked_sub(1)) && !weak_at(chars, Some(i + 1));
+      // Outside the run (before its first character, after its last) is no grammar of it.
+      let (prev, next) = (chars[..i].last(), chars.get(i + 1));
+      let lone = !prev.is_some_and(|n| n.weak) && !next.is_some_and(|n| n.weak);
       let joins = lone && matches!(ch.c, '的' | 'の');
       // A content character no bigram covers (`写` of `VS Code 写 Java`, `跑` between two
       // names) is a word of its own, most often a verb: it ends a phrase as grammar does; not
       // before `的` or `の`, where it closes a modifier (`Gitee 上的账号`).
-      let han = |j: Option<usize>| {
-        let n = j.and_then(|j| chars.get(j));
-        n.is_some_and(|n| n.script == ch.script && !n.weak)
-      };
+      let han = |n: Option<&Ch>| n.is_some_and(|n| n.script == ch.script && !n.weak);
       let single = !ch.weak
         && ch.word == 0
         && matches!(ch.script, Some(Script::Han | Script::Hangul))
-        && !han(i.checked_sub(1))
-        && !han(Some(i + 1))
-        && !chars.get(i + 1).is_some_and(|n| matches!(n.c, '的' | 'の'));
+        && !han(prev)
+        && !han(next)
+        && !next.is_some_and(|n| matches!(n.c, '的' | 'の'));
       if single {
         self.end_phrase(0);
       }
       if ch.weak && !joins {
         // Only a lone `は` marks the topic of "X は Y" (`には`, `では` mark a place).
-        let marks = match (lone && lexicon::is_cjk_copula(ch.c), ch.c == 'は') {
+        let copula = lone && lexicon::sets().cjk_copulas.contains(&ch.c);
+        let marks = match (copula, ch.c == 'は') {
           (true, true) => AFTER_COPULA | AFTER_TOPIC,
           (true, false) => AFTER_COPULA,
           (false, _) => 0,
@@ -608,10 +585,8 @@ impl Builder<'_> {
   /// Numerals with a counter (`三周`, `两个人`): numbers, as values.
   fn numerals(&mut self, chars: &[Ch]) {
     for pair in chars.windows(2) {
-      if let (Some(number), true) = (
-        lexicon::cjk_numeral(pair[0].c),
-        lexicon::is_counter(pair[1].c),
-      ) {
+      let number = lexicon::cjk_numeral(pair[0].c).filter(|_| lexicon::is_counter(pair[1].c));
+      if let Some(number) = number {
         let shown: String = [pair[0].c, pair[1].c].iter().collect();
         self.value(ValueKind::Number, &shown, Some(hash(number)));
       }
@@ -624,9 +599,7 @@ impl Builder<'_> {
       return;
     }
     let word: String = sub.iter().map(|ch| ch.c).collect();
-    if let Some(ch) = sub.first() {
-      self.locate(ch.place);
-    }
+    self.locate(sub[0].place);
     let weight = match (sub.iter().all(|ch| ch.weak), sub.len()) {
       (true, _) => 0.3,
       (false, 0 | 1) => 0.1,
@@ -675,7 +648,7 @@ impl Builder<'_> {
     }
   }
 
-  fn finish(mut self) -> Parts {
+  fn finish(mut self) -> Profile {
     let heavy = self.toks.iter().filter(|t| t.weight >= 0.5);
     let mut seq: Vec<Phrase> = heavy
       .map(|t| Phrase {
@@ -709,7 +682,7 @@ impl Builder<'_> {
     value_keys.sort_unstable();
     self.set_phrases.sort_unstable();
     self.set_phrases.dedup();
-    Parts {
+    Profile {
       keys: self.toks.iter().map(|t| t.key).collect(),
       toks: self.toks,
       seq,
@@ -773,7 +746,7 @@ pub(super) fn weak_mask(run: &str) -> Vec<bool> {
   let chars = run.char_indices().enumerate();
   let weak = chars.map(|(i, (at, c))| {
     cover = cover.max(i + lexicon::cjk_frame_at(&run[at..]));
-    i < cover || lexicon::is_zh_stop(c) || scan::script(c) == Some(Script::Hiragana)
+    i < cover || lexicon::sets().zh_stop.contains(&c) || scan::script(c) == Some(Script::Hiragana)
   });
   weak.collect()
 }
@@ -795,18 +768,13 @@ fn classify(lower: &str, raw: &str) -> Option<ValueKind> {
   if is_version(b) {
     return Some(ValueKind::Version);
   }
-  if digits == b.len() {
+  // A number, or a quantity with its unit: 30s, 512mb, 4gb, 2x.
+  let quantity = b.first().is_some_and(u8::is_ascii_digit) && letters <= 3;
+  if digits == b.len() || (quantity && b.iter().all(u8::is_ascii_alphanumeric)) {
     return Some(ValueKind::Number);
   }
-  if digits > 0 && b[0].is_ascii_digit() && letters <= 3 && b.iter().all(u8::is_ascii_alphanumeric)
-  {
-    // A quantity with its unit: 30s, 512mb, 4gb, 2x.
-    return Some(ValueKind::Number);
-  }
-  let camel = raw
-    .as_bytes()
-    .windows(2)
-    .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+  let hump = |w: &[u8]| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase();
+  let camel = raw.as_bytes().windows(2).any(hump);
   let dotted = lower.split('.').filter(|p| p.len() >= 2).count() >= 2;
   let marked = lower.contains(['_', '@', '#', '=', ':', '+', '%']);
   (digits > 0 || camel || dotted || marked).then_some(ValueKind::Ident)
@@ -818,16 +786,14 @@ fn is_host(s: &str) -> bool {
   let Some((rest, tld)) = s.rsplit_once('.') else {
     return false;
   };
-  lexicon::is_tld(tld) && rest.split('.').all(label)
+  lexicon::sets().tlds.contains(tld) && rest.split('.').all(label)
 }
 
 /// `2024-05-01`, `2024/5/1`, `2024-05`.
 fn is_date(b: &[u8]) -> bool {
   let groups: Vec<&[u8]> = b.split(|c| matches!(c, b'-' | b'/' | b'.')).collect();
-  let numeric = groups
-    .iter()
-    .all(|g| !g.is_empty() && g.iter().all(u8::is_ascii_digit));
-  numeric
+  let number = |g: &&[u8]| !g.is_empty() && g.iter().all(u8::is_ascii_digit);
+  groups.iter().all(number)
     && (2..=3).contains(&groups.len())
     && groups[0].len() == 4
     && groups[1..].iter().all(|g| g.len() <= 2)

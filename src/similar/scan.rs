@@ -69,15 +69,14 @@ fn joiner(c: char) -> bool {
 pub(super) fn pieces(text: &str) -> Vec<Piece> {
   let mut out = Vec::new();
   let mut spans = spans(text).into_iter().peekable();
-  let mut chars = text.char_indices().peekable();
-  while let Some(&(at, c)) = chars.peek() {
+  let mut at = 0;
+  while let Some(c) = text[at..].chars().next() {
     while let Some(s) = spans.next_if(|s| s.span.start <= at) {
       out.push(s);
     }
     if c.is_ascii_alphanumeric() || (joiner(c) && starts_run(text, at)) {
       // Letters, digits and joiners: `://` is kept.
       let end = run_end(text, at, |c| c.is_ascii_alphanumeric() || joiner(c));
-      skip_to(&mut chars, end);
       let trimmed = trim_run(&text[at..end]);
       if trimmed > 0 {
         out.push(Piece {
@@ -85,24 +84,20 @@ pub(super) fn pieces(text: &str) -> Vec<Piece> {
           span: at..at + trimmed,
         });
       }
+      at = end;
     } else if script(c).is_some() {
       let end = run_end(text, at, |c| script(c).is_some());
-      skip_to(&mut chars, end);
       out.push(Piece {
         kind: Kind::Cjk,
         span: at..end,
       });
+      at = end;
     } else {
-      chars.next();
+      at += c.len_utf8();
     }
   }
   out.extend(spans);
   out
-}
-
-/// Advance `chars` to byte offset `end`.
-fn skip_to(chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>, end: usize) {
-  while chars.next_if(|(i, _)| *i < end).is_some() {}
 }
 
 /// Whether a joiner at `at` starts a run: a path (`/etc`, `~/x`, `./x`, `.env`), a flag
@@ -138,14 +133,13 @@ fn trim_run(run: &str) -> usize {
 
 /// The closing mark of an opening quote or backtick.
 fn closer(c: char) -> Option<char> {
-  let pairs = [
-    ('`', '`'),
-    ('"', '"'),
-    ('“', '”'),
-    ('「', '」'),
-    ('『', '』'),
-  ];
-  pairs.iter().find(|p| p.0 == c).map(|p| p.1)
+  match c {
+    '`' | '"' => Some(c),
+    '“' => Some('”'),
+    '「' => Some('」'),
+    '『' => Some('』'),
+    _ => None,
+  }
 }
 
 /// The code and quoted spans of `text`, in order: each opening mark is closed by the nearest
@@ -154,18 +148,14 @@ fn closer(c: char) -> Option<char> {
 fn spans(text: &str) -> Vec<Piece> {
   let mut out = Vec::new();
   let mut at = 0;
-  while let Some((i, c)) = text[at..]
-    .char_indices()
-    .find(|(_, c)| closer(*c).is_some())
-  {
+  let opens = |(_, c): &(usize, char)| closer(*c).is_some();
+  while let Some((i, c)) = text[at..].char_indices().find(opens) {
     let open = at + i;
     let inner = open + c.len_utf8();
     let close = closer(c).and_then(|end| {
       let window = &text[inner..floor(text, inner + MAX_SPAN)];
-      let stop = window.find('\n').unwrap_or(window.len());
-      window[..stop]
-        .find(end)
-        .map(|j| (inner + j, end.len_utf8()))
+      let line = window.split('\n').next().unwrap_or_default();
+      line.find(end).map(|j| (inner + j, end.len_utf8()))
     });
     match close {
       Some((end, width)) if end > inner => {

@@ -8,7 +8,7 @@
 #![forbid(unsafe_code)]
 
 use super::overlap::{Bits, Overlap};
-use super::profile::{Parts, Phrase, AFTER_COPULA, AFTER_TOPIC, GRAM, QUANTITY, VALUE};
+use super::profile::{Phrase, Profile, AFTER_COPULA, AFTER_TOPIC, GRAM, QUANTITY, VALUE};
 
 /// The least weight of a word of its own that says something the other text does not: a real
 /// content word, as for a subject.
@@ -27,20 +27,6 @@ pub(super) struct Own {
   /// How many such tokens, and whether all stand in one phrase after a copula.
   count: usize,
   after_copula: bool,
-}
-
-impl Own {
-  pub(super) fn any(self) -> bool {
-    self.word || self.value
-  }
-}
-
-/// Both texts have a word of their own that qualifies a noun both share.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Qualified {
-  /// In both texts the word comes before anything they share: the subject itself differs ("the
-  /// EU cluster …" / "the US cluster …"), which no change word makes one fact.
-  pub(super) leading: bool,
 }
 
 /// Whether two texts speak of one subject, read from the first phrase of each.
@@ -67,7 +53,10 @@ pub(super) struct Diff {
   /// Each text has a word of its own that qualifies a noun both share ("the EU cluster" / "the
   /// US cluster", "CSV export" / "PDF export", `华东集群` / `华北集群`): they speak of two things
   /// of one kind (two subjects, two attributes, two members of a set), not of one thing twice.
-  pub(super) qualified: Option<Qualified>,
+  /// `Some(true)` when in both texts the word comes before anything they share: the subject
+  /// itself differs ("the EU cluster …" / "the US cluster …"), which no change word makes one
+  /// fact.
+  pub(super) qualified: Option<bool>,
   /// Each text has names of its own, all next to a verb of an attribute that holds many values
   /// ("accepts Visa" / "accepts Mastercard", `Excelに対応`): another member of a set.
   pub(super) member_swap: bool,
@@ -84,7 +73,8 @@ pub(super) struct Diff {
 impl Diff {
   /// Whether both texts say something the other does not.
   pub(super) fn swap(&self) -> bool {
-    self.new.any() && self.old.any()
+    let any = |o: Own| o.word || o.value;
+    any(self.new) && any(self.old)
   }
 
   /// Whether what differs is one word on each side in the value slot of "X is Y" ("the default
@@ -106,8 +96,8 @@ impl Diff {
 /// One text of a pair, read against the other: which of its tokens the other shares, and which
 /// of its bigrams are seams.
 struct Side<'a> {
-  parts: &'a Parts,
-  other: &'a Parts,
+  parts: &'a Profile,
+  other: &'a Profile,
   /// By the index of a token in `parts.toks`: whether the other text has it, and whether it is a
   /// seam (see [`seams`]).
   shared: &'a Bits,
@@ -116,7 +106,7 @@ struct Side<'a> {
 
 impl<'a> Side<'a> {
   /// `a` against `b`, whose shared tokens the overlap marked: one pass over `a`'s phrases.
-  fn of(a: &'a Parts, b: &'a Parts, shared: &'a Bits) -> Side<'a> {
+  fn of(a: &'a Profile, b: &'a Profile, shared: &'a Bits) -> Side<'a> {
     Side {
       parts: a,
       other: b,
@@ -128,19 +118,6 @@ impl<'a> Side<'a> {
   fn shares(&self, t: &Phrase) -> bool {
     self.shared.contains(t.tok as usize)
   }
-
-  fn seam(&self, t: &Phrase) -> bool {
-    self.seam.contains(t.tok as usize)
-  }
-
-  /// The weight of the token a phrase token stands for.
-  fn weight(&self, t: &Phrase) -> f32 {
-    self
-      .parts
-      .toks
-      .get(t.tok as usize)
-      .map_or(0.0, |x| x.weight)
-  }
 }
 
 /// The indexes of `a`'s tokens that are bigrams and seams against the text whose tokens `shared`
@@ -148,7 +125,7 @@ impl<'a> Side<'a> {
 /// segmenter, such a bigram joins a word both say to one only `a` says, and is no word of `a`'s
 /// own; `华东` against `华北` is one, as no neighbour of it is shared. A bigram that is a seam in
 /// one place and a word in another is a word.
-fn seams(a: &Parts, shared: &Bits) -> Bits {
+fn seams(a: &Profile, shared: &Bits) -> Bits {
   let seq: &[Phrase] = &a.seq;
   let (mut seams, mut words) = (Bits::new(a.keys.len()), Bits::new(a.keys.len()));
   let shares = |t: &Phrase| shared.contains(t.tok as usize);
@@ -158,10 +135,7 @@ fn seams(a: &Parts, shared: &Bits) -> Bits {
     }
     // A CJK character is at most 4 bytes: the bigram one character away starts within 4.
     let shared_next_to = |n: &Phrase| n.flags & GRAM != 0 && n.at.abs_diff(t.at) <= 4 && shares(n);
-    let before = i
-      .checked_sub(1)
-      .and_then(|j| seq.get(j))
-      .is_some_and(shared_next_to);
+    let before = seq[..i].last().is_some_and(shared_next_to);
     let after = seq.get(i + 1).is_some_and(shared_next_to);
     match before || after {
       true => seams.insert(t.tok as usize),
@@ -173,23 +147,18 @@ fn seams(a: &Parts, shared: &Bits) -> Bits {
 }
 
 /// How `new` and `old` differ, from their overlap: a few passes over each one's phrases.
-pub(super) fn diff(new: &Parts, old: &Parts, o: &Overlap<'_>) -> Diff {
-  let (a, b) = (
-    Side::of(new, old, &o.new.shared),
-    Side::of(old, new, &o.old.shared),
-  );
+pub(super) fn diff(new: &Profile, old: &Profile, o: &Overlap<'_>) -> Diff {
+  let a = Side::of(new, old, &o.new.shared);
+  let b = Side::of(old, new, &o.old.shared);
   let (new_opening, old_opening) = (opening(&a), opening(&b));
   // The lone word before a copula is the copula's value ("Kofi is the tech lead for …"), a
   // name even where a capital only opens the sentence.
-  let inverted = |side: &Side<'_>, s: Option<Opening>| match s {
-    Some(Opening::Copula) => side.parts.seq.first().map(|t| t.tok),
-    _ => None,
+  let inverted = |side: &Side<'_>, s: Option<Opening>| {
+    let first = side.parts.seq.first().map(|t| t.tok);
+    first.filter(|_| s == Some(Opening::Copula))
   };
   let (new_qualifies, old_qualifies) = (qualifies(&a), qualifies(&b));
-  let qualified = match (new_qualifies, old_qualifies) {
-    (Some(x), Some(y)) => Some(Qualified { leading: x && y }),
-    _ => None,
-  };
+  let qualified = new_qualifies.zip(old_qualifies).map(|(x, y)| x && y);
   Diff {
     new: own(&a, inverted(&a, new_opening)),
     old: own(&b, inverted(&b, old_opening)),
@@ -254,12 +223,10 @@ fn qualifies(side: &Side<'_>) -> Option<bool> {
       next_shared = Some(t);
       continue;
     }
-    if t.flags & QUANTITY != 0 {
-      continue;
-    }
     // A part of a path or a code span qualifies nothing: its next part is the same value.
     let same_value = |n: &Phrase| t.part_of != 0 && n.part_of == t.part_of;
-    if next_shared.is_some_and(|n| n.flags & QUANTITY == 0 && !same_value(n)) {
+    let qualified = |n: &Phrase| n.flags & QUANTITY == 0 && !same_value(n);
+    if t.flags & QUANTITY == 0 && next_shared.is_some_and(qualified) {
       found = Some(i);
     }
   }
@@ -309,32 +276,27 @@ fn subject(new: Option<Opening>, old: Option<Opening>) -> Subject {
 /// Whether the first phrase of one text holds a content word the other lacks (no value, no
 /// seam).
 fn head_words(side: &Side<'_>) -> bool {
-  let seq = &side.parts.seq;
-  let Some(first) = seq.first().map(|t| t.phrase) else {
-    return false;
-  };
-  let mut phrase = seq.iter().take_while(|t| t.phrase == first);
+  let (seq, toks) = (&side.parts.seq, &side.parts.toks);
+  let first = seq.first().map(|t| t.phrase);
+  let mut phrase = seq.iter().take_while(|t| Some(t.phrase) == first);
   phrase.any(|t| {
-    let heavy = side.weight(t) >= OWN_WORD;
-    heavy && t.flags & VALUE == 0 && !side.shares(t) && !side.seam(t)
+    let tok = toks.get(t.tok as usize);
+    let heavy = tok.is_some_and(|x| x.weight >= OWN_WORD);
+    let seam = side.seam.contains(t.tok as usize);
+    heavy && t.flags & VALUE == 0 && !side.shares(t) && !seam
   })
 }
 
 /// Whether one text has names of its own (no amounts: "requires Node 20" / "… Node 18" is a new
 /// version), all in a phrase next to one that holds a verb of an attribute with many values.
 fn members(side: &Side<'_>) -> bool {
-  let a = side.parts;
+  let (seq, sets) = (&side.parts.seq, &side.parts.set_phrases);
   // Phrases are numbered in the order of the text, and `set_phrases` is in that order too.
   let near = |p: u16| {
-    let from = a.set_phrases.partition_point(|s| *s < p.saturating_sub(1));
-    a.set_phrases
-      .get(from)
-      .is_some_and(|s| *s <= p.saturating_add(1))
+    let from = sets.partition_point(|s| *s < p.saturating_sub(1));
+    sets.get(from).is_some_and(|s| *s <= p.saturating_add(1))
   };
-  let mut names = a
-    .seq
-    .iter()
-    .filter(|t| t.flags & (VALUE | QUANTITY) == VALUE && !side.shares(t))
-    .peekable();
+  let own_name = |t: &&Phrase| t.flags & (VALUE | QUANTITY) == VALUE && !side.shares(t);
+  let mut names = seq.iter().filter(own_name).peekable();
   names.peek().is_some() && names.all(|t| near(t.phrase))
 }

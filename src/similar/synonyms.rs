@@ -37,6 +37,7 @@ pub(super) const PHRASES: &[(&str, &str)] = &[
   ("code review", "review"),
 ];
 
+#[derive(Default)]
 struct Index {
   ascii: HashMap<&'static str, usize>,
   /// CJK words by their first character, longest first.
@@ -72,23 +73,21 @@ fn parse() -> Vec<(Group, Vec<&'static str>)> {
 fn index() -> &'static Index {
   static INDEX: OnceLock<Index> = OnceLock::new();
   INDEX.get_or_init(|| {
-    let mut ascii = HashMap::default();
-    let mut cjk: HashMap<char, Vec<(&'static str, usize)>> = HashMap::default();
-    let mut groups = Vec::new();
+    let mut index = Index::default();
     for (i, (group, words)) in parse().into_iter().enumerate() {
       for word in words {
         // A word of the file is never empty.
         match word.chars().next().filter(|c| !c.is_ascii()) {
-          Some(first) => cjk.entry(first).or_default().push((word, i)),
-          None => _ = ascii.insert(word, i),
+          Some(first) => index.cjk.entry(first).or_default().push((word, i)),
+          None => _ = index.ascii.insert(word, i),
         }
       }
-      groups.push(group);
+      index.groups.push(group);
     }
-    for words in cjk.values_mut() {
+    for words in index.cjk.values_mut() {
       words.sort_by_key(|(w, _)| std::cmp::Reverse(w.len()));
     }
-    Index { ascii, cjk, groups }
+    index
   })
 }
 
@@ -101,8 +100,7 @@ pub(super) fn of_word(word: &str) -> Option<&'static Group> {
 /// The longest CJK group word at the start of `run`, and its length in characters.
 pub(super) fn cjk_at(run: &str) -> Option<(&'static Group, usize)> {
   let index = index();
-  let first = run.chars().next()?;
-  let words = index.cjk.get(&first)?;
+  let words = index.cjk.get(&run.chars().next()?)?;
   let (word, i) = words.iter().find(|(w, _)| run.starts_with(w))?;
   Some((&index.groups[*i], word.chars().count()))
 }

@@ -3,6 +3,8 @@
 //! distinctive first.
 #![forbid(unsafe_code)]
 
+use std::ops::Range;
+
 use super::lexicon::{self, stem};
 use super::profile::weak_mask;
 use super::scan::{self, Kind};
@@ -51,12 +53,9 @@ pub fn search_terms(text: &str, max: usize) -> Vec<String> {
   }
   found.sort_by(|a, b| b.rank.total_cmp(&a.rank).then(a.at.cmp(&b.at)));
   let mut out: Vec<String> = Vec::new();
-  for c in found {
-    if out.len() >= max {
-      break;
-    }
-    if !out.contains(&c.term) {
-      out.push(c.term);
+  for term in found.into_iter().map(|c| c.term) {
+    if out.len() < max && !out.contains(&term) {
+      out.push(term);
     }
   }
   out
@@ -75,30 +74,19 @@ fn push(found: &mut Vec<Candidate>, term: &str, rank: f32, at: usize) {
 
 /// An ASCII run: a word by its stem, a compound whole and by its parts, a short number with the
 /// word before it.
-fn ascii(
-  found: &mut Vec<Candidate>,
-  lower: &str,
-  span: std::ops::Range<usize>,
-  context: Option<usize>,
-) {
+fn ascii(found: &mut Vec<Candidate>, lower: &str, span: Range<usize>, context: Option<usize>) {
   let s = &lower[span.clone()];
-  let digits = s.bytes().filter(u8::is_ascii_digit).count();
-  let plain = s.bytes().all(|b| b.is_ascii_alphabetic());
-  if plain {
+  if s.bytes().all(|b| b.is_ascii_alphabetic()) {
     let weight = lexicon::word_weight(s);
     if weight >= 0.5 {
       let st = stem(s);
       let term = if st.len() >= 4 { st } else { s };
-      push(
-        found,
-        term,
-        weight + 0.02 * s.len().min(12) as f32,
-        span.start,
-      );
+      let rank = weight + 0.02 * s.len().min(12) as f32;
+      push(found, term, rank, span.start);
     }
     return;
   }
-  if digits > 0 && s.chars().count() < 3 {
+  if s.bytes().any(|b| b.is_ascii_digit()) && s.chars().count() < 3 {
     // `20` alone is too short for the index: `node 20` is what was written.
     if let Some(from) = context {
       push(found, &lower[from..span.end], 1.6, from);

@@ -3,7 +3,7 @@
 #![forbid(unsafe_code)]
 
 use super::overlap::{Overlap, Top};
-use super::profile::{Parts, Value};
+use super::profile::{Profile, Value};
 use super::slots::{Diff, Subject};
 
 /// The most values of each side looked at for a changed pair: enough for any entry, and it
@@ -12,8 +12,8 @@ const MAX_VALUES: usize = 24;
 
 /// A value of the stored text replaced by one of the new text: each is absent from the other
 /// text; same label first (then `true`), else the first pair of compatible kinds.
-fn changed_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a Value, bool)> {
-  let only = |a: &'a Parts, b: &'a Parts| -> Vec<&'a Value> {
+fn changed_value<'a>(new: &'a Profile, old: &'a Profile) -> Option<(&'a Value, &'a Value, bool)> {
+  let only = |a: &'a Profile, b: &'a Profile| -> Vec<&'a Value> {
     let vals = a.values.iter().filter(|v| !b.holds(v.key));
     vals.take(MAX_VALUES).collect()
   };
@@ -22,10 +22,8 @@ fn changed_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a V
   let pair = |same_label: bool| {
     gone.iter().find_map(|g| {
       let labelled = |c: &Value| !same_label || (label(c).is_some() && label(c) == label(g));
-      let c = came
-        .iter()
-        .find(|c| labelled(c) && c.kind.group() == g.kind.group())?;
-      Some((*g, *c, same_label))
+      let fits = |c: &&Value| labelled(c) && c.kind.group() == g.kind.group();
+      Some((*g, came.iter().copied().find(fits)?, same_label))
     })
   };
   pair(true).or_else(|| pair(false))
@@ -47,8 +45,8 @@ pub(super) struct Update {
 /// changed ("now", "moved to", `改为`, `に変更`) — naming the old value, then the new one, or
 /// swapping a content word of a pair scored [`super::CHANGE_MIN`] or more.
 pub(super) fn update_reason(
-  new: &Parts,
-  old: &Parts,
+  new: &Profile,
+  old: &Profile,
   o: &Overlap<'_>,
   d: &Diff,
   score: f64,
@@ -56,7 +54,7 @@ pub(super) fn update_reason(
   // Two things of one kind: another subject never, another attribute or member unless the new
   // text says it changed (in `由小李审查` / `由小王负责审查` the new name qualifies the verb).
   match d.qualified {
-    Some(q) if q.leading || !new.transition => return None,
+    Some(leading) if leading || !new.transition => return None,
     _ if (d.head_swap || d.member_swap) && !new.transition => return None,
     _ => {}
   }
@@ -64,9 +62,8 @@ pub(super) fn update_reason(
   // the subject says.
   let moved = || {
     let (kept, came) = moved_value(new, old).filter(|_| new.transition)?;
-    let reason = value_reason(o, kept, came, false);
     Some(Update {
-      reason,
+      reason: value_reason(o, kept, came, false),
       strong: true,
     })
   };
@@ -91,9 +88,8 @@ pub(super) fn update_reason(
   // The heaviest word of each side's own, the one replacing the other.
   let swapped = || {
     let (gone, came) = (o.old.top.0[0]?, o.new.top.0[0]?);
-    let reason = subject(o, &format!("{} → {}", gone.shown, came.shown));
     Some(Update {
-      reason,
+      reason: subject(o, &format!("{} → {}", gone.shown, came.shown)),
       strong: fact,
     })
   };
@@ -108,14 +104,15 @@ pub(super) fn update_reason(
   moved().or_else(|| (score >= super::CHANGE_MIN).then(swapped).flatten())
 }
 
+/// The values of `a` (of its first [`MAX_VALUES`]) that `b` lacks.
+fn lacked<'a>(a: &'a Profile, b: &'a Profile) -> impl Iterator<Item = &'a Value> {
+  a.values.iter().take(MAX_VALUES).filter(|v| !b.holds(v.key))
+}
+
 /// In a text that says it changed: a value of the stored text the new one still names (`jest`
 /// in "moved from jest to vitest"), before a new value of the same kind that follows it.
-fn moved_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a Value)> {
-  let came = new
-    .values
-    .iter()
-    .take(MAX_VALUES)
-    .find(|v| !old.holds(v.key))?;
+fn moved_value<'a>(new: &'a Profile, old: &'a Profile) -> Option<(&'a Value, &'a Value)> {
+  let came = lacked(new, old).next()?;
   let kept = old.values.iter().take(MAX_VALUES).find(|v| {
     let named_before = new.values.iter().find(|n| n.key == v.key);
     v.kind.group() == came.kind.group() && named_before.is_some_and(|n| n.at < came.at)
@@ -126,15 +123,9 @@ fn moved_value<'a>(new: &'a Parts, old: &'a Parts) -> Option<(&'a Value, &'a Val
 /// Whether changed values are all that differs: every content word only one text has is part
 /// of a value of that text the other lacks ("Grafana Loki" → "Datadog"; not "written in Rust"
 /// → "deployed on Fly.io", where the verbs differ too).
-fn explains(o: &Overlap<'_>, new: &Parts, old: &Parts) -> bool {
-  let within = |top: &Top<'_>, a: &Parts, b: &Parts| {
-    let values: Vec<_> = a
-      .values
-      .iter()
-      .take(MAX_VALUES)
-      .filter(|v| !b.holds(v.key))
-      .map(|v| v.shown.to_ascii_lowercase())
-      .collect();
+fn explains(o: &Overlap<'_>, new: &Profile, old: &Profile) -> bool {
+  let within = |top: &Top<'_>, a: &Profile, b: &Profile| {
+    let values: Vec<_> = lacked(a, b).map(|v| v.shown.to_ascii_lowercase()).collect();
     let mut words = top.0.iter().flatten();
     words.all(|t| {
       let word = t.shown.to_ascii_lowercase();
@@ -152,16 +143,11 @@ fn value_reason(o: &Overlap<'_>, gone: &Value, came: &Value, explained: bool) ->
     (Some(g), Some(c)) if g.0 == c.0 && gone.kind.group() == 0 => format!("{} ", c.1),
     _ => String::new(),
   };
-  let kind = if gone.kind == came.kind {
-    came.kind.describe()
-  } else {
-    gone.kind.describe()
-  };
+  let kind = gone.kind.describe();
   let change = format!("{label}{} → {} ({kind})", gone.shown, came.shown);
-  if explained {
-    format!("same words but {change}")
-  } else {
-    subject(o, &change)
+  match explained {
+    true => format!("same words but {change}"),
+    false => subject(o, &change),
   }
 }
 
