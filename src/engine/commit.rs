@@ -2,7 +2,7 @@
 //! `BEGIN IMMEDIATE` transaction that re-finds, re-checks, mutates and audits.
 #![forbid(unsafe_code)]
 
-use super::plan::check_batch;
+use super::plan::per_layer;
 use super::revert::Step;
 
 use super::*;
@@ -84,8 +84,7 @@ impl Memory {
         reverts: payload.reverts,
       };
       match op {
-        Op::Add(new, None) => c.add(new),
-        Op::Add(new, Some(proposal_id)) => c.approve(&proposal_id, new),
+        Op::Add(new, approves) => c.add(new, approves.as_deref()),
         Op::Replace(target, to) => c.replace(&target, to),
         Op::Remove(target) => c.remove(&target),
         Op::Consolidate(targets, new) => c.consolidate(&targets, new),
@@ -189,12 +188,12 @@ impl Commit<'_> {
     Ok((entry, usage))
   }
 
-  fn add(&self, new: Entry) -> Result<Written> {
-    let (entry, usage) = self.insert(new, "add")?;
-    Ok(Written::Add { entry, usage })
-  }
-
-  fn approve(&self, proposal_id: &str, new: Entry) -> Result<Written> {
+  /// Add `new`; with the id of the pending proposal it `approves`, approve that too.
+  fn add(&self, new: Entry, approves: Option<&str>) -> Result<Written> {
+    let Some(proposal_id) = approves else {
+      let (entry, usage) = self.insert(new, "add")?;
+      return Ok(Written::Add { entry, usage });
+    };
     super::records::pending_proposal(self.tx, proposal_id, self.path)?;
     let (entry, usage) = self.insert(new, "add")?;
     let f = |e| self.fail(e);
@@ -243,7 +242,10 @@ impl Commit<'_> {
 
   fn seed(&self, news: Vec<Entry>, summary: &str, source: &str) -> Result<Written> {
     let entries: Vec<Entry> = news.into_iter().map(|e| self.stamp(e)).collect();
-    check_batch(self.tx, &self.budgets, &entries, self.path).map_err(|(_, e)| e)?;
+    // Per layer, in first-appearance order: used + Σ new units ≤ limit.
+    for (first, delta) in per_layer(entries.iter().map(|e| (e, units(&e.text) as i64))) {
+      self.recheck(first, Some(delta))?;
+    }
     let mut rows = vec![NewAudit {
       action: "seed",
       text: Some(summary),

@@ -80,10 +80,8 @@ impl Memory {
       let key = (layer, e.agent_key.clone());
       layers.entry(key).or_default().push(e);
     }
-    let mut findings = Vec::new();
-    for layer in layers.values() {
-      findings.extend(self.layer_health(layer, opts)?);
-    }
+    let found = layers.values().map(|layer| self.layer_health(layer, opts));
+    let findings = found.collect::<Result<Vec<_>>>()?.concat();
     Ok(Health { checked, findings })
   }
 

@@ -241,9 +241,8 @@ impl Memory {
       entries.push(self.new_entry(input, &writer));
     }
     let warnings = self.screen(entries.iter().flat_map(entry_strings))?;
-    let (conn, budgets) = (self.store.conn(), &self.config.budgets);
-    if let Err((first, e)) = check_batch(conn, budgets, &entries, self.path()) {
-      return Err(self.with_room(e, first, &writer.agent_key));
+    for (first, delta) in per_layer(entries.iter().map(|e| (e, units(&e.text) as i64))) {
+      self.precheck(first, delta, &writer.agent_key)?;
     }
     // An import's entries keep the sources their file gives them; who imports decides.
     let by = self.writer_source(&writer, None);
@@ -291,21 +290,6 @@ pub(super) fn per_layer<'a>(
     layers[at].1 += delta;
   }
   layers
-}
-
-/// Per layer, in first-appearance order: used + Σ new units ≤ limit. A refusal names the first
-/// entry of its layer.
-pub(super) fn check_batch<'a>(
-  conn: &Connection,
-  budgets: &Budgets,
-  entries: &'a [Entry],
-  path: &str,
-) -> Result<(), (&'a Entry, MemoryError)> {
-  for (first, delta) in per_layer(entries.iter().map(|e| (e, units(&e.text) as i64))) {
-    let checked = usage_after(conn, budgets, (first, delta, true), path);
-    checked.map_err(|e| (first, e))?;
-  }
-  Ok(())
 }
 
 /// Every caller-chosen string of a new entry (what secret screening looks at).

@@ -109,8 +109,8 @@ impl Memory {
       let hash = chain::hex_digest(text.as_bytes());
       let keys = [vis.workspace_key.as_deref(), vis.agent_key.as_deref()];
       store::insert_snapshot(tx, (session_id, &hash, text), keys, now_ms()).map_err(f)?;
-      let seen = |k: Option<&str>| k.unwrap_or_default().to_string();
-      let fields = model::approved_fields(&seen(keys[0]), &seen(keys[1]), &[]);
+      let (ws, agent) = (keys[0].unwrap_or_default(), keys[1].unwrap_or_default());
+      let fields = model::approved_fields(ws, agent, &[]);
       let reference = format!("{}{hash}", chain::SNAPSHOT_REF);
       let row = NewAudit {
         action: "snapshot",
