@@ -87,11 +87,8 @@ impl Shown {
         format!("tags [{}]", quoted.join(", "))
       }
     };
-    let source = label(&self.source);
-    format!(
-      "{} · {place} · {agent} · source {source} · {tags}",
-      layer_name(self.track, self.scope)
-    )
+    let (layer, source) = (layer_name(self.track, self.scope), label(&self.source));
+    format!("{layer} · {place} · {agent} · source {source} · {tags}")
   }
 
   /// This entry under `label`: its fields on one line, then its text, every line quoted.
@@ -274,10 +271,9 @@ pub fn reason(
     _ => {
       let n = before.len();
       for (i, e) in before.iter().enumerate() {
-        let label = if n > 1 {
-          format!("remove {}/{n}:", i + 1)
-        } else {
-          "remove:".into()
+        let label = match n {
+          1 => "remove:".into(),
+          _ => format!("remove {}/{n}:", i + 1),
         };
         e.render(&label, &mut out);
       }
