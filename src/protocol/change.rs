@@ -87,11 +87,8 @@ impl Shown {
         format!("tags [{}]", quoted.join(", "))
       }
     };
-    let source = label(&self.source);
-    format!(
-      "{} · {place} · {agent} · source {source} · {tags}",
-      layer_name(self.track, self.scope)
-    )
+    let (layer, source) = (layer_name(self.track, self.scope), label(&self.source));
+    format!("{layer} · {place} · {agent} · source {source} · {tags}")
   }
 
   /// This entry under `label`: its fields on one line, then its text, every line quoted.
@@ -110,12 +107,10 @@ fn label(value: &str) -> String {
     && value.trim() == value
     && !value.contains(['·', '"', '│'])
     && !value.chars().any(char::is_whitespace);
-  let shown = if plain {
-    value.to_string()
-  } else {
-    crate::error::json_str(value)
-  };
-  visible(&shown).into_owned()
+  match plain {
+    true => visible(value).into_owned(),
+    false => visible(&crate::error::json_str(value)).into_owned(),
+  }
 }
 
 /// A stored entry a new text resembles (an approval payload's `similar`).
@@ -156,10 +151,8 @@ impl Similar {
     // On one line: its line breaks as ` ⏎ `.
     let one_line = line_breaks(&self.text).collect::<Vec<_>>().join(" ⏎ ");
     let text = visible(&crate::text::excerpt(&one_line, 120)).into_owned();
-    format!(
-      "≈ {of}{what} \"{text}\" ({:.2}, {}){advice}",
-      self.score, self.reason
-    )
+    let (score, why) = (self.score, &self.reason);
+    format!("≈ {of}{what} \"{text}\" ({score:.2}, {why}){advice}")
   }
 }
 
@@ -184,10 +177,9 @@ pub fn layer_shares(entries: &[Shown]) -> Vec<LayerShare> {
   let mut shares: Vec<LayerShare> = Vec::new();
   let mut index: std::collections::HashMap<(Track, Scope, &str), usize> = Default::default();
   for e in entries {
-    let key = if e.scope == Scope::Workspace {
-      e.workspace_key.as_str()
-    } else {
-      ""
+    let key = match e.scope {
+      Scope::Workspace => e.workspace_key.as_str(),
+      Scope::UserGlobal => "",
     };
     let at = *index.entry((e.track, e.scope, key)).or_insert_with(|| {
       shares.push(LayerShare {
@@ -274,10 +266,9 @@ pub fn reason(
     _ => {
       let n = before.len();
       for (i, e) in before.iter().enumerate() {
-        let label = if n > 1 {
-          format!("remove {}/{n}:", i + 1)
-        } else {
-          "remove:".into()
+        let label = match n {
+          1 => "remove:".into(),
+          _ => format!("remove {}/{n}:", i + 1),
         };
         e.render(&label, &mut out);
       }

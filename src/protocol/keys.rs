@@ -120,11 +120,8 @@ fn windows_root(p: &str) -> (String, bool, &str) {
   }
   if first.is_some_and(|c| c.is_ascii_alphabetic()) && second == Some(':') {
     let absolute = p[2..].starts_with(is_sep);
-    return (
-      p[..2].to_string(),
-      absolute,
-      &p[2 + usize::from(absolute)..],
-    );
+    let rest = &p[2 + usize::from(absolute)..];
+    return (p[..2].to_string(), absolute, rest);
   }
   (String::new(), false, p)
 }

@@ -498,11 +498,8 @@ pub fn parse_change<T>(
 /// # Errors
 /// `INVALID_INPUT` (`replace/remove match must be a non-empty string`).
 pub fn parse_match(obj: &Map<String, Value>) -> Result<String> {
-  required(
-    obj,
-    "match",
-    "replace/remove match must be a non-empty string",
-  )
+  let message = "replace/remove match must be a non-empty string";
+  required(obj, "match", message)
 }
 
 /// Parse the `matches` of consolidate (1..20 non-empty strings).

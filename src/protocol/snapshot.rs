@@ -106,10 +106,8 @@ pub fn render(entries: &[Entry], usage: &[Usage], labels: &Labels) -> String {
     group.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
     let found = usage.iter().find(|u| layer(&u.track, &u.scope));
     let (used, limit) = found.map_or((0, 0), |u| (u.used, u.limit));
-    out.push_str(&format!(
-      "\n\n## {title} — {used}/{limit} {}",
-      labels.usage_suffix
-    ));
+    let suffix = &labels.usage_suffix;
+    out.push_str(&format!("\n\n## {title} — {used}/{limit} {suffix}"));
     group.iter().for_each(|e| push_entry(&mut out, &e.text));
   }
   out

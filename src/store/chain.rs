@@ -11,7 +11,7 @@
 //! to detect that.
 #![forbid(unsafe_code)]
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, Params};
 use serde_json::json;
 
 use super::now_ms;
@@ -80,7 +80,7 @@ fn chain_tail(conn: &Connection) -> rusqlite::Result<(String, i64)> {
            coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0)) + 1";
   conn
     .prepare_cached(sql)?
-    .query_row([CHECKPOINT_KEY], |r| Ok((r.get(0)?, r.get(1)?)))
+    .query_row([CHECKPOINT_KEY], |r| r.try_into())
 }
 
 /// Append one row, chained to the previous one, in one INSERT. Returns its `seq`.
@@ -166,10 +166,14 @@ pub fn record_head(conn: &Connection) -> rusqlite::Result<()> {
   put_meta(conn, HEAD_KEY, &head)
 }
 
-/// Every row, oldest first.
-pub(super) fn rows_in_order(conn: &Connection) -> rusqlite::Result<Vec<AuditRow>> {
-  let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit ORDER BY seq");
-  super::sql::rows(conn, &sql, [], audit_from_row)
+/// The rows of `SELECT {AUDIT_COLUMNS} FROM audit {rest}`, in its order.
+pub(super) fn audit_rows(
+  conn: &Connection,
+  rest: &str,
+  args: impl Params,
+) -> rusqlite::Result<Vec<AuditRow>> {
+  let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit {rest}");
+  super::sql::rows(conn, &sql, args, audit_from_row)
 }
 
 pub(super) fn audit_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
@@ -210,8 +214,8 @@ pub fn list(conn: &Connection, limit: u64) -> rusqlite::Result<Vec<AuditRow>> {
 
 /// The newest `recalled` row of a session, if any.
 pub fn last_recall(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<AuditRow>> {
-  let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit WHERE session_id = ?1 AND action = 'recalled' ORDER BY seq DESC LIMIT 1");
-  one(conn, &sql, [session_id], audit_from_row)
+  let rest = "WHERE session_id = ?1 AND action = 'recalled' ORDER BY seq DESC LIMIT 1";
+  Ok(audit_rows(conn, rest, [session_id])?.pop())
 }
 
 /// Delete the expired head of the ledger: rows older than `cutoff_ms`, oldest first, up to

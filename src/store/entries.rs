@@ -105,8 +105,7 @@ pub fn get_visible(
     id: Some(id),
     ..vis.named()
   };
-  let found = named_rows(conn, &sql, &args, entry_from_row)?;
-  Ok(found.into_iter().next())
+  Ok(named_rows(conn, &sql, &args, entry_from_row)?.pop())
 }
 
 /// A `used` value as units (none or negative: 0).

@@ -5,28 +5,26 @@
 
 use rusqlite::{params, Connection};
 
-use super::chain::{audit_from_row, AUDIT_COLUMNS};
-use super::sql::{one, rows};
+use super::chain::audit_rows;
+use super::sql::rows;
 use crate::protocol::model::{AuditRow, RowFields};
 
 pub use super::ledger::{ENDS, SETS};
 
 /// Every row that names entry `id`, oldest first.
 pub fn of_entry(conn: &Connection, id: &str) -> rusqlite::Result<Vec<AuditRow>> {
-  let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit WHERE entry_id = ?1 ORDER BY seq");
-  rows(conn, &sql, [id], audit_from_row)
+  audit_rows(conn, "WHERE entry_id = ?1 ORDER BY seq", [id])
 }
 
 /// The row `seq`, if the ledger still holds it.
 pub fn row(conn: &Connection, seq: i64) -> rusqlite::Result<Option<AuditRow>> {
-  let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit WHERE seq = ?1");
-  one(conn, &sql, [seq], audit_from_row)
+  Ok(audit_rows(conn, "WHERE seq = ?1", [seq])?.pop())
 }
 
 /// The rows from `from` to `to` (both included), oldest first.
 pub fn span(conn: &Connection, from: i64, to: i64) -> rusqlite::Result<Vec<AuditRow>> {
-  let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit WHERE seq BETWEEN ?1 AND ?2 ORDER BY seq");
-  rows(conn, &sql, params![from, to], audit_from_row)
+  let rest = "WHERE seq BETWEEN ?1 AND ?2 ORDER BY seq";
+  audit_rows(conn, rest, params![from, to])
 }
 
 /// How many rows around `seq` one change may span: a consolidate of its most targets, or a
@@ -130,10 +128,8 @@ fn seed_batch(conn: &Connection, at: &AuditRow) -> rusqlite::Result<Vec<AuditRow
 
 /// The first `consolidate-add` row after `seq`: the entry a consolidate merged its targets into.
 pub fn merged_after(conn: &Connection, seq: i64) -> rusqlite::Result<Option<AuditRow>> {
-  let sql = format!(
-    "SELECT {AUDIT_COLUMNS} FROM audit WHERE seq > ?1 AND action = 'consolidate-add' ORDER BY seq LIMIT 1"
-  );
-  one(conn, &sql, [seq], audit_from_row)
+  let rest = "WHERE seq > ?1 AND action = 'consolidate-add' ORDER BY seq LIMIT 1";
+  Ok(audit_rows(conn, rest, [seq])?.pop())
 }
 
 /// A recorded session: its id, when its snapshot was recorded, the keys it saw (unknown for a

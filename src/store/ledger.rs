@@ -12,7 +12,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use super::chain::{
-  append_all, audit_from_row, head, row_hash, rows_in_order, sequence, NewAudit, AUDIT_COLUMNS,
+  append_all, audit_from_row, audit_rows, head, row_hash, sequence, NewAudit, AUDIT_COLUMNS,
   CHECKPOINT_KEY,
 };
 use super::sql::{meta, rows};
@@ -178,18 +178,16 @@ impl Ledger {
         reason,
       });
     };
-    let mut unverifiable = 0;
-    let mut checked = 0;
     for e in stored_entries(conn)? {
       let found = match self.differs(&e) {
         Some(None) if !self.must_be_named(sequence, e.created_at) => {
-          unverifiable += 1;
+          out.unverifiable += 1;
           None
         }
         Some(None) => Some("no audit row approved it: it was inserted around the provider".into()),
         other => other.flatten(),
       };
-      checked += u64::from(self.entries.remove(&e.id).is_some() || found.is_some());
+      out.checked += u64::from(self.entries.remove(&e.id).is_some() || found.is_some());
       let recorded = e.units;
       let actual = units(e.approved.text.as_deref().unwrap_or("")) as i64;
       let stale = (actual != recorded).then(|| {
@@ -207,13 +205,16 @@ impl Ledger {
       .collect();
     gone.sort();
     for (seq, id) in gone {
-      checked += 1;
+      out.checked += 1;
       mismatch("entries", &id, format!("the ledger approved it (seq {seq}) and no row removed it, but it is gone: it was deleted around the provider"));
     }
-    for p in pending_proposals(conn)? {
+    // Every pending proposal (what the snapshot's notice shows).
+    let sql = "SELECT id, track, scope, text, source, workspace_key, agent_key, created_at, 0, '[]', NULL FROM proposals WHERE status = 'pending'";
+    let pending: Vec<Stored> = rows(conn, sql, [], stored_from_row)?;
+    for p in pending {
       let found = match self.proposals.get(&p.id) {
         None if !self.must_be_named(sequence, p.created_at) => {
-          unverifiable += 1;
+          out.unverifiable += 1;
           continue;
         }
         None => Some("no audit row recorded it: it was inserted around the provider".into()),
@@ -223,7 +224,7 @@ impl Ledger {
           (*recorded != Approved { fields, ..p.approved }).then(|| format!("it is not the proposal its row recorded (seq {seq}): it was changed around the provider"))
         }
       };
-      checked += 1;
+      out.checked += 1;
       if let Some(reason) = found {
         mismatch("proposals", &p.id, reason);
       }
@@ -231,13 +232,11 @@ impl Ledger {
     let sql = "SELECT hash, text FROM snapshot_texts";
     let texts: Vec<(String, String)> = rows(conn, sql, [], |r| r.try_into())?;
     for (hash, text) in texts {
-      checked += 1;
+      out.checked += 1;
       if hex_digest(text.as_bytes()) != hash {
         mismatch("snapshot_texts", &hash, "a frozen snapshot's text does not match its hash: it was rewritten, and a resumed session would read it".into());
       }
     }
-    out.checked = checked;
-    out.unverifiable = unverifiable;
     Ok(out)
   }
 }
@@ -245,12 +244,6 @@ impl Ledger {
 /// Every entry, in insertion order.
 fn stored_entries(conn: &Connection) -> rusqlite::Result<Vec<Stored>> {
   let sql = "SELECT id, track, scope, text, source, workspace_key, agent_key, created_at, units, tags, version FROM entries ORDER BY rowid";
-  rows(conn, sql, [], stored_from_row)
-}
-
-/// Every pending proposal (what the snapshot's notice shows).
-fn pending_proposals(conn: &Connection) -> rusqlite::Result<Vec<Stored>> {
-  let sql = "SELECT id, track, scope, text, source, workspace_key, agent_key, created_at, 0, '[]', NULL FROM proposals WHERE status = 'pending'";
   rows(conn, sql, [], stored_from_row)
 }
 
@@ -281,7 +274,7 @@ fn stored_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Stored> {
 /// that introduced it: a store is adopted as it was when it was upgraded.
 pub fn adopt_entries(conn: &Connection) -> rusqlite::Result<()> {
   let mut ledger = Ledger::default();
-  for row in rows_in_order(conn)? {
+  for row in audit_rows(conn, "ORDER BY seq", [])? {
     ledger.note(&row);
   }
   let mut unaccounted = stored_entries(conn)?;

@@ -42,7 +42,7 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
     // Step 10's UPDATE OF units trigger (dropped by step 13) accounts each row's usage.
     let mut update = conn.prepare("UPDATE entries SET units = ?1 WHERE rowid = ?2")?;
     let sql = "SELECT rowid, text FROM entries";
-    let texts: Vec<(i64, String)> = sql::rows(conn, sql, [], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let texts: Vec<(i64, String)> = sql::rows(conn, sql, [], |r| r.try_into())?;
     for (rowid, text) in texts {
       update.execute(rusqlite::params![units(&text) as i64, rowid])?;
     }
