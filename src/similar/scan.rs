@@ -4,6 +4,8 @@
 
 use std::ops::Range;
 
+use crate::text::floor;
+
 /// The script of a character, as far as tokens care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Script {
@@ -170,15 +172,6 @@ fn spans(text: &str) -> Vec<Piece> {
     }
   }
   out
-}
-
-/// The largest character boundary of `t` at or below `at`.
-fn floor(t: &str, at: usize) -> usize {
-  let mut at = at.min(t.len());
-  while !t.is_char_boundary(at) {
-    at -= 1;
-  }
-  at
 }
 
 #[cfg(test)]
