@@ -76,27 +76,24 @@ pub(super) fn pieces(text: &str) -> Vec<Piece> {
     while let Some(s) = spans.next_if(|s| s.span.start <= at) {
       out.push(s);
     }
-    if c.is_ascii_alphanumeric() || (joiner(c) && starts_run(text, at)) {
+    let (kind, end, len) = if c.is_ascii_alphanumeric() || (joiner(c) && starts_run(text, at)) {
       // Letters, digits and joiners: `://` is kept.
       let end = run_end(text, at, |c| c.is_ascii_alphanumeric() || joiner(c));
-      let trimmed = trim_run(&text[at..end]);
-      if trimmed > 0 {
-        out.push(Piece {
-          kind: Kind::Ascii,
-          span: at..at + trimmed,
-        });
-      }
-      at = end;
+      (Kind::Ascii, end, trim_run(&text[at..end]))
     } else if script(c).is_some() {
       let end = run_end(text, at, |c| script(c).is_some());
-      out.push(Piece {
-        kind: Kind::Cjk,
-        span: at..end,
-      });
-      at = end;
+      (Kind::Cjk, end, end - at)
     } else {
       at += c.len_utf8();
+      continue;
+    };
+    if len > 0 {
+      out.push(Piece {
+        kind,
+        span: at..at + len,
+      });
     }
+    at = end;
   }
   out.extend(spans);
   out
