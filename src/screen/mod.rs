@@ -69,16 +69,10 @@ mod words;
 
 use std::ops::Range;
 
-use crate::text::{excerpt, hidden, units};
+use crate::text::{excerpt, floor, hidden, units};
 
 /// What replaces a credential in an excerpt.
 const REDACTED: &str = "<redacted>";
-
-/// The largest character boundary of `t` at or below `at`.
-fn floor(t: &str, at: usize) -> usize {
-  let at = at.min(t.len());
-  (0..=at).rev().find(|i| t.is_char_boundary(*i)).unwrap_or(0)
-}
 
 /// Whether `s` holds only bytes of a class (`u8::is_ascii_digit`, …) and the bytes of `extra`.
 fn only(s: &str, class: fn(&u8) -> bool, extra: &[u8]) -> bool {

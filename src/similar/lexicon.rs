@@ -57,18 +57,16 @@ pub(super) struct Sets {
 pub(super) fn sets() -> &'static Sets {
   static SETS: OnceLock<Sets> = OnceLock::new();
   SETS.get_or_init(|| {
-    let mut weights = HashMap::default();
     // A later list wins: a negation weighs nothing whatever else it is.
-    for (list, weight) in [
+    let lists = [
       ("common", 0.5),
       ("frame", 0.3),
       ("stop", 0.0),
       ("negations", 0.0),
-    ] {
-      weights.extend(words(list).map(|w| (w, weight)));
-    }
+    ];
+    let weights = lists.map(|(list, weight)| words(list).map(move |w| (w, weight)));
     Sets {
-      weights,
+      weights: weights.into_iter().flatten().collect(),
       negations: words("negations").collect(),
       copulas: words("copulas").filter(|w| w.is_ascii()).collect(),
       cjk_copulas: words("copulas")

@@ -324,7 +324,7 @@ impl Builder<'_> {
     let key = hash(group.key);
     self.push(key, group.weight, group.sibling, shown.into(), flags);
     if group.weight >= 0.8 {
-      self.label = Some((hash(group.key), shown.into()));
+      self.label = Some((key, shown.into()));
     }
   }
 

@@ -4,6 +4,8 @@
 
 use std::ops::Range;
 
+use crate::text::floor;
+
 /// The script of a character, as far as tokens care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Script {
@@ -74,27 +76,24 @@ pub(super) fn pieces(text: &str) -> Vec<Piece> {
     while let Some(s) = spans.next_if(|s| s.span.start <= at) {
       out.push(s);
     }
-    if c.is_ascii_alphanumeric() || (joiner(c) && starts_run(text, at)) {
+    let (kind, end, len) = if c.is_ascii_alphanumeric() || (joiner(c) && starts_run(text, at)) {
       // Letters, digits and joiners: `://` is kept.
       let end = run_end(text, at, |c| c.is_ascii_alphanumeric() || joiner(c));
-      let trimmed = trim_run(&text[at..end]);
-      if trimmed > 0 {
-        out.push(Piece {
-          kind: Kind::Ascii,
-          span: at..at + trimmed,
-        });
-      }
-      at = end;
+      (Kind::Ascii, end, trim_run(&text[at..end]))
     } else if script(c).is_some() {
       let end = run_end(text, at, |c| script(c).is_some());
-      out.push(Piece {
-        kind: Kind::Cjk,
-        span: at..end,
-      });
-      at = end;
+      (Kind::Cjk, end, end - at)
     } else {
       at += c.len_utf8();
+      continue;
+    };
+    if len > 0 {
+      out.push(Piece {
+        kind,
+        span: at..at + len,
+      });
     }
+    at = end;
   }
   out.extend(spans);
   out
@@ -170,15 +169,6 @@ fn spans(text: &str) -> Vec<Piece> {
     }
   }
   out
-}
-
-/// The largest character boundary of `t` at or below `at`.
-fn floor(t: &str, at: usize) -> usize {
-  let mut at = at.min(t.len());
-  while !t.is_char_boundary(at) {
-    at -= 1;
-  }
-  at
 }
 
 #[cfg(test)]

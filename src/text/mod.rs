@@ -30,6 +30,12 @@ pub fn excerpt(text: &str, max: usize) -> String {
   cut.map_or_else(|| text.to_string(), |(at, _)| format!("{}…", &text[..at]))
 }
 
+/// The largest character boundary of `t` at or below `at`.
+pub(crate) fn floor(t: &str, at: usize) -> usize {
+  let at = at.min(t.len());
+  (0..=at).rev().find(|i| t.is_char_boundary(*i)).unwrap_or(0)
+}
+
 /// ASCII-only lowercase, the folding SQLite's `lower()` does.
 pub fn fold(text: &str) -> String {
   text.to_ascii_lowercase()
