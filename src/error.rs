@@ -203,15 +203,12 @@ impl MemoryError {
     }
   }
 
-  /// This refusal as one of entry `index` of a batch: `entry {index}: {message}`, with the
-  /// index in its details (other errors unchanged).
-  pub fn at_entry(mut self, index: usize) -> Self {
-    if let Self::InvalidInput {
-      message, index: at, ..
-    } = &mut self
-    {
-      *message = format!("entry {index}: {message}");
-      *at = Some(index);
+  /// This refusal as one of entry `at` of a batch: `entry {at}: {message}`, with the index in
+  /// its details (other errors unchanged).
+  pub fn at_entry(mut self, at: usize) -> Self {
+    if let Self::InvalidInput { message, index, .. } = &mut self {
+      *message = format!("entry {at}: {message}");
+      *index = Some(at);
     }
     self
   }

@@ -24,7 +24,6 @@ fn to_json(value: &impl Serialize) -> Result<String> {
 /// {what}s are …`.
 fn unknown(what: &str, name: &str, names: &[&str]) -> MemoryError {
   let (name, names) = (json_str(name), names.join(", "));
-  MemoryError::invalid(format!(
-    "no {what} is named {name}; the {what}s are {names}"
-  ))
+  let message = format!("no {what} is named {name}; the {what}s are {names}");
+  MemoryError::invalid(message)
 }

@@ -59,33 +59,23 @@ pub(super) fn ask<'e>(env: &'e Env, core: Rc<Core>, plan: Plan, write: Unknown) 
   };
   let approved = env.create_function_from_closure::<Unknown, Raw, _>("answered", settle(false))?;
   let refused = env.create_function_from_closure::<Unknown, Raw, _>("failed", settle(true))?;
-  match then.apply(adopted, FnArgs::from((approved.raw(), refused.raw()))) {
-    Ok(done) => Ok(done),
-    Err(e) => {
-      // `then` threw (a hostile species constructor) before it registered anything.
-      let why = GateAnswer::Failed(failure(env, &e));
-      let Some(waited) = waiting.borrow_mut().take() else {
-        return Err(e);
-      };
-      finish_held(env, &core, waited, why)
-    }
-  }
+  let handlers = FnArgs::from((approved.raw(), refused.raw()));
+  then.apply(adopted, handlers).or_else(|e| {
+    // `then` threw (a hostile species constructor) before it registered anything.
+    let why = GateAnswer::Failed(failure(env, &e));
+    let waited = waiting.borrow_mut().take();
+    waited.map_or(Err(e), |waited| finish_held(env, &core, waited, why))
+  })
 }
 
 /// A plan, and the write context and payload held for it while the gate answered.
 type Held = (Plan, ObjectRef<false>, ObjectRef<false>);
 
 /// Finish a held plan with the gate's answer, and let go of what was held for it.
-fn finish_held<'e>(
-  env: &'e Env,
-  core: &Core,
-  (plan, held, shown): Held,
-  answer: GateAnswer,
-) -> Js<'e> {
-  let sent = (
-    Some(shown.get_value(env)?.to_unknown()),
-    held.get_value(env)?.to_unknown(),
-  );
+fn finish_held<'e>(env: &'e Env, core: &Core, waited: Held, answer: GateAnswer) -> Js<'e> {
+  let (plan, held, shown) = waited;
+  let payload = shown.get_value(env)?.to_unknown();
+  let sent = (Some(payload), held.get_value(env)?.to_unknown());
   let settled = finish(env, core, plan, answer, sent);
   held.unref(env)?;
   shown.unref(env)?;

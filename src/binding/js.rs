@@ -184,14 +184,11 @@ pub(super) fn throw(env: &Env, e: MemoryError) -> Error {
 
 /// A promise settled with `result` (resolved) or its coded error (rejected).
 pub(super) fn settled<'e, T: Serialize>(env: &'e Env, r: crate::Result<T>) -> Js<'e> {
-  let value = match r {
-    Ok(value) => to_js(env, &value),
-    Err(e) => return rejected(env, error_object(env, &e)?),
-  };
-  match value {
-    Ok(v) => Ok(PromiseRaw::resolve(env, v)?.to_unknown()),
+  match r.map(|value| to_js(env, &value)) {
+    Ok(Ok(v)) => Ok(PromiseRaw::resolve(env, v)?.to_unknown()),
+    Err(e) => rejected(env, error_object(env, &e)?),
     // Only a replaced `JSON.parse` gets here: what was asked for is done, say so.
-    Err(err) => {
+    Ok(Err(err)) => {
       let why = failure(env, &err);
       let why = format!("the call succeeded, but its result cannot be handed back: {why}");
       rejected(env, plain_error(env, &why)?.to_unknown())

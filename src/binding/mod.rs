@@ -175,10 +175,8 @@ impl Native {
     input: Unknown,
     write: Unknown,
   ) -> Result<Unknown<'e>> {
-    let payload = self
-      .plan(env, &kind, input, write)
-      .map(|p| p.payload().clone());
-    answer(env, payload)
+    let plan = self.plan(env, &kind, input, write);
+    to_js(env, plan.map_err(|e| throw(env, e))?.payload())
   }
 
   /// Decide a pending proposal: `approved` is a gated add committed with the decision.
@@ -208,10 +206,8 @@ impl Native {
     let ws = field(env, Some(opts), "workspaceKey").filter(|w| !absent(w));
     let not_text = || MemoryError::invalid("budgets workspaceKey must be a string");
     let ws = ws.map(|w| text(&w).ok_or_else(not_text)).transpose();
-    answer(
-      env,
-      ws.and_then(|ws| self.core.run(|m| m.budgets(ws.as_deref()))),
-    )
+    let usage = ws.and_then(|ws| self.core.run(|m| m.budgets(ws.as_deref())));
+    answer(env, usage)
   }
 
   /// A synchronous call by name with its arguments (an array): a read, or an ungated record
@@ -229,11 +225,9 @@ impl Native {
   #[napi]
   pub fn close(&self) {
     // A close from inside a gate or getter finds the engine in use: it stays open.
-    let _ = self
-      .core
-      .memory
-      .try_borrow_mut()
-      .map(|mut memory| memory.take());
+    if let Ok(mut memory) = self.core.memory.try_borrow_mut() {
+      *memory = None;
+    }
   }
 }
 
@@ -248,12 +242,10 @@ pub fn rule<'e>(env: &'e Env, name: Unknown, input: Unknown) -> Result<Unknown<'
   match name.as_str() {
     "visibleLines" => {
       let shown = shown();
-      to_js(
-        env,
-        &crate::text::line_breaks(&shown)
-          .map(crate::text::visible)
-          .collect::<Vec<_>>(),
-      )
+      let lines: Vec<_> = crate::text::line_breaks(&shown)
+        .map(crate::text::visible)
+        .collect();
+      to_js(env, &lines)
     }
     "visibleText" => to_js(env, &crate::text::visible(&shown())),
     "adapterError" => {
