@@ -58,11 +58,20 @@ impl Visibility {
   /// `ADMITS` for a row in hand (the shared rows and this agent's; workspace rows of this
   /// workspace only).
   pub fn sees(&self, scope: &str, workspace_key: &str, agent_key: &str) -> bool {
-    let agent = self.agent_key.as_deref();
-    let workspace = self.workspace_key.as_deref();
-    agent.is_none_or(|a| agent_key.is_empty() || agent_key == a)
-      && (scope != "workspace" || workspace.is_none_or(|w| workspace_key == w))
+    let (agent, workspace) = (self.agent_key.as_deref(), self.workspace_key.as_deref());
+    sees(agent, workspace, (scope, workspace_key, agent_key))
   }
+}
+
+/// [`Visibility::sees`] with borrowed keys (`None`: every agent, every workspace), for a
+/// caller that holds them without a `Visibility`.
+pub(crate) fn sees(
+  agent: Option<&str>,
+  workspace: Option<&str>,
+  (scope, workspace_key, agent_key): (&str, &str, &str),
+) -> bool {
+  agent.is_none_or(|a| agent_key.is_empty() || agent_key == a)
+    && (scope != "workspace" || workspace.is_none_or(|w| workspace_key == w))
 }
 
 pub(crate) fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<Entry> {

@@ -3,6 +3,7 @@
 
 use rusqlite::Connection;
 
+use super::entries::sees;
 use super::sql::{named_rows, Named};
 use crate::protocol::model::Entry;
 
@@ -26,8 +27,12 @@ impl Layer<'_> {
   /// Whether `e` is one of the layer's rows: the rule of [`all`]'s SQL, for an entry in hand.
   pub fn holds(&self, e: &Entry) -> bool {
     let layer = e.track.as_str() == self.track && e.scope.as_str() == self.scope;
-    let workspace = e.scope.as_str() != "workspace" || e.workspace_key == self.workspace_key;
-    layer && workspace && (e.agent_key.is_empty() || e.agent_key == self.agent_key)
+    let row = (
+      e.scope.as_str(),
+      e.workspace_key.as_str(),
+      e.agent_key.as_str(),
+    );
+    layer && sees(Some(self.agent_key), Some(self.workspace_key), row)
   }
 }
 
