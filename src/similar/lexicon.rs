@@ -35,14 +35,14 @@ pub(super) struct Sets {
   /// CJK characters that are copulas (`是`, `は`).
   pub(super) cjk_copulas: HashSet<char>,
   /// The stems of the English set verbs, and the CJK ones by their first character.
-  set_verbs: HashSet<&'static str>,
-  cjk_set_verbs: ByFirst,
+  pub(super) set_verbs: HashSet<&'static str>,
+  pub(super) cjk_set_verbs: ByFirst,
   transitions: HashSet<&'static str>,
   transitions_to: HashSet<&'static str>,
   /// CJK frame words by their first character.
   cjk_frame: ByFirst,
-  cjk_negations: ByFirst,
-  cjk_transitions: ByFirst,
+  pub(super) cjk_negations: ByFirst,
+  pub(super) cjk_transitions: ByFirst,
   /// Chinese grammar characters.
   pub(super) zh_stop: HashSet<char>,
   /// Labels that make a bare number after them a version (`Node 20`).
@@ -179,7 +179,10 @@ fn starting<'a>(
 
 /// The character offsets in `run` where a word of `by_first` starts (one pass, not a search
 /// per word).
-fn found<'a>(run: &'a str, by_first: &'static ByFirst) -> impl Iterator<Item = usize> + 'a {
+pub(super) fn found<'a>(
+  run: &'a str,
+  by_first: &'static ByFirst,
+) -> impl Iterator<Item = usize> + 'a {
   let found = run.char_indices().enumerate();
   found.filter_map(move |(i, (at, _))| starting(&run[at..], by_first).next().map(|_| i))
 }
@@ -190,22 +193,6 @@ pub(super) fn cjk_frame_at(run: &str) -> usize {
   found.map(|w| w.chars().count()).max().unwrap_or(0)
 }
 
-/// Whether an ASCII word (lowercase) is a verb of an attribute that holds many values.
-pub(super) fn is_set_verb(word: &str) -> bool {
-  sets().set_verbs.contains(stem(word))
-}
-
-/// The character offsets in `run` where a CJK verb of an attribute that holds many values
-/// starts.
-pub(super) fn cjk_set_verbs(run: &str) -> impl Iterator<Item = usize> + '_ {
-  found(run, &sets().cjk_set_verbs)
-}
-
-/// Whether a CJK run holds a negation.
-pub(super) fn has_cjk_negation(run: &str) -> bool {
-  found(run, &sets().cjk_negations).next().is_some()
-}
-
 /// Whether an ASCII word (lowercase), followed by `rest` of the text, says a fact changed.
 pub(super) fn is_transition(word: &str, rest: &str) -> bool {
   let to = || {
@@ -214,11 +201,6 @@ pub(super) fn is_transition(word: &str, rest: &str) -> bool {
     next.is_some_and(|w| w.eq_ignore_ascii_case("to") || w.eq_ignore_ascii_case("from"))
   };
   sets().transitions.contains(word) || (sets().transitions_to.contains(word) && to())
-}
-
-/// Whether a CJK run says a fact changed.
-pub(super) fn has_cjk_transition(run: &str) -> bool {
-  found(run, &sets().cjk_transitions).next().is_some()
 }
 
 /// The numbers that [`number_word`] and [`cjk_numeral`] read, from 1.

@@ -45,34 +45,24 @@ impl Bits {
     }
   }
 
-  fn words(&self) -> &[u64] {
-    match self.heap.is_empty() {
-      true => &self.inline,
-      false => &self.heap,
-    }
-  }
-
-  fn words_mut(&mut self) -> &mut [u64] {
-    match self.heap.is_empty() {
-      true => &mut self.inline,
-      false => &mut self.heap,
-    }
-  }
-
+  // The words of a small set are `inline`, those of a large one are `heap` (and `inline` stays
+  // empty): a word is in `heap` if it has one, else in `inline`.
   pub(super) fn insert(&mut self, i: usize) {
-    if let Some(w) = self.words_mut().get_mut(i / 64) {
+    if let Some(w) = self.heap.get_mut(i / 64).or(self.inline.get_mut(i / 64)) {
       *w |= 1 << (i % 64);
     }
   }
 
-  /// Removes every index `other` holds.
+  /// Removes every index `other` (a set of the same size) holds.
   pub(super) fn remove_all(&mut self, other: &Bits) {
-    let pairs = self.words_mut().iter_mut().zip(other.words());
-    pairs.for_each(|(w, o)| *w &= !o);
+    let words = self.inline.iter_mut().chain(&mut self.heap);
+    words
+      .zip(other.inline.iter().chain(&other.heap))
+      .for_each(|(w, o)| *w &= !o);
   }
 
   pub(super) fn contains(&self, i: usize) -> bool {
-    let word = self.words().get(i / 64);
+    let word = self.heap.get(i / 64).or(self.inline.get(i / 64));
     word.is_some_and(|w| w & (1 << (i % 64)) != 0)
   }
 }

@@ -112,18 +112,10 @@ pub(super) enum ValueKind {
 impl ValueKind {
   /// The kind in words, for a reason.
   pub(super) fn describe(self) -> &'static str {
-    match self {
-      ValueKind::Number => "a number",
-      ValueKind::Version => "a version",
-      ValueKind::Port => "a port",
-      ValueKind::Date => "a date",
-      ValueKind::Path => "a path",
-      ValueKind::Url => "an address",
-      ValueKind::Ident => "an identifier",
-      ValueKind::Code => "code",
-      ValueKind::Quoted => "a quoted name",
-      ValueKind::Name => "a name",
-    }
+    // In the order of the kinds.
+    let words = "a number, a version, a port, a date, a path, an address, an identifier, code, \
+      a quoted name, a name";
+    words.split(", ").nth(self as usize).unwrap_or_default()
   }
 
   /// Kinds that one value may be changed into: a number into a version, a path into a URL, a
@@ -225,14 +217,15 @@ fn offset(at: usize) -> u32 {
   u32::try_from(at).unwrap_or(u32::MAX)
 }
 
-/// `text` with the two-word phrases of [`synonyms::PHRASES`] written as their one word
+/// `text` with the two-word phrases of [`synonyms::phrases`] written as their one word
 /// (`pull request` → `pr`), matched ignoring ASCII case at word boundaries.
 fn fold_phrases(text: Cow<'_, str>) -> Cow<'_, str> {
   let b = text.as_bytes();
   let boundary = |i: usize| b.get(i).is_none_or(|c| !c.is_ascii_alphanumeric());
   let (mut out, mut copied) = (String::new(), 0);
+  let phrases = synonyms::phrases();
   for i in (0..b.len()).filter(|&i| b[i].is_ascii_alphabetic() && (i == 0 || boundary(i - 1))) {
-    let found = synonyms::PHRASES.iter().find(|(phrase, _)| {
+    let found = phrases.iter().find(|(phrase, _)| {
       let end = i + phrase.len();
       let same = |s: &str| s.eq_ignore_ascii_case(phrase);
       i >= copied && boundary(end) && text.get(i..end).is_some_and(same)
@@ -428,7 +421,7 @@ impl Builder<'_> {
     let key = stem(word);
     let heavy = weight >= 0.5;
     self.tok(key, weight, shown, if heavy { name } else { 0 });
-    if lexicon::is_set_verb(word) {
+    if lexicon::sets().set_verbs.contains(stem(word)) {
       self.set_phrases.push(self.phrase);
     }
     // A grammar or frame word ends a noun phrase ("the EU cluster | runs"), a copula opens the
@@ -492,29 +485,28 @@ impl Builder<'_> {
 
   /// A run of CJK characters.
   fn cjk(&mut self, run: &str, start: usize) {
-    self.negated |= lexicon::has_cjk_negation(run);
-    self.transition |= lexicon::has_cjk_transition(run);
+    let sets = lexicon::sets();
+    self.negated |= lexicon::found(run, &sets.cjk_negations).next().is_some();
+    self.transition |= lexicon::found(run, &sets.cjk_transitions).next().is_some();
     let chars = run.char_indices().zip(weak_mask(run));
     let mut chars: Vec<Ch> = chars
       .map(|((at, c), weak)| Ch {
         c,
         script: scan::script(c),
         weak,
-        word: 0,
-        place: Place {
-          at: offset(start + at),
-          ..Place::default()
-        },
+        at: offset(start + at),
+        ..Ch::default()
       })
       .collect();
     let found = cjk_groups(run, &mut chars);
     self.places(&mut chars);
-    let set_phrases = lexicon::cjk_set_verbs(run).filter_map(|i| Some(chars.get(i)?.place.phrase));
+    let verbs = lexicon::found(run, &sets.cjk_set_verbs);
+    let set_phrases = verbs.filter_map(|i| Some(chars.get(i)?.phrase));
     self.set_phrases.extend(set_phrases);
     let after = (self.phrase, self.after, self.ended);
     let first = self.toks.len();
     for (i, group, shown) in found {
-      self.locate(chars[i].place);
+      self.locate(chars[i]);
       self.tok_group(group, &shown, 0);
     }
     self.numerals(&chars);
@@ -570,15 +562,15 @@ impl Builder<'_> {
       } else if !ch.weak {
         self.open_phrase();
       }
-      (chars[i].place.phrase, chars[i].place.after) = (self.phrase, self.after);
+      (chars[i].phrase, chars[i].after) = (self.phrase, self.after);
     }
   }
 
-  /// The next tokens stand at `place`.
-  fn locate(&mut self, place: Place) {
-    self.at = place.at;
-    self.phrase = place.phrase;
-    self.after = place.after;
+  /// The next tokens stand where `ch` does.
+  fn locate(&mut self, ch: Ch) {
+    self.at = ch.at;
+    self.phrase = ch.phrase;
+    self.after = ch.after;
     self.ended = None;
   }
 
@@ -599,7 +591,7 @@ impl Builder<'_> {
       return;
     }
     let word: String = sub.iter().map(|ch| ch.c).collect();
-    self.locate(sub[0].place);
+    self.locate(sub[0]);
     let weight = match (sub.iter().all(|ch| ch.weak), sub.len()) {
       (true, _) => 0.3,
       (false, 0 | 1) => 0.1,
@@ -616,7 +608,7 @@ impl Builder<'_> {
   fn grams(&mut self, sub: &[Ch]) {
     let mut buf = [0u8; 8];
     for ch in sub {
-      self.locate(ch.place);
+      self.locate(*ch);
       if !ch.weak && ch.word == 0 && ch.script == Some(Script::Han) {
         let s = ch.c.encode_utf8(&mut buf);
         self.tok(s, 0.25, s, 0);
@@ -628,7 +620,7 @@ impl Builder<'_> {
         continue;
       }
       let gram: CompactString = [a.c, b.c].iter().collect();
-      self.locate(a.place);
+      self.locate(a);
       let edge = (a.word > 0) != (b.word > 0);
       let weight = match (a.weak, b.weak) {
         (false, false) if edge => 0.35,
@@ -696,8 +688,8 @@ impl Builder<'_> {
   }
 }
 
-/// A character of a CJK run, with its marks.
-#[derive(Clone, Copy)]
+/// A character of a CJK run, with its marks and where it stands: its offset and its phrase.
+#[derive(Clone, Copy, Default)]
 struct Ch {
   c: char,
   script: Option<Script>,
@@ -705,12 +697,6 @@ struct Ch {
   weak: bool,
   /// The number of the synonym-group word it is in (0: none).
   word: usize,
-  place: Place,
-}
-
-/// Where a character of a CJK run stands: its offset and its phrase.
-#[derive(Debug, Clone, Copy, Default)]
-struct Place {
   at: u32,
   phrase: u16,
   /// The marks of its phrase ([`AFTER_COPULA`], [`AFTER_TOPIC`]).
@@ -762,7 +748,9 @@ fn classify(lower: &str, raw: &str) -> Option<ValueKind> {
   if is_date(b) {
     return Some(ValueKind::Date);
   }
-  if lower.contains(['/', '\\']) || lower.starts_with('~') || dotfile(b) {
+  // `.env`, `.nvmrc`: a file named by a leading dot.
+  let dotfile = b.len() > 2 && b[0] == b'.' && b[1].is_ascii_alphabetic();
+  if lower.contains(['/', '\\']) || lower.starts_with('~') || dotfile {
     return Some(ValueKind::Path);
   }
   if is_version(b) {
@@ -807,11 +795,6 @@ fn is_version(b: &[u8]) -> bool {
     && body.iter().all(|c| c.is_ascii_digit() || *c == b'.')
     && !body.ends_with(b".");
   numeric && (body.contains(&b'.') || body.len() < b.len())
-}
-
-/// `.env`, `.nvmrc`: a file named by a leading dot.
-fn dotfile(b: &[u8]) -> bool {
-  b.len() > 2 && b[0] == b'.' && b[1].is_ascii_alphabetic()
 }
 
 /// The parts of a compound: runs of letters, and runs of digits with the dots between them.

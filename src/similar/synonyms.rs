@@ -19,23 +19,13 @@ pub(super) struct Group {
   pub(super) sibling: u8,
 }
 
-/// Two-word English phrases that are one word of a group, and hyphenated spellings: folded
-/// into that word before anything else reads the text.
-pub(super) const PHRASES: &[(&str, &str)] = &[
-  ("pull requests", "prs"),
-  ("pull request", "pr"),
-  ("merge requests", "mrs"),
-  ("merge request", "mr"),
-  ("by hand", "manually"),
-  ("time zone", "timezone"),
-  ("end-to-end", "e2e"),
-  ("end to end", "e2e"),
-  ("front-end", "frontend"),
-  ("front end", "frontend"),
-  ("back-end", "backend"),
-  ("back end", "backend"),
-  ("code review", "review"),
-];
+/// Two-word English phrases that are one word of a group, and hyphenated spellings, in order
+/// (`phrases.txt` beside this file): folded into that word before anything else reads the text.
+pub(super) fn phrases() -> &'static [(&'static str, &'static str)] {
+  static PHRASES: OnceLock<Vec<(&str, &str)>> = OnceLock::new();
+  let lines = include_str!("phrases.txt").lines();
+  PHRASES.get_or_init(|| lines.filter_map(|l| l.split_once(" = ")).collect())
+}
 
 #[derive(Default)]
 struct Index {
