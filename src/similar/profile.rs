@@ -144,7 +144,7 @@ pub(super) struct Value {
 
 /// What comparing needs of one text, computed once (tokens, n-grams, values…): everything
 /// [`super::compare`] reads of it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Profile {
   /// Sorted by key, one per key (the highest weight; the flags of every occurrence).
   pub(super) toks: Vec<Tok>,
@@ -249,11 +249,10 @@ struct Builder<'a> {
   text: &'a str,
   /// The text has CJK: an ASCII word in it is a name (a tool, a person, a product).
   cjk_text: bool,
-  toks: Vec<Tok>,
-  values: Vec<Value>,
+  /// The profile being read: its tokens, values, phrases of set verbs and flags as they come
+  /// (what [`Builder::finish`] sorts, and the rest it derives from them).
+  out: Profile,
   label: Option<(u64, CompactString)>,
-  negated: bool,
-  transition: bool,
   /// Where the token being read starts.
   at: u32,
   /// The phrase being read, and whether a grammar word or punctuation ended it (with the marks of
@@ -266,7 +265,6 @@ struct Builder<'a> {
   flags: u8,
   part_of: u16,
   values_of_parts: u16,
-  set_phrases: Vec<u16>,
 }
 
 impl Builder<'_> {
@@ -300,7 +298,7 @@ impl Builder<'_> {
       self.open_phrase();
     }
     let flags = self.flags | self.after | flags;
-    self.toks.push(Tok {
+    self.out.toks.push(Tok {
       key,
       weight,
       sibling,
@@ -347,7 +345,7 @@ impl Builder<'_> {
       return;
     }
     let key = key.unwrap_or_else(|| hash(&shown.to_ascii_lowercase()));
-    self.values.push(Value {
+    self.out.values.push(Value {
       key,
       kind,
       shown: shown.into(),
@@ -389,16 +387,16 @@ impl Builder<'_> {
     }
     for (word, shown) in lower.split('-').zip(raw.split('-')) {
       if !word.is_empty() {
-        self.transition |= lexicon::is_transition(word, &self.text[end..]);
+        self.out.transition |= lexicon::is_transition(word, &self.text[end..]);
         self.word(word, shown, sentence_start);
       }
     }
-    self.negated |= contraction;
+    self.out.negated |= contraction;
   }
 
   /// One word (lowercase) as written.
   fn word(&mut self, word: &str, shown: &str, sentence_start: bool) {
-    self.negated |= lexicon::sets().negations.contains(word);
+    self.out.negated |= lexicon::sets().negations.contains(word);
     if let Some(number) = lexicon::number_word(word) {
       self.number(number, shown);
       self.value(ValueKind::Number, shown, Some(hash(number)));
@@ -422,7 +420,7 @@ impl Builder<'_> {
     let heavy = weight >= 0.5;
     self.tok(key, weight, shown, if heavy { name } else { 0 });
     if lexicon::sets().set_verbs.contains(stem(word)) {
-      self.set_phrases.push(self.phrase);
+      self.out.set_phrases.push(self.phrase);
     }
     // A grammar or frame word ends a noun phrase ("the EU cluster | runs"), a copula opens the
     // value slot ("the default branch is | called | trunk").
@@ -486,8 +484,8 @@ impl Builder<'_> {
   /// A run of CJK characters.
   fn cjk(&mut self, run: &str, start: usize) {
     let sets = lexicon::sets();
-    self.negated |= lexicon::found(run, &sets.cjk_negations).next().is_some();
-    self.transition |= lexicon::found(run, &sets.cjk_transitions).next().is_some();
+    self.out.negated |= lexicon::found(run, &sets.cjk_negations).next().is_some();
+    self.out.transition |= lexicon::found(run, &sets.cjk_transitions).next().is_some();
     let chars = run.char_indices().zip(weak_mask(run));
     let mut chars: Vec<Ch> = chars
       .map(|((at, c), weak)| Ch {
@@ -502,9 +500,9 @@ impl Builder<'_> {
     self.places(&mut chars);
     let verbs = lexicon::found(run, &sets.cjk_set_verbs);
     let set_phrases = verbs.filter_map(|i| Some(chars.get(i)?.phrase));
-    self.set_phrases.extend(set_phrases);
+    self.out.set_phrases.extend(set_phrases);
     let after = (self.phrase, self.after, self.ended);
-    let first = self.toks.len();
+    let first = self.out.toks.len();
     for (i, group, shown) in found {
       self.locate(chars[i]);
       self.tok_group(group, &shown, 0);
@@ -520,7 +518,7 @@ impl Builder<'_> {
     (self.phrase, self.after, self.ended) = after;
     // The label of what follows is the run's last content token in the text (group words were
     // read before the bigrams around them).
-    let heavy = self.toks[first..].iter().filter(|t| t.weight >= 0.5);
+    let heavy = self.out.toks[first..].iter().filter(|t| t.weight >= 0.5);
     if let Some(t) = heavy.max_by_key(|t| t.at) {
       self.label = Some((t.key, t.shown.clone()));
     }
@@ -640,9 +638,10 @@ impl Builder<'_> {
     }
   }
 
-  fn finish(mut self) -> Profile {
-    let heavy = self.toks.iter().filter(|t| t.weight >= 0.5);
-    let mut seq: Vec<Phrase> = heavy
+  fn finish(self) -> Profile {
+    let mut p = self.out;
+    let heavy = p.toks.iter().filter(|t| t.weight >= 0.5);
+    p.seq = heavy
       .map(|t| Phrase {
         key: t.key,
         at: t.at,
@@ -653,38 +652,28 @@ impl Builder<'_> {
       })
       .collect();
     // Stable: a code span and the first word inside it start at one offset, the span first.
-    seq.sort_by_key(|p| p.at);
-    self
-      .toks
+    p.seq.sort_by_key(|p| p.at);
+    p.toks
       .sort_by(|a, b| a.key.cmp(&b.key).then(b.weight.total_cmp(&a.weight)));
     // One token per key, flagged as every occurrence was (a name once is a name).
-    self.toks.dedup_by(|next, kept| {
+    p.toks.dedup_by(|next, kept| {
       let same = next.key == kept.key;
       if same {
         kept.flags |= next.flags & (VALUE | QUANTITY);
       }
       same
     });
-    for p in &mut seq {
-      let at = self.toks.binary_search_by_key(&p.key, |t| t.key);
-      p.tok = at.map_or(u32::MAX, offset);
+    for phrase in &mut p.seq {
+      let at = p.toks.binary_search_by_key(&phrase.key, |t| t.key);
+      phrase.tok = at.map_or(u32::MAX, offset);
     }
-    let total = self.toks.iter().map(|t| t.weight).sum();
-    let mut value_keys: Vec<u64> = self.values.iter().map(|v| v.key).collect();
-    value_keys.sort_unstable();
-    self.set_phrases.sort_unstable();
-    self.set_phrases.dedup();
-    Profile {
-      keys: self.toks.iter().map(|t| t.key).collect(),
-      toks: self.toks,
-      seq,
-      set_phrases: self.set_phrases,
-      total,
-      values: self.values,
-      value_keys,
-      negated: self.negated,
-      transition: self.transition,
-    }
+    p.total = p.toks.iter().map(|t| t.weight).sum();
+    p.keys = p.toks.iter().map(|t| t.key).collect();
+    p.value_keys = p.values.iter().map(|v| v.key).collect();
+    p.value_keys.sort_unstable();
+    p.set_phrases.sort_unstable();
+    p.set_phrases.dedup();
+    p
   }
 }
 

@@ -13,13 +13,8 @@ use super::scan::{self, Kind};
 /// repeats.
 const MAX_TERM: usize = 40;
 
-/// A candidate term and how distinctive it looks.
-struct Candidate {
-  term: String,
-  rank: f32,
-  /// Where it starts (earlier wins a tie).
-  at: usize,
-}
+/// A candidate term: how distinctive it looks, where it starts (earlier wins a tie), the term.
+type Candidate = (f32, usize, String);
 
 /// Up to `max` terms to find candidates for `text` in a layer's trigram index,
 /// the most distinctive first: code spans, identifiers and numbers (a short number with the
@@ -51,9 +46,9 @@ pub fn search_terms(text: &str, max: usize) -> Vec<String> {
       }
     }
   }
-  found.sort_by(|a, b| b.rank.total_cmp(&a.rank).then(a.at.cmp(&b.at)));
+  found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
   let mut out: Vec<String> = Vec::new();
-  for term in found.into_iter().map(|c| c.term) {
+  for (_, _, term) in found {
     if out.len() < max && !out.contains(&term) {
       out.push(term);
     }
@@ -64,11 +59,7 @@ pub fn search_terms(text: &str, max: usize) -> Vec<String> {
 fn push(found: &mut Vec<Candidate>, term: &str, rank: f32, at: usize) {
   let chars = term.chars().count();
   if (3..=MAX_TERM).contains(&chars) {
-    found.push(Candidate {
-      term: term.to_string(),
-      rank,
-      at,
-    });
+    found.push((rank, at, term.to_string()));
   }
 }
 
