@@ -135,11 +135,8 @@ impl<'a> Top<'a> {
     if tok.weight < 0.5 {
       return;
     }
-    let slot = self
-      .0
-      .iter()
-      .position(|t| t.is_none_or(|t| t.weight < tok.weight));
-    if let Some(at) = slot {
+    let lighter = |t: &Option<&Tok>| t.is_none_or(|t| t.weight < tok.weight);
+    if let Some(at) = self.0.iter().position(lighter) {
       self.0[at..].rotate_right(1);
       self.0[at] = Some(tok);
     }
