@@ -182,12 +182,8 @@ pub(super) fn audit_row(
   rest: &str,
   args: impl Params,
 ) -> rusqlite::Result<Option<AuditRow>> {
-  one(
-    conn,
-    &format!("SELECT {AUDIT_COLUMNS} FROM audit {rest}"),
-    args,
-    audit_from_row,
-  )
+  let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit {rest}");
+  one(conn, &sql, args, audit_from_row)
 }
 
 pub(super) fn audit_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
@@ -272,8 +268,6 @@ pub fn backfill(conn: &Connection) -> rusqlite::Result<()> {
     update.execute(params![row.seq, prev, hash])?;
     prev = hash;
   }
-  match rows.last() {
-    Some(row) => put_meta(conn, HEAD_KEY, &format!("{} {prev}", row.seq)),
-    None => Ok(()),
-  }
+  let head = rows.last().map(|row| format!("{} {prev}", row.seq));
+  head.map_or(Ok(()), |head| put_meta(conn, HEAD_KEY, &head))
 }

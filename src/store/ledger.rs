@@ -79,16 +79,14 @@ struct Approved {
 impl Approved {
   fn of(row: &AuditRow) -> Self {
     let parsed = RowFields::parse(row.fields.as_deref());
+    // A row's other fields (its version, the seq a revert undoes) are not the record's.
+    let approved = parsed.as_ref().map(RowFields::approved);
     Self {
       track: row.track.clone(),
       scope: row.scope.clone(),
       text: row.text.clone(),
       source: row.source.clone(),
-      // A row's other fields (its version, the seq a revert undoes) are not the record's.
-      fields: parsed
-        .as_ref()
-        .map(RowFields::approved)
-        .or(row.fields.clone()),
+      fields: approved.or(row.fields.clone()),
       version: parsed.and_then(|f| f.version),
     }
   }
@@ -389,10 +387,9 @@ pub fn verify(conn: &Connection) -> rusqlite::Result<Verification> {
     break;
   }
   let last = (checked > 0).then(|| (last_seq, expected_prev.clone()));
-  let first_broken = match first_broken {
-    None => tail_broken(conn, last.as_ref(), checkpoint.as_deref())?,
-    broken => broken,
-  };
+  if first_broken.is_none() {
+    first_broken = tail_broken(conn, last.as_ref(), checkpoint.as_deref())?;
+  }
   let records = ledger.check(conn, sequence(conn)?)?;
   let layers = stale_usage(conn)?;
   Ok(Verification {
