@@ -15,7 +15,7 @@ use rusqlite::{params, Connection, Params};
 use serde_json::json;
 
 use super::now_ms;
-use super::sql::{exec, has_column, meta, one, put_meta};
+use super::sql::{exec, has_column, meta, one, put_meta, row_into};
 use crate::protocol::model::AuditRow;
 pub use crate::text::hex_digest;
 
@@ -187,18 +187,8 @@ pub(super) fn audit_row(
 }
 
 pub(super) fn audit_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
-  Ok(AuditRow {
-    seq: row.get(0)?,
-    ts: row.get(1)?,
-    action: row.get(2)?,
-    track: row.get(3)?,
-    scope: row.get(4)?,
-    entry_id: row.get(5)?,
-    text: row.get(6)?,
-    outcome: row.get(7)?,
-    source: row.get(8)?,
-    session_id: row.get(9)?,
-    fields: row.get(10)?,
+  row_into!(row => AuditRow {
+    seq, ts, action, track, scope, entry_id, text, outcome, source, session_id, fields
   })
 }
 
