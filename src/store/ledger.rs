@@ -161,13 +161,10 @@ impl Ledger {
     }
   }
 
-  /// Every stored entry, pending proposal and snapshot text against the ledger; `sequence`: the
-  /// highest `seq` SQLite handed out.
-  pub(super) fn check(
-    mut self,
-    conn: &Connection,
-    sequence: i64,
-  ) -> rusqlite::Result<RecordsCheck> {
+  /// Every stored entry, pending proposal and snapshot text against the ledger.
+  pub(super) fn check(mut self, conn: &Connection) -> rusqlite::Result<RecordsCheck> {
+    // The highest `seq` SQLite handed out.
+    let sequence = sequence(conn)?;
     let mut out = RecordsCheck::default();
     let mut mismatch = |table, id: &str, reason: String| {
       out.mismatched.push(Mismatch {
@@ -390,7 +387,7 @@ pub fn verify(conn: &Connection) -> rusqlite::Result<Verification> {
   if first_broken.is_none() {
     first_broken = tail_broken(conn, last.as_ref(), checkpoint.as_deref())?;
   }
-  let records = ledger.check(conn, sequence(conn)?)?;
+  let records = ledger.check(conn)?;
   let layers = stale_usage(conn)?;
   Ok(Verification {
     ok: first_broken.is_none() && records.mismatched.is_empty() && layers.is_empty(),

@@ -27,11 +27,7 @@ impl Layer<'_> {
   /// Whether `e` is one of the layer's rows: the rule of [`all`]'s SQL, for an entry in hand.
   pub fn holds(&self, e: &Entry) -> bool {
     let layer = e.track.as_str() == self.track && e.scope.as_str() == self.scope;
-    let row = (
-      e.scope.as_str(),
-      e.workspace_key.as_str(),
-      e.agent_key.as_str(),
-    );
+    let row: (&str, &str, &str) = (e.scope.as_str(), &e.workspace_key, &e.agent_key);
     layer && sees(Some(self.agent_key), Some(self.workspace_key), row)
   }
 }
