@@ -110,11 +110,9 @@ fn walk(
 /// (`{"entries": n}`), or, for a row written before seeds recorded their size, the `add` rows
 /// of the same session and outcome that follow it.
 fn seed_batch(conn: &Connection, at: &AuditRow) -> rusqlite::Result<Vec<AuditRow>> {
-  let recorded: Option<i64> = at
-    .fields
-    .as_deref()
-    .and_then(|f| serde_json::from_str::<serde_json::Value>(f).ok())
-    .and_then(|f| f["entries"].as_i64());
+  let fields = at.fields.as_deref().unwrap_or_default();
+  let fields: Option<serde_json::Value> = serde_json::from_str(fields).ok();
+  let recorded = fields.and_then(|f| f["entries"].as_i64());
   let mut taken = 0;
   let more = |r: &AuditRow| {
     taken += 1;

@@ -166,13 +166,7 @@ impl Ledger {
     // The highest `seq` SQLite handed out.
     let sequence = sequence(conn)?;
     let mut out = RecordsCheck::default();
-    let mut mismatch = |table, id: &str, reason: String| {
-      out.mismatched.push(Mismatch {
-        table,
-        id: id.to_string(),
-        reason,
-      });
-    };
+    let mut mismatch = |table, id, reason| out.mismatched.push(Mismatch { table, id, reason });
     for e in stored_entries(conn)? {
       let found = match self.differs(&e) {
         Some(None) if !self.must_be_named(sequence, e.created_at) => {
@@ -189,7 +183,7 @@ impl Ledger {
         format!("its recorded length is {recorded} but its text is {actual} characters long")
       });
       if let Some(reason) = found.or(stale) {
-        mismatch("entries", &e.id, reason);
+        mismatch("entries", e.id, reason);
       }
     }
     // What the ledger approved last and is gone, with no row that removed it.
@@ -201,7 +195,7 @@ impl Ledger {
     gone.sort();
     for (seq, id) in gone {
       out.checked += 1;
-      mismatch("entries", &id, format!("the ledger approved it (seq {seq}) and no row removed it, but it is gone: it was deleted around the provider"));
+      mismatch("entries", id, format!("the ledger approved it (seq {seq}) and no row removed it, but it is gone: it was deleted around the provider"));
     }
     // Every pending proposal (what the snapshot's notice shows).
     let sql = "SELECT id, track, scope, text, source, workspace_key, agent_key, created_at, 0, '[]', NULL FROM proposals WHERE status = 'pending'";
@@ -221,7 +215,7 @@ impl Ledger {
       };
       out.checked += 1;
       if let Some(reason) = found {
-        mismatch("proposals", &p.id, reason);
+        mismatch("proposals", p.id, reason);
       }
     }
     let sql = "SELECT hash, text FROM snapshot_texts";
@@ -229,7 +223,7 @@ impl Ledger {
     for (hash, text) in texts {
       out.checked += 1;
       if hex_digest(text.as_bytes()) != hash {
-        mismatch("snapshot_texts", &hash, "a frozen snapshot's text does not match its hash: it was rewritten, and a resumed session would read it".into());
+        mismatch("snapshot_texts", hash, "a frozen snapshot's text does not match its hash: it was rewritten, and a resumed session would read it".into());
       }
     }
     Ok(out)
