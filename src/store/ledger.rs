@@ -94,12 +94,11 @@ impl Approved {
   /// Whether the record `stored` is what this row approved (its version too, when the row
   /// recorded one).
   fn admits(&self, stored: &Approved) -> bool {
-    let version = self.version.and(stored.version);
-    *self
-      == Approved {
-        version,
-        ..stored.clone()
-      }
+    fn content(a: &Approved) -> [&Option<String>; 5] {
+      [&a.track, &a.scope, &a.text, &a.source, &a.fields]
+    }
+    let version = self.version.is_none() || self.version == stored.version;
+    version && content(self) == content(stored)
   }
 }
 
@@ -360,21 +359,19 @@ pub fn verify(conn: &Connection) -> rusqlite::Result<Verification> {
   let mut first_broken = None;
   for found in stmt.query_map([], |r| Ok((audit_from_row(r)?, r.get(11)?, r.get(12)?)))? {
     let (row, prev, hash): (AuditRow, Option<String>, Option<String>) = found?;
+    let seq = row.seq;
     checked += 1;
     let actual = row_hash(&expected_prev, &row);
     let reason = if prev.as_deref() != Some(expected_prev.as_str()) {
-      "prev_hash does not match the previous row: a row before it was removed, inserted or re-chained"
+      "prev_hash does not match the previous row: a row before it was removed, inserted or re-chained".into()
     } else if hash.as_deref() != Some(actual.as_str()) {
-      "the row's content does not match its hash: it was changed after it was written"
+      "the row's content does not match its hash: it was changed after it was written".into()
     } else {
-      (expected_prev, last_seq) = (actual, row.seq);
+      (expected_prev, last_seq) = (actual, seq);
       ledger.note(&row);
       continue;
     };
-    first_broken = Some(BrokenRow {
-      seq: row.seq,
-      reason: reason.into(),
-    });
+    first_broken = Some(BrokenRow { seq, reason });
     break;
   }
   let last = (checked > 0).then(|| (last_seq, expected_prev.clone()));

@@ -13,7 +13,7 @@
 use std::cmp::Reverse;
 use std::collections::HashMap;
 
-use rusqlite::{params, Connection, Row};
+use rusqlite::{named_params, params, Connection, Row};
 
 use super::entries::{entry_and_rowid, Only, Visibility, ADMITS, ENTRY_COLUMNS};
 use super::sql::{named_rows, named_value, one, one_snapshot, rows, Named};
@@ -137,12 +137,9 @@ fn needle_for(
     return Ok((needle, None));
   };
   let pattern = needle.pattern(n);
-  let args = Named {
-    pattern: Some(&pattern),
-    ..Named::default()
-  };
   let sql = format!("{indexed} LIMIT {rows}");
-  let found: Vec<i64> = named_rows(conn, &sql, &args, |r| r.get(0))?;
+  let args = named_params! { ":pattern": pattern };
+  let found: Vec<i64> = super::sql::rows(conn, &sql, args, |r| r.get(0))?;
   Ok(match found.len() as i64 >= rows {
     true => (Needle::scan(n), None),
     false => (needle, serde_json::to_string(&found).ok()),

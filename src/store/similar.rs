@@ -37,9 +37,8 @@ impl Layer<'_> {
 /// # Errors
 /// SQLite failures.
 pub fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
-  conn
-    .prepare_cached("PRAGMA data_version")?
-    .query_row([], |r| r.get(0))
+  let sql = "PRAGMA data_version";
+  conn.prepare_cached(sql)?.query_row([], |r| r.get(0))
 }
 
 /// Every entry of `layer`, `(id, text)` (one range of the covering `entries_layer` index).
