@@ -265,10 +265,9 @@ pub fn adopt_entries(conn: &Connection) -> rusqlite::Result<()> {
   for row in audit_rows(conn, "ORDER BY seq", [])? {
     ledger.note(&row);
   }
-  let mut unaccounted = stored_entries(conn)?;
-  unaccounted.retain(|e| ledger.differs(e).is_some());
+  let stored = stored_entries(conn)?;
+  let unaccounted = stored.iter().filter(|e| ledger.differs(e).is_some());
   let rows: Vec<NewAudit<'_>> = unaccounted
-    .iter()
     .map(|e| {
       let a = &e.approved;
       NewAudit {
