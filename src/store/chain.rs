@@ -15,7 +15,7 @@ use rusqlite::{params, Connection, Params};
 use serde_json::json;
 
 use super::now_ms;
-use super::sql::{exec, has_column, meta, one, put_meta};
+use super::sql::{exec, has_column, meta, one, put_meta, row_into};
 use crate::protocol::model::AuditRow;
 pub use crate::text::hex_digest;
 
@@ -182,27 +182,13 @@ pub(super) fn audit_row(
   rest: &str,
   args: impl Params,
 ) -> rusqlite::Result<Option<AuditRow>> {
-  one(
-    conn,
-    &format!("SELECT {AUDIT_COLUMNS} FROM audit {rest}"),
-    args,
-    audit_from_row,
-  )
+  let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit {rest}");
+  one(conn, &sql, args, audit_from_row)
 }
 
 pub(super) fn audit_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
-  Ok(AuditRow {
-    seq: row.get(0)?,
-    ts: row.get(1)?,
-    action: row.get(2)?,
-    track: row.get(3)?,
-    scope: row.get(4)?,
-    entry_id: row.get(5)?,
-    text: row.get(6)?,
-    outcome: row.get(7)?,
-    source: row.get(8)?,
-    session_id: row.get(9)?,
-    fields: row.get(10)?,
+  row_into!(row => AuditRow {
+    seq, ts, action, track, scope, entry_id, text, outcome, source, session_id, fields
   })
 }
 
@@ -272,8 +258,6 @@ pub fn backfill(conn: &Connection) -> rusqlite::Result<()> {
     update.execute(params![row.seq, prev, hash])?;
     prev = hash;
   }
-  match rows.last() {
-    Some(row) => put_meta(conn, HEAD_KEY, &format!("{} {prev}", row.seq)),
-    None => Ok(()),
-  }
+  let head = rows.last().map(|row| format!("{} {prev}", row.seq));
+  head.map_or(Ok(()), |head| put_meta(conn, HEAD_KEY, &head))
 }

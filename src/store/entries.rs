@@ -4,7 +4,7 @@
 
 use rusqlite::{params, Connection, Row};
 
-use super::sql::{exec, named_rows, one, Named};
+use super::sql::{exec, named_rows, one, row_into, Named};
 use crate::protocol::model::{Entry, Scope, Track};
 
 pub(crate) const ENTRY_COLUMNS: &str = "id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id";
@@ -75,26 +75,16 @@ pub(crate) fn sees(
 }
 
 pub(crate) fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<Entry> {
-  let track: String = row.get(1)?;
-  let scope: String = row.get(2)?;
-  let tags: String = row.get(7)?;
   let bad = |what: String| rusqlite::Error::InvalidColumnType(0, what, rusqlite::types::Type::Text);
-  Ok(Entry {
-    id: row.get(0)?,
-    track: Track::parse(&track).ok_or_else(|| bad(format!("track {track}")))?,
-    scope: Scope::parse(&scope).ok_or_else(|| bad(format!("scope {scope}")))?,
-    workspace_key: row.get(3)?,
-    agent_key: row.get(4)?,
-    text: row.get(5)?,
-    source: row.get(6)?,
-    tags: serde_json::from_str(&tags)
-      .map_err(|_| bad(format!("memory database has a corrupt tags column: {tags}")))?,
-    version: row.get(8)?,
-    created_at: row.get(9)?,
-    updated_at: row.get(10)?,
-    last_recalled: row.get(11)?,
-    recall_count: row.get(12)?,
-    session_id: row.get(13)?,
+  let as_track = |t: String| Track::parse(&t).ok_or_else(|| bad(format!("track {t}")));
+  let as_scope = |s: String| Scope::parse(&s).ok_or_else(|| bad(format!("scope {s}")));
+  let as_tags = |t: String| {
+    serde_json::from_str(&t)
+      .map_err(|_| bad(format!("memory database has a corrupt tags column: {t}")))
+  };
+  row_into!(row => Entry {
+    id, track: as_track, scope: as_scope, workspace_key, agent_key, text, source, tags: as_tags,
+    version, created_at, updated_at, last_recalled, recall_count, session_id
   })
 }
 

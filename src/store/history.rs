@@ -3,10 +3,10 @@
 //! snapshots were recorded.
 #![forbid(unsafe_code)]
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, Row};
 
 use super::chain::{audit_row, audit_rows};
-use super::sql::rows;
+use super::sql::{row_into, rows};
 use crate::protocol::model::{AuditRow, RowFields};
 
 pub use super::ledger::{ENDS, SETS};
@@ -110,11 +110,9 @@ fn walk(
 /// (`{"entries": n}`), or, for a row written before seeds recorded their size, the `add` rows
 /// of the same session and outcome that follow it.
 fn seed_batch(conn: &Connection, at: &AuditRow) -> rusqlite::Result<Vec<AuditRow>> {
-  let recorded: Option<i64> = at
-    .fields
-    .as_deref()
-    .and_then(|f| serde_json::from_str::<serde_json::Value>(f).ok())
-    .and_then(|f| f["entries"].as_i64());
+  let fields = at.fields.as_deref().unwrap_or_default();
+  let fields: Option<serde_json::Value> = serde_json::from_str(fields).ok();
+  let recorded = fields.and_then(|f| f["entries"].as_i64());
   let mut taken = 0;
   let more = |r: &AuditRow| {
     taken += 1;
@@ -158,15 +156,9 @@ pub fn sessions(
      FROM snapshots AS s JOIN snapshot_texts AS t ON t.hash = s.hash
      WHERE ?1 IS NULL OR s.session_id = ?1 ORDER BY s.created_at DESC, s.session_id LIMIT ?2";
   let limit = limit.min(i64::MAX as u64) as i64;
-  rows(conn, sql, params![session_id, limit], |r| {
-    Ok(Session {
-      session_id: r.get(0)?,
-      ts: r.get(1)?,
-      workspace_key: r.get(2)?,
-      agent_key: r.get(3)?,
-      text: r.get(4)?,
-    })
-  })
+  let session =
+    |r: &Row<'_>| row_into!(r => Session { session_id, ts, workspace_key, agent_key, text });
+  rows(conn, sql, params![session_id, limit], session)
 }
 
 #[cfg(test)]

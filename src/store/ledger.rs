@@ -79,16 +79,14 @@ struct Approved {
 impl Approved {
   fn of(row: &AuditRow) -> Self {
     let parsed = RowFields::parse(row.fields.as_deref());
+    // A row's other fields (its version, the seq a revert undoes) are not the record's.
+    let approved = parsed.as_ref().map(RowFields::approved);
     Self {
       track: row.track.clone(),
       scope: row.scope.clone(),
       text: row.text.clone(),
       source: row.source.clone(),
-      // A row's other fields (its version, the seq a revert undoes) are not the record's.
-      fields: parsed
-        .as_ref()
-        .map(RowFields::approved)
-        .or(row.fields.clone()),
+      fields: approved.or(row.fields.clone()),
       version: parsed.and_then(|f| f.version),
     }
   }
@@ -96,12 +94,11 @@ impl Approved {
   /// Whether the record `stored` is what this row approved (its version too, when the row
   /// recorded one).
   fn admits(&self, stored: &Approved) -> bool {
-    let version = self.version.and(stored.version);
-    *self
-      == Approved {
-        version,
-        ..stored.clone()
-      }
+    fn content(a: &Approved) -> [&Option<String>; 5] {
+      [&a.track, &a.scope, &a.text, &a.source, &a.fields]
+    }
+    let version = self.version.is_none() || self.version == stored.version;
+    version && content(self) == content(stored)
   }
 }
 
@@ -163,21 +160,12 @@ impl Ledger {
     }
   }
 
-  /// Every stored entry, pending proposal and snapshot text against the ledger; `sequence`: the
-  /// highest `seq` SQLite handed out.
-  pub(super) fn check(
-    mut self,
-    conn: &Connection,
-    sequence: i64,
-  ) -> rusqlite::Result<RecordsCheck> {
+  /// Every stored entry, pending proposal and snapshot text against the ledger.
+  pub(super) fn check(mut self, conn: &Connection) -> rusqlite::Result<RecordsCheck> {
+    // The highest `seq` SQLite handed out.
+    let sequence = sequence(conn)?;
     let mut out = RecordsCheck::default();
-    let mut mismatch = |table, id: &str, reason: String| {
-      out.mismatched.push(Mismatch {
-        table,
-        id: id.to_string(),
-        reason,
-      });
-    };
+    let mut mismatch = |table, id, reason| out.mismatched.push(Mismatch { table, id, reason });
     for e in stored_entries(conn)? {
       let found = match self.differs(&e) {
         Some(None) if !self.must_be_named(sequence, e.created_at) => {
@@ -194,7 +182,7 @@ impl Ledger {
         format!("its recorded length is {recorded} but its text is {actual} characters long")
       });
       if let Some(reason) = found.or(stale) {
-        mismatch("entries", &e.id, reason);
+        mismatch("entries", e.id, reason);
       }
     }
     // What the ledger approved last and is gone, with no row that removed it.
@@ -206,7 +194,7 @@ impl Ledger {
     gone.sort();
     for (seq, id) in gone {
       out.checked += 1;
-      mismatch("entries", &id, format!("the ledger approved it (seq {seq}) and no row removed it, but it is gone: it was deleted around the provider"));
+      mismatch("entries", id, format!("the ledger approved it (seq {seq}) and no row removed it, but it is gone: it was deleted around the provider"));
     }
     // Every pending proposal (what the snapshot's notice shows).
     let sql = "SELECT id, track, scope, text, source, workspace_key, agent_key, created_at, 0, '[]', NULL FROM proposals WHERE status = 'pending'";
@@ -226,7 +214,7 @@ impl Ledger {
       };
       out.checked += 1;
       if let Some(reason) = found {
-        mismatch("proposals", &p.id, reason);
+        mismatch("proposals", p.id, reason);
       }
     }
     let sql = "SELECT hash, text FROM snapshot_texts";
@@ -234,7 +222,7 @@ impl Ledger {
     for (hash, text) in texts {
       out.checked += 1;
       if hex_digest(text.as_bytes()) != hash {
-        mismatch("snapshot_texts", &hash, "a frozen snapshot's text does not match its hash: it was rewritten, and a resumed session would read it".into());
+        mismatch("snapshot_texts", hash, "a frozen snapshot's text does not match its hash: it was rewritten, and a resumed session would read it".into());
       }
     }
     Ok(out)
@@ -277,10 +265,9 @@ pub fn adopt_entries(conn: &Connection) -> rusqlite::Result<()> {
   for row in audit_rows(conn, "ORDER BY seq", [])? {
     ledger.note(&row);
   }
-  let mut unaccounted = stored_entries(conn)?;
-  unaccounted.retain(|e| ledger.differs(e).is_some());
+  let stored = stored_entries(conn)?;
+  let unaccounted = stored.iter().filter(|e| ledger.differs(e).is_some());
   let rows: Vec<NewAudit<'_>> = unaccounted
-    .iter()
     .map(|e| {
       let a = &e.approved;
       NewAudit {
@@ -371,29 +358,26 @@ pub fn verify(conn: &Connection) -> rusqlite::Result<Verification> {
   let mut first_broken = None;
   for found in stmt.query_map([], |r| Ok((audit_from_row(r)?, r.get(11)?, r.get(12)?)))? {
     let (row, prev, hash): (AuditRow, Option<String>, Option<String>) = found?;
+    let seq = row.seq;
     checked += 1;
     let actual = row_hash(&expected_prev, &row);
     let reason = if prev.as_deref() != Some(expected_prev.as_str()) {
-      "prev_hash does not match the previous row: a row before it was removed, inserted or re-chained"
+      "prev_hash does not match the previous row: a row before it was removed, inserted or re-chained".into()
     } else if hash.as_deref() != Some(actual.as_str()) {
-      "the row's content does not match its hash: it was changed after it was written"
+      "the row's content does not match its hash: it was changed after it was written".into()
     } else {
-      (expected_prev, last_seq) = (actual, row.seq);
+      (expected_prev, last_seq) = (actual, seq);
       ledger.note(&row);
       continue;
     };
-    first_broken = Some(BrokenRow {
-      seq: row.seq,
-      reason: reason.into(),
-    });
+    first_broken = Some(BrokenRow { seq, reason });
     break;
   }
   let last = (checked > 0).then(|| (last_seq, expected_prev.clone()));
-  let first_broken = match first_broken {
-    None => tail_broken(conn, last.as_ref(), checkpoint.as_deref())?,
-    broken => broken,
-  };
-  let records = ledger.check(conn, sequence(conn)?)?;
+  if first_broken.is_none() {
+    first_broken = tail_broken(conn, last.as_ref(), checkpoint.as_deref())?;
+  }
+  let records = ledger.check(conn)?;
   let layers = stale_usage(conn)?;
   Ok(Verification {
     ok: first_broken.is_none() && records.mismatched.is_empty() && layers.is_empty(),

@@ -13,7 +13,7 @@
 use std::cmp::Reverse;
 use std::collections::HashMap;
 
-use rusqlite::{params, Connection, Row};
+use rusqlite::{named_params, params, Connection, Row};
 
 use super::entries::{entry_and_rowid, Only, Visibility, ADMITS, ENTRY_COLUMNS};
 use super::sql::{named_rows, named_value, one, one_snapshot, rows, Named};
@@ -137,12 +137,9 @@ fn needle_for(
     return Ok((needle, None));
   };
   let pattern = needle.pattern(n);
-  let args = Named {
-    pattern: Some(&pattern),
-    ..Named::default()
-  };
   let sql = format!("{indexed} LIMIT {rows}");
-  let found: Vec<i64> = named_rows(conn, &sql, &args, |r| r.get(0))?;
+  let args = named_params! { ":pattern": pattern };
+  let found: Vec<i64> = super::sql::rows(conn, &sql, args, |r| r.get(0))?;
   Ok(match found.len() as i64 >= rows {
     true => (Needle::scan(n), None),
     false => (needle, serde_json::to_string(&found).ok()),
@@ -330,6 +327,7 @@ fn common_page(
   let total: i64 = named_value(conn, &count, &bind(f, Some(&phrase), Some(folded)))?;
   let scan = Needle::scan(folded);
   let (pattern, test) = (scan.pattern(folded), scan.test());
+  let searched = bind(f, Some(&pattern), Some(folded));
   let ranks = "SELECT e.recall_count, e.updated_at, e.id, e.rowid FROM entries AS e";
   // A session sees 8 groups (more only where the JS plugin keyed user-global rows by
   // workspace): the best of each, merged, never walks other sessions' rows.
@@ -343,9 +341,7 @@ fn common_page(
         scope: Some(&scope),
         agent: Some(&agent),
         workspace: Some(&workspace),
-        pattern: Some(&pattern),
-        needle: Some(folded),
-        ..Named::default()
+        ..searched
       };
       page.extend(named_rows(conn, &best, &args, rank_and_rowid)?);
     }
@@ -356,8 +352,7 @@ fn common_page(
     let walk = format!(
       "{ranks} INDEXED BY entries_rank WHERE {ADMITS} AND {test} {BEST_FIRST} LIMIT {limit}"
     );
-    let args = bind(f, Some(&pattern), Some(folded));
-    named_rows(conn, &walk, &args, rank_and_rowid)?
+    named_rows(conn, &walk, &searched, rank_and_rowid)?
   };
   Ok((in_order(conn, &page)?, total.max(0) as u64))
 }

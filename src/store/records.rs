@@ -3,26 +3,16 @@
 
 use rusqlite::{params, types::Type, Connection, Row};
 
-use super::sql::{exec, one, rows};
+use super::sql::{exec, one, row_into, rows};
 use crate::protocol::model::Proposal;
 
 const PROPOSAL_COLUMNS: &str =
   "id, kind, track, scope, workspace_key, agent_key, text, source, session_id, status, created_at, decided_at";
 
 fn proposal_from_row(row: &Row<'_>) -> rusqlite::Result<Proposal> {
-  Ok(Proposal {
-    id: row.get(0)?,
-    kind: row.get(1)?,
-    track: row.get(2)?,
-    scope: row.get(3)?,
-    workspace_key: row.get(4)?,
-    agent_key: row.get(5)?,
-    text: row.get(6)?,
-    source: row.get(7)?,
-    session_id: row.get(8)?,
-    status: row.get(9)?,
-    created_at: row.get(10)?,
-    decided_at: row.get(11)?,
+  row_into!(row => Proposal {
+    id, kind, track, scope, workspace_key, agent_key, text, source, session_id, status,
+    created_at, decided_at
   })
 }
 

@@ -27,11 +27,7 @@ impl Layer<'_> {
   /// Whether `e` is one of the layer's rows: the rule of [`all`]'s SQL, for an entry in hand.
   pub fn holds(&self, e: &Entry) -> bool {
     let layer = e.track.as_str() == self.track && e.scope.as_str() == self.scope;
-    let row = (
-      e.scope.as_str(),
-      e.workspace_key.as_str(),
-      e.agent_key.as_str(),
-    );
+    let row: (&str, &str, &str) = (e.scope.as_str(), &e.workspace_key, &e.agent_key);
     layer && sees(Some(self.agent_key), Some(self.workspace_key), row)
   }
 }
@@ -41,9 +37,8 @@ impl Layer<'_> {
 /// # Errors
 /// SQLite failures.
 pub fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
-  conn
-    .prepare_cached("PRAGMA data_version")?
-    .query_row([], |r| r.get(0))
+  let sql = "PRAGMA data_version";
+  conn.prepare_cached(sql)?.query_row([], |r| r.get(0))
 }
 
 /// Every entry of `layer`, `(id, text)` (one range of the covering `entries_layer` index).

@@ -50,6 +50,19 @@ impl<'a> Named<'a> {
   }
 }
 
+/// `Ok($ty { .. })` of a row whose columns are the fields named, in their order: each field read
+/// from the next column, and passed through `read` where it says `field: read`.
+macro_rules! row_into {
+  ($row:expr => $ty:ident { $($field:ident $(: $read:expr)?),+ }) => {{
+    let mut column = 0;
+    Ok($ty { $($field: { column += 1; row_into!(@ $row.get(column - 1)? $(, $read)?) }),+ })
+  }};
+  (@ $value:expr) => { $value };
+  (@ $value:expr, $read:expr) => { $read($value)? };
+}
+
+pub(crate) use row_into;
+
 /// `f`'s reads on one snapshot of the store: in a read transaction, unless one is open.
 pub(crate) fn one_snapshot<T>(
   conn: &Connection,
