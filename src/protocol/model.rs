@@ -193,15 +193,13 @@ impl RowFields {
   /// The fields of a row's `fields` JSON (`None`: the row has none, or they do not parse).
   pub fn parse(fields: Option<&str>) -> Option<RowFields> {
     let v: Value = serde_json::from_str(fields?).ok()?;
-    let text = |k: &str| v[k].as_str().map(str::to_string);
-    let tags = v["tags"].as_array().map(|t| {
-      let strings = t.iter().filter_map(Value::as_str);
-      strings.map(str::to_string).collect()
-    });
+    let string = |s: &Value| s.as_str().map(str::to_string);
+    let text = |k: &str| string(&v[k]);
+    let tags = v["tags"].as_array().map(|t| t.iter().filter_map(string));
     Some(RowFields {
       workspace_key: text("workspaceKey")?,
       agent_key: text("agentKey")?,
-      tags: tags?,
+      tags: tags?.collect(),
       version: v["version"].as_i64(),
       reverts: v["reverts"].as_i64(),
     })
