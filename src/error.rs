@@ -327,29 +327,24 @@ impl Serialize for Changed {
 }
 
 fn not_found_message(track: &str, scope: &str, needle: &str, changed: Option<&Changed>) -> String {
-  match changed {
-    None => format!(
-      "no entry in {track}/{scope} contains {}; nothing was changed",
+  let Some(c) = changed else {
+    let needle = json_str(needle);
+    return format!("no entry in {track}/{scope} contains {needle}; nothing was changed");
+  };
+  let (id, approved, version) = (&c.id, c.approved_version, c.version);
+  let Some(seq) = c.reverting else {
+    return format!(
+      "entry {id} in {track}/{scope} (matched by {}) changed while its approval was pending (version {approved} was approved, version {version} is stored); nothing was changed: plan the write again against its current text",
       json_str(needle)
-    ),
-    Some(c) if c.reverting.is_some() => format!(
-      "entry {} in {track}/{scope} changed after change #{} ({}, version {} is stored); nothing was changed: a revert never overwrites a later change, so revert that one first or edit the entry",
-      c.id,
-      c.reverting.unwrap_or_default(),
-      match c.approved_version {
-        0 => "which removed it".to_string(),
-        v => format!("which left version {v}"),
-      },
-      c.version
-    ),
-    Some(c) => format!(
-      "entry {} in {track}/{scope} (matched by {}) changed while its approval was pending (version {} was approved, version {} is stored); nothing was changed: plan the write again against its current text",
-      c.id,
-      json_str(needle),
-      c.approved_version,
-      c.version
-    ),
-  }
+    );
+  };
+  let left = match approved {
+    0 => "which removed it".to_string(),
+    v => format!("which left version {v}"),
+  };
+  format!(
+    "entry {id} in {track}/{scope} changed after change #{seq} ({left}, version {version} is stored); nothing was changed: a revert never overwrites a later change, so revert that one first or edit the entry"
+  )
 }
 
 /// Where in an adapter's payload a fault is: `{file}: `, then `line {n}: `, else `at {path}: `.

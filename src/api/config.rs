@@ -128,9 +128,7 @@ fn merge(defaults: &Value, value: Option<&Value>) -> Value {
   match (defaults, value) {
     (Value::Object(d), Some(Value::Object(v))) => {
       // Unknown keys are kept after the known ones, in their given order.
-      let merged = d
-        .iter()
-        .map(|(key, def)| (key.clone(), merge(def, v.get(key))));
+      let merged = d.iter().map(|(k, def)| (k.clone(), merge(def, v.get(k))));
       let unknown = v.iter().filter(|(key, _)| !d.contains_key(*key));
       let unknown = unknown.map(|(key, given)| (key.clone(), given.clone()));
       Value::Object(merged.chain(unknown).collect())

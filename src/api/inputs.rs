@@ -35,17 +35,16 @@ pub fn screen(inputs: &Value) -> Result<Vec<Flagged>> {
   for (index, item) in items.iter().enumerate() {
     let e = parse_entry_input(item).map_err(|e| e.at_entry(index))?;
     let tags = e.tags.unwrap_or_default();
-    let flagged =
-      screen::entry_fields(&e.text, e.source.as_deref(), &tags).find_map(|(field, s)| {
-        let (kind, excerpt) = screen::redacted_line(s)?;
-        Some(Flagged {
-          index,
-          kind,
-          field,
-          excerpt,
-        })
-      });
-    out.extend(flagged);
+    let mut fields = screen::entry_fields(&e.text, e.source.as_deref(), &tags);
+    out.extend(fields.find_map(|(field, s)| {
+      let (kind, excerpt) = screen::redacted_line(s)?;
+      Some(Flagged {
+        index,
+        kind,
+        field,
+        excerpt,
+      })
+    }));
   }
   Ok(out)
 }

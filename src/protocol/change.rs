@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use crate::error::json_str;
 use crate::protocol::model::{layer_name, Entry, Scope, Track};
 use crate::similar::Relation;
 use crate::text::{hex_digest, line_breaks, visible};
@@ -80,11 +81,8 @@ impl Shown {
     let tags = match self.tags.as_slice() {
       [] => "no tags".to_string(),
       tags => {
-        let quoted: Vec<String> = tags
-          .iter()
-          .map(|t| visible(&crate::error::json_str(t)).into_owned())
-          .collect();
-        format!("tags [{}]", quoted.join(", "))
+        let quoted = tags.iter().map(|t| visible(&json_str(t)).into_owned());
+        format!("tags [{}]", quoted.collect::<Vec<_>>().join(", "))
       }
     };
     let (layer, source) = (layer_name(self.track, self.scope), label(&self.source));
@@ -109,7 +107,7 @@ fn label(value: &str) -> String {
     && !value.chars().any(char::is_whitespace);
   match plain {
     true => visible(value).into_owned(),
-    false => visible(&crate::error::json_str(value)).into_owned(),
+    false => visible(&json_str(value)).into_owned(),
   }
 }
 
@@ -136,9 +134,8 @@ impl Similar {
   /// related entry is only similar, and gets no advice: replacing it could lose a fact that
   /// holds.
   pub fn line(&self, action: &str) -> String {
-    let of = self
-      .entry
-      .map_or(String::new(), |i| format!("entry {} ", i + 1));
+    let of = self.entry.map(|i| format!("entry {} ", i + 1));
+    let of = of.unwrap_or_default();
     let what = match self.relation {
       Relation::Duplicate => "likely a duplicate of",
       Relation::Update => "likely an update of",
@@ -256,10 +253,8 @@ pub fn reason(
           None => b.render("remove:", &mut out),
         }
       }
-      for a in after
-        .iter()
-        .filter(|a| !before.iter().any(|b| b.id == a.id))
-      {
+      let restored = |a: &&Shown| !before.iter().any(|b| b.id == a.id);
+      for a in after.iter().filter(restored) {
         a.render("restore:", &mut out);
       }
     }

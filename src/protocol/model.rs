@@ -2,6 +2,8 @@
 //! parsing of caller input (JSON values) into validated structs with the protocol's messages.
 #![forbid(unsafe_code)]
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
@@ -191,15 +193,13 @@ impl RowFields {
   /// The fields of a row's `fields` JSON (`None`: the row has none, or they do not parse).
   pub fn parse(fields: Option<&str>) -> Option<RowFields> {
     let v: Value = serde_json::from_str(fields?).ok()?;
-    let text = |k: &str| v[k].as_str().map(str::to_string);
-    let tags = v["tags"].as_array().map(|t| {
-      let strings = t.iter().filter_map(Value::as_str);
-      strings.map(str::to_string).collect()
-    });
+    let string = |s: &Value| s.as_str().map(str::to_string);
+    let text = |k: &str| string(&v[k]);
+    let tags = v["tags"].as_array().map(|t| t.iter().filter_map(string));
     Some(RowFields {
       workspace_key: text("workspaceKey")?,
       agent_key: text("agentKey")?,
-      tags: tags?,
+      tags: tags?.collect(),
       version: v["version"].as_i64(),
       reverts: v["reverts"].as_i64(),
     })
@@ -289,9 +289,8 @@ impl Budgets {
       let t = track.as_str();
       let per = &value[t];
       if !per.is_null() && !per.is_object() {
-        return Err(MemoryError::invalid(format!(
-          "budgets.{t} must be an object"
-        )));
+        let message = format!("budgets.{t} must be an object");
+        return Err(MemoryError::invalid(message));
       }
       for (scope, key) in Scope::ALL.into_iter().zip(["userGlobal", "workspace"]) {
         let bad = || MemoryError::invalid(format!("budgets.{t}.{key} must be a positive integer"));
@@ -346,12 +345,9 @@ impl Writer {
   /// `INVALID_INPUT` for an empty source or one that is not one line.
   pub fn writing_as(mut self, source: Option<String>) -> Result<Self> {
     if let Some(s) = &source {
-      if s.is_empty() {
-        return Err(MemoryError::invalid(
-          "write source must be a non-empty string",
-        ));
-      }
-      crate::text::refuse_unseen("write source", s, false)?;
+      let empty = || MemoryError::invalid("write source must be a non-empty string");
+      Some(s).filter(|s| !s.is_empty()).ok_or_else(empty)?;
+      refuse_unseen("write source", s, false)?;
     }
     self.source = source;
     Ok(self)
@@ -379,10 +375,8 @@ pub struct EntryInput {
 
 /// Reads a JSON value as an object; anything else reads as an empty object so that the field
 /// checks report the first missing field, as the reference does.
-pub fn as_object(value: &Value) -> std::borrow::Cow<'_, Map<String, Value>> {
-  value
-    .as_object()
-    .map_or_else(std::borrow::Cow::default, std::borrow::Cow::Borrowed)
+pub fn as_object(value: &Value) -> Cow<'_, Map<String, Value>> {
+  value.as_object().map_or_else(Cow::default, Cow::Borrowed)
 }
 
 /// `JSON.stringify` of a field, `undefined` when absent (as the reference prints it).
@@ -396,17 +390,13 @@ fn js_repr(value: Option<&Value>) -> String {
 /// `INVALID_INPUT` (`invalid memory scope: …`).
 pub fn parse_layer(obj: &Map<String, Value>) -> Result<(Track, Scope)> {
   let name = |key| obj.get(key).and_then(Value::as_str);
-  match (
-    name("track").and_then(Track::parse),
-    name("scope").and_then(Scope::parse),
-  ) {
-    (Some(t), Some(s)) => Ok((t, s)),
-    _ => Err(MemoryError::invalid(format!(
-      "invalid memory scope: track={} scope={} (track ∈ user|agent, scope ∈ user-global|workspace)",
-      js_repr(obj.get("track")),
-      js_repr(obj.get("scope"))
-    ))),
-  }
+  let track = name("track").and_then(Track::parse);
+  track.zip(name("scope").and_then(Scope::parse)).ok_or_else(|| {
+    let (track, scope) = (js_repr(obj.get("track")), js_repr(obj.get("scope")));
+    MemoryError::invalid(format!(
+      "invalid memory scope: track={track} scope={scope} (track ∈ user|agent, scope ∈ user-global|workspace)"
+    ))
+  })
 }
 
 /// The non-empty string at `key`, or `INVALID_INPUT` with `message`.
@@ -414,13 +404,10 @@ pub fn parse_layer(obj: &Map<String, Value>) -> Result<(Track, Scope)> {
 /// # Errors
 /// `INVALID_INPUT` (`message`) when absent, empty or not a string.
 pub fn required(obj: &Map<String, Value>, key: &str, message: &str) -> Result<String> {
-  let found = obj
-    .get(key)
-    .and_then(Value::as_str)
-    .filter(|s| !s.is_empty());
-  found
-    .map(str::to_string)
-    .ok_or_else(|| MemoryError::invalid(message))
+  match obj.get(key) {
+    Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
+    _ => Err(MemoryError::invalid(message)),
+  }
 }
 
 // Tags: `undefined`/`null` → `None`; otherwise an array of strings, normalized.
@@ -441,12 +428,9 @@ fn optional_string(obj: &Map<String, Value>, key: &str, non_empty: bool) -> Resu
       Ok(Some(s.clone()))
     }
     Some(_) => {
-      let kind = if non_empty {
-        "a non-empty string"
-      } else {
-        "a string"
-      };
-      Err(MemoryError::invalid(format!("entry {key} must be {kind}")))
+      let kind = if non_empty { "a non-empty" } else { "a" };
+      let message = format!("entry {key} must be {kind} string");
+      Err(MemoryError::invalid(message))
     }
   }
 }
@@ -472,9 +456,8 @@ pub fn parse_change<T>(
   let (track, scope) = parse_layer(&obj)?;
   let text = required(&obj, "text", "entry text must be a non-empty string")?;
   if text.trim().is_empty() {
-    return Err(MemoryError::invalid(
-      "entry text must be a non-empty string (it is only white space)",
-    ));
+    let blank = "entry text must be a non-empty string (it is only white space)";
+    return Err(MemoryError::invalid(blank));
   }
   refuse_unseen("entry text", &text, true)?;
   let tags = parse_tags(&obj)?;
@@ -509,9 +492,7 @@ pub fn parse_match(obj: &Map<String, Value>) -> Result<String> {
 pub fn parse_matches(obj: &Map<String, Value>) -> Result<Vec<String>> {
   let bad =
     || MemoryError::invalid("consolidate matches must be an array of 1..20 non-empty strings");
-  let matches = obj
-    .get("matches")
-    .and_then(|m| Vec::<String>::deserialize(m).ok());
+  let matches: Option<Vec<String>> = obj.get("matches").and_then(|m| Vec::deserialize(m).ok());
   let named = |m: &Vec<String>| m.iter().all(|s| !s.is_empty());
   let bounded = |m: &Vec<String>| (1..=MAX_CONSOLIDATE_MATCHES).contains(&m.len());
   matches.filter(|m| bounded(m) && named(m)).ok_or_else(bad)

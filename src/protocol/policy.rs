@@ -90,15 +90,11 @@ impl Policies {
       });
       let key_text = json_str(key);
       let parsed = layer.or_else(|| source.map(|s| Key::Source(s.to_string())));
-      let Some(parsed) = parsed else {
-        let expected = "(expected \"track/scope\" or \"source:<name>\")";
-        return Err(bad(format!("key {key_text} {expected}")));
-      };
-      let Some(policy) = value.as_str().and_then(WritePolicy::parse) else {
-        return Err(bad(format!(
-          "value for {key_text}: {value} (one of ask|auto|off)"
-        )));
-      };
+      let expected = "(expected \"track/scope\" or \"source:<name>\")";
+      let parsed = parsed.ok_or_else(|| bad(format!("key {key_text} {expected}")))?;
+      let policy = value.as_str().and_then(WritePolicy::parse);
+      let what = || format!("value for {key_text}: {value} (one of ask|auto|off)");
+      let policy = policy.ok_or_else(|| bad(what()))?;
       overrides.push((parsed, policy));
     }
     Ok(Self { global, overrides })

@@ -59,15 +59,12 @@ impl Labels {
   /// `INVALID_INPUT` when a given field is not a string.
   pub fn from_json(value: &Value) -> Result<Labels> {
     let mut labels = Labels::default();
-    let set = |slot: &mut String, object: &Value, name: &str| match object.get(name) {
-      None | Some(Value::Null) => Ok(()),
-      Some(Value::String(s)) => {
-        slot.clone_from(s);
-        Ok(())
+    let set = |slot: &mut String, object: &Value, name: &str| {
+      let bad = || MemoryError::invalid(format!("snapshot labels: {name} must be a string"));
+      if let Some(given) = object.get(name).filter(|v| !v.is_null()) {
+        given.as_str().ok_or_else(bad)?.clone_into(slot);
       }
-      Some(_) => Err(MemoryError::invalid(format!(
-        "snapshot labels: {name} must be a string"
-      ))),
+      Ok::<_, MemoryError>(())
     };
     set(&mut labels.header, value, "header")?;
     set(&mut labels.usage_suffix, value, "usageSuffix")?;
@@ -95,20 +92,28 @@ pub fn render(entries: &[Entry], usage: &[Usage], labels: &Labels) -> String {
   }
   let mut out = labels.header.clone();
   for ((track, scope), title) in ORDER.iter().zip(&labels.groups) {
-    let layer = |t: &Track, s: &Scope| t == track && s == scope;
-    let mut group: Vec<&Entry> = entries
-      .iter()
-      .filter(|e| layer(&e.track, &e.scope))
-      .collect();
+    let here = |t: Track, s: Scope| (t, s) == (*track, *scope);
+    let mut group: Vec<&Entry> = entries.iter().filter(|e| here(e.track, e.scope)).collect();
     if group.is_empty() {
       continue;
     }
     group.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
-    let found = usage.iter().find(|u| layer(&u.track, &u.scope));
+    let found = usage.iter().find(|u| here(u.track, u.scope));
     let (used, limit) = found.map_or((0, 0), |u| (u.used, u.limit));
     let suffix = &labels.usage_suffix;
     out.push_str(&format!("\n\n## {title} — {used}/{limit} {suffix}"));
-    group.iter().for_each(|e| push_entry(&mut out, &e.text));
+    // Each entry: `- ` and its first line, every further line quoted (`  > `), so no line of an
+    // entry's text begins a line that reads as a heading or as another entry, however it breaks
+    // lines (`\n`, `\r`, U+2028, …); control and invisible characters (Unicode tag characters
+    // can spell a whole hidden sentence) written as escapes, as the approver saw them.
+    for (i, line) in group.iter().flat_map(|e| line_breaks(&e.text).enumerate()) {
+      out.push_str(match (i, line.is_empty()) {
+        (0, _) => "\n- ",
+        (_, true) => "\n  >",
+        (_, false) => "\n  > ",
+      });
+      out.push_str(&visible(line));
+    }
   }
   out
 }
@@ -124,31 +129,13 @@ pub fn structure_warning(text: &str) -> Option<String> {
       && (1..=6).contains(&hashes)
       && t[hashes..].chars().next().is_none_or(char::is_whitespace)
   };
-  let ours = |line: &str| {
-    ["chars used", "[dsh-memento", "memory snapshot"]
-      .iter()
-      .any(|m| line.contains(m))
-  };
+  let marks = ["chars used", "[dsh-memento", "memory snapshot"];
+  let ours = |line: &str| marks.iter().any(|m| line.contains(m));
   let line = line_breaks(text).find(|l| heading(l) || ours(l))?;
   let shown = crate::text::excerpt(line.trim(), 60);
   Some(format!(
     "heading-like line (\"{shown}\"): the snapshot shows it quoted inside this entry, never as a section of its own"
   ))
-}
-
-/// One entry: `- ` and its first line, every further line quoted (`  > `), so no line of an
-/// entry's text begins a line that reads as a heading or as another entry, however it breaks
-/// lines (`\n`, `\r`, U+2028, …); control and invisible characters (Unicode tag characters can
-/// spell a whole hidden sentence) written as escapes, as the approver saw them.
-fn push_entry(out: &mut String, text: &str) {
-  for (i, line) in line_breaks(text).enumerate() {
-    out.push_str(match (i, line.is_empty()) {
-      (0, _) => "\n- ",
-      (_, true) => "\n  >",
-      (_, false) => "\n  > ",
-    });
-    out.push_str(&visible(line));
-  }
 }
 
 #[cfg(test)]

@@ -176,12 +176,6 @@ fn markers(t: &str) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
   })
 }
 
-/// Closing quote of an opening one.
-fn closing(c: char) -> Option<char> {
-  let pairs = ["\"\"", "''", "``", "「」", "『』", "“”", "‘’"];
-  pairs.iter().find_map(|p| p.strip_prefix(c)?.chars().next())
-}
-
 /// The value after a marker that ends at `at`: quoted up to its closing quote on the line, else
 /// up to whitespace, `;`, a non-ASCII character or (in a query string) `&`; at most 256 bytes.
 pub(super) fn value_at(t: &str, at: usize, query: bool) -> Option<(Range<usize>, bool)> {
@@ -190,6 +184,9 @@ pub(super) fn value_at(t: &str, at: usize, query: bool) -> Option<(Range<usize>,
   let rest = rest.trim_start_matches([' ', '\t']);
   let start = t.len() - rest.len();
   let window = &rest[..floor(rest, 256)];
+  // An opening quote and its closing one.
+  let pairs = ["\"\"", "''", "``", "「」", "『』", "“”", "‘’"];
+  let closing = |q: char| pairs.iter().find_map(|p| p.strip_prefix(q)?.chars().next());
   let quoted = window.chars().next().and_then(|q| {
     let close = closing(q)?;
     let inner = &window[q.len_utf8()..];

@@ -108,24 +108,20 @@ fn host_name(h: &str) -> bool {
   h.contains('.') && labels && tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic())
 }
 
-/// The first rule's find in normalised text (see the module doc for the order).
-fn find(t: &str, joins: &[usize]) -> Option<(&'static str, Range<usize>)> {
+/// What kind of secret `text` seems to contain and where it is (a byte range of `text`), if
+/// any: the first rule's find in the normalised text (see the module doc for the order).
+pub fn secret_match(text: &str) -> Option<(&'static str, Range<usize>)> {
+  let normal = normal::normalise(text);
+  let t = normal.text();
   let armour = shapes::armour(t);
   let key = armour.private.clone().map(|at| ("a private key", at));
-  key
+  let (kind, at) = key
     .or_else(|| shapes::url_password(t).map(|at| ("a password in a URL", at)))
     .or_else(|| shapes::webhook(t))
     .or_else(|| assign::find(t))
     .or_else(|| formats::find(t))
     .or_else(|| shapes::auth_header(t))
-    .or_else(|| tokens::find(t, &armour.public, joins))
-}
-
-/// What kind of secret `text` seems to contain and where it is (a byte range of `text`), if
-/// any.
-pub fn secret_match(text: &str) -> Option<(&'static str, Range<usize>)> {
-  let normal = normal::normalise(text);
-  let (kind, at) = find(normal.text(), normal.joins())?;
+    .or_else(|| tokens::find(t, &armour.public, normal.joins()))?;
   Some((kind, normal.original(at)))
 }
 

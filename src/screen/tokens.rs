@@ -13,11 +13,6 @@ const MAILGUN: &str = "a Mailgun API key";
 /// What is trimmed off a random-looking token's ends (punctuation, base64 padding).
 const ENDS: [char; 6] = ['.', '=', '-', '_', '/', '+'];
 
-/// A character of a token as the scan splits text (base64 and paths stay whole).
-fn token_char(c: char) -> bool {
-  c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '/' | '.')
-}
-
 /// A lowercase hex digit.
 fn lower_hex(b: u8) -> bool {
   b.is_ascii_digit() || (b'a'..=b'f').contains(&b)
@@ -67,14 +62,6 @@ fn prefixed(token: &str) -> Option<&'static str> {
   })
 }
 
-/// `key-` and 32 hex digits: a Mailgun key in a text that names Mailgun, else a key of a cache
-/// or a store.
-fn hex_key(token: &str) -> bool {
-  token
-    .strip_prefix("key-")
-    .is_some_and(|h| h.len() == 32 && h.bytes().all(lower_hex))
-}
-
 /// A JSON web token: three base64url parts of 8+ characters, the header starting `eyJ` (`{"`).
 fn jwt(token: &str) -> bool {
   let parts = || token.split('.');
@@ -91,11 +78,6 @@ fn entropy(s: &str) -> f64 {
   let n = f64::from(counts.iter().sum::<u32>());
   let p = counts.iter().filter(|c| **c > 0).map(|c| f64::from(*c) / n);
   p.map(|p| -p * p.log2()).sum()
-}
-
-/// A segment of a path: short, a word (capitalised at most) or a number.
-fn wordish(segment: &str) -> bool {
-  segment.len() <= 3 || plain_word(segment) || segment.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Whether the pieces of a path (between `/`, `-`, `_`, `.` and the like) read as random rather
@@ -145,6 +127,8 @@ pub(super) fn path(token: &str) -> bool {
   // Without separators, standard base64 is told by its mixed case: a segment is a word, or
   // holds no capital (a folder named by a lowercase hash or id).
   let lowercase = |s: &str| !has(s, u8::is_ascii_uppercase);
+  // A segment of a path: short, a word (capitalised at most) or a number.
+  let wordish = |s: &str| s.len() <= 3 || plain_word(s) || s.bytes().all(|b| b.is_ascii_digit());
   named
     && (token.contains(['.', '-', '_', '~']) || body.split('/').all(|s| wordish(s) || lowercase(s)))
 }
@@ -250,11 +234,6 @@ fn cid(token: &str) -> bool {
   token.len() == 46 && token.starts_with("Qm") && token.bytes().all(base58)
 }
 
-/// A Stripe publishable key: meant for the browser.
-fn publishable(token: &str) -> bool {
-  token.starts_with("pk_live_") || token.starts_with("pk_test_")
-}
-
 /// The value of an id-named field (`?sessionId=…`, `x-request-id: …`, `"traceId": "…"`): an
 /// identifier, not a credential.
 fn id_value(t: &str, start: usize) -> bool {
@@ -299,6 +278,8 @@ pub(super) fn find(
   let mut public = public.iter().peekable();
   // Whether the text names Mailgun, looked up once, at the first `key-` and a hex body.
   let mut mailgun: Option<bool> = None;
+  // A character of a token as the scan splits text (base64 and paths stay whole).
+  let token_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '/' | '.');
   // Every token format is at least 20 characters long: most words skip them all.
   for raw in t.split(|c| !token_char(c)).filter(|raw| raw.len() >= 20) {
     let start = raw.as_ptr() as usize - t.as_ptr() as usize;
@@ -307,8 +288,11 @@ pub(super) fn find(
     if let Some(kind) = prefixed(token).or_else(|| jwt(token).then_some("a JSON web token")) {
       return Some((kind, whole));
     }
+    // `key-` and 32 hex digits: a Mailgun key in a text that names Mailgun, else a key of a
+    // cache or a store.
     let names_mailgun = || t.to_ascii_lowercase().contains("mailgun");
-    if hex_key(token) && *mailgun.get_or_insert_with(names_mailgun) {
+    let hex = |h: &str| h.len() == 32 && h.bytes().all(lower_hex);
+    if token.strip_prefix("key-").is_some_and(hex) && *mailgun.get_or_insert_with(names_mailgun) {
       return Some((MAILGUN, whole));
     }
     match encoded_armour(token) {
@@ -330,7 +314,9 @@ pub(super) fn find(
     let armoured = public.peek().is_some_and(|r| r.start <= start);
     let contexts = [data_uri, id_value, digest, hashed_host, url_encoded];
     let context = |at| contexts.iter().any(|public| public(t, at));
-    let public_shape = ssh_public(token) || integrity(token) || cid(token) || publishable(token);
+    // A Stripe publishable key is meant for the browser.
+    let publishable = token.starts_with("pk_live_") || token.starts_with("pk_test_");
+    let public_shape = ssh_public(token) || integrity(token) || cid(token) || publishable;
     if !(armoured || public_shape || context(start) || context(whole.start)) {
       return Some(("a high-entropy token", part));
     }

@@ -97,11 +97,6 @@ fn unspaced(c: char) -> bool {
   script && (c.is_alphabetic() || is_combining_mark(c))
 }
 
-/// An emoji modifier (skin tone), which may stand between an emoji and its joiner.
-fn modifier(c: char) -> bool {
-  matches!(c, '\u{1F3FB}'..='\u{1F3FF}')
-}
-
 /// Whether each hidden code point of `chars` is in context; `false` for every other character.
 fn in_context(chars: &[char]) -> Vec<bool> {
   let mut ok = vec![false; chars.len()];
@@ -123,8 +118,8 @@ fn in_context(chars: &[char]) -> Vec<bool> {
         ok[i] = prev.is_some_and(|p| pictographic(p) || keycap(p));
       }
       '\u{200D}' => {
-        // The emoji before a joiner may carry its selector or skin tone.
-        let selector_or_tone = |p: &&char| **p == '\u{FE0F}' || modifier(**p);
+        // The emoji before a joiner may carry its selector or skin tone (an emoji modifier).
+        let selector_or_tone = |p: &&char| matches!(**p, '\u{FE0F}' | '\u{1F3FB}'..='\u{1F3FF}');
         let base = chars[..i].iter().rfind(|p| !selector_or_tone(p));
         let emoji = base.is_some_and(|b| pictographic(*b)) && next.is_some_and(pictographic);
         ok[i] = emoji || (prev.is_some_and(joining) && next.is_some_and(joining));

@@ -164,9 +164,8 @@ pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>> {
 }
 
 fn too_many_tags(n: usize) -> MemoryError {
-  MemoryError::invalid(format!(
-    "entry has {n} tags; at most {MAX_TAGS_PER_ENTRY} are allowed"
-  ))
+  let message = format!("entry has {n} tags; at most {MAX_TAGS_PER_ENTRY} are allowed");
+  MemoryError::invalid(message)
 }
 
 #[cfg(test)]
