@@ -102,13 +102,7 @@ impl Memory {
   /// # Errors
   /// `INVALID_INPUT` (the add's own checks of its input); `STORE_CORRUPT`.
   pub fn similar(&mut self, input: &Value) -> Result<Vec<Similar>> {
-    let asker = Writer {
-      session_id: String::new(),
-      workspace_key: String::new(),
-      agent_key: String::new(),
-      source: None,
-    };
-    let entry = self.new_entry(model::parse_entry_input(input)?, &asker);
+    let entry = self.new_entry(model::parse_entry_input(input)?, &Writer::default());
     self.similar_to([(None, &entry)], &entry.agent_key, None)
   }
 

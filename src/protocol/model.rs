@@ -306,7 +306,7 @@ impl Budgets {
 }
 
 /// The session that owns a write: where approval is routed and whose keys default the entry's.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Writer {
   /// The session id (required: a write must be reconstructable from its session log).
   pub session_id: String,
