@@ -121,10 +121,9 @@ impl Memory {
     self.precheck(&entry, units(&entry.text) as i64, agent)?;
     let similar = self.hints([(None, &entry)], agent, None)?;
     let by = self.writer_source(&writer, Some(&entry.source));
-    let decided = self.config.policies.decide(entry.track, entry.scope, by);
     let (text, source) = (Some(entry.text.clone()), Some(entry.source.clone()));
     let change = (Vec::new(), vec![Shown::new(&entry)]);
-    let payload = build("add", text, source, change, (warnings, similar), decided);
+    let payload = self.build("add", text, source, change, (warnings, similar), by);
     Ok(Plan::new(writer, payload, Op::Add(entry, None)))
   }
 
@@ -144,9 +143,8 @@ impl Memory {
     let delta = units(&i.text) as i64 - units(&initial.text) as i64;
     self.precheck(initial, delta, agent)?;
     let shows = format!("from:\n{}\n\nto:\n{}", initial.text, i.text);
-    let by = self.writer_source(&writer, i.source.as_deref());
-    let decided = self.config.policies.decide(i.track, i.scope, by);
-    let source = i.source.unwrap_or_else(|| self.config.source_label.clone());
+    let label = || self.config.source_label.clone();
+    let source = i.source.clone().unwrap_or_else(label);
     // The entry as the replace leaves it: what the approver sees, and what else it is like.
     let mut rewritten = initial.clone();
     rewritten.version += 1;
@@ -158,7 +156,8 @@ impl Memory {
     let (before, after) = (Shown::stored(initial), Shown::stored(&rewritten));
     let change = (vec![before], vec![after]);
     let notes = (warnings, similar);
-    let payload = build("replace", Some(shows), Some(source), change, notes, decided);
+    let by = self.writer_source(&writer, i.source.as_deref());
+    let payload = self.build("replace", Some(shows), Some(source), change, notes, by);
     let to = (i.text, i.tags);
     Ok(Plan::new(writer, payload, Op::Replace(target, to)))
   }
@@ -178,10 +177,9 @@ impl Memory {
     let entry = &target.shown;
     // The writer's source decides, never the removed entry's (which an import may have set).
     let by = self.writer_source(&writer, writer_source.as_deref());
-    let decided = self.config.policies.decide(track, scope, by);
     let (text, source) = (Some(entry.text.clone()), Some(entry.source.clone()));
     let change = (vec![Shown::stored(entry)], Vec::new());
-    let payload = build("remove", text, source, change, Default::default(), decided);
+    let payload = self.build("remove", text, source, change, Default::default(), by);
     Ok(Plan::new(writer, payload, Op::Remove(target)))
   }
 
@@ -217,12 +215,11 @@ impl Memory {
     let mut parts: Vec<String> = targets.iter().map(part).collect();
     parts.push(format!("new text: {}", new.text));
     let by = self.writer_source(&writer, Some(&new.source));
-    let decided = self.config.policies.decide(track, scope, by);
     let before = found.map(Shown::stored).collect();
     let change = (before, vec![Shown::new(&new)]);
     let (text, source) = (Some(parts.join("\n")), Some(new.source.clone()));
     let notes = (warnings, Vec::new());
-    let payload = build("consolidate", text, source, change, notes, decided);
+    let payload = self.build("consolidate", text, source, change, notes, by);
     Ok(Plan::new(writer, payload, Op::Consolidate(targets, new)))
   }
 
@@ -244,15 +241,13 @@ impl Memory {
     for (first, delta) in per_layer(entries.iter().map(|e| (e, units(&e.text) as i64))) {
       self.precheck(first, delta, &writer.agent_key)?;
     }
-    // An import's entries keep the sources their file gives them; who imports decides.
-    let by = self.writer_source(&writer, None);
-    let writes = entries.iter().map(|e| (e.track, e.scope, by));
-    let decided = self.config.policies.decide_all(writes);
     let after = entries.iter().map(Shown::new).collect();
     let news = entries.iter().enumerate().map(|(i, e)| (Some(i), e));
     let similar = self.hints(news, &writer.agent_key, None)?;
     let notes = (warnings, similar);
-    let payload = build("seed", None, None, (Vec::new(), after), notes, decided);
+    // An import's entries keep the sources their file gives them; who imports decides.
+    let by = self.writer_source(&writer, None);
+    let payload = self.build("seed", None, None, (Vec::new(), after), notes, by);
     Ok(Plan::new(writer, payload, Op::Seed(entries)))
   }
 
@@ -271,6 +266,56 @@ impl Memory {
       *approves = Some(proposal.id);
     }
     Ok(plan)
+  }
+
+  /// The payload of `action`: the protocol's `text` (`None`: the listing of a seed, which is its
+  /// reason without the first line) and `source`, the change (`before` → `after`) and the
+  /// warnings; the reason, digest, targets, seed layers and the policy that decides (of the
+  /// layers the change touches, for `by`, who writes) follow from them.
+  pub(super) fn build(
+    &self,
+    action: &'static str,
+    text: Option<String>,
+    source: Option<String>,
+    (before, after): (Vec<Shown>, Vec<Shown>),
+    (warnings, similar): (Vec<String>, Vec<Similar>),
+    by: &str,
+  ) -> (Payload, WritePolicy) {
+    let touched = before.iter().chain(&after).map(|s| (s.track, s.scope, by));
+    let (policy, decision) = self.config.policies.decide_all(touched);
+    let seed = action == "seed";
+    let layer = before.first().or(after.first());
+    let (track, scope) = match layer {
+      Some(e) if !seed => (e.track.as_str(), e.scope.as_str()),
+      _ => ("batch", "batch"),
+    };
+    let targets = before.iter().filter_map(|e| {
+      let (id, version) = (e.id.clone()?, e.version?);
+      Some(Version { id, version })
+    });
+    let reason = change::reason(action, &before, &after, &similar, &warnings);
+    let listing = reason.split_once('\n').map_or("", |(_, rest)| rest);
+    let text = text.unwrap_or_else(|| listing.to_string());
+    let layers = seed.then(|| change::layer_shares(&after));
+    let payload = Payload {
+      action,
+      track: track.into(),
+      scope: scope.into(),
+      text,
+      source,
+      count: seed.then_some(after.len()),
+      targets: targets.collect(),
+      layers: layers.unwrap_or_default(),
+      reason,
+      digest: change::digest(action, &before, &after),
+      reverts: None,
+      warnings,
+      similar,
+      before,
+      after,
+      policy: decision,
+    };
+    (payload, policy)
   }
 }
 
@@ -295,50 +340,4 @@ pub(super) fn per_layer<'a>(
 /// Every caller-chosen string of a new entry (what secret screening looks at).
 pub(super) fn entry_strings(e: &Entry) -> impl Iterator<Item = &str> {
   screen::entry_fields(&e.text, Some(&e.source), &e.tags).map(|(_, s)| s)
-}
-
-/// The payload of `action`: the protocol's `text` (`None`: the listing of a seed, which is its
-/// reason without the first line) and `source`, the change (`before` → `after`), the warnings and
-/// the deciding policy; the reason, digest, targets and seed layers follow from them.
-pub(super) fn build(
-  action: &'static str,
-  text: Option<String>,
-  source: Option<String>,
-  (before, after): (Vec<Shown>, Vec<Shown>),
-  (warnings, similar): (Vec<String>, Vec<Similar>),
-  (policy, decision): (WritePolicy, Decision),
-) -> (Payload, WritePolicy) {
-  let seed = action == "seed";
-  let layer = before.first().or(after.first());
-  let (track, scope) = match layer {
-    Some(e) if !seed => (e.track.as_str(), e.scope.as_str()),
-    _ => ("batch", "batch"),
-  };
-  let targets = before.iter().filter_map(|e| {
-    let (id, version) = (e.id.clone()?, e.version?);
-    Some(Version { id, version })
-  });
-  let reason = change::reason(action, &before, &after, &similar, &warnings);
-  let listing = reason.split_once('\n').map_or("", |(_, rest)| rest);
-  let text = text.unwrap_or_else(|| listing.to_string());
-  let layers = seed.then(|| change::layer_shares(&after));
-  let payload = Payload {
-    action,
-    track: track.into(),
-    scope: scope.into(),
-    text,
-    source,
-    count: seed.then_some(after.len()),
-    targets: targets.collect(),
-    layers: layers.unwrap_or_default(),
-    reason,
-    digest: change::digest(action, &before, &after),
-    reverts: None,
-    warnings,
-    similar,
-    before,
-    after,
-    policy: decision,
-  };
-  (payload, policy)
 }
