@@ -13,7 +13,6 @@ impl Memory {
       Scope::Workspace => input.workspace_key.unwrap_or_else(own),
     };
     Entry {
-      id: String::new(),
       track: input.track,
       scope: input.scope,
       workspace_key,
@@ -22,11 +21,8 @@ impl Memory {
       source: input.source.unwrap_or_else(label),
       tags: input.tags.unwrap_or_default(),
       version: 1,
-      created_at: 0,
-      updated_at: 0,
-      last_recalled: None,
-      recall_count: 0,
       session_id: Some(writer.session_id.clone()),
+      ..Entry::default()
     }
   }
 

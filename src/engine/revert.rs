@@ -139,9 +139,7 @@ impl Memory {
         version,
         created_at: created,
         updated_at: created,
-        last_recalled: None,
-        recall_count: 0,
-        session_id: None,
+        ..Entry::default()
       };
       if !vis.sees(scope.as_str(), &restored.workspace_key, &restored.agent_key) {
         return Err(not_found(track, scope, &restored.id, None));
