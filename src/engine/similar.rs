@@ -131,6 +131,9 @@ enum Candidates {
   Rows(Vec<(String, String)>),
 }
 
+/// Groups of alike entries (by index), each with the strongest relation found in it.
+type Groups = Vec<(Vec<usize>, Relation)>;
+
 /// A layer as one agent sees it: track, scope, layer key (`''` for user-global), agent.
 type LayerKey = (Track, Scope, String, String);
 
@@ -341,7 +344,7 @@ impl Memory {
     let mut freed = 0;
     let mut used: Vec<bool> = vec![false; layer.len()];
     let groups = match stored::is_small(layer.len()) {
-      true => self.similar_groups(&layer),
+      true => self.similar_groups(&layer, false)?,
       false => Vec::new(),
     };
     for (group, relation) in groups {
@@ -380,20 +383,35 @@ impl Memory {
   }
 
   /// The groups of `layer`'s entries that are near-duplicates or updates of each other (by
-  /// index), each with the strongest relation found in it, largest first.
-  pub(super) fn similar_groups(&mut self, layer: &[Entry]) -> Vec<(Vec<usize>, Relation)> {
-    let rows = layer.iter().map(|e| (e.id.as_str(), e.text.as_str()));
-    let known = self.known.profiles.pool(rows);
+  /// index), each with the strongest relation found in it, largest first: found pair by pair,
+  /// or (`indexed`, for a large layer) each entry against the candidates the layer's trigram
+  /// index finds for it, not against every other entry.
+  pub(super) fn similar_groups(&mut self, layer: &[Entry], indexed: bool) -> Result<Groups> {
     let mut pairs = Vec::new();
-    for i in 0..layer.len() {
-      for j in i + 1..layer.len() {
-        let hint = similar::compare(&known[j].profile, &known[i].profile);
-        if let Some(h) = hint.filter(|h| h.relation != Relation::Related) {
-          pairs.push((i, j, h.relation));
+    if indexed {
+      let ids = layer.iter().enumerate().map(|(i, e)| (e.id.as_str(), i));
+      let index: HashMap<&str, usize> = ids.collect();
+      for (i, e) in layer.iter().enumerate() {
+        let found = self.similar_to([(None, e)], &e.agent_key, Some(&e.id))?;
+        let like = found.iter().filter(|s| s.relation != Relation::Related);
+        pairs.extend(like.filter_map(|s| {
+          let j = *index.get(s.id.as_str())?;
+          Some((i.min(j), i.max(j), s.relation))
+        }));
+      }
+    } else {
+      let rows = layer.iter().map(|e| (e.id.as_str(), e.text.as_str()));
+      let known = self.known.profiles.pool(rows);
+      for i in 0..layer.len() {
+        for j in i + 1..layer.len() {
+          let hint = similar::compare(&known[j].profile, &known[i].profile);
+          if let Some(h) = hint.filter(|h| h.relation != Relation::Related) {
+            pairs.push((i, j, h.relation));
+          }
         }
       }
     }
-    groups_of(layer.len(), &pairs, |i| units(&layer[i].text))
+    Ok(groups_of(layer.len(), &pairs, |i| units(&layer[i].text)))
   }
 }
 
@@ -409,11 +427,7 @@ fn stored_layer(key: &LayerKey) -> stored::Layer<'_> {
 
 /// The connected groups of `n` items joined by `pairs`, each with its strongest relation
 /// (`Duplicate` over `Update`), largest (by `size`) first.
-pub(super) fn groups_of(
-  n: usize,
-  pairs: &[(usize, usize, Relation)],
-  size: impl Fn(usize) -> u64,
-) -> Vec<(Vec<usize>, Relation)> {
+fn groups_of(n: usize, pairs: &[(usize, usize, Relation)], size: impl Fn(usize) -> u64) -> Groups {
   fn root(parent: &mut [usize], mut i: usize) -> usize {
     while parent[i] != i {
       parent[i] = parent[parent[i]];
