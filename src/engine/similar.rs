@@ -238,38 +238,27 @@ impl Memory {
     cache.large.retain(|_, g| !stored::is_small(g.len()));
   }
 
-  /// A write's hints ([`Memory::similar_to`]), unless the provider was opened without them.
-  pub(super) fn hints<'e>(
-    &mut self,
-    news: impl IntoIterator<Item = (Option<usize>, &'e Entry)>,
-    agent: &str,
-    skip: Option<&str>,
-  ) -> Result<Vec<Similar>> {
-    match self.config.similar_hints {
-      true => self.similar_to(news, agent, skip),
-      false => Ok(Vec::new()),
-    }
-  }
-
   /// For each new entry (with its index in a batch, if any), the up to three stored entries of
   /// its layer (as the writer's agent sees it) it most likely duplicates or updates, best first;
-  /// `skip`: an entry to leave out (what a replace rewrites).
+  /// `skip`: an entry to leave out (what a replace rewrites). A write's hints (`write`) are none
+  /// when the provider was opened without them.
   pub(super) fn similar_to<'e>(
     &mut self,
     news: impl IntoIterator<Item = (Option<usize>, &'e Entry)>,
     agent: &str,
-    skip: Option<&str>,
+    (skip, write): (Option<&str>, bool),
   ) -> Result<Vec<Similar>> {
+    if write && !self.config.similar_hints {
+      return Ok(Vec::new());
+    }
     let news: Vec<(Option<usize>, &Entry)> = news.into_iter().collect();
     let mut out = Vec::new();
     self.known.profiles.planned.clear();
     // The new texts of a batch and the stored ones they are compared with are profiled a few
     // dozen texts at a time, all at once (`Profiles::ahead`).
     for chunk in news.chunks(AHEAD) {
-      let mut pools = Vec::with_capacity(chunk.len());
-      for (_, new) in chunk {
-        pools.push(self.candidates(new, agent)?);
-      }
+      let pools = chunk.iter().map(|(_, new)| self.candidates(new, agent));
+      let pools = pools.collect::<Result<Vec<_>>>()?;
       let rows = pools.iter().flat_map(|c| match c {
         Candidates::Rows(rows) => rows.as_slice(),
         Candidates::Pool(_) => &[],
@@ -392,7 +381,7 @@ impl Memory {
       let ids = layer.iter().enumerate().map(|(i, e)| (e.id.as_str(), i));
       let index: HashMap<&str, usize> = ids.collect();
       for (i, e) in layer.iter().enumerate() {
-        let found = self.similar_to([(None, e)], &e.agent_key, Some(&e.id))?;
+        let found = self.similar_to([(None, e)], &e.agent_key, (Some(&e.id), false))?;
         let like = found.iter().filter(|s| s.relation != Relation::Related);
         pairs.extend(like.filter_map(|s| {
           let j = *index.get(s.id.as_str())?;
