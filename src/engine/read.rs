@@ -83,9 +83,7 @@ impl Memory {
   /// `STORE_CORRUPT`.
   pub fn budgets(&self, workspace_key: Option<&str>) -> Result<Vec<Usage>> {
     let used = store::usage(self.store.conn(), workspace_key).map_err(|e| self.fail(e))?;
-    let layers = Track::ALL
-      .into_iter()
-      .flat_map(|t| Scope::ALL.into_iter().map(move |s| (t, s)));
+    let layers = Track::ALL.iter().flat_map(|&t| Scope::ALL.map(|s| (t, s)));
     let rows = layers.zip(used).map(|((track, scope), used)| Usage {
       track,
       scope,
