@@ -489,7 +489,6 @@ pub(super) fn consolidation(
     true => others.into_iter().chain([keep]).collect(),
     false => group.to_vec(),
   };
-  let group = group.as_slice();
   let total: u64 = group.iter().map(|&i| units(&layer[i].text)).sum();
   let mut targetable = group.to_vec();
   targetable.retain(|&i| unique_in(layer, i));
