@@ -134,8 +134,7 @@ impl Commit<'_> {
   /// `e`'s layer's usage once `delta` more units are written, checked against its limit; with
   /// no delta, as it is.
   fn recheck(&self, e: &Entry, delta: Option<i64>) -> Result<Usage> {
-    let change = (e, delta.unwrap_or(0), delta.is_some());
-    usage_after(self.tx, &self.budgets, change, self.path)
+    usage_after(self.tx, &self.budgets, (e, delta), self.path)
   }
 
   /// The approved id at the approved version: exactly the text the approver saw. A target

@@ -102,7 +102,7 @@ impl Memory {
   /// there, as `agent` sees it.
   pub(super) fn precheck(&mut self, e: &Entry, delta: i64, agent: &str) -> Result<()> {
     let (conn, budgets) = (self.store.conn(), &self.config.budgets);
-    let checked = usage_after(conn, budgets, (e, delta, true), self.path());
+    let checked = usage_after(conn, budgets, (e, Some(delta)), self.path());
     checked.map(drop).map_err(|x| self.with_room(x, e, agent))
   }
 
