@@ -117,13 +117,11 @@ impl Memory {
       };
       let fix = consolidation(layer, group, *relation);
       let n = group.len();
-      let detail = match &fix {
-        Some(f) if f.entries.len() < n && f.action == "consolidate" => format!(
-          "{n} entries say one fact; a consolidate takes {} of them at a time and this one frees {} chars",
-          f.entries.len(),
-          f.frees
+      let detail = match fix.as_ref().map(|f| (f.action, f.entries.len(), f.frees)) {
+        Some(("consolidate", taken, frees)) if taken < n => format!(
+          "{n} entries say one fact; a consolidate takes {taken} of them at a time and this one frees {frees} chars"
         ),
-        Some(f) => format!("{n} entries say one fact; {} frees {} chars", f.action, f.frees),
+        Some((action, _, frees)) => format!("{n} entries say one fact; {action} frees {frees} chars"),
         None => format!("{n} entries say one fact"),
       };
       out.push(finding(kind, group, detail, fix));
