@@ -212,8 +212,7 @@ impl Memory {
     let mut parts: Vec<String> = targets.iter().map(part).collect();
     parts.push(format!("new text: {}", new.text));
     let by = self.writer_source(&writer, Some(&new.source));
-    let before = found.map(Shown::stored).collect();
-    let change = (before, vec![Shown::new(&new)]);
+    let change = (found.map(Shown::stored).collect(), vec![Shown::new(&new)]);
     let (text, source) = (Some(parts.join("\n")), Some(new.source.clone()));
     let notes = (warnings, Vec::new());
     let payload = self.build("consolidate", text, source, change, notes, by);
