@@ -151,9 +151,7 @@ impl Commit<'_> {
 
   /// A new entry's id and timestamps.
   fn stamp(&self, mut e: Entry) -> Entry {
-    e.id = Uuid::new_v4().to_string();
-    e.created_at = self.now;
-    e.updated_at = self.now;
+    (e.id, e.created_at, e.updated_at) = (Uuid::new_v4().to_string(), self.now, self.now);
     e
   }
 
