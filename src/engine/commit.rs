@@ -157,8 +157,7 @@ impl Commit<'_> {
 
   /// `e` rewritten (or put back) now by this session.
   fn touch(&self, e: &mut Entry) {
-    e.updated_at = self.now.max(e.created_at);
-    e.session_id = Some(self.session.to_string());
+    (e.updated_at, e.session_id) = (self.now.max(e.created_at), Some(self.session.to_string()));
   }
 
   /// Delete `e`, audited as `action`.
