@@ -134,8 +134,7 @@ impl Commit<'_> {
   /// `e`'s layer's usage once `delta` more units are written, checked against its limit; with
   /// no delta, as it is.
   fn recheck(&self, e: &Entry, delta: Option<i64>) -> Result<Usage> {
-    let change = (e, delta.unwrap_or(0), delta.is_some());
-    usage_after(self.tx, &self.budgets, change, self.path)
+    usage_after(self.tx, &self.budgets, (e, delta), self.path)
   }
 
   /// The approved id at the approved version: exactly the text the approver saw. A target
@@ -152,16 +151,13 @@ impl Commit<'_> {
 
   /// A new entry's id and timestamps.
   fn stamp(&self, mut e: Entry) -> Entry {
-    e.id = Uuid::new_v4().to_string();
-    e.created_at = self.now;
-    e.updated_at = self.now;
+    (e.id, e.created_at, e.updated_at) = (Uuid::new_v4().to_string(), self.now, self.now);
     e
   }
 
   /// `e` rewritten (or put back) now by this session.
   fn touch(&self, e: &mut Entry) {
-    e.updated_at = self.now.max(e.created_at);
-    e.session_id = Some(self.session.to_string());
+    (e.updated_at, e.session_id) = (self.now.max(e.created_at), Some(self.session.to_string()));
   }
 
   /// Delete `e`, audited as `action`.

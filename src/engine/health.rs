@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::similar::{consolidation, groups_of, removal};
+use super::similar::{consolidation, removal};
 use super::*;
 use crate::error::Suggestion;
 use crate::protocol::paths;
@@ -110,24 +110,18 @@ impl Memory {
         fix,
       }
     };
-    let groups = match layer.len() <= PAIRWISE_MAX {
-      true => self.similar_groups(layer),
-      false => self.similar_groups_indexed(layer)?,
-    };
-    for (group, relation) in &groups {
+    for (group, relation) in &self.similar_groups(layer, layer.len() > PAIRWISE_MAX)? {
       let kind = match relation {
         Relation::Update => "updates",
         _ => "duplicates",
       };
       let fix = consolidation(layer, group, *relation);
       let n = group.len();
-      let detail = match &fix {
-        Some(f) if f.entries.len() < n && f.action == "consolidate" => format!(
-          "{n} entries say one fact; a consolidate takes {} of them at a time and this one frees {} chars",
-          f.entries.len(),
-          f.frees
+      let detail = match fix.as_ref().map(|f| (f.action, f.entries.len(), f.frees)) {
+        Some(("consolidate", taken, frees)) if taken < n => format!(
+          "{n} entries say one fact; a consolidate takes {taken} of them at a time and this one frees {frees} chars"
         ),
-        Some(f) => format!("{n} entries say one fact; {} frees {} chars", f.action, f.frees),
+        Some((action, _, frees)) => format!("{n} entries say one fact; {action} frees {frees} chars"),
         None => format!("{n} entries say one fact"),
       };
       out.push(finding(kind, group, detail, fix));
@@ -169,22 +163,5 @@ impl Memory {
       }
     }
     Ok(out)
-  }
-
-  /// [`Memory::similar_groups`] of a large layer: each entry against the candidates the layer's
-  /// trigram index finds for it, not against every other entry.
-  fn similar_groups_indexed(&mut self, layer: &[Entry]) -> Result<Vec<(Vec<usize>, Relation)>> {
-    let ids = layer.iter().enumerate().map(|(i, e)| (e.id.as_str(), i));
-    let index: std::collections::HashMap<&str, usize> = ids.collect();
-    let mut pairs = Vec::new();
-    for (i, e) in layer.iter().enumerate() {
-      let found = self.similar_to([(None, e)], &e.agent_key, Some(&e.id))?;
-      let like = found.iter().filter(|s| s.relation != Relation::Related);
-      pairs.extend(like.filter_map(|s| {
-        let j = *index.get(s.id.as_str())?;
-        Some((i.min(j), i.max(j), s.relation))
-      }));
-    }
-    Ok(groups_of(layer.len(), &pairs, |i| units(&layer[i].text)))
   }
 }

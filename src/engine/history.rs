@@ -140,24 +140,20 @@ pub(super) fn versions_of(rows: &[AuditRow], now: Option<&Entry>) -> (Vec<EntryV
   });
   let complete = created && numbers.iter().all(Option::is_some);
   // What a row before v11 did not record (keys, tags) is the next known version's.
-  let mut known = now.map(|e| RowFields {
-    workspace_key: e.workspace_key.clone(),
-    agent_key: e.agent_key.clone(),
-    tags: e.tags.clone(),
-    ..RowFields::default()
-  });
+  let mut known = now.map(|e| (e.workspace_key.clone(), e.agent_key.clone(), e.tags.clone()));
+  let keys = |f: &RowFields| (f.workspace_key.clone(), f.agent_key.clone(), f.tags.clone());
   let mut out: Vec<EntryVersion> = Vec::with_capacity(sets.len());
   for (i, (r, fields)) in sets.iter().enumerate().rev() {
-    known = fields.clone().or(known);
-    let f = known.clone().unwrap_or_default();
+    known = fields.as_ref().map(keys).or(known);
+    let (workspace_key, agent_key, tags) = known.clone().unwrap_or_default();
     out.push(EntryVersion {
       version: numbers[i].unwrap_or(i as i64 + 1),
       text: r.text.clone().unwrap_or_default(),
-      tags: f.tags,
+      tags,
       track: r.track.clone().unwrap_or_default(),
       scope: r.scope.clone().unwrap_or_default(),
-      workspace_key: f.workspace_key,
-      agent_key: f.agent_key,
+      workspace_key,
+      agent_key,
       source: r.source.clone().unwrap_or_default(),
       seq: r.seq,
       ts: r.ts,

@@ -397,18 +397,18 @@ fn layer_of(e: &Entry) -> (Track, Scope, &str) {
 }
 
 /// The usage of `e`'s layer once `delta` more units are written, refused with
-/// `BUDGET_EXCEEDED` past the limit when `check`.
+/// `BUDGET_EXCEEDED` past the limit; with no delta, as it is.
 fn usage_after(
   conn: &Connection,
   budgets: &Budgets,
-  (e, delta, check): (&Entry, i64, bool),
+  (e, delta): (&Entry, Option<i64>),
   path: &str,
 ) -> Result<Usage> {
   let (track, scope, key) = layer_of(e);
   let used = store::layer_used(conn, track, scope, key).map_err(|x| fail_at(path, x))?;
   let limit = budgets.limit(e.track, e.scope);
-  let needed = used.saturating_add_signed(delta);
-  if check && needed > limit {
+  let needed = used.saturating_add_signed(delta.unwrap_or(0));
+  if delta.is_some() && needed > limit {
     return Err(MemoryError::BudgetExceeded {
       track: e.track.as_str().into(),
       scope: e.scope.as_str().into(),

@@ -13,7 +13,6 @@ impl Memory {
       Scope::Workspace => input.workspace_key.unwrap_or_else(own),
     };
     Entry {
-      id: String::new(),
       track: input.track,
       scope: input.scope,
       workspace_key,
@@ -22,11 +21,8 @@ impl Memory {
       source: input.source.unwrap_or_else(label),
       tags: input.tags.unwrap_or_default(),
       version: 1,
-      created_at: 0,
-      updated_at: 0,
-      last_recalled: None,
-      recall_count: 0,
       session_id: Some(writer.session_id.clone()),
+      ..Entry::default()
     }
   }
 
@@ -106,7 +102,7 @@ impl Memory {
   /// there, as `agent` sees it.
   pub(super) fn precheck(&mut self, e: &Entry, delta: i64, agent: &str) -> Result<()> {
     let (conn, budgets) = (self.store.conn(), &self.config.budgets);
-    let checked = usage_after(conn, budgets, (e, delta, true), self.path());
+    let checked = usage_after(conn, budgets, (e, Some(delta)), self.path());
     checked.map(drop).map_err(|x| self.with_room(x, e, agent))
   }
 
@@ -119,12 +115,11 @@ impl Memory {
     let warnings = self.screen(entry_strings(&entry))?;
     let agent = writer.agent_key.as_str();
     self.precheck(&entry, units(&entry.text) as i64, agent)?;
-    let similar = self.hints([(None, &entry)], agent, None)?;
+    let similar = self.similar_to([(None, &entry)], agent, (None, true))?;
     let by = self.writer_source(&writer, Some(&entry.source));
-    let decided = self.config.policies.decide(entry.track, entry.scope, by);
     let (text, source) = (Some(entry.text.clone()), Some(entry.source.clone()));
     let change = (Vec::new(), vec![Shown::new(&entry)]);
-    let payload = build("add", text, source, change, (warnings, similar), decided);
+    let payload = self.build("add", text, source, change, (warnings, similar), by);
     Ok(Plan::new(writer, payload, Op::Add(entry, None)))
   }
 
@@ -144,9 +139,8 @@ impl Memory {
     let delta = units(&i.text) as i64 - units(&initial.text) as i64;
     self.precheck(initial, delta, agent)?;
     let shows = format!("from:\n{}\n\nto:\n{}", initial.text, i.text);
-    let by = self.writer_source(&writer, i.source.as_deref());
-    let decided = self.config.policies.decide(i.track, i.scope, by);
-    let source = i.source.unwrap_or_else(|| self.config.source_label.clone());
+    let label = || self.config.source_label.clone();
+    let source = i.source.clone().unwrap_or_else(label);
     // The entry as the replace leaves it: what the approver sees, and what else it is like.
     let mut rewritten = initial.clone();
     rewritten.version += 1;
@@ -154,11 +148,13 @@ impl Memory {
     if let Some(tags) = &i.tags {
       rewritten.tags.clone_from(tags);
     }
-    let similar = self.hints([(None, &rewritten)], agent, Some(&initial.id))?;
+    let skip = (Some(initial.id.as_str()), true);
+    let similar = self.similar_to([(None, &rewritten)], agent, skip)?;
     let (before, after) = (Shown::stored(initial), Shown::stored(&rewritten));
     let change = (vec![before], vec![after]);
     let notes = (warnings, similar);
-    let payload = build("replace", Some(shows), Some(source), change, notes, decided);
+    let by = self.writer_source(&writer, i.source.as_deref());
+    let payload = self.build("replace", Some(shows), Some(source), change, notes, by);
     let to = (i.text, i.tags);
     Ok(Plan::new(writer, payload, Op::Replace(target, to)))
   }
@@ -178,10 +174,9 @@ impl Memory {
     let entry = &target.shown;
     // The writer's source decides, never the removed entry's (which an import may have set).
     let by = self.writer_source(&writer, writer_source.as_deref());
-    let decided = self.config.policies.decide(track, scope, by);
     let (text, source) = (Some(entry.text.clone()), Some(entry.source.clone()));
     let change = (vec![Shown::stored(entry)], Vec::new());
-    let payload = build("remove", text, source, change, Default::default(), decided);
+    let payload = self.build("remove", text, source, change, Default::default(), by);
     Ok(Plan::new(writer, payload, Op::Remove(target)))
   }
 
@@ -217,12 +212,10 @@ impl Memory {
     let mut parts: Vec<String> = targets.iter().map(part).collect();
     parts.push(format!("new text: {}", new.text));
     let by = self.writer_source(&writer, Some(&new.source));
-    let decided = self.config.policies.decide(track, scope, by);
-    let before = found.map(Shown::stored).collect();
-    let change = (before, vec![Shown::new(&new)]);
+    let change = (found.map(Shown::stored).collect(), vec![Shown::new(&new)]);
     let (text, source) = (Some(parts.join("\n")), Some(new.source.clone()));
     let notes = (warnings, Vec::new());
-    let payload = build("consolidate", text, source, change, notes, decided);
+    let payload = self.build("consolidate", text, source, change, notes, by);
     Ok(Plan::new(writer, payload, Op::Consolidate(targets, new)))
   }
 
@@ -244,15 +237,13 @@ impl Memory {
     for (first, delta) in per_layer(entries.iter().map(|e| (e, units(&e.text) as i64))) {
       self.precheck(first, delta, &writer.agent_key)?;
     }
-    // An import's entries keep the sources their file gives them; who imports decides.
-    let by = self.writer_source(&writer, None);
-    let writes = entries.iter().map(|e| (e.track, e.scope, by));
-    let decided = self.config.policies.decide_all(writes);
     let after = entries.iter().map(Shown::new).collect();
     let news = entries.iter().enumerate().map(|(i, e)| (Some(i), e));
-    let similar = self.hints(news, &writer.agent_key, None)?;
+    let similar = self.similar_to(news, &writer.agent_key, (None, true))?;
     let notes = (warnings, similar);
-    let payload = build("seed", None, None, (Vec::new(), after), notes, decided);
+    // An import's entries keep the sources their file gives them; who imports decides.
+    let by = self.writer_source(&writer, None);
+    let payload = self.build("seed", None, None, (Vec::new(), after), notes, by);
     Ok(Plan::new(writer, payload, Op::Seed(entries)))
   }
 
@@ -271,6 +262,56 @@ impl Memory {
       *approves = Some(proposal.id);
     }
     Ok(plan)
+  }
+
+  /// The payload of `action`: the protocol's `text` (`None`: the listing of a seed, which is its
+  /// reason without the first line) and `source`, the change (`before` → `after`) and the
+  /// warnings; the reason, digest, targets, seed layers and the policy that decides (of the
+  /// layers the change touches, for `by`, who writes) follow from them.
+  pub(super) fn build(
+    &self,
+    action: &'static str,
+    text: Option<String>,
+    source: Option<String>,
+    (before, after): (Vec<Shown>, Vec<Shown>),
+    (warnings, similar): (Vec<String>, Vec<Similar>),
+    by: &str,
+  ) -> (Payload, WritePolicy) {
+    let touched = before.iter().chain(&after).map(|s| (s.track, s.scope, by));
+    let (policy, decision) = self.config.policies.decide_all(touched);
+    let seed = action == "seed";
+    let layer = before.first().or(after.first());
+    let (track, scope) = match layer {
+      Some(e) if !seed => (e.track.as_str(), e.scope.as_str()),
+      _ => ("batch", "batch"),
+    };
+    let targets = before.iter().filter_map(|e| {
+      let (id, version) = (e.id.clone()?, e.version?);
+      Some(Version { id, version })
+    });
+    let reason = change::reason(action, &before, &after, &similar, &warnings);
+    let listing = reason.split_once('\n').map_or("", |(_, rest)| rest);
+    let text = text.unwrap_or_else(|| listing.to_string());
+    let layers = seed.then(|| change::layer_shares(&after));
+    let payload = Payload {
+      action,
+      track: track.into(),
+      scope: scope.into(),
+      text,
+      source,
+      count: seed.then_some(after.len()),
+      targets: targets.collect(),
+      layers: layers.unwrap_or_default(),
+      reason,
+      digest: change::digest(action, &before, &after),
+      reverts: None,
+      warnings,
+      similar,
+      before,
+      after,
+      policy: decision,
+    };
+    (payload, policy)
   }
 }
 
@@ -295,50 +336,4 @@ pub(super) fn per_layer<'a>(
 /// Every caller-chosen string of a new entry (what secret screening looks at).
 pub(super) fn entry_strings(e: &Entry) -> impl Iterator<Item = &str> {
   screen::entry_fields(&e.text, Some(&e.source), &e.tags).map(|(_, s)| s)
-}
-
-/// The payload of `action`: the protocol's `text` (`None`: the listing of a seed, which is its
-/// reason without the first line) and `source`, the change (`before` → `after`), the warnings and
-/// the deciding policy; the reason, digest, targets and seed layers follow from them.
-pub(super) fn build(
-  action: &'static str,
-  text: Option<String>,
-  source: Option<String>,
-  (before, after): (Vec<Shown>, Vec<Shown>),
-  (warnings, similar): (Vec<String>, Vec<Similar>),
-  (policy, decision): (WritePolicy, Decision),
-) -> (Payload, WritePolicy) {
-  let seed = action == "seed";
-  let layer = before.first().or(after.first());
-  let (track, scope) = match layer {
-    Some(e) if !seed => (e.track.as_str(), e.scope.as_str()),
-    _ => ("batch", "batch"),
-  };
-  let targets = before.iter().filter_map(|e| {
-    let (id, version) = (e.id.clone()?, e.version?);
-    Some(Version { id, version })
-  });
-  let reason = change::reason(action, &before, &after, &similar, &warnings);
-  let listing = reason.split_once('\n').map_or("", |(_, rest)| rest);
-  let text = text.unwrap_or_else(|| listing.to_string());
-  let layers = seed.then(|| change::layer_shares(&after));
-  let payload = Payload {
-    action,
-    track: track.into(),
-    scope: scope.into(),
-    text,
-    source,
-    count: seed.then_some(after.len()),
-    targets: targets.collect(),
-    layers: layers.unwrap_or_default(),
-    reason,
-    digest: change::digest(action, &before, &after),
-    reverts: None,
-    warnings,
-    similar,
-    before,
-    after,
-    policy: decision,
-  };
-  (payload, policy)
 }

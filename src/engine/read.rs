@@ -83,9 +83,7 @@ impl Memory {
   /// `STORE_CORRUPT`.
   pub fn budgets(&self, workspace_key: Option<&str>) -> Result<Vec<Usage>> {
     let used = store::usage(self.store.conn(), workspace_key).map_err(|e| self.fail(e))?;
-    let layers = Track::ALL
-      .into_iter()
-      .flat_map(|t| Scope::ALL.into_iter().map(move |s| (t, s)));
+    let layers = Track::ALL.iter().flat_map(|&t| Scope::ALL.map(|s| (t, s)));
     let rows = layers.zip(used).map(|((track, scope), used)| Usage {
       track,
       scope,
@@ -102,14 +100,8 @@ impl Memory {
   /// # Errors
   /// `INVALID_INPUT` (the add's own checks of its input); `STORE_CORRUPT`.
   pub fn similar(&mut self, input: &Value) -> Result<Vec<Similar>> {
-    let asker = Writer {
-      session_id: String::new(),
-      workspace_key: String::new(),
-      agent_key: String::new(),
-      source: None,
-    };
-    let entry = self.new_entry(model::parse_entry_input(input)?, &asker);
-    self.similar_to([(None, &entry)], &entry.agent_key, None)
+    let entry = self.new_entry(model::parse_entry_input(input)?, &Writer::default());
+    self.similar_to([(None, &entry)], &entry.agent_key, (None, false))
   }
 
   /// Every entry (or every entry a session can see), oldest first.

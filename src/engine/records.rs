@@ -109,8 +109,7 @@ impl Memory {
       let hash = chain::hex_digest(text.as_bytes());
       let keys = [vis.workspace_key.as_deref(), vis.agent_key.as_deref()];
       store::insert_snapshot(tx, (session_id, &hash, text), keys, now_ms()).map_err(f)?;
-      let (ws, agent) = (keys[0].unwrap_or_default(), keys[1].unwrap_or_default());
-      let fields = model::approved_fields(ws, agent, &[]);
+      let [ws, agent] = keys.map(Option::unwrap_or_default);
       let reference = format!("{}{hash}", chain::SNAPSHOT_REF);
       let row = NewAudit {
         action: "snapshot",
@@ -118,7 +117,7 @@ impl Memory {
         outcome: Some("ok"),
         source: Some(&self.config.source_label),
         session_id: Some(session_id),
-        fields: (keys != [None, None]).then_some(fields),
+        fields: (keys != [None, None]).then(|| model::approved_fields(ws, agent, &[])),
         ..NewAudit::default()
       };
       chain::append(tx, &row).map_err(f)?;

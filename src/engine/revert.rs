@@ -6,7 +6,6 @@
 #![forbid(unsafe_code)]
 
 use super::history::{names_entry, no_row, versions_of};
-use super::plan::build;
 use super::*;
 
 /// One step of a revert: the inverse of one row of the change it undoes.
@@ -75,12 +74,9 @@ impl Memory {
     for (e, delta) in filled(&steps, &now) {
       self.precheck(e, delta, &writer.agent_key)?;
     }
-    let (before, after) = shown(&steps, &now);
+    let change = shown(&steps, &now);
     let by = self.writer_source(&writer, None);
-    let touched = before.iter().chain(&after).map(|s| (s.track, s.scope, by));
-    let decided = self.config.policies.decide_all(touched);
-    let change = (before, after);
-    let (mut payload, policy) = build("revert", None, None, change, Default::default(), decided);
+    let (mut payload, policy) = self.build("revert", None, None, change, Default::default(), by);
     // The reason's first line names what the change was: `undo the consolidate`, `undo the
     // seed or import`, `undo the replace`, ….
     let kind = match (batch, changes.as_slice()) {
@@ -143,9 +139,7 @@ impl Memory {
         version,
         created_at: created,
         updated_at: created,
-        last_recalled: None,
-        recall_count: 0,
-        session_id: None,
+        ..Entry::default()
       };
       if !vis.sees(scope.as_str(), &restored.workspace_key, &restored.agent_key) {
         return Err(not_found(track, scope, &restored.id, None));

@@ -131,6 +131,9 @@ enum Candidates {
   Rows(Vec<(String, String)>),
 }
 
+/// Groups of alike entries (by index), each with the strongest relation found in it.
+type Groups = Vec<(Vec<usize>, Relation)>;
+
 /// A layer as one agent sees it: track, scope, layer key (`''` for user-global), agent.
 type LayerKey = (Track, Scope, String, String);
 
@@ -235,38 +238,27 @@ impl Memory {
     cache.large.retain(|_, g| !stored::is_small(g.len()));
   }
 
-  /// A write's hints ([`Memory::similar_to`]), unless the provider was opened without them.
-  pub(super) fn hints<'e>(
-    &mut self,
-    news: impl IntoIterator<Item = (Option<usize>, &'e Entry)>,
-    agent: &str,
-    skip: Option<&str>,
-  ) -> Result<Vec<Similar>> {
-    match self.config.similar_hints {
-      true => self.similar_to(news, agent, skip),
-      false => Ok(Vec::new()),
-    }
-  }
-
   /// For each new entry (with its index in a batch, if any), the up to three stored entries of
   /// its layer (as the writer's agent sees it) it most likely duplicates or updates, best first;
-  /// `skip`: an entry to leave out (what a replace rewrites).
+  /// `skip`: an entry to leave out (what a replace rewrites). A write's hints (`write`) are none
+  /// when the provider was opened without them.
   pub(super) fn similar_to<'e>(
     &mut self,
     news: impl IntoIterator<Item = (Option<usize>, &'e Entry)>,
     agent: &str,
-    skip: Option<&str>,
+    (skip, write): (Option<&str>, bool),
   ) -> Result<Vec<Similar>> {
+    if write && !self.config.similar_hints {
+      return Ok(Vec::new());
+    }
     let news: Vec<(Option<usize>, &Entry)> = news.into_iter().collect();
     let mut out = Vec::new();
     self.known.profiles.planned.clear();
     // The new texts of a batch and the stored ones they are compared with are profiled a few
     // dozen texts at a time, all at once (`Profiles::ahead`).
     for chunk in news.chunks(AHEAD) {
-      let mut pools = Vec::with_capacity(chunk.len());
-      for (_, new) in chunk {
-        pools.push(self.candidates(new, agent)?);
-      }
+      let pools = chunk.iter().map(|(_, new)| self.candidates(new, agent));
+      let pools = pools.collect::<Result<Vec<_>>>()?;
       let rows = pools.iter().flat_map(|c| match c {
         Candidates::Rows(rows) => rows.as_slice(),
         Candidates::Pool(_) => &[],
@@ -326,10 +318,7 @@ impl Memory {
   /// Writes that free at least `short` units in `e`'s layer (fewer when it does not hold that
   /// much): consolidations of near-duplicates first, then removals.
   fn room(&mut self, e: &Entry, agent: &str, short: u64) -> Result<Vec<Suggestion>> {
-    let vis = Visibility {
-      agent_key: Some(agent.to_string()),
-      workspace_key: Some(e.workspace_key.clone()),
-    };
+    let vis = Self::visible(Some(&e.workspace_key), Some(agent), &Writer::default());
     let filter = reads::Filter {
       track: Some(e.track.as_str()),
       scope: Some(e.scope.as_str()),
@@ -341,7 +330,7 @@ impl Memory {
     let mut freed = 0;
     let mut used: Vec<bool> = vec![false; layer.len()];
     let groups = match stored::is_small(layer.len()) {
-      true => self.similar_groups(&layer),
+      true => self.similar_groups(&layer, false)?,
       false => Vec::new(),
     };
     for (group, relation) in groups {
@@ -380,20 +369,35 @@ impl Memory {
   }
 
   /// The groups of `layer`'s entries that are near-duplicates or updates of each other (by
-  /// index), each with the strongest relation found in it, largest first.
-  pub(super) fn similar_groups(&mut self, layer: &[Entry]) -> Vec<(Vec<usize>, Relation)> {
-    let rows = layer.iter().map(|e| (e.id.as_str(), e.text.as_str()));
-    let known = self.known.profiles.pool(rows);
+  /// index), each with the strongest relation found in it, largest first: found pair by pair,
+  /// or (`indexed`, for a large layer) each entry against the candidates the layer's trigram
+  /// index finds for it, not against every other entry.
+  pub(super) fn similar_groups(&mut self, layer: &[Entry], indexed: bool) -> Result<Groups> {
     let mut pairs = Vec::new();
-    for i in 0..layer.len() {
-      for j in i + 1..layer.len() {
-        let hint = similar::compare(&known[j].profile, &known[i].profile);
-        if let Some(h) = hint.filter(|h| h.relation != Relation::Related) {
-          pairs.push((i, j, h.relation));
+    if indexed {
+      let ids = layer.iter().enumerate().map(|(i, e)| (e.id.as_str(), i));
+      let index: HashMap<&str, usize> = ids.collect();
+      for (i, e) in layer.iter().enumerate() {
+        let found = self.similar_to([(None, e)], &e.agent_key, (Some(&e.id), false))?;
+        let like = found.iter().filter(|s| s.relation != Relation::Related);
+        pairs.extend(like.filter_map(|s| {
+          let j = *index.get(s.id.as_str())?;
+          Some((i.min(j), i.max(j), s.relation))
+        }));
+      }
+    } else {
+      let rows = layer.iter().map(|e| (e.id.as_str(), e.text.as_str()));
+      let known = self.known.profiles.pool(rows);
+      for i in 0..layer.len() {
+        for j in i + 1..layer.len() {
+          let hint = similar::compare(&known[j].profile, &known[i].profile);
+          if let Some(h) = hint.filter(|h| h.relation != Relation::Related) {
+            pairs.push((i, j, h.relation));
+          }
         }
       }
     }
-    groups_of(layer.len(), &pairs, |i| units(&layer[i].text))
+    Ok(groups_of(layer.len(), &pairs, |i| units(&layer[i].text)))
   }
 }
 
@@ -409,11 +413,7 @@ fn stored_layer(key: &LayerKey) -> stored::Layer<'_> {
 
 /// The connected groups of `n` items joined by `pairs`, each with its strongest relation
 /// (`Duplicate` over `Update`), largest (by `size`) first.
-pub(super) fn groups_of(
-  n: usize,
-  pairs: &[(usize, usize, Relation)],
-  size: impl Fn(usize) -> u64,
-) -> Vec<(Vec<usize>, Relation)> {
+fn groups_of(n: usize, pairs: &[(usize, usize, Relation)], size: impl Fn(usize) -> u64) -> Groups {
   fn root(parent: &mut [usize], mut i: usize) -> usize {
     while parent[i] != i {
       parent[i] = parent[parent[i]];
@@ -489,7 +489,6 @@ pub(super) fn consolidation(
     true => others.into_iter().chain([keep]).collect(),
     false => group.to_vec(),
   };
-  let group = group.as_slice();
   let total: u64 = group.iter().map(|&i| units(&layer[i].text)).sum();
   let mut targetable = group.to_vec();
   targetable.retain(|&i| unique_in(layer, i));

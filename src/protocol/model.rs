@@ -22,22 +22,24 @@ pub const DEFAULT_LAYER: (Track, Scope) = (Track::User, Scope::Workspace);
 pub const DEFAULT_SOURCE: &str = "dsh-memento";
 
 /// Which kind of fact an entry holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Track {
   /// Facts about the user.
+  #[default]
   User,
   /// Environment facts, conventions, lessons.
   Agent,
 }
 
 /// Where an entry applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Scope {
   /// Every workspace.
   UserGlobal,
   /// One normalized cwd.
+  #[default]
   Workspace,
 }
 
@@ -72,7 +74,7 @@ pub fn layer_name(track: Track, scope: Scope) -> String {
 }
 
 /// A memory entry as the protocol emits it (key order matters for byte compatibility).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Entry {
   /// UUID v4, stable across `replace`.
@@ -305,7 +307,7 @@ impl Budgets {
 }
 
 /// The session that owns a write: where approval is routed and whose keys default the entry's.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Writer {
   /// The session id (required: a write must be reconstructable from its session log).
   pub session_id: String,
