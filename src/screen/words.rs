@@ -96,6 +96,29 @@ mod tests {
 
   use super::*;
 
+  /// `table` leaves out an item with the wrong number of fields, so a typo in `words.txt` would
+  /// silently drop a rule: every item of every table has the width its reader takes.
+  #[test]
+  fn every_row_of_every_table_has_its_width() {
+    let tables = [
+      ("names", 2),
+      ("endings", 2),
+      ("cjk-names", 2),
+      ("foreign-names", 2),
+      ("tools", 3),
+      ("prefixes", 4),
+    ];
+    for (name, width) in tables {
+      let items = list(name);
+      assert!(!items.is_empty(), "@{name}");
+      for item in items {
+        let fields = item.split(" = ").count();
+        assert_eq!(fields, width, "@{name}: {item:?} has {fields} fields");
+      }
+    }
+    assert_eq!(table::<4>("prefixes").count(), list("prefixes").len());
+  }
+
   #[test]
   fn identifiers_split_into_their_words() {
     assert_eq!(
