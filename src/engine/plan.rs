@@ -115,7 +115,7 @@ impl Memory {
     let warnings = self.screen(entry_strings(&entry))?;
     let agent = writer.agent_key.as_str();
     self.precheck(&entry, units(&entry.text) as i64, agent)?;
-    let similar = self.similar_to([(None, &entry)], agent, (None, true))?;
+    let similar = self.hints(&[(None, &entry)], agent, None)?;
     let by = self.writer_source(&writer, Some(&entry.source));
     let (text, source) = (Some(entry.text.clone()), Some(entry.source.clone()));
     let change = (Vec::new(), vec![Shown::new(&entry)]);
@@ -148,8 +148,7 @@ impl Memory {
     if let Some(tags) = &i.tags {
       rewritten.tags.clone_from(tags);
     }
-    let skip = (Some(initial.id.as_str()), true);
-    let similar = self.similar_to([(None, &rewritten)], agent, skip)?;
+    let similar = self.hints(&[(None, &rewritten)], agent, Some(&initial.id))?;
     let (before, after) = (Shown::stored(initial), Shown::stored(&rewritten));
     let change = (vec![before], vec![after]);
     let notes = (warnings, similar);
@@ -239,7 +238,7 @@ impl Memory {
     }
     let after = entries.iter().map(Shown::new).collect();
     let news = entries.iter().enumerate().map(|(i, e)| (Some(i), e));
-    let similar = self.similar_to(news, &writer.agent_key, (None, true))?;
+    let similar = self.hints(&news.collect::<Vec<_>>(), &writer.agent_key, None)?;
     let notes = (warnings, similar);
     // An import's entries keep the sources their file gives them; who imports decides.
     let by = self.writer_source(&writer, None);

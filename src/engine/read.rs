@@ -101,7 +101,7 @@ impl Memory {
   /// `INVALID_INPUT` (the add's own checks of its input); `STORE_CORRUPT`.
   pub fn similar(&mut self, input: &Value) -> Result<Vec<Similar>> {
     let entry = self.new_entry(model::parse_entry_input(input)?, &Writer::default());
-    self.similar_to([(None, &entry)], &entry.agent_key, (None, false))
+    self.similar_to(&[(None, &entry)], &entry.agent_key, None)
   }
 
   /// Every entry (or every entry a session can see), oldest first.

@@ -238,20 +238,28 @@ impl Memory {
     cache.large.retain(|_, g| !stored::is_small(g.len()));
   }
 
-  /// For each new entry (with its index in a batch, if any), the up to three stored entries of
-  /// its layer (as the writer's agent sees it) it most likely duplicates or updates, best first;
-  /// `skip`: an entry to leave out (what a replace rewrites). A write's hints (`write`) are none
-  /// when the provider was opened without them.
-  pub(super) fn similar_to<'e>(
+  /// A write's hints ([`Memory::similar_to`]): none when the provider was opened without them.
+  pub(super) fn hints(
     &mut self,
-    news: impl IntoIterator<Item = (Option<usize>, &'e Entry)>,
+    news: &[(Option<usize>, &Entry)],
     agent: &str,
-    (skip, write): (Option<&str>, bool),
+    skip: Option<&str>,
   ) -> Result<Vec<Similar>> {
-    if write && !self.config.similar_hints {
+    if !self.config.similar_hints {
       return Ok(Vec::new());
     }
-    let news: Vec<(Option<usize>, &Entry)> = news.into_iter().collect();
+    self.similar_to(news, agent, skip)
+  }
+
+  /// For each new entry (with its index in a batch, if any), the up to three stored entries of
+  /// its layer (as the writer's agent sees it) it most likely duplicates or updates, best first;
+  /// `skip`: an entry to leave out (what a replace rewrites).
+  pub(super) fn similar_to(
+    &mut self,
+    news: &[(Option<usize>, &Entry)],
+    agent: &str,
+    skip: Option<&str>,
+  ) -> Result<Vec<Similar>> {
     let mut out = Vec::new();
     self.known.profiles.planned.clear();
     // The new texts of a batch and the stored ones they are compared with are profiled a few
@@ -378,7 +386,7 @@ impl Memory {
       let ids = layer.iter().enumerate().map(|(i, e)| (e.id.as_str(), i));
       let index: HashMap<&str, usize> = ids.collect();
       for (i, e) in layer.iter().enumerate() {
-        let found = self.similar_to([(None, e)], &e.agent_key, (Some(&e.id), false))?;
+        let found = self.similar_to(&[(None, e)], &e.agent_key, Some(&e.id))?;
         let like = found.iter().filter(|s| s.relation != Relation::Related);
         pairs.extend(like.filter_map(|s| {
           let j = *index.get(s.id.as_str())?;
