@@ -112,17 +112,29 @@ pub(super) enum ValueKind {
 impl ValueKind {
   /// The kind in words, for a reason.
   pub(super) fn describe(self) -> &'static str {
-    // In the order of the kinds.
-    let words = "a number, a version, a port, a date, a path, an address, an identifier, code, \
-      a quoted name, a name";
-    words.split(", ").nth(self as usize).unwrap_or_default()
+    match self {
+      ValueKind::Number => "a number",
+      ValueKind::Version => "a version",
+      ValueKind::Port => "a port",
+      ValueKind::Date => "a date",
+      ValueKind::Path => "a path",
+      ValueKind::Url => "an address",
+      ValueKind::Ident => "an identifier",
+      ValueKind::Code => "code",
+      ValueKind::Quoted => "a quoted name",
+      ValueKind::Name => "a name",
+    }
   }
 
   /// Kinds that one value may be changed into: a number into a version, a path into a URL, a
   /// name into an identifier; a date into another date only.
   pub(super) fn group(self) -> u8 {
-    // In the order of the kinds: number, version, port; date; path, URL; the names.
-    [0, 0, 0, 1, 2, 2, 3, 3, 3, 3][self as usize]
+    match self {
+      ValueKind::Number | ValueKind::Version | ValueKind::Port => 0,
+      ValueKind::Date => 1,
+      ValueKind::Path | ValueKind::Url => 2,
+      ValueKind::Ident | ValueKind::Code | ValueKind::Quoted | ValueKind::Name => 3,
+    }
   }
 }
 
