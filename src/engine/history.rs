@@ -241,16 +241,16 @@ impl Memory {
     let limit = if limit == 0 { SESSIONS } else { limit };
     let found = ledger::sessions(self.store.conn(), session_id, limit).map_err(|e| self.fail(e))?;
     let admits = |want: &Option<String>, saw: &Option<String>| want.is_none() || want == saw;
-    let shown = found.into_iter().filter(|s| {
-      admits(&vis.workspace_key, &s.workspace_key) && admits(&vis.agent_key, &s.agent_key)
+    let shown = found.into_iter().filter(|(_, _, workspace, agent, _)| {
+      admits(&vis.workspace_key, workspace) && admits(&vis.agent_key, agent)
     });
-    let records = shown.map(|s| SessionRecord {
-      chars: units(&s.text),
-      text: session_id.map(|_| s.text),
-      session_id: s.session_id,
-      ts: s.ts,
-      workspace_key: s.workspace_key,
-      agent_key: s.agent_key,
+    let records = shown.map(|(id, ts, workspace_key, agent_key, text)| SessionRecord {
+      chars: units(&text),
+      text: session_id.map(|_| text),
+      session_id: id,
+      ts,
+      workspace_key,
+      agent_key,
     });
     Ok(records.collect())
   }

@@ -3,10 +3,10 @@
 //! snapshots were recorded.
 #![forbid(unsafe_code)]
 
-use rusqlite::{params, Connection, Row};
+use rusqlite::{params, Connection};
 
 use super::chain::{audit_row, audit_rows};
-use super::sql::{row_into, rows};
+use super::sql::rows;
 use crate::protocol::model::{AuditRow, RowFields};
 
 pub use super::ledger::{ENDS, SETS};
@@ -130,21 +130,10 @@ pub fn merged_after(conn: &Connection, seq: i64) -> rusqlite::Result<Option<Audi
   audit_row(conn, rest, [seq])
 }
 
-/// A recorded session: its id, when its snapshot was recorded, the keys it saw (unknown for a
-/// session recorded before keys were), and the snapshot's text.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Session {
-  /// Session id.
-  pub session_id: String,
-  /// Epoch ms.
-  pub ts: i64,
-  /// The workspace key it saw.
-  pub workspace_key: Option<String>,
-  /// The agent key it saw.
-  pub agent_key: Option<String>,
-  /// The snapshot text it was given.
-  pub text: String,
-}
+/// A recorded session: its id, when its snapshot was recorded (epoch ms), the workspace and
+/// agent keys it saw (unknown for a session recorded before keys were), and the snapshot text it
+/// was given.
+pub type Session = (String, i64, Option<String>, Option<String>, String);
 
 /// Recorded sessions, newest first: one (`session_id`), or up to `limit`.
 pub fn sessions(
@@ -156,9 +145,7 @@ pub fn sessions(
      FROM snapshots AS s JOIN snapshot_texts AS t ON t.hash = s.hash
      WHERE ?1 IS NULL OR s.session_id = ?1 ORDER BY s.created_at DESC, s.session_id LIMIT ?2";
   let limit = limit.min(i64::MAX as u64) as i64;
-  let session =
-    |r: &Row<'_>| row_into!(r => Session { session_id, ts, workspace_key, agent_key, text });
-  rows(conn, sql, params![session_id, limit], session)
+  rows(conn, sql, params![session_id, limit], |r| r.try_into())
 }
 
 #[cfg(test)]
