@@ -210,11 +210,8 @@ const DIGITS: [&str; 12] = [
 
 /// English number words, as the number they name.
 pub(super) fn number_word(word: &str) -> Option<&'static str> {
-  const WORDS: [&str; 12] = [
-    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-    "twelve",
-  ];
-  WORDS.iter().position(|w| *w == word).map(|i| DIGITS[i])
+  const WORDS: &str = "one two three four five six seven eight nine ten eleven twelve";
+  WORDS.split(' ').position(|w| w == word).map(|i| DIGITS[i])
 }
 
 /// A Chinese or Japanese numeral (one character, 一 to 十 and 两) as its number.
