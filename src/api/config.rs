@@ -18,21 +18,11 @@ pub const RECORDED: &str = "recorded";
 /// The store's meta key holding the budgets the plugin recorded.
 pub const RECORDED_KEY: &str = "plugin_budgets";
 
-/// The option names of `new MemoryProvider(options)` that are data (besides the callbacks `gate` and `auditVia`).
-pub const PROVIDER_OPTIONS: [&str; 12] = [
-  "dbPath",
-  "budgets",
-  "recordBudgets",
-  "writePolicy",
-  "writePolicies",
-  "proposalMaxChars",
-  "proposalMaxPending",
-  "secretPolicy",
-  "defaultQueryLimit",
-  "sourceLabel",
-  "auditRetentionDays",
-  "similarHints",
-];
+/// The option names of `new MemoryProvider(options)` that are data (besides the callbacks `gate`
+/// and `auditVia`), space-separated.
+pub const PROVIDER_OPTIONS: &str = "dbPath budgets recordBudgets writePolicy writePolicies \
+  proposalMaxChars proposalMaxPending secretPolicy defaultQueryLimit sourceLabel \
+  auditRetentionDays similarHints";
 
 /// Days an entry may go unrecalled before a health check reports it, unless told.
 pub const STALE_DAYS: u64 = 90;

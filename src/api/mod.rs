@@ -22,8 +22,8 @@ fn to_json(value: &impl Serialize) -> Result<String> {
 
 /// The refusal of a call by a name that is none of `names`: `no {what} is named "…"; the
 /// {what}s are …`.
-fn unknown(what: &str, name: &str, names: &[&str]) -> MemoryError {
-  let (name, names) = (json_str(name), names.join(", "));
+fn unknown(what: &str, name: &str, names: &str) -> MemoryError {
+  let (name, names) = (json_str(name), names.replace(' ', ", "));
   let message = format!("no {what} is named {name}; the {what}s are {names}");
   MemoryError::invalid(message)
 }

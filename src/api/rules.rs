@@ -11,16 +11,9 @@ use crate::protocol::model::{self, Scope, Track};
 use crate::protocol::policy::WritePolicy;
 use crate::protocol::{keys, snapshot};
 
-/// The rules, by name.
-pub const RULES: [&str; 7] = [
-  "rules",
-  "resolveConfig",
-  "screenEntries",
-  "resolveDbPath",
-  "dshHome",
-  "workspaceKeyOf",
-  "agentKeyOf",
-];
+/// The rules, by name (space-separated).
+pub const RULES: &str =
+  "rules resolveConfig screenEntries resolveDbPath dshHome workspaceKeyOf agentKeyOf";
 
 /// The protocol's enums and limits, for every JS surface that needs them.
 fn protocol() -> Value {
@@ -57,6 +50,6 @@ pub fn rule(name: &str, input: &Value) -> Result<String> {
     "dshHome" => to_json(&keys::host_dsh_home()),
     "workspaceKeyOf" => to_json(&keys::Paths::HOST.workspace_key_of(input.as_str())),
     "agentKeyOf" => to_json(&keys::Paths::HOST.agent_key_of(input.as_str())),
-    _ => Err(unknown("rule", name, &RULES)),
+    _ => Err(unknown("rule", name, RULES)),
   }
 }

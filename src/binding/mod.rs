@@ -118,7 +118,7 @@ impl Native {
       bad("auditVia must be a function (outcome, payload, write) => string | {via, decider?, detail?}")
     })?;
     let mut given = serde_json::Map::new();
-    for name in config::PROVIDER_OPTIONS {
+    for name in config::PROVIDER_OPTIONS.split(' ') {
       let value = field(&env, Some(options), name).map_or(Ok(Value::Null), |v| data(&env, name, v));
       given.insert(name.into(), value.map_err(|e| throw(&env, e))?);
     }
