@@ -2,9 +2,11 @@
 //! (`brief`, `concise`, `简洁`, `簡潔`; `PR`, `pull request`, `プルリク`), so a fact reworded, or
 //! written in another of the three languages, still shares its tokens. Each group is one token.
 //!
-//! The groups are data, `synonyms.txt` beside this file. Some groups are **siblings** of others (`frontend` and `backend`, `staging` and
-//! `production`, `unit` and `e2e`, `logs` and `metrics`): two entries that differ by swapping
-//! siblings say two facts of the same kind, both true at once, not one fact and its update.
+//! The groups are data, `synonyms.txt` beside this file, and so are the two-word phrases folded
+//! into one of their words (`phrases.txt`). Some groups are **siblings** of others (`frontend` and
+//! `backend`, `staging` and `production`, `unit` and `e2e`, `logs` and `metrics`): two entries
+//! that differ by swapping siblings say two facts of the same kind, both true at once, not one
+//! fact and its update.
 #![forbid(unsafe_code)]
 
 use rustc_hash::FxHashMap as HashMap;
