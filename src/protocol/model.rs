@@ -18,28 +18,39 @@ pub const MAX_QUERY_LIMIT: u64 = 1000;
 pub const PROTOCOL: &str = "dsh-memory-protocol/v1";
 /// The layer a surface writes to when the caller names none (the memory tool, the CLI).
 pub const DEFAULT_LAYER: (Track, Scope) = (Track::User, Scope::Workspace);
+/// The default layer's track and scope: what `Entry::default()` holds until its caller sets them.
+impl Default for Track {
+  fn default() -> Self {
+    DEFAULT_LAYER.0
+  }
+}
+
+impl Default for Scope {
+  fn default() -> Self {
+    DEFAULT_LAYER.1
+  }
+}
+
 /// Default source of entries whose input names none.
 pub const DEFAULT_SOURCE: &str = "dsh-memento";
 
 /// Which kind of fact an entry holds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Track {
   /// Facts about the user.
-  #[default]
   User,
   /// Environment facts, conventions, lessons.
   Agent,
 }
 
 /// Where an entry applies.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Scope {
   /// Every workspace.
   UserGlobal,
   /// One normalized cwd.
-  #[default]
   Workspace,
 }
 
@@ -347,8 +358,11 @@ impl Writer {
   /// `INVALID_INPUT` for an empty source or one that is not one line.
   pub fn writing_as(mut self, source: Option<String>) -> Result<Self> {
     if let Some(s) = &source {
-      let empty = || MemoryError::invalid("write source must be a non-empty string");
-      Some(s).filter(|s| !s.is_empty()).ok_or_else(empty)?;
+      if s.is_empty() {
+        return Err(MemoryError::invalid(
+          "write source must be a non-empty string",
+        ));
+      }
       refuse_unseen("write source", s, false)?;
     }
     self.source = source;
@@ -430,9 +444,12 @@ fn optional_string(obj: &Map<String, Value>, key: &str, non_empty: bool) -> Resu
       Ok(Some(s.clone()))
     }
     Some(_) => {
-      let kind = if non_empty { "a non-empty" } else { "a" };
-      let message = format!("entry {key} must be {kind} string");
-      Err(MemoryError::invalid(message))
+      let kind = if non_empty {
+        "a non-empty string"
+      } else {
+        "a string"
+      };
+      Err(MemoryError::invalid(format!("entry {key} must be {kind}")))
     }
   }
 }
