@@ -110,7 +110,11 @@ impl Memory {
         fix,
       }
     };
-    for (group, relation) in &self.similar_groups(layer, layer.len() > PAIRWISE_MAX)? {
+    let groups = match layer.len() <= PAIRWISE_MAX {
+      true => self.similar_groups(layer),
+      false => self.similar_groups_indexed(layer)?,
+    };
+    for (group, relation) in &groups {
       let kind = match relation {
         Relation::Update => "updates",
         _ => "duplicates",

@@ -326,7 +326,10 @@ impl Memory {
   /// Writes that free at least `short` units in `e`'s layer (fewer when it does not hold that
   /// much): consolidations of near-duplicates first, then removals.
   fn room(&mut self, e: &Entry, agent: &str, short: u64) -> Result<Vec<Suggestion>> {
-    let vis = Self::visible(Some(&e.workspace_key), Some(agent), &Writer::default());
+    let vis = Visibility {
+      agent_key: Some(agent.to_string()),
+      workspace_key: Some(e.workspace_key.clone()),
+    };
     let filter = reads::Filter {
       track: Some(e.track.as_str()),
       scope: Some(e.scope.as_str()),
@@ -338,7 +341,7 @@ impl Memory {
     let mut freed = 0;
     let mut used: Vec<bool> = vec![false; layer.len()];
     let groups = match stored::is_small(layer.len()) {
-      true => self.similar_groups(&layer, false)?,
+      true => self.similar_groups(&layer),
       false => Vec::new(),
     };
     for (group, relation) in groups {
@@ -377,33 +380,35 @@ impl Memory {
   }
 
   /// The groups of `layer`'s entries that are near-duplicates or updates of each other (by
-  /// index), each with the strongest relation found in it, largest first: found pair by pair,
-  /// or (`indexed`, for a large layer) each entry against the candidates the layer's trigram
-  /// index finds for it, not against every other entry.
-  pub(super) fn similar_groups(&mut self, layer: &[Entry], indexed: bool) -> Result<Groups> {
+  /// index), each with the strongest relation found in it, largest first.
+  pub(super) fn similar_groups(&mut self, layer: &[Entry]) -> Groups {
+    let rows = layer.iter().map(|e| (e.id.as_str(), e.text.as_str()));
+    let known = self.known.profiles.pool(rows);
     let mut pairs = Vec::new();
-    if indexed {
-      let ids = layer.iter().enumerate().map(|(i, e)| (e.id.as_str(), i));
-      let index: HashMap<&str, usize> = ids.collect();
-      for (i, e) in layer.iter().enumerate() {
-        let found = self.similar_to(&[(None, e)], &e.agent_key, Some(&e.id))?;
-        let like = found.iter().filter(|s| s.relation != Relation::Related);
-        pairs.extend(like.filter_map(|s| {
-          let j = *index.get(s.id.as_str())?;
-          Some((i.min(j), i.max(j), s.relation))
-        }));
-      }
-    } else {
-      let rows = layer.iter().map(|e| (e.id.as_str(), e.text.as_str()));
-      let known = self.known.profiles.pool(rows);
-      for i in 0..layer.len() {
-        for j in i + 1..layer.len() {
-          let hint = similar::compare(&known[j].profile, &known[i].profile);
-          if let Some(h) = hint.filter(|h| h.relation != Relation::Related) {
-            pairs.push((i, j, h.relation));
-          }
+    for i in 0..layer.len() {
+      for j in i + 1..layer.len() {
+        let hint = similar::compare(&known[j].profile, &known[i].profile);
+        if let Some(h) = hint.filter(|h| h.relation != Relation::Related) {
+          pairs.push((i, j, h.relation));
         }
       }
+    }
+    groups_of(layer.len(), &pairs, |i| units(&layer[i].text))
+  }
+
+  /// [`Memory::similar_groups`] of a large layer: each entry against the candidates the layer's
+  /// trigram index finds for it, not against every other entry.
+  pub(super) fn similar_groups_indexed(&mut self, layer: &[Entry]) -> Result<Groups> {
+    let ids = layer.iter().enumerate().map(|(i, e)| (e.id.as_str(), i));
+    let index: HashMap<&str, usize> = ids.collect();
+    let mut pairs = Vec::new();
+    for (i, e) in layer.iter().enumerate() {
+      let found = self.similar_to(&[(None, e)], &e.agent_key, Some(&e.id))?;
+      let like = found.iter().filter(|s| s.relation != Relation::Related);
+      pairs.extend(like.filter_map(|s| {
+        let j = *index.get(s.id.as_str())?;
+        Some((i.min(j), i.max(j), s.relation))
+      }));
     }
     Ok(groups_of(layer.len(), &pairs, |i| units(&layer[i].text)))
   }
