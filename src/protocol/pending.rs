@@ -33,8 +33,11 @@ pub fn append(text: String, seen: &[&Proposal], shown: bool, labels: &Labels) ->
   let mut kinds: Vec<(&str, usize)> = counts.into_iter().collect();
   kinds.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
   let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
-  let head = Some(&text).filter(|t| !t.is_empty());
-  let head = head.unwrap_or(&labels.header);
+  let head = if text.is_empty() {
+    &labels.header
+  } else {
+    &text
+  };
   let (header, n) = (&labels.proposals_header, seen.len());
   format!("{head}\n\n## {header} ({n}: {})", kinds.join(", "))
 }
