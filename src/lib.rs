@@ -39,14 +39,15 @@
 //! - **A query's recall bump** is written in the same short write transaction as its
 //!   `recalled` audit row; nothing is deferred and nothing is written on drop.
 //! - **Errors**: one enum, [`MemoryError`], one variant per protocol code.
-//! - **Schema version 13** ([`store::schema::SCHEMA_VERSION`]): versions 1–4 are the JS
+//! - **Schema version 14** ([`store::schema::SCHEMA_VERSION`]): versions 1–4 are the JS
 //!   plugin's, migrated forward one transaction per step; 10, reached from 4 in one step (5–9
 //!   were only written by unreleased builds), adds maintained per-layer usage, the audit hash
 //!   chain, deduplicated snapshots, the FTS5 trigram index keyed by entry group, and the index
 //!   set the SQL search reads; 11 records each entry's keys and tags in its audit rows and the
 //!   chain's head, and adopts what the ledger did not yet account for; 12 finds an entry's rows
 //!   by its id (history, undo) and keeps the keys each frozen snapshot was recorded with; 13
-//!   keeps usage and the search index in the store's writes instead of triggers.
+//!   keeps usage and the search index in the store's writes instead of triggers; 14 has the
+//!   search index merge a level's segments as soon as it holds four.
 //! - **Nothing is final.** Every landed change can be read back ([`Memory::history`]) and
 //!   undone through the gate ([`Memory::plan_revert`]); a revert never overwrites a later change.
 

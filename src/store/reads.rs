@@ -40,6 +40,17 @@ static ANYONE: Visibility = Visibility {
   workspace_key: None,
 };
 
+impl Filter<'_> {
+  /// Whether the filter admits every entry, whatever its text: no track, scope, visibility or
+  /// exact facet.
+  fn admits_all(&self) -> bool {
+    let facets = self.only;
+    let no_facets = facets.is_none_or(|o| o.workspace_key.is_none() && o.agent_key.is_none());
+    let vis = self.visibility.unwrap_or(&ANYONE);
+    self.track.is_none() && self.scope.is_none() && *vis == ANYONE && no_facets
+  }
+}
+
 /// How a filter's needle is matched.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Needle {
@@ -205,10 +216,10 @@ fn admits_much(conn: &Connection, f: &Filter<'_>) -> rusqlite::Result<bool> {
   named_value(conn, &sql, &bind(f, None, None))
 }
 
-/// A session's layers together hold at most this many units: about twice the default budgets.
-const SESSION_UNITS: i64 = 24_000;
-/// From this many matches on, a scan of a small session's rows beats joining the matches.
-const SESSION_ROWS: i64 = 32;
+/// A small session's layers together hold at most this many units (a few hundred entries,
+/// about three times the default budgets): testing each of its rows costs no more than asking
+/// the index for a rare needle's rows, and much less than for a common one.
+const SESSION_UNITS: i64 = 32_000;
 
 /// Whether `vis` is a session's whose layers (the user-global ones and its workspace's, every
 /// agent's rows counted) hold at most [`SESSION_UNITS`].
@@ -279,14 +290,17 @@ pub fn ranked_page(
 ) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
   let vis = f.visibility.unwrap_or(&ANYONE);
   one_snapshot(conn, || {
-    // A session's few rows are scanned unless the needle is rarer than they are many.
+    // A session's few rows are scanned: testing them all costs about what asking the index
+    // for a rare needle's rows does.
     let small = small_session(conn, vis)?;
-    let rows = if small { SESSION_ROWS } else { PHRASE_ROWS };
-    let needle = needle_for(conn, f.folded, rows)?;
+    let needle = match f.folded {
+      Some(folded) if small => (Needle::scan(folded), None),
+      _ => needle_for(conn, f.folded, PHRASE_ROWS)?,
+    };
     // A common needle: one the index holds that is scanned for.
     let common = !small && needle.0 != Needle::of(f.folded);
     if let Some(folded) = f.folded.filter(|_| common) {
-      if admits_much(conn, f)? {
+      if f.admits_all() || admits_much(conn, f)? {
         return common_page(conn, f, vis, folded, limit);
       }
     }
@@ -311,8 +325,7 @@ fn common_page(
   folded: &str,
   limit: usize,
 ) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
-  let everything = f.track.is_none() && f.scope.is_none() && *vis == Visibility::default();
-  let visible = match everything {
+  let visible = match f.admits_all() {
     true => String::new(),
     false => format!("AND fts_id >> 32 IN (SELECT e.id FROM entry_groups AS e WHERE {ADMITS})"),
   };

@@ -15,9 +15,9 @@ use crate::error::{MemoryError, Result, StoreReason};
 use crate::text::units;
 
 /// The store schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 13;
+pub const SCHEMA_VERSION: i64 = 14;
 
-/// Run the step that ends at `version`: 1–4 the JS plugin's, 10–13 ours. A version with no
+/// Run the step that ends at `version`: 1–4 the JS plugin's, 10–14 ours. A version with no
 /// step is an error, never another step run again.
 fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
   conn.execute_batch(match version {
@@ -29,6 +29,7 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
     11 => include_str!("schema/v11.sql"),
     12 => include_str!("schema/v12.sql"),
     13 => include_str!("schema/v13.sql"),
+    14 => include_str!("schema/v14.sql"),
     _ => {
       return Err(rusqlite::Error::InvalidParameterName(format!(
         "no migration step ends at schema version {version}"
@@ -239,6 +240,10 @@ mod tests {
         |r| r.get(0),
       )?;
       assert_eq!(triggers, 0, "from v{version}");
+      // The search index merges a level's segments as soon as it holds four.
+      let sql = "SELECT v FROM entries_fts_config WHERE k = 'crisismerge'";
+      let merged_at: i64 = conn.query_row(sql, [], |r| r.get(0))?;
+      assert_eq!(merged_at, 4, "from v{version}");
     }
     Ok(())
   }

@@ -459,10 +459,11 @@ fn a_text_with_a_nul_is_stored_and_found_whole() -> TestResult {
 }
 
 #[test]
-fn a_common_needle_is_exact_whether_a_session_sees_little_or_much_of_the_store() -> TestResult {
+fn a_common_needle_is_exact_whether_a_filter_admits_little_or_much_of_the_store() -> TestResult {
   // 300 "pnpm" entries (a common needle: the index is not asked for its rows): a session of
   // /w0 or /w1 sees a fifth of them at most (scanned), one of /big four fifths (counted in the
-  // index, its page the best of each group).
+  // index, its page the best of each group); the facets of /big or of agent a1 hold a third or
+  // more (counted in the index, the page a walk down the ranking).
   let budgets = json!({"user": {"workspace": 1_000_000, "userGlobal": 1_000_000}, "agent": {"workspace": 1_000_000, "userGlobal": 1_000_000}});
   let (mut m, _dir) = memory(budgets)?;
   for i in 0..300 {
@@ -488,24 +489,37 @@ fn a_common_needle_is_exact_whether_a_session_sees_little_or_much_of_the_store()
       )?;
     }
   }
-  for (agent, workspace) in [("a1", "/w0"), ("a2", "/big"), ("", "/w1")] {
-    let vis = Visibility {
-      agent_key: Some(agent.into()),
-      workspace_key: Some(workspace.into()),
-    };
+  let session = |agent: &str, workspace: &str| Visibility {
+    agent_key: Some(agent.into()),
+    workspace_key: Some(workspace.into()),
+  };
+  let facets = |workspace: Option<&str>, agent: Option<&str>| Only {
+    workspace_key: workspace.map(str::to_string),
+    agent_key: agent.map(str::to_string),
+    ..Only::default()
+  };
+  for (vis, only) in [
+    (session("a1", "/w0"), Only::default()),
+    (session("a2", "/big"), Only::default()),
+    (session("", "/w1"), Only::default()),
+    // A management view's exact facets that hold much of the store: counted in the index too.
+    (Visibility::default(), facets(Some("/big"), None)),
+    (Visibility::default(), facets(None, Some("a1"))),
+  ] {
     let opts = QueryOptions {
       visibility: vis.clone(),
       count_recall: false,
+      only: only.clone(),
       ..QueryOptions::default()
     };
-    let expected = brute_force(&m, "pnpm", &vis, &Only::default())?;
+    let expected = brute_force(&m, "pnpm", &vis, &only)?;
     let got = m.query(&json!({"text": "pnpm", "limit": 7}), &opts)?;
     let ids: Vec<&str> = got.entries.iter().map(|e| e.id.as_str()).collect();
     let best: Vec<&str> = expected.iter().take(7).map(String::as_str).collect();
     assert_eq!(
       (ids, got.total as usize),
       (best, expected.len()),
-      "{workspace}"
+      "{vis:?} {only:?}"
     );
   }
   Ok(())
