@@ -41,16 +41,19 @@ const TWO_THREADS: usize = 16;
 pub struct Known {
   id: String,
   text: String,
-  profile: Profile,
+  profile: Arc<Profile>,
 }
 
-/// Profiles of stored texts by entry id, and of the texts the last write planned: the entries
-/// it commits are then profiled once, not again.
+/// Profiles of stored texts by entry id; and by text, those made ahead of a few new texts'
+/// comparisons and those of the texts the last write planned. They are read, not taken: a text
+/// that several entries share (or a new text and a stored one) is profiled once, and the
+/// entries a write commits are not profiled again.
 #[derive(Debug, Default)]
 struct Profiles {
   by_id: FxHashMap<String, Arc<Known>>,
   older: FxHashMap<String, Arc<Known>>,
-  planned: FxHashMap<String, Profile>,
+  made: FxHashMap<String, Arc<Profile>>,
+  planned: FxHashMap<String, Arc<Profile>>,
 }
 
 impl Profiles {
@@ -65,7 +68,7 @@ impl Profiles {
     }
     let kept = self.older.remove(id).filter(|k| k.text == text);
     let k = kept.unwrap_or_else(|| {
-      let profile = self.take(text);
+      let profile = self.profile(text);
       let (id, text) = (id.to_string(), text.to_string());
       Arc::new(Known { id, text, profile })
     });
@@ -78,26 +81,28 @@ impl Profiles {
     Arc::new(rows.into_iter().map(|(id, t)| self.known(id, t)).collect())
   }
 
-  /// The profile of new text `text`: made ahead, or now.
-  fn take(&mut self, text: &str) -> Profile {
-    let planned = self.planned.remove(text);
-    planned.unwrap_or_else(|| Profile::of(text))
+  /// The profile of `text`: made ahead or planned, or now.
+  fn profile(&self, text: &str) -> Arc<Profile> {
+    let made = self.made.get(text).or_else(|| self.planned.get(text));
+    made.cloned().unwrap_or_else(|| Arc::new(Profile::of(text)))
   }
 
   /// Makes the profiles of `rows` (`(id, text)`) that are not kept yet, all at once and on two
   /// threads when the machine has them; [`Profiles::known`] and the planning of a new text then
-  /// take them.
+  /// read them.
   fn ahead<'a>(&mut self, rows: impl Iterator<Item = (&'a str, &'a str)>) {
     let kept = |id: &str, text: &str| {
       let k = self.by_id.get(id).or_else(|| self.older.get(id));
-      k.is_some_and(|k| k.text == text) || self.planned.contains_key(text)
+      let made = self.made.contains_key(text) || self.planned.contains_key(text);
+      k.is_some_and(|k| k.text == text) || made
     };
     let texts = rows.filter(|(id, text)| !kept(id, text));
     let mut texts: Vec<&str> = texts.map(|(_, t)| t).collect();
     texts.sort_unstable();
     texts.dedup();
-    let texts = texts.iter().map(|t| t.to_string()).zip(profiles_of(&texts));
-    self.planned.extend(texts);
+    let profiles = profiles_of(&texts).into_iter().map(Arc::new);
+    let made = texts.iter().map(|t| t.to_string()).zip(profiles);
+    self.made.extend(made);
   }
 }
 
@@ -265,6 +270,7 @@ impl Memory {
     // The new texts of a batch and the stored ones they are compared with are profiled a few
     // dozen texts at a time, all at once (`Profiles::ahead`).
     for chunk in news.chunks(AHEAD) {
+      self.known.profiles.made.clear();
       let pools = chunk.iter().map(|(_, new)| self.candidates(new, agent));
       let pools = pools.collect::<Result<Vec<_>>>()?;
       let rows = pools.iter().flat_map(|c| match c {
@@ -282,7 +288,7 @@ impl Memory {
             profiles.pool(rows.iter().map(|(id, t)| (id.as_str(), t.as_str())))
           }
         };
-        let profile = profiles.take(&new.text);
+        let profile = profiles.profile(&new.text);
         let others = pool.iter().filter(|k| Some(k.id.as_str()) != skip);
         let hints = others.filter_map(|old| Some((similar::compare(&profile, &old.profile)?, old)));
         let mut found: Vec<_> = hints.collect();
@@ -303,6 +309,7 @@ impl Memory {
         }
       }
     }
+    self.known.profiles.made.clear();
     Ok(out)
   }
 
