@@ -100,9 +100,9 @@ impl Profiles {
     let mut texts: Vec<&str> = texts.map(|(_, t)| t).collect();
     texts.sort_unstable();
     texts.dedup();
-    let profiles = profiles_of(&texts).into_iter().map(Arc::new);
-    let made = texts.iter().map(|t| t.to_string()).zip(profiles);
-    self.made.extend(made);
+    let made = profiles_of(&texts).into_iter().map(Arc::new);
+    let texts = texts.iter().map(|t| t.to_string());
+    self.made.extend(texts.zip(made));
   }
 }
 

@@ -40,17 +40,6 @@ static ANYONE: Visibility = Visibility {
   workspace_key: None,
 };
 
-impl Filter<'_> {
-  /// Whether the filter admits every entry, whatever its text: no track, scope, visibility or
-  /// exact facet.
-  fn admits_all(&self) -> bool {
-    let facets = self.only;
-    let no_facets = facets.is_none_or(|o| o.workspace_key.is_none() && o.agent_key.is_none());
-    let vis = self.visibility.unwrap_or(&ANYONE);
-    self.track.is_none() && self.scope.is_none() && *vis == ANYONE && no_facets
-  }
-}
-
 /// How a filter's needle is matched.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Needle {
@@ -216,6 +205,14 @@ fn admits_much(conn: &Connection, f: &Filter<'_>) -> rusqlite::Result<bool> {
   named_value(conn, &sql, &bind(f, None, None))
 }
 
+/// Whether a filter admits every entry, whatever its text: no track, scope, visibility or
+/// exact facet.
+fn admits_all(f: &Filter<'_>) -> bool {
+  let no_facets = |o: &Only| o.workspace_key.is_none() && o.agent_key.is_none();
+  let vis = f.visibility.unwrap_or(&ANYONE);
+  f.track.is_none() && f.scope.is_none() && *vis == ANYONE && f.only.is_none_or(no_facets)
+}
+
 /// A small session's layers together hold at most this many units (a few hundred entries,
 /// about three times the default budgets): testing each of its rows costs no more than asking
 /// the index for a rare needle's rows, and much less than for a common one.
@@ -230,8 +227,7 @@ fn small_session(conn: &Connection, vis: &Visibility) -> rusqlite::Result<bool> 
   let sql = "SELECT coalesce(sum(used), 0) <= ?2 FROM layer_usage
     WHERE track IN ('user', 'agent') AND (scope = 'user-global' AND workspace_key = ''
       OR scope = 'workspace' AND workspace_key = ?1)";
-  let small = one(conn, sql, params![workspace, SESSION_UNITS], |r| r.get(0))?;
-  Ok(small.unwrap_or(false))
+  Ok(one(conn, sql, params![workspace, SESSION_UNITS], |r| r.get(0))?.unwrap_or(false))
 }
 
 /// The rows a filter matches by `needle`, each mapped by `map` from `columns` (of `entries AS
@@ -300,7 +296,7 @@ pub fn ranked_page(
     // A common needle: one the index holds that is scanned for.
     let common = !small && needle.0 != Needle::of(f.folded);
     if let Some(folded) = f.folded.filter(|_| common) {
-      if f.admits_all() || admits_much(conn, f)? {
+      if admits_all(f) || admits_much(conn, f)? {
         return common_page(conn, f, vis, folded, limit);
       }
     }
@@ -325,7 +321,7 @@ fn common_page(
   folded: &str,
   limit: usize,
 ) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
-  let visible = match f.admits_all() {
+  let visible = match admits_all(f) {
     true => String::new(),
     false => format!("AND fts_id >> 32 IN (SELECT e.id FROM entry_groups AS e WHERE {ADMITS})"),
   };
