@@ -125,22 +125,21 @@ const NUL_MATCHES: &str = "(SELECT fts_id FROM entries WHERE instr(text, char(0)
   AND instr(lower(text), :needle) > 0)";
 
 /// How a needle is matched, with the FTS rowids it matches (a JSON list) when the index holds
-/// it and it matches fewer than `rows` entries there; otherwise, like a needle the index cannot
-/// hold, by a scan. The index is searched once: its matches are what the rows are read by.
+/// it and it matches fewer than [`PHRASE_ROWS`] entries there; otherwise, like a needle the index
+/// cannot hold, by a scan. The index is searched once: its matches are what the rows are read by.
 fn needle_for(
   conn: &Connection,
   folded: Option<&str>,
-  rows: i64,
 ) -> rusqlite::Result<(Needle, Option<String>)> {
   let needle = Needle::of(folded);
   let (Some(n), Some(indexed)) = (folded, needle.indexed()) else {
     return Ok((needle, None));
   };
   let pattern = needle.pattern(n);
-  let sql = format!("{indexed} LIMIT {rows}");
+  let sql = format!("{indexed} LIMIT {PHRASE_ROWS}");
   let args = named_params! { ":pattern": pattern };
   let found: Vec<i64> = super::sql::rows(conn, &sql, args, |r| r.get(0))?;
-  Ok(match found.len() as i64 >= rows {
+  Ok(match found.len() as i64 >= PHRASE_ROWS {
     true => (Needle::scan(n), None),
     false => (needle, serde_json::to_string(&found).ok()),
   })
@@ -286,12 +285,11 @@ pub fn ranked_page(
 ) -> rusqlite::Result<(Vec<(i64, Entry)>, u64)> {
   let vis = f.visibility.unwrap_or(&ANYONE);
   one_snapshot(conn, || {
-    // A session's few rows are scanned: testing them all costs about what asking the index
-    // for a rare needle's rows does.
+    // A small session's rows are all tested, without asking the index.
     let small = small_session(conn, vis)?;
     let needle = match f.folded {
       Some(folded) if small => (Needle::scan(folded), None),
-      _ => needle_for(conn, f.folded, PHRASE_ROWS)?,
+      _ => needle_for(conn, f.folded)?,
     };
     // A common needle: one the index holds that is scanned for.
     let common = !small && needle.0 != Needle::of(f.folded);
@@ -387,7 +385,7 @@ fn in_order(conn: &Connection, page: &[(Rank, i64)]) -> rusqlite::Result<Vec<(i6
 pub fn oldest_first(conn: &Connection, f: &Filter<'_>) -> rusqlite::Result<Vec<Entry>> {
   let columns = format!("{ENTRY_COLUMNS}, rowid");
   let mut rows = one_snapshot(conn, || {
-    let needle = needle_for(conn, f.folded, PHRASE_ROWS)?;
+    let needle = needle_for(conn, f.folded)?;
     select(conn, f, needle, &columns, entry_and_rowid)
   })?;
   rows.sort_by_key(|(rowid, e)| (e.created_at, *rowid));
