@@ -204,12 +204,10 @@ fn admits_much(conn: &Connection, f: &Filter<'_>) -> rusqlite::Result<bool> {
   named_value(conn, &sql, &bind(f, None, None))
 }
 
-/// Whether a filter admits every entry, whatever its text: no track, scope, visibility or
-/// exact facet.
+/// Whether a filter admits every entry, whatever its text: it binds none of [`ADMITS`]'s
+/// parameters (no track, scope, visibility or exact facet).
 fn admits_all(f: &Filter<'_>) -> bool {
-  let no_facets = |o: &Only| o.workspace_key.is_none() && o.agent_key.is_none();
-  let vis = f.visibility.unwrap_or(&ANYONE);
-  f.track.is_none() && f.scope.is_none() && *vis == ANYONE && f.only.is_none_or(no_facets)
+  bind(f, None, None).is_empty()
 }
 
 /// A small session's layers together hold at most this many units (a few hundred entries,

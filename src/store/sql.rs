@@ -35,6 +35,11 @@ pub(crate) struct Named<'a> {
 }
 
 impl<'a> Named<'a> {
+  /// Whether no parameter is bound: the shared pieces (`ADMITS`) then admit every row.
+  pub(crate) fn is_empty(&self) -> bool {
+    self.pairs().iter().all(|(_, value)| value.is_none())
+  }
+
   fn pairs(&self) -> [(&'static str, Option<&'a str>); 9] {
     [
       (":track", self.track),
