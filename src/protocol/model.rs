@@ -18,39 +18,29 @@ pub const MAX_QUERY_LIMIT: u64 = 1000;
 pub const PROTOCOL: &str = "dsh-memory-protocol/v1";
 /// The layer a surface writes to when the caller names none (the memory tool, the CLI).
 pub const DEFAULT_LAYER: (Track, Scope) = (Track::User, Scope::Workspace);
-/// The default layer's track and scope: what `Entry::default()` holds until its caller sets them.
-impl Default for Track {
-  fn default() -> Self {
-    DEFAULT_LAYER.0
-  }
-}
-
-impl Default for Scope {
-  fn default() -> Self {
-    DEFAULT_LAYER.1
-  }
-}
-
 /// Default source of entries whose input names none.
 pub const DEFAULT_SOURCE: &str = "dsh-memento";
 
-/// Which kind of fact an entry holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+/// Which kind of fact an entry holds (the default: [`DEFAULT_LAYER`]'s, what `Entry::default()`
+/// holds until its caller sets it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Track {
   /// Facts about the user.
+  #[default]
   User,
   /// Environment facts, conventions, lessons.
   Agent,
 }
 
-/// Where an entry applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+/// Where an entry applies (the default: [`DEFAULT_LAYER`]'s).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Scope {
   /// Every workspace.
   UserGlobal,
   /// One normalized cwd.
+  #[default]
   Workspace,
 }
 
