@@ -176,16 +176,6 @@ pub(super) fn audit_rows(
   super::sql::rows(conn, &sql, args, audit_from_row)
 }
 
-/// The first row of `SELECT {AUDIT_COLUMNS} FROM audit {rest}`, if any.
-pub(super) fn audit_row(
-  conn: &Connection,
-  rest: &str,
-  args: impl Params,
-) -> rusqlite::Result<Option<AuditRow>> {
-  let sql = format!("SELECT {AUDIT_COLUMNS} FROM audit {rest}");
-  one(conn, &sql, args, audit_from_row)
-}
-
 pub(super) fn audit_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
   row_into!(row => AuditRow {
     seq, ts, action, track, scope, entry_id, text, outcome, source, session_id, fields
@@ -215,7 +205,7 @@ pub fn list(conn: &Connection, limit: u64) -> rusqlite::Result<Vec<AuditRow>> {
 /// The newest `recalled` row of a session, if any.
 pub fn last_recall(conn: &Connection, session_id: &str) -> rusqlite::Result<Option<AuditRow>> {
   let rest = "WHERE session_id = ?1 AND action = 'recalled' ORDER BY seq DESC LIMIT 1";
-  audit_row(conn, rest, [session_id])
+  Ok(audit_rows(conn, rest, [session_id])?.pop())
 }
 
 /// Delete the expired head of the ledger: rows older than `cutoff_ms`, oldest first, up to

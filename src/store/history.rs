@@ -5,7 +5,7 @@
 
 use rusqlite::{params, Connection};
 
-use super::chain::{audit_row, audit_rows};
+use super::chain::audit_rows;
 use super::sql::rows;
 use crate::protocol::model::{AuditRow, RowFields};
 
@@ -18,7 +18,7 @@ pub fn of_entry(conn: &Connection, id: &str) -> rusqlite::Result<Vec<AuditRow>> 
 
 /// The row `seq`, if the ledger still holds it.
 pub fn row(conn: &Connection, seq: i64) -> rusqlite::Result<Option<AuditRow>> {
-  audit_row(conn, "WHERE seq = ?1", [seq])
+  Ok(audit_rows(conn, "WHERE seq = ?1", [seq])?.pop())
 }
 
 /// The rows from `from` to `to` (both included), oldest first.
@@ -127,7 +127,7 @@ fn seed_batch(conn: &Connection, at: &AuditRow) -> rusqlite::Result<Vec<AuditRow
 /// The first `consolidate-add` row after `seq`: the entry a consolidate merged its targets into.
 pub fn merged_after(conn: &Connection, seq: i64) -> rusqlite::Result<Option<AuditRow>> {
   let rest = "WHERE seq > ?1 AND action = 'consolidate-add' ORDER BY seq LIMIT 1";
-  audit_row(conn, rest, [seq])
+  Ok(audit_rows(conn, rest, [seq])?.pop())
 }
 
 /// A recorded session: its id, when its snapshot was recorded (epoch ms), the workspace and
