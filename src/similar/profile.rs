@@ -574,10 +574,7 @@ impl Builder<'_> {
 
   /// The next tokens stand where `ch` does.
   fn locate(&mut self, ch: Ch) {
-    self.at = ch.at;
-    self.phrase = ch.phrase;
-    self.after = ch.after;
-    self.ended = None;
+    (self.at, self.phrase, self.after, self.ended) = (ch.at, ch.phrase, ch.after, None);
   }
 
   /// Numerals with a counter (`三周`, `两个人`): numbers, as values.
