@@ -6,6 +6,7 @@ use rusqlite::{params, Connection, Row};
 
 use super::sql::{exec, named_rows, one, row_into, Named};
 use crate::protocol::model::{Entry, Scope, Track};
+use crate::protocol::snapshot::ORDER;
 
 pub(crate) const ENTRY_COLUMNS: &str = "id, track, scope, workspace_key, agent_key, text, source, tags, version, created_at, updated_at, last_recalled, recall_count, session_id";
 /// The visibility rule: whether the row `e` (of `entries`, or of anything with its keys) is what
@@ -140,10 +141,7 @@ pub fn usage(conn: &Connection, workspace_key: Option<&str>) -> rusqlite::Result
       "(SELECT {used} FROM layer_usage WHERE track = '{track}' AND scope = '{scope}' AND {key})"
     )
   };
-  let layers: Vec<String> = Track::ALL
-    .into_iter()
-    .flat_map(|t| Scope::ALL.map(|s| layer(t, s)))
-    .collect();
+  let layers = ORDER.map(|(t, s)| layer(t, s));
   let sql = format!("SELECT {}", layers.join(", "));
   conn.prepare_cached(&sql)?.query_row([workspace_key], |r| {
     let at = |i: usize| r.get(i).map(as_units);
