@@ -154,7 +154,7 @@ impl Similar {
 }
 
 /// How many entries of a batch go to one layer (one workspace's, for a workspace layer).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LayerShare {
   /// Track.
@@ -183,8 +183,7 @@ pub fn layer_shares(entries: &[Shown]) -> Vec<LayerShare> {
         track: e.track,
         scope: e.scope,
         workspace_key: key.to_string(),
-        entries: 0,
-        chars: 0,
+        ..LayerShare::default()
       });
       shares.len() - 1
     });
