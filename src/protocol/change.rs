@@ -17,7 +17,7 @@ pub const REASON_MARKER: &str = "[dsh-memento]";
 const QUOTE: &str = "│ ";
 
 /// An entry as an approval shows it: every field that lands.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Shown {
   /// The entry's id (absent for an entry the write creates).
@@ -55,8 +55,6 @@ impl Shown {
   /// An entry the write creates.
   pub fn new(e: &Entry) -> Self {
     Self {
-      id: None,
-      version: None,
       track: e.track,
       scope: e.scope,
       workspace_key: e.workspace_key.clone(),
@@ -64,6 +62,7 @@ impl Shown {
       source: e.source.clone(),
       tags: e.tags.clone(),
       text: e.text.clone(),
+      ..Self::default()
     }
   }
 
