@@ -124,15 +124,13 @@ impl Native {
     }
     let memory = open::open(&Value::Object(given)).map_err(|e| throw(&env, e))?;
     let path = memory.path().to_string();
-    let memory = RefCell::new(Some(memory));
-    Ok(Self {
-      core: Rc::new(Core {
-        memory,
-        gate,
-        audit_via,
-        path,
-      }),
-    })
+    let core = Rc::new(Core {
+      memory: RefCell::new(Some(memory)),
+      gate,
+      audit_via,
+      path,
+    });
+    Ok(Self { core })
   }
 
   /// Absolute path of the store file.
