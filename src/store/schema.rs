@@ -31,9 +31,8 @@ fn run_step(conn: &Connection, version: i64) -> rusqlite::Result<()> {
     13 => include_str!("schema/v13.sql"),
     14 => include_str!("schema/v14.sql"),
     _ => {
-      return Err(rusqlite::Error::InvalidParameterName(format!(
-        "no migration step ends at schema version {version}"
-      )))
+      let what = format!("no migration step ends at schema version {version}");
+      return Err(rusqlite::Error::InvalidParameterName(what));
     }
   })?;
   if version == 11 {
