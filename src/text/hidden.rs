@@ -38,27 +38,20 @@ pub fn is_hidden(c: char) -> bool {
     | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
 }
 
-/// What a hidden code point (or a control character) is, for a warning a person can act on.
+/// What a hidden code point (or a control character) is, for a warning a person can act on: the
+/// first line of `names.txt` that holds it.
 fn name(c: char) -> &'static str {
-  match c {
+  let hex = |h: &str| u32::from_str_radix(h, 16).unwrap_or(u32::MAX);
+  let holds = |r: &str| {
+    let (low, high) = r.split_once('-').unwrap_or((r, r));
+    (hex(low)..=hex(high)).contains(&u32::from(c))
+  };
+  let mut lines = include_str!("names.txt").lines();
+  let named = lines.find_map(|l| l.split_once(' ').filter(|(r, _)| r.split(',').any(holds)));
+  match named {
     _ if c.is_control() => "control",
-    '\u{00AD}' => "soft hyphen",
-    '\u{200B}' => "zero-width space",
-    '\u{200C}' => "zero-width non-joiner",
-    '\u{200D}' => "zero-width joiner",
-    '\u{2060}' => "word joiner",
-    '\u{FEFF}' => "byte order mark",
-    '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
-      "bidi control"
-    }
-    '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}' | '\u{180B}'..='\u{180D}' | '\u{180F}' => {
-      "variation selector"
-    }
-    '\u{E0000}'..='\u{E007F}' => "tag character",
-    '\u{206A}'..='\u{206F}' => "deprecated format character",
-    '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' => "Hangul filler",
-    '\u{FFF9}'..='\u{FFFB}' => "interlinear annotation mark",
-    _ => "invisible format character",
+    Some((_, name)) => name,
+    None => "invisible format character",
   }
 }
 
