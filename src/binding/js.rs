@@ -25,9 +25,8 @@ pub(super) fn clear_exception(env: &Env) {
 /// What a failed JS call threw, as text; nothing is left pending.
 pub(super) fn failure(env: &Env, e: &Error) -> String {
   clear_exception(env);
-  Some(e.reason.clone())
-    .filter(|r| !r.is_empty())
-    .unwrap_or_else(|| "an exception".into())
+  let reason = Some(e.reason.clone()).filter(|r| !r.is_empty());
+  reason.unwrap_or_else(|| "an exception".into())
 }
 
 /// A JS string as Rust text; `None` for anything else, and for a lone surrogate (not Unicode).
@@ -42,10 +41,7 @@ pub(super) fn text(value: &Unknown<'_>) -> Option<String> {
 pub(super) fn text_escaped(value: &Unknown<'_>) -> Option<String> {
   let s = JsString::from_unknown(*value).ok()?.into_utf16().ok()?;
   // The buffer ends with the NUL napi writes after the string.
-  let units = s
-    .as_slice()
-    .split_last()
-    .map_or(&[][..], |(_, units)| units);
+  let units = s.as_slice().split_last().map_or(&[][..], |(_, u)| u);
   let chars = char::decode_utf16(units.iter().copied());
   let escape = |e: std::char::DecodeUtf16Error| format!("\\u{{{:x}}}", e.unpaired_surrogate());
   Some(chars.map(|c| c.map_or_else(escape, String::from)).collect())
