@@ -78,9 +78,8 @@ fn chain_tail(conn: &Connection) -> rusqlite::Result<(String, i64)> {
          ELSE (SELECT value FROM meta WHERE key = ?1) END, ''),
        max(coalesce((SELECT max(seq) FROM audit), 0),
            coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0)) + 1";
-  conn
-    .prepare_cached(sql)?
-    .query_row([CHECKPOINT_KEY], |r| r.try_into())
+  let mut tail = conn.prepare_cached(sql)?;
+  tail.query_row([CHECKPOINT_KEY], |r| r.try_into())
 }
 
 /// Append one row, chained to the previous one, in one INSERT. Returns its `seq`.

@@ -28,17 +28,14 @@ pub(super) fn prepare_file(path: &Path, shown: &str) -> Result<()> {
     };
     fail(reason, what, Some(e.into()))
   };
-  if let Some(dir) = path
-    .parent()
-    .filter(|d| !d.as_os_str().is_empty() && !d.exists())
-  {
+  let missing = |d: &&Path| !d.as_os_str().is_empty() && !d.exists();
+  if let Some(dir) = path.parent().filter(missing) {
     let mut builder = fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder
-      .create(dir)
-      .map_err(|e| io("cannot create directory", e))?;
+    let created = builder.create(dir);
+    created.map_err(|e| io("cannot create directory", e))?;
   }
   match fs::File::open(path) {
     Ok(mut file) => {

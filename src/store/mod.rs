@@ -42,10 +42,8 @@ const STATEMENT_CACHE: usize = 64;
 
 /// Current time in epoch milliseconds.
 pub fn now_ms() -> i64 {
-  SystemTime::now()
-    .duration_since(UNIX_EPOCH)
-    .map(|d| d.as_millis() as i64)
-    .unwrap_or(0)
+  let since = SystemTime::now().duration_since(UNIX_EPOCH);
+  since.map_or(0, |d| d.as_millis() as i64)
 }
 
 /// An open store file.
@@ -144,10 +142,10 @@ impl Store {
   /// The body gets the transaction and the store path (for [`fail_at`]).
   pub fn write<T>(&mut self, f: impl FnOnce(&Transaction<'_>, &str) -> Result<T>) -> Result<T> {
     let path = &self.path;
-    let tx = self
+    let begun = self
       .conn
-      .transaction_with_behavior(TransactionBehavior::Immediate)
-      .map_err(|e| fail_at(path, e))?;
+      .transaction_with_behavior(TransactionBehavior::Immediate);
+    let tx = begun.map_err(|e| fail_at(path, e))?;
     let value = f(&tx, path)?;
     if self.retention_days > 0 {
       prune_audit(&tx, self.retention_days, Some(PRUNE_BATCH)).map_err(|e| fail_at(path, e))?;

@@ -104,9 +104,8 @@ pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
   }
   let fail = |e| failed_check(path, e);
   loop {
-    let tx = conn
-      .transaction_with_behavior(TransactionBehavior::Immediate)
-      .map_err(fail)?;
+    let begun = conn.transaction_with_behavior(TransactionBehavior::Immediate);
+    let tx = begun.map_err(fail)?;
     let version = current_version(&tx, path)?;
     if version > SCHEMA_VERSION {
       return Err(MemoryError::StoreUnsupportedVersion {
