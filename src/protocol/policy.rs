@@ -102,13 +102,11 @@ impl Policies {
 
   /// The decision for one entry of `track`/`scope` written by `source`.
   pub fn decide(&self, track: Track, scope: Scope, source: &str) -> (WritePolicy, Decision) {
-    let by_source = |k: &Key| matches!(k, Key::Source(s) if s == source);
-    let by_layer = |k: &Key| *k == Key::Layer(track, scope);
-    let found = self
-      .overrides
-      .iter()
-      .find(|(k, _)| by_source(k))
-      .or_else(|| self.overrides.iter().find(|(k, _)| by_layer(k)));
+    let by_source = |(k, _): &&(Key, _)| matches!(k, Key::Source(s) if s == source);
+    let by_layer = |(k, _): &&(Key, _)| *k == Key::Layer(track, scope);
+    let mut overrides = self.overrides.iter();
+    let found = overrides.clone().find(by_source);
+    let found = found.or_else(|| overrides.find(by_layer));
     match found {
       Some((Key::Source(s), p)) => decided(*p, format!("writePolicies[\"source:{s}\"]")),
       Some((Key::Layer(t, s), p)) => {
