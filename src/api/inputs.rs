@@ -28,9 +28,8 @@ pub struct Flagged {
 /// # Errors
 /// `INVALID_INPUT` for a batch whose entries are no valid inputs (the first failure, by index).
 pub fn screen(inputs: &Value) -> Result<Vec<Flagged>> {
-  let items = inputs
-    .as_array()
-    .ok_or_else(|| MemoryError::invalid("entries must be an array"))?;
+  let not_array = || MemoryError::invalid("entries must be an array");
+  let items = inputs.as_array().ok_or_else(not_array)?;
   let mut out = Vec::new();
   for (index, item) in items.iter().enumerate() {
     let e = parse_entry_input(item).map_err(|e| e.at_entry(index))?;

@@ -51,9 +51,8 @@ pub fn change_of(conn: &Connection, seq: i64) -> rusqlite::Result<Vec<AuditRow>>
       // Its removals, then the one addition that ends it.
       let removal = |r: &AuditRow| consolidate(r) && r.action == "consolidate-remove";
       let mut rows = around(conn, seq, removal, consolidate)?;
-      let end = rows
-        .iter()
-        .position(|r| r.seq >= seq && r.action == "consolidate-add");
+      let added = |r: &AuditRow| r.seq >= seq && r.action == "consolidate-add";
+      let end = rows.iter().position(added);
       rows.truncate(end.map_or(rows.len(), |end| end + 1));
       Ok(rows)
     }
