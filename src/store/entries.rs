@@ -152,29 +152,27 @@ pub fn usage(conn: &Connection, workspace_key: Option<&str>) -> rusqlite::Result
 /// Insert new entry rows in one statement: FTS5 writes its pending terms out at every
 /// statement, so a batch inserted row by row would write (and merge) one index segment per entry.
 pub fn insert_entries(conn: &Connection, entries: &[Entry]) -> rusqlite::Result<()> {
-  let rows: Vec<serde_json::Value> = entries
-    .iter()
-    .map(|e| {
-      let units = crate::text::units(&e.text);
-      serde_json::json!([
-        e.id,
-        e.track,
-        e.scope,
-        e.workspace_key,
-        e.agent_key,
-        e.text,
-        e.source,
-        tags_json(&e.tags),
-        e.version,
-        e.created_at,
-        e.updated_at,
-        e.last_recalled,
-        e.recall_count,
-        e.session_id,
-        units
-      ])
-    })
-    .collect();
+  let row = |e: &Entry| {
+    let units = crate::text::units(&e.text);
+    serde_json::json!([
+      e.id,
+      e.track,
+      e.scope,
+      e.workspace_key,
+      e.agent_key,
+      e.text,
+      e.source,
+      tags_json(&e.tags),
+      e.version,
+      e.created_at,
+      e.updated_at,
+      e.last_recalled,
+      e.recall_count,
+      e.session_id,
+      units
+    ])
+  };
+  let rows: Vec<serde_json::Value> = entries.iter().map(row).collect();
   let rows = serde_json::Value::Array(rows).to_string();
   let groups = "INSERT OR IGNORE INTO entry_groups (track, scope, workspace_key, agent_key)
     SELECT value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?1)";

@@ -370,10 +370,8 @@ fn in_order(conn: &Connection, page: &[(Rank, i64)]) -> rusqlite::Result<Vec<(i6
     "SELECT {ENTRY_COLUMNS}, rowid FROM entries WHERE rowid IN (SELECT value FROM json_each(?1))"
   );
   let mut found: HashMap<i64, Entry> = rows(conn, &sql, [list], entry_and_rowid)?;
-  let page = rowids
-    .iter()
-    .filter_map(|id| Some((*id, found.remove(id)?)));
-  Ok(page.collect())
+  let take = |id: &i64| Some((*id, found.remove(id)?));
+  Ok(rowids.iter().filter_map(take).collect())
 }
 
 /// The entries a filter matches, oldest first.
