@@ -225,16 +225,14 @@ pub fn reason(
       }
     }
     "seed" => {
-      let parts: Vec<String> = layer_shares(after)
-        .iter()
-        .map(|s| {
-          let layer = layer_name(s.track, s.scope);
-          match s.scope {
-            Scope::Workspace => format!("{layer} ({}) ×{}", visible(&s.workspace_key), s.entries),
-            Scope::UserGlobal => format!("{layer} ×{}", s.entries),
-          }
-        })
-        .collect();
+      let part = |s: &LayerShare| {
+        let layer = layer_name(s.track, s.scope);
+        match s.scope {
+          Scope::Workspace => format!("{layer} ({}) ×{}", visible(&s.workspace_key), s.entries),
+          Scope::UserGlobal => format!("{layer} ×{}", s.entries),
+        }
+      };
+      let parts: Vec<String> = layer_shares(after).iter().map(part).collect();
       out.push_str(&format!("({} entries) {}", after.len(), parts.join(", ")));
       for (i, e) in after.iter().enumerate() {
         e.render(&format!("{}.", i + 1), &mut out);

@@ -35,9 +35,8 @@ fn path_like(token: &str) -> bool {
       && ext.chars().all(|c| c.is_ascii_alphanumeric())
       && ext.chars().any(|c| c.is_ascii_alphabetic())
   });
-  let segments_ok = token
-    .split('/')
-    .all(|s| !s.chars().all(|c| c.is_ascii_digit()) || s.is_empty());
+  let segment_ok = |s: &str| !s.chars().all(|c| c.is_ascii_digit()) || s.is_empty();
+  let segments_ok = token.split('/').all(segment_ok);
   // `docs/`, `.github/`; not a version (`v1.2/`).
   let dir = token.strip_suffix('/').is_some_and(|d| {
     let name = d.rsplit('/').next().unwrap_or("");

@@ -81,9 +81,8 @@ impl Policies {
     let mut overrides = Vec::with_capacity(table.len());
     for (key, value) in table {
       let bad = |what: String| MemoryError::invalid(format!("invalid writePolicies {what}"));
-      let layer = key
-        .split_once('/')
-        .and_then(|(t, s)| Some(Key::Layer(Track::parse(t)?, Scope::parse(s)?)));
+      let layer = |(t, s): (&str, &str)| Some(Key::Layer(Track::parse(t)?, Scope::parse(s)?));
+      let layer = key.split_once('/').and_then(layer);
       let source = key.strip_prefix("source:").filter(|name| {
         let named = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-';
         !name.is_empty() && name.bytes().all(named)
