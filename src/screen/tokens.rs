@@ -119,9 +119,8 @@ pub(super) fn path(token: &str) -> bool {
   if token.contains("://") || token.starts_with("//") || host {
     return true;
   }
-  let body = token
-    .trim_start_matches(['.', '~', '/'])
-    .trim_end_matches('/');
+  let body = token.trim_start_matches(['.', '~', '/']);
+  let body = body.trim_end_matches('/');
   let pieces = || body.split(['/', '-', '_', '.', '~', '@', '+', ':', ',', '=']);
   let named = !body.contains("//") && !random_pieces(pieces());
   // Without separators, standard base64 is told by its mixed case: a segment is a word, or
@@ -181,9 +180,8 @@ fn ssh_public(token: &str) -> bool {
 /// it is a private key, judged by the armour's label.
 fn encoded_armour(token: &str) -> Option<bool> {
   // `LS0tLS1CRUdJTi` is base64 of `-----BEGIN`: most tokens are no armour.
-  let head = token
-    .starts_with("LS0tLS1CRUdJTi")
-    .then(|| decoded_head(token, 64))??;
+  let armoured = token.starts_with("LS0tLS1CRUdJTi");
+  let head = armoured.then(|| decoded_head(token, 64))??;
   let text = String::from_utf8_lossy(&head);
   let label = text.strip_prefix("-----BEGIN ")?;
   Some(label.contains("PRIVATE KEY"))

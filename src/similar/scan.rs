@@ -120,10 +120,8 @@ fn run_end(text: &str, at: usize, of: impl Fn(char) -> bool) -> usize {
 /// (`v20.` → `v20`, `src/` stays); 0 when nothing is left.
 fn trim_run(run: &str) -> usize {
   let trimmed = run.trim_end_matches(|c: char| ".:-=+_@#~%".contains(c));
-  let trimmed = trimmed
-    .strip_suffix('/')
-    .filter(|t| !t.is_empty())
-    .unwrap_or(trimmed);
+  let cut = trimmed.strip_suffix('/').filter(|t| !t.is_empty());
+  let trimmed = cut.unwrap_or(trimmed);
   match trimmed.bytes().any(|b| b.is_ascii_alphanumeric()) {
     true => trimmed.len(),
     false => 0,
