@@ -147,11 +147,8 @@ fn via(
   };
   // A label holding half a surrogate pair is kept with the half escaped: who carried an
   // approval is evidence, and is never replaced by the default.
-  let part = |name: &str| {
-    field(env, Some(said), name)
-      .and_then(|v| text_escaped(&v))
-      .filter(|s| !s.is_empty())
-  };
+  let escaped = |v: Unknown| text_escaped(&v).filter(|s| !s.is_empty());
+  let part = |name: &str| field(env, Some(said), name).and_then(escaped);
   match text_escaped(&said) {
     Some(via) => Via {
       via: Some(via).filter(|s| !s.is_empty()),

@@ -240,10 +240,8 @@ pub fn rule<'e>(env: &'e Env, name: Unknown, input: Unknown) -> Result<Unknown<'
   match name.as_str() {
     "visibleLines" => {
       let shown = shown();
-      let lines: Vec<_> = crate::text::line_breaks(&shown)
-        .map(crate::text::visible)
-        .collect();
-      to_js(env, &lines)
+      let lines = crate::text::line_breaks(&shown).map(crate::text::visible);
+      to_js(env, &lines.collect::<Vec<_>>())
     }
     "visibleText" => to_js(env, &crate::text::visible(&shown())),
     "adapterError" => {
