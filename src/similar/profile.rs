@@ -495,15 +495,14 @@ impl Builder<'_> {
     self.out.negated |= lexicon::found(run, &sets.cjk_negations).next().is_some();
     self.out.transition |= lexicon::found(run, &sets.cjk_transitions).next().is_some();
     let chars = run.char_indices().zip(weak_mask(run));
-    let mut chars: Vec<Ch> = chars
-      .map(|((at, c), weak)| Ch {
-        c,
-        script: scan::script(c),
-        weak,
-        at: offset(start + at),
-        ..Ch::default()
-      })
-      .collect();
+    let ch = |((at, c), weak): ((usize, char), bool)| Ch {
+      c,
+      script: scan::script(c),
+      weak,
+      at: offset(start + at),
+      ..Ch::default()
+    };
+    let mut chars: Vec<Ch> = chars.map(ch).collect();
     let found = cjk_groups(run, &mut chars);
     self.places(&mut chars);
     let verbs = lexicon::found(run, &sets.cjk_set_verbs);
@@ -646,16 +645,15 @@ impl Builder<'_> {
   fn finish(self) -> Profile {
     let mut p = self.out;
     let heavy = p.toks.iter().filter(|t| t.weight >= 0.5);
-    p.seq = heavy
-      .map(|t| Phrase {
-        key: t.key,
-        at: t.at,
-        phrase: t.phrase,
-        flags: t.flags,
-        part_of: t.part_of,
-        tok: 0,
-      })
-      .collect();
+    let phrase = |t: &Tok| Phrase {
+      key: t.key,
+      at: t.at,
+      phrase: t.phrase,
+      flags: t.flags,
+      part_of: t.part_of,
+      tok: 0,
+    };
+    p.seq = heavy.map(phrase).collect();
     // Stable: a code span and the first word inside it start at one offset, the span first.
     p.seq.sort_by_key(|p| p.at);
     p.toks

@@ -43,23 +43,22 @@ fn parse() -> Vec<(Group, Vec<&'static str>)> {
   let mut classes: Vec<&str> = Vec::new();
   let lines = include_str!("synonyms.txt").lines();
   let groups = lines.filter(|l| !l.starts_with('#') && !l.trim().is_empty());
-  groups
-    .filter_map(|line| {
-      let mut fields = line.split_whitespace();
-      let (key, weight, class) = (fields.next()?, fields.next()?, fields.next()?);
-      if class != "-" && !classes.contains(&class) {
-        classes.push(class);
-      }
-      // Class numbers start at 1: 0 is none.
-      let sibling = classes.iter().position(|c| *c == class).map(|i| i + 1);
-      let group = Group {
-        key,
-        weight: weight.parse().ok()?,
-        sibling: u8::try_from(sibling.unwrap_or(0)).ok()?,
-      };
-      Some((group, fields.collect()))
-    })
-    .collect()
+  let group = |line: &'static str| {
+    let mut fields = line.split_whitespace();
+    let (key, weight, class) = (fields.next()?, fields.next()?, fields.next()?);
+    if class != "-" && !classes.contains(&class) {
+      classes.push(class);
+    }
+    // Class numbers start at 1: 0 is none.
+    let sibling = classes.iter().position(|c| *c == class).map(|i| i + 1);
+    let group = Group {
+      key,
+      weight: weight.parse().ok()?,
+      sibling: u8::try_from(sibling.unwrap_or(0)).ok()?,
+    };
+    Some((group, fields.collect()))
+  };
+  groups.filter_map(group).collect()
 }
 
 fn index() -> &'static Index {
