@@ -67,9 +67,8 @@ pub fn defaults() -> Value {
 }
 
 fn write_policy(value: &Value) -> Result<WritePolicy> {
-  let text = value
-    .as_str()
-    .map_or_else(|| value.to_string(), str::to_string);
+  let text = value.as_str().map(str::to_string);
+  let text = text.unwrap_or_else(|| value.to_string());
   let got = json_str(&text);
   let bad = || MemoryError::invalid(format!("invalid writePolicy {got} (one of ask|auto|off)"));
   WritePolicy::parse(&text).ok_or_else(bad)

@@ -303,14 +303,12 @@ pub(super) fn stale_usage(conn: &Connection) -> rusqlite::Result<Vec<StaleUsage>
     recorded,
     actual,
   };
-  let mut out: Vec<StaleUsage> = recorded
-    .into_iter()
-    .filter_map(|(t, s, w, used)| {
-      let key = (t, s, w);
-      let sum = actual.remove(&key).unwrap_or(0);
-      (sum != used).then(|| stale(key, used, sum))
-    })
-    .collect();
+  let changed = |(t, s, w, used): (String, String, String, i64)| {
+    let key = (t, s, w);
+    let sum = actual.remove(&key).unwrap_or(0);
+    (sum != used).then(|| stale(key, used, sum))
+  };
+  let mut out: Vec<StaleUsage> = recorded.into_iter().filter_map(changed).collect();
   let unrecorded = actual.into_iter().filter(|(_, sum)| *sum != 0);
   out.extend(unrecorded.map(|(key, sum)| stale(key, 0, sum)));
   Ok(out)

@@ -78,13 +78,11 @@ impl Store {
     // (each migration step re-reads the version inside its own immediate transaction).
     let deadline = Instant::now() + busy_wait;
     loop {
-      let attempt = conn
-        .execute_batch(
-          "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;
-           PRAGMA cache_size = -32768; PRAGMA journal_size_limit = 4194304; PRAGMA wal_autocheckpoint = 4000;",
-        )
-        .map_err(|e| schema::failed_check(&shown, e))
-        .and_then(|()| schema::migrate(&mut conn, &shown));
+      let pragmas = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;
+           PRAGMA cache_size = -32768; PRAGMA journal_size_limit = 4194304; PRAGMA wal_autocheckpoint = 4000;";
+      let unchecked = |e| schema::failed_check(&shown, e);
+      let set = conn.execute_batch(pragmas).map_err(unchecked);
+      let attempt = set.and_then(|()| schema::migrate(&mut conn, &shown));
       match attempt {
         Err(e) if e.store_reason() == Some(StoreReason::Busy) && Instant::now() < deadline => {
           std::thread::sleep(Duration::from_millis(5));
