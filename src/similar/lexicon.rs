@@ -65,18 +65,14 @@ pub(super) fn sets() -> &'static Sets {
       ("negations", 0.0),
     ];
     let weights = lists.map(|(list, weight)| words(list).map(move |w| (w, weight)));
+    let ascii = |w: &&str| w.is_ascii();
+    let cjk = |w: &&str| !w.is_ascii();
     Sets {
       weights: weights.into_iter().flatten().collect(),
       negations: words("negations").collect(),
-      copulas: words("copulas").filter(|w| w.is_ascii()).collect(),
-      cjk_copulas: words("copulas")
-        .filter(|w| !w.is_ascii())
-        .flat_map(str::chars)
-        .collect(),
-      set_verbs: words("set-verbs")
-        .filter(|w| w.is_ascii())
-        .map(stem)
-        .collect(),
+      copulas: words("copulas").filter(ascii).collect(),
+      cjk_copulas: words("copulas").filter(cjk).flat_map(str::chars).collect(),
+      set_verbs: words("set-verbs").filter(ascii).map(stem).collect(),
       cjk_set_verbs: by_first_char("set-verbs"),
       transitions: words("transitions").collect(),
       transitions_to: words("transitions-to").collect(),

@@ -56,9 +56,8 @@ impl Bits {
   /// Removes every index `other` (a set of the same size) holds.
   pub(super) fn remove_all(&mut self, other: &Bits) {
     let words = self.inline.iter_mut().chain(&mut self.heap);
-    words
-      .zip(other.inline.iter().chain(&other.heap))
-      .for_each(|(w, o)| *w &= !o);
+    let others = other.inline.iter().chain(&other.heap);
+    words.zip(others).for_each(|(w, o)| *w &= !o);
   }
 
   pub(super) fn contains(&self, i: usize) -> bool {
