@@ -121,10 +121,8 @@ fn named(t: &str, start: usize, name: &str) -> Option<Strength> {
 /// linked by a word of [`LINKS`].
 fn linked_name(t: &str, end: usize) -> Option<(usize, Strength)> {
   // The word before the marker must be plain: a cheap test before the words are looked at.
-  if !t[..end]
-    .trim_end_matches(' ')
-    .ends_with(char::is_alphanumeric)
-  {
+  let before = t[..end].trim_end_matches(' ');
+  if !before.ends_with(char::is_alphanumeric) {
     return None;
   }
   let from = floor(t, end.saturating_sub(80));
