@@ -26,21 +26,85 @@ fn grams(text: &str) -> impl Iterator<Item = Gram> + '_ {
   })
 }
 
+/// Each trigram's slots, ascending: those of the rows read, in one range of `read` (counted,
+/// then filled: one allocation, not one per trigram), then those this connection wrote since.
+#[derive(Debug, Default)]
+pub struct Postings {
+  lists: FxHashMap<Gram, (u32, u32, Vec<u32>)>,
+  read: Vec<u32>,
+}
+
+impl Postings {
+  /// The postings of `rows`' texts by slot: the part of [`Grams::of`] that reads the texts,
+  /// apart so that two layers' are built at once.
+  pub fn of(rows: &[(String, String)]) -> Postings {
+    let mut lists: FxHashMap<Gram, (u32, u32, Vec<u32>)> = FxHashMap::default();
+    // Counted first: how many slots, and the last slot counted (plus one).
+    for (slot, (_, text)) in (1..u32::MAX).zip(rows) {
+      for gram in grams(text) {
+        let (n, last, _) = lists.entry(gram).or_default();
+        if *last != slot {
+          (*n, *last) = (*n + 1, slot);
+        }
+      }
+    }
+    let mut end = 0;
+    for (n, last, _) in lists.values_mut() {
+      (*n, *last, end) = (end, end, end + *n);
+    }
+    let mut read = vec![0; end as usize];
+    for (slot, (_, text)) in (0..u32::MAX).zip(rows) {
+      for gram in grams(text) {
+        if let Some((start, end, _)) = lists.get_mut(&gram) {
+          if *end == *start || read[*end as usize - 1] != slot {
+            read[*end as usize] = slot;
+            *end += 1;
+          }
+        }
+      }
+    }
+    Postings { lists, read }
+  }
+
+  fn add(&mut self, slot: u32, text: &str) {
+    for gram in grams(text) {
+      let (_, _, list) = self.lists.entry(gram).or_default();
+      if list.last() != Some(&slot) {
+        list.push(slot);
+      }
+    }
+  }
+
+  /// The slots of `gram`: those read, then those written.
+  fn get(&self, gram: Gram) -> [&[u32]; 2] {
+    let lists = self.lists.get(&gram);
+    lists.map_or([&[], &[]], |(start, end, list)| {
+      [&self.read[*start as usize..*end as usize], list]
+    })
+  }
+}
+
 /// One large layer: its `(id, text)` rows by slot (a removed one left empty), and for each
 /// trigram the slots whose text holds it, ascending.
 #[derive(Debug, Default)]
 pub struct Grams {
   rows: Vec<(String, String)>,
   slots: FxHashMap<String, u32>,
-  postings: FxHashMap<Gram, Vec<u32>>,
+  postings: Postings,
 }
 
 impl Grams {
-  /// The index of `rows`.
-  pub fn of(rows: Vec<(String, String)>) -> Grams {
-    let mut g = Grams::default();
-    rows.into_iter().for_each(|(id, text)| g.push(id, text));
-    g
+  /// The index of `rows`, given their [`Postings`].
+  pub fn of(rows: Vec<(String, String)>, postings: Postings) -> Grams {
+    let slots = (0..u32::MAX)
+      .zip(&rows)
+      .map(|(slot, (id, _))| (id.clone(), slot));
+    let slots = slots.collect();
+    Grams {
+      rows,
+      slots,
+      postings,
+    }
   }
 
   /// How many entries the layer holds now.
@@ -53,12 +117,7 @@ impl Grams {
     let Ok(slot) = u32::try_from(self.rows.len()) else {
       return; // four billion rows: never in one layer
     };
-    for gram in grams(&text) {
-      let list = self.postings.entry(gram).or_default();
-      if list.last() != Some(&slot) {
-        list.push(slot);
-      }
-    }
+    self.postings.add(slot, &text);
     self.slots.insert(id.clone(), slot);
     self.rows.push((id, text));
   }
@@ -74,16 +133,15 @@ impl Grams {
   /// the entries that contain it, and the rare text holding those trigrams apart, which only
   /// adds a candidate — unless more than [`TERM_ROWS`] do.
   fn containing(&self, term: &str) -> Option<Vec<u32>> {
-    let lists = grams(term).map(|g| self.postings.get(&g).map_or(&[][..], Vec::as_slice));
-    let mut lists: Vec<&[u32]> = lists.collect();
-    lists.sort_by_key(|l| l.len());
+    let mut lists: Vec<[&[u32]; 2]> = grams(term).map(|g| self.postings.get(g)).collect();
+    lists.sort_by_key(|[read, written]| read.len() + written.len());
     let (first, rest) = lists.split_first()?;
-    if first.len() > COMMON {
+    if first[0].len() + first[1].len() > COMMON {
       return None;
     }
-    let mut slots = first.to_vec();
-    for list in rest.iter().take(RAREST - 1) {
-      slots.retain(|s| list.binary_search(s).is_ok());
+    let mut slots = first.concat();
+    for [read, written] in rest.iter().take(RAREST - 1) {
+      slots.retain(|s| read.binary_search(s).is_ok() || written.binary_search(s).is_ok());
     }
     slots.retain(|&s| !self.rows[s as usize].0.is_empty());
     (slots.len() <= TERM_ROWS).then_some(slots)
@@ -109,9 +167,14 @@ impl Grams {
 mod tests {
   use super::*;
 
+  fn of(rows: Vec<(String, String)>) -> Grams {
+    let postings = Postings::of(&rows);
+    Grams::of(rows, postings)
+  }
+
   fn layer(texts: &[&str]) -> Grams {
     let rows = texts.iter().enumerate();
-    Grams::of(
+    of(
       rows
         .map(|(i, t)| (format!("e{i}"), t.to_string()))
         .collect(),
@@ -145,6 +208,9 @@ mod tests {
     g.push("e1".into(), "now bun".into());
     assert_eq!(ids(g.found(&terms, 5)), ["e2", "e0"]);
     assert_eq!(g.len(), 3);
+    // A term found both in the rows read and in those written since.
+    g.push("e3".into(), "pnpm again".into());
+    assert_eq!(ids(g.found(&terms[..1], 5)), ["e3", "e0"]);
   }
 
   #[test]
@@ -152,7 +218,7 @@ mod tests {
     let texts: Vec<String> = (0..=TERM_ROWS)
       .map(|i| format!("common word {i}"))
       .collect();
-    let mut g = Grams::of(
+    let mut g = of(
       texts
         .into_iter()
         .enumerate()

@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use rustc_hash::FxHashMap;
 
-use super::grams::Grams;
+use super::grams::{Grams, Postings};
 use super::*;
 use crate::error::Suggestion;
 use crate::protocol::change::Similar;
@@ -171,41 +171,69 @@ impl Cache {
 }
 
 impl Memory {
-  /// The entries of `e`'s layer as `agent` sees them that a new text is compared with: the whole
-  /// layer when it is small (profiled as it is read), else the rows sharing the most of `e`'s
-  /// search terms.
-  fn candidates(&mut self, e: &Entry, agent: &str) -> Result<Candidates> {
-    let (track, scope, workspace) = super::layer_of(e);
-    let key: LayerKey = (track, scope, workspace.to_string(), agent.to_string());
-    let conn = self.store.conn();
+  /// Reads the layers of `keys` not kept yet: a small one whole (profiled as it is read), a
+  /// large one into its trigram index, built on a thread of its own while the next is read (up
+  /// to [`LARGE_ROWS`] rows a call: [`Memory::candidates`] reads the rest one by one).
+  fn load(&mut self, keys: impl Iterator<Item = LayerKey>) -> Result<()> {
+    let (store, cache) = (&self.store, &mut self.known);
     // Read before the rows: a write landing in between then only costs a re-read.
-    let version = stored::data_version(conn).map_err(|x| self.fail(x))?;
-    let cache = &mut self.known;
+    let version = stored::data_version(store.conn()).map_err(|x| store.fail(x))?;
     if cache.data_version != version {
       cache.data_version = version;
       cache.pools.clear();
       cache.large.clear();
     }
-    if let Some(pool) = cache.pools.get(&key) {
-      return Ok(Candidates::Pool(pool.clone()));
-    }
-    if !cache.large.contains_key(&key) {
-      let rows = stored::all(conn, &stored_layer(&key)).map_err(|x| self.fail(x))?;
-      let cache = &mut self.known;
-      if stored::is_small(rows.len()) {
+    let built = std::thread::scope(|s| {
+      let (mut large, mut held) = (Vec::new(), 0);
+      for key in keys {
+        if held >= LARGE_ROWS {
+          break;
+        }
+        let read = large.iter().any(|(k, _, _)| *k == key);
+        if read || cache.pools.contains_key(&key) || cache.large.contains_key(&key) {
+          continue;
+        }
+        let rows = stored::all(store.conn(), &stored_layer(&key)).map_err(|x| store.fail(x))?;
+        if !stored::is_small(rows.len()) {
+          held += rows.len();
+          let rows = Arc::new(rows);
+          let mine = rows.clone();
+          let thread = std::thread::Builder::new().spawn_scoped(s, move || Postings::of(&mine));
+          large.push((key, rows, thread.ok()));
+          continue;
+        }
         if cache.pools.len() >= SMALL {
           cache.pools.clear();
         }
         let rows = rows.iter().map(|(id, text)| (id.as_str(), text.as_str()));
         cache.profiles.ahead(rows.clone());
         let pool = cache.profiles.pool(rows);
-        cache.pools.insert(key, pool.clone());
-        return Ok(Candidates::Pool(pool));
+        cache.pools.insert(key, pool);
       }
-      if cache.large_rows() + rows.len() > LARGE_ROWS {
+      let large = large.into_iter().map(|(key, rows, thread)| {
+        let postings = thread.and_then(|t| t.join().ok());
+        let postings = postings.unwrap_or_else(|| Postings::of(&rows));
+        let rows = Arc::try_unwrap(rows).unwrap_or_else(|rows| rows.to_vec());
+        (key, Grams::of(rows, postings))
+      });
+      Ok::<_, MemoryError>(large.collect::<Vec<_>>())
+    })?;
+    for (key, grams) in built {
+      if cache.large_rows() + grams.len() > LARGE_ROWS {
         cache.large.clear();
       }
-      cache.large.insert(key.clone(), Grams::of(rows));
+      cache.large.insert(key, grams);
+    }
+    Ok(())
+  }
+
+  /// The entries of `e`'s layer as `agent` sees them that a new text is compared with: the whole
+  /// layer when it is small, else the rows sharing the most of `e`'s search terms.
+  fn candidates(&mut self, e: &Entry, agent: &str) -> Result<Candidates> {
+    let key = layer_key(e, agent);
+    self.load(std::iter::once(key.clone()))?;
+    if let Some(pool) = self.known.pools.get(&key) {
+      return Ok(Candidates::Pool(pool.clone()));
     }
     let terms = similar::search_terms(&e.text, TERMS);
     let large = self.known.large.get(&key);
@@ -271,6 +299,7 @@ impl Memory {
     // dozen texts at a time, all at once (`Profiles::ahead`).
     for chunk in news.chunks(AHEAD) {
       self.known.profiles.made.clear();
+      self.load(chunk.iter().map(|(_, new)| layer_key(new, agent)))?;
       let pools = chunk.iter().map(|(_, new)| self.candidates(new, agent));
       let pools = pools.collect::<Result<Vec<_>>>()?;
       let rows = pools.iter().flat_map(|c| match c {
@@ -419,6 +448,12 @@ impl Memory {
     }
     Ok(groups_of(layer.len(), &pairs, |i| units(&layer[i].text)))
   }
+}
+
+/// The layer of `e` as `agent` sees it.
+fn layer_key(e: &Entry, agent: &str) -> LayerKey {
+  let (track, scope, workspace) = super::layer_of(e);
+  (track, scope, workspace.to_string(), agent.to_string())
 }
 
 /// The layer of `key` for the store's queries.
