@@ -99,10 +99,9 @@ impl Grams {
     let slots = (0..u32::MAX)
       .zip(&rows)
       .map(|(slot, (id, _))| (id.clone(), slot));
-    let slots = slots.collect();
     Grams {
+      slots: slots.collect(),
       rows,
-      slots,
       postings,
     }
   }

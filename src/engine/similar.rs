@@ -207,8 +207,7 @@ impl Memory {
         }
         let rows = rows.iter().map(|(id, text)| (id.as_str(), text.as_str()));
         cache.profiles.ahead(rows.clone());
-        let pool = cache.profiles.pool(rows);
-        cache.pools.insert(key, pool);
+        cache.pools.insert(key, cache.profiles.pool(rows));
       }
       let large = large.into_iter().map(|(key, rows, thread)| {
         let postings = thread.and_then(|t| t.join().ok());
