@@ -12,7 +12,8 @@ export function stats(samples) {
   const at = (p) => v[Math.round((v.length - 1) * p)]
   // An even count's median is the mean of its two middle samples: a round's two seed batches
   // are not its slower one.
-  const median = (at(0.5) + v[(v.length - 1) >> 1]) / 2
+  const mid = v.length >> 1
+  const median = v.length % 2 === 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2
   return { median, p95: at(0.95), mean: v.reduce((s, x) => s + x, 0) / v.length, n: v.length }
 }
 
