@@ -1,13 +1,15 @@
 //! The SQLite store: opening (the files, pragmas, migration, retention), one write transaction
 //! at a time, and the statements the engine composes into them. No protocol policy lives here.
 //!
-//! The layers inside run one way: [`sql`] and [`file`] at the bottom; the rows ([`entries`],
-//! [`records`], [`chain`] — the audit ledger's hash chain); [`ledger`], which checks the store
-//! against the chain; [`schema`], whose migration steps call the chain and the ledger (each
-//! step's SQL is in `schema/vNN.sql`); and the reads ([`reads`], [`similar`], [`history`]).
+//! The layers inside run one way: [`sql`], [`file`] and [`checkpoint`] (the WAL's, on a thread)
+//! at the bottom; the rows ([`entries`], [`records`], [`chain`] — the audit ledger's hash chain);
+//! [`ledger`], which checks the store against the chain; [`schema`], whose migration steps call
+//! the chain and the ledger (each step's SQL is in `schema/vNN.sql`); and the reads ([`reads`],
+//! [`similar`], [`history`]).
 #![deny(unsafe_code)] // but one file control, in `file::keep_wal_files`.
 
 pub mod chain;
+mod checkpoint;
 pub mod entries;
 mod file;
 pub mod history;
@@ -78,8 +80,9 @@ impl Store {
     // (each migration step re-reads the version inside its own immediate transaction).
     let deadline = Instant::now() + busy_wait;
     loop {
-      let pragmas = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;
-           PRAGMA cache_size = -32768; PRAGMA journal_size_limit = 4194304; PRAGMA wal_autocheckpoint = 4000;";
+      let pragmas =
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;
+           PRAGMA cache_size = -32768; PRAGMA journal_size_limit = 4194304;";
       let unchecked = |e| schema::failed_check(&shown, e);
       let set = conn.execute_batch(pragmas).map_err(unchecked);
       let attempt = set.and_then(|()| schema::migrate(&mut conn, &shown));
@@ -91,6 +94,7 @@ impl Store {
       }
     }
     file::keep_wal_files(&conn);
+    checkpoint::aside(&mut conn, path).map_err(fail)?;
     file::protect(path);
     let mut store = Store {
       conn,

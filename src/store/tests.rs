@@ -174,3 +174,31 @@ fn a_file_that_is_not_a_database_is_corrupt_and_untouched() -> TestResult {
   );
   Ok(())
 }
+
+#[test]
+fn a_growing_wal_reaches_the_database_while_the_store_stays_open_and_nothing_stays_open_after(
+) -> TestResult {
+  let dir = tempfile::tempdir()?;
+  let path = dir.path().join("memory.db");
+  let mut store = Store::open(&path, 0)?;
+  let value = "x".repeat(3000);
+  // 1,400 commits of about three WAL pages each: past the background checkpoint's mark,
+  // short of the point where a write checkpoints itself.
+  for i in 0..1400 {
+    store.set_meta(&format!("k{i}"), &value)?;
+  }
+  let copied = || std::fs::metadata(&path).is_ok_and(|m| m.len() > 4_000_000);
+  let deadline = std::time::Instant::now() + Duration::from_secs(20);
+  while !copied() && std::time::Instant::now() < deadline {
+    std::thread::sleep(Duration::from_millis(20));
+  }
+  assert!(copied(), "the WAL was not checkpointed into the database");
+  assert_eq!(store.meta("k1399")?.as_deref(), Some(value.as_str()));
+  drop(store);
+  #[cfg(target_os = "linux")]
+  for fd in std::fs::read_dir("/proc/self/fd")? {
+    let target = std::fs::read_link(fd?.path()).unwrap_or_default();
+    assert!(!target.starts_with(dir.path()), "{target:?} is still open");
+  }
+  Ok(())
+}
