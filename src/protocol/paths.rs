@@ -7,11 +7,7 @@
 
 /// Characters that end a path token besides whitespace (quotes, brackets, trailing punctuation).
 fn outside(c: char) -> bool {
-  c.is_whitespace()
-    || matches!(
-      c,
-      '`' | '"' | '\'' | '(' | ')' | '[' | ']' | '<' | '>' | '{' | '}' | ',' | ';' | '|'
-    )
+  c.is_whitespace() || "`\"'()[]<>{},;|".contains(c)
 }
 
 /// Whether `token` is shaped like a path to a file or directory.

@@ -33,11 +33,8 @@ pub fn append(text: String, seen: &[&Proposal], shown: bool, labels: &Labels) ->
   let mut kinds: Vec<(&str, usize)> = counts.into_iter().collect();
   kinds.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
   let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
-  let head = if text.is_empty() {
-    &labels.header
-  } else {
-    &text
-  };
+  let head = Some(&text).filter(|t| !t.is_empty());
+  let head = head.unwrap_or(&labels.header);
   let (header, n) = (&labels.proposals_header, seen.len());
   format!("{head}\n\n## {header} ({n}: {})", kinds.join(", "))
 }
