@@ -75,13 +75,9 @@ fn write_policy(value: &Value) -> Result<WritePolicy> {
 }
 
 fn secret_policy(value: &Value) -> Result<SecretPolicy> {
-  match value.as_str() {
-    Some("refuse") => Ok(SecretPolicy::Refuse),
-    Some("warn") => Ok(SecretPolicy::Warn),
-    _ => Err(MemoryError::invalid(format!(
-      "secretPolicy must be 'refuse' or 'warn' (got {value})"
-    ))),
-  }
+  let bad = || format!("secretPolicy must be 'refuse' or 'warn' (got {value})");
+  let policy = value.as_str().and_then(SecretPolicy::parse);
+  policy.ok_or_else(|| MemoryError::invalid(bad()))
 }
 
 /// Check config key `key` (a dotted path; groups key by key) by its name or, for most, by its

@@ -21,8 +21,8 @@ use uuid::Uuid;
 use crate::error::{json_str, Changed, MemoryError, Result};
 use crate::protocol::change::{self, LayerShare, Shown, Similar, REASON_MARKER};
 use crate::protocol::model::{
-  self, as_object, AuditRow, Budgets, Entry, EntryInput, Proposal, RowFields, Scope, Track, Usage,
-  Writer, MAX_QUERY_LIMIT,
+  self, as_object, wire_names, AuditRow, Budgets, Entry, EntryInput, Proposal, RowFields, Scope,
+  Track, Usage, Writer, MAX_QUERY_LIMIT,
 };
 use crate::screen;
 use crate::store::chain::{self, NewAudit};
@@ -46,6 +46,8 @@ pub enum SecretPolicy {
   /// Ask anyway, with a warning in the approval payload.
   Warn,
 }
+
+wire_names!(SecretPolicy { Refuse => "refuse", Warn => "warn" });
 
 /// Provider configuration.
 #[derive(Debug, Clone)]

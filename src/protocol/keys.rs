@@ -90,9 +90,7 @@ fn fold_segments<'a>(tail: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
   for part in tail {
     match part {
       "" | "." => {}
-      ".." => {
-        out.pop();
-      }
+      ".." => _ = out.pop(),
       p => out.push(p),
     }
   }

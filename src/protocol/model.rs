@@ -385,11 +385,6 @@ pub fn as_object(value: &Value) -> Cow<'_, Map<String, Value>> {
   value.as_object().map_or_else(Cow::default, Cow::Borrowed)
 }
 
-/// `JSON.stringify` of a field, `undefined` when absent (as the reference prints it).
-fn js_repr(value: Option<&Value>) -> String {
-  value.map_or_else(|| "undefined".to_string(), Value::to_string)
-}
-
 /// Parse and check `track` + `scope`.
 ///
 /// # Errors
@@ -398,7 +393,9 @@ pub fn parse_layer(obj: &Map<String, Value>) -> Result<(Track, Scope)> {
   let name = |key| obj.get(key).and_then(Value::as_str);
   let track = name("track").and_then(Track::parse);
   track.zip(name("scope").and_then(Scope::parse)).ok_or_else(|| {
-    let (track, scope) = (js_repr(obj.get("track")), js_repr(obj.get("scope")));
+    // `JSON.stringify` of a field, `undefined` when absent (as the reference prints it).
+    let js = |key| obj.get(key).map_or_else(|| "undefined".to_string(), Value::to_string);
+    let (track, scope) = (js("track"), js("scope"));
     MemoryError::invalid(format!(
       "invalid memory scope: track={track} scope={scope} (track ∈ user|agent, scope ∈ user-global|workspace)"
     ))
@@ -434,12 +431,10 @@ fn optional_string(obj: &Map<String, Value>, key: &str, non_empty: bool) -> Resu
       Ok(Some(s.clone()))
     }
     Some(_) => {
-      let kind = if non_empty {
-        "a non-empty string"
-      } else {
-        "a string"
-      };
-      Err(MemoryError::invalid(format!("entry {key} must be {kind}")))
+      let kind = if non_empty { "a non-empty " } else { "a " };
+      Err(MemoryError::invalid(format!(
+        "entry {key} must be {kind}string"
+      )))
     }
   }
 }
