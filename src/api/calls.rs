@@ -99,8 +99,7 @@ pub fn seq(value: &Value) -> Result<i64> {
 /// # Errors
 /// `INVALID_INPUT` for anything else.
 pub fn proposal_id(value: &Value) -> Result<&str> {
-  let id = value.as_str().filter(|id| !id.is_empty());
-  id.ok_or_else(|| MemoryError::invalid("proposal id must be a non-empty string"))
+  model::non_empty(value.as_str(), "proposal id")
 }
 
 /// What `history` is asked about: an entry id (a string), an audit `seq` (a number), or

@@ -9,7 +9,7 @@ use super::values::{integer, opt_string};
 use crate::engine::{Config, Policies, SecretPolicy, WritePolicy};
 use crate::error::{json_str, MemoryError, Result};
 use crate::protocol::keys;
-use crate::protocol::model::{Budgets, Scope, Track};
+use crate::protocol::model::{non_empty, Budgets, Scope, Track};
 
 /// The `budgets` option that asks for the budgets the plugin recorded in the store (the CLI's
 /// default, so that CLI and plugin always agree), and the `meta` key they are kept under.
@@ -163,8 +163,7 @@ pub fn provider(options: &Value) -> Result<ProviderOptions> {
         .ok_or_else(|| MemoryError::invalid("similarHints must be a boolean"))
     })?,
     source_label: given("sourceLabel").map_or(Ok(engine.source_label), |v| {
-      let label = v.as_str().filter(|s| !s.is_empty()).map(str::to_string);
-      label.ok_or_else(|| MemoryError::invalid("sourceLabel must be a non-empty string"))
+      non_empty(v.as_str(), "sourceLabel").map(str::to_string)
     })?,
   };
   let db_path = opt_string(&options["dbPath"], "dbPath")?;

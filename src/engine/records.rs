@@ -40,13 +40,9 @@ impl Memory {
   /// layer), `STORE_CORRUPT`.
   pub fn proposal_add(&mut self, p: ProposalInput) -> Result<Option<Proposal>> {
     let obj = as_object(&p.input);
-    if p.kind.is_empty() {
-      return Err(MemoryError::invalid(
-        "proposal kind must be a non-empty string",
-      ));
-    }
+    model::non_empty(Some(&p.kind), "proposal kind")?;
     let (track, scope) = model::parse_layer(&obj)?;
-    let text = model::required(&obj, "text", "proposal text must be a non-empty string")?;
+    let text = model::required(&obj, "text", "proposal text")?;
     crate::text::refuse_unseen("proposal text", &text, true)?;
     let max = self.config.proposal_max_chars;
     let text = match units(&text) as usize > max {
@@ -96,11 +92,7 @@ impl Memory {
     text: &str,
     vis: &Visibility,
   ) -> Result<String> {
-    if session_id.is_empty() {
-      return Err(MemoryError::invalid(
-        "snapshot session id must be a non-empty string",
-      ));
-    }
+    model::non_empty(Some(session_id), "snapshot session id")?;
     self.store.write(|tx, path| {
       let f = |e: rusqlite::Error| fail_at(path, e);
       if let Some(frozen) = store::snapshot_of(tx, session_id).map_err(f)? {

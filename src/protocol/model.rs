@@ -348,11 +348,7 @@ impl Writer {
   /// `INVALID_INPUT` for an empty source or one that is not one line.
   pub fn writing_as(mut self, source: Option<String>) -> Result<Self> {
     if let Some(s) = &source {
-      if s.is_empty() {
-        return Err(MemoryError::invalid(
-          "write source must be a non-empty string",
-        ));
-      }
+      non_empty(Some(s), "write source")?;
       refuse_unseen("write source", s, false)?;
     }
     self.source = source;
@@ -402,15 +398,21 @@ pub fn parse_layer(obj: &Map<String, Value>) -> Result<(Track, Scope)> {
   })
 }
 
-/// The non-empty string at `key`, or `INVALID_INPUT` with `message`.
+/// `s` when it is a non-empty string.
 ///
 /// # Errors
-/// `INVALID_INPUT` (`message`) when absent, empty or not a string.
-pub fn required(obj: &Map<String, Value>, key: &str, message: &str) -> Result<String> {
-  match obj.get(key) {
-    Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
-    _ => Err(MemoryError::invalid(message)),
-  }
+/// `INVALID_INPUT` (`{what} must be a non-empty string`) for anything else.
+pub fn non_empty<'s>(s: Option<&'s str>, what: &str) -> Result<&'s str> {
+  let bad = || MemoryError::invalid(format!("{what} must be a non-empty string"));
+  s.filter(|s| !s.is_empty()).ok_or_else(bad)
+}
+
+/// The non-empty string at `key`.
+///
+/// # Errors
+/// `INVALID_INPUT` (`{what} must be a non-empty string`) when absent, empty or not a string.
+pub fn required(obj: &Map<String, Value>, key: &str, what: &str) -> Result<String> {
+  non_empty(obj.get(key).and_then(Value::as_str), what).map(str::to_string)
 }
 
 // Tags: `undefined`/`null` → `None`; otherwise an array of strings, normalized.
@@ -458,7 +460,7 @@ pub fn parse_change<T>(
 ) -> Result<(EntryInput, T)> {
   let obj = as_object(value);
   let (track, scope) = parse_layer(&obj)?;
-  let text = required(&obj, "text", "entry text must be a non-empty string")?;
+  let text = required(&obj, "text", "entry text")?;
   if text.trim().is_empty() {
     let blank = "entry text must be a non-empty string (it is only white space)";
     return Err(MemoryError::invalid(blank));
@@ -485,8 +487,7 @@ pub fn parse_change<T>(
 /// # Errors
 /// `INVALID_INPUT` (`replace/remove match must be a non-empty string`).
 pub fn parse_match(obj: &Map<String, Value>) -> Result<String> {
-  let message = "replace/remove match must be a non-empty string";
-  required(obj, "match", message)
+  required(obj, "match", "replace/remove match")
 }
 
 /// Parse the `matches` of consolidate (1..20 non-empty strings).
