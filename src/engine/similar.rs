@@ -361,10 +361,7 @@ impl Memory {
   /// Writes that free at least `short` units in `e`'s layer (fewer when it does not hold that
   /// much): consolidations of near-duplicates first, then removals.
   fn room(&mut self, e: &Entry, agent: &str, short: u64) -> Result<Vec<Suggestion>> {
-    let vis = Visibility {
-      agent_key: Some(agent.to_string()),
-      workspace_key: Some(e.workspace_key.clone()),
-    };
+    let vis = Self::visible(Some(&e.workspace_key), Some(agent), &Writer::default());
     let filter = reads::Filter {
       track: Some(e.track.as_str()),
       scope: Some(e.scope.as_str()),
@@ -375,11 +372,8 @@ impl Memory {
     let mut out = Vec::new();
     let mut freed = 0;
     let mut used: Vec<bool> = vec![false; layer.len()];
-    let groups = match stored::is_small(layer.len()) {
-      true => self.similar_groups(&layer),
-      false => Vec::new(),
-    };
-    for (group, relation) in groups {
+    let groups = stored::is_small(layer.len()).then(|| self.similar_groups(&layer));
+    for (group, relation) in groups.unwrap_or_default() {
       if freed >= short {
         break;
       }

@@ -104,10 +104,8 @@ fn label(value: &str) -> String {
     && value.trim() == value
     && !value.contains(['·', '"', '│'])
     && !value.chars().any(char::is_whitespace);
-  match plain {
-    true => visible(value).into_owned(),
-    false => visible(&json_str(value)).into_owned(),
-  }
+  let quoted = (!plain).then(|| json_str(value));
+  visible(quoted.as_deref().unwrap_or(value)).into_owned()
 }
 
 /// A stored entry a new text resembles (an approval payload's `similar`).

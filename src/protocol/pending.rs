@@ -12,10 +12,8 @@ use crate::protocol::snapshot::Labels;
 /// the plugin's `compaction-summary`), else `other` (a library caller chooses kinds freely).
 fn kind_name(kind: &str) -> &str {
   let word = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-';
-  match (1..=40).contains(&kind.len()) && kind.chars().all(word) {
-    true => kind,
-    false => "other",
-  }
+  let named = |k: &&str| (1..=40).contains(&k.len()) && k.chars().all(word);
+  Some(kind).filter(named).unwrap_or("other")
 }
 
 /// `text` followed by a notice of the pending proposals a session sees (`seen`): their count
