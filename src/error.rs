@@ -196,9 +196,14 @@ impl MemoryError {
 
   /// Shorthand for [`MemoryError::InvalidInput`] without a reason.
   pub fn invalid(message: impl Into<String>) -> Self {
+    Self::refused(message.into(), None)
+  }
+
+  /// [`MemoryError::InvalidInput`] with its machine-readable `reason` (`secret`, …), if any.
+  pub fn refused(message: String, reason: Option<&str>) -> Self {
     Self::InvalidInput {
-      message: message.into(),
-      reason: None,
+      message,
+      reason: reason.map(str::to_string),
       index: None,
     }
   }

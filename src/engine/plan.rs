@@ -43,13 +43,10 @@ impl Memory {
     for text in texts {
       if let Some(kind) = screen::secret_kind(text) {
         if self.config.secret_policy == SecretPolicy::Refuse {
-          return Err(MemoryError::InvalidInput {
-            message: format!(
-              "entry text looks like it contains {kind}; memory is injected into every future prompt and is no place for credentials, so nothing was written (secretPolicy 'warn' asks anyway)"
-            ),
-            reason: Some("secret".into()),
-            index: None,
-          });
+          let message = format!(
+            "entry text looks like it contains {kind}; memory is injected into every future prompt and is no place for credentials, so nothing was written (secretPolicy 'warn' asks anyway)"
+          );
+          return Err(MemoryError::refused(message, Some("secret")));
         }
         found.push(format!("possible secret: {kind}"));
       }

@@ -331,15 +331,13 @@ impl Writer {
     cwd: Option<&str>,
     agent_preset: Option<&str>,
   ) -> Result<Self> {
-    match session_id {
-      Some(id) if !id.is_empty() => Ok(Self {
-        session_id: id.to_string(),
-        workspace_key: crate::protocol::keys::Paths::HOST.workspace_key_of(cwd),
-        agent_key: crate::protocol::keys::Paths::HOST.agent_key_of(agent_preset),
-        source: None,
-      }),
-      _ => Err(MemoryError::WriteRequiresAgent),
-    }
+    let id = session_id.filter(|id| !id.is_empty());
+    Ok(Self {
+      session_id: id.ok_or(MemoryError::WriteRequiresAgent)?.to_string(),
+      workspace_key: crate::protocol::keys::Paths::HOST.workspace_key_of(cwd),
+      agent_key: crate::protocol::keys::Paths::HOST.agent_key_of(agent_preset),
+      source: None,
+    })
   }
 
   /// This writer, writing as `source` (the write context's `source`; `None` leaves it unnamed).

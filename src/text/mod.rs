@@ -87,13 +87,10 @@ pub fn refuse_unseen(what: &str, text: &str, multiline: bool) -> Result<()> {
   };
   let names = hidden::names(found.iter().map(|(_, c)| *c), 3);
   let (count, first) = (found.len(), found[0].0 + 1);
-  Err(MemoryError::InvalidInput {
-    message: format!(
-      "{what} holds {count} invisible characters, the first at character {first} ({names}): they show nothing a person can read and are how hidden text is spelled, so nothing was written; remove them (an emoji's own selector or joiner is fine)"
-    ),
-    reason: Some("hidden".into()),
-    index: None,
-  })
+  let message = format!(
+    "{what} holds {count} invisible characters, the first at character {first} ({names}): they show nothing a person can read and are how hidden text is spelled, so nothing was written; remove them (an emoji's own selector or joiner is fine)"
+  );
+  Err(MemoryError::refused(message, Some("hidden")))
 }
 
 /// Whether `c` breaks a line for a reader: newline, carriage return, vertical tab, form feed,
