@@ -391,10 +391,7 @@ pub struct Memory {
 
 /// The layer `e` counts against: its track, scope and workspace (none for user-global).
 fn layer_of(e: &Entry) -> (Track, Scope, &str) {
-  let key = match e.scope {
-    Scope::Workspace => e.workspace_key.as_str(),
-    Scope::UserGlobal => "",
-  };
+  let key = model::layer_key(e.scope, &e.workspace_key);
   (e.track, e.scope, key)
 }
 

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use crate::error::json_str;
-use crate::protocol::model::{layer_name, Entry, Scope, Track};
+use crate::protocol::model::{layer_key, layer_name, Entry, Scope, Track};
 use crate::similar::Relation;
 use crate::text::{hex_digest, line_breaks, visible};
 
@@ -171,10 +171,7 @@ pub fn layer_shares(entries: &[Shown]) -> Vec<LayerShare> {
   let mut shares: Vec<LayerShare> = Vec::new();
   let mut index: std::collections::HashMap<(Track, Scope, &str), usize> = Default::default();
   for e in entries {
-    let key = match e.scope {
-      Scope::Workspace => e.workspace_key.as_str(),
-      Scope::UserGlobal => "",
-    };
+    let key = layer_key(e.scope, &e.workspace_key);
     let at = *index.entry((e.track, e.scope, key)).or_insert_with(|| {
       shares.push(LayerShare {
         track: e.track,

@@ -69,6 +69,13 @@ pub(crate) use wire_names;
 wire_names!(Track { User => "user", Agent => "agent" });
 wire_names!(Scope { UserGlobal => "user-global", Workspace => "workspace" });
 
+/// The workspace a layer of `scope` holding `workspace_key` belongs to: that key for a workspace
+/// layer, none (`''`) for a user-global one.
+pub fn layer_key(scope: Scope, workspace_key: &str) -> &str {
+  let local = scope == Scope::Workspace;
+  Some(workspace_key).filter(|_| local).unwrap_or_default()
+}
+
 /// A layer's name, `track/scope` (`user/workspace`).
 pub fn layer_name(track: Track, scope: Scope) -> String {
   format!("{}/{}", track.as_str(), scope.as_str())
