@@ -1,7 +1,7 @@
 //! The SQLite store: opening (the files, pragmas, migration, retention), one write transaction
 //! at a time, and the statements the engine composes into them. No protocol policy lives here.
 //!
-//! The layers inside run one way: [`sql`], [`file`] and [`checkpoint`] (the WAL's, on a thread)
+//! The layers inside run one way: [`sql`], [`file`] and `checkpoint` (the WAL's, on a thread)
 //! at the bottom; the rows ([`entries`], [`records`], [`chain`] — the audit ledger's hash chain);
 //! [`ledger`], which checks the store against the chain; [`schema`], whose migration steps call
 //! the chain and the ledger (each step's SQL is in `schema/vNN.sql`); and the reads ([`reads`],
