@@ -361,7 +361,10 @@ impl Memory {
   /// Writes that free at least `short` units in `e`'s layer (fewer when it does not hold that
   /// much): consolidations of near-duplicates first, then removals.
   fn room(&mut self, e: &Entry, agent: &str, short: u64) -> Result<Vec<Suggestion>> {
-    let vis = Self::visible(Some(&e.workspace_key), Some(agent), &Writer::default());
+    let vis = Visibility {
+      agent_key: Some(agent.to_string()),
+      workspace_key: Some(e.workspace_key.clone()),
+    };
     let filter = reads::Filter {
       track: Some(e.track.as_str()),
       scope: Some(e.scope.as_str()),

@@ -72,8 +72,10 @@ wire_names!(Scope { UserGlobal => "user-global", Workspace => "workspace" });
 /// The workspace a layer of `scope` holding `workspace_key` belongs to: that key for a workspace
 /// layer, none (`''`) for a user-global one.
 pub fn layer_key(scope: Scope, workspace_key: &str) -> &str {
-  let local = scope == Scope::Workspace;
-  Some(workspace_key).filter(|_| local).unwrap_or_default()
+  match scope {
+    Scope::Workspace => workspace_key,
+    Scope::UserGlobal => "",
+  }
 }
 
 /// A layer's name, `track/scope` (`user/workspace`).
